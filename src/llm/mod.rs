@@ -1,0 +1,73 @@
+//! The LLM engine's contract: the Provider trait, the stream events and the typed errors.
+//!
+//! Invariant: everything above this module is protocol-blind. A stream always ends with exactly
+//! one terminal event (`Done` or `Error`) after which the producer drops its sender; `Restart`
+//! voids everything the consumer received since the request began.
+
+use crate::cancel::CancelToken;
+use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
+use crossbeam_channel::Receiver;
+
+pub mod error;
+
+pub use error::LlmError;
+
+/// A model endpoint. Implementations spawn a producer thread per call and return at once.
+pub trait Provider: Send + Sync {
+    /// The configured provider name (`claude`, `local`, ...).
+    fn name(&self) -> &str;
+    /// The model id sent on every request.
+    fn model(&self) -> &str;
+    /// Starts one streamed completion. Cancelling `cancel` makes the producer stop reading the
+    /// HTTP body promptly and end the stream with `Error(LlmError::Cancelled)`.
+    fn stream(&self, request: Request, cancel: CancelToken) -> Receiver<StreamEvent>;
+}
+
+/// Why the model stopped, normalised across protocols.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Natural end (`end_turn`, `stop`, `stop_sequence`).
+    EndTurn,
+    /// The model asked for tools (`tool_use`, `tool_calls`).
+    ToolUse,
+    /// The output cap was hit (`max_tokens`, `length`, `model_context_window_exceeded`).
+    MaxTokens,
+    /// A safety refusal (`refusal`, `content_filter`).
+    Refusal,
+    /// Anthropic `pause_turn`: a server-side tool loop paused; resend to resume.
+    PauseTurn,
+    /// Any other value, kept verbatim (unknown values are tolerated, not fatal).
+    Other(String),
+}
+
+/// The terminal success event's payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub stop_reason: StopReason,
+    /// Thinking blocks of this turn with their signatures, to store on the assistant message
+    /// and send back unchanged (empty for protocols without signed thinking).
+    pub thinking: Vec<ThinkingBlock>,
+}
+
+/// One event of a streamed completion.
+///
+/// Order: any number of `Text`/`Thinking` deltas, at most one `ToolCalls` and `Usage` before
+/// `Done`; `Done` and `Error` are terminal and exclusive. `Restart` may appear before the
+/// terminal event when a broken attempt is re-requested from scratch.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamEvent {
+    /// A fragment of the answer text.
+    Text(String),
+    /// A fragment of reasoning text, for display only (never put into history as content).
+    Thinking(String),
+    /// Every complete tool call of the turn, in the model's order.
+    ToolCalls(Vec<ToolCall>),
+    /// Final token usage of the attempt.
+    Usage(Usage),
+    /// The attempt so far is void: drop partial text; a fresh attempt follows.
+    Restart { attempt: u32, reason: String },
+    /// The stream completed normally.
+    Done(Completion),
+    /// The stream failed; nothing of it should enter history.
+    Error(LlmError),
+}

@@ -1,0 +1,122 @@
+//! The protocol-agnostic conversation vocabulary shared by the engine, the agent and the tools.
+//!
+//! Invariant: plain data with no IO and no provider's serde renames; wire formats live at the
+//! boundaries that speak them (llm/*/encode.rs, session/record.rs). Tool inputs stay raw JSON
+//! text so no float is rounded and invalid JSON reaches the tool, which reports it.
+
+/// Who said a message. `Tool` messages carry only tool results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+}
+
+/// One call the model asked for. `input` is the raw JSON text exactly as the model produced it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub input: String,
+}
+
+/// The answer to one tool call, paired by `tool_call_id`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolResult {
+    pub tool_call_id: String,
+    pub content: String,
+    pub is_error: bool,
+}
+
+/// What the model is told about a tool. `input_schema` is a JSON Schema object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    pub input_schema: serde_json::Value,
+}
+
+/// A reasoning block that must be sent back byte-identical (Anthropic extended thinking):
+/// a signed thinking text, or an opaque redacted block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThinkingBlock {
+    Signed { text: String, signature: String },
+    Redacted { data: String },
+}
+
+/// One message of the conversation. An assistant message may carry text, tool calls and the
+/// thinking blocks of its turn; a tool message carries the results of one round, in call order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_results: Vec<ToolResult>,
+    pub thinking: Vec<ThinkingBlock>,
+}
+
+impl Message {
+    /// A plain user message.
+    pub fn user(text: impl Into<String>) -> Message {
+        Message::with_role(Role::User, text.into())
+    }
+
+    /// A plain assistant message with text only.
+    pub fn assistant(text: impl Into<String>) -> Message {
+        Message::with_role(Role::Assistant, text.into())
+    }
+
+    /// A tool message holding the results of one round.
+    pub fn tool_results(results: Vec<ToolResult>) -> Message {
+        Message { tool_results: results, ..Message::with_role(Role::Tool, String::new()) }
+    }
+
+    fn with_role(role: Role, content: String) -> Message {
+        Message { role, content, tool_calls: Vec::new(), tool_results: Vec::new(), thinking: Vec::new() }
+    }
+}
+
+/// Token accounting of one response, normalised so that the four fields never overlap: the
+/// prompt's total size is always `input_tokens + cache_write + cache_read` (the OpenAI adapter
+/// subtracts `cached_tokens` from `prompt_tokens`, Anthropic reports them apart already).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_write: u64,
+    pub cache_read: u64,
+}
+
+impl Usage {
+    /// Prompt plus output: the context-window anchor of SPEC §6.
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens + self.cache_write + self.cache_read
+    }
+
+    /// Adds another response's usage into a running session total.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_write += other.cache_write;
+        self.cache_read += other.cache_read;
+    }
+}
+
+/// The system prompt in two parts: `stable` is byte-identical across turns (cacheable prefix),
+/// `environment` is gathered once per run (cwd, date, git status, model).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct System {
+    pub stable: String,
+    pub environment: String,
+}
+
+/// Everything one model call needs. `reminder` is per-iteration guidance placed by the adapter
+/// (merged into the last user message for Anthropic, a trailing user message for OpenAI).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    pub system: System,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolDefinition>,
+    pub reminder: Option<String>,
+    pub max_tokens: u32,
+}
