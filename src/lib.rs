@@ -2,6 +2,7 @@
 //! outcome of `app::main` to an exit code. See ARCHITECTURE.md for the map and the layer rule.
 
 pub mod cancel;
+pub mod config;
 pub mod llm;
 pub mod msg;
 pub mod sse;

@@ -8,6 +8,7 @@ use crate::cancel::CancelToken;
 use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
 use crossbeam_channel::Receiver;
 
+pub mod decode;
 pub mod error;
 
 pub use error::LlmError;
