@@ -12,7 +12,7 @@ pub enum Protocol {
 }
 
 /// One resolved provider entry: every default applied, `${VAR}` expanded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProviderConfig {
     pub name: String,
     pub protocol: Protocol,
