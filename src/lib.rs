@@ -1,9 +1,19 @@
 //! mewcode: a terminal AI coding agent. The library holds every layer; `main.rs` only maps the
 //! outcome of `app::main` to an exit code. See ARCHITECTURE.md for the map and the layer rule.
 
+// L0 leaves
 pub mod cancel;
+pub mod sse;
+// L1 vocabulary
+pub mod mode;
+pub mod msg;
+pub mod warning;
+// L2 components
 pub mod config;
 pub mod llm;
-pub mod msg;
-pub mod sse;
 pub mod tools;
+// L4 front ends
+pub mod doctor;
+// L5 wiring
+pub mod app;
+pub mod cli;

@@ -1,8 +1,21 @@
-//! Configuration: the three config levels merged by entry name, `${VAR}` expansion, validation.
+//! Configuration: the three config levels merged by entry name, `${VAR}` expansion, defaults.
 //!
 //! Invariant: loading returns `(Config, Vec<Warning>)`; hard errors name the file and key path.
+//! Levels, lowest first: user (`$MEWCODE_HOME/config.yaml`), project (`<root>/.mewcode.yaml`,
+//! only when trusted), invocation (`--config FILE`). A same-name entry of a higher level replaces
+//! the lower one whole. No environment is read here: variables come in through a lookup.
 
-use std::path::PathBuf;
+pub mod expand;
+pub mod file;
+
+#[cfg(test)]
+mod tests;
+
+use crate::warning::Warning;
+use expand::Lookup;
+pub use file::ConfigError;
+use file::{ConfigFile, FileContext, ProviderEntry, parse_config_file};
+use std::path::{Path, PathBuf};
 
 /// The two wire protocols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -10,6 +23,46 @@ pub enum Protocol {
     Anthropic,
     OpenAi,
 }
+
+impl Protocol {
+    /// The name used in config files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Anthropic => "anthropic",
+            Protocol::OpenAi => "openai",
+        }
+    }
+
+    /// The environment variable that supplies a missing key.
+    pub fn key_env_var(self) -> &'static str {
+        match self {
+            Protocol::Anthropic => "ANTHROPIC_API_KEY",
+            Protocol::OpenAi => "OPENAI_API_KEY",
+        }
+    }
+
+    /// The public endpoint used when `base_url` is empty. Anthropic's is given without `/v1`
+    /// (as its SDKs and ANTHROPIC_BASE_URL do), OpenAI's with it (as its SDKs do).
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Protocol::Anthropic => "https://api.anthropic.com",
+            Protocol::OpenAi => "https://api.openai.com/v1",
+        }
+    }
+
+    /// The context window used when the config says 0.
+    pub fn default_context_window(self) -> u64 {
+        match self {
+            Protocol::Anthropic => 200_000,
+            Protocol::OpenAi => 128_000,
+        }
+    }
+}
+
+/// Output cap per request when the config does not say.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+/// Idle read timeout (seconds without a byte) when the config does not say.
+pub const DEFAULT_IDLE_TIMEOUT_S: u64 = 120;
 
 /// One resolved provider entry: every default applied, `${VAR}` expanded.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,11 +72,11 @@ pub struct ProviderConfig {
     pub model: String,
     /// The key to send; empty for keyless (loopback) endpoints.
     pub api_key: String,
-    /// Where the key came from or should come from, for Auth errors: e.g.
-    /// "providers[0].api_key in ~/.mewcode/config.yaml" or "the ANTHROPIC_API_KEY environment variable".
+    /// Where the key comes from or should come from, for Auth errors and doctor: e.g.
+    /// "providers[0].api_key in /home/u/.mewcode/config.yaml" or "the ANTHROPIC_API_KEY environment variable".
     pub api_key_hint: String,
-    /// Base URL including the version path (`https://api.anthropic.com/v1`,
-    /// `http://127.0.0.1:11434/v1`); never empty after resolution, no trailing slash.
+    /// Base URL, no trailing slash, never empty after resolution. Anthropic: without the version
+    /// (requests go to `{base_url}/v1/messages`); OpenAI: with it (`{base_url}/chat/completions`).
     pub base_url: String,
     /// Context window in tokens (anthropic 200000, openai 128000 by default).
     pub context_window: u64,
@@ -41,4 +94,330 @@ pub struct ProviderConfig {
     pub stream_options: bool,
     /// Fraction of the window at which automatic compaction starts, if lower than the default.
     pub compact_at: Option<f64>,
+    /// The file the entry came from (display form), or "probe" for a detected local server.
+    pub source: String,
+}
+
+impl ProviderConfig {
+    /// True when the endpoint is on this machine (no key needed, never proxied).
+    pub fn is_loopback(&self) -> bool {
+        is_loopback_url(&self.base_url)
+    }
+}
+
+/// An MCP server entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpServerConfig {
+    pub name: String,
+    pub transport: McpTransport,
+    /// Per-request timeout override in seconds (default 30).
+    pub timeout_s: Option<u64>,
+    /// The file it came from (display form).
+    pub source: String,
+}
+
+/// How to reach an MCP server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum McpTransport {
+    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)> },
+    Http { url: String, headers: Vec<(String, String)>, ca_file: Option<PathBuf> },
+}
+
+/// The hook events of Claude Code's contract that mewcode fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HookEvent {
+    PreToolUse,
+    PostToolUse,
+    UserPromptSubmit,
+    Stop,
+}
+
+impl HookEvent {
+    /// Parses the config name (`PreToolUse`, ...).
+    pub fn parse(name: &str) -> Option<HookEvent> {
+        match name {
+            "PreToolUse" => Some(HookEvent::PreToolUse),
+            "PostToolUse" => Some(HookEvent::PostToolUse),
+            "UserPromptSubmit" => Some(HookEvent::UserPromptSubmit),
+            "Stop" => Some(HookEvent::Stop),
+            _ => None,
+        }
+    }
+
+    /// The config and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::Stop => "Stop",
+        }
+    }
+}
+
+/// One hook command. `matcher` is matched against the tool's friendly name (empty or `*`:
+/// every tool); `timeout_s` None means the 60 s default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookConfig {
+    pub event: HookEvent,
+    pub matcher: String,
+    pub command: String,
+    pub timeout_s: Option<u64>,
+    pub source: String,
+}
+
+/// Which config level a file belongs to, lowest precedence first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    User,
+    Project,
+    Invocation,
+}
+
+/// One config file mewcode looked for, for `doctor` and the trust prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    pub level: Level,
+    pub path: PathBuf,
+    pub display: String,
+    pub found: bool,
+    /// False only for a project file the user has not trusted (its entries were ignored).
+    pub applied: bool,
+}
+
+/// The merged configuration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Config {
+    /// Every provider, resolved, in merge order.
+    pub providers: Vec<ProviderConfig>,
+    /// `default_provider` from the highest level that sets it, with that file's display name.
+    pub default_provider: Option<(String, String)>,
+    /// The first provider of the highest level that declares any: the fallback choice.
+    pub first_provider: Option<String>,
+    /// MCP servers sorted by name.
+    pub mcp_servers: Vec<McpServerConfig>,
+    /// Hooks; a level that declares any hook for an event replaces lower levels' hooks for it.
+    pub hooks: Vec<HookConfig>,
+    /// The files looked at, lowest level first.
+    pub sources: Vec<SourceFile>,
+    /// What an untrusted project config would enable (empty when trusted or absent).
+    pub untrusted_project: Vec<String>,
+}
+
+/// Where to look and how.
+pub struct LoadOptions<'a> {
+    /// `$MEWCODE_HOME` (default `~/.mewcode`), resolved by the caller.
+    pub home: &'a Path,
+    /// The project root.
+    pub root: &'a Path,
+    /// `--config FILE`, if given.
+    pub extra: Option<&'a Path>,
+    /// Whether the project's own config may take effect (trust gate, SPEC §1.2).
+    pub project_trusted: bool,
+    /// Environment lookup for `${VAR}` and the API-key fallback.
+    pub lookup: Lookup<'a>,
+}
+
+/// The project config file name under the root.
+pub const PROJECT_CONFIG: &str = ".mewcode.yaml";
+
+/// Reads and merges the three config levels.
+pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), ConfigError> {
+    let mut warnings = Vec::new();
+    let mut config = Config::default();
+    let mut files: Vec<(Level, String, ConfigFile)> = Vec::new();
+    let mut candidates = vec![
+        (Level::User, options.home.join("config.yaml"), options.home.join("config.yaml").display().to_string()),
+        (Level::Project, options.root.join(PROJECT_CONFIG), PROJECT_CONFIG.to_string()),
+    ];
+    if let Some(extra) = options.extra {
+        candidates.push((Level::Invocation, extra.to_path_buf(), extra.display().to_string()));
+    }
+    for (level, path, display) in candidates {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound && level != Level::Invocation => None,
+            Err(err) => return Err(ConfigError { file: display, key_path: String::new(), message: err.to_string() }),
+        };
+        let trusted = level != Level::Project || options.project_trusted;
+        config.sources.push(SourceFile {
+            level,
+            path: path.clone(),
+            display: display.clone(),
+            found: text.is_some(),
+            applied: text.is_some() && trusted,
+        });
+        let Some(text) = text else { continue };
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        if trusted {
+            let ctx = FileContext { display: &display, dir: &dir, lookup: Some(options.lookup) };
+            let (file, file_warnings) = parse_config_file(&text, &ctx)?;
+            warnings.extend(file_warnings);
+            files.push((level, display, file));
+        } else {
+            config.untrusted_project = describe_untrusted(&text, &display, &dir);
+            if !config.untrusted_project.is_empty() {
+                let message = format!(
+                    "project config not trusted, so it is ignored: {} (trust the project in the REPL, or pass --trust)",
+                    config.untrusted_project.join(", ")
+                );
+                warnings.push(Warning::new(display, message));
+            }
+        }
+    }
+    merge(&mut config, files, options)?;
+    Ok((config, warnings))
+}
+
+/// Picks the provider to use: `--provider NAME`, else `default_provider`, else the first one.
+/// Returns a warning when the chosen cloud provider has no key.
+pub fn select_provider(config: &Config, requested: Option<&str>) -> Result<(ProviderConfig, Option<Warning>), String> {
+    let names = || config.providers.iter().map(|provider| provider.name.as_str()).collect::<Vec<_>>().join(", ");
+    let wanted = match (requested, &config.default_provider) {
+        (Some(name), _) => name.to_string(),
+        (None, Some((name, _))) => name.clone(),
+        (None, None) => match &config.first_provider {
+            Some(name) => name.clone(),
+            None => return Err("no provider configured".to_string()),
+        },
+    };
+    let Some(provider) = config.providers.iter().find(|provider| provider.name == wanted) else {
+        let origin = match (requested, &config.default_provider) {
+            (Some(_), _) => "--provider".to_string(),
+            (None, Some((_, file))) => format!("{file}: default_provider"),
+            (None, None) => "provider".to_string(),
+        };
+        return Err(format!("{origin}: no provider named {wanted:?} (configured: {})", names()));
+    };
+    let warning = (provider.api_key.is_empty() && !provider.is_loopback()).then(|| {
+        Warning::new(format!("provider {}", provider.name), format!("no API key: set {}", provider.api_key_hint))
+    });
+    Ok((provider.clone(), warning))
+}
+
+/// True for `http(s)://127.x.x.x`, `localhost` and `[::1]` URLs.
+pub fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
+        bracketed.split(']').next().unwrap_or("")
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn merge(
+    config: &mut Config,
+    files: Vec<(Level, String, ConfigFile)>,
+    options: &LoadOptions,
+) -> Result<(), ConfigError> {
+    for (_, display, file) in files {
+        if let Some(name) = file.default_provider.filter(|name| !name.is_empty()) {
+            config.default_provider = Some((name, display.clone()));
+        }
+        if let Some(first) = file.providers.first() {
+            config.first_provider = Some(first.name.clone());
+        }
+        for entry in file.providers {
+            let resolved = resolve_provider(entry, &display, options.lookup);
+            match config.providers.iter_mut().find(|existing| existing.name == resolved.name) {
+                Some(existing) => *existing = resolved,
+                None => config.providers.push(resolved),
+            }
+        }
+        for server in file.mcp_servers {
+            config.mcp_servers.retain(|existing| existing.name != server.name);
+            config.mcp_servers.push(server);
+        }
+        let events: Vec<HookEvent> = file.hooks.iter().map(|hook| hook.event).collect();
+        config.hooks.retain(|hook| !events.contains(&hook.event));
+        config.hooks.extend(file.hooks);
+    }
+    config.mcp_servers.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some((name, file)) = &config.default_provider
+        && !config.providers.iter().any(|provider| &provider.name == name)
+    {
+        let names: Vec<&str> = config.providers.iter().map(|provider| provider.name.as_str()).collect();
+        let message = format!("no provider named {name:?} (configured: {})", names.join(", "));
+        return Err(ConfigError { file: file.clone(), key_path: "default_provider".to_string(), message });
+    }
+    Ok(())
+}
+
+fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> ProviderConfig {
+    let protocol = entry.protocol;
+    let key_var = protocol.key_env_var();
+    let config_key = format!("providers[{}].api_key in {display}", entry.index);
+    let (api_key, api_key_hint) = if entry.api_key.is_empty() {
+        let from_env = lookup(key_var).unwrap_or_default();
+        let hint = if from_env.is_empty() {
+            format!("the {key_var} environment variable, or {config_key}")
+        } else {
+            format!("the {key_var} environment variable")
+        };
+        (from_env, hint)
+    } else {
+        (entry.api_key, config_key)
+    };
+    let base_url = if entry.base_url.is_empty() { protocol.default_base_url().to_string() } else { entry.base_url };
+    let max_tokens_field = entry.max_tokens_field.unwrap_or_else(|| {
+        if base_url.contains("://api.openai.com") { "max_completion_tokens" } else { "max_tokens" }.to_string()
+    });
+    ProviderConfig {
+        name: entry.name,
+        protocol,
+        model: entry.model,
+        api_key,
+        api_key_hint,
+        context_window: if entry.context_window == 0 {
+            protocol.default_context_window()
+        } else {
+            entry.context_window
+        },
+        max_tokens: entry.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        thinking: entry.thinking,
+        ca_file: entry.ca_file,
+        idle_timeout_s: entry.idle_timeout_s.unwrap_or(DEFAULT_IDLE_TIMEOUT_S),
+        max_tokens_field,
+        stream_options: entry.stream_options.unwrap_or(true),
+        compact_at: entry.compact_at,
+        base_url,
+        source: display.to_string(),
+    }
+}
+
+/// Lists what an untrusted project file declares, without expanding variables. A file that does
+/// not parse is described as such (it would be an error once trusted).
+fn describe_untrusted(text: &str, display: &str, dir: &Path) -> Vec<String> {
+    let ctx = FileContext { display, dir, lookup: None };
+    match parse_config_file(text, &ctx) {
+        Ok((file, _)) => {
+            let mut items = Vec::new();
+            for provider in &file.providers {
+                let url = if provider.base_url.is_empty() { "default endpoint" } else { &provider.base_url };
+                items.push(format!("provider {} ({url})", provider.name));
+            }
+            for server in &file.mcp_servers {
+                let what = match &server.transport {
+                    McpTransport::Stdio { command, args, .. } => format!("{command} {}", args.join(" ")),
+                    McpTransport::Http { url, .. } => url.clone(),
+                };
+                items.push(format!("MCP server {} ({})", server.name, what.trim()));
+            }
+            for hook in &file.hooks {
+                items.push(format!("{} hook `{}`", hook.event.as_str(), hook.command));
+            }
+            if file.default_provider.is_some() && items.is_empty() {
+                items.push("default_provider".to_string());
+            }
+            items
+        }
+        Err(err) => vec![format!("a config that does not load ({err})")],
+    }
 }

@@ -1,0 +1,475 @@
+//! The command-line contract of SPEC §1.1, parsed by hand into a closed `Command` value.
+//!
+//! Invariant: pure (argument strings in, a value or a one-line usage error out). It reads no
+//! environment and opens no file; `app.rs` decides what stdin being a pipe means.
+
+use crate::mode::Mode;
+use std::path::PathBuf;
+
+/// The `-p` output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    StreamJson,
+}
+
+/// Where the prompt of a non-interactive run comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PromptSource {
+    Arg(String),
+    Stdin,
+}
+
+/// How to resume: not at all, the latest session, one by id, or the picker (REPL only).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Resume {
+    #[default]
+    No,
+    Latest,
+    Id(String),
+    Picker,
+}
+
+/// The options shared by the REPL and `-p`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Options {
+    pub prompt: Option<PromptSource>,
+    pub output_format: Option<OutputFormat>,
+    pub config: Option<PathBuf>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub mode: Option<Mode>,
+    pub cwd: Option<PathBuf>,
+    pub resume: Resume,
+    pub max_iterations: Option<u32>,
+    pub trust: bool,
+    pub quiet: bool,
+}
+
+/// What to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// The REPL, or `-p` when `options.prompt` is set (or stdin is piped: decided by app.rs).
+    Run(Options),
+    McpList {
+        options: Options,
+        json: bool,
+        url: Option<String>,
+    },
+    McpCall {
+        options: Options,
+        target: String,
+        tool: String,
+        json: Option<String>,
+    },
+    Sessions {
+        options: Options,
+        json: bool,
+    },
+    Check {
+        options: Options,
+        tool: String,
+        json: String,
+    },
+    Doctor(Options),
+    Version,
+    Help,
+}
+
+/// A usage error: one line naming the flag; printed with a hint to run `mewcode --help`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (see mewcode --help)", self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The iteration cap no flag can raise (SPEC §3).
+pub const MAX_ITERATIONS: u32 = 25;
+
+/// Parses the arguments after the program name.
+pub fn parse_args(args: &[String]) -> Result<Command, UsageError> {
+    let mut options = Options::default();
+    let mut positionals: Vec<String> = Vec::new();
+    let mut json_flag = false;
+    let mut url: Option<String> = None;
+    let mut index = 0;
+    let mut only_positionals = false;
+    while index < args.len() {
+        let arg = &args[index];
+        index += 1;
+        if only_positionals || !arg.starts_with('-') || arg == "-" {
+            positionals.push(arg.clone());
+            continue;
+        }
+        if arg == "--" {
+            only_positionals = true;
+            continue;
+        }
+        // `--flag=value` is accepted for every flag that takes a value.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| -> Result<String, UsageError> {
+            if let Some(value) = inline.clone() {
+                return Ok(value);
+            }
+            match args.get(index) {
+                Some(next) if !(next.starts_with('-') && next.len() > 1) => {
+                    index += 1;
+                    Ok(next.clone())
+                }
+                _ => Err(UsageError(format!("{name}: missing value"))),
+            }
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "-V" | "--version" => return Ok(Command::Version),
+            "-p" | "--print" => {
+                let prompt = value(&flag)?;
+                options.prompt = Some(if prompt == "-" { PromptSource::Stdin } else { PromptSource::Arg(prompt) });
+            }
+            "--output-format" => {
+                options.output_format = Some(match value(&flag)?.as_str() {
+                    "text" => OutputFormat::Text,
+                    "json" => OutputFormat::Json,
+                    "stream-json" => OutputFormat::StreamJson,
+                    other => {
+                        return Err(UsageError(format!(
+                            "--output-format: expected text|json|stream-json, got {other:?}"
+                        )));
+                    }
+                });
+            }
+            "--config" => options.config = Some(PathBuf::from(non_empty(&flag, value(&flag)?)?)),
+            "--provider" => options.provider = Some(non_empty(&flag, value(&flag)?)?),
+            "--model" => options.model = Some(non_empty(&flag, value(&flag)?)?),
+            "--mode" => options.mode = Some(parse_mode(&flag, &value(&flag)?)?),
+            "-C" | "--cwd" => options.cwd = Some(PathBuf::from(non_empty(&flag, value(&flag)?)?)),
+            "-c" | "--continue" => options.resume = Resume::Latest,
+            "--resume" => {
+                // The id is optional: take the next word only when it is not a flag.
+                options.resume = match inline.clone() {
+                    Some(id) if !id.is_empty() => Resume::Id(id),
+                    Some(_) => return Err(UsageError("--resume: empty session id".to_string())),
+                    None => match args.get(index) {
+                        Some(next) if is_session_id(next) => {
+                            index += 1;
+                            Resume::Id(next.clone())
+                        }
+                        _ => Resume::Picker,
+                    },
+                };
+            }
+            "--max-iterations" => {
+                let text = value(&flag)?;
+                let count: u32 = text
+                    .parse()
+                    .map_err(|_| UsageError(format!("--max-iterations: expected a number, got {text:?}")))?;
+                if count == 0 || count > MAX_ITERATIONS {
+                    let message = format!("--max-iterations: must be between 1 and {MAX_ITERATIONS}, got {count}");
+                    return Err(UsageError(message));
+                }
+                options.max_iterations = Some(count);
+            }
+            "--trust" => options.trust = true,
+            "-q" | "--quiet" => options.quiet = true,
+            "--json" => json_flag = true,
+            "--url" => url = Some(non_empty(&flag, value(&flag)?)?),
+            _ => return Err(UsageError(format!("unknown flag {arg}"))),
+        }
+    }
+    let command = match positionals.first().map(String::as_str) {
+        None => {
+            reject_subcommand_flags(json_flag, &url, "")?;
+            Command::Run(options.clone())
+        }
+        Some("mcp") => match positionals.get(1).map(String::as_str) {
+            Some("list") => {
+                expect_count(&positionals, 2, "mcp list")?;
+                Command::McpList { options: options.clone(), json: json_flag, url }
+            }
+            Some("call") => {
+                reject_subcommand_flags(json_flag, &url, "mcp call")?;
+                if positionals.len() < 4 || positionals.len() > 5 {
+                    return Err(UsageError("mcp call: expected SERVER|URL TOOL [JSON]".to_string()));
+                }
+                Command::McpCall {
+                    options: options.clone(),
+                    target: positionals[2].clone(),
+                    tool: positionals[3].clone(),
+                    json: positionals.get(4).cloned(),
+                }
+            }
+            Some(other) => {
+                return Err(UsageError(format!("mcp: unknown subcommand {other:?} (expected list or call)")));
+            }
+            None => return Err(UsageError("mcp: expected list or call".to_string())),
+        },
+        Some("sessions") => {
+            expect_count(&positionals, 1, "sessions")?;
+            reject_subcommand_flags(false, &url, "sessions")?;
+            Command::Sessions { options: options.clone(), json: json_flag }
+        }
+        Some("check") => {
+            reject_subcommand_flags(json_flag, &url, "check")?;
+            if positionals.len() != 3 {
+                return Err(UsageError("check: expected TOOL JSON".to_string()));
+            }
+            Command::Check { options: options.clone(), tool: positionals[1].clone(), json: positionals[2].clone() }
+        }
+        Some("doctor") => {
+            expect_count(&positionals, 1, "doctor")?;
+            reject_subcommand_flags(json_flag, &url, "doctor")?;
+            Command::Doctor(options.clone())
+        }
+        Some(other) => {
+            let hint = if other.contains(' ') { "; to run a prompt use -p \"...\"" } else { "" };
+            return Err(UsageError(format!("unknown command {other:?}{hint}")));
+        }
+    };
+    check_flag_scope(&command, &options)?;
+    Ok(command)
+}
+
+/// Rejects flags that make no sense for the chosen command, so a typo never silently does less.
+fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageError> {
+    let is_print = matches!(command, Command::Run(o) if o.prompt.is_some());
+    let is_run = matches!(command, Command::Run(_));
+    let name = match command {
+        Command::Run(_) if is_print => "-p",
+        Command::Run(_) => "the REPL",
+        Command::McpList { .. } => "mcp list",
+        Command::McpCall { .. } => "mcp call",
+        Command::Sessions { .. } => "sessions",
+        Command::Check { .. } => "check",
+        Command::Doctor(_) => "doctor",
+        Command::Version | Command::Help => return Ok(()),
+    };
+    let print_only = |flag: &str, set: bool| -> Result<(), UsageError> {
+        // In the REPL these flags would be silently meaningless; with piped stdin app.rs turns
+        // the run into -p, so only other commands are rejected outright.
+        if set && !is_run {
+            return Err(UsageError(format!("{flag}: only with -p, not with {name}")));
+        }
+        Ok(())
+    };
+    print_only("--output-format", options.output_format.is_some())?;
+    print_only("--max-iterations", options.max_iterations.is_some())?;
+    print_only("-q/--quiet", options.quiet)?;
+    if options.resume != Resume::No && !is_run {
+        return Err(UsageError(format!("--continue/--resume: not with {name}")));
+    }
+    if options.mode.is_some() && !(is_run || matches!(command, Command::Check { .. })) {
+        return Err(UsageError(format!("--mode: not with {name}")));
+    }
+    if (options.provider.is_some() || options.model.is_some()) && !(is_run || matches!(command, Command::Doctor(_))) {
+        return Err(UsageError(format!("--provider/--model: not with {name}")));
+    }
+    Ok(())
+}
+
+/// True for the `YYYYMMDD-HHMMSS-xxxx` session id shape.
+pub fn is_session_id(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 20
+        && bytes[..8].iter().all(u8::is_ascii_digit)
+        && bytes[8] == b'-'
+        && bytes[9..15].iter().all(u8::is_ascii_digit)
+        && bytes[15] == b'-'
+        && bytes[16..].iter().all(|b| b.is_ascii_hexdigit())
+}
+
+fn parse_mode(flag: &str, text: &str) -> Result<Mode, UsageError> {
+    Mode::parse(text)
+        .ok_or_else(|| UsageError(format!("{flag}: expected default|acceptEdits|plan|bypass, got {text:?}")))
+}
+
+fn non_empty(flag: &str, value: String) -> Result<String, UsageError> {
+    if value.trim().is_empty() { Err(UsageError(format!("{flag}: empty value"))) } else { Ok(value) }
+}
+
+fn expect_count(positionals: &[String], count: usize, name: &str) -> Result<(), UsageError> {
+    match positionals.get(count) {
+        Some(extra) => Err(UsageError(format!("{name}: unexpected argument {extra:?}"))),
+        None => Ok(()),
+    }
+}
+
+fn reject_subcommand_flags(json: bool, url: &Option<String>, name: &str) -> Result<(), UsageError> {
+    let what = if name.is_empty() { "the REPL or -p".to_string() } else { name.to_string() };
+    if url.is_some() {
+        return Err(UsageError(format!("--url: only with mcp list, not with {what}")));
+    }
+    if json {
+        return Err(UsageError(format!("--json: only with mcp list or sessions, not with {what}")));
+    }
+    Ok(())
+}
+
+/// The `--help` text.
+pub const HELP: &str = "\
+mewcode — a terminal AI coding agent
+
+USAGE
+  mewcode [OPTIONS]                  interactive REPL
+  mewcode [OPTIONS] -p PROMPT        run one task to completion, print the answer, exit
+  mewcode [OPTIONS] -p -             read the prompt from stdin (also when stdin is piped)
+  mewcode mcp list [--json] [--url URL]
+                                     connect to the MCP servers (or URL) and list their tools
+  mewcode mcp call SERVER|URL TOOL [JSON]
+                                     call one MCP tool by hand and print its result
+  mewcode sessions [--json]          this project's sessions, newest first
+  mewcode check TOOL JSON [--mode M] explain the permission decision for one tool call
+  mewcode doctor                     config files, warnings, provider reachability
+
+OPTIONS
+  --output-format text|json|stream-json   output of -p (default text)
+  --config FILE        an extra config file, highest precedence
+  --provider NAME      use this configured provider
+  --model MODEL        override the provider's model
+  --mode MODE          default | acceptEdits | plan | bypass
+  -C, --cwd DIR        project root (default: current directory)
+  -c, --continue       resume the most recent session of this project
+  --resume [ID]        resume session ID (no ID: pick one)
+  --max-iterations N   (-p) lower the iteration cap (1-25)
+  --trust              (-p, check, mcp, doctor) trust this project's own config
+  -q, --quiet          (-p) no tool activity or notices on stderr
+  -V, --version        print the version
+  -h, --help           print this help
+
+ENVIRONMENT
+  MEWCODE_HOME         user directory (default ~/.mewcode)
+  ANTHROPIC_API_KEY    key for anthropic providers without api_key
+  OPENAI_API_KEY       key for openai providers without api_key
+  NO_COLOR             no colours
+
+EXIT CODES
+  0 done · 1 runtime failure · 2 usage or config error · 3 stopped by a limit (-p) · 130 interrupted
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<Command, UsageError> {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        parse_args(&args)
+    }
+
+    fn error(line: &str) -> String {
+        match parse(line) {
+            Err(UsageError(message)) => message,
+            Ok(command) => panic!("{line:?} parsed as {command:?}"),
+        }
+    }
+
+    #[test]
+    fn print_mode_with_every_option() {
+        let command = parse(
+            "-p hello --output-format stream-json --config x.yaml --provider p --model m --mode acceptEdits -C /tmp --max-iterations 5 --trust -q",
+        )
+        .unwrap();
+        let expected = Options {
+            prompt: Some(PromptSource::Arg("hello".into())),
+            output_format: Some(OutputFormat::StreamJson),
+            config: Some("x.yaml".into()),
+            provider: Some("p".into()),
+            model: Some("m".into()),
+            mode: Some(Mode::AcceptEdits),
+            cwd: Some("/tmp".into()),
+            resume: Resume::No,
+            max_iterations: Some(5),
+            trust: true,
+            quiet: true,
+        };
+        assert_eq!(command, Command::Run(expected));
+    }
+
+    #[test]
+    fn equals_form_and_stdin_prompt() {
+        let Command::Run(options) = parse("--output-format=json -p - --mode=plan").unwrap() else { panic!() };
+        assert_eq!(options.prompt, Some(PromptSource::Stdin));
+        assert_eq!(options.output_format, Some(OutputFormat::Json));
+        assert_eq!(options.mode, Some(Mode::Plan));
+    }
+
+    #[test]
+    fn resume_forms() {
+        let resume = |line: &str| match parse(line).unwrap() {
+            Command::Run(options) => options.resume,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(resume("--resume"), Resume::Picker);
+        assert_eq!(resume("--resume 20261202-131500-a1b2"), Resume::Id("20261202-131500-a1b2".into()));
+        assert_eq!(resume("--resume=abc"), Resume::Id("abc".into()));
+        assert_eq!(resume("-c"), Resume::Latest);
+    }
+
+    #[test]
+    fn subcommands() {
+        assert_eq!(
+            parse("mcp list --json --url http://x/mcp").unwrap(),
+            Command::McpList { options: Options::default(), json: true, url: Some("http://x/mcp".into()) }
+        );
+        assert_eq!(
+            parse("mcp call gh search {}").unwrap(),
+            Command::McpCall {
+                options: Options::default(),
+                target: "gh".into(),
+                tool: "search".into(),
+                json: Some("{}".into())
+            }
+        );
+        assert_eq!(parse("sessions --json").unwrap(), Command::Sessions { options: Options::default(), json: true });
+        let check = parse("check Bash {\"command\":\"ls\"} --mode plan").unwrap();
+        let Command::Check { options, tool, .. } = check else { panic!() };
+        assert_eq!((tool.as_str(), options.mode), ("Bash", Some(Mode::Plan)));
+        assert_eq!(parse("doctor --trust").unwrap(), Command::Doctor(Options { trust: true, ..Options::default() }));
+        assert_eq!(parse("-V").unwrap(), Command::Version);
+        assert_eq!(parse("doctor --help").unwrap(), Command::Help);
+    }
+
+    #[test]
+    fn usage_errors_name_the_flag() {
+        let cases = [
+            ("--frobnicate", "unknown flag --frobnicate"),
+            ("--output-format xml -p x", "--output-format: expected text|json|stream-json, got \"xml\""),
+            ("--mode yolo", "--mode: expected default|acceptEdits|plan|bypass, got \"yolo\""),
+            ("--max-iterations 30 -p x", "--max-iterations: must be between 1 and 25, got 30"),
+            ("--max-iterations 0 -p x", "--max-iterations: must be between 1 and 25, got 0"),
+            ("--max-iterations ten -p x", "--max-iterations: expected a number, got \"ten\""),
+            ("-p", "-p: missing value"),
+            ("--model", "--model: missing value"),
+            ("--provider --model x", "--provider: missing value"),
+            ("mcp", "mcp: expected list or call"),
+            ("mcp lst", "mcp: unknown subcommand \"lst\" (expected list or call)"),
+            ("mcp call gh", "mcp call: expected SERVER|URL TOOL [JSON]"),
+            ("check Bash", "check: expected TOOL JSON"),
+            ("doctor extra", "doctor: unexpected argument \"extra\""),
+            ("frob", "unknown command \"frob\""),
+            ("doctor --output-format json", "--output-format: only with -p, not with doctor"),
+            ("sessions -q", "-q/--quiet: only with -p, not with sessions"),
+            ("doctor --json", "--json: only with mcp list or sessions, not with doctor"),
+            ("--url http://x", "--url: only with mcp list, not with the REPL or -p"),
+            ("mcp list --continue", "--continue/--resume: not with mcp list"),
+            ("sessions --mode plan", "--mode: not with sessions"),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(error(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn session_id_shape() {
+        assert!(is_session_id("20261202-131500-a1b2"));
+        assert!(!is_session_id("20261202-131500-a1bz"));
+        assert!(!is_session_id("2026120-131500-a1b2"));
+    }
+}

@@ -1,0 +1,486 @@
+//! One config file: YAML text in, validated entries out, every error naming the key path.
+//!
+//! Invariant: pure (text and a variable lookup in, values out). A bad provider or unreadable
+//! YAML is an error; a bad MCP server or hook entry is skipped with a warning; unknown keys are
+//! warnings (they are usually typos). Nothing here applies defaults that depend on other files.
+
+use super::expand::{Lookup, expand_tree};
+use super::{HookConfig, HookEvent, McpServerConfig, McpTransport, Protocol};
+use crate::warning::Warning;
+use serde_yaml::{Mapping, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// A config error: the file, the key path inside it and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: String,
+    pub key_path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.key_path.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.key_path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A provider entry as written in one file (defaults not applied yet).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProviderEntry {
+    /// Position in the file's `providers` list, for key paths in later messages.
+    pub index: usize,
+    pub name: String,
+    pub protocol: Protocol,
+    pub model: String,
+    pub api_key: String,
+    pub base_url: String,
+    pub context_window: u64,
+    pub max_tokens: Option<u32>,
+    pub thinking: bool,
+    pub ca_file: Option<PathBuf>,
+    pub idle_timeout_s: Option<u64>,
+    pub max_tokens_field: Option<String>,
+    pub stream_options: Option<bool>,
+    pub compact_at: Option<f64>,
+}
+
+/// Everything one file declares.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConfigFile {
+    pub default_provider: Option<String>,
+    pub providers: Vec<ProviderEntry>,
+    pub mcp_servers: Vec<McpServerConfig>,
+    pub hooks: Vec<HookConfig>,
+}
+
+/// How to read a file: its display name, its directory (relative `ca_file` paths resolve there)
+/// and whether `${VAR}` expansion is allowed (not for an untrusted project file).
+pub struct FileContext<'a> {
+    pub display: &'a str,
+    pub dir: &'a Path,
+    pub lookup: Option<Lookup<'a>>,
+}
+
+const TOP_KEYS: &[&str] = &["default_provider", "providers", "mcp_servers", "hooks"];
+const PROVIDER_KEYS: &[&str] = &[
+    "name",
+    "protocol",
+    "model",
+    "api_key",
+    "base_url",
+    "context_window",
+    "max_tokens",
+    "thinking",
+    "ca_file",
+    "idle_timeout_s",
+    "max_tokens_field",
+    "stream_options",
+    "compact_at",
+];
+const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "timeout_s"];
+const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s"];
+
+/// Parses and validates one config file's text.
+pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, Vec<Warning>), ConfigError> {
+    let mut warnings = Vec::new();
+    let mut root: Value = match serde_yaml::from_str(text) {
+        Ok(value) => value,
+        Err(err) => return Err(error(ctx, "", format!("invalid YAML: {err}"))),
+    };
+    if let Some(lookup) = ctx.lookup {
+        let mut undefined = BTreeSet::new();
+        expand_tree(&mut root, lookup, &mut undefined);
+        if !undefined.is_empty() {
+            let names: Vec<&str> = undefined.iter().map(String::as_str).collect();
+            warnings.push(Warning::new(
+                ctx.display,
+                format!("undefined environment variables expanded to empty strings: {}", names.join(", ")),
+            ));
+        }
+    }
+    let map = match root {
+        Value::Null => return Ok((ConfigFile::default(), warnings)),
+        Value::Mapping(map) => map,
+        _ => return Err(error(ctx, "", "expected a mapping at the top level".to_string())),
+    };
+    warn_unknown_keys(&map, TOP_KEYS, "", ctx, &mut warnings);
+    let mut file =
+        ConfigFile { default_provider: opt_string(&map, "default_provider", "", ctx)?, ..ConfigFile::default() };
+    match map.get("providers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Sequence(items)) => {
+            for (index, item) in items.iter().enumerate() {
+                let entry = parse_provider(item, index, ctx, &mut warnings)?;
+                if file.providers.iter().any(|existing| existing.name == entry.name) {
+                    let message = format!("duplicate provider name {:?}", entry.name);
+                    return Err(error(ctx, &format!("providers[{index}].name"), message));
+                }
+                file.providers.push(entry);
+            }
+        }
+        Some(other) => return Err(error(ctx, "providers", format!("expected a list, got {}", kind(other)))),
+    }
+    match map.get("mcp_servers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Mapping(servers)) => {
+            for (name, entry) in servers {
+                let name = scalar_text(name);
+                match parse_mcp_server(&name, entry, ctx, &mut warnings) {
+                    Ok(server) => file.mcp_servers.push(server),
+                    Err(message) => warnings
+                        .push(Warning::new(ctx.display, format!("mcp_servers.{name}: {message}; server skipped"))),
+                }
+            }
+        }
+        Some(other) => {
+            let message = format!("mcp_servers: expected a mapping of name to server, got {}; ignored", kind(other));
+            warnings.push(Warning::new(ctx.display, message));
+        }
+    }
+    match map.get("hooks") {
+        None | Some(Value::Null) => {}
+        Some(Value::Mapping(events)) => {
+            for (event, groups) in events {
+                parse_hook_event(&scalar_text(event), groups, ctx, &mut file.hooks, &mut warnings);
+            }
+        }
+        Some(other) => {
+            let message =
+                format!("hooks: expected a mapping of event name to matcher groups, got {}; ignored", kind(other));
+            warnings.push(Warning::new(ctx.display, message));
+        }
+    }
+    Ok((file, warnings))
+}
+
+fn parse_provider(
+    item: &Value,
+    index: usize,
+    ctx: &FileContext,
+    warnings: &mut Vec<Warning>,
+) -> Result<ProviderEntry, ConfigError> {
+    let path = format!("providers[{index}]");
+    let Value::Mapping(map) = item else {
+        return Err(error(ctx, &path, format!("expected a mapping, got {}", kind(item))));
+    };
+    warn_unknown_keys(map, PROVIDER_KEYS, &path, ctx, warnings);
+    let name = opt_string(map, "name", &path, ctx)?.unwrap_or_default();
+    if name.trim().is_empty() {
+        return Err(error(ctx, &format!("{path}.name"), "missing provider name".to_string()));
+    }
+    let protocol = match opt_string(map, "protocol", &path, ctx)?.as_deref() {
+        Some("anthropic") => Protocol::Anthropic,
+        Some("openai") => Protocol::OpenAi,
+        Some(other) => {
+            let message = format!("expected anthropic|openai, got {other:?}");
+            return Err(error(ctx, &format!("{path}.protocol"), message));
+        }
+        None => return Err(error(ctx, &format!("{path}.protocol"), "missing; expected anthropic|openai".to_string())),
+    };
+    let model = opt_string(map, "model", &path, ctx)?.unwrap_or_default();
+    if model.trim().is_empty() {
+        let message = "missing model (there is no default model; name one, e.g. model: claude-sonnet-4-5)";
+        return Err(error(ctx, &format!("{path}.model"), message.to_string()));
+    }
+    let base_url = opt_string(map, "base_url", &path, ctx)?.unwrap_or_default();
+    if !(base_url.is_empty() || base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        let message = format!("expected an http:// or https:// URL, got {base_url:?}");
+        return Err(error(ctx, &format!("{path}.base_url"), message));
+    }
+    let max_tokens = opt_u64(map, "max_tokens", &path, ctx)?;
+    let max_tokens = match max_tokens {
+        Some(0) => return Err(error(ctx, &format!("{path}.max_tokens"), "must be greater than 0".to_string())),
+        Some(value) => Some(
+            u32::try_from(value)
+                .map_err(|_| error(ctx, &format!("{path}.max_tokens"), format!("{value} is too large")))?,
+        ),
+        None => None,
+    };
+    let idle_timeout_s = opt_u64(map, "idle_timeout_s", &path, ctx)?;
+    if idle_timeout_s == Some(0) {
+        return Err(error(ctx, &format!("{path}.idle_timeout_s"), "must be greater than 0".to_string()));
+    }
+    let max_tokens_field = opt_string(map, "max_tokens_field", &path, ctx)?;
+    if let Some(field) = &max_tokens_field
+        && field != "max_tokens"
+        && field != "max_completion_tokens"
+    {
+        let message = format!("expected max_tokens|max_completion_tokens, got {field:?}");
+        return Err(error(ctx, &format!("{path}.max_tokens_field"), message));
+    }
+    let compact_at = opt_f64(map, "compact_at", &path, ctx)?;
+    if let Some(fraction) = compact_at
+        && !(fraction > 0.0 && fraction <= 1.0)
+    {
+        let message = format!("expected a fraction of the window in (0, 1], got {fraction}");
+        return Err(error(ctx, &format!("{path}.compact_at"), message));
+    }
+    let thinking = opt_bool(map, "thinking", &path, ctx)?.unwrap_or(false);
+    if thinking && protocol == Protocol::OpenAi {
+        warnings
+            .push(Warning::new(ctx.display, format!("{path}.thinking: only the anthropic protocol has it; ignored")));
+    }
+    let ca_file =
+        opt_string(map, "ca_file", &path, ctx)?.filter(|file| !file.is_empty()).map(|file| ctx.dir.join(file));
+    Ok(ProviderEntry {
+        index,
+        name,
+        protocol,
+        model,
+        api_key: opt_string(map, "api_key", &path, ctx)?.unwrap_or_default(),
+        base_url: base_url.trim_end_matches('/').to_string(),
+        context_window: opt_u64(map, "context_window", &path, ctx)?.unwrap_or(0),
+        max_tokens,
+        thinking: thinking && protocol == Protocol::Anthropic,
+        ca_file,
+        idle_timeout_s,
+        max_tokens_field,
+        stream_options: opt_bool(map, "stream_options", &path, ctx)?,
+        compact_at,
+    })
+}
+
+/// An MCP server entry; `Err` is the reason it is skipped.
+fn parse_mcp_server(
+    name: &str,
+    entry: &Value,
+    ctx: &FileContext,
+    warnings: &mut Vec<Warning>,
+) -> Result<McpServerConfig, String> {
+    let Value::Mapping(map) = entry else { return Err(format!("expected a mapping, got {}", kind(entry))) };
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err(format!("server name {name:?} must be made of letters, digits, '_' and '-'"));
+    }
+    let text = |key: &str| -> Result<Option<String>, String> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(other) => Err(format!("{key}: expected a string, got {}", kind(other))),
+        }
+    };
+    let timeout_s = match map.get("timeout_s") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(number)) => {
+            Some(number.as_u64().filter(|&n| n > 0).ok_or("timeout_s: expected seconds > 0")?)
+        }
+        Some(other) => return Err(format!("timeout_s: expected a number, got {}", kind(other))),
+    };
+    let transport = match text("type")?.as_deref() {
+        Some("stdio") => {
+            warn_unknown_keys(map, STDIO_KEYS, &format!("mcp_servers.{name}"), ctx, warnings);
+            let command =
+                text("command")?.filter(|command| !command.trim().is_empty()).ok_or("stdio needs a command")?;
+            McpTransport::Stdio {
+                command,
+                args: string_list(map.get("args"), "args")?,
+                env: string_map(map.get("env"), "env")?,
+            }
+        }
+        Some("http") => {
+            warn_unknown_keys(map, HTTP_KEYS, &format!("mcp_servers.{name}"), ctx, warnings);
+            let url = text("url")?.filter(|url| !url.trim().is_empty()).ok_or("http needs a url")?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("url: expected an http:// or https:// URL, got {url:?}"));
+            }
+            let ca_file = text("ca_file")?.filter(|file| !file.is_empty()).map(|file| ctx.dir.join(file));
+            McpTransport::Http { url, headers: string_map(map.get("headers"), "headers")?, ca_file }
+        }
+        Some(other) => return Err(format!("type: expected stdio|http, got {other:?}")),
+        None => return Err("type: missing; expected stdio|http".to_string()),
+    };
+    Ok(McpServerConfig { name: name.to_string(), transport, timeout_s, source: ctx.display.to_string() })
+}
+
+/// Claude Code's hook layout: `EVENT: [{matcher: "Bash", hooks: [{type: command, command, timeout}]}]`.
+fn parse_hook_event(
+    event_name: &str,
+    groups: &Value,
+    ctx: &FileContext,
+    hooks: &mut Vec<HookConfig>,
+    warnings: &mut Vec<Warning>,
+) {
+    let mut warn = |message: String| warnings.push(Warning::new(ctx.display, format!("hooks.{event_name}{message}")));
+    let Some(event) = HookEvent::parse(event_name) else {
+        warn(": unknown hook event; expected PreToolUse, PostToolUse, UserPromptSubmit or Stop; ignored".to_string());
+        return;
+    };
+    let Value::Sequence(groups) = groups else {
+        warn(format!(": expected a list of matcher groups, got {}; ignored", kind(groups)));
+        return;
+    };
+    for (group_index, group) in groups.iter().enumerate() {
+        let Value::Mapping(group) = group else {
+            warn(format!("[{group_index}]: expected a mapping; ignored"));
+            continue;
+        };
+        let matcher = match group.get("matcher") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(matcher)) => matcher.clone(),
+            Some(other) => {
+                warn(format!("[{group_index}].matcher: expected a string, got {}; group ignored", kind(other)));
+                continue;
+            }
+        };
+        let Some(Value::Sequence(commands)) = group.get("hooks") else {
+            warn(format!("[{group_index}].hooks: expected a list of commands; group ignored"));
+            continue;
+        };
+        for (command_index, command) in commands.iter().enumerate() {
+            let at = format!("[{group_index}].hooks[{command_index}]");
+            let Value::Mapping(command) = command else {
+                warn(format!("{at}: expected a mapping; ignored"));
+                continue;
+            };
+            match command.get("type") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(kind)) if kind == "command" => {}
+                Some(_) => {
+                    warn(format!("{at}.type: only type: command is supported; ignored"));
+                    continue;
+                }
+            }
+            let Some(Value::String(text)) = command.get("command").filter(|value| value.as_str() != Some("")) else {
+                warn(format!("{at}.command: missing; ignored"));
+                continue;
+            };
+            let timeout_s = match command.get("timeout") {
+                None | Some(Value::Null) => None,
+                Some(value) => match value.as_u64().filter(|&seconds| seconds > 0) {
+                    Some(seconds) => Some(seconds),
+                    None => {
+                        warn(format!("{at}.timeout: expected seconds > 0; ignored"));
+                        continue;
+                    }
+                },
+            };
+            let (matcher, command, source) = (matcher.clone(), text.clone(), ctx.display.to_string());
+            hooks.push(HookConfig { event, matcher, command, timeout_s, source });
+        }
+    }
+}
+
+fn warn_unknown_keys(map: &Mapping, known: &[&str], path: &str, ctx: &FileContext, warnings: &mut Vec<Warning>) {
+    for key in map.keys() {
+        let key = scalar_text(key);
+        if !known.contains(&key.as_str()) {
+            let at = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            warnings
+                .push(Warning::new(ctx.display, format!("{at}: unknown key; ignored (known: {})", known.join(", "))));
+        }
+    }
+}
+
+fn opt_string(map: &Mapping, key: &str, path: &str, ctx: &FileContext) -> Result<Option<String>, ConfigError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(Value::Number(number)) => Ok(Some(number.to_string())),
+        Some(other) => Err(error(ctx, &join(path, key), format!("expected a string, got {}", kind(other)))),
+    }
+}
+
+fn opt_u64(map: &Mapping, key: &str, path: &str, ctx: &FileContext) -> Result<Option<u64>, ConfigError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(number)) if number.as_u64().is_some() => Ok(number.as_u64()),
+        // A `${VAR}` that expanded to digits arrives as a string.
+        Some(Value::String(text)) if text.trim().parse::<u64>().is_ok() => Ok(text.trim().parse().ok()),
+        Some(Value::String(text)) if text.trim().is_empty() => Ok(None),
+        Some(other) => {
+            Err(error(ctx, &join(path, key), format!("expected a whole number >= 0, got {}", describe(other))))
+        }
+    }
+}
+
+fn opt_f64(map: &Mapping, key: &str, path: &str, ctx: &FileContext) -> Result<Option<f64>, ConfigError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(number)) => Ok(number.as_f64()),
+        Some(Value::String(text)) if text.trim().parse::<f64>().is_ok() => Ok(text.trim().parse().ok()),
+        Some(other) => Err(error(ctx, &join(path, key), format!("expected a number, got {}", describe(other)))),
+    }
+}
+
+fn opt_bool(map: &Mapping, key: &str, path: &str, ctx: &FileContext) -> Result<Option<bool>, ConfigError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(flag)) => Ok(Some(*flag)),
+        Some(Value::String(text)) if text == "true" || text == "false" => Ok(Some(text == "true")),
+        Some(other) => Err(error(ctx, &join(path, key), format!("expected true or false, got {}", describe(other)))),
+    }
+}
+
+fn string_list(value: Option<&Value>, key: &str) -> Result<Vec<String>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Sequence(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| match item {
+                Value::String(_) | Value::Number(_) | Value::Bool(_) => Ok(scalar_text(item)),
+                other => Err(format!("{key}[{index}]: expected a string, got {}", kind(other))),
+            })
+            .collect(),
+        Some(other) => Err(format!("{key}: expected a list of strings, got {}", kind(other))),
+    }
+}
+
+fn string_map(value: Option<&Value>, key: &str) -> Result<Vec<(String, String)>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Mapping(map)) => map
+            .iter()
+            .map(|(name, item)| match item {
+                Value::String(_) | Value::Number(_) | Value::Bool(_) => Ok((scalar_text(name), scalar_text(item))),
+                other => Err(format!("{key}.{}: expected a string, got {}", scalar_text(name), kind(other))),
+            })
+            .collect(),
+        Some(other) => Err(format!("{key}: expected a mapping of strings, got {}", kind(other))),
+    }
+}
+
+fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Number(number) => number.to_string(),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Null => String::new(),
+        other => kind(other).to_string(),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("{text:?}"),
+        Value::Number(number) => number.to_string(),
+        Value::Bool(flag) => flag.to_string(),
+        other => kind(other).to_string(),
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
+}
+
+fn error(ctx: &FileContext, key_path: &str, message: String) -> ConfigError {
+    ConfigError { file: ctx.display.to_string(), key_path: key_path.to_string(), message }
+}

@@ -1,0 +1,243 @@
+//! Unit tests of config loading: validation messages, merge order, expansion, defaults.
+
+use super::*;
+use std::collections::HashMap;
+
+struct Fixture {
+    dir: PathBuf,
+}
+
+impl Fixture {
+    fn new(name: &str) -> Fixture {
+        let dir = std::env::temp_dir().join(format!("mewcode-config-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("home")).unwrap();
+        std::fs::create_dir_all(dir.join("proj")).unwrap();
+        Fixture { dir }
+    }
+    fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.dir.join(rel), text).unwrap();
+    }
+    fn load(
+        &self,
+        trusted: bool,
+        extra: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Result<(Config, Vec<Warning>), ConfigError> {
+        let env: HashMap<String, String> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let lookup = move |name: &str| env.get(name).cloned();
+        let extra = extra.map(|rel| self.dir.join(rel));
+        let home = self.dir.join("home");
+        let root = self.dir.join("proj");
+        load_config(&LoadOptions {
+            home: &home,
+            root: &root,
+            extra: extra.as_deref(),
+            project_trusted: trusted,
+            lookup: &lookup,
+        })
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn project_error(name: &str, yaml: &str) -> String {
+    let fixture = Fixture::new(name);
+    fixture.write("proj/.mewcode.yaml", yaml);
+    match fixture.load(true, None, &[]) {
+        Err(err) => err.to_string(),
+        Ok((config, _)) => panic!("expected an error, got {config:?}"),
+    }
+}
+
+#[test]
+fn provider_errors_name_file_and_key_path() {
+    let cases = [
+        (
+            "providers:\n  - {name: a, protocol: anthropic, model: m}\n  - {name: b, protocol: antropic, model: m}\n",
+            ".mewcode.yaml: providers[1].protocol: expected anthropic|openai, got \"antropic\"",
+        ),
+        ("providers:\n  - {name: a, protocol: openai}\n", ".mewcode.yaml: providers[0].model: missing model"),
+        ("providers:\n  - {protocol: openai, model: m}\n", ".mewcode.yaml: providers[0].name: missing provider name"),
+        ("providers: {a: 1}\n", ".mewcode.yaml: providers: expected a list, got a mapping"),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, max_tokens: lots}\n",
+            ".mewcode.yaml: providers[0].max_tokens: expected a whole number >= 0, got \"lots\"",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, max_tokens: 0}\n",
+            ".mewcode.yaml: providers[0].max_tokens: must be greater than 0",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, base_url: ftp://x}\n",
+            ".mewcode.yaml: providers[0].base_url: expected an http:// or https:// URL",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, thinking: maybe}\n",
+            ".mewcode.yaml: providers[0].thinking: expected true or false, got \"maybe\"",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m}\n  - {name: a, protocol: openai, model: n}\n",
+            ".mewcode.yaml: providers[1].name: duplicate provider name \"a\"",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, compact_at: 2}\n",
+            ".mewcode.yaml: providers[0].compact_at: expected a fraction",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, max_tokens_field: cap}\n",
+            ".mewcode.yaml: providers[0].max_tokens_field: expected max_tokens|max_completion_tokens",
+        ),
+        ("providers: [\n", ".mewcode.yaml: invalid YAML"),
+        ("- just a list\n", ".mewcode.yaml: expected a mapping at the top level"),
+        (
+            "default_provider: ghost\nproviders:\n  - {name: a, protocol: openai, model: m}\n",
+            ".mewcode.yaml: default_provider: no provider named \"ghost\" (configured: a)",
+        ),
+    ];
+    for (index, (yaml, expected)) in cases.iter().enumerate() {
+        let message = project_error(&format!("err{index}"), yaml);
+        assert!(message.starts_with(expected), "case {index}: {message:?} does not start with {expected:?}");
+    }
+}
+
+#[test]
+fn defaults_are_applied_per_protocol() {
+    let fixture = Fixture::new("defaults");
+    fixture.write(
+        "home/config.yaml",
+        "providers:\n  - {name: c, protocol: anthropic, model: claude}\n  - {name: o, protocol: openai, model: gpt, context_window: 64000}\n",
+    );
+    let (config, warnings) = fixture.load(false, None, &[("ANTHROPIC_API_KEY", "sk-ant")]).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let claude = &config.providers[0];
+    assert_eq!(claude.base_url, "https://api.anthropic.com");
+    assert_eq!(claude.context_window, 200_000);
+    assert_eq!(claude.max_tokens, DEFAULT_MAX_TOKENS);
+    assert_eq!(claude.api_key, "sk-ant");
+    assert_eq!(claude.api_key_hint, "the ANTHROPIC_API_KEY environment variable");
+    let openai = &config.providers[1];
+    assert_eq!(openai.base_url, "https://api.openai.com/v1");
+    assert_eq!(openai.context_window, 64_000);
+    assert_eq!(openai.max_tokens_field, "max_completion_tokens");
+    assert_eq!(openai.api_key, "");
+    assert!(openai.api_key_hint.contains("OPENAI_API_KEY"));
+    let (selected, warning) = select_provider(&config, Some("o")).unwrap();
+    assert_eq!(selected.name, "o");
+    assert!(warning.unwrap().message.contains("OPENAI_API_KEY"));
+}
+
+#[test]
+fn override_order_is_invocation_then_project_then_user() {
+    let fixture = Fixture::new("order");
+    fixture.write(
+        "home/config.yaml",
+        "default_provider: u\nproviders:\n  - {name: u, protocol: openai, model: user-model, base_url: http://127.0.0.1:1/v1}\n  - {name: shared, protocol: openai, model: from-user, max_tokens: 5}\nmcp_servers:\n  s: {type: stdio, command: user-cmd}\n",
+    );
+    fixture.write(
+        "proj/.mewcode.yaml",
+        "default_provider: shared\nproviders:\n  - {name: shared, protocol: anthropic, model: from-project}\nmcp_servers:\n  s: {type: http, url: http://127.0.0.1:9/mcp}\n  t: {type: stdio, command: t}\n",
+    );
+    fixture.write("extra.yaml", "providers:\n  - {name: shared, protocol: openai, model: from-extra}\n");
+    let (config, _) = fixture.load(true, None, &[]).unwrap();
+    let shared = config.providers.iter().find(|p| p.name == "shared").unwrap();
+    assert_eq!(
+        (shared.model.as_str(), shared.protocol, shared.max_tokens),
+        ("from-project", Protocol::Anthropic, 8192)
+    );
+    assert_eq!(select_provider(&config, None).unwrap().0.name, "shared");
+    assert_eq!(config.mcp_servers.len(), 2);
+    assert!(matches!(config.mcp_servers[0].transport, McpTransport::Http { .. }));
+    let (config, _) = fixture.load(true, Some("extra.yaml"), &[]).unwrap();
+    let shared = config.providers.iter().find(|p| p.name == "shared").unwrap();
+    assert_eq!(shared.model, "from-extra");
+    assert_eq!(shared.source, fixture.dir.join("extra.yaml").display().to_string());
+    // Untrusted: the project file is ignored entirely, with a warning saying what it would enable.
+    let (config, warnings) = fixture.load(false, None, &[]).unwrap();
+    let shared = config.providers.iter().find(|p| p.name == "shared").unwrap();
+    assert_eq!(shared.model, "from-user");
+    assert_eq!(select_provider(&config, None).unwrap().0.name, "u");
+    assert!(matches!(config.mcp_servers[0].transport, McpTransport::Stdio { .. }));
+    assert_eq!(config.untrusted_project.len(), 3, "{:?}", config.untrusted_project);
+    assert!(warnings.iter().any(|w| w.source == ".mewcode.yaml" && w.message.contains("not trusted")));
+}
+
+#[test]
+fn undefined_variables_warn_once_listing_every_name() {
+    let fixture = Fixture::new("vars");
+    fixture.write(
+        "home/config.yaml",
+        "providers:\n  - {name: a, protocol: openai, model: \"${MODEL}\", api_key: \"${NOPE}\", base_url: \"${URL}\"}\nmcp_servers:\n  gh: {type: stdio, command: x, env: {T: \"${GONE}\"}}\n",
+    );
+    let (config, warnings) =
+        fixture.load(false, None, &[("MODEL", "qwen"), ("URL", "http://localhost:11434/v1")]).unwrap();
+    assert_eq!(config.providers[0].model, "qwen");
+    assert_eq!(config.providers[0].base_url, "http://localhost:11434/v1");
+    assert_eq!(config.providers[0].api_key, "");
+    assert!(select_provider(&config, None).unwrap().1.is_none(), "loopback needs no key");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].message.ends_with("GONE, NOPE"), "{}", warnings[0]);
+}
+
+#[test]
+fn bad_mcp_and_hook_entries_are_skipped_with_warnings() {
+    let fixture = Fixture::new("skips");
+    fixture.write(
+        "home/config.yaml",
+        "mcp_servers:\n  ok: {type: stdio, command: srv, args: [a, 1]}\n  nocmd: {type: stdio}\n  badtype: {type: ws, url: x}\n  \"bad name\": {type: stdio, command: x}\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: ./check.sh, timeout: 5}\n        - {type: command}\n  Sometimes: []\n",
+    );
+    let (config, warnings) = fixture.load(false, None, &[]).unwrap();
+    assert_eq!(config.mcp_servers.len(), 1);
+    assert_eq!(
+        config.mcp_servers[0].transport,
+        McpTransport::Stdio { command: "srv".into(), args: vec!["a".into(), "1".into()], env: vec![] }
+    );
+    assert_eq!(config.hooks.len(), 1);
+    assert_eq!(config.hooks[0].timeout_s, Some(5));
+    let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(text.len(), 5, "{text:#?}");
+    assert!(text.iter().any(|w| w.contains("mcp_servers.nocmd: stdio needs a command; server skipped")));
+    assert!(text.iter().any(|w| w.contains("hooks.Sometimes: unknown hook event")));
+}
+
+#[test]
+fn unknown_keys_are_warnings() {
+    let fixture = Fixture::new("unknown");
+    fixture.write("home/config.yaml", "providers:\n  - {name: a, protocol: openai, model: m, modle: x}\ncolour: red\n");
+    let (_, warnings) = fixture.load(false, None, &[]).unwrap();
+    let text: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
+    assert!(text.iter().any(|w| w.starts_with("colour: unknown key")), "{text:?}");
+    assert!(text.iter().any(|w| w.starts_with("providers[0].modle: unknown key")), "{text:?}");
+}
+
+#[test]
+fn missing_extra_config_is_an_error_but_missing_levels_are_not() {
+    let fixture = Fixture::new("missing");
+    let (config, warnings) = fixture.load(true, None, &[]).unwrap();
+    assert!(config.providers.is_empty() && warnings.is_empty());
+    assert_eq!(config.sources.iter().filter(|s| s.found).count(), 0);
+    let err = fixture.load(true, Some("nope.yaml"), &[]).unwrap_err();
+    assert!(err.to_string().contains("nope.yaml"), "{err}");
+}
+
+#[test]
+fn loopback_detection() {
+    for url in [
+        "http://127.0.0.1:11434/v1",
+        "http://localhost:8000/v1",
+        "http://[::1]:8000",
+        "https://127.5.5.5",
+        "http://LOCALHOST",
+    ] {
+        assert!(is_loopback_url(url), "{url}");
+    }
+    for url in
+        ["https://api.openai.com/v1", "http://10.0.0.1:8000", "http://localhost.evil.com", "http://127.0.0.1.nip.io"]
+    {
+        assert!(!is_loopback_url(url), "{url}");
+    }
+}

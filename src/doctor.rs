@@ -1,0 +1,184 @@
+//! `mewcode doctor`: config files, effective providers (keys masked), warnings, reachability.
+//!
+//! Invariant: a front end; it prints and checks, never changes anything. Keys are never shown
+//! whole. Endpoint checks run concurrently, each with its own short timeout.
+#![allow(clippy::print_stdout)]
+
+use crate::config::{Config, Level, McpTransport, ProviderConfig};
+use crate::llm::probe::{self, LocalServer, Reachability};
+use crate::warning::Warning;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Everything doctor reports on, gathered by app.rs.
+pub struct Input<'a> {
+    pub version: &'a str,
+    pub root: &'a Path,
+    pub home: &'a Path,
+    pub config: &'a Config,
+    /// The provider a run would use.
+    pub selected: Option<&'a str>,
+    pub warnings: &'a [Warning],
+    /// The local server the probe found, when nothing is configured.
+    pub local: Option<&'a LocalServer>,
+    /// (level, path, exists) of the permission settings files.
+    pub settings_files: Vec<(String, PathBuf, bool)>,
+}
+
+const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Checks every provider's endpoint concurrently and prints the report.
+pub fn run(input: &Input) {
+    let reachability: Vec<Reachability> = std::thread::scope(|scope| {
+        let handles: Vec<_> = input
+            .config
+            .providers
+            .iter()
+            .map(|provider| scope.spawn(move || probe::check_endpoint(provider, ENDPOINT_TIMEOUT)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle.join().unwrap_or(Reachability::Unreachable { message: "check failed internally".to_string() })
+            })
+            .collect()
+    });
+    print!("{}", render(input, &reachability));
+}
+
+/// The report text (pure, so it is tested without network).
+pub fn render(input: &Input, reachability: &[Reachability]) -> String {
+    let mut out = format!(
+        "mewcode {} doctor\n\nproject root  {}\nuser dir      {}\n",
+        input.version,
+        input.root.display(),
+        input.home.display()
+    );
+    out.push_str("\nconfig files\n");
+    for source in &input.config.sources {
+        let level = match source.level {
+            Level::User => "user",
+            Level::Project => "project",
+            Level::Invocation => "--config",
+        };
+        let state = match (source.found, source.applied) {
+            (false, _) => "not found",
+            (true, true) => "loaded",
+            (true, false) => "found, NOT trusted: ignored (pass --trust or trust it in the REPL)",
+        };
+        out.push_str(&format!("  {level:<9} {}  ({state})\n", source.display));
+    }
+    out.push_str("\npermission settings\n");
+    for (level, path, exists) in &input.settings_files {
+        let state = if *exists { "found" } else { "not found" };
+        out.push_str(&format!("  {level:<9} {}  ({state})\n", path.display()));
+    }
+    out.push_str("\nproviders\n");
+    if input.config.providers.is_empty() {
+        match input.local {
+            Some(server) => out.push_str(&format!(
+                "  none configured; a run would use the local {} server at {} (models: {})\n",
+                server.kind,
+                server.base_url,
+                server.models.join(", ")
+            )),
+            None => out.push_str("  none configured, and no local Ollama/vLLM server answered: see `mewcode --help`\n"),
+        }
+    }
+    for (index, provider) in input.config.providers.iter().enumerate() {
+        let marker = if input.selected == Some(provider.name.as_str()) { "*" } else { " " };
+        out.push_str(&render_provider(marker, provider));
+        let status = match reachability.get(index) {
+            Some(Reachability::Ok { models, has_model }) => {
+                let listed = match has_model {
+                    Some(true) => "; the model is listed",
+                    Some(false) => "; the model is NOT in the list (check the name)",
+                    None => "",
+                };
+                format!("reachable ({models} models{listed})")
+            }
+            Some(Reachability::Status { status: 401 | 403, message }) => {
+                format!("answered 401/403: the key is wrong or missing; set {} ({message})", provider.api_key_hint)
+            }
+            Some(Reachability::Status { status, message }) => format!("answered HTTP {status}: {message}"),
+            Some(Reachability::Unreachable { message }) => format!("UNREACHABLE: {message}"),
+            None => "not checked".to_string(),
+        };
+        out.push_str(&format!("      endpoint: {status}\n"));
+    }
+    out.push_str("\nMCP servers\n");
+    if input.config.mcp_servers.is_empty() {
+        out.push_str("  none configured\n");
+    }
+    for server in &input.config.mcp_servers {
+        let what = match &server.transport {
+            McpTransport::Stdio { command, args, .. } => format!("stdio  {command} {}", args.join(" ")),
+            McpTransport::Http { url, .. } => format!("http   {url}"),
+        };
+        out.push_str(&format!("  {:<12} {}  (from {})\n", server.name, what.trim(), server.source));
+    }
+    out.push_str("\nhooks\n");
+    if input.config.hooks.is_empty() {
+        out.push_str("  none configured\n");
+    }
+    for hook in &input.config.hooks {
+        let matcher = if hook.matcher.is_empty() { "*" } else { &hook.matcher };
+        out.push_str(&format!("  {:<16} {matcher:<10} {}\n", hook.event.as_str(), hook.command));
+    }
+    out.push_str("\nwarnings\n");
+    if input.warnings.is_empty() {
+        out.push_str("  none\n");
+    }
+    for warning in input.warnings {
+        out.push_str(&format!("  - {warning}\n"));
+    }
+    out
+}
+
+fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
+    let key = if provider.api_key.is_empty() {
+        if provider.is_loopback() {
+            "none (local)".to_string()
+        } else {
+            format!("MISSING: set {}", provider.api_key_hint)
+        }
+    } else {
+        format!("{} (from {})", mask_key(&provider.api_key), provider.api_key_hint)
+    };
+    format!(
+        "{marker} {}  {} {}  {}\n      key: {key}\n      context window {} · max_tokens {}{}  (from {})\n",
+        provider.name,
+        provider.protocol.as_str(),
+        provider.model,
+        provider.base_url,
+        provider.context_window,
+        provider.max_tokens,
+        if provider.thinking { " · thinking" } else { "" },
+        provider.source,
+    )
+}
+
+/// Shows a key's first three and last four characters only when it is long enough that this
+/// reveals nothing useful; short keys are fully masked.
+pub fn mask_key(key: &str) -> String {
+    let chars: Vec<char> = key.chars().collect();
+    if chars.len() < 16 {
+        return "*".repeat(chars.len().clamp(4, 8));
+    }
+    let head: String = chars[..3].iter().collect();
+    let tail: String = chars[chars.len() - 4..].iter().collect();
+    format!("{head}…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_masked() {
+        assert_eq!(mask_key("sk-ant-api03-abcdefghijklmnopWXYZ"), "sk-…WXYZ");
+        assert_eq!(mask_key("short"), "*****");
+        assert_eq!(mask_key("ab"), "****");
+        assert!(!mask_key("0123456789abcdef").contains("456"));
+    }
+}
