@@ -1,0 +1,168 @@
+//! Architecture checks that run inside `cargo test`: STYLE.md's layer rule, third-party crates
+//! kept in their rooms, printing only in front ends, environment reads only in the wiring, and a
+//! `//!` doc at the top of every file. A new module must be placed in the layer table below.
+
+use std::path::{Path, PathBuf};
+
+/// Top-level modules by layer (STYLE.md "Shape"). A module may use its own layer or lower.
+const LAYERS: &[(&str, u8)] = &[
+    ("cancel", 0),
+    ("sse", 0),
+    ("text", 0),
+    ("fsx", 0),
+    ("proc", 0),
+    ("sys", 0),
+    ("msg", 1),
+    ("mode", 1),
+    ("warning", 1),
+    ("config", 2),
+    ("llm", 2),
+    ("tools", 2),
+    ("permission", 2),
+    ("hooks", 2),
+    ("mcp", 2),
+    ("session", 2),
+    ("context", 2),
+    ("agent", 3),
+    ("repl", 4),
+    ("headless", 4),
+    ("doctor", 4),
+    ("cli", 5),
+    ("app", 5),
+    ("main", 5),
+    ("lib", 5),
+];
+
+/// Third-party crates and the only places (path prefixes under src/) they may be used.
+const ROOMS: &[(&str, &[&str])] = &[
+    ("ureq", &["llm/", "mcp/http.rs"]),
+    ("rustyline", &["repl/"]),
+    ("serde_yaml", &["config/", "permission/store.rs"]),
+    ("ctrlc", &["app.rs"]),
+    ("tiny_http", &[]),
+    ("libc", &["sys.rs"]),
+];
+
+/// Files allowed to print to stdout/stderr (front ends and the top of the program).
+const PRINTERS: &[&str] = &["main.rs", "app.rs", "doctor.rs", "headless.rs", "repl/"];
+/// Files allowed to read the process environment or the current directory.
+const ENV_READERS: &[&str] = &["main.rs", "app.rs"];
+
+fn src_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    collect(&root, &mut files);
+    files
+        .into_iter()
+        .map(|path| {
+            let rel = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            let text = std::fs::read_to_string(&path).unwrap();
+            (rel, text)
+        })
+        .collect()
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn top_module(rel: &str) -> &str {
+    let first = rel.split('/').next().unwrap_or(rel);
+    first.strip_suffix(".rs").unwrap_or(first)
+}
+
+fn layer_of(module: &str) -> Option<u8> {
+    LAYERS.iter().find(|(name, _)| *name == module).map(|(_, layer)| *layer)
+}
+
+/// Code without comments and string contents, so a word in a doc or a message is not a use.
+fn code_only(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("//") { "" } else { line.split(" //").next().unwrap_or(line) }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_module_is_in_the_layer_table_and_imports_only_downwards() {
+    let mut problems = Vec::new();
+    let import = regex::Regex::new(r"crate::([a-z_]+)").unwrap();
+    for (rel, text) in src_files() {
+        let module = top_module(&rel);
+        let Some(own) = layer_of(module) else {
+            problems.push(format!("{rel}: module {module:?} is not in tidy.rs LAYERS (place it in a layer)"));
+            continue;
+        };
+        for capture in import.captures_iter(&code_only(&text)) {
+            let target = &capture[1];
+            match layer_of(target) {
+                Some(layer) if layer > own => {
+                    problems.push(format!("{rel}: layer {own} module uses crate::{target} (layer {layer})"))
+                }
+                Some(_) => {}
+                None => problems.push(format!("{rel}: uses crate::{target}, which is not in LAYERS")),
+            }
+        }
+    }
+    assert!(problems.is_empty(), "layer violations:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn third_party_crates_stay_in_their_rooms() {
+    let mut problems = Vec::new();
+    for (rel, text) in src_files() {
+        let code = code_only(&text);
+        for (krate, rooms) in ROOMS {
+            let used = code.contains(&format!("{krate}::")) || code.contains(&format!("use {krate}"));
+            if used && !rooms.iter().any(|room| rel.starts_with(room)) {
+                problems.push(format!("{rel}: uses {krate}, allowed only in {rooms:?}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "crates out of their rooms:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn only_front_ends_print_and_only_the_wiring_reads_the_environment() {
+    let printing = regex::Regex::new(r"\b(e?println!|e?print!|std::io::stdout\(\)|std::io::stderr\(\))").unwrap();
+    let env_read = regex::Regex::new(r"std::env::(var|vars|var_os|vars_os|current_dir|home_dir|args)\b").unwrap();
+    let mut problems = Vec::new();
+    for (rel, text) in src_files() {
+        // Unit tests inside a file may print and read their own temp dirs.
+        let code = code_only(text.split("#[cfg(test)]").next().unwrap_or(&text));
+        if printing.is_match(&code) && !PRINTERS.iter().any(|allowed| rel.starts_with(allowed)) {
+            problems.push(format!("{rel}: prints, but only front ends may ({PRINTERS:?})"));
+        }
+        if env_read.is_match(&code) && !ENV_READERS.iter().any(|allowed| rel == *allowed) {
+            problems.push(format!("{rel}: reads the environment or cwd, but only {ENV_READERS:?} may"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_file_opens_with_a_module_doc_and_unsafe_stays_in_sys() {
+    let mut problems = Vec::new();
+    for (rel, text) in src_files() {
+        if !text.trim_start().starts_with("//!") {
+            problems.push(format!("{rel}: does not open with a //! doc paragraph"));
+        }
+        let code = code_only(&text);
+        if rel != "sys.rs"
+            && (code.contains("unsafe {") || code.contains("unsafe fn") || code.contains("allow(unsafe_code)"))
+        {
+            problems.push(format!("{rel}: unsafe code outside sys.rs"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -1,0 +1,10 @@
+//! Test support shared by the integration tests: a scripted fake model server that records and
+//! validates every request, and temp project / MEWCODE_HOME directories.
+#![allow(dead_code, unused_imports)]
+
+pub mod fake_model;
+pub mod project;
+pub mod validate;
+
+pub use fake_model::{FakeModel, RecordedRequest, Reply};
+pub use project::{TempDir, TestEnv};
