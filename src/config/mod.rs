@@ -73,7 +73,7 @@ pub struct ProviderConfig {
     /// The key to send; empty for keyless (loopback) endpoints.
     pub api_key: String,
     /// Where the key comes from or should come from, for Auth errors and doctor: e.g.
-    /// "providers[0].api_key in /home/u/.mewcode/config.yaml" or "the ANTHROPIC_API_KEY environment variable".
+    /// `providers[0].api_key in /home/u/.mewcode/config.yaml` or `the ANTHROPIC_API_KEY environment variable`.
     pub api_key_hint: String,
     /// Base URL, no trailing slash, never empty after resolution. Anthropic: without the version
     /// (requests go to `{base_url}/v1/messages`); OpenAI: with it (`{base_url}/chat/completions`).

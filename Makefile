@@ -1,0 +1,41 @@
+# mewcode — build, run, test, lint, static build, benchmarks.
+# `make run` and `make test` are the README's two set-up commands.
+
+CARGO ?= cargo
+MUSL_TARGET := x86_64-unknown-linux-musl
+MUSL_BIN := target/$(MUSL_TARGET)/release/mewcode
+
+.PHONY: build run test lint doc musl bench clean
+
+build:
+	$(CARGO) build --release
+
+# The REPL in the current directory (or the setup guide when no model is configured).
+run: build
+	./target/release/mewcode $(ARGS)
+
+# Unit tests, the integration suite (real binary, fake model server) and the tidy checks.
+test:
+	$(CARGO) test --all-targets
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
+
+# A fully static binary: adds the musl target and musl-tools when they are missing.
+musl:
+	@rustup target list --installed 2>/dev/null | grep -qx $(MUSL_TARGET) || rustup target add $(MUSL_TARGET)
+	@command -v musl-gcc >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq musl-tools; }
+	CC_x86_64_unknown_linux_musl=musl-gcc $(CARGO) build --release --target $(MUSL_TARGET)
+	@file $(MUSL_BIN)
+	@echo "static binary: $(MUSL_BIN) ($$(stat -c %s $(MUSL_BIN)) bytes)"
+
+# Prints the figures of SPEC §10 that exist so far (medians of several runs).
+bench: build
+	bash bench/run.sh
+
+clean:
+	$(CARGO) clean
