@@ -13,6 +13,7 @@ pub mod decode;
 pub mod error;
 #[cfg(test)]
 mod fixture;
+pub mod openai;
 
 pub use error::LlmError;
 
