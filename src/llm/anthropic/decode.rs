@@ -49,10 +49,12 @@ impl Decoder for AnthropicDecoder {
             "content_block_start" => {
                 let index = block_index(&payload);
                 let block = payload.get("content_block").map(Block::start).unwrap_or(Block::Other);
-                if let Block::Text = block {
+                match block {
                     // A start block normally carries "" but may already hold text.
-                    let text = str_at(&payload, "/content_block/text");
-                    self.push_text(text, out);
+                    Block::Text => self.push_text(str_at(&payload, "/content_block/text"), out),
+                    // The start of a call is already a visible fragment for the retry policy.
+                    Block::ToolUse { .. } => self.has_output = true,
+                    Block::Thinking { .. } | Block::Redacted { .. } | Block::Other => {}
                 }
                 self.open.push((index, block));
             }

@@ -51,13 +51,26 @@ pub fn encode_request(request: &Request, config: &ProviderConfig) -> Value {
 /// unfinished tool loop to start with its signed thinking block. A turn recorded without one
 /// (thinking was off, another provider answered, the session was resumed from an older log)
 /// cannot be repaired, so thinking is switched off for the request instead. The loop is what
-/// follows the last user message; earlier turns are complete and need no thinking.
+/// follows the last plain user message (one that opens an exchange, not text the user added
+/// while tools were running); earlier turns are complete and need no thinking.
 pub fn tool_loop_has_signed_thinking(messages: &[Message]) -> bool {
-    let loop_start = messages.iter().rposition(|message| message.role == Role::User).map_or(0, |index| index + 1);
+    let loop_start = (0..messages.len())
+        .rev()
+        .find(|&index| messages[index].role == Role::User && opens_exchange(&messages[..index]))
+        .map_or(0, |index| index + 1);
     messages[loop_start..]
         .iter()
         .filter(|message| message.role == Role::Assistant && !message.tool_calls.is_empty())
         .all(|message| message.thinking.iter().any(is_sendable))
+}
+
+/// A user message opens an exchange unless the turn before it (other user text aside) is still
+/// waiting on tools: tool results, or an assistant turn that made calls.
+fn opens_exchange(before: &[Message]) -> bool {
+    match before.iter().rev().find(|message| message.role != Role::User) {
+        None => true,
+        Some(message) => message.role == Role::Assistant && message.tool_calls.is_empty(),
+    }
 }
 
 const EPHEMERAL: &str = "ephemeral";

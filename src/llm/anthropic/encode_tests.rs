@@ -219,13 +219,18 @@ fn safe_fallback_only_looks_at_the_current_tool_loop() {
     };
     let mut signed_loop = history.clone();
     signed_loop.push(signed_turn);
+    // Text the user typed while tools ran does not end the loop.
+    let mut interjected = unsigned_old_loop.clone();
+    interjected.push(Message::user("also check the tests"));
     assert_eq!(
         [
             tool_loop_has_signed_thinking(&unsigned_old_loop),
             tool_loop_has_signed_thinking(&history),
             tool_loop_has_signed_thinking(&signed_loop),
+            tool_loop_has_signed_thinking(&interjected),
+            tool_loop_has_signed_thinking(&[Message::user("hi")]),
         ],
-        [false, true, true]
+        [false, true, true, false, true]
     );
 }
 
@@ -282,4 +287,36 @@ fn tool_input_numbers_survive_and_invalid_input_becomes_an_empty_object() {
         .map(|block| serde_json::to_string(&block["input"]).unwrap())
         .collect();
     assert_eq!(inputs, [r#"{"line":18446744073709551615,"low":-9223372036854775808,"ratio":0.1}"#, "{}", "{}"]);
+}
+
+#[test]
+fn user_text_next_to_tool_results_joins_their_turn_after_them() {
+    let assistant = Message { tool_calls: vec![call("toolu_1", "glob", "{}")], ..Message::assistant("") };
+    let request = Request {
+        messages: vec![
+            Message::user("go"),
+            assistant,
+            Message::user("also check tests"),
+            Message::tool_results(vec![result("toolu_1", "a.rs", false)]),
+        ],
+        max_tokens: 10,
+        ..Request::default()
+    };
+    check(
+        &request,
+        false,
+        json!({
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 10,
+            "stream": true,
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "go"}]},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "glob", "input": {}}]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.rs"},
+                    {"type": "text", "text": "also check tests", "cache_control": {"type": "ephemeral"}}
+                ]}
+            ]
+        }),
+    );
 }
