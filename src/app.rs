@@ -224,21 +224,10 @@ fn probe_ports(env: &Env) -> Vec<(u16, String)> {
 
 fn local_provider(kind: &str, base_url: &str, model: &str) -> ProviderConfig {
     ProviderConfig {
-        name: kind.to_string(),
-        protocol: Protocol::OpenAi,
-        model: model.to_string(),
-        api_key: String::new(),
         api_key_hint: "no key needed for a local server".to_string(),
         base_url: base_url.to_string(),
-        context_window: Protocol::OpenAi.default_context_window(),
-        max_tokens: config::DEFAULT_MAX_TOKENS,
-        thinking: false,
-        ca_file: None,
-        idle_timeout_s: config::DEFAULT_IDLE_TIMEOUT_S,
-        max_tokens_field: "max_tokens".to_string(),
-        stream_options: true,
-        compact_at: None,
         source: "probe".to_string(),
+        ..ProviderConfig::with_defaults(kind, Protocol::OpenAi, model)
     }
 }
 

@@ -99,6 +99,28 @@ pub struct ProviderConfig {
 }
 
 impl ProviderConfig {
+    /// A provider with every default of SPEC §1.2 applied: the protocol's public endpoint, window
+    /// and key variable, no key. Callers set what differs.
+    pub fn with_defaults(name: &str, protocol: Protocol, model: &str) -> ProviderConfig {
+        ProviderConfig {
+            name: name.to_string(),
+            protocol,
+            model: model.to_string(),
+            api_key: String::new(),
+            api_key_hint: format!("the {} environment variable", protocol.key_env_var()),
+            base_url: protocol.default_base_url().to_string(),
+            context_window: protocol.default_context_window(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            thinking: false,
+            ca_file: None,
+            idle_timeout_s: DEFAULT_IDLE_TIMEOUT_S,
+            max_tokens_field: "max_tokens".to_string(),
+            stream_options: true,
+            compact_at: None,
+            source: String::new(),
+        }
+    }
+
     /// True when the endpoint is on this machine (no key needed, never proxied).
     pub fn is_loopback(&self) -> bool {
         is_loopback_url(&self.base_url)

@@ -8,8 +8,12 @@ use crate::cancel::CancelToken;
 use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
 use crossbeam_channel::Receiver;
 
+pub mod anthropic;
 pub mod decode;
 pub mod error;
+#[cfg(test)]
+mod fixture;
+pub mod openai;
 pub mod probe;
 
 pub use error::LlmError;
@@ -49,6 +53,9 @@ pub struct Completion {
     /// Thinking blocks of this turn with their signatures, to store on the assistant message
     /// and send back unchanged (empty for protocols without signed thinking).
     pub thinking: Vec<ThinkingBlock>,
+    /// Names of tool calls the model started but the output cap cut off (no complete input):
+    /// they are never executed; the caller tells the model they were truncated.
+    pub dropped_tool_calls: Vec<String>,
 }
 
 /// One event of a streamed completion.

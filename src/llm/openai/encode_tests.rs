@@ -1,0 +1,142 @@
+//! Request-shape tests: the exact JSON body the OpenAI encoder builds for typical histories.
+
+use super::encode::{EncodeOptions, ToolCallContent, encode_request, encode_request_with};
+use crate::config::{Protocol, ProviderConfig};
+use crate::msg::{Message, Request, System, ToolCall, ToolDefinition, ToolResult};
+use serde_json::{Value, json};
+
+fn config() -> ProviderConfig {
+    ProviderConfig {
+        name: "local".to_string(),
+        protocol: Protocol::OpenAi,
+        model: "gpt-4.1".to_string(),
+        api_key: String::new(),
+        api_key_hint: String::new(),
+        base_url: "http://127.0.0.1:11434/v1".to_string(),
+        context_window: 128_000,
+        max_tokens: 4096,
+        thinking: false,
+        ca_file: None,
+        idle_timeout_s: 120,
+        max_tokens_field: "max_completion_tokens".to_string(),
+        stream_options: true,
+        compact_at: None,
+        source: String::new(),
+    }
+}
+
+fn check(request: &Request, options: EncodeOptions, expected: Value) {
+    assert_eq!(encode_request_with(request, &config(), options), expected);
+}
+
+fn call(id: &str, name: &str, input: &str) -> ToolCall {
+    ToolCall { id: id.to_string(), name: name.to_string(), input: input.to_string() }
+}
+
+fn result(id: &str, content: &str, is_error: bool) -> ToolResult {
+    ToolResult { tool_call_id: id.to_string(), content: content.to_string(), is_error }
+}
+
+/// User text, an assistant turn with text and two tool calls, their results (one failed) and
+/// a reminder: the history shape of every tool-loop iteration.
+fn tool_loop(assistant_text: &str) -> Request {
+    let assistant = Message {
+        tool_calls: vec![
+            call("call_1", "read_file", r#"{"path": "src/main.rs"}"#),
+            call("call_2", "grep", r#"{"pattern": "fn main", "ratio": 1.10}"#),
+        ],
+        ..Message::assistant(assistant_text)
+    };
+    Request {
+        system: System { stable: "You are mewcode.".to_string(), environment: "cwd: /repo".to_string() },
+        messages: vec![
+            Message::user("Explain main."),
+            assistant,
+            Message::tool_results(vec![result("call_1", "fn main() {}", false), result("call_2", "bad regex", true)]),
+        ],
+        tools: vec![ToolDefinition {
+            name: "read_file".to_string(),
+            description: "Read a file".to_string(),
+            input_schema: json!({"type": "object"}),
+        }],
+        reminder: Some("Mode: default.".to_string()),
+        max_tokens: 0,
+    }
+}
+
+fn expected_body(assistant_content: Value, stream_options: bool) -> Value {
+    let mut body = json!({
+        "model": "gpt-4.1",
+        "stream": true,
+        "max_completion_tokens": 4096,
+        "messages": [
+            {"role": "system", "content": "You are mewcode.\n\ncwd: /repo"},
+            {"role": "user", "content": "Explain main."},
+            {"role": "assistant", "content": assistant_content, "tool_calls": [
+                {"id": "call_1", "type": "function",
+                 "function": {"name": "read_file", "arguments": "{\"path\": \"src/main.rs\"}"}},
+                {"id": "call_2", "type": "function",
+                 "function": {"name": "grep", "arguments": "{\"pattern\": \"fn main\", \"ratio\": 1.10}"}}
+            ]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "fn main() {}"},
+            {"role": "tool", "tool_call_id": "call_2", "content": "bad regex"},
+            {"role": "user", "content": "Mode: default."}
+        ],
+        "tools": [{"type": "function", "function": {
+            "name": "read_file", "description": "Read a file", "parameters": {"type": "object"}
+        }}],
+        "tool_choice": "auto"
+    });
+    if stream_options {
+        body["stream_options"] = json!({"include_usage": true});
+    }
+    body
+}
+
+#[test]
+fn tool_loop_one_tool_message_per_result_and_reminder_appended() {
+    assert_eq!(encode_request(&tool_loop("Let me look."), &config()), expected_body(json!("Let me look."), true));
+}
+
+#[test]
+fn tool_calls_without_text_send_null_or_empty_content() {
+    let defaults = EncodeOptions::from_config(&config());
+    check(&tool_loop(""), defaults, expected_body(Value::Null, true));
+    check(
+        &tool_loop(""),
+        EncodeOptions { tool_call_content: ToolCallContent::Empty, ..defaults },
+        expected_body(json!(""), true),
+    );
+}
+
+#[test]
+fn stream_options_retry_fallback_omits_the_field() {
+    let options = EncodeOptions { stream_options: false, ..EncodeOptions::from_config(&config()) };
+    check(&tool_loop("Let me look."), options, expected_body(json!("Let me look."), false));
+}
+
+#[test]
+fn plain_prompt_without_tools_environment_or_reminder() {
+    let request = Request {
+        system: System { stable: "You are mewcode.".to_string(), environment: String::new() },
+        messages: vec![Message::user("Hi"), Message::assistant(""), Message::user("Hello?")],
+        max_tokens: 100,
+        ..Request::default()
+    };
+    let mut config = config();
+    config.max_tokens_field = "max_tokens".to_string();
+    config.stream_options = false;
+    assert_eq!(
+        encode_request(&request, &config),
+        json!({
+            "model": "gpt-4.1",
+            "stream": true,
+            "max_tokens": 100,
+            "messages": [
+                {"role": "system", "content": "You are mewcode."},
+                {"role": "user", "content": "Hi"},
+                {"role": "user", "content": "Hello?"}
+            ]
+        })
+    );
+}

@@ -1,0 +1,15 @@
+//! The OpenAI Chat Completions adapter's two pure halves: the request encoder and the tolerant
+//! stream decoder shared by every OpenAI-compatible server.
+//!
+//! Invariant: nothing here does IO; the provider that wires HTTP to these lives elsewhere.
+
+pub mod decode;
+pub mod encode;
+
+pub use decode::OpenAiDecoder;
+pub use encode::{EncodeOptions, ToolCallContent, encode_request, encode_request_with};
+
+#[cfg(test)]
+mod decode_tests;
+#[cfg(test)]
+mod encode_tests;
