@@ -12,6 +12,8 @@ pub mod warning;
 pub mod config;
 pub mod llm;
 pub mod tools;
+// L3 agent
+pub mod agent;
 // L4 front ends
 pub mod doctor;
 // L5 wiring

@@ -88,12 +88,17 @@ impl Registry {
     /// Runs `name` on `input_json`; an unknown name is an error output, and a panicking tool is
     /// caught and becomes an error output instead of ending the session.
     pub fn execute(&self, name: &str, input_json: &str, ctx: &ToolContext) -> ToolOutput {
-        let Some(tool) = self.get(name) else {
-            return ToolOutput::error(format!("unknown tool: {name}"));
-        };
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.execute(input_json, ctx)));
-        outcome.unwrap_or_else(|_| ToolOutput::error(format!("tool {name} failed internally (a bug in mewcode)")))
+        match self.get(name) {
+            Some(tool) => execute_caught(tool.as_ref(), input_json, ctx),
+            None => ToolOutput::error(format!("unknown tool: {name}")),
+        }
     }
+}
+
+/// Runs one tool, turning a panic into an error output: one bug must not end the session.
+pub fn execute_caught(tool: &dyn Tool, input_json: &str, ctx: &ToolContext) -> ToolOutput {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.execute(input_json, ctx)));
+    outcome.unwrap_or_else(|_| ToolOutput::error(format!("tool {} failed internally (a bug in mewcode)", tool.name())))
 }
 
 fn definition_of(tool: &dyn Tool) -> ToolDefinition {

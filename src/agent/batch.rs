@@ -1,0 +1,211 @@
+//! Ordered batched execution of one turn's tool calls (SPEC §3).
+//!
+//! Invariant: results pair with call ids in the request order. A maximal run of consecutive
+//! read-only calls is one batch: decisions first, in order; then every Start; then the allowed
+//! calls concurrently (each into its own slot); then every End in order. A mutating call runs
+//! alone. Denials are error results and never stop the batch.
+
+use super::{Agent, Approval, ApprovalRequest, Event, POLL, Verdict, emit, preview};
+use crate::cancel::CancelToken;
+use crate::mode::Mode;
+use crate::msg::{ToolCall, ToolResult};
+use crate::tools::{Tool, ToolContext, ToolOutput, execute_caught};
+use crossbeam_channel::{RecvTimeoutError, Sender, bounded};
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Splits calls into batches: consecutive read-only calls together, every other call alone.
+pub fn plan_batches(read_only: &[bool]) -> Vec<Range<usize>> {
+    let mut batches = Vec::new();
+    let mut start = 0;
+    while start < read_only.len() {
+        let mut end = start + 1;
+        if read_only[start] {
+            while end < read_only.len() && read_only[end] {
+                end += 1;
+            }
+        }
+        batches.push(start..end);
+        start = end;
+    }
+    batches
+}
+
+/// What phase 1 decided for one call.
+enum Decision {
+    Run(Arc<dyn Tool>),
+    Refused(String),
+}
+
+impl Agent {
+    /// Runs the calls; returns one result per call (in call order) and false when the run was
+    /// cancelled part-way (the remaining calls then carry "cancelled" results).
+    pub(super) fn execute_calls(
+        &self,
+        calls: &[ToolCall],
+        mode: Mode,
+        cancel: &CancelToken,
+        tx: &Sender<Event>,
+    ) -> (Vec<ToolResult>, bool) {
+        // Unknown tools count as read-only here: they run nothing and only produce an error.
+        let read_only: Vec<bool> =
+            calls.iter().map(|call| self.registry.get(&call.name).is_none_or(|tool| tool.read_only())).collect();
+        let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
+        let mut completed = true;
+        for batch in plan_batches(&read_only) {
+            if cancel.is_cancelled() {
+                completed = false;
+                break;
+            }
+            let decisions: Vec<Decision> =
+                batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx)).collect();
+            for index in batch.clone() {
+                let preview = preview::arguments(&calls[index]);
+                let start = Event::ToolStart { id: calls[index].id.clone(), name: calls[index].name.clone(), preview };
+                if !emit(cancel, tx, start) {
+                    completed = false;
+                }
+            }
+            let ctx = ToolContext { root: self.settings.root.clone(), cancel: cancel.clone() };
+            let timed = run_batch(&calls[batch.clone()], decisions, &ctx);
+            for (offset, (output, elapsed)) in timed.into_iter().enumerate() {
+                let call = &calls[batch.start + offset];
+                let end = Event::ToolEnd {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    preview: preview::result(&output.content),
+                    is_error: output.is_error,
+                    elapsed,
+                };
+                outputs[batch.start + offset] = Some(output);
+                if !emit(cancel, tx, end) {
+                    completed = false;
+                }
+            }
+            if !completed {
+                break;
+            }
+        }
+        let results = calls
+            .iter()
+            .zip(outputs)
+            .map(|(call, output)| {
+                let output = output.unwrap_or_else(|| ToolOutput::error("cancelled by the user before this call ran"));
+                ToolResult { tool_call_id: call.id.clone(), content: output.content, is_error: output.is_error }
+            })
+            .collect();
+        (results, completed)
+    }
+
+    /// Phase 1 for one call: unknown tool, permission verdict, and the human's answer to an Ask.
+    fn decide(&self, call: &ToolCall, mode: Mode, cancel: &CancelToken, tx: &Sender<Event>) -> Decision {
+        let Some(tool) = self.registry.get(&call.name) else {
+            let known: Vec<String> =
+                self.registry.definitions().into_iter().map(|definition| definition.name).collect();
+            return Decision::Refused(format!("unknown tool: {} (available: {})", call.name, known.join(", ")));
+        };
+        if mode == Mode::Plan && !tool.read_only() {
+            return Decision::Refused(format!(
+                "needs approval: {} is not available in plan mode (read-only tools only); present the plan instead",
+                call.name
+            ));
+        }
+        match self.gate.check(mode, call, tool.rule_name(), tool.read_only()) {
+            Verdict::Allow => Decision::Run(tool),
+            Verdict::Deny { message } => Decision::Refused(message),
+            Verdict::Ask { reason } if !self.settings.interactive => Decision::Refused(format!(
+                "needs approval: {reason}; run with --mode acceptEdits/bypass or add an allow rule"
+            )),
+            Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
+                Approval::Once => Decision::Run(tool),
+                Approval::Always => match self.gate.remember(call, tool.rule_name()) {
+                    Ok(()) => Decision::Run(tool),
+                    Err(problem) => {
+                        emit(cancel, tx, Event::Notice(format!("could not save the rule: {problem}")));
+                        Decision::Run(tool)
+                    }
+                },
+                Approval::Deny => Decision::Refused(format!("denied by user: {reason}")),
+            },
+        }
+    }
+}
+
+/// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise.
+fn run_batch(calls: &[ToolCall], decisions: Vec<Decision>, ctx: &ToolContext) -> Vec<(ToolOutput, Duration)> {
+    let run_one = |call: &ToolCall, decision: Decision| -> (ToolOutput, Duration) {
+        match decision {
+            Decision::Refused(message) => (ToolOutput::error(message), Duration::ZERO),
+            Decision::Run(tool) => {
+                let started = Instant::now();
+                let output = execute_caught(tool.as_ref(), &call.input, ctx);
+                (output, started.elapsed())
+            }
+        }
+    };
+    let runnable = decisions.iter().filter(|decision| matches!(decision, Decision::Run(_))).count();
+    if runnable <= 1 {
+        return calls.iter().zip(decisions).map(|(call, decision)| run_one(call, decision)).collect();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = calls
+            .iter()
+            .zip(decisions)
+            .map(|(call, decision)| {
+                let run_one = &run_one;
+                std::thread::Builder::new()
+                    .name(format!("tool-{}", call.name))
+                    .spawn_scoped(scope, move || run_one(call, decision))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| match handle {
+                Ok(handle) => {
+                    handle.join().unwrap_or_else(|_| (ToolOutput::error("tool thread failed"), Duration::ZERO))
+                }
+                Err(err) => (ToolOutput::error(format!("could not start a tool thread: {err}")), Duration::ZERO),
+            })
+            .collect()
+    })
+}
+
+/// Asks the front end and waits for the answer or a cancel. A vanished front end is a "no".
+fn ask_human(call: &ToolCall, rule_name: &str, reason: &str, cancel: &CancelToken, tx: &Sender<Event>) -> Approval {
+    // Capacity 1: the front end can answer without blocking even if we already stopped waiting.
+    let (respond_tx, respond_rx) = bounded(1);
+    let request = ApprovalRequest {
+        call: call.clone(),
+        rule_name: rule_name.to_string(),
+        reason: reason.to_string(),
+        respond: respond_tx,
+    };
+    if !emit(cancel, tx, Event::Approval(request)) {
+        return Approval::Deny;
+    }
+    loop {
+        match respond_rx.recv_timeout(POLL) {
+            Ok(answer) => return answer,
+            Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return Approval::Deny,
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Approval::Deny,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plan_batches;
+
+    #[test]
+    fn batches_group_consecutive_reads_and_isolate_writes() {
+        assert_eq!(plan_batches(&[]), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(plan_batches(&[true, true, true]), vec![0..3]);
+        assert_eq!(plan_batches(&[false, false]), vec![0..1, 1..2]);
+        assert_eq!(
+            plan_batches(&[true, true, false, true, false, false, true, true]),
+            vec![0..2, 2..3, 3..4, 4..5, 5..6, 6..8]
+        );
+    }
+}

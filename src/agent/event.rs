@@ -1,0 +1,86 @@
+//! The closed set of events the agent sends its front end, and the approval handshake.
+//!
+//! Invariant: front ends match these exhaustively; `Done` is always the last event of a run and
+//! is sent exactly once (unless the receiver is gone). `Notice` is UI-only and never enters history.
+
+use crate::msg::{ToolCall, Usage};
+use crossbeam_channel::Sender;
+use std::time::Duration;
+
+/// One thing that happened during a run, in order.
+#[derive(Debug)]
+pub enum Event {
+    /// Iteration `n` (1-based) begins.
+    Iter(u32),
+    /// A fragment of the answer text.
+    Text(String),
+    /// A fragment of reasoning, for display only.
+    Thinking(String),
+    /// The provider abandoned a broken attempt and starts again: drop the partial text shown
+    /// since the last `Iter` (and mark it as abandoned).
+    Restart { attempt: u32, reason: String },
+    /// A tool call starts. `preview` is a one-line summary of its arguments.
+    ToolStart { id: String, name: String, preview: String },
+    /// A tool call ended. `preview` is the first line(s) of its result.
+    ToolEnd { id: String, name: String, preview: String, is_error: bool, elapsed: Duration },
+    /// Token usage of the last model response.
+    Usage(Usage),
+    /// Something the user should know that is not part of the conversation.
+    Notice(String),
+    /// A call needs the human's decision; answer on `respond` (capacity 1).
+    Approval(ApprovalRequest),
+    /// The run failed (stream or infrastructure error); `Done(Stop::Failed)` follows.
+    Error(String),
+    /// The run is over.
+    Done(Stop),
+}
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The model answered without asking for tools.
+    Completed,
+    /// The user interrupted.
+    Cancelled,
+    /// The iteration cap was reached.
+    IterationLimit,
+    /// Several consecutive iterations asked only for tools that do not exist.
+    UnknownTools,
+    /// A stream or infrastructure error ended the run.
+    Failed,
+}
+
+impl Stop {
+    /// The stable name used in `-p` JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stop::Completed => "completed",
+            Stop::Cancelled => "cancelled",
+            Stop::IterationLimit => "iteration_limit",
+            Stop::UnknownTools => "unknown_tools",
+            Stop::Failed => "error",
+        }
+    }
+}
+
+/// A request for the human's decision on one call.
+#[derive(Debug)]
+pub struct ApprovalRequest {
+    pub call: ToolCall,
+    /// The tool's friendly (rule) name, e.g. `Bash`.
+    pub rule_name: String,
+    /// Why the engine asks.
+    pub reason: String,
+    pub respond: Sender<Approval>,
+}
+
+/// The human's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Approval {
+    /// `y`: allow this call once.
+    Once,
+    /// `a`: allow it and persist an exact rule.
+    Always,
+    /// `n`: refuse.
+    Deny,
+}

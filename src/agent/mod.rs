@@ -1,0 +1,268 @@
+//! The ReAct loop: stream a model turn, run the tools it asks for, feed the results back, repeat.
+//!
+//! Invariant: every exit except a natural finish leaves the history ending with an assistant
+//! message (`ensure_assistant_tail`), and tool results are appended even when cancelled, so the
+//! next request is always valid for both protocols. The loop runs on one worker thread and talks
+//! to its front end only through a rendezvous channel of `Event`s.
+
+mod batch;
+pub mod event;
+pub mod gate;
+mod preview;
+pub mod prompt;
+mod reminder;
+pub mod subagent;
+
+#[cfg(test)]
+mod tests;
+
+use crate::cancel::CancelToken;
+use crate::llm::{LlmError, Provider, StreamEvent};
+use crate::mode::Mode;
+use crate::msg::{Message, Request, Role, System, ToolCall, Usage};
+use crate::tools::Registry;
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+pub use event::{Approval, ApprovalRequest, Event, Stop};
+pub use gate::{Gate, ModeMatrix, Verdict};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// The iteration cap of a main run (SPEC §3); `--max-iterations` may only lower it.
+pub const MAX_ITERATIONS: u32 = 25;
+/// Consecutive all-unknown-tool iterations that stop a main run.
+pub const UNKNOWN_TOOL_LIMIT: u32 = 3;
+
+/// The conversation history, shared between the worker and the front end (which reads it only
+/// between runs).
+pub type Conversation = Arc<Mutex<Vec<Message>>>;
+
+/// Locks a mutex, recovering the data of a poisoned one: a panicked tool thread must not make
+/// the history unreachable (STYLE: one helper for poisoned mutexes).
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Limits and switches of one agent.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The project root tools work in.
+    pub root: PathBuf,
+    /// Iteration cap for one run.
+    pub max_iterations: u32,
+    /// Consecutive all-unknown-tool iterations that stop a run (sub-agents: 2).
+    pub unknown_tool_limit: u32,
+    /// Output cap per request.
+    pub max_tokens: u32,
+    /// False in -p mode and for sub-agents: an Ask becomes a "needs approval:" denial.
+    pub interactive: bool,
+}
+
+/// A model, its tools, its permission gate and its system prompt.
+pub struct Agent {
+    pub provider: Arc<dyn Provider>,
+    pub registry: Registry,
+    pub gate: Arc<dyn Gate>,
+    pub system: System,
+    pub settings: Settings,
+}
+
+impl Agent {
+    /// Starts one run (one user turn) on a worker thread. The returned channel is rendezvous
+    /// (`bounded(0)`): the agent never runs ahead of what the front end has taken. `Done` is the
+    /// last event; a front end that sees the channel close without it treats the run as cancelled.
+    pub fn run(self: &Arc<Self>, conversation: Conversation, mode: Mode, cancel: CancelToken) -> Receiver<Event> {
+        // Capacity 0: strong back-pressure, the user sees every event before the next happens.
+        let (events_tx, events_rx) = bounded(0);
+        let agent = Arc::clone(self);
+        // If the thread cannot start, the closure (and the sender) is dropped: the front end sees
+        // the channel close at once, which it treats as a run that did not happen.
+        let _ = std::thread::Builder::new().name("agent".into()).spawn(move || {
+            let stop = agent.run_loop(&conversation, mode, &cancel, &events_tx);
+            emit(&cancel, &events_tx, Event::Done(stop));
+        });
+        events_rx
+    }
+
+    fn run_loop(&self, conversation: &Conversation, mode: Mode, cancel: &CancelToken, tx: &Sender<Event>) -> Stop {
+        let mut unknown_run = 0;
+        for iteration in 1..=self.settings.max_iterations {
+            if !emit(cancel, tx, Event::Iter(iteration)) || cancel.is_cancelled() {
+                return finish(conversation, Stop::Cancelled);
+            }
+            let tools =
+                if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() };
+            let request = Request {
+                system: self.system.clone(),
+                messages: lock(conversation).clone(),
+                tools,
+                reminder: reminder::build(mode, iteration),
+                max_tokens: self.settings.max_tokens,
+            };
+            let turn = match self.stream_turn(request, cancel, tx) {
+                Ok(turn) => turn,
+                Err(LlmError::Cancelled) => return finish(conversation, Stop::Cancelled),
+                Err(err) => {
+                    emit(cancel, tx, Event::Error(err.to_string()));
+                    return finish(conversation, Stop::Failed);
+                }
+            };
+            if !turn.dropped_tool_calls.is_empty() {
+                let names = turn.dropped_tool_calls.join(", ");
+                emit(
+                    cancel,
+                    tx,
+                    Event::Notice(format!("the output limit cut off a tool call ({names}); it was not run")),
+                );
+            }
+            if turn.calls.is_empty() {
+                let text = if turn.text.trim().is_empty() { "(task complete)".to_string() } else { turn.text };
+                let mut message = Message::assistant(text);
+                message.thinking = turn.thinking;
+                lock(conversation).push(message);
+                if turn.dropped_tool_calls.is_empty() {
+                    return Stop::Completed;
+                }
+                // The model meant to act but its call was truncated: tell it and go on, rather
+                // than ending the task on a half-written call it never saw fail.
+                lock(conversation).push(Message::user(format!(
+                    "[mewcode] Your tool call ({}) was cut off by the output token limit and was not run. \
+                     Retry it in smaller pieces (for example, write a large file in several edits).",
+                    turn.dropped_tool_calls.join(", ")
+                )));
+                continue;
+            }
+            let all_unknown = turn.calls.iter().all(|call| self.registry.get(&call.name).is_none());
+            unknown_run = if all_unknown { unknown_run + 1 } else { 0 };
+            let mut message = Message::assistant(turn.text);
+            message.tool_calls = turn.calls.clone();
+            message.thinking = turn.thinking;
+            lock(conversation).push(message);
+            let (results, completed) = self.execute_calls(&turn.calls, mode, cancel, tx);
+            lock(conversation).push(Message::tool_results(results));
+            if !completed || cancel.is_cancelled() {
+                return finish(conversation, Stop::Cancelled);
+            }
+            if unknown_run >= self.settings.unknown_tool_limit {
+                let notice =
+                    format!("stopped: the model asked only for tools that do not exist {unknown_run} times in a row");
+                emit(cancel, tx, Event::Notice(notice));
+                return finish(conversation, Stop::UnknownTools);
+            }
+        }
+        let notice = format!("stopped: reached the limit of {} iterations", self.settings.max_iterations);
+        emit(cancel, tx, Event::Notice(notice));
+        finish(conversation, Stop::IterationLimit)
+    }
+
+    /// Streams one model turn, forwarding text to the front end; returns the completed attempt.
+    fn stream_turn(&self, request: Request, cancel: &CancelToken, tx: &Sender<Event>) -> Result<Turn, LlmError> {
+        let stream = self.provider.stream(request, cancel.clone());
+        let mut turn = Turn::default();
+        let mut silent_since_cancel = Duration::ZERO;
+        loop {
+            let event = match stream.recv_timeout(POLL) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => {
+                    // The provider promises a prompt Error(Cancelled); this only guards a
+                    // provider that breaks that promise.
+                    if cancel.is_cancelled() {
+                        silent_since_cancel += POLL;
+                        if silent_since_cancel >= CANCEL_GRACE {
+                            return Err(LlmError::Cancelled);
+                        }
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(LlmError::Protocol { message: "the provider stopped without finishing".to_string() });
+                }
+            };
+            match event {
+                StreamEvent::Text(delta) => {
+                    turn.text.push_str(&delta);
+                    if !emit(cancel, tx, Event::Text(delta)) {
+                        return Err(LlmError::Cancelled);
+                    }
+                }
+                StreamEvent::Thinking(delta) => {
+                    if !emit(cancel, tx, Event::Thinking(delta)) {
+                        return Err(LlmError::Cancelled);
+                    }
+                }
+                StreamEvent::ToolCalls(calls) => turn.calls.extend(calls),
+                StreamEvent::Usage(usage) => {
+                    turn.usage = usage;
+                    emit(cancel, tx, Event::Usage(usage));
+                }
+                StreamEvent::Restart { attempt, reason } => {
+                    turn = Turn::default();
+                    emit(cancel, tx, Event::Restart { attempt, reason });
+                }
+                StreamEvent::Done(completion) => {
+                    turn.thinking = completion.thinking;
+                    turn.dropped_tool_calls = completion.dropped_tool_calls;
+                    return Ok(turn);
+                }
+                StreamEvent::Error(err) => return Err(err),
+            }
+        }
+    }
+}
+
+/// How often blocking waits wake to look at the cancel token.
+const POLL: Duration = Duration::from_millis(25);
+/// How long a cancelled run still tries to deliver events (and waits for a silent provider).
+const CANCEL_GRACE: Duration = Duration::from_millis(500);
+
+/// One completed model turn.
+#[derive(Default)]
+struct Turn {
+    text: String,
+    calls: Vec<ToolCall>,
+    thinking: Vec<crate::msg::ThinkingBlock>,
+    usage: Usage,
+    dropped_tool_calls: Vec<String>,
+}
+
+/// Ends an abnormal run: the history must end with an assistant message.
+fn finish(conversation: &Conversation, stop: Stop) -> Stop {
+    let note = match stop {
+        Stop::Completed => return stop,
+        Stop::Cancelled => "(cancelled by the user)",
+        Stop::IterationLimit => "(stopped: iteration limit reached; send a message to continue)",
+        Stop::UnknownTools => "(stopped: repeated calls to tools that do not exist)",
+        Stop::Failed => "(the request failed; this turn was interrupted)",
+    };
+    ensure_assistant_tail(&mut lock(conversation), note);
+    stop
+}
+
+/// Appends an assistant message with `note` unless the history already ends with one.
+pub fn ensure_assistant_tail(messages: &mut Vec<Message>, note: &str) {
+    if messages.last().is_none_or(|message| message.role != Role::Assistant) {
+        messages.push(Message::assistant(note));
+    }
+}
+
+/// Sends one event, giving up when the receiver is gone, or when the run is cancelled and the
+/// receiver does not take the event within a short grace period. Returns false when it gave up.
+pub fn emit(cancel: &CancelToken, tx: &Sender<Event>, event: Event) -> bool {
+    let mut event = event;
+    let mut waited_after_cancel = Duration::ZERO;
+    loop {
+        match tx.send_timeout(event, POLL) {
+            Ok(()) => return true,
+            Err(crossbeam_channel::SendTimeoutError::Disconnected(_)) => return false,
+            Err(crossbeam_channel::SendTimeoutError::Timeout(back)) => {
+                event = back;
+                if cancel.is_cancelled() {
+                    waited_after_cancel += POLL;
+                    if waited_after_cancel >= CANCEL_GRACE {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+}

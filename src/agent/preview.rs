@@ -1,0 +1,68 @@
+//! One-line previews of tool arguments and results for the front ends.
+//!
+//! Invariant: pure and bounded: a preview is at most one line of `MAX_CHARS` characters, whatever
+//! the input (it is neutralised for the terminal by the renderer, not here).
+
+use crate::msg::ToolCall;
+
+const MAX_CHARS: usize = 100;
+
+/// The most telling argument of a call (`path`, `command`, `pattern`, ...) or its compact JSON.
+pub fn arguments(call: &ToolCall) -> String {
+    let value: Option<serde_json::Value> = serde_json::from_str(&call.input).ok();
+    let main = value.as_ref().and_then(|value| {
+        ["command", "path", "file_path", "pattern", "url", "query", "description", "prompt"]
+            .iter()
+            .find_map(|key| value.get(key).and_then(|item| item.as_str()).map(String::from))
+    });
+    let text = match (main, &value) {
+        (Some(text), _) => text,
+        (None, Some(value)) => value.to_string(),
+        (None, None) => call.input.clone(),
+    };
+    one_line(&text)
+}
+
+/// The first line of a result, with a count of the lines left out.
+pub fn result(content: &str) -> String {
+    let mut lines = content.lines().filter(|line| !line.trim().is_empty());
+    let first = lines.next().unwrap_or("");
+    let rest = lines.count();
+    let first = one_line(first);
+    if rest == 0 { first } else { format!("{first} (+{rest} lines)") }
+}
+
+fn one_line(text: &str) -> String {
+    let flat: String = text.chars().map(|c| if c == '\n' || c == '\r' || c == '\t' { ' ' } else { c }).collect();
+    let flat = flat.trim();
+    if flat.chars().count() <= MAX_CHARS {
+        return flat.to_string();
+    }
+    let cut: String = flat.chars().take(MAX_CHARS - 1).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(input: &str) -> ToolCall {
+        ToolCall { id: "1".into(), name: "x".into(), input: input.into() }
+    }
+
+    #[test]
+    fn argument_previews() {
+        assert_eq!(arguments(&call(r#"{"path":"src/main.rs","offset":3}"#)), "src/main.rs");
+        assert_eq!(arguments(&call(r#"{"command":"cargo test\n--all"}"#)), "cargo test --all");
+        assert_eq!(arguments(&call(r#"{"n":1}"#)), r#"{"n":1}"#);
+        assert_eq!(arguments(&call("not json")), "not json");
+        assert_eq!(arguments(&call(&format!(r#"{{"path":"{}"}}"#, "a".repeat(300)))).chars().count(), MAX_CHARS);
+    }
+
+    #[test]
+    fn result_previews() {
+        assert_eq!(result("one line"), "one line");
+        assert_eq!(result("\nfirst\nsecond\nthird\n"), "first (+2 lines)");
+        assert_eq!(result(""), "");
+    }
+}

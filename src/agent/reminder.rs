@@ -1,0 +1,43 @@
+//! The per-iteration reminder: guidance placed after the history, never in the stable system
+//! prompt (which must stay byte-identical so the prompt cache hits).
+//!
+//! Invariant: pure; the plan reminder is in full on iteration 1 and every 4th after it.
+
+use crate::mode::Mode;
+
+/// Plan mode repeats its full reminder every this many iterations (1, 5, 9, ...).
+pub const PLAN_REMINDER_INTERVAL: u32 = 4;
+
+const PLAN_FULL: &str = "\
+<system-reminder>
+Plan mode is active. You may only use read-only tools (read_file, glob, grep, task): do not \
+create, edit or delete files and do not run commands that change anything. Investigate the code \
+as much as you need, then answer with a concrete, numbered plan: the files to change, what to \
+change in each and why, and how to verify it. The user will switch modes to carry it out.
+</system-reminder>";
+
+const PLAN_SHORT: &str =
+    "<system-reminder>Plan mode is still active: read-only tools only; finish with the plan.</system-reminder>";
+
+/// The reminder for this iteration, if any.
+pub fn build(mode: Mode, iteration: u32) -> Option<String> {
+    match mode {
+        Mode::Plan if (iteration.max(1) - 1).is_multiple_of(PLAN_REMINDER_INTERVAL) => Some(PLAN_FULL.to_string()),
+        Mode::Plan => Some(PLAN_SHORT.to_string()),
+        Mode::Default | Mode::AcceptEdits | Mode::Bypass => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_reminder_is_full_on_1_5_9_and_short_otherwise() {
+        let full: Vec<u32> = (1..=12).filter(|&i| build(Mode::Plan, i).as_deref() == Some(PLAN_FULL)).collect();
+        assert_eq!(full, [1, 5, 9]);
+        assert_eq!(build(Mode::Plan, 2).as_deref(), Some(PLAN_SHORT));
+        assert_eq!(build(Mode::Default, 1), None);
+        assert_eq!(build(Mode::Bypass, 5), None);
+    }
+}

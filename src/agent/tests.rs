@@ -1,0 +1,393 @@
+//! Agent loop tests with a scripted provider and small in-memory tools (the model and the clock
+//! are the only fakes; tool threads and channels are real).
+
+use super::*;
+use crate::llm::{Completion, StopReason};
+use crate::msg::ToolDefinition;
+use crate::tools::{Tool, ToolContext, ToolOutput};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// One scripted model turn.
+enum Script {
+    Events(Vec<StreamEvent>),
+    /// Sends nothing until cancelled, then Error(Cancelled) (a slow model).
+    HangUntilCancelled,
+}
+
+struct ScriptedProvider {
+    scripts: Mutex<VecDeque<Script>>,
+    requests: Mutex<Vec<Request>>,
+}
+
+impl ScriptedProvider {
+    fn new(scripts: Vec<Script>) -> Arc<ScriptedProvider> {
+        Arc::new(ScriptedProvider { scripts: Mutex::new(scripts.into()), requests: Mutex::new(Vec::new()) })
+    }
+    fn requests(&self) -> Vec<Request> {
+        lock(&self.requests).clone()
+    }
+}
+
+impl Provider for ScriptedProvider {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+    fn model(&self) -> &str {
+        "scripted-model"
+    }
+    fn stream(&self, request: Request, cancel: CancelToken) -> Receiver<StreamEvent> {
+        lock(&self.requests).push(request);
+        let script = lock(&self.scripts).pop_front();
+        let (tx, rx) = crossbeam_channel::unbounded();
+        std::thread::spawn(move || match script {
+            Some(Script::Events(events)) => {
+                for event in events {
+                    let _ = tx.send(event);
+                }
+            }
+            Some(Script::HangUntilCancelled) => {
+                // Silent until cancelled (the 60 s sleep wakes at once on cancel).
+                cancel.sleep(Duration::from_secs(60));
+                let _ = tx.send(StreamEvent::Error(LlmError::Cancelled));
+            }
+            None => {
+                let _ = tx.send(StreamEvent::Error(LlmError::Protocol { message: "script exhausted".into() }));
+            }
+        });
+        rx
+    }
+}
+
+fn text_turn(text: &str) -> Script {
+    Script::Events(vec![
+        StreamEvent::Text(text.to_string()),
+        StreamEvent::Usage(Usage { input_tokens: 10, output_tokens: 5, cache_write: 0, cache_read: 0 }),
+        done(StopReason::EndTurn),
+    ])
+}
+
+fn tool_turn(calls: &[(&str, &str, &str)]) -> Script {
+    let calls = calls
+        .iter()
+        .map(|(id, name, input)| ToolCall { id: id.to_string(), name: name.to_string(), input: input.to_string() })
+        .collect();
+    Script::Events(vec![StreamEvent::ToolCalls(calls), done(StopReason::ToolUse)])
+}
+
+fn done(stop_reason: StopReason) -> StreamEvent {
+    StreamEvent::Done(Completion { stop_reason, thinking: Vec::new(), dropped_tool_calls: Vec::new() })
+}
+
+/// A tool that sleeps (cancellably) and records the order things happened in a shared log.
+struct LogTool {
+    name: &'static str,
+    read_only: bool,
+    delay: Duration,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Tool for LogTool {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn rule_name(&self) -> &str {
+        if self.read_only { "Read" } else { "Write" }
+    }
+    fn description(&self) -> &str {
+        "test tool"
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+    fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput {
+        if !ctx.cancel.sleep(self.delay) {
+            return ToolOutput::error("cancelled");
+        }
+        let mut log = lock(&self.log);
+        let state = log.iter().filter(|entry| entry.starts_with("write")).count();
+        log.push(format!("{} {input_json}", self.name));
+        ToolOutput::ok(format!("{} saw {state} writes", self.name))
+    }
+}
+
+struct Fixture {
+    provider: Arc<ScriptedProvider>,
+    agent: Arc<Agent>,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_iterations: u32) -> Fixture {
+    let provider = ScriptedProvider::new(scripts);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut registry = Registry::new();
+    registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: read_delay, log: log.clone() }));
+    registry.register(Arc::new(LogTool { name: "write", read_only: false, delay: Duration::ZERO, log: log.clone() }));
+    let agent = Arc::new(Agent {
+        provider: provider.clone(),
+        registry,
+        gate: Arc::new(ModeMatrix),
+        system: System { stable: "stable".into(), environment: "env".into() },
+        settings: Settings {
+            root: std::env::temp_dir(),
+            max_iterations,
+            unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
+            max_tokens: 1000,
+            interactive,
+        },
+    });
+    Fixture { provider, agent, log }
+}
+
+/// Runs one turn to the end, answering approvals with `answers` in order.
+fn run(fixture: &Fixture, mode: Mode, answers: &[Approval]) -> (Conversation, Vec<Event>, Stop) {
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("do it")]));
+    let events = fixture.agent.run(conversation.clone(), mode, CancelToken::new());
+    let mut answers = answers.iter();
+    let mut seen = Vec::new();
+    let mut stop = None;
+    for event in events {
+        if let Event::Approval(request) = &event {
+            request.respond.send(*answers.next().expect("an answer for every approval")).unwrap();
+        }
+        if let Event::Done(reason) = &event {
+            stop = Some(*reason);
+        }
+        seen.push(event);
+    }
+    (conversation, seen, stop.expect("Done"))
+}
+
+fn roles(conversation: &Conversation) -> Vec<Role> {
+    lock(conversation).iter().map(|message| message.role).collect()
+}
+
+#[test]
+fn natural_finish_records_the_answer() {
+    let fixture = fixture(vec![text_turn("All good.")], Duration::ZERO, false, 25);
+    let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(lock(&conversation).last().unwrap().content, "All good.");
+    assert!(matches!(events[0], Event::Iter(1)));
+    let request = &fixture.provider.requests()[0];
+    assert_eq!(request.system.stable, "stable");
+    assert_eq!(request.max_tokens, 1000);
+    assert_eq!(request.reminder, None);
+    let names: Vec<String> = request.tools.iter().map(|tool: &ToolDefinition| tool.name.clone()).collect();
+    assert_eq!(names, ["read", "write"]);
+}
+
+#[test]
+fn empty_final_answer_becomes_task_complete() {
+    let fixture = fixture(vec![text_turn("  ")], Duration::ZERO, false, 25);
+    let (conversation, _, _) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(lock(&conversation).last().unwrap().content, "(task complete)");
+}
+
+#[test]
+fn tool_results_pair_with_ids_in_call_order_and_reach_the_next_request() {
+    let scripts = vec![tool_turn(&[("a", "read", "{\"n\":1}"), ("b", "read", "{\"n\":2}")]), text_turn("done")];
+    let fixture = fixture(scripts, Duration::ZERO, false, 25);
+    let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(roles(&conversation), [Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
+    let second = &fixture.provider.requests()[1];
+    let results = &second.messages[2].tool_results;
+    let ids: Vec<&str> = results.iter().map(|result| result.tool_call_id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"]);
+    assert_eq!(results[0].content, "read saw 0 writes");
+}
+
+#[test]
+fn read_only_batch_runs_concurrently_with_starts_first_and_ends_in_order() {
+    let calls =
+        [("1", "read", "{}"), ("2", "read", "{}"), ("3", "read", "{}"), ("4", "read", "{}"), ("5", "read", "{}")];
+    let fixture = fixture(vec![tool_turn(&calls), text_turn("ok")], Duration::from_millis(200), false, 25);
+    let started = Instant::now();
+    let (_, events, _) = run(&fixture, Mode::Default, &[]);
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_millis(700), "five 200 ms reads took {elapsed:?}: not concurrent");
+    let order: Vec<String> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::ToolStart { id, .. } => Some(format!("start {id}")),
+            Event::ToolEnd { id, .. } => Some(format!("end {id}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        order,
+        ["start 1", "start 2", "start 3", "start 4", "start 5", "end 1", "end 2", "end 3", "end 4", "end 5"]
+    );
+}
+
+#[test]
+fn a_write_keeps_its_position_between_reads() {
+    let calls = [("1", "read", "{}"), ("2", "write", "{}"), ("3", "read", "{}")];
+    let fixture = fixture(vec![tool_turn(&calls), text_turn("ok")], Duration::from_millis(20), false, 25);
+    let (conversation, _, _) = run(&fixture, Mode::Bypass, &[]);
+    let history = lock(&conversation);
+    let contents: Vec<&str> = history[2].tool_results.iter().map(|result| result.content.as_str()).collect();
+    assert_eq!(contents, ["read saw 0 writes", "write saw 0 writes", "read saw 1 writes"]);
+    assert_eq!(*lock(&fixture.log), ["read {}", "write {}", "read {}"]);
+}
+
+#[test]
+fn ask_without_a_human_is_a_needs_approval_denial_and_the_loop_goes_on() {
+    let fixture =
+        fixture(vec![tool_turn(&[("w", "write", "{}")]), text_turn("I could not write.")], Duration::ZERO, false, 25);
+    let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(stop, Stop::Completed);
+    let result = &lock(&conversation)[2].tool_results[0];
+    assert!(result.is_error);
+    assert!(result.content.starts_with("needs approval: "), "{}", result.content);
+    assert!(lock(&fixture.log).is_empty(), "the write must not run");
+}
+
+#[test]
+fn approvals_yes_no_always() {
+    let scripts = vec![
+        tool_turn(&[("1", "write", "{\"n\":1}")]),
+        tool_turn(&[("2", "write", "{\"n\":2}")]),
+        tool_turn(&[("3", "write", "{\"n\":3}")]),
+        text_turn("done"),
+    ];
+    let fixture = fixture(scripts, Duration::ZERO, true, 25);
+    let (conversation, _, _) = run(&fixture, Mode::Default, &[Approval::Once, Approval::Deny, Approval::Always]);
+    let history = lock(&conversation);
+    assert_eq!(history[2].tool_results[0].content, "write saw 0 writes");
+    assert!(history[4].tool_results[0].content.starts_with("denied by user: "), "{:?}", history[4]);
+    assert_eq!(history[6].tool_results[0].content, "write saw 1 writes");
+}
+
+#[test]
+fn three_all_unknown_iterations_stop_with_an_assistant_tail() {
+    let unknown = || tool_turn(&[("x", "frobnicate", "{}")]);
+    let fixture = fixture(vec![unknown(), unknown(), unknown(), text_turn("never")], Duration::ZERO, false, 25);
+    let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(stop, Stop::UnknownTools);
+    assert_eq!(lock(&conversation).last().unwrap().role, Role::Assistant);
+    assert!(
+        lock(&conversation)[2].tool_results[0].content.starts_with("unknown tool: frobnicate (available: read, write)")
+    );
+    assert!(events.iter().any(|event| matches!(event, Event::Notice(text) if text.contains("do not exist"))));
+    assert_eq!(fixture.provider.requests().len(), 3);
+}
+
+#[test]
+fn iteration_cap_stops_with_an_assistant_tail() {
+    let read = || tool_turn(&[("r", "read", "{}")]);
+    let fixture = fixture(vec![read(), read(), read()], Duration::ZERO, false, 2);
+    let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(stop, Stop::IterationLimit);
+    assert_eq!(
+        roles(&conversation),
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+}
+
+#[test]
+fn stream_error_fails_the_run_with_an_assistant_tail() {
+    let failing = Script::Events(vec![
+        StreamEvent::Text("partial".into()),
+        StreamEvent::Error(LlmError::Auth { status: 401, message: "bad key".into(), fix: "set X".into() }),
+    ]);
+    let fixture = fixture(vec![tool_turn(&[("r", "read", "{}")]), failing], Duration::ZERO, false, 25);
+    let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(roles(&conversation), [Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
+    assert!(events.iter().any(|event| matches!(event, Event::Error(text) if text.contains("set X"))));
+}
+
+#[test]
+fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
+    let fixture =
+        fixture(vec![tool_turn(&[("1", "read", "{}"), ("2", "write", "{}")])], Duration::from_secs(30), false, 25);
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")]));
+    let cancel = CancelToken::new();
+    let events = fixture.agent.run(conversation.clone(), Mode::Bypass, cancel.clone());
+    let started = Instant::now();
+    let mut stop = None;
+    for event in events {
+        if matches!(event, Event::ToolStart { .. }) {
+            cancel.cancel();
+        }
+        if let Event::Done(reason) = event {
+            stop = Some(reason);
+        }
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(stop, Some(Stop::Cancelled));
+    let history = lock(&conversation);
+    assert_eq!(
+        history.iter().map(|m| m.role).collect::<Vec<_>>(),
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+    let results = &history[2].tool_results;
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|result| result.is_error));
+}
+
+#[test]
+fn cancel_while_the_model_is_silent_ends_promptly() {
+    let fixture = fixture(vec![Script::HangUntilCancelled], Duration::ZERO, false, 25);
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")]));
+    let cancel = CancelToken::new();
+    let events = fixture.agent.run(conversation.clone(), Mode::Default, cancel.clone());
+    assert!(matches!(events.recv().unwrap(), Event::Iter(1)));
+    cancel.cancel();
+    let rest: Vec<Event> = events.iter().collect();
+    assert!(matches!(rest.last(), Some(Event::Done(Stop::Cancelled))), "{rest:?}");
+    assert_eq!(lock(&conversation).last().unwrap().role, Role::Assistant);
+}
+
+#[test]
+fn plan_mode_offers_read_only_tools_and_reminds() {
+    let fixture = fixture(vec![tool_turn(&[("w", "write", "{}")]), text_turn("plan")], Duration::ZERO, true, 25);
+    let (conversation, _, _) = run(&fixture, Mode::Plan, &[]);
+    let requests = fixture.provider.requests();
+    let names: Vec<&str> = requests[0].tools.iter().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(names, ["read"]);
+    assert!(requests[0].reminder.as_deref().unwrap().contains("Plan mode is active"));
+    assert!(requests[1].reminder.as_deref().unwrap().contains("still active"));
+    assert!(
+        lock(&conversation)[2].tool_results[0]
+            .content
+            .starts_with("needs approval: write is not available in plan mode")
+    );
+}
+
+#[test]
+fn restart_discards_the_abandoned_attempt() {
+    let script = Script::Events(vec![
+        StreamEvent::Text("half an ans".into()),
+        StreamEvent::Restart { attempt: 2, reason: "connection reset".into() },
+        StreamEvent::Text("The whole answer.".into()),
+        done(StopReason::EndTurn),
+    ]);
+    let fixture = fixture(vec![script], Duration::ZERO, false, 25);
+    let (conversation, events, _) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(lock(&conversation).last().unwrap().content, "The whole answer.");
+    assert!(events.iter().any(|event| matches!(event, Event::Restart { attempt: 2, .. })));
+}
+
+#[test]
+fn truncated_tool_call_is_reported_to_the_model_and_the_loop_continues() {
+    let truncated = Script::Events(vec![
+        StreamEvent::Text("Writing it.".into()),
+        StreamEvent::Done(Completion {
+            stop_reason: StopReason::MaxTokens,
+            thinking: Vec::new(),
+            dropped_tool_calls: vec!["write".into()],
+        }),
+    ]);
+    let fixture = fixture(vec![truncated, text_turn("ok, smaller")], Duration::ZERO, false, 25);
+    let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
+    assert_eq!(stop, Stop::Completed);
+    let history = lock(&conversation);
+    assert!(history[2].content.contains("was cut off by the output token limit"));
+    assert_eq!(history[3].content, "ok, smaller");
+}
