@@ -4,6 +4,7 @@
 // L0 leaves
 pub mod cancel;
 pub mod sse;
+pub mod text;
 // L1 vocabulary
 pub mod mode;
 pub mod msg;
