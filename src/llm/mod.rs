@@ -10,6 +10,7 @@ use crossbeam_channel::Receiver;
 
 pub mod decode;
 pub mod error;
+pub mod retry;
 
 pub use error::LlmError;
 
