@@ -10,7 +10,12 @@ use crossbeam_channel::Receiver;
 
 pub mod decode;
 pub mod error;
+pub mod http;
+pub mod net;
 pub mod retry;
+pub mod stream;
+#[cfg(test)]
+mod test_server;
 
 pub use error::LlmError;
 
