@@ -122,3 +122,35 @@ fn a_missing_ca_file_is_reported_with_its_path() {
     let error = HttpClient::for_provider(&provider, &NetEnv::default()).unwrap_err();
     assert!(error.to_string().contains("/nonexistent/mewcode-ca.pem"), "{error}");
 }
+
+/// A self-signed EC certificate (CN "mewcode test CA"), only ever parsed, never trusted by a server.
+const TEST_CA_PEM: &str = "-----BEGIN CERTIFICATE-----
+MIIBizCCATGgAwIBAgIUFNEPdSGnaRa8BTNYtgbz8ZsU1TYwCgYIKoZIzj0EAwIw
+GjEYMBYGA1UEAwwPbWV3Y29kZSB0ZXN0IENBMCAXDTI2MTIwMjEzMzUyMVoYDzIx
+MjYxMTA4MTMzNTIxWjAaMRgwFgYDVQQDDA9tZXdjb2RlIHRlc3QgQ0EwWTATBgcq
+hkjOPQIBBggqhkjOPQMBBwNCAATxSNqhGDCdgRGa6bshO+tqIQuE77lvt0k/Gep1
+D/tuNOdLBHbi28ktwRIXmqd+Iu/njm01tBCtxIae89IIMy98o1MwUTAdBgNVHQ4E
+FgQUdp7lQgNnCu6qyBgbV9bd/FqCzk0wHwYDVR0jBBgwFoAUdp7lQgNnCu6qyBgb
+V9bd/FqCzk0wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiEAu5vf
+cqYomuvZrjVdOazy4KFT46zrmjG42jzAOvzofRsCIFfTVFiLxI3oMxkBXzUlc3ca
+ho6MZcGV76fGIjBi7i/w
+-----END CERTIFICATE-----
+";
+
+#[test]
+fn pem_roots_are_accepted_and_loopback_stays_reachable() {
+    let roots = [PemSource { origin: "test".to_string(), pem: TEST_CA_PEM.as_bytes().to_vec() }];
+    let server = ScriptedServer::start(vec![status(418, &[], "teapot")]);
+    let client = HttpClient::new(&server.base_url, "", DEFAULT_IDLE_TIMEOUT, &NetEnv::default(), &roots).unwrap();
+    let error = client.exchange().post(&server.base_url, &[], "{}").err().unwrap();
+    assert_eq!(error, LlmError::Request { status: 418, message: "teapot".to_string() });
+}
+
+#[test]
+fn loopback_is_never_proxied_even_with_a_proxy_set() {
+    let net = NetEnv::from_vars([("HTTP_PROXY".to_string(), "http://127.0.0.1:9".to_string())]);
+    let server = ScriptedServer::start(vec![status(418, &[], "direct")]);
+    let client = HttpClient::new(&server.base_url, "", DEFAULT_IDLE_TIMEOUT, &net, &[]).unwrap();
+    let error = client.exchange().post(&server.base_url, &[], "{}").err().unwrap();
+    assert_eq!(error, LlmError::Request { status: 418, message: "direct".to_string() });
+}
