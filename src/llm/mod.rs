@@ -13,8 +13,14 @@ pub mod decode;
 pub mod error;
 #[cfg(test)]
 mod fixture;
+pub mod http;
+pub mod net;
 pub mod openai;
 pub mod probe;
+pub mod retry;
+pub mod stream;
+#[cfg(test)]
+mod test_server;
 
 pub use error::LlmError;
 

@@ -1,0 +1,308 @@
+//! The HTTP transport of model calls: a ureq configuration per provider (timeouts, TLS roots,
+//! proxy) and one POST per attempt that returns an SSE reader or a typed error.
+//!
+//! Invariants:
+//! - Idle timeout: ureq 3's `timeout_per_read` restarts on every transport read, so "no byte for
+//!   N seconds" (while waiting for headers or body) fails the read; there is deliberately no
+//!   overall body deadline, since reasoning models may stream, or keep-alive, for many minutes.
+//! - Cancellation: every attempt gets its own `Agent` (its own connection pool), and
+//!   `Exchange::canceller` can shut that agent down from another thread, which shuts the socket
+//!   and makes a blocked read return at once. The price is no keep-alive reuse across model
+//!   calls (one TCP+TLS handshake per call, small next to the model's latency); the gain is a
+//!   cancel that never touches another request.
+//! - The status is checked before the body: non-2xx bodies (capped) go to `parse_error_body`; a
+//!   2xx `application/json` answer means the server ignored `"stream": true` and becomes an error
+//!   here (an error object → its classification, anything else → a non-retryable `Request`
+//!   error saying so), so decoders only ever see event streams.
+//!
+//! Error mapping of ureq errors lives here, once, and names the host (and proxy) involved.
+
+use super::LlmError;
+use super::error::{parse_error_body, parse_error_value, parse_retry_after, with_key_hint};
+use super::net::{NetEnv, host_of, plan_proxy};
+use crate::config::ProviderConfig;
+use crate::sse::{SseError, SseReader};
+use std::io::Read;
+use std::time::Duration;
+
+/// The connect budget: DNS, TCP, proxy tunnel and TLS handshake together.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The idle read timeout when the provider does not set one.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// The most of an error body we read and keep.
+const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
+
+/// The event stream of one successful POST.
+pub type EventStream = SseReader<Box<dyn Read + Send>>;
+
+/// A provider's transport: built once, opens one `Exchange` per attempt.
+#[derive(Clone, Debug)]
+pub struct HttpClient {
+    config: ureq::config::Config,
+    host: String,
+    proxy: Option<String>,
+    key_hint: String,
+    idle_timeout: Duration,
+}
+
+/// One attempt's connection scope.
+pub struct Exchange {
+    agent: ureq::Agent,
+    client: HttpClient,
+}
+
+/// Interrupts an `Exchange` from another thread.
+#[derive(Clone)]
+pub struct Canceller {
+    agent: ureq::Agent,
+}
+
+/// PEM text of extra trust roots and where it came from (for error messages).
+pub struct PemSource {
+    pub origin: String,
+    pub pem: Vec<u8>,
+}
+
+impl HttpClient {
+    /// The transport for a provider: its base URL, idle timeout (0 = default), key hint and
+    /// `ca_file`, plus `SSL_CERT_FILE` and the proxy variables from `net`. Reads the CA files.
+    pub fn for_provider(provider: &ProviderConfig, net: &NetEnv) -> Result<HttpClient, LlmError> {
+        let mut roots = Vec::new();
+        for path in net.ssl_cert_file.iter().chain(provider.ca_file.iter()) {
+            let pem = std::fs::read(path).map_err(|err| LlmError::Request {
+                status: 0,
+                message: format!("cannot read CA file {}: {err}", path.display()),
+            })?;
+            roots.push(PemSource { origin: path.display().to_string(), pem });
+        }
+        let idle_timeout = match provider.idle_timeout_s {
+            0 => DEFAULT_IDLE_TIMEOUT,
+            seconds => Duration::from_secs(seconds),
+        };
+        HttpClient::new(&provider.base_url, &provider.api_key_hint, idle_timeout, net, &roots)
+    }
+
+    /// The transport from explicit values. With no `extra_roots` the bundled Mozilla roots are
+    /// used. With extra roots, ureq 3 takes ONE root set, so the extra roots replace the bundle
+    /// for this client (OpenSSL's `SSL_CERT_FILE` semantics; a `ca_file` names the private CA
+    /// of that provider's host).
+    pub fn new(
+        base_url: &str,
+        key_hint: &str,
+        idle_timeout: Duration,
+        net: &NetEnv,
+        extra_roots: &[PemSource],
+    ) -> Result<HttpClient, LlmError> {
+        let host = host_of(base_url);
+        let proxy_url = plan_proxy(base_url, &net.proxy);
+        let proxy = match &proxy_url {
+            Some(url) => Some(ureq::Proxy::new(url).map_err(|err| LlmError::Request {
+                status: 0,
+                message: format!("invalid proxy URL {url} (from HTTPS_PROXY/HTTP_PROXY/ALL_PROXY): {err}"),
+            })?),
+            None => None,
+        };
+        let mut tls = ureq::tls::TlsConfig::builder();
+        if !extra_roots.is_empty() {
+            tls = tls.root_certs(parse_roots(extra_roots)?);
+        }
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_resolve(Some(CONNECT_TIMEOUT))
+            .timeout_connect(Some(CONNECT_TIMEOUT))
+            .timeout_per_read(Some(idle_timeout))
+            .timeout_per_write(Some(idle_timeout))
+            .proxy(proxy)
+            .tls_config(tls.build())
+            // A compressing proxy could hold events back; gzip is also compiled out.
+            .accept_encoding("identity")
+            .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Ok(HttpClient { config, host, proxy: proxy_url, key_hint: key_hint.to_string(), idle_timeout })
+    }
+
+    /// A fresh connection scope for one attempt.
+    pub fn exchange(&self) -> Exchange {
+        Exchange { agent: self.config.new_agent(), client: self.clone() }
+    }
+
+    /// The host requests go to, for messages.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// Maps a failed body read of an open stream to the engine's error.
+    pub fn read_error(&self, error: SseError) -> LlmError {
+        match error {
+            SseError::TooLarge { .. } => LlmError::Protocol { message: format!("{} sent {error}", self.host) },
+            SseError::Io(io_error) => self.map_error(ureq::Error::from(io_error)),
+        }
+    }
+
+    /// The one mapping from ureq's errors to `LlmError`, naming the host (and proxy).
+    pub fn map_error(&self, error: ureq::Error) -> LlmError {
+        let host = &self.host;
+        let via = self.proxy.as_deref().map(|proxy| format!(" via proxy {proxy}")).unwrap_or_default();
+        let network = |message: String| LlmError::Network { message };
+        match error {
+            ureq::Error::HostNotFound => network(format!(
+                "cannot resolve {}{via}: DNS lookup failed; check base_url and the network",
+                self.dns_name()
+            )),
+            ureq::Error::Timeout(ureq::Timeout::PerRead) => {
+                network(format!("no data from {host} for {} s (idle timeout)", self.idle_timeout.as_secs_f64()))
+            }
+            ureq::Error::Timeout(ureq::Timeout::Resolve | ureq::Timeout::Connect) => {
+                network(format!("connecting to {host}{via} timed out after {} s", CONNECT_TIMEOUT.as_secs()))
+            }
+            ureq::Error::Timeout(timeout) => network(format!("talking to {host}{via} timed out ({timeout})")),
+            ureq::Error::Io(io_error) => network(self.describe_io(&io_error, &via)),
+            ureq::Error::ConnectionFailed => network(format!("could not connect to {host}{via}")),
+            ureq::Error::ConnectProxyFailed(reason) => network(format!(
+                "proxy {} refused the tunnel to {host}: {reason}; check HTTPS_PROXY/HTTP_PROXY and NO_PROXY",
+                self.proxy.as_deref().unwrap_or("(none)")
+            )),
+            ureq::Error::Tls(reason) => network(self.tls_message(reason)),
+            ureq::Error::Rustls(rustls_error) => network(self.tls_message(&rustls_error.to_string())),
+            ureq::Error::Pem(pem_error) => network(self.tls_message(&format!("bad PEM: {pem_error:?}"))),
+            ureq::Error::Protocol(protocol_error) => {
+                LlmError::Protocol { message: format!("{host} sent malformed HTTP: {protocol_error}") }
+            }
+            ureq::Error::LargeResponseHeader(size, limit) => {
+                LlmError::Protocol { message: format!("{host} sent a {size}-byte response header (limit {limit})") }
+            }
+            // Configuration mistakes: retrying cannot help. Status 0 = no server answered.
+            ureq::Error::BadUri(uri) => LlmError::Request { status: 0, message: format!("invalid URL {uri}") },
+            ureq::Error::InvalidProxyUrl => LlmError::Request { status: 0, message: "invalid proxy URL".to_string() },
+            ureq::Error::RedirectFailed | ureq::Error::TooManyRedirects => {
+                LlmError::Request { status: 0, message: format!("{host} redirected the request; fix base_url") }
+            }
+            other => network(format!("talking to {host}{via}: {other}")),
+        }
+    }
+
+    fn describe_io(&self, error: &std::io::Error, via: &str) -> String {
+        let host = &self.host;
+        use std::io::ErrorKind;
+        match error.kind() {
+            ErrorKind::ConnectionRefused => format!("connection to {host}{via} refused; is the server running?"),
+            ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => {
+                format!("connection to {host} was reset mid-response")
+            }
+            ErrorKind::UnexpectedEof => format!("{host} closed the connection mid-response"),
+            ErrorKind::TimedOut | ErrorKind::WouldBlock => {
+                format!("no data from {host} for {} s (idle timeout)", self.idle_timeout.as_secs_f64())
+            }
+            ErrorKind::NotConnected => format!("connection to {host} was shut down"),
+            _ => format!("talking to {host}{via}: {error}"),
+        }
+    }
+
+    fn tls_message(&self, reason: &str) -> String {
+        format!("TLS with {} failed: {reason}; for a private CA set the provider's ca_file or SSL_CERT_FILE", self.host)
+    }
+
+    fn dns_name(&self) -> String {
+        match &self.proxy {
+            Some(proxy) => format!("{} or proxy host {}", self.host, host_of(proxy)),
+            None => self.host.clone(),
+        }
+    }
+}
+
+impl Exchange {
+    /// A handle that interrupts this exchange (connecting, waiting or reading) from elsewhere.
+    pub fn canceller(&self) -> Canceller {
+        Canceller { agent: self.agent.clone() }
+    }
+
+    /// Maps a failed read of this exchange's event stream (see `HttpClient::read_error`).
+    pub fn read_error(&self, error: SseError) -> LlmError {
+        self.client.read_error(error)
+    }
+
+    /// POSTs `body` (JSON) with `headers` and returns the event stream of a 2xx
+    /// `text/event-stream` answer, or the classified error.
+    pub fn post(&self, url: &str, headers: &[(String, String)], body: &str) -> Result<EventStream, LlmError> {
+        let client = &self.client;
+        let mut request = self.agent.post(url).header("content-type", "application/json");
+        for (name, value) in headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        let response = request.send(body).map_err(|err| client.map_error(err))?;
+        let status = response.status().as_u16();
+        let header =
+            |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_string);
+        let retry_after = parse_retry_after(header("retry-after").as_deref(), header("retry-after-ms").as_deref());
+        let content_type = header("content-type").unwrap_or_default().to_ascii_lowercase();
+        let reader: Box<dyn Read + Send> = Box::new(response.into_body().into_reader());
+        if !(200..300).contains(&status) {
+            let text = read_capped(reader, MAX_ERROR_BODY_BYTES);
+            return Err(parse_error_body(status, &text, retry_after, &client.key_hint));
+        }
+        if content_type.starts_with("application/json") {
+            let text = read_capped(reader, MAX_ERROR_BODY_BYTES);
+            return Err(ignored_stream_error(&text, &client.key_hint));
+        }
+        Ok(SseReader::new(reader))
+    }
+}
+
+impl Canceller {
+    /// Shuts the exchange's connections; a read blocked on them returns an error at once.
+    pub fn cancel(self) {
+        self.agent.shutdown();
+    }
+}
+
+/// A 2xx JSON body on a streaming request: an error object is classified; anything else means
+/// the endpoint does not stream, which retrying will not change.
+fn ignored_stream_error(text: &str, key_hint: &str) -> LlmError {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value) if value.get("error").is_some_and(|error| !error.is_null()) => {
+            with_key_hint(parse_error_value(None, &value), key_hint)
+        }
+        _ => LlmError::Request {
+            status: 200,
+            message: "the server ignored \"stream\": true and answered with one JSON body; \
+                      this endpoint does not support streaming"
+                .to_string(),
+        },
+    }
+}
+
+fn read_capped(reader: Box<dyn Read + Send>, limit: u64) -> String {
+    let mut bytes = Vec::new();
+    // A body that fails half-way still carries a useful message in what did arrive.
+    let _ = reader.take(limit).read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn parse_roots(sources: &[PemSource]) -> Result<ureq::tls::RootCerts, LlmError> {
+    let mut certificates = Vec::new();
+    for source in sources {
+        let before = certificates.len();
+        for item in ureq::tls::parse_pem(&source.pem) {
+            match item {
+                Ok(ureq::tls::PemItem::Certificate(certificate)) => certificates.push(certificate),
+                Ok(_) => {} // keys and other items in a bundle are not roots
+                Err(err) => {
+                    return Err(LlmError::Request {
+                        status: 0,
+                        message: format!("CA file {} is not valid PEM: {err}", source.origin),
+                    });
+                }
+            }
+        }
+        if certificates.len() == before {
+            return Err(LlmError::Request {
+                status: 0,
+                message: format!("CA file {} contains no PEM certificates", source.origin),
+            });
+        }
+    }
+    Ok(ureq::tls::RootCerts::new_with_certs(&certificates))
+}
+
+#[cfg(test)]
+mod tests;

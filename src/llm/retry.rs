@@ -1,0 +1,149 @@
+//! The retry policy of a model call, as a pure function: error and attempt counts in, a delay or
+//! "give up" out.
+//!
+//! Invariant: no clock, no randomness, no sleeping here; the jitter is a value the caller passes
+//! in, so every decision is reproducible in tests. The stream producer (`stream.rs`) acts on it.
+
+use super::LlmError;
+use super::error::{is_retryable, retry_after_of};
+use std::time::Duration;
+
+/// The knobs of the policy. `Default` is SPEC §2: four attempts before output, two restarts
+/// after partial output, 1 s doubling backoff capped at 30 s, server delays capped at 60 s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetryPolicy {
+    /// Attempts in total that may fail before any output was shown (the first one included).
+    pub max_attempts_before_output: u32,
+    /// Extra attempts granted to streams that broke after showing partial output.
+    pub max_restarts_after_output: u32,
+    /// The first backoff; each further attempt doubles it.
+    pub base_delay: Duration,
+    /// The cap on computed backoff.
+    pub max_delay: Duration,
+    /// The cap on a server's `retry-after`: a server asking for ten minutes gets sixty seconds,
+    /// and the user can always cancel the wait.
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts_before_output: 4,
+            max_restarts_after_output: 2,
+            base_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(30),
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What to do after a failed attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryDecision {
+    /// Wait this long, then send the request again from scratch.
+    Retry(Duration),
+    /// Surface the error.
+    GiveUp,
+}
+
+/// Where a call stands when an attempt fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttemptState {
+    /// The 1-based number of the attempt that just failed.
+    pub attempt: u32,
+    /// How many earlier attempts failed after partial output (and were restarted).
+    pub restarts: u32,
+    /// Whether the failed attempt had already shown output.
+    pub had_output: bool,
+}
+
+/// Decides whether to retry. Non-retryable errors give up at once. A failure before output
+/// retries while fewer than `max_attempts_before_output` such attempts were made (restarted
+/// attempts do not count against that budget); a failure after output retries while fewer than
+/// `max_restarts_after_output` restarts happened. The delay is the server's `retry-after`
+/// (capped) when given, else `base_delay * 2^(attempt-1)` capped at `max_delay`, scaled by
+/// `0.5 + jitter / 2` ("equal jitter": never less than half, spreads clients apart).
+/// `jitter` is in [0, 1]; values outside are clamped.
+pub fn plan_retry(policy: &RetryPolicy, error: &LlmError, state: AttemptState, jitter: f64) -> RetryDecision {
+    if !is_retryable(error) {
+        return RetryDecision::GiveUp;
+    }
+    let allowed = if state.had_output {
+        state.restarts < policy.max_restarts_after_output
+    } else {
+        state.attempt.saturating_sub(state.restarts) < policy.max_attempts_before_output
+    };
+    if !allowed {
+        return RetryDecision::GiveUp;
+    }
+    if let Some(retry_after) = retry_after_of(error) {
+        return RetryDecision::Retry(retry_after.min(policy.max_retry_after));
+    }
+    let doublings = state.attempt.saturating_sub(1).min(16);
+    let backoff = policy.base_delay.saturating_mul(1 << doublings).min(policy.max_delay);
+    let jitter = if jitter.is_finite() { jitter.clamp(0.0, 1.0) } else { 0.0 };
+    RetryDecision::Retry(backoff.mul_f64(0.5 + jitter / 2.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> LlmError {
+        LlmError::Server { status: 503, message: String::new(), retry_after: None }
+    }
+
+    fn state(attempt: u32, restarts: u32, had_output: bool) -> AttemptState {
+        AttemptState { attempt, restarts, had_output }
+    }
+
+    fn millis(value: u64) -> RetryDecision {
+        RetryDecision::Retry(Duration::from_millis(value))
+    }
+
+    #[test]
+    fn plan_retry_cases() {
+        let policy = RetryPolicy::default();
+        let network = LlmError::Network { message: String::new() };
+        let rate_limited =
+            |seconds| LlmError::RateLimited { message: String::new(), retry_after: Some(Duration::from_secs(seconds)) };
+        let cases: Vec<(&str, LlmError, AttemptState, f64, RetryDecision)> = vec![
+            ("first failure, no jitter: half the base", server(), state(1, 0, false), 0.0, millis(500)),
+            ("first failure, full jitter: the base", server(), state(1, 0, false), 1.0, millis(1000)),
+            ("second failure doubles", network.clone(), state(2, 0, false), 1.0, millis(2000)),
+            ("third failure doubles again", network.clone(), state(3, 0, false), 0.5, millis(3000)),
+            ("fourth attempt failing is the last", network.clone(), state(4, 0, false), 1.0, RetryDecision::GiveUp),
+            ("retry-after wins over backoff", rate_limited(7), state(1, 0, false), 0.0, millis(7000)),
+            ("retry-after is capped", rate_limited(600), state(1, 0, false), 0.0, millis(60_000)),
+            ("after output: first restart", server(), state(1, 0, true), 1.0, millis(1000)),
+            ("after output: second restart", server(), state(2, 1, true), 1.0, millis(2000)),
+            ("after output: no third restart", server(), state(3, 2, true), 1.0, RetryDecision::GiveUp),
+            ("restarts do not eat the pre-output budget", server(), state(4, 1, false), 1.0, millis(8000)),
+            ("pre-output budget still ends", server(), state(5, 1, false), 1.0, RetryDecision::GiveUp),
+            ("bad jitter is clamped", server(), state(1, 0, false), f64::NAN, millis(500)),
+            ("jitter above one is clamped", server(), state(1, 0, false), 9.0, millis(1000)),
+        ];
+        for (name, error, state, jitter, expected) in cases {
+            assert_eq!(plan_retry(&policy, &error, state, jitter), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn non_retryable_errors_give_up_at_once() {
+        let policy = RetryPolicy::default();
+        for error in [
+            LlmError::PromptTooLong { message: String::new() },
+            LlmError::Auth { status: 401, message: String::new(), fix: String::new() },
+            LlmError::Request { status: 400, message: String::new() },
+            LlmError::Cancelled,
+        ] {
+            assert_eq!(plan_retry(&policy, &error, state(1, 0, false), 0.5), RetryDecision::GiveUp, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn backoff_is_capped() {
+        let policy = RetryPolicy { max_attempts_before_output: 100, ..RetryPolicy::default() };
+        assert_eq!(plan_retry(&policy, &server(), state(40, 0, false), 1.0), millis(30_000));
+    }
+}

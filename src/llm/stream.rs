@@ -1,0 +1,317 @@
+//! The generic stream producer every provider uses: POST, read the SSE body, feed the
+//! protocol's decoder, forward events, retry by the policy, honour cancellation.
+//!
+//! Threads: `spawn_stream` starts the producer thread (`llm-<name>`), which owns the attempt
+//! loop; each attempt starts a body thread (`llm-<name>-body`) that does the blocking POST and
+//! reads, handing parsed SSE events over a bounded channel. The producer waits on that channel
+//! with a short timeout so it notices cancellation within `CANCEL_POLL`; on cancel it shuts the
+//! attempt's connection down (`Canceller`), which makes the body thread's blocked read return.
+//! The producer joins every body thread after it sent the terminal event and dropped its
+//! sender, so the consumer never waits for a join (a TCP connect in progress can only be
+//! bounded by the 10 s connect timeout).
+//!
+//! Invariant: the consumer sees exactly one terminal event (`Done` or `Error`), last; a broken
+//! attempt that had shown output is announced by `Restart` before its replacement starts; a
+//! stream that ends without the protocol's terminal marker is accepted only if the decoder's
+//! `finish(false)` says so, and an unterminated last event is a truncation unless it is
+//! `[DONE]`.
+
+use super::decode::Decoder;
+use super::http::{EventStream, Exchange, HttpClient};
+use super::retry::{AttemptState, RetryDecision, RetryPolicy, plan_retry};
+use super::{LlmError, StreamEvent};
+use crate::cancel::CancelToken;
+use crate::sse::SseEvent;
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How often a waiting producer checks the cancel token: the bound on cancel latency.
+const CANCEL_POLL: Duration = Duration::from_millis(25);
+
+/// The prepared request of one model call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpCall {
+    /// The full endpoint URL (`{base_url}/messages`, `{base_url}/chat/completions`).
+    pub url: String,
+    /// Headers besides `content-type: application/json` (keys, versions).
+    pub headers: Vec<(String, String)>,
+    /// The JSON request body.
+    pub body: String,
+    /// A second body to switch to when the server rejects the first one for a known reason.
+    pub fallback: Option<Fallback>,
+}
+
+/// "If the server answers 400 and its message mentions `trigger`, send `body` instead" — used
+/// by OpenAI-compatible providers to retry once without `stream_options`. The switch happens
+/// at most once per call, at once (no backoff), does not use up an attempt, and sticks for any
+/// later retries of the same call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fallback {
+    pub body: String,
+    /// Matched case-insensitively against the 400 error's message.
+    pub trigger: String,
+}
+
+/// Starts one streamed completion on a new producer thread and returns the consumer's end.
+/// `make_decoder` builds a fresh decoder for every attempt.
+pub fn spawn_stream(
+    name: &str,
+    client: HttpClient,
+    call: HttpCall,
+    make_decoder: impl Fn() -> Box<dyn Decoder> + Send + 'static,
+    policy: RetryPolicy,
+    cancel: CancelToken,
+) -> Receiver<StreamEvent> {
+    // Unbounded: a reply is bounded by max_tokens, and a producer blocked on a slow renderer
+    // could neither notice cancellation nor keep reading the socket.
+    let (events_tx, events_rx) = crossbeam_channel::unbounded();
+    let fallback_tx = events_tx.clone();
+    let producer = Producer { name: name.to_string(), client, make_decoder: Box::new(make_decoder), policy, cancel };
+    let spawned = std::thread::Builder::new().name(format!("llm-{name}")).spawn(move || producer.run(call, events_tx));
+    if let Err(err) = spawned {
+        let message = format!("cannot start the stream thread: {err}");
+        let _ = fallback_tx.send(StreamEvent::Error(LlmError::Network { message }));
+    }
+    events_rx
+}
+
+struct Producer {
+    name: String,
+    client: HttpClient,
+    make_decoder: Box<dyn Fn() -> Box<dyn Decoder> + Send>,
+    policy: RetryPolicy,
+    cancel: CancelToken,
+}
+
+/// What the body thread hands the producer.
+enum BodyMessage {
+    Events(Vec<SseEvent>),
+    /// Clean end of the body, with the unterminated last event if there was one.
+    End(Option<SseEvent>),
+    Failed(LlmError),
+}
+
+/// How one attempt ended.
+enum Outcome {
+    /// `Done` was forwarded.
+    Completed,
+    Failed {
+        error: LlmError,
+        had_output: bool,
+    },
+    /// Cancelled, or the consumer hung up: stop without retrying.
+    Stopped(LlmError),
+}
+
+impl Producer {
+    fn run(self, call: HttpCall, events_tx: Sender<StreamEvent>) {
+        let mut body_threads = Vec::new();
+        let terminal = self.attempts(call, &events_tx, &mut body_threads);
+        if let Some(error) = terminal {
+            let _ = events_tx.send(StreamEvent::Error(error));
+        }
+        drop(events_tx);
+        for body_thread in body_threads {
+            let _ = body_thread.join();
+        }
+    }
+
+    /// Runs attempts until one completes or the policy gives up; returns the terminal error,
+    /// or None when `Done` was already forwarded.
+    fn attempts(
+        &self,
+        call: HttpCall,
+        events_tx: &Sender<StreamEvent>,
+        threads: &mut Vec<JoinHandle<()>>,
+    ) -> Option<LlmError> {
+        let mut body = call.body;
+        let mut fallback = call.fallback;
+        let mut attempt = 0;
+        let mut restarts = 0;
+        loop {
+            if self.cancel.is_cancelled() {
+                return Some(LlmError::Cancelled);
+            }
+            attempt += 1;
+            let (error, had_output) = match self.attempt(&call.url, &call.headers, &body, events_tx, threads) {
+                Outcome::Completed => return None,
+                Outcome::Stopped(error) => return Some(error),
+                Outcome::Failed { error, had_output } => (error, had_output),
+            };
+            if let Some(switch) = fallback.take_if(|switch| triggers(switch, &error) && !had_output) {
+                body = switch.body;
+                attempt -= 1;
+                continue;
+            }
+            let state = AttemptState { attempt, restarts, had_output };
+            let delay = match plan_retry(&self.policy, &error, state, jitter()) {
+                RetryDecision::GiveUp => return Some(error),
+                RetryDecision::Retry(delay) => delay,
+            };
+            if had_output {
+                restarts += 1;
+                let restart = StreamEvent::Restart { attempt: attempt + 1, reason: error.to_string() };
+                if events_tx.send(restart).is_err() {
+                    return Some(LlmError::Cancelled);
+                }
+            }
+            if !self.cancel.sleep(delay) {
+                return Some(LlmError::Cancelled);
+            }
+        }
+    }
+
+    /// One POST and its body, decoded and forwarded.
+    fn attempt(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        events_tx: &Sender<StreamEvent>,
+        threads: &mut Vec<JoinHandle<()>>,
+    ) -> Outcome {
+        let exchange = self.client.exchange();
+        let canceller = exchange.canceller();
+        // bounded(64): the socket may run a little ahead of decoding, but a stalled producer
+        // stops the reads (backpressure) instead of buffering the whole body.
+        let (body_tx, body_rx) = crossbeam_channel::bounded(64);
+        let (url, headers, body) = (url.to_string(), headers.to_vec(), body.to_string());
+        let spawned = std::thread::Builder::new()
+            .name(format!("llm-{}-body", self.name))
+            .spawn(move || read_body(&exchange, &url, &headers, &body, &body_tx));
+        match spawned {
+            Ok(handle) => threads.push(handle),
+            Err(err) => {
+                let error = LlmError::Network { message: format!("cannot start the body reader thread: {err}") };
+                return Outcome::Failed { error, had_output: false };
+            }
+        }
+        let mut decoder = (self.make_decoder)();
+        let outcome = self.pump(&body_rx, decoder.as_mut(), events_tx);
+        // Whatever happened, this attempt's connection is finished with: shutting it down
+        // releases a body thread still blocked on it, and dropping the channel one blocked on
+        // sending.
+        canceller.cancel();
+        drop(body_rx);
+        outcome
+    }
+
+    fn pump(
+        &self,
+        body_rx: &Receiver<BodyMessage>,
+        decoder: &mut dyn Decoder,
+        events_tx: &Sender<StreamEvent>,
+    ) -> Outcome {
+        let mut out = Vec::new();
+        loop {
+            let message = match body_rx.recv_timeout(CANCEL_POLL) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.cancel.is_cancelled() {
+                        return Outcome::Stopped(LlmError::Cancelled);
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => BodyMessage::Failed(LlmError::Network {
+                    message: format!("the reader of {} stopped unexpectedly", self.client.host()),
+                }),
+            };
+            if self.cancel.is_cancelled() {
+                return Outcome::Stopped(LlmError::Cancelled);
+            }
+            let step = match message {
+                BodyMessage::Events(events) => feed_all(decoder, &events, &mut out),
+                BodyMessage::End(remainder) => end_of_body(decoder, remainder, &mut out),
+                BodyMessage::Failed(error) => Err(error),
+            };
+            // Forward what was decoded even when the step then failed: the consumer drops it
+            // on the Restart or Error that follows, and sees the partial output meanwhile.
+            for event in out.drain(..) {
+                if events_tx.send(event).is_err() {
+                    return Outcome::Stopped(LlmError::Cancelled);
+                }
+            }
+            match step {
+                Ok(true) => return Outcome::Completed,
+                Ok(false) => {}
+                Err(error) => return Outcome::Failed { error, had_output: decoder.has_output() },
+            }
+        }
+    }
+}
+
+/// Feeds events until the terminal marker; returns whether the attempt completed.
+fn feed_all(decoder: &mut dyn Decoder, events: &[SseEvent], out: &mut Vec<StreamEvent>) -> Result<bool, LlmError> {
+    for event in events {
+        if decoder.feed(event, out)? {
+            decoder.finish(true, out)?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The body ended without the terminal marker having been fed. The lenient rule: an
+/// unterminated `[DONE]` counts; any other unterminated event is a truncation. Otherwise the
+/// decoder decides whether what it saw is complete.
+fn end_of_body(
+    decoder: &mut dyn Decoder,
+    remainder: Option<SseEvent>,
+    out: &mut Vec<StreamEvent>,
+) -> Result<bool, LlmError> {
+    if let Some(event) = remainder {
+        if event.data.trim() != "[DONE]" {
+            let shown: String = event.data.chars().take(80).collect();
+            return Err(LlmError::Protocol { message: format!("stream ended in the middle of an event: {shown}") });
+        }
+        if feed_all(decoder, std::slice::from_ref(&event), out)? {
+            return Ok(true);
+        }
+    }
+    decoder.finish(false, out)?;
+    Ok(true)
+}
+
+/// The body thread: POST, then read until EOF or error, handing events over.
+fn read_body(exchange: &Exchange, url: &str, headers: &[(String, String)], body: &str, body_tx: &Sender<BodyMessage>) {
+    let mut stream: EventStream = match exchange.post(url, headers, body) {
+        Ok(stream) => stream,
+        Err(error) => {
+            let _ = body_tx.send(BodyMessage::Failed(error));
+            return;
+        }
+    };
+    let mut events = Vec::new();
+    loop {
+        let message = match stream.read_some(&mut events) {
+            Ok(0) => BodyMessage::End(stream.finish()),
+            Ok(_) if events.is_empty() => continue, // a keep-alive or part of an event
+            Ok(_) => BodyMessage::Events(std::mem::take(&mut events)),
+            Err(error) => BodyMessage::Failed(exchange.read_error(error)),
+        };
+        let last = !matches!(message, BodyMessage::Events(_));
+        if body_tx.send(message).is_err() || last {
+            return;
+        }
+    }
+}
+
+fn triggers(fallback: &Fallback, error: &LlmError) -> bool {
+    match error {
+        LlmError::Request { status: 400, message } => {
+            message.to_ascii_lowercase().contains(&fallback.trigger.to_ascii_lowercase())
+        }
+        _ => false,
+    }
+}
+
+/// Jitter for backoff from the clock's nanoseconds: spread, not secrecy, is all it needs.
+fn jitter() -> f64 {
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.subsec_nanos());
+    f64::from(nanos.unwrap_or(0) % 1000) / 1000.0
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,273 @@
+//! The producer against a scripted server: retries, restarts, truncation, idle timeout,
+//! refused connections and cancellation, with a trivial decoder.
+
+use super::*;
+use crate::llm::net::NetEnv;
+use crate::llm::test_server::{ScriptedServer, sse, sse_cut, sse_stall, status};
+use crate::llm::{Completion, StopReason};
+use std::time::Instant;
+
+/// `data: <text>` → Text; `END` or `[DONE]` → terminal; `ERR <message>` → an in-band overload.
+#[derive(Default)]
+struct FakeDecoder {
+    had_output: bool,
+}
+
+impl Decoder for FakeDecoder {
+    fn feed(&mut self, event: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<bool, LlmError> {
+        match event.data.as_str() {
+            "END" | "[DONE]" => Ok(true),
+            data if data.starts_with("ERR ") => {
+                Err(LlmError::Overloaded { message: data[4..].to_string(), retry_after: None })
+            }
+            text => {
+                self.had_output = true;
+                out.push(StreamEvent::Text(text.to_string()));
+                Ok(false)
+            }
+        }
+    }
+
+    fn finish(&mut self, saw_terminal: bool, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
+        if !saw_terminal {
+            return Err(LlmError::Protocol { message: "stream ended without END".to_string() });
+        }
+        out.push(StreamEvent::Done(Completion {
+            stop_reason: StopReason::EndTurn,
+            thinking: Vec::new(),
+            dropped_tool_calls: Vec::new(),
+        }));
+        Ok(())
+    }
+
+    fn has_output(&self) -> bool {
+        self.had_output
+    }
+}
+
+fn fast_policy() -> RetryPolicy {
+    RetryPolicy { base_delay: Duration::from_millis(5), max_delay: Duration::from_millis(20), ..RetryPolicy::default() }
+}
+
+fn call(base_url: &str, fallback: Option<Fallback>) -> HttpCall {
+    HttpCall {
+        url: format!("{base_url}/v1/chat"),
+        headers: vec![("x-api-key".to_string(), "secret".to_string())],
+        body: r#"{"stream":true,"stream_options":{"include_usage":true}}"#.to_string(),
+        fallback,
+    }
+}
+
+fn start(base_url: &str, idle: Duration, fallback: Option<Fallback>, cancel: CancelToken) -> Receiver<StreamEvent> {
+    let client = HttpClient::new(base_url, "the TEST_API_KEY environment variable", idle, &NetEnv::default(), &[])
+        .expect("client");
+    let decoder = || Box::new(FakeDecoder::default()) as Box<dyn Decoder>;
+    spawn_stream("test", client, call(base_url, fallback), decoder, fast_policy(), cancel)
+}
+
+fn run(server: &ScriptedServer) -> Vec<StreamEvent> {
+    start(&server.base_url, Duration::from_secs(10), None, CancelToken::new()).iter().collect()
+}
+
+fn text(value: &str) -> StreamEvent {
+    StreamEvent::Text(value.to_string())
+}
+
+fn done() -> StreamEvent {
+    StreamEvent::Done(Completion {
+        stop_reason: StopReason::EndTurn,
+        thinking: Vec::new(),
+        dropped_tool_calls: Vec::new(),
+    })
+}
+
+/// What a consumer keeps: text since the last Restart.
+fn final_text(events: &[StreamEvent]) -> String {
+    let mut kept = String::new();
+    for event in events {
+        match event {
+            StreamEvent::Text(delta) => kept.push_str(delta),
+            StreamEvent::Restart { .. } => kept.clear(),
+            _ => {}
+        }
+    }
+    kept
+}
+
+fn restart_attempts(events: &[StreamEvent]) -> Vec<u32> {
+    events
+        .iter()
+        .filter_map(|event| if let StreamEvent::Restart { attempt, .. } = event { Some(*attempt) } else { None })
+        .collect()
+}
+
+fn terminal_error(events: &[StreamEvent]) -> LlmError {
+    match events.last() {
+        Some(StreamEvent::Error(error)) => error.clone(),
+        other => panic!("expected a terminal error, got {other:?} in {events:?}"),
+    }
+}
+
+#[test]
+fn a_good_stream_forwards_text_then_done() {
+    let server = ScriptedServer::start(vec![sse(": hello\n\ndata: Hel\n\ndata: lo\n\ndata: END\n\n")]);
+    assert_eq!(run(&server), vec![text("Hel"), text("lo"), done()]);
+    let request = server.requests.recv().unwrap();
+    assert!(request.starts_with("POST /v1/chat HTTP/1.1"), "{request}");
+    assert!(request.contains("x-api-key: secret"), "{request}");
+    assert!(request.to_ascii_lowercase().contains("accept-encoding: identity"), "{request}");
+    assert!(request.ends_with(r#"{"stream":true,"stream_options":{"include_usage":true}}"#), "{request}");
+}
+
+#[test]
+fn auth_failure_is_not_retried_and_names_the_key() {
+    let server = ScriptedServer::start(vec![status(401, &[], r#"{"error":{"message":"bad key"}}"#)]);
+    let events = run(&server);
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        terminal_error(&events),
+        LlmError::Auth {
+            status: 401,
+            message: "bad key".to_string(),
+            fix: "check the TEST_API_KEY environment variable".to_string()
+        }
+    );
+    assert_eq!(server.requests.len(), 1);
+}
+
+#[test]
+fn rate_limit_waits_for_retry_after_then_succeeds() {
+    let server = ScriptedServer::start(vec![
+        status(429, &[("retry-after-ms", "300")], r#"{"error":{"message":"slow down"}}"#),
+        sse("data: ok\n\ndata: END\n\n"),
+    ]);
+    let started = Instant::now();
+    assert_eq!(run(&server), vec![text("ok"), done()]);
+    assert!(started.elapsed() >= Duration::from_millis(300), "{:?}", started.elapsed());
+    assert_eq!(server.requests.len(), 2);
+}
+
+#[test]
+fn retry_after_in_seconds_is_honoured() {
+    let server =
+        ScriptedServer::start(vec![status(429, &[("retry-after", "1")], "busy"), sse("data: ok\n\ndata: END\n\n")]);
+    let started = Instant::now();
+    assert_eq!(run(&server), vec![text("ok"), done()]);
+    assert!(started.elapsed() >= Duration::from_secs(1));
+}
+
+#[test]
+fn overloaded_then_success_is_transparent() {
+    let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    let server = ScriptedServer::start(vec![status(529, &[], body), sse("data: ok\n\ndata: END\n\n")]);
+    assert_eq!(run(&server), vec![text("ok"), done()]);
+}
+
+#[test]
+fn in_band_error_before_output_retries_without_restart() {
+    let server = ScriptedServer::start(vec![sse("data: ERR busy\n\n"), sse("data: ok\n\ndata: END\n\n")]);
+    assert_eq!(run(&server), vec![text("ok"), done()]);
+}
+
+#[test]
+fn stream_ending_after_partial_text_restarts_and_keeps_only_the_second_attempt() {
+    let server = ScriptedServer::start(vec![sse("data: partial \n\n"), sse("data: second\n\ndata: END\n\n")]);
+    let events = run(&server);
+    assert_eq!(restart_attempts(&events), vec![2]);
+    assert_eq!(events.last(), Some(&done()));
+    assert_eq!(final_text(&events), "second");
+}
+
+#[test]
+fn a_connection_that_keeps_breaking_ends_in_error_after_two_restarts() {
+    let server = ScriptedServer::start(vec![sse_cut("data: a\n\n"), sse_cut("data: a\n\n"), sse_cut("data: a\n\n")]);
+    let events = run(&server);
+    assert_eq!(restart_attempts(&events), vec![2, 3]);
+    assert!(matches!(terminal_error(&events), LlmError::Network { .. } | LlmError::Protocol { .. }), "{events:?}");
+    assert_eq!(server.requests.len(), 3);
+}
+
+#[test]
+fn a_stream_without_terminal_event_is_never_accepted() {
+    let server = ScriptedServer::start(vec![sse(""), sse(": only a comment\n\n"), sse("event: x\n\n"), sse("")]);
+    let events = run(&server);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(matches!(terminal_error(&events), LlmError::Protocol { .. }));
+    assert_eq!(server.requests.len(), 4);
+}
+
+#[test]
+fn unterminated_done_counts_but_unterminated_json_is_a_truncation() {
+    let server = ScriptedServer::start(vec![sse("data: hi\n\ndata: [DONE]")]);
+    assert_eq!(run(&server), vec![text("hi"), done()]);
+    let server = ScriptedServer::start(vec![sse("data: {\"a\":"), sse("data: ok\n\ndata: END\n\n")]);
+    assert_eq!(run(&server), vec![text("ok"), done()]);
+    assert_eq!(server.requests.len(), 2);
+}
+
+#[test]
+fn a_stalled_stream_hits_the_idle_timeout_and_is_retried() {
+    let server = ScriptedServer::start(vec![sse_stall("data: x\n\n"), sse("data: y\n\ndata: END\n\n")]);
+    let events: Vec<_> = start(&server.base_url, Duration::from_millis(300), None, CancelToken::new()).iter().collect();
+    assert_eq!(final_text(&events), "y");
+    assert_eq!(events.last(), Some(&done()));
+    match &events[1] {
+        StreamEvent::Restart { attempt: 2, reason } => assert!(reason.contains("no data from 127.0.0.1"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn connection_refused_is_a_network_error_naming_the_host() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base_url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let events: Vec<_> = start(&base_url, Duration::from_secs(5), None, CancelToken::new()).iter().collect();
+    assert_eq!(events.len(), 1);
+    let error = terminal_error(&events);
+    assert!(matches!(error, LlmError::Network { .. }), "{error:?}");
+    assert!(error.to_string().contains("127.0.0.1") && error.to_string().contains("refused"), "{error}");
+}
+
+#[test]
+fn cancelling_a_stalled_stream_ends_promptly_with_cancelled() {
+    let server = ScriptedServer::start(vec![sse_stall("data: x\n\n")]);
+    let cancel = CancelToken::new();
+    let events_rx = start(&server.base_url, Duration::from_secs(60), None, cancel.clone());
+    assert_eq!(events_rx.recv().unwrap(), text("x"));
+    let started = Instant::now();
+    cancel.cancel();
+    assert_eq!(events_rx.recv().unwrap(), StreamEvent::Error(LlmError::Cancelled));
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(events_rx.recv().is_err(), "the sender is dropped after the terminal event");
+}
+
+#[test]
+fn cancelling_during_backoff_ends_with_cancelled() {
+    let server = ScriptedServer::start(vec![status(429, &[("retry-after", "30")], "busy")]);
+    let cancel = CancelToken::new();
+    let events_rx = start(&server.base_url, Duration::from_secs(5), None, cancel.clone());
+    server.requests.recv().unwrap();
+    let started = Instant::now();
+    cancel.cancel();
+    assert_eq!(events_rx.recv().unwrap(), StreamEvent::Error(LlmError::Cancelled));
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn a_rejected_stream_options_switches_to_the_fallback_body_once() {
+    let rejection = r#"{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}"#;
+    let server = ScriptedServer::start(vec![status(400, &[], rejection), sse("data: ok\n\ndata: END\n\n")]);
+    let fallback = Fallback { body: r#"{"stream":true}"#.to_string(), trigger: "stream_options".to_string() };
+    let events: Vec<_> =
+        start(&server.base_url, Duration::from_secs(5), Some(fallback.clone()), CancelToken::new()).iter().collect();
+    assert_eq!(events, vec![text("ok"), done()]);
+    let _first = server.requests.recv().unwrap();
+    assert!(server.requests.recv().unwrap().ends_with("\r\n\r\n{\"stream\":true}"));
+    // A 400 for another reason is not retried with the fallback.
+    let server = ScriptedServer::start(vec![status(400, &[], r#"{"error":{"message":"bad tools"}}"#)]);
+    let events: Vec<_> =
+        start(&server.base_url, Duration::from_secs(5), Some(fallback), CancelToken::new()).iter().collect();
+    assert!(matches!(terminal_error(&events), LlmError::Request { status: 400, .. }));
+    assert_eq!(server.requests.len(), 1);
+}
