@@ -4,14 +4,24 @@
 //! everything below receives them as values. It returns an `Exit`; `main.rs` maps it to a code.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use crate::cli::{Command, HELP, Options, PromptSource, UsageError, parse_args};
+use crate::agent::subagent::TaskTool;
+use crate::agent::{Agent, Gate, MAX_ITERATIONS, ModeMatrix, Settings, Stop, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::cancel::CancelToken;
+use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, LoadOptions, Protocol, ProviderConfig};
 use crate::doctor;
+use crate::headless;
+use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
+use crate::llm::provider;
+use crate::msg::{Message, System};
+use crate::text::neutralize;
+use crate::tools::Registry;
 use crate::warning::Warning;
 use std::collections::HashMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How a run ended, mapped to the exit codes of SPEC §1.1 by `code`.
@@ -25,6 +35,8 @@ pub enum Exit {
     Config(String),
     /// A runtime failure (provider or tool infrastructure).
     Runtime(String),
+    /// A runtime failure the front end has already reported.
+    Failed,
     /// Stopped by a limit in -p mode.
     Limit,
     /// Interrupted by Ctrl-C.
@@ -36,7 +48,7 @@ impl Exit {
     pub fn code(&self) -> i32 {
         match self {
             Exit::Ok => 0,
-            Exit::Runtime(_) => 1,
+            Exit::Runtime(_) | Exit::Failed => 1,
             Exit::Usage(_) | Exit::Config(_) => 2,
             Exit::Limit => 3,
             Exit::Interrupted => 130,
@@ -46,7 +58,7 @@ impl Exit {
     /// The one line `main` prints on stderr, if any.
     pub fn message(&self) -> Option<String> {
         match self {
-            Exit::Ok | Exit::Limit | Exit::Interrupted => None,
+            Exit::Ok | Exit::Failed | Exit::Limit | Exit::Interrupted => None,
             Exit::Usage(err) => Some(err.to_string()),
             Exit::Config(message) | Exit::Runtime(message) => Some(message.clone()),
         }
@@ -72,6 +84,11 @@ impl Env {
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
                 .collect(),
         }
+    }
+
+    /// Every variable, for settings that look at many (proxies).
+    pub fn pairs(&self) -> impl Iterator<Item = (String, String)> + '_ {
+        self.vars.iter().map(|(name, value)| (name.clone(), value.clone()))
     }
 
     /// One variable, if set.
@@ -163,12 +180,105 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
         Err(exit) => return exit,
     };
     for warning in &warnings {
-        eprintln!("mewcode: warning: {warning}");
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
     }
-    let _ = provider;
-    match options.prompt {
-        Some(_) => not_yet("-p", "the LLM engine"),
-        None => not_yet("the interactive REPL", "the REPL"),
+    let Some(prompt_source) = options.prompt.clone() else {
+        return not_yet("the interactive REPL", "the REPL");
+    };
+    let prompt = match prompt_source {
+        PromptSource::Arg(text) => text,
+        PromptSource::Stdin => {
+            let mut text = String::new();
+            if let Err(err) = std::io::stdin().read_to_string(&mut text) {
+                return Exit::Runtime(format!("reading the prompt from stdin: {err}"));
+            }
+            text
+        }
+    };
+    if prompt.trim().is_empty() {
+        return Exit::Usage(UsageError("-p: the prompt is empty".to_string()));
+    }
+    let agent = match build_agent(context, &provider, &options, env, false) {
+        Ok(agent) => agent,
+        Err(exit) => return exit,
+    };
+    let cancel = CancelToken::new();
+    install_interrupt_handler(&cancel);
+    let conversation = Arc::new(Mutex::new(vec![Message::user(prompt)]));
+    let format = match options.output_format.unwrap_or(OutputFormat::Text) {
+        OutputFormat::Text => headless::Format::Text,
+        OutputFormat::Json => headless::Format::Json,
+        OutputFormat::StreamJson => headless::Format::StreamJson,
+    };
+    let color = std::io::stderr().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
+    let output =
+        headless::Options { format, quiet: options.quiet, color, stdout_is_terminal: std::io::stdout().is_terminal() };
+    let outcome = headless::run(&agent, conversation, options.mode.unwrap_or_default(), cancel, output);
+    match outcome.stop {
+        Stop::Completed => Exit::Ok,
+        Stop::Cancelled => Exit::Interrupted,
+        Stop::IterationLimit | Stop::UnknownTools => Exit::Limit,
+        Stop::Failed => Exit::Failed,
+    }
+}
+
+/// The agent for a run: provider, tools, permission gate and the system prompt.
+fn build_agent(
+    context: &Context,
+    provider_config: &ProviderConfig,
+    options: &Options,
+    env: &Env,
+    interactive: bool,
+) -> Result<Arc<Agent>, Exit> {
+    let net = NetEnv::from_vars(env.pairs());
+    let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
+    let gate: Arc<dyn Gate> = Arc::new(ModeMatrix);
+    let date = prompt::civil_date(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs()),
+    );
+    let environment = prompt::environment_prompt(&prompt::Environment {
+        cwd: context.root.display().to_string(),
+        os: std::env::consts::OS.to_string(),
+        date,
+        model: provider_config.model.clone(),
+        git: prompt::gather_git(&context.root),
+    });
+    let mut registry = Registry::new();
+    let task = TaskTool::new(
+        Arc::clone(&provider),
+        &registry,
+        Arc::clone(&gate),
+        environment.clone(),
+        provider_config.max_tokens,
+    );
+    registry.register(Arc::new(task));
+    let stable = prompt::stable_prompt(&prompt::load_instructions(&context.root, &context.home));
+    Ok(Arc::new(Agent {
+        provider,
+        registry,
+        gate,
+        system: System { stable, environment },
+        settings: Settings {
+            root: context.root.clone(),
+            max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),
+            unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
+            max_tokens: provider_config.max_tokens,
+            interactive,
+        },
+    }))
+}
+
+/// Ctrl-C cancels the running turn; a second Ctrl-C while it winds down exits at once.
+fn install_interrupt_handler(cancel: &CancelToken) {
+    let cancel = cancel.clone();
+    let installed = ctrlc::set_handler(move || {
+        if cancel.is_cancelled() {
+            std::process::exit(130);
+        }
+        cancel.cancel();
+    });
+    if let Err(err) = installed {
+        eprintln!("mewcode: warning: Ctrl-C will not cancel cleanly: {err}");
     }
 }
 

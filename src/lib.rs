@@ -17,6 +17,7 @@ pub mod tools;
 pub mod agent;
 // L4 front ends
 pub mod doctor;
+pub mod headless;
 // L5 wiring
 pub mod app;
 pub mod cli;

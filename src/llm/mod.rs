@@ -17,6 +17,7 @@ pub mod http;
 pub mod net;
 pub mod openai;
 pub mod probe;
+pub mod provider;
 pub mod retry;
 pub mod stream;
 #[cfg(test)]

@@ -6,4 +6,5 @@ mod support;
 
 mod cli;
 mod harness;
+mod print;
 mod tidy;

@@ -1,0 +1,190 @@
+//! The `-p` front end: runs one task to completion and prints it as text, json or stream-json
+//! (SPEC §1.1).
+//!
+//! Invariant: stdout carries only the result (text), the one JSON object (json) or one JSON
+//! object per line (stream-json); tool activity and notices go to stderr in text mode and are
+//! neutralised there, so a hostile tool output cannot drive the user's terminal.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use crate::agent::{Agent, Approval, Conversation, Event, Stop, lock};
+use crate::cancel::CancelToken;
+use crate::mode::Mode;
+use crate::msg::{Role, Usage};
+use crate::text::neutralize;
+use serde_json::json;
+use std::io::Write;
+use std::sync::Arc;
+
+/// The three output formats of `-p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    StreamJson,
+}
+
+/// How to print.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub format: Format,
+    /// No tool activity or notices on stderr (text mode).
+    pub quiet: bool,
+    /// stderr is a terminal and NO_COLOR is unset: dim the activity lines.
+    pub color: bool,
+    /// stdout is a terminal: neutralise the final text too.
+    pub stdout_is_terminal: bool,
+}
+
+/// What the run produced, for the exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub stop: Stop,
+    /// The error message when the run failed.
+    pub error: Option<String>,
+}
+
+/// Runs the agent on the conversation and prints as it goes. Returns when the run is over.
+pub fn run(
+    agent: &Arc<Agent>,
+    conversation: Conversation,
+    mode: Mode,
+    cancel: CancelToken,
+    options: Options,
+) -> Outcome {
+    let events = agent.run(Arc::clone(&conversation), mode, cancel);
+    let mut printer = Printer { options, usage: Usage::default(), iterations: 0, error: None };
+    let mut stop = None;
+    for event in events {
+        if let Event::Done(reason) = &event {
+            stop = Some(*reason);
+        }
+        printer.event(event);
+    }
+    // A channel that closed without Done means the run was interrupted before it could say so.
+    let stop = stop.unwrap_or(Stop::Cancelled);
+    let result = lock(&conversation)
+        .iter()
+        .rev()
+        .find(|message| message.role == Role::Assistant)
+        .map(|message| message.content.clone())
+        .unwrap_or_default();
+    printer.finish(stop, &result);
+    Outcome { stop, error: printer.error }
+}
+
+struct Printer {
+    options: Options,
+    usage: Usage,
+    iterations: u32,
+    error: Option<String>,
+}
+
+impl Printer {
+    fn event(&mut self, event: Event) {
+        match event {
+            Event::Iter(iteration) => self.iterations = iteration,
+            Event::Text(text) => self.line(json!({"type": "text", "text": text})),
+            Event::Thinking(_) => {}
+            Event::Restart { attempt, reason } => {
+                let message = format!("connection lost ({reason}), retrying ({attempt}/3); the partial answer is void");
+                self.notice(&message);
+                self.line(json!({"type": "restart", "attempt": attempt, "reason": reason}));
+            }
+            Event::ToolStart { id, name, preview } => {
+                self.activity(&format!("● {name} {preview}"));
+                self.line(json!({"type": "tool_start", "id": id, "name": name, "input": preview}));
+            }
+            Event::ToolEnd { id, name, preview, is_error, elapsed } => {
+                let elapsed_ms = elapsed.as_millis() as u64;
+                let mark = if is_error { "✗" } else { "⎿" };
+                self.activity(&format!("  {mark} {preview}  ({elapsed_ms} ms)"));
+                if is_error && preview.starts_with("needs approval:") {
+                    self.line(json!({"type": "approval_denied", "id": id, "name": name, "reason": preview}));
+                }
+                self.line(json!({
+                    "type": "tool_end", "id": id, "name": name, "output": preview,
+                    "is_error": is_error, "elapsed_ms": elapsed_ms
+                }));
+            }
+            Event::Usage(usage) => {
+                self.usage.add(&usage);
+                self.line(json!({"type": "usage", "usage": usage_json(&usage)}));
+            }
+            Event::Notice(text) => {
+                self.notice(&text);
+                self.line(json!({"type": "notice", "text": text}));
+            }
+            Event::Approval(request) => {
+                // Nobody can answer in -p mode; the agent is non-interactive and should never ask.
+                let _ = request.respond.send(Approval::Deny);
+                self.line(json!({"type": "approval_denied", "id": request.call.id, "name": request.call.name, "reason": request.reason}));
+            }
+            Event::Error(message) => {
+                if self.options.format == Format::Text {
+                    eprintln!("mewcode: error: {}", neutralize(&message));
+                }
+                self.line(json!({"type": "error", "message": message}));
+                self.error = Some(message);
+            }
+            Event::Done(_) => {}
+        }
+    }
+
+    fn finish(&mut self, stop: Stop, result: &str) {
+        let summary = json!({
+            "result": result,
+            "session_id": null,
+            "stop_reason": stop.as_str(),
+            "iterations": self.iterations,
+            "usage": usage_json(&self.usage),
+            "is_error": !matches!(stop, Stop::Completed),
+        });
+        match self.options.format {
+            Format::Text => {
+                let text = if self.options.stdout_is_terminal { neutralize(result) } else { result.to_string() };
+                let mut stdout = std::io::stdout().lock();
+                // A closed pipe (`| head`) is not an error worth reporting.
+                let _ = writeln!(stdout, "{text}").and_then(|()| stdout.flush());
+            }
+            Format::Json => print_line(&summary),
+            Format::StreamJson => {
+                let mut done = summary;
+                done["type"] = json!("done");
+                print_line(&done);
+            }
+        }
+    }
+
+    /// One stream-json line (other formats ignore it).
+    fn line(&self, value: serde_json::Value) {
+        if self.options.format == Format::StreamJson {
+            print_line(&value);
+        }
+    }
+
+    /// A tool activity line on stderr (text mode, unless quiet).
+    fn activity(&self, text: &str) {
+        if self.options.format == Format::Text && !self.options.quiet {
+            let text = neutralize(text);
+            if self.options.color { eprintln!("\x1b[2m{text}\x1b[0m") } else { eprintln!("{text}") }
+        }
+    }
+
+    fn notice(&self, text: &str) {
+        self.activity(&format!("mewcode: {text}"));
+    }
+}
+
+fn print_line(value: &serde_json::Value) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{value}").and_then(|()| stdout.flush());
+}
+
+fn usage_json(usage: &Usage) -> serde_json::Value {
+    json!({
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_write": usage.cache_write,
+        "cache_read": usage.cache_read,
+    })
+}

@@ -1,0 +1,130 @@
+//! The thin providers: wire a protocol's pure encoder and decoder to the HTTP transport and the
+//! streaming producer. This is all that differs between Anthropic and OpenAI at run time.
+//!
+//! Invariant: no protocol logic here — only URLs, headers and which encoder/decoder to use.
+
+use super::http::HttpClient;
+use super::net::NetEnv;
+use super::retry::RetryPolicy;
+use super::stream::{Fallback, HttpCall, spawn_stream};
+use super::{LlmError, Provider, StreamEvent, anthropic, openai};
+use crate::cancel::CancelToken;
+use crate::config::{Protocol, ProviderConfig};
+use crate::msg::Request;
+use crossbeam_channel::Receiver;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The Anthropic API version header every request carries.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// A configured model endpoint speaking one of the two protocols.
+pub struct HttpProvider {
+    config: ProviderConfig,
+    client: HttpClient,
+    policy: RetryPolicy,
+    /// Seeds the ids synthesised for OpenAI tool calls that arrive without one.
+    calls: AtomicU64,
+}
+
+/// Builds the provider for a config entry (TLS roots and proxy settings resolved now, so a bad
+/// `ca_file` is reported at start-up rather than on the first request).
+pub fn connect(config: &ProviderConfig, net: &NetEnv) -> Result<Arc<dyn Provider>, LlmError> {
+    let client = HttpClient::for_provider(config, net)?;
+    Ok(Arc::new(HttpProvider {
+        config: config.clone(),
+        client,
+        policy: RetryPolicy::default(),
+        calls: AtomicU64::new(0),
+    }))
+}
+
+impl HttpProvider {
+    /// Replaces the retry policy (tests use short backoffs).
+    pub fn with_policy(config: &ProviderConfig, net: &NetEnv, policy: RetryPolicy) -> Result<HttpProvider, LlmError> {
+        let client = HttpClient::for_provider(config, net)?;
+        Ok(HttpProvider { config: config.clone(), client, policy, calls: AtomicU64::new(0) })
+    }
+
+    fn prepare(&self, request: &Request) -> HttpCall {
+        let mut headers = vec![("accept".to_string(), "text/event-stream".to_string())];
+        match self.config.protocol {
+            Protocol::Anthropic => {
+                headers.push(("anthropic-version".to_string(), ANTHROPIC_VERSION.to_string()));
+                if !self.config.api_key.is_empty() {
+                    headers.push(("x-api-key".to_string(), self.config.api_key.clone()));
+                }
+                let body = anthropic::encode_request(request, &self.config);
+                HttpCall {
+                    url: format!("{}/v1/messages", self.config.base_url),
+                    headers,
+                    body: body.to_string(),
+                    fallback: None,
+                }
+            }
+            Protocol::OpenAi => {
+                if !self.config.api_key.is_empty() {
+                    headers.push(("authorization".to_string(), format!("Bearer {}", self.config.api_key)));
+                }
+                let options = openai::EncodeOptions::from_config(&self.config);
+                let body = openai::encode_request_with(request, &self.config, options);
+                // Some servers reject stream_options; the producer switches to this body once.
+                let fallback = options.stream_options.then(|| Fallback {
+                    body: openai::encode_request_with(
+                        request,
+                        &self.config,
+                        openai::EncodeOptions { stream_options: false, ..options },
+                    )
+                    .to_string(),
+                    trigger: "stream_options".to_string(),
+                });
+                HttpCall {
+                    url: format!("{}/chat/completions", self.config.base_url),
+                    headers,
+                    body: body.to_string(),
+                    fallback,
+                }
+            }
+        }
+    }
+}
+
+impl Provider for HttpProvider {
+    fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn stream(&self, request: Request, cancel: CancelToken) -> Receiver<StreamEvent> {
+        let call = self.prepare(&request);
+        let client = self.client.clone();
+        let policy = self.policy.clone();
+        match self.config.protocol {
+            Protocol::Anthropic => spawn_stream(
+                &self.config.name,
+                client,
+                call,
+                || Box::new(anthropic::AnthropicDecoder::new()),
+                policy,
+                cancel,
+            ),
+            Protocol::OpenAi => {
+                let seed = self.calls.fetch_add(1, Ordering::Relaxed) ^ clock_seed();
+                let attempt = AtomicU64::new(0);
+                let make = move || {
+                    let salt = attempt.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                    Box::new(openai::OpenAiDecoder::new(seed ^ salt)) as Box<dyn super::decode::Decoder>
+                };
+                spawn_stream(&self.config.name, client, call, make, policy, cancel)
+            }
+        }
+    }
+}
+
+/// Nanoseconds of the wall clock: only used to make synthesised tool-call ids differ between runs.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_nanos() as u64)
+}

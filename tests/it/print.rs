@@ -1,0 +1,127 @@
+//! `mewcode -p` end to end against the scripted fake model: both protocols, three output formats,
+//! exit codes, and the exact requests sent.
+
+use crate::support::{FakeModel, Reply, TestEnv};
+
+/// A project whose only provider points at `model` with `protocol`.
+fn env_for(label: &str, model: &FakeModel, protocol: &str) -> TestEnv {
+    let env = TestEnv::new(label);
+    let base = if protocol == "anthropic" { model.url() } else { format!("{}/v1", model.url()) };
+    env.write_home(
+        "config.yaml",
+        &format!("providers:\n  - {{name: fake, protocol: {protocol}, model: test-model, api_key: k-123, base_url: \"{base}\"}}\n"),
+    );
+    env
+}
+
+#[test]
+fn anthropic_text_answer_in_text_mode() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture_chunked("anthropic-text.sse", 5, std::time::Duration::ZERO));
+    let env = env_for("p-anthropic", &model, "anthropic");
+    let run = env.run(&["-p", "say hi in Portuguese"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "Olá! (That's \"hi\" in Portuguese)\n\nYou could also say \"Oi!\" which is a more casual way to say hi in Portuguese.\n"
+    );
+    let request = &model.requests()[0];
+    assert_eq!(request.path, "/v1/messages");
+    assert_eq!(request.header("x-api-key"), Some("k-123"));
+    assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
+    let body = request.json.as_ref().unwrap();
+    assert_eq!(body["model"], "test-model");
+    assert_eq!(
+        body["messages"],
+        serde_json::json!([{"role": "user", "content": [{"type": "text", "text": "say hi in Portuguese", "cache_control": {"type": "ephemeral"}}]}])
+    );
+    assert_eq!(body["system"][0]["cache_control"], serde_json::json!({"type": "ephemeral"}));
+    assert!(body["system"][0]["text"].as_str().unwrap().starts_with("You are mewcode"));
+    assert!(body["system"][1]["text"].as_str().unwrap().starts_with("# Environment"));
+}
+
+#[test]
+fn openai_text_answer_in_json_mode() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = env_for("p-openai-json", &model, "openai");
+    let run = env.run(&["-p", "hi", "--output-format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        output,
+        serde_json::json!({
+            "result": "Olá!", "session_id": null, "stop_reason": "completed", "iterations": 1,
+            "usage": {"input_tokens": 20, "output_tokens": 2, "cache_write": 0, "cache_read": 0}, "is_error": false
+        })
+    );
+    let request = &model.requests()[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.header("authorization"), Some("Bearer k-123"));
+    let body = request.json.as_ref().unwrap();
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert_eq!(body["messages"][1], serde_json::json!({"role": "user", "content": "hi"}));
+    assert_eq!(body["stream_options"], serde_json::json!({"include_usage": true}));
+}
+
+#[test]
+fn stream_json_emits_one_object_per_event_and_done_last() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-text.sse"));
+    let env = env_for("p-stream", &model, "anthropic");
+    let run = env.run_with_stdin(&["-p", "-", "--output-format", "stream-json"], "hi from stdin");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let kinds: Vec<&str> = lines.iter().map(|line| line["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"text"));
+    assert_eq!(kinds.last(), Some(&"done"));
+    assert!(kinds.contains(&"usage"));
+    let text: String = lines.iter().filter(|l| l["type"] == "text").map(|l| l["text"].as_str().unwrap()).collect();
+    assert!(text.starts_with("Olá!"));
+    assert_eq!(lines.last().unwrap()["stop_reason"], "completed");
+    assert_eq!(model.requests()[0].json.as_ref().unwrap()["messages"][0]["content"][0]["text"], "hi from stdin");
+}
+
+#[test]
+fn piped_stdin_without_p_is_a_prompt() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = env_for("p-piped", &model, "openai");
+    let run = env.run_with_stdin(&[], "piped question");
+    assert_eq!((run.code, run.stdout.as_str()), (0, "Olá!\n"), "{}", run.stderr);
+}
+
+#[test]
+fn auth_failure_names_the_key_and_exits_1_without_retrying() {
+    let model = FakeModel::start();
+    model.push(Reply::status(
+        401,
+        r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+    ));
+    let env = TestEnv::new("p-401");
+    env.write_home(
+        "config.yaml",
+        &format!("providers:\n  - {{name: c, protocol: anthropic, model: m, base_url: \"{}\"}}\n", model.url()),
+    );
+    let mut command = env.command(&["-p", "hi"]);
+    command.env("ANTHROPIC_API_KEY", "sk-wrong");
+    let run = crate::support::project::Run::from(command.output().unwrap());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("invalid x-api-key"), "{}", run.stderr);
+    assert!(run.stderr.contains("ANTHROPIC_API_KEY"), "{}", run.stderr);
+    assert_eq!(model.requests().len(), 1, "a 401 is never retried");
+}
+
+#[test]
+fn in_band_error_after_partial_text_is_retried_from_scratch() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("vllm-error-after-200.sse"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = env_for("p-restart", &model, "openai");
+    let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert!(lines.iter().any(|line| line["type"] == "restart"), "{}", run.stdout);
+    assert_eq!(lines.last().unwrap()["result"], "Olá!");
+    assert_eq!(model.requests().len(), 2);
+}
