@@ -125,3 +125,32 @@ fn in_band_error_after_partial_text_is_retried_from_scratch() {
     assert_eq!(lines.last().unwrap()["result"], "Olá!");
     assert_eq!(model.requests().len(), 2);
 }
+
+#[test]
+fn ctrl_c_during_a_stalled_stream_exits_130_promptly() {
+    let model = FakeModel::start();
+    let (release, stalled) = crossbeam_channel::bounded::<()>(0);
+    let partial = b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n".to_vec();
+    model.push(Reply::Stall { body: partial, release: stalled });
+    let env = env_for("p-ctrlc", &model, "anthropic");
+    let mut child = env
+        .command(&["-p", "hi"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while model.requests().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "mewcode never sent its request");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let interrupted = std::time::Instant::now();
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(interrupted.elapsed() < std::time::Duration::from_secs(3), "took {:?}", interrupted.elapsed());
+    assert_eq!(model.requests().len(), 1, "a cancelled stream is not retried");
+    drop(release);
+}
