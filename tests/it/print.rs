@@ -133,7 +133,7 @@ fn ctrl_c_during_a_stalled_stream_exits_130_promptly() {
     let partial = b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n".to_vec();
     model.push(Reply::Stall { body: partial, release: stalled });
     let env = env_for("p-ctrlc", &model, "anthropic");
-    let mut child = env
+    let child = env
         .command(&["-p", "hi"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
