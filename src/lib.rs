@@ -3,6 +3,7 @@
 
 // L0 leaves
 pub mod cancel;
+pub mod digest;
 pub mod sse;
 pub mod text;
 // L1 vocabulary
