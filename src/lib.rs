@@ -3,7 +3,9 @@
 
 pub mod cancel;
 pub mod config;
+pub mod fsx;
 pub mod llm;
 pub mod msg;
 pub mod sse;
+pub mod sys;
 pub mod tools;
