@@ -2,12 +2,15 @@
 //!
 //! Invariant: the output is deterministic (files sorted by path, lines in file order) and bounded
 //! (`head_limit` lines, default `DEFAULT_HEAD_LIMIT`, and `MAX_OUTPUT_BYTES`), with a note saying
-//! what was left out. Memory is bounded too: each worker reuses one read buffer, and no file
-//! keeps more result lines than can be shown.
+//! what was left out. Memory is bounded too: each worker reuses one read buffer and keeps only a
+//! path and a count per matching file.
 //!
-//! Speed: each file is read with one `read_to_end` into the worker's buffer and searched as a
-//! whole with `regex::bytes` (literal prefilters apply); lines are only located around matches, so
-//! a file without matches costs one read and one scan, with no per-line work or allocation.
+//! Speed: each file is read whole into the worker's reusable buffer (open, read, close: no stat)
+//! and searched as one slice with `regex::bytes` (literal prefilters apply); lines are only located
+//! around matches, so a file without matches costs one read and one scan, with no per-line work or
+//! allocation. Content mode runs in two phases: the parallel walk counts matching lines per file,
+//! then the files are sorted and only those whose lines fit in the output are read again and
+//! formatted, so a pattern matching millions of lines costs no more memory than the output.
 //!
 //! Semantics: `.gitignore` is honoured and `.git` skipped (see `walk`); files with a NUL byte in
 //! their first 8 KB are binary and skipped silently, as ripgrep does; files over
@@ -77,8 +80,6 @@ struct Search {
     mode: Mode,
     before: usize,
     after: usize,
-    /// Result lines kept per file: more could never be shown.
-    keep_lines: usize,
     filter: Vec<Pattern>,
     filter_on_path: bool,
 }
@@ -147,7 +148,17 @@ impl Tool for GrepTool {
         }
         results.sort_by(|left, right| left.path.cmp(&right.path));
         let limit = input.head_limit.filter(|&limit| limit > 0).map_or(DEFAULT_HEAD_LIMIT, |limit| limit as usize);
-        ToolOutput::ok(render(&results, &search, &ctx.root, limit, skipped_large, &input.pattern))
+        let mut out = match search.mode {
+            Mode::Files | Mode::Count => render_entries(&results, &search, &ctx.root, limit),
+            Mode::Content => render_content(&results, &search, &ctx.root, limit),
+        };
+        if results.is_empty() {
+            out.push_str(&format!("no matches for {:?}\n", input.pattern));
+        }
+        if skipped_large > 0 {
+            out.push_str(&format!("({skipped_large} files over {} MB were not searched)\n", MAX_FILE_BYTES >> 20));
+        }
+        ToolOutput::ok(out)
     }
 }
 
@@ -182,28 +193,23 @@ fn plan_search(input: &Input) -> Result<Search, String> {
             (patterns, glob.contains('/'))
         }
     };
-    let keep_lines = input.head_limit.filter(|&limit| limit > 0).map_or(DEFAULT_HEAD_LIMIT, |limit| limit as usize);
-    Ok(Search { regex, mode, before, after, keep_lines, filter, filter_on_path })
+    Ok(Search { regex, mode, before, after, filter, filter_on_path })
 }
 
 const FILTER_OPTIONS: MatchOptions =
     MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: false };
 
-/// One file's findings.
+/// One file's findings: its path and how many lines match (1 in files mode, which stops at the
+/// first match).
 struct FileResult {
     path: PathBuf,
-    /// Matching lines (count mode, files mode: 1 when matched).
     count: usize,
-    /// Content mode: output lines without the path prefix: `N:text`, `N-text` or `--`.
-    lines: Vec<String>,
-    /// Content mode: lines beyond `lines` that were not kept.
-    lines_dropped: usize,
 }
 
 /// A walker thread's state: its reusable buffer and its findings.
 #[derive(Default)]
 struct Worker {
-    buf: Vec<u8>,
+    buf: ReadBuffer,
     results: Vec<FileResult>,
     skipped_large: usize,
 }
@@ -216,7 +222,7 @@ impl Worker {
                 return;
             }
         }
-        match read_into(&entry.path, &mut self.buf) {
+        match self.buf.read_file(&entry.path) {
             ReadOutcome::Read => {}
             ReadOutcome::TooLarge => {
                 self.skipped_large += 1;
@@ -224,19 +230,16 @@ impl Worker {
             }
             ReadOutcome::Failed => return,
         }
-        let bytes = &self.buf[..];
+        let bytes = self.buf.contents();
         if super::has_nul(&bytes[..bytes.len().min(super::BINARY_SNIFF_BYTES)]) {
             return;
         }
-        let result = match search.mode {
-            Mode::Files => search.regex.is_match(bytes).then_some((1, Vec::new(), 0)),
-            Mode::Count => {
-                Some(count_matching_lines(&search.regex, bytes)).filter(|&count| count > 0).map(|c| (c, Vec::new(), 0))
-            }
-            Mode::Content => content_lines(search, bytes),
+        let count = match search.mode {
+            Mode::Files => usize::from(search.regex.is_match(bytes)),
+            Mode::Count | Mode::Content => count_matching_lines(&search.regex, bytes),
         };
-        if let Some((count, lines, lines_dropped)) = result {
-            self.results.push(FileResult { path: entry.path.clone(), count, lines, lines_dropped });
+        if count > 0 {
+            self.results.push(FileResult { path: entry.path.clone(), count });
         }
     }
 }
@@ -251,18 +254,42 @@ enum ReadOutcome {
     Failed,
 }
 
-/// Reads the whole file into `buf` (reusing its allocation). Unreadable files are skipped.
-fn read_into(path: &Path, buf: &mut Vec<u8>) -> ReadOutcome {
-    buf.clear();
-    let Ok(mut file) = std::fs::File::open(path) else { return ReadOutcome::Failed };
-    let Ok(meta) = file.metadata() else { return ReadOutcome::Failed };
-    if meta.len() > MAX_FILE_BYTES {
-        return ReadOutcome::TooLarge;
+/// A reusable read buffer. `bytes` stays fully initialised (zeroed once when it grows) and only
+/// `filled` moves, so reading a file costs no memset and no `stat`: just `open`, `read` until end
+/// of file, and `close`.
+#[derive(Default)]
+struct ReadBuffer {
+    bytes: Vec<u8>,
+    filled: usize,
+}
+
+impl ReadBuffer {
+    /// First size of the buffer; it doubles for larger files and then stays large.
+    const INITIAL: usize = 64 * 1024;
+
+    fn contents(&self) -> &[u8] {
+        &self.bytes[..self.filled]
     }
-    buf.reserve(meta.len() as usize + 1);
-    match file.read_to_end(buf) {
-        Ok(_) => ReadOutcome::Read,
-        Err(_) => ReadOutcome::Failed,
+
+    /// Reads the whole file. Unreadable files are skipped; files over `MAX_FILE_BYTES` too.
+    fn read_file(&mut self, path: &Path) -> ReadOutcome {
+        self.filled = 0;
+        let Ok(mut file) = std::fs::File::open(path) else { return ReadOutcome::Failed };
+        loop {
+            if self.filled == self.bytes.len() {
+                if self.bytes.len() as u64 > MAX_FILE_BYTES {
+                    return ReadOutcome::TooLarge;
+                }
+                let grown = (self.bytes.len() * 2).max(Self::INITIAL);
+                self.bytes.resize(grown, 0);
+            }
+            match file.read(&mut self.bytes[self.filled..]) {
+                Ok(0) => return ReadOutcome::Read,
+                Ok(read) => self.filled += read,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return ReadOutcome::Failed,
+            }
+        }
     }
 }
 
@@ -276,13 +303,38 @@ fn for_each_matching_line(regex: &Regex, bytes: &[u8], mut visit: impl FnMut(usi
         if start == bytes.len() && (bytes.is_empty() || bytes.ends_with(b"\n")) {
             return; // an empty match after the final newline is not on a line
         }
-        let line_start = bytes[..start].iter().rposition(|&byte| byte == b'\n').map_or(0, |index| index + 1);
-        let line_end = bytes[start..].iter().position(|&byte| byte == b'\n').map_or(bytes.len(), |index| start + index);
+        // `position` is always a line start, so the backward scan stays within the current line.
+        let line_start = bytes[position..start]
+            .iter()
+            .rposition(|&byte| byte == b'\n')
+            .map_or(position, |index| position + index + 1);
+        let line_end = find_newline(&bytes[start..]).map_or(bytes.len(), |index| start + index);
         if !visit(line_start, line_end) {
             return;
         }
         position = line_end + 1;
     }
+}
+
+/// The index of the first `\n`, eight bytes at a time (a plain `position` loop is byte by byte,
+/// and long lines are common in the files a search hits).
+fn find_newline(haystack: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const NEWLINES: u64 = ONES * b'\n' as u64;
+    let mut chunks = haystack.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let zeroed = u64::from_le_bytes(word) ^ NEWLINES;
+        // Classic "has zero byte" test: non-zero exactly when some byte of `zeroed` is 0.
+        if zeroed.wrapping_sub(ONES) & !zeroed & HIGHS != 0 {
+            return chunk.iter().position(|&byte| byte == b'\n').map(|index| offset + index);
+        }
+        offset += 8;
+    }
+    chunks.remainder().iter().position(|&byte| byte == b'\n').map(|index| offset + index)
 }
 
 fn count_matching_lines(regex: &Regex, bytes: &[u8]) -> usize {
@@ -294,31 +346,34 @@ fn count_matching_lines(regex: &Regex, bytes: &[u8]) -> usize {
     count
 }
 
-/// Content mode for one file: `(matching line count, output lines, output lines not kept)`.
-fn content_lines(search: &Search, bytes: &[u8]) -> Option<(usize, Vec<String>, usize)> {
-    let mut matches: Vec<(usize, usize, usize)> = Vec::new(); // (line number, start, end)
+/// An output line of content mode, before the path is put in front.
+enum ContentLine {
+    /// `--` between groups of lines that are not adjacent.
+    Separator,
+    Line {
+        number: usize,
+        is_match: bool,
+        text: String,
+    },
+}
+
+/// Content mode for one file: its matching lines with their context, at most `max_lines` of them.
+fn content_lines(search: &Search, bytes: &[u8], max_lines: usize) -> Vec<ContentLine> {
+    let mut matched: Vec<(usize, usize, usize)> = Vec::new(); // (line number, start, end)
     let mut line_number = 1;
     let mut counted_to = 0;
     for_each_matching_line(&search.regex, bytes, |start, end| {
         line_number += bytes[counted_to..start].iter().filter(|&&byte| byte == b'\n').count();
         counted_to = start;
-        matches.push((line_number, start, end));
-        true
+        matched.push((line_number, start, end));
+        matched.len() < max_lines // no later match could be shown
     });
-    if matches.is_empty() {
-        return None;
-    }
-    let count = matches.len();
-    let mut lines = Vec::new();
-    let mut dropped = 0;
-    let mut push = |line: String| {
-        if lines.len() < search.keep_lines { lines.push(line) } else { dropped += 1 }
-    };
+    let mut out = Vec::new();
     if search.before == 0 && search.after == 0 {
-        for &(number, start, end) in &matches {
-            push(format!("{number}:{}", line_text(&bytes[start..end])));
+        for &(number, start, end) in &matched {
+            out.push(ContentLine::Line { number, is_match: true, text: line_text(&bytes[start..end]) });
         }
-        return Some((count, lines, dropped));
+        return out;
     }
     // With context, index every line of this (matching) file; files without matches never get here.
     let mut starts = vec![0];
@@ -331,22 +386,28 @@ fn content_lines(search: &Search, bytes: &[u8]) -> Option<(usize, Vec<String>, u
         let line = &bytes[starts[index]..end];
         line.strip_suffix(b"\n").unwrap_or(line) // the last line's own newline
     };
-    let matched: Vec<usize> = matches.iter().map(|&(number, _, _)| number - 1).collect();
+    let indexes: Vec<usize> = matched.iter().map(|&(number, _, _)| number - 1).collect();
     let mut next_to_print = 0;
-    for (position, &index) in matched.iter().enumerate() {
+    for (position, &index) in indexes.iter().enumerate() {
         let from = index.saturating_sub(search.before).max(next_to_print);
         if position > 0 && from > next_to_print {
-            push("--".to_string());
+            out.push(ContentLine::Separator);
         }
-        let next_match = matched.get(position + 1).copied().unwrap_or(usize::MAX);
-        let to = (index + search.after).min(starts.len() - 1).min(next_match.saturating_sub(1));
-        for line in from..=to.max(index) {
-            let mark = if line == index { ':' } else { '-' };
-            push(format!("{}{mark}{}", line + 1, line_text(line_bytes(line))));
+        let next_match = indexes.get(position + 1).copied().unwrap_or(usize::MAX);
+        let to = (index + search.after).min(starts.len() - 1).min(next_match.saturating_sub(1)).max(index);
+        for line in from..=to {
+            out.push(ContentLine::Line {
+                number: line + 1,
+                is_match: line == index,
+                text: line_text(line_bytes(line)),
+            });
         }
-        next_to_print = to.max(index) + 1;
+        next_to_print = to + 1;
+        if out.len() >= max_lines {
+            break;
+        }
     }
-    Some((count, lines, dropped))
+    out
 }
 
 /// A line for display: `\r` dropped, invalid UTF-8 replaced, cut at `MAX_LINE_CHARS`.
@@ -359,70 +420,110 @@ fn line_text(bytes: &[u8]) -> String {
     }
 }
 
-/// Assembles the output within `limit` entries and `MAX_OUTPUT_BYTES`.
-fn render(
-    results: &[FileResult],
-    search: &Search,
-    root: &Path,
-    limit: usize,
-    skipped_large: usize,
-    pattern: &str,
-) -> String {
-    let mut sink = Sink { out: String::new(), shown: 0, omitted: 0, limit };
-    for (index, result) in results.iter().enumerate() {
+/// Files and count modes: one entry per file, within `limit` entries and `MAX_OUTPUT_BYTES`.
+fn render_entries(results: &[FileResult], search: &Search, root: &Path, limit: usize) -> String {
+    let mut sink = Sink { out: String::new(), shown: 0, limit, full: false };
+    let mut shown_files = 0;
+    for result in results {
         let shown_path = display_path(root, &result.path);
-        match search.mode {
-            Mode::Files => sink.add(shown_path),
-            Mode::Count => sink.add(format!("{shown_path}:{}", result.count)),
-            Mode::Content => {
-                if index > 0 && (search.before > 0 || search.after > 0) {
-                    sink.add("--".to_string());
-                }
-                for line in &result.lines {
-                    sink.add(if line == "--" { line.clone() } else { format!("{shown_path}:{line}") });
-                }
-                sink.omitted += result.lines_dropped;
-            }
+        let entry = if search.mode == Mode::Count { format!("{shown_path}:{}", result.count) } else { shown_path };
+        if !sink.add(&entry) {
+            break;
         }
+        shown_files += 1;
     }
-    let Sink { mut out, omitted, .. } = sink;
-    if results.is_empty() {
-        out.push_str(&format!("no matches for {pattern:?}\n"));
-    }
-    if omitted > 0 {
-        let unit = if search.mode == Mode::Files { "files" } else { "lines" };
+    let mut out = sink.out;
+    if shown_files < results.len() {
         out.push_str(&format!(
-            "... {omitted} more {unit} not shown (limit {limit} lines / {MAX_OUTPUT_BYTES} bytes); narrow the \
-             pattern, path or glob, or raise head_limit\n"
+            "... {} more files not shown (limit {limit} lines / {MAX_OUTPUT_BYTES} bytes); narrow the pattern, \
+             path or glob, or raise head_limit\n",
+            results.len() - shown_files
         ));
     }
     if search.mode == Mode::Count && !results.is_empty() {
         let total: usize = results.iter().map(|result| result.count).sum();
         out.push_str(&format!("{total} matching lines in {} files\n", results.len()));
     }
-    if skipped_large > 0 {
-        out.push_str(&format!("({skipped_large} files over {} MB were not searched)\n", MAX_FILE_BYTES >> 20));
+    out
+}
+
+/// Content mode, second phase: the files are known and sorted, so only those whose lines fit in
+/// the output are read again and formatted. Memory and time stay proportional to the output, not
+/// to the number of matches in the tree.
+fn render_content(results: &[FileResult], search: &Search, root: &Path, limit: usize) -> String {
+    let mut sink = Sink { out: String::new(), shown: 0, limit, full: false };
+    let mut buf = ReadBuffer::default();
+    let mut shown_matches = 0;
+    let with_context = search.before > 0 || search.after > 0;
+    for (index, result) in results.iter().enumerate() {
+        if sink.full {
+            break;
+        }
+        if !matches!(buf.read_file(&result.path), ReadOutcome::Read) {
+            continue; // vanished since the first phase; its lines count as not shown
+        }
+        let shown_path = display_path(root, &result.path);
+        // Files are separated like groups when there is context; never end the output on `--`.
+        let mut separator_due = index > 0 && with_context;
+        for line in content_lines(search, buf.contents(), limit - sink.shown) {
+            let (text, is_match) = match line {
+                ContentLine::Separator => {
+                    separator_due = true;
+                    continue;
+                }
+                ContentLine::Line { number, is_match: true, text } => (format!("{shown_path}:{number}:{text}"), true),
+                ContentLine::Line { number, is_match: false, text } => (format!("{shown_path}-{number}-{text}"), false),
+            };
+            if std::mem::take(&mut separator_due) && !sink.add_pair("--", &text) {
+                break;
+            }
+            if !sink.add(&text) {
+                break;
+            }
+            shown_matches += usize::from(is_match);
+        }
+    }
+    let total: usize = results.iter().map(|result| result.count).sum();
+    let mut out = sink.out;
+    if shown_matches < total {
+        out.push_str(&format!(
+            "... {} more matching lines not shown (limit {limit} lines / {MAX_OUTPUT_BYTES} bytes); narrow the \
+             pattern, path or glob, or raise head_limit\n",
+            total - shown_matches
+        ));
     }
     out
 }
 
-/// The output being assembled: lines past the limits are counted, not kept.
+/// The output being assembled: once a line does not fit (count or bytes), it is full for good.
 struct Sink {
     out: String,
     shown: usize,
-    omitted: usize,
     limit: usize,
+    full: bool,
 }
 
 impl Sink {
-    fn add(&mut self, line: String) {
-        if self.shown < self.limit && self.omitted == 0 && self.out.len() + line.len() < MAX_OUTPUT_BYTES {
-            self.out.push_str(&line);
-            self.out.push('\n');
-            self.shown += 1;
-        } else {
-            self.omitted += 1;
+    /// Appends `line` if it fits; false once the output is full.
+    fn add(&mut self, line: &str) -> bool {
+        if self.full || self.shown >= self.limit || self.out.len() + line.len() >= MAX_OUTPUT_BYTES {
+            self.full = true;
+            return false;
         }
+        self.out.push_str(line);
+        self.out.push('\n');
+        self.shown += 1;
+        true
+    }
+
+    /// Appends `first` only if `second` fits after it (the caller adds `second` next).
+    fn add_pair(&mut self, first: &str, second: &str) -> bool {
+        let fits = self.shown + 2 <= self.limit && self.out.len() + first.len() + second.len() + 1 < MAX_OUTPUT_BYTES;
+        if !fits {
+            self.full = true;
+            return false;
+        }
+        self.add(first)
     }
 }
 

@@ -81,12 +81,12 @@ fn grep_context_lines_merge_and_separate_groups() {
     let output = grep(&project, json!({"pattern": "hit", "output_mode": "content", "context": 1}));
     assert_eq!(
         output.content,
-        "f.txt:2-l2\nf.txt:3:hit 3\nf.txt:4-l4\nf.txt:5:hit 5\nf.txt:6-l6\n--\nf.txt:10-l10\nf.txt:11:hit 11\nf.txt:12-l12\n"
+        "f.txt-2-l2\nf.txt:3:hit 3\nf.txt-4-l4\nf.txt:5:hit 5\nf.txt-6-l6\n--\nf.txt-10-l10\nf.txt:11:hit 11\nf.txt-12-l12\n"
     );
     let output = grep(&project, json!({"pattern": "hit 11", "output_mode": "content", "-B": 2, "-A": "0"}));
-    assert_eq!(output.content, "f.txt:9-l9\nf.txt:10-l10\nf.txt:11:hit 11\n");
+    assert_eq!(output.content, "f.txt-9-l9\nf.txt-10-l10\nf.txt:11:hit 11\n");
     let output = grep(&project, json!({"pattern": "l1$", "output_mode": "content", "-C": 3}));
-    assert_eq!(output.content, "f.txt:1:l1\nf.txt:2-l2\nf.txt:3-hit 3\nf.txt:4-l4\n");
+    assert_eq!(output.content, "f.txt:1:l1\nf.txt-2-l2\nf.txt-3-hit 3\nf.txt-4-l4\n");
 }
 
 #[test]
@@ -118,7 +118,27 @@ fn grep_output_is_capped_in_bytes() {
     project.write("big.txt", line.repeat(1000));
     let output = grep(&project, json!({"pattern": "m", "output_mode": "content", "head_limit": 100000}));
     assert!(output.content.len() < MAX_OUTPUT_BYTES + 300, "{}", output.content.len());
-    assert!(output.content.contains("more lines not shown"));
+    assert!(output.content.contains("more matching lines not shown"), "{}", output.content);
+}
+
+#[test]
+fn grep_content_mode_limit_spans_files_in_path_order() {
+    let project = TempProject::new("grep-content-limit");
+    for file in 0..5 {
+        project.write(&format!("f{file}.txt"), "hit\nmiss\nhit\n");
+    }
+    let output = grep(&project, json!({"pattern": "hit", "output_mode": "content", "head_limit": 3}));
+    assert_eq!(
+        output.content,
+        "f0.txt:1:hit\nf0.txt:3:hit\nf1.txt:1:hit\n... 7 more matching lines not shown (limit 3 lines / 30000 bytes); \
+         narrow the pattern, path or glob, or raise head_limit\n"
+    );
+    let output = grep(&project, json!({"pattern": "hit", "output_mode": "content", "head_limit": 4, "-A": 1}));
+    assert_eq!(
+        output.content,
+        "f0.txt:1:hit\nf0.txt-2-miss\nf0.txt:3:hit\n... 8 more matching lines not shown (limit 4 lines / 30000 bytes); \
+         narrow the pattern, path or glob, or raise head_limit\n"
+    );
 }
 
 #[test]
@@ -181,4 +201,19 @@ fn for_each_matching_line_reports_each_line_once() {
         true
     });
     assert_eq!(lines, vec![&b"aaa"[..], b"xa", b"a"]);
+}
+
+#[test]
+fn find_newline_agrees_with_a_plain_scan() {
+    let mut text = Vec::new();
+    for length in 0..40 {
+        text.clear();
+        text.extend(std::iter::repeat_n(b'x', length));
+        assert_eq!(find_newline(&text), None, "length {length}");
+        for newline_at in 0..length {
+            text[newline_at] = b'\n';
+            assert_eq!(find_newline(&text), Some(newline_at), "length {length}, at {newline_at}");
+            text[newline_at] = 0x8a; // a high byte next to where the newline was must not confuse it
+        }
+    }
 }
