@@ -217,3 +217,13 @@ fn find_newline_agrees_with_a_plain_scan() {
         }
     }
 }
+
+#[test]
+fn grep_and_glob_report_a_cancelled_turn() {
+    let project = sample_tree();
+    let ctx = project.ctx();
+    ctx.cancel.cancel();
+    assert_eq!(GrepTool.execute(r#"{"pattern": "needle"}"#, &ctx), ToolOutput::error("cancelled"));
+    let glob = crate::tools::GlobTool;
+    assert_eq!(glob.execute(r#"{"pattern": "**/*"}"#, &ctx), ToolOutput::error("cancelled"));
+}

@@ -2,7 +2,7 @@
 //!
 //! Invariant: memory stays bounded whatever the file: it is streamed line by line through one
 //! buffer, lines are cut at `MAX_LINE_CHARS` while reading (a 1 GB single-line file is never held
-//! whole), and at most `limit` lines are kept. Binary files (a NUL byte in the first 8 KB, or a
+//! whole), and at most `limit` lines or about `MAX_OUTPUT_BYTES` of output are kept. Binary files (a NUL byte in the first 8 KB, or a
 //! first 8 KB that is mostly not UTF-8) and directories are refused; stray invalid bytes in a text
 //! file are shown as U+FFFD. A successful read is recorded in `ToolContext::reads`.
 //!
@@ -20,6 +20,10 @@ use std::path::Path;
 pub const DEFAULT_LIMIT: u64 = 2000;
 /// Characters kept of one line; the rest is replaced by a marker.
 pub const MAX_LINE_CHARS: usize = 2000;
+/// Output size at which a read stops early (at a line boundary), whatever the limit; the note then
+/// gives the offset to continue from. Keeps a huge `limit` on a huge file from building a huge
+/// string.
+pub const MAX_OUTPUT_BYTES: usize = 256 * 1024;
 /// When more than this many bytes remain after the window, the remaining lines are not counted
 /// (that would read the whole file); the note gives the remaining byte count instead.
 const COUNT_REST_MAX_BYTES: u64 = 64 * 1024 * 1024;
@@ -153,7 +157,7 @@ fn render_window(reader: &mut impl BufRead, file_len: u64, window: Window) -> io
     let mut out = String::new();
     let mut line = Vec::with_capacity(256);
     let mut shown: u64 = 0;
-    while shown < window.limit {
+    while shown < window.limit && out.len() < MAX_OUTPUT_BYTES {
         let Some(cut) = read_line_capped(reader, &mut line, MAX_LINE_CHARS * 4)? else {
             break;
         };
@@ -389,6 +393,25 @@ mod tests {
         assert!(elapsed < std::time::Duration::from_secs(10), "took {elapsed:?}");
         let output = read(&project, json!({"path": "big.txt", "limit": 1}));
         assert!(output.content.ends_with(&format!("... {} more lines; use offset=2 to read further\n", lines - 1)));
+    }
+
+    #[test]
+    fn read_file_stops_at_the_output_cap_and_says_where_to_continue() {
+        let project = TempProject::new("read-cap");
+        let line = format!("{}\n", "z".repeat(1000));
+        project.write("wide.txt", line.repeat(1000));
+        let output = read(&project, json!({"path": "wide.txt", "limit": 100000}));
+        let shown = output.content.lines().count() - 1;
+        assert!(output.content.len() < MAX_OUTPUT_BYTES + 2000);
+        assert!(
+            output.content.ends_with(&format!(
+                "... {} more lines; use offset={} to read further\n",
+                1000 - shown,
+                shown + 1
+            )),
+            "{}",
+            &output.content[output.content.len() - 80..]
+        );
     }
 
     #[test]
