@@ -86,6 +86,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             unknown_tool_limit: 3,
             max_tokens: 100,
             interactive: false,
+            reads: mewcode::tools::ReadTracker::new(),
         },
     });
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")]));

@@ -92,6 +92,7 @@ fn per_iteration(messages: usize) -> Duration {
             unknown_tool_limit: 3,
             max_tokens: 1000,
             interactive: false,
+            reads: mewcode::tools::ReadTracker::new(),
         },
     });
     let conversation: Conversation = Arc::new(Mutex::new(history(messages)));

@@ -243,7 +243,10 @@ fn build_agent(
         model: provider_config.model.clone(),
         git: prompt::gather_git(&context.root),
     });
-    let mut registry = Registry::new();
+    // Model-written commands see only these variables: no API keys or tokens leak into them.
+    let bash_env: Vec<(String, String)> =
+        ["PATH", "HOME", "LANG", "TERM"].iter().filter_map(|name| Some((name.to_string(), env.get(name)?))).collect();
+    let mut registry = Registry::with_builtins(bash_env);
     let task = TaskTool::new(
         Arc::clone(&provider),
         &registry,
@@ -264,6 +267,7 @@ fn build_agent(
             unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
             max_tokens: provider_config.max_tokens,
             interactive,
+            reads: crate::tools::ReadTracker::new(),
         },
     }))
 }

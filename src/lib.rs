@@ -4,7 +4,9 @@
 // L0 leaves
 pub mod cancel;
 pub mod digest;
+pub mod fsx;
 pub mod sse;
+pub mod sys;
 pub mod text;
 // L1 vocabulary
 pub mod mode;

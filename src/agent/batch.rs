@@ -67,7 +67,11 @@ impl Agent {
                     completed = false;
                 }
             }
-            let ctx = ToolContext { root: self.settings.root.clone(), cancel: cancel.clone() };
+            let ctx = ToolContext {
+                root: self.settings.root.clone(),
+                cancel: cancel.clone(),
+                reads: self.settings.reads.clone(),
+            };
             let timed = run_batch(&calls[batch.clone()], decisions, &ctx);
             for (offset, (output, elapsed)) in timed.into_iter().enumerate() {
                 let call = &calls[batch.start + offset];

@@ -20,7 +20,7 @@ use crate::cancel::CancelToken;
 use crate::llm::{LlmError, Provider, StreamEvent};
 use crate::mode::Mode;
 use crate::msg::{Message, Request, Role, System, ToolCall, Usage};
-use crate::tools::Registry;
+use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 pub use event::{Approval, ApprovalRequest, Event, Stop};
 pub use gate::{Gate, ModeMatrix, Verdict};
@@ -56,6 +56,8 @@ pub struct Settings {
     pub max_tokens: u32,
     /// False in -p mode and for sub-agents: an Ask becomes a "needs approval:" denial.
     pub interactive: bool,
+    /// The files read during the session, most recent last (for compaction recovery).
+    pub reads: ReadTracker,
 }
 
 /// A model, its tools, its permission gate and its system prompt.

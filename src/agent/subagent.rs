@@ -104,6 +104,7 @@ impl Tool for TaskTool {
                 unknown_tool_limit: SUBAGENT_UNKNOWN_TOOL_LIMIT,
                 max_tokens: self.max_tokens,
                 interactive: false,
+                reads: crate::tools::ReadTracker::new(),
             },
         });
         let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)]));

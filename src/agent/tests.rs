@@ -137,6 +137,7 @@ fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_it
             unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
             max_tokens: 1000,
             interactive,
+            reads: crate::tools::ReadTracker::new(),
         },
     });
     Fixture { provider, agent, log }

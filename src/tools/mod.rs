@@ -1,12 +1,65 @@
-//! The tool contract and the registry that the agent calls through.
+//! The tool contract, the registry that the agent calls through, and the built-in tools.
 //!
 //! Invariant: a tool failure is data (an `is_error` output the model reads), never a panic or an
-//! `Err` that stops the turn; unknown names become "unknown tool: X" errors.
+//! `Err` that stops the turn; unknown names become "unknown tool: X" errors, and arguments that are
+//! not valid JSON for the tool's input become "invalid arguments for X: ..." errors. Tools resolve
+//! relative paths against `ToolContext::root` with `fsx::resolve_path`; they do no permission or
+//! sandbox checks (that is `permission/`, which runs before `execute`). Nothing here reads the
+//! process environment: the bash environment is built once by the caller and handed in.
+
+mod bash;
+mod edit_file;
+mod glob;
+mod grep;
+mod read_file;
+#[cfg(test)]
+mod test_support;
+pub mod walk;
+mod write_file;
+
+pub use bash::BashTool;
+pub use edit_file::EditFileTool;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use read_file::ReadFileTool;
+pub use write_file::WriteFileTool;
 
 use crate::cancel::CancelToken;
 use crate::msg::ToolDefinition;
-use std::path::PathBuf;
-use std::sync::Arc;
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A built-in tool's model-facing name and its friendly name in permission rules, side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolNames {
+    /// What the model calls (`read_file`).
+    pub name: &'static str,
+    /// What permission rules and hooks match on (`Read`).
+    pub rule: &'static str,
+}
+
+pub const READ_FILE: ToolNames = ToolNames { name: "read_file", rule: "Read" };
+pub const WRITE_FILE: ToolNames = ToolNames { name: "write_file", rule: "Write" };
+pub const EDIT_FILE: ToolNames = ToolNames { name: "edit_file", rule: "Edit" };
+pub const GLOB: ToolNames = ToolNames { name: "glob", rule: "Glob" };
+pub const GREP: ToolNames = ToolNames { name: "grep", rule: "Grep" };
+pub const BASH: ToolNames = ToolNames { name: "bash", rule: "Bash" };
+/// Every built-in of this module (the `task` tool lives in `agent/` and names itself).
+pub const BUILTIN_NAMES: [ToolNames; 6] = [READ_FILE, WRITE_FILE, EDIT_FILE, GLOB, GREP, BASH];
+
+/// The built-in tools in their canonical order. `bash_env` is the complete environment of every
+/// command the bash tool runs (the caller scrubs it to PATH, HOME, LANG, TERM once, at start-up).
+pub fn builtin_tools(bash_env: Vec<(String, String)>) -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(ReadFileTool),
+        Arc::new(WriteFileTool),
+        Arc::new(EditFileTool),
+        Arc::new(GlobTool),
+        Arc::new(GrepTool),
+        Arc::new(BashTool::new(bash_env)),
+    ]
+}
 
 /// What a tool returns: the text the model reads and whether it is an error.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,13 +80,57 @@ impl ToolOutput {
     }
 }
 
-/// Everything a tool may touch: the project root and the turn's cancel token.
+/// Everything a tool may touch: the project root, the turn's cancel token and the read tracker.
 #[derive(Clone, Debug)]
 pub struct ToolContext {
     /// The project root (absolute, canonical); relative paths resolve against it.
     pub root: PathBuf,
     /// Cancelled when the user interrupts the turn; long tools check it.
     pub cancel: CancelToken,
+    /// Files `read_file` has shown to the model; shared by every clone of the context so that
+    /// compaction can re-attach the most recently read files. Keep one per session.
+    pub reads: ReadTracker,
+}
+
+impl ToolContext {
+    /// A context with a fresh, empty read tracker.
+    pub fn new(root: PathBuf, cancel: CancelToken) -> ToolContext {
+        ToolContext { root, cancel, reads: ReadTracker::new() }
+    }
+}
+
+/// The paths `read_file` read successfully, most recent last, each at most once (a re-read moves
+/// the path to the end). Bounded to `ReadTracker::CAPACITY` entries, dropping the oldest.
+#[derive(Clone, Debug, Default)]
+pub struct ReadTracker {
+    paths: Arc<Mutex<Vec<PathBuf>>>,
+}
+
+impl ReadTracker {
+    /// How many distinct paths are remembered; compaction needs only the last few.
+    pub const CAPACITY: usize = 64;
+
+    /// An empty tracker.
+    pub fn new() -> ReadTracker {
+        ReadTracker::default()
+    }
+
+    /// Records that `path` (absolute, cleaned) was read just now.
+    pub fn record(&self, path: &Path) {
+        let mut paths = lock(&self.paths);
+        paths.retain(|existing| existing != path);
+        paths.push(path.to_path_buf());
+        if paths.len() > Self::CAPACITY {
+            let excess = paths.len() - Self::CAPACITY;
+            paths.drain(..excess);
+        }
+    }
+
+    /// Up to `count` most recently read paths, most recent last.
+    pub fn recent(&self, count: usize) -> Vec<PathBuf> {
+        let paths = lock(&self.paths);
+        paths[paths.len().saturating_sub(count)..].to_vec()
+    }
 }
 
 /// A tool the model can call.
@@ -62,6 +159,15 @@ impl Registry {
     /// An empty registry.
     pub fn new() -> Registry {
         Registry::default()
+    }
+
+    /// A registry holding `builtin_tools(bash_env)`.
+    pub fn with_builtins(bash_env: Vec<(String, String)>) -> Registry {
+        let mut registry = Registry::new();
+        for tool in builtin_tools(bash_env) {
+            registry.register(tool);
+        }
+        registry
     }
 
     /// Adds a tool; a later tool with the same name replaces the earlier one.
@@ -106,5 +212,182 @@ fn definition_of(tool: &dyn Tool) -> ToolDefinition {
         name: tool.name().to_string(),
         description: tool.description().to_string(),
         input_schema: tool.input_schema(),
+    }
+}
+
+/// Locks a mutex, recovering the data of a poisoned one: a panic in another tool thread was already
+/// turned into an error result, and the data we guard (lists of paths, output buffers) stays valid.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Parses the model's arguments into a tool's input struct, or the error output naming the
+/// problem. Blank input counts as `{}` so that the model reads which field is missing.
+pub(crate) fn parse_input<T: DeserializeOwned>(tool: &str, input_json: &str) -> Result<T, ToolOutput> {
+    let text = if input_json.trim().is_empty() { "{}" } else { input_json };
+    serde_json::from_str(text).map_err(|err| ToolOutput::error(format!("invalid arguments for {tool}: {err}")))
+}
+
+/// How a path is shown to the model: relative to the root when inside it (shorter, and accepted
+/// back by every tool), absolute otherwise.
+pub(crate) fn display_path(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_string_lossy().into_owned(),
+        Ok(_) => ".".to_string(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+/// How many leading bytes decide whether a file is binary (the same window git and ripgrep use).
+pub(crate) const BINARY_SNIFF_BYTES: usize = 8192;
+
+/// True when `sample` (the first bytes of a file) holds a NUL byte: such files are binary.
+pub(crate) fn has_nul(sample: &[u8]) -> bool {
+    sample.contains(&0)
+}
+
+/// Serde helpers that accept what models actually send: numbers as JSON numbers or numeric strings
+/// (`"10"`), booleans as JSON booleans or `"true"`/`"false"`. `null` counts as absent.
+pub(crate) mod lenient {
+    use serde::{Deserialize, Deserializer, de::Error};
+    use serde_json::Value;
+
+    /// An optional non-negative integer; a whole float (`10.0`) is accepted too.
+    pub fn opt_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+        match Option::<Value>::deserialize(deserializer)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(number)) => {
+                if let Some(value) = number.as_u64() {
+                    return Ok(Some(value));
+                }
+                match number.as_f64() {
+                    Some(value) if value >= 0.0 && value.fract() == 0.0 && value < 1e18 => Ok(Some(value as u64)),
+                    _ => Err(D::Error::custom(format!("expected a non-negative integer, got {number}"))),
+                }
+            }
+            Some(Value::String(text)) => text
+                .trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| D::Error::custom(format!("expected a non-negative integer, got \"{text}\""))),
+            Some(other) => Err(D::Error::custom(format!("expected a non-negative integer, got {other}"))),
+        }
+    }
+
+    /// An optional boolean.
+    pub fn opt_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
+        match Option::<Value>::deserialize(deserializer)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(value)) => Ok(Some(value)),
+            Some(Value::String(text)) if text == "true" => Ok(Some(true)),
+            Some(Value::String(text)) if text == "false" => Ok(Some(false)),
+            Some(other) => Err(D::Error::custom(format!("expected true or false, got {other}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> ToolContext {
+        ToolContext::new(std::env::temp_dir(), CancelToken::new())
+    }
+
+    #[test]
+    fn builtin_tools_carry_the_names_of_the_table_in_order() {
+        let tools = builtin_tools(Vec::new());
+        let names: Vec<ToolNames> = tools
+            .iter()
+            .map(|tool| ToolNames {
+                name: BUILTIN_NAMES.iter().find(|names| names.name == tool.name()).map_or("?", |names| names.name),
+                rule: BUILTIN_NAMES.iter().find(|names| names.rule == tool.rule_name()).map_or("?", |names| names.rule),
+            })
+            .collect();
+        assert_eq!(names, BUILTIN_NAMES.to_vec());
+    }
+
+    #[test]
+    fn registry_with_builtins_splits_read_only_definitions() {
+        let registry = Registry::with_builtins(Vec::new());
+        let all: Vec<String> = registry.definitions().into_iter().map(|definition| definition.name).collect();
+        assert_eq!(all, ["read_file", "write_file", "edit_file", "glob", "grep", "bash"]);
+        let read_only: Vec<String> =
+            registry.read_only_definitions().into_iter().map(|definition| definition.name).collect();
+        assert_eq!(read_only, ["read_file", "glob", "grep"]);
+        for definition in registry.definitions() {
+            assert_eq!(definition.input_schema["type"], "object", "{}", definition.name);
+            assert!(definition.input_schema["required"].is_array(), "{}", definition.name);
+        }
+    }
+
+    #[test]
+    fn registry_reports_unknown_tools_and_invalid_json_as_errors() {
+        let registry = Registry::with_builtins(Vec::new());
+        assert_eq!(registry.execute("nope", "{}", &ctx()), ToolOutput::error("unknown tool: nope"));
+        for names in BUILTIN_NAMES {
+            let output = registry.execute(names.name, "{not json", &ctx());
+            assert!(output.is_error, "{}", names.name);
+            assert!(
+                output.content.starts_with(&format!("invalid arguments for {}:", names.name)),
+                "{}",
+                output.content
+            );
+        }
+    }
+
+    struct Panicking;
+
+    impl Tool for Panicking {
+        fn name(&self) -> &str {
+            "panicking"
+        }
+        fn rule_name(&self) -> &str {
+            "Panicking"
+        }
+        fn description(&self) -> &str {
+            ""
+        }
+        fn input_schema(&self) -> serde_json::Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn read_only(&self) -> bool {
+            true
+        }
+        fn execute(&self, _input_json: &str, _ctx: &ToolContext) -> ToolOutput {
+            panic!("a bug")
+        }
+    }
+
+    #[test]
+    fn registry_turns_a_panicking_tool_into_an_error() {
+        let mut registry = Registry::new();
+        registry.register(Arc::new(Panicking));
+        let output = registry.execute("panicking", "{}", &ctx());
+        assert!(output.is_error && output.content.contains("failed internally"), "{}", output.content);
+    }
+
+    #[test]
+    fn read_tracker_keeps_the_most_recent_distinct_paths() {
+        let tracker = ReadTracker::new();
+        for index in 0..(ReadTracker::CAPACITY + 10) {
+            tracker.record(Path::new(&format!("/p/{index}")));
+        }
+        tracker.record(Path::new("/p/20"));
+        let recent = tracker.recent(3);
+        let last = ReadTracker::CAPACITY + 9;
+        let expected: Vec<PathBuf> =
+            [format!("/p/{}", last - 1), format!("/p/{last}"), "/p/20".to_string()].iter().map(PathBuf::from).collect();
+        assert_eq!(recent, expected);
+        assert_eq!(tracker.recent(1000).len(), ReadTracker::CAPACITY);
+        assert_eq!(ctx().reads.recent(5), Vec::<PathBuf>::new());
+    }
+
+    #[test]
+    fn display_path_is_root_relative_inside_the_root() {
+        let root = Path::new("/proj");
+        assert_eq!(display_path(root, Path::new("/proj/src/a.rs")), "src/a.rs");
+        assert_eq!(display_path(root, Path::new("/proj")), ".");
+        assert_eq!(display_path(root, Path::new("/other/b.rs")), "/other/b.rs");
     }
 }

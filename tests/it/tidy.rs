@@ -94,6 +94,33 @@ fn code_only(text: &str) -> String {
         .join("\n")
 }
 
+/// Files that hold only tests (declared under `#[cfg(test)]` by their parent module).
+fn is_test_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name == "tests.rs" || name.ends_with("_tests.rs") || name.starts_with("test_") || name == "fixture.rs"
+}
+
+#[test]
+fn test_only_files_are_declared_under_cfg_test() {
+    let files = src_files();
+    let mut problems = Vec::new();
+    for (rel, _) in files.iter().filter(|(rel, _)| is_test_file(rel)) {
+        let stem = rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".rs");
+        // Declared as `#[cfg(test)] mod stem;` or `#[cfg(test)] #[path = "stem.rs"] mod tests;`.
+        let declared = files.iter().any(|(_, text)| {
+            let lines: Vec<&str> = text.lines().map(str::trim).collect();
+            lines.iter().enumerate().any(|(index, line)| {
+                let names_it = *line == format!("mod {stem};") || *line == format!("#[path = \"{stem}.rs\"]");
+                names_it && lines[index.saturating_sub(2)..index].contains(&"#[cfg(test)]")
+            })
+        });
+        if !declared {
+            problems.push(format!("{rel}: a test-only file must be declared under #[cfg(test)]"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn every_module_is_in_the_layer_table_and_imports_only_downwards() {
     let mut problems = Vec::new();
@@ -139,7 +166,10 @@ fn only_front_ends_print_and_only_the_wiring_reads_the_environment() {
     let env_read = regex::Regex::new(r"std::env::(var|vars|var_os|vars_os|current_dir|home_dir|args)\b").unwrap();
     let mut problems = Vec::new();
     for (rel, text) in src_files() {
-        // Unit tests inside a file may print and read their own temp dirs.
+        // Unit tests may print and read their own temp dirs: test-only files and #[cfg(test)] tails.
+        if is_test_file(&rel) {
+            continue;
+        }
         let code = code_only(text.split("#[cfg(test)]").next().unwrap_or(&text));
         if printing.is_match(&code) && !PRINTERS.iter().any(|allowed| rel.starts_with(allowed)) {
             problems.push(format!("{rel}: prints, but only front ends may ({PRINTERS:?})"));
