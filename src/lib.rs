@@ -6,6 +6,7 @@ pub mod cancel;
 pub mod digest;
 pub mod fsx;
 pub mod sse;
+pub mod sync;
 pub mod sys;
 pub mod text;
 // L1 vocabulary

@@ -20,12 +20,13 @@ use crate::cancel::CancelToken;
 use crate::llm::{LlmError, Provider, StreamEvent};
 use crate::mode::Mode;
 use crate::msg::{Message, Request, Role, System, ToolCall, Usage};
+pub use crate::sync::lock;
 use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 pub use event::{Approval, ApprovalRequest, Event, Stop};
 pub use gate::{Gate, ModeMatrix, Verdict};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The iteration cap of a main run (SPEC §3); `--max-iterations` may only lower it.
@@ -36,12 +37,6 @@ pub const UNKNOWN_TOOL_LIMIT: u32 = 3;
 /// The conversation history, shared between the worker and the front end (which reads it only
 /// between runs).
 pub type Conversation = Arc<Mutex<Vec<Message>>>;
-
-/// Locks a mutex, recovering the data of a poisoned one: a panicked tool thread must not make
-/// the history unreachable (STYLE: one helper for poisoned mutexes).
-pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Limits and switches of one agent.
 #[derive(Clone, Debug)]

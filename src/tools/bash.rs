@@ -19,8 +19,9 @@
 //!   the group (`setsid`) and kept the pipes is out of reach: its drain thread is left detached
 //!   and the output read so far is returned.
 
-use super::{BASH, Tool, ToolContext, ToolOutput, lenient, lock, parse_input};
+use super::{BASH, Tool, ToolContext, ToolOutput, lenient, parse_input};
 use crate::cancel::CancelToken;
+use crate::sync::lock;
 use crate::sys;
 use std::collections::VecDeque;
 use std::io::Read;

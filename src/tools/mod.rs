@@ -26,9 +26,10 @@ pub use write_file::WriteFileTool;
 
 use crate::cancel::CancelToken;
 use crate::msg::ToolDefinition;
+use crate::sync::lock;
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 /// A built-in tool's model-facing name and its friendly name in permission rules, side by side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,17 +216,14 @@ fn definition_of(tool: &dyn Tool) -> ToolDefinition {
     }
 }
 
-/// Locks a mutex, recovering the data of a poisoned one: a panic in another tool thread was already
-/// turned into an error result, and the data we guard (lists of paths, output buffers) stays valid.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// Parses the model's arguments into a tool's input struct, or the error output naming the
 /// problem. Blank input counts as `{}` so that the model reads which field is missing.
 pub(crate) fn parse_input<T: DeserializeOwned>(tool: &str, input_json: &str) -> Result<T, ToolOutput> {
     let text = if input_json.trim().is_empty() { "{}" } else { input_json };
-    serde_json::from_str(text).map_err(|err| ToolOutput::error(format!("invalid arguments for {tool}: {err}")))
+    serde_json::from_str(text).map_err(|err| {
+        let what = if err.is_syntax() || err.is_eof() { "not valid JSON: " } else { "" };
+        ToolOutput::error(format!("invalid arguments for {tool}: {what}{err}"))
+    })
 }
 
 /// How a path is shown to the model: relative to the root when inside it (shorter, and accepted

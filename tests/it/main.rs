@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agent;
 mod cli;
 mod harness;
 mod print;

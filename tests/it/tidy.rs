@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("fsx", 0),
     ("proc", 0),
     ("sys", 0),
+    ("sync", 0),
     ("msg", 1),
     ("mode", 1),
     ("warning", 1),
