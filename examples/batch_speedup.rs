@@ -89,7 +89,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             reads: mewcode::tools::ReadTracker::new(),
         },
     });
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")]));
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let (mut first, mut last) = (None, None);
     for event in agent.run(conversation, Mode::Default, CancelToken::new()) {
         match event {

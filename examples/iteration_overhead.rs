@@ -95,7 +95,7 @@ fn per_iteration(messages: usize) -> Duration {
             reads: mewcode::tools::ReadTracker::new(),
         },
     });
-    let conversation: Conversation = Arc::new(Mutex::new(history(messages)));
+    let conversation: Conversation = Arc::new(Mutex::new(history(messages).into()));
     let started = Instant::now();
     let events = agent.run(conversation, Mode::Default, CancelToken::new());
     let mut iterations = 0u32;

@@ -204,7 +204,7 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
     };
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
-    let conversation = Arc::new(Mutex::new(vec![Message::user(prompt)]));
+    let conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
     let format = match options.output_format.unwrap_or(OutputFormat::Text) {
         OutputFormat::Text => headless::Format::Text,
         OutputFormat::Json => headless::Format::Json,

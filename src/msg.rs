@@ -4,6 +4,8 @@
 //! boundaries that speak them (llm/*/encode.rs, session/record.rs). Tool inputs stay raw JSON
 //! text so no float is rounded and invalid JSON reaches the tool, which reports it.
 
+use std::sync::Arc;
+
 /// Who said a message. `Tool` messages carry only tool results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -110,12 +112,62 @@ pub struct System {
     pub environment: String,
 }
 
+/// The conversation history: cheap to snapshot (one reference count, not a copy), so building
+/// each iteration's request costs O(1) whatever the history's length. Pushing after a snapshot was
+/// dropped is a plain push; only a snapshot still alive at push time forces one copy.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct History {
+    messages: Arc<Vec<Message>>,
+}
+
+impl History {
+    /// An empty history.
+    pub fn new() -> History {
+        History::default()
+    }
+
+    /// Appends a message.
+    pub fn push(&mut self, message: Message) {
+        Arc::make_mut(&mut self.messages).push(message);
+    }
+
+    /// Removes every message (a new conversation).
+    pub fn clear(&mut self) {
+        self.messages = Arc::new(Vec::new());
+    }
+
+    /// Replaces the whole history (compaction, resume).
+    pub fn replace(&mut self, messages: Vec<Message>) {
+        self.messages = Arc::new(messages);
+    }
+
+    /// A shared, immutable view of the messages as they are now.
+    pub fn snapshot(&self) -> Arc<Vec<Message>> {
+        Arc::clone(&self.messages)
+    }
+}
+
+impl From<Vec<Message>> for History {
+    fn from(messages: Vec<Message>) -> History {
+        History { messages: Arc::new(messages) }
+    }
+}
+
+impl std::ops::Deref for History {
+    type Target = [Message];
+
+    fn deref(&self) -> &[Message] {
+        &self.messages
+    }
+}
+
 /// Everything one model call needs. `reminder` is per-iteration guidance placed by the adapter
 /// (merged into the last user message for Anthropic, a trailing user message for OpenAI).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Request {
     pub system: System,
-    pub messages: Vec<Message>,
+    /// A snapshot of the history (shared, not copied).
+    pub messages: Arc<Vec<Message>>,
     pub tools: Vec<ToolDefinition>,
     pub reminder: Option<String>,
     pub max_tokens: u32,

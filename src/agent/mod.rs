@@ -19,7 +19,7 @@ mod tests;
 use crate::cancel::CancelToken;
 use crate::llm::{LlmError, Provider, StreamEvent};
 use crate::mode::Mode;
-use crate::msg::{Message, Request, Role, System, ToolCall, Usage};
+use crate::msg::{History, Message, Request, Role, System, ToolCall, Usage};
 pub use crate::sync::lock;
 use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
@@ -36,7 +36,7 @@ pub const UNKNOWN_TOOL_LIMIT: u32 = 3;
 
 /// The conversation history, shared between the worker and the front end (which reads it only
 /// between runs).
-pub type Conversation = Arc<Mutex<Vec<Message>>>;
+pub type Conversation = Arc<Mutex<History>>;
 
 /// Limits and switches of one agent.
 #[derive(Clone, Debug)]
@@ -91,7 +91,7 @@ impl Agent {
                 if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() };
             let request = Request {
                 system: self.system.clone(),
-                messages: lock(conversation).clone(),
+                messages: lock(conversation).snapshot(),
                 tools,
                 reminder: reminder::build(mode, iteration),
                 max_tokens: self.settings.max_tokens,
@@ -236,7 +236,7 @@ fn finish(conversation: &Conversation, stop: Stop) -> Stop {
 }
 
 /// Appends an assistant message with `note` unless the history already ends with one.
-pub fn ensure_assistant_tail(messages: &mut Vec<Message>, note: &str) {
+pub fn ensure_assistant_tail(messages: &mut History, note: &str) {
     if messages.last().is_none_or(|message| message.role != Role::Assistant) {
         messages.push(Message::assistant(note));
     }

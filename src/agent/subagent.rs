@@ -107,7 +107,7 @@ impl Tool for TaskTool {
                 reads: crate::tools::ReadTracker::new(),
             },
         });
-        let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)]));
+        let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
         let events = agent.run(Arc::clone(&conversation), Mode::Plan, ctx.cancel.clone());
         let mut stop = Stop::Cancelled;
         let mut error = None;

@@ -145,7 +145,7 @@ fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_it
 
 /// Runs one turn to the end, answering approvals with `answers` in order.
 fn run(fixture: &Fixture, mode: Mode, answers: &[Approval]) -> (Conversation, Vec<Event>, Stop) {
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("do it")]));
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("do it")].into()));
     let events = fixture.agent.run(conversation.clone(), mode, CancelToken::new());
     let mut answers = answers.iter();
     let mut seen = Vec::new();
@@ -307,7 +307,7 @@ fn stream_error_fails_the_run_with_an_assistant_tail() {
 fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
     let fixture =
         fixture(vec![tool_turn(&[("1", "read", "{}"), ("2", "write", "{}")])], Duration::from_secs(30), false, 25);
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")]));
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let cancel = CancelToken::new();
     let events = fixture.agent.run(conversation.clone(), Mode::Bypass, cancel.clone());
     let started = Instant::now();
@@ -335,7 +335,7 @@ fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
 #[test]
 fn cancel_while_the_model_is_silent_ends_promptly() {
     let fixture = fixture(vec![Script::HangUntilCancelled], Duration::ZERO, false, 25);
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")]));
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let cancel = CancelToken::new();
     let events = fixture.agent.run(conversation.clone(), Mode::Default, cancel.clone());
     assert!(matches!(events.recv().unwrap(), Event::Iter(1)));

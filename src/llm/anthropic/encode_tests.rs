@@ -58,7 +58,8 @@ fn tool_loop(thinking: Vec<ThinkingBlock>) -> Request {
             Message::user("Explain main."),
             assistant,
             Message::tool_results(vec![result("toolu_1", "fn main() {}", false), result("toolu_2", "bad regex", true)]),
-        ],
+        ]
+        .into(),
         tools: vec![
             ToolDefinition {
                 name: "read_file".to_string(),
@@ -148,7 +149,7 @@ fn thinking_off_does_not_send_stored_thinking_blocks() {
 fn thinking_on_for_a_fresh_prompt_raises_max_tokens_above_the_budget() {
     let request = Request {
         system: System { stable: "You are mewcode.".to_string(), environment: String::new() },
-        messages: vec![Message::user("Hi")],
+        messages: vec![Message::user("Hi")].into(),
         max_tokens: 4000,
         ..Request::default()
     };
@@ -210,7 +211,7 @@ fn thinking_falls_back_to_off_when_a_tool_turn_has_no_signature() {
 
 #[test]
 fn safe_fallback_only_looks_at_the_current_tool_loop() {
-    let unsigned_old_loop = tool_loop(Vec::new()).messages;
+    let unsigned_old_loop: Vec<Message> = tool_loop(Vec::new()).messages.to_vec();
     let mut history = unsigned_old_loop.clone();
     history.extend([Message::assistant("Done."), Message::user("Next question.")]);
     let signed_turn = Message {
@@ -244,7 +245,8 @@ fn reminder_opens_a_user_message_after_an_assistant_turn_and_same_roles_merge() 
             Message::assistant(""),
             Message::user("three"),
             Message::assistant("answer"),
-        ],
+        ]
+        .into(),
         reminder: Some("Mode: plan.".to_string()),
         max_tokens: 100,
         ..Request::default()
@@ -278,7 +280,7 @@ fn tool_input_numbers_survive_and_invalid_input_becomes_an_empty_object() {
         ..Message::assistant("")
     };
     let body = encode_request(
-        &Request { messages: vec![Message::user("go"), assistant], max_tokens: 1, ..Request::default() },
+        &Request { messages: vec![Message::user("go"), assistant].into(), max_tokens: 1, ..Request::default() },
         &config(false),
     );
     let inputs: Vec<String> = body["messages"][1]["content"]
@@ -299,7 +301,8 @@ fn user_text_next_to_tool_results_joins_their_turn_after_them() {
             assistant,
             Message::user("also check tests"),
             Message::tool_results(vec![result("toolu_1", "a.rs", false)]),
-        ],
+        ]
+        .into(),
         max_tokens: 10,
         ..Request::default()
     };

@@ -77,7 +77,7 @@ fn messages(request: &Request, tool_call_content: ToolCallContent) -> Vec<Value>
     if !system.is_empty() {
         messages.push(json!({"role": "system", "content": system}));
     }
-    for message in &request.messages {
+    for message in request.messages.iter() {
         match message.role {
             Role::User => messages.push(json!({"role": "user", "content": message.content})),
             Role::Assistant => messages.extend(assistant_message(message, tool_call_content)),

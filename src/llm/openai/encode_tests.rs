@@ -53,7 +53,8 @@ fn tool_loop(assistant_text: &str) -> Request {
             Message::user("Explain main."),
             assistant,
             Message::tool_results(vec![result("call_1", "fn main() {}", false), result("call_2", "bad regex", true)]),
-        ],
+        ]
+        .into(),
         tools: vec![ToolDefinition {
             name: "read_file".to_string(),
             description: "Read a file".to_string(),
@@ -119,7 +120,7 @@ fn stream_options_retry_fallback_omits_the_field() {
 fn plain_prompt_without_tools_environment_or_reminder() {
     let request = Request {
         system: System { stable: "You are mewcode.".to_string(), environment: String::new() },
-        messages: vec![Message::user("Hi"), Message::assistant(""), Message::user("Hello?")],
+        messages: vec![Message::user("Hi"), Message::assistant(""), Message::user("Hello?")].into(),
         max_tokens: 100,
         ..Request::default()
     };
