@@ -5,6 +5,7 @@
 pub mod cancel;
 pub mod digest;
 pub mod fsx;
+pub mod proc;
 pub mod sse;
 pub mod sync;
 pub mod sys;

@@ -1,8 +1,10 @@
 //! Tests of the bash tool: real `bash` processes in temp directories.
 
 use super::*;
+use crate::sys;
 use crate::tools::test_support::{TempProject, check_rejects_bad_arguments, run};
 use serde_json::json;
+use std::time::Instant;
 
 fn test_env() -> Vec<(String, String)> {
     let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".to_string());
@@ -172,16 +174,4 @@ fn plan_timeout_reads_seconds_and_large_values_as_milliseconds() {
     for (requested, expected) in cases {
         assert_eq!(plan_timeout_s(requested), expected, "{requested:?}");
     }
-}
-
-#[test]
-fn capped_output_keeps_head_and_tail_across_pushes() {
-    let mut output = CappedOutput::new(4, 4);
-    for chunk in [&b"ab"[..], b"cdef", b"gh", b"ijklmnop", b"q"] {
-        output.push(chunk);
-    }
-    assert_eq!(output.render(), "abcd\n... 9 bytes omitted ...\nnopq");
-    let mut small = CappedOutput::new(4, 4);
-    small.push(b"abcdef");
-    assert_eq!(small.render(), "abcdef");
 }
