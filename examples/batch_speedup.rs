@@ -88,6 +88,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             interactive: false,
             reads: mewcode::tools::ReadTracker::new(),
         },
+        hooks: mewcode::hooks::Hooks::default(),
     });
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let (mut first, mut last) = (None, None);

@@ -94,6 +94,7 @@ fn per_iteration(messages: usize) -> Duration {
             interactive: false,
             reads: mewcode::tools::ReadTracker::new(),
         },
+        hooks: mewcode::hooks::Hooks::default(),
     });
     let conversation: Conversation = Arc::new(Mutex::new(history(messages).into()));
     let started = Instant::now();

@@ -8,9 +8,10 @@ use crate::agent::subagent::TaskTool;
 use crate::agent::{Agent, Gate, MAX_ITERATIONS, ModeMatrix, Settings, Stop, UNKNOWN_TOOL_LIMIT, prompt};
 use crate::cancel::CancelToken;
 use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, UsageError, parse_args};
-use crate::config::{self, Config, ConfigError, LoadOptions, Protocol, ProviderConfig};
+use crate::config::{self, Config, ConfigError, HookConfig, LoadOptions, Protocol, ProviderConfig};
 use crate::doctor;
 use crate::headless;
+use crate::hooks::Hooks;
 use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
 use crate::llm::provider;
@@ -198,7 +199,7 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
     if prompt.trim().is_empty() {
         return Exit::Usage(UsageError("-p: the prompt is empty".to_string()));
     }
-    let agent = match build_agent(context, &provider, &options, env, false) {
+    let agent = match build_agent(context, &provider, &options, env, &config.hooks, false) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };
@@ -228,6 +229,7 @@ fn build_agent(
     provider_config: &ProviderConfig,
     options: &Options,
     env: &Env,
+    hooks: &[HookConfig],
     interactive: bool,
 ) -> Result<Arc<Agent>, Exit> {
     let net = NetEnv::from_vars(env.pairs());
@@ -269,7 +271,19 @@ fn build_agent(
             interactive,
             reads: crate::tools::ReadTracker::new(),
         },
+        // Hooks are the user's own commands: they get the whole host environment.
+        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), &new_session_id()),
     }))
+}
+
+/// A session id, `YYYYMMDD-HHMMSS-xxxx` (UTC time and 4 hex digits from the clock's nanoseconds).
+fn new_session_id() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let seconds = now.as_secs();
+    let date = prompt::civil_date(seconds).replace('-', "");
+    let time_of_day = seconds % 86_400;
+    let (hours, minutes, secs) = (time_of_day / 3600, time_of_day / 60 % 60, time_of_day % 60);
+    format!("{date}-{hours:02}{minutes:02}{secs:02}-{:04x}", now.subsec_nanos() & 0xffff)
 }
 
 /// Ctrl-C cancels the running turn; a second Ctrl-C while it winds down exits at once.

@@ -16,6 +16,7 @@ pub mod msg;
 pub mod warning;
 // L2 components
 pub mod config;
+pub mod hooks;
 pub mod llm;
 pub mod tools;
 // L3 agent

@@ -7,6 +7,7 @@
 
 use super::{Agent, Approval, ApprovalRequest, Event, POLL, Verdict, emit, preview};
 use crate::cancel::CancelToken;
+use crate::config::HookEvent;
 use crate::mode::Mode;
 use crate::msg::{ToolCall, ToolResult};
 use crate::tools::{Tool, ToolContext, ToolOutput, execute_caught};
@@ -47,6 +48,7 @@ impl Agent {
         mode: Mode,
         cancel: &CancelToken,
         tx: &Sender<Event>,
+        hook_context: &mut Vec<String>,
     ) -> (Vec<ToolResult>, bool) {
         // Unknown tools count as read-only here: they run nothing and only produce an error.
         let read_only: Vec<bool> =
@@ -60,6 +62,8 @@ impl Agent {
             }
             let decisions: Vec<Decision> =
                 batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx)).collect();
+            let decisions_ran: Vec<bool> =
+                decisions.iter().map(|decision| matches!(decision, Decision::Run(_))).collect();
             for index in batch.clone() {
                 let preview = preview::arguments(&calls[index]);
                 let start = Event::ToolStart { id: calls[index].id.clone(), name: calls[index].name.clone(), preview };
@@ -82,6 +86,16 @@ impl Agent {
                     is_error: output.is_error,
                     elapsed,
                 };
+                let ran = matches!(decisions_ran.get(offset), Some(true));
+                if ran && !self.hooks.is_empty_for(HookEvent::PostToolUse) {
+                    let rule_name =
+                        self.registry.get(&call.name).map_or(call.name.clone(), |tool| tool.rule_name().to_string());
+                    let outcome =
+                        self.hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, cancel);
+                    if let Some(feedback) = super::report_hook(&outcome, cancel, tx, hook_context) {
+                        hook_context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
+                    }
+                }
                 outputs[batch.start + offset] = Some(output);
                 if !emit(cancel, tx, end) {
                     completed = false;
@@ -109,6 +123,15 @@ impl Agent {
                 self.registry.definitions().into_iter().map(|definition| definition.name).collect();
             return Decision::Refused(format!("unknown tool: {} (available: {})", call.name, known.join(", ")));
         };
+        if !self.hooks.is_empty_for(HookEvent::PreToolUse) {
+            let outcome = self.hooks.pre_tool_use(tool.rule_name(), &call.input, cancel);
+            for warning in &outcome.warnings {
+                emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
+            }
+            if let Some(reason) = outcome.blocked {
+                return Decision::Refused(format!("denied by hook: {reason}"));
+            }
+        }
         if mode == Mode::Plan && !tool.read_only() {
             return Decision::Refused(format!(
                 "needs approval: {} is not available in plan mode (read-only tools only); present the plan instead",

@@ -17,6 +17,7 @@ pub mod subagent;
 mod tests;
 
 use crate::cancel::CancelToken;
+use crate::hooks::{HookOutcome, Hooks};
 use crate::llm::{LlmError, Provider, StreamEvent};
 use crate::mode::Mode;
 use crate::msg::{History, Message, Request, Role, System, ToolCall, Usage};
@@ -62,6 +63,8 @@ pub struct Agent {
     pub gate: Arc<dyn Gate>,
     pub system: System,
     pub settings: Settings,
+    /// The user's hook commands (none for sub-agents).
+    pub hooks: Hooks,
 }
 
 impl Agent {
@@ -83,6 +86,24 @@ impl Agent {
 
     fn run_loop(&self, conversation: &Conversation, mode: Mode, cancel: &CancelToken, tx: &Sender<Event>) -> Stop {
         let mut unknown_run = 0;
+        // Text hooks add for the model, delivered in the next request's reminder.
+        let mut hook_context: Vec<String> = Vec::new();
+        if !self.hooks.is_empty_for(crate::config::HookEvent::UserPromptSubmit) {
+            let prompt = lock(conversation).last().filter(|m| m.role == Role::User).map(|m| m.content.clone());
+            if let Some(prompt) = prompt {
+                let outcome = self.hooks.user_prompt_submit(&prompt, cancel);
+                if let Some(reason) = report_hook(&outcome, cancel, tx, &mut hook_context) {
+                    // The prompt never reaches the model: take it back out so the history stays valid.
+                    let mut history = lock(conversation);
+                    let mut messages = history.to_vec();
+                    messages.pop();
+                    history.replace(messages);
+                    emit(cancel, tx, Event::Error(format!("denied by hook: the prompt was blocked: {reason}")));
+                    return Stop::Failed;
+                }
+            }
+        }
+        let mut stop_hook_blocked = false;
         for iteration in 1..=self.settings.max_iterations {
             if !emit(cancel, tx, Event::Iter(iteration)) || cancel.is_cancelled() {
                 return finish(conversation, Stop::Cancelled);
@@ -93,7 +114,7 @@ impl Agent {
                 system: self.system.clone(),
                 messages: lock(conversation).snapshot(),
                 tools,
-                reminder: reminder::build(mode, iteration),
+                reminder: reminder::build(mode, iteration, &std::mem::take(&mut hook_context)),
                 max_tokens: self.settings.max_tokens,
             };
             let turn = match self.stream_turn(request, cancel, tx) {
@@ -118,7 +139,17 @@ impl Agent {
                 message.thinking = turn.thinking;
                 lock(conversation).push(message);
                 if turn.dropped_tool_calls.is_empty() {
-                    return Stop::Completed;
+                    if self.hooks.is_empty_for(crate::config::HookEvent::Stop) {
+                        return Stop::Completed;
+                    }
+                    let outcome = self.hooks.stop(stop_hook_blocked, cancel);
+                    let Some(reason) = report_hook(&outcome, cancel, tx, &mut hook_context) else {
+                        return Stop::Completed;
+                    };
+                    // A Stop hook that exits 2 sends the model back to work with its reason.
+                    stop_hook_blocked = true;
+                    lock(conversation).push(Message::user(format!("[Stop hook] {reason}")));
+                    continue;
                 }
                 // The model meant to act but its call was truncated: tell it and go on, rather
                 // than ending the task on a half-written call it never saw fail.
@@ -135,7 +166,7 @@ impl Agent {
             message.tool_calls = turn.calls.clone();
             message.thinking = turn.thinking;
             lock(conversation).push(message);
-            let (results, completed) = self.execute_calls(&turn.calls, mode, cancel, tx);
+            let (results, completed) = self.execute_calls(&turn.calls, mode, cancel, tx, &mut hook_context);
             lock(conversation).push(Message::tool_results(results));
             if !completed || cancel.is_cancelled() {
                 return finish(conversation, Stop::Cancelled);
@@ -220,6 +251,21 @@ struct Turn {
     thinking: Vec<crate::msg::ThinkingBlock>,
     usage: Usage,
     dropped_tool_calls: Vec<String>,
+}
+
+/// Shows a hook outcome's warnings, keeps its context for the next request, and returns the
+/// block reason if a hook blocked.
+fn report_hook(
+    outcome: &HookOutcome,
+    cancel: &CancelToken,
+    tx: &Sender<Event>,
+    context: &mut Vec<String>,
+) -> Option<String> {
+    for warning in &outcome.warnings {
+        emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
+    }
+    context.extend(outcome.context.iter().cloned());
+    outcome.blocked.clone()
 }
 
 /// Ends an abnormal run: the history must end with an assistant message.

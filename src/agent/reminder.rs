@@ -19,12 +19,22 @@ change in each and why, and how to verify it. The user will switch modes to carr
 const PLAN_SHORT: &str =
     "<system-reminder>Plan mode is still active: read-only tools only; finish with the plan.</system-reminder>";
 
-/// The reminder for this iteration, if any.
-pub fn build(mode: Mode, iteration: u32) -> Option<String> {
-    match mode {
+/// The reminder for this iteration, if any: the plan-mode reminder and the text hooks added.
+pub fn build(mode: Mode, iteration: u32, hook_context: &[String]) -> Option<String> {
+    let plan = match mode {
         Mode::Plan if (iteration.max(1) - 1).is_multiple_of(PLAN_REMINDER_INTERVAL) => Some(PLAN_FULL.to_string()),
         Mode::Plan => Some(PLAN_SHORT.to_string()),
         Mode::Default | Mode::AcceptEdits | Mode::Bypass => None,
+    };
+    let hooks = (!hook_context.is_empty()).then(|| {
+        format!(
+            "<system-reminder>\nContext added by the user's hooks:\n{}\n</system-reminder>",
+            hook_context.join("\n")
+        )
+    });
+    match (plan, hooks) {
+        (Some(plan), Some(hooks)) => Some(format!("{plan}\n{hooks}")),
+        (plan, hooks) => plan.or(hooks),
     }
 }
 
@@ -34,10 +44,19 @@ mod tests {
 
     #[test]
     fn plan_reminder_is_full_on_1_5_9_and_short_otherwise() {
-        let full: Vec<u32> = (1..=12).filter(|&i| build(Mode::Plan, i).as_deref() == Some(PLAN_FULL)).collect();
+        let full: Vec<u32> = (1..=12).filter(|&i| build(Mode::Plan, i, &[]).as_deref() == Some(PLAN_FULL)).collect();
         assert_eq!(full, [1, 5, 9]);
-        assert_eq!(build(Mode::Plan, 2).as_deref(), Some(PLAN_SHORT));
-        assert_eq!(build(Mode::Default, 1), None);
-        assert_eq!(build(Mode::Bypass, 5), None);
+        assert_eq!(build(Mode::Plan, 2, &[]).as_deref(), Some(PLAN_SHORT));
+        assert_eq!(build(Mode::Default, 1, &[]), None);
+        assert_eq!(build(Mode::Bypass, 5, &[]), None);
+    }
+
+    #[test]
+    fn hook_context_joins_the_reminder() {
+        let context = ["lint is red".to_string()];
+        let alone = build(Mode::Default, 3, &context).unwrap();
+        assert_eq!(alone, "<system-reminder>\nContext added by the user's hooks:\nlint is red\n</system-reminder>");
+        let with_plan = build(Mode::Plan, 1, &context).unwrap();
+        assert!(with_plan.starts_with(PLAN_FULL) && with_plan.ends_with(&alone));
     }
 }

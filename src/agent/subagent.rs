@@ -106,6 +106,7 @@ impl Tool for TaskTool {
                 interactive: false,
                 reads: crate::tools::ReadTracker::new(),
             },
+            hooks: crate::hooks::Hooks::default(),
         });
         let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
         let events = agent.run(Arc::clone(&conversation), Mode::Plan, ctx.cancel.clone());

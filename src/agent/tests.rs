@@ -139,6 +139,7 @@ fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_it
             interactive,
             reads: crate::tools::ReadTracker::new(),
         },
+        hooks: crate::hooks::Hooks::default(),
     });
     Fixture { provider, agent, log }
 }

@@ -7,5 +7,6 @@ mod support;
 mod agent;
 mod cli;
 mod harness;
+mod hooks;
 mod print;
 mod tidy;
