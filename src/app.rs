@@ -162,7 +162,8 @@ impl Context {
             home: &self.home,
             root: &self.root,
             extra: options.config.as_deref(),
-            project_trusted: options.trust,
+            // --trust, or the user said yes to exactly these files before.
+            project_trusted: options.trust || config::trust::is_trusted(&self.home, &self.root),
             lookup: &lookup,
         })
     }

@@ -7,6 +7,7 @@
 
 pub mod expand;
 pub mod file;
+pub mod trust;
 
 #[cfg(test)]
 mod tests;
