@@ -4,6 +4,8 @@
 pub mod cancel;
 pub mod config;
 pub mod llm;
+pub mod mode;
 pub mod msg;
+pub mod permission;
 pub mod sse;
 pub mod tools;

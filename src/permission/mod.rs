@@ -1,0 +1,3 @@
+//! Permission engine (placeholder while layers are built).
+
+pub mod shell;
