@@ -1,3 +1,5 @@
 //! Permission engine (placeholder while layers are built).
 
+pub mod sed;
 pub mod shell;
+pub mod wrappers;
