@@ -1,5 +1,7 @@
 //! Permission engine (placeholder while layers are built).
 
+pub mod blacklist;
+pub mod normalize;
 pub mod sed;
 pub mod shell;
 pub mod wrappers;
