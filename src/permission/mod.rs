@@ -2,6 +2,7 @@
 
 pub mod blacklist;
 pub mod normalize;
+pub mod sandbox;
 pub mod sed;
 pub mod shell;
 pub mod wrappers;
