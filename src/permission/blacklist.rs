@@ -117,6 +117,18 @@ fn check_parsed(commands: &[SimpleCommand], depth: usize) -> Option<BlacklistHit
                 normalize::record_assignment(&mut scope.variables, word);
             }
         }
+        // `for x in / ~; do rm -rf $x; done`: every listed value is a value of the variable.
+        if let [keyword, name, keyword_in, values @ ..] = command.words.as_slice()
+            && matches!(keyword.as_str(), "for" | "select")
+            && keyword_in == "in"
+        {
+            for value in values {
+                normalize::record_assignment(&mut scope.variables, &format!("{name}={value}"));
+            }
+        }
+    }
+    if let Some(found) = download_then_run(commands) {
+        return Some(found);
     }
     for command in commands {
         for redirect in &command.redirections {
@@ -194,7 +206,8 @@ fn check_effective(
     check_nested(program, args, command, all, depth)
 }
 
-/// Scripts run by the command itself: `sh -c`, `eval`, `su -c`, `find -exec`, a shell's stdin.
+/// Scripts run by the command itself: `sh -c`, `eval`, `su -c`, `trap`, `alias`, `watch`,
+/// `find -exec`, and a shell's stdin (here-doc, here-string, or an upstream pipe stage).
 fn check_nested(
     program: &str,
     args: &[String],
@@ -202,33 +215,42 @@ fn check_nested(
     all: &[SimpleCommand],
     depth: usize,
 ) -> Option<BlacklistHit> {
-    let downloads = |text: &str| DOWNLOADER.is_match(text);
-    match program {
-        "eval" => return check_script(&args.join(" "), depth + 1),
-        "source" | "." if args.first().is_some_and(|arg| downloads(arg)) => {
-            return hit(Family::PipeToShell, &command.raw);
-        }
-        "su" | "runuser" => {
-            let script = args.iter().position(|arg| arg == "-c" || arg == "--command").and_then(|i| args.get(i + 1));
-            if let Some(script) = script {
-                return check_script(script, depth + 1);
+    let fetches = |text: &str| DOWNLOADER.is_match(text) || DECODER.is_match(text);
+    let substitutes = |arg: &String| arg.contains("$(") || arg.contains('`') || arg.contains("<(");
+    let option_value =
+        |flags: &[&str]| args.iter().position(|arg| flags.contains(&arg.as_str())).and_then(|i| args.get(i + 1));
+    let is_shell = SHELLS.contains(&program) || is_interpreter(program);
+    let runs_text = is_shell || matches!(program, "eval" | "source" | ".");
+    if runs_text && args.iter().any(substitutes) && args.iter().any(|arg| fetches(arg)) {
+        return hit(Family::PipeToShell, &command.raw);
+    }
+    let scripts: Vec<String> = match program {
+        "eval" => vec![args.join(" ")],
+        "su" | "runuser" | "script" => option_value(&["-c", "--command"]).cloned().into_iter().collect(),
+        "trap" => args.first().cloned().into_iter().collect(),
+        "alias" => args.iter().filter_map(|arg| arg.split_once('=').map(|(_, value)| value.to_string())).collect(),
+        "watch" => {
+            let mut rest = args;
+            while let Some(first) = rest.first().filter(|arg| arg.starts_with('-')) {
+                let takes_value = matches!(first.as_str(), "-n" | "--interval" | "-q" | "--equexit");
+                rest = &rest[if takes_value { 2 } else { 1 }.min(rest.len())..];
             }
+            vec![rest.join(" ")]
         }
         "find" => return check_find(args, &command.raw, depth),
-        _ => {}
+        _ => Vec::new(),
+    };
+    for script in scripts {
+        if let Some(found) = check_script(&script, depth + 1) {
+            return Some(found);
+        }
     }
-    let is_shell = SHELLS.contains(&program) || is_interpreter(program);
     if !is_shell {
         return None;
     }
-    if args.iter().any(|arg| arg.contains("$(") || arg.contains('`') || arg.contains("<("))
-        && args.iter().any(|arg| downloads(arg))
-    {
-        return hit(Family::PipeToShell, &command.raw);
-    }
     let dash_c = args
         .iter()
-        .position(|arg| arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg.contains('c'));
+        .position(|arg| arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg.contains(['c', 'e']));
     if let Some(position) = dash_c
         && let Some(script) = args[position + 1..].iter().find(|arg| !arg.starts_with('-'))
     {
@@ -248,17 +270,52 @@ fn check_nested(
         let stage = all.get(index)?;
         let effective = wrappers::unwrap_command(&stage.words);
         let stage_program = effective.words.first().map(|word| wrappers::program_name(word)).unwrap_or_default();
-        if DOWNLOADER.is_match(stage_program) {
+        if DOWNLOADER.is_match(stage_program) || DECODER.is_match(stage_program) {
             return hit(Family::PipeToShell, &format!("{} | {}", stage.raw, command.raw));
         }
-        if immediate
-            && matches!(stage_program, "echo" | "printf")
-            && let Some(found) = check_script(&effective.words[1..].join(" "), depth + 1)
-        {
-            return Some(found);
+        if immediate && matches!(stage_program, "echo" | "printf") {
+            // echo -e and printf decode backslash escapes before the shell reads the text.
+            let words = effective.words[1..].iter();
+            let words: Vec<&String> = if stage_program == "echo" {
+                words
+                    .skip_while(|arg| {
+                        arg.len() > 1 && arg.starts_with('-') && arg[1..].chars().all(|c| "neE".contains(c))
+                    })
+                    .collect()
+            } else {
+                words.collect()
+            };
+            let text = normalize::decode_escapes(&words.iter().map(|word| word.as_str()).collect::<Vec<_>>().join(" "));
+            if let Some(found) = check_script(&text, depth + 1) {
+                return Some(found);
+            }
         }
         immediate = false;
         upstream = stage.pipe_input_from;
+    }
+    None
+}
+
+/// `curl -o x.sh URL; bash x.sh` and `wget URL && ./install.sh`: a file named by a download
+/// command is run by a shell or executed directly in the same script.
+fn download_then_run(commands: &[SimpleCommand]) -> Option<BlacklistHit> {
+    let mut downloaded: Vec<String> = Vec::new();
+    for command in commands {
+        let effective = wrappers::unwrap_command(&command.words);
+        let Some(program) = effective.words.first() else { continue };
+        let program = wrappers::program_name(program);
+        if DOWNLOADER.is_match(program) {
+            let names = effective.words[1..].iter().chain(command.redirections.iter().map(|redirect| &redirect.target));
+            downloaded.extend(names.map(|word| wrappers::program_name(word.trim_start_matches("-o")).to_string()));
+            continue;
+        }
+        let runs =
+            |word: &String| downloaded.iter().any(|name| !name.is_empty() && name == wrappers::program_name(word));
+        let is_shell = SHELLS.contains(&program) || is_interpreter(program);
+        let script = if is_shell { effective.words[1..].iter().find(|arg| !arg.starts_with('-')) } else { None };
+        if script.is_some_and(runs) || (effective.words[0].contains('/') && runs(&effective.words[0])) {
+            return hit(Family::PipeToShell, &command.raw);
+        }
     }
     None
 }
@@ -267,6 +324,14 @@ fn is_interpreter(program: &str) -> bool {
     let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     matches!(base, "python" | "perl" | "ruby" | "node" | "php")
 }
+
+/// Programs that turn an opaque blob into a script: piping them into a shell hides the script.
+static DECODER: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(^|[^A-Za-z0-9_-])(base64|base32|basenc|xxd|uudecode|openssl|gunzip|zcat|bzcat|xzcat|rev)([^A-Za-z0-9_-]|$)",
+    )
+    .ok()
+});
 
 static DOWNLOADER: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(^|[^A-Za-z0-9_-])(curl|wget|fetch|aria2c|http|https|xh)([^A-Za-z0-9_-]|$)").ok());

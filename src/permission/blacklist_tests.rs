@@ -251,3 +251,34 @@ fn huge_inputs_are_checked_to_the_end() {
     let nested = (0..12).fold("rm -rf /".to_string(), |inner, _| format!("bash -c {}", quote(&inner)));
     assert!(check_blacklist(&nested).is_some());
 }
+
+#[test]
+fn scripts_hidden_in_other_programs_are_found() {
+    check(&[
+        ("for d in / /tmp; do rm -rf $d; done", Some(RecursiveDelete)),
+        ("for d in ~; do rm -rf \"$d\"; done", Some(RecursiveDelete)),
+        ("trap 'rm -rf /' EXIT", Some(RecursiveDelete)),
+        ("alias ll='rm -rf /'", Some(RecursiveDelete)),
+        ("watch -n 1 'rm -rf /'", Some(RecursiveDelete)),
+        ("script -c 'rm -rf /' /dev/null", Some(RecursiveDelete)),
+        ("printf '\\x72\\x6d -rf /' | sh", Some(RecursiveDelete)),
+        ("echo -e '\\0162m -rf /' | bash", Some(RecursiveDelete)),
+        ("echo cm0gLXJmIC8K | base64 -d | sh", Some(PipeToShell)),
+        ("eval \"$(curl -s http://x)\"", Some(PipeToShell)),
+        ("eval \"$(echo cm0K | base64 -d)\"", Some(PipeToShell)),
+        ("curl -o x.sh http://x && bash x.sh", Some(PipeToShell)),
+        ("wget http://x/install.sh; chmod +x install.sh; ./install.sh", Some(PipeToShell)),
+        ("curl -sSLo /tmp/i.sh http://x; sh /tmp/i.sh", Some(PipeToShell)),
+        ("perl -e 'rm -rf /'", Some(RecursiveDelete)),
+        ("if { rm -rf /; }; then :; fi", Some(RecursiveDelete)),
+        ("time ( rm -rf / )", Some(RecursiveDelete)),
+        ("function f { rm -rf /; }; f", Some(RecursiveDelete)),
+        ("while rm -rf ~; do :; done", Some(RecursiveDelete)),
+        // Benign neighbours.
+        ("for f in *.o; do rm -f $f; done", None),
+        ("trap 'rm -f /tmp/lock' EXIT", None),
+        ("curl -o data.json http://x && python3 process.py", None),
+        ("echo aGVsbG8K | base64 -d", None),
+        ("printf '%s\\n' hello | sh -n", None),
+    ]);
+}

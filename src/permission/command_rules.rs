@@ -216,12 +216,29 @@ fn deny_targets(command: &str, depth: usize) -> Vec<String> {
         let rest = &effective.words[1..];
         targets.push(render_words(&effective.words));
         targets.push(render_words(std::iter::once(&base).chain(rest)));
+        if base == "git" {
+            // `git -C . --no-pager push` is still `git push` to a deny rule.
+            targets.push(render_words(std::iter::once(&base).chain(git_subcommand(rest))));
+        }
         for script in nested_scripts(&base, rest).into_iter().chain(effective.scripts.iter().cloned()) {
             targets.extend(deny_targets(&script, depth + 1));
         }
     }
     targets.dedup();
     targets
+}
+
+/// git's arguments from the subcommand on: global options (and their values) skipped.
+fn git_subcommand(args: &[String]) -> &[String] {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        let takes_value = ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
+        index += if takes_value.contains(&arg.as_str()) { 2 } else { 1 };
+    }
+    args.get(index..).unwrap_or_default()
 }
 
 /// Scripts a command runs itself: `sh -c S`, `eval ARGS`, `su -c S`, `find -exec CMD ;`.

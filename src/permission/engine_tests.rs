@@ -118,6 +118,8 @@ fn layers_short_circuit_in_order() {
         (Mode::Default, "Read", "{\"path\": 3}".into(), true, Deny, Sandbox),
         (Mode::Default, "Bash", "{\"cmd\": \"ls\"}".into(), false, Deny, Sandbox),
         (Mode::Default, "Glob", input("pattern", "../../etc/*"), true, Deny, Sandbox),
+        (Mode::Default, "Glob", input("pattern", "**/../../x"), true, Deny, Sandbox),
+        (Mode::Default, "Glob", input("pattern", "/etc/**"), true, Deny, Sandbox),
         (Mode::Default, "Grep", input("path", "/etc"), true, Deny, Sandbox),
         // Deny rules beat allow rules and bypass.
         (Mode::Bypass, "Bash", input("command", "git push origin main"), false, Deny, Rule),

@@ -153,6 +153,16 @@ impl Engine {
                 };
                 if call.rule_name == "Glob"
                     && let Some(pattern) = field("pattern").and_then(|value| value.as_str())
+                    && pattern.split('/').any(|part| part == "..")
+                {
+                    return Check::new(
+                        Decision::Deny,
+                        Layer::Sandbox,
+                        format!("glob pattern {pattern}: .. may leave the project"),
+                    );
+                }
+                if call.rule_name == "Glob"
+                    && let Some(pattern) = field("pattern").and_then(|value| value.as_str())
                     && let Err(denial) =
                         sandbox::check_path(&self.root, &glob_base(&path, pattern), self.home.as_deref())
                 {

@@ -174,6 +174,44 @@ fn unescape(pattern: &str) -> String {
     out
 }
 
+/// Decodes the backslash escapes `printf` and `echo -e` understand (`\x72`, `\0162`, `\162`,
+/// `\n`, `\t`, `\\`); anything else is kept as written.
+pub fn decode_escapes(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut index = 0;
+    while index < chars.len() {
+        if chars[index] != '\\' || index + 1 == chars.len() {
+            out.push(chars[index]);
+            index += 1;
+            continue;
+        }
+        let escape = chars[index + 1];
+        let digits = |start: usize, radix: u32, max: usize| {
+            let run: String = chars[start..].iter().take(max).take_while(|c| c.is_digit(radix)).collect();
+            (u32::from_str_radix(&run, radix).ok().and_then(char::from_u32), run.len())
+        };
+        let (decoded, used) = match escape {
+            'n' => (Some('\n'), 2),
+            't' => (Some('\t'), 2),
+            '\\' => (Some('\\'), 2),
+            'x' => match digits(index + 2, 16, 2) {
+                (_, 0) => (None, 1),
+                (c, len) => (c, 2 + len),
+            },
+            '0'..='7' => {
+                let start = if escape == '0' { index + 2 } else { index + 1 };
+                let (c, len) = digits(start, 8, 3);
+                (c.or(Some('\0')), start - index + len)
+            }
+            _ => (None, 1),
+        };
+        out.push(decoded.unwrap_or('\\'));
+        index += used;
+    }
+    out
+}
+
 /// Substitutes same-script variables (`$X`, `${X}`) with their `variant`-th value and splits
 /// on `$IFS`/`${IFS}`; `$HOME`/`${HOME}` become the [`HOME`] marker.
 pub fn expand_word(word: &str, variables: &Variables, variant: usize) -> Vec<String> {

@@ -170,8 +170,13 @@ fn compile(source: &str, path: bool) -> Result<Matcher, RuleError> {
         return Ok(Matcher::Not(Box::new(compile(inner, path)?)));
     }
     let source = if path { source.strip_prefix("./").unwrap_or(source) } else { source };
-    let regex = Regex::new(&format!("(?s)^{}$", glob_to_regex(source, path)))
-        .map_err(|error| RuleError::BadRegex(error.to_string()))?;
+    // `git push *` also matches a bare `git push`: a deny written that way must not be dodged
+    // by leaving the arguments off.
+    let body = match source.strip_suffix(" *") {
+        Some(head) if !path => format!("{}(?: .*)?", glob_to_regex(head, false)),
+        _ => glob_to_regex(source, path),
+    };
+    let regex = Regex::new(&format!("(?s)^{body}$")).map_err(|error| RuleError::BadRegex(error.to_string()))?;
     Ok(Matcher::Glob { source: source.to_string(), regex, wildcard: has_wildcard(source) })
 }
 

@@ -16,6 +16,12 @@
 
 use std::ops::Range;
 
+/// Words that are syntax when they start a command (bash's reserved words that can precede
+/// or close commands; `for`/`select`/`case` headers are kept as words, and `case` bodies are
+/// refused at `;;`).
+const RESERVED_WORDS: &[&str] =
+    &["if", "then", "else", "elif", "fi", "while", "until", "do", "done", "!", "time", "function", "coproc", "}"];
+
 /// Nesting limit for substitutions and groups; deeper input is Unparseable instead of a stack
 /// overflow (the parser is recursive).
 pub const MAX_DEPTH: usize = 48;
@@ -36,6 +42,8 @@ pub struct ParsedCommand {
     pub has_background: bool,
     /// A here-doc or here-string.
     pub has_heredoc: bool,
+    /// A reserved word (`if`, `while`, `!`, `time`, `function`, …) started a command.
+    pub has_control_flow: bool,
     /// Byte ranges of the input that belong to no simple command but are not separators:
     /// comments and here-doc bodies.
     pub other_spans: Vec<Range<usize>>,
@@ -243,7 +251,7 @@ impl<'a> Parser<'a> {
     fn skip_blanks(&mut self) {
         loop {
             match (self.peek(), self.peek_at(1)) {
-                (Some(' ' | '\t' | '\r'), _) => self.pos += 1,
+                (Some(' ' | '\t'), _) => self.pos += 1,
                 (Some('\\'), Some('\n')) => self.pos += 2,
                 _ => return,
             }
@@ -264,7 +272,7 @@ impl<'a> Parser<'a> {
 
     /// True at a character that ends a word.
     fn at_word_end(&self) -> bool {
-        matches!(self.peek(), None | Some(' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'))
+        matches!(self.peek(), None | Some(' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'))
     }
 
     fn parse_list(&mut self, term: Term, context: Context) -> Result<(), Unparseable> {
@@ -436,8 +444,12 @@ impl<'a> Parser<'a> {
             }
             let start = self.offset();
             let (word, info) = self.read_word()?;
+            let at_command_start = draft.start.is_none();
             draft.start.get_or_insert(start);
             draft.end = self.offset();
+            if at_command_start && !info.quoted && RESERVED_WORDS.contains(&word.as_str()) {
+                return self.reserved_word(&word, start).map(|()| None);
+            }
             if self.peek() == Some('(') && is_assignment(&info.pattern) && word.ends_with('=') {
                 return self.fail("array assignment is not supported");
             }
@@ -452,6 +464,45 @@ impl<'a> Parser<'a> {
             return self.fail("empty command");
         }
         Ok(Some(self.push(draft, context, input)))
+    }
+
+    /// A reserved word at the start of a command is syntax, not a command: what follows it
+    /// starts a new command (so `if { rm x; }` and `time ( rm x )` are seen as groups).
+    fn reserved_word(&mut self, word: &str, start: usize) -> Result<(), Unparseable> {
+        self.out.has_control_flow = true;
+        match word {
+            "coproc" => return self.fail("coproc is not supported"),
+            "function" => {
+                self.skip_blanks();
+                if self.at_word_end() {
+                    return self.fail("function without a name");
+                }
+                self.read_word()?;
+                self.skip_blanks();
+                if self.peek() == Some('(') {
+                    self.pos += 1;
+                    self.skip_blanks();
+                    if self.peek() != Some(')') {
+                        return self.fail("unexpected (");
+                    }
+                    self.pos += 1;
+                }
+                self.out.has_group = true;
+            }
+            "time" => {
+                self.skip_blanks();
+                if self.peek() == Some('-') && self.peek_at(1) == Some('p') {
+                    self.pos += 2;
+                    if !self.at_word_end() {
+                        return self.fail("unexpected option after time");
+                    }
+                }
+            }
+            _ => {}
+        }
+        let span = self.span(start..self.offset());
+        self.out.other_spans.push(span);
+        Ok(())
     }
 
     fn push(&mut self, draft: Draft, context: Context, input: Option<usize>) -> usize {
@@ -549,6 +600,7 @@ impl<'a> Parser<'a> {
         self.out.has_group |= inner.has_group;
         self.out.has_background |= inner.has_background;
         self.out.has_heredoc |= inner.has_heredoc;
+        self.out.has_control_flow |= inner.has_control_flow;
         self.out.other_spans.extend(inner.other_spans);
     }
 }

@@ -76,11 +76,19 @@ fn splits_like_bash() {
         ("cat <<-E\n\tx\n\tE\n", "[cat] HereDoc { quoted: false }:x\n"),
         ("bash <<< 'rm -rf /'", "[bash] HereString:rm -rf /"),
         ("ls \\\n -la", "[ls] [-la]"),
-        ("if true; then rm x; fi", "[if] [true] | [then] [rm] [x] | [fi]"),
+        ("if true; then rm x; fi", "[true] | [rm] [x]"),
+        ("if { rm -rf /; }; then :; fi", "[rm] [-rf] [/] | [:]"),
+        ("while ! ls; do (rm x); done", "[ls] | [rm] [x]"),
+        ("time ( rm x )", "[rm] [x]"),
+        ("time -p ls", "[ls]"),
+        ("function f { rm x; }; f", "[rm] [x] | [f]"),
+        ("function f() { rm x; }", "[rm] [x]"),
+        ("echo if then fi", "[echo] [if] [then] [fi]"),
+        ("'if' x", "[if] [x]"),
         ("echo \"a\nb\"", "[echo] [a\nb]"),
         ("echo ~ $HOME ${HOME}", "[echo] [~] [$HOME] [${HOME}]"),
         ("a;b&&c||d|e", "[a] | [b] | [c] | [d] | [e]"),
-        ("ls\r\nrm x", "[ls] | [rm] [x]"),
+        ("ls\r\nrm x", "[ls\r] | [rm] [x]"),
     ];
     for (input, expected) in cases {
         assert_eq!(render(input), *expected, "input {input:?}");
@@ -105,6 +113,8 @@ fn fails_closed_on_what_it_cannot_read() {
         "echo $((1 + $(rm x)))",
         "echo ${x",
         "$'abc",
+        "coproc x { rm -rf /; }",
+        "function",
     ];
     for input in cases {
         assert!(parse_command(input).is_err(), "{input:?} should be unparseable");

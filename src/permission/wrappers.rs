@@ -284,7 +284,16 @@ fn git_risk(args: &[String]) -> Option<&'static str> {
         if arg.starts_with("--exec-path=") || arg == "-p" || arg == "--paginate" {
             return Some("git can run a pager or helper programs");
         }
-        if ["-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"].contains(&arg.as_str()) {
+        if arg.starts_with("--git-dir") || arg.starts_with("--work-tree") {
+            return Some("git with another repository's configuration can run its programs");
+        }
+        if arg == "-C" {
+            let dir = args.get(index + 1).map(String::as_str).unwrap_or_default();
+            if dir.starts_with('/') || dir.starts_with('~') || dir.split('/').any(|part| part == "..") {
+                return Some("git -C outside the project runs with that repository's configuration");
+            }
+        }
+        if ["-C", "--namespace", "--super-prefix"].contains(&arg.as_str()) {
             index += 2;
             continue;
         }
