@@ -127,7 +127,7 @@ fn check_parsed(commands: &[SimpleCommand], depth: usize) -> Option<BlacklistHit
             }
         }
     }
-    if let Some(found) = download_then_run(commands) {
+    if let Some(found) = staged::staged_scripts(commands, depth) {
         return Some(found);
     }
     for command in commands {
@@ -142,7 +142,11 @@ fn check_parsed(commands: &[SimpleCommand], depth: usize) -> Option<BlacklistHit
             }
         }
         for words in word_variants(command, &scope.variables) {
-            let effective = wrappers::unwrap_command(&words);
+            let mut effective = wrappers::unwrap_command(&words);
+            // `echo / | xargs rm -rf`: xargs appends what it reads to the command.
+            if effective.wrappers.iter().any(|wrapper| wrapper == "xargs") {
+                effective.words.extend(staged::piped_echo_words(command, commands));
+            }
             if let Some(found) = check_effective(&effective, command, commands, &scope, depth) {
                 return Some(found);
             }
@@ -159,7 +163,11 @@ fn word_variants(command: &SimpleCommand, variables: &Variables) -> Vec<Vec<Stri
         .words
         .iter()
         .zip(&command.word_info)
-        .flat_map(|(word, info)| if info.brace { normalize::brace_words(&info.pattern) } else { vec![word.clone()] })
+        .flat_map(|(word, info)| match (info.brace, info.substitution) {
+            (true, _) => normalize::brace_words(&info.pattern),
+            (false, true) => vec![staged::resolve_echo_substitutions(word)],
+            (false, false) => vec![word.clone()],
+        })
         .collect();
     let count = normalize::variant_count(&braced, variables);
     (0..count)
@@ -273,49 +281,14 @@ fn check_nested(
         if DOWNLOADER.is_match(stage_program) || DECODER.is_match(stage_program) {
             return hit(Family::PipeToShell, &format!("{} | {}", stage.raw, command.raw));
         }
-        if immediate && matches!(stage_program, "echo" | "printf") {
-            // echo -e and printf decode backslash escapes before the shell reads the text.
-            let words = effective.words[1..].iter();
-            let words: Vec<&String> = if stage_program == "echo" {
-                words
-                    .skip_while(|arg| {
-                        arg.len() > 1 && arg.starts_with('-') && arg[1..].chars().all(|c| "neE".contains(c))
-                    })
-                    .collect()
-            } else {
-                words.collect()
-            };
-            let text = normalize::decode_escapes(&words.iter().map(|word| word.as_str()).collect::<Vec<_>>().join(" "));
-            if let Some(found) = check_script(&text, depth + 1) {
-                return Some(found);
-            }
+        if immediate
+            && let Some(text) = staged::echo_text(&effective.words)
+            && let Some(found) = check_script(&text, depth + 1)
+        {
+            return Some(found);
         }
         immediate = false;
         upstream = stage.pipe_input_from;
-    }
-    None
-}
-
-/// `curl -o x.sh URL; bash x.sh` and `wget URL && ./install.sh`: a file named by a download
-/// command is run by a shell or executed directly in the same script.
-fn download_then_run(commands: &[SimpleCommand]) -> Option<BlacklistHit> {
-    let mut downloaded: Vec<String> = Vec::new();
-    for command in commands {
-        let effective = wrappers::unwrap_command(&command.words);
-        let Some(program) = effective.words.first() else { continue };
-        let program = wrappers::program_name(program);
-        if DOWNLOADER.is_match(program) {
-            let names = effective.words[1..].iter().chain(command.redirections.iter().map(|redirect| &redirect.target));
-            downloaded.extend(names.map(|word| wrappers::program_name(word.trim_start_matches("-o")).to_string()));
-            continue;
-        }
-        let runs =
-            |word: &String| downloaded.iter().any(|name| !name.is_empty() && name == wrappers::program_name(word));
-        let is_shell = SHELLS.contains(&program) || is_interpreter(program);
-        let script = if is_shell { effective.words[1..].iter().find(|arg| !arg.starts_with('-')) } else { None };
-        if script.is_some_and(runs) || (effective.words[0].contains('/') && runs(&effective.words[0])) {
-            return hit(Family::PipeToShell, &command.raw);
-        }
     }
     None
 }
@@ -382,6 +355,9 @@ fn check_find(args: &[String], raw: &str, depth: usize) -> Option<BlacklistHit> 
 fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', "'\\''"))
 }
+
+#[path = "staged.rs"]
+mod staged;
 
 #[path = "families.rs"]
 mod families;

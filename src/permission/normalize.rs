@@ -220,12 +220,16 @@ pub fn expand_word(word: &str, variables: &Variables, variant: usize) -> Vec<Str
     while let Some(dollar) = rest.find('$') {
         text.push_str(&rest[..dollar]);
         let after = &rest[dollar + 1..];
+        let mut default = None;
         let (name, consumed) = if let Some(braced) = after.strip_prefix('{') {
             match braced.find('}') {
                 Some(close) => {
                     let inner = &braced[..close];
                     let name_len =
                         inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(inner.len());
+                    // `${X:-/}`, `${X-/}`, `${X:=/}`: the default is what runs when X is unset.
+                    let operator = &inner[name_len..];
+                    default = [":-", ":=", "-", "="].iter().find_map(|op| operator.strip_prefix(op));
                     (&inner[..name_len], close + 2)
                 }
                 None => ("", 0),
@@ -242,9 +246,10 @@ pub fn expand_word(word: &str, variables: &Variables, variant: usize) -> Vec<Str
         match name {
             "HOME" => text.push_str(HOME),
             "IFS" => text.push(' '),
-            _ => match variables.get(name) {
-                Some(values) => text.push_str(&values[variant.min(values.len() - 1)]),
-                None => text.push_str(&rest[dollar..dollar + 1 + consumed]),
+            _ => match (variables.get(name), default) {
+                (Some(values), _) => text.push_str(&values[variant.min(values.len() - 1)]),
+                (None, Some(default)) => text.push_str(default),
+                (None, None) => text.push_str(&rest[dollar..dollar + 1 + consumed]),
             },
         }
         rest = &after[consumed..];
