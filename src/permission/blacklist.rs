@@ -186,7 +186,9 @@ fn update_cwd(words: &[String], scope: &mut Scope) {
 }
 
 /// Programs an unresolvable program name (`$cmd -rf /`) is assumed to possibly be.
-const SUSPECTS: &[&str] = &["rm", "chmod", "dd", "mkfs", "mv", "shred", "wipefs", "shutdown"];
+/// Only programs whose check depends on the arguments: an unknown program with any arguments
+/// must not count as `mkfs`.
+const SUSPECTS: &[&str] = &["rm", "chmod", "chown", "dd", "mv", "cp", "tee", "shred"];
 
 fn check_effective(
     effective: &wrappers::Effective,

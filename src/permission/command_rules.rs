@@ -74,7 +74,7 @@ pub fn analyze(command: &str, root: &Path) -> CommandAnalysis {
         }
     };
     analysis.never = never_reason(&parsed, root);
-    analysis.subcommands = parsed.subcommands.iter().map(facts).collect();
+    analysis.subcommands = parsed.subcommands.iter().map(|command| facts(command, root)).collect();
     analysis
 }
 
@@ -150,7 +150,7 @@ fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
     None
 }
 
-fn facts(command: &SimpleCommand) -> SubcommandFacts {
+fn facts(command: &SimpleCommand, root: &Path) -> SubcommandFacts {
     if command.words.is_empty() && command.assignments.is_empty() {
         return SubcommandFacts { vacuous: true, ..SubcommandFacts::default() };
     }
@@ -177,10 +177,24 @@ fn facts(command: &SimpleCommand) -> SubcommandFacts {
         Some("shell control flow".to_string())
     } else if command.word_info.iter().any(|info| info.expansion) {
         Some("a variable expansion".to_string())
+    } else if let Some(path) = effective.words.iter().skip(1).find_map(|word| outside_or_sensitive(word, root)) {
+        Some(path)
     } else {
         wrappers::exec_risk(&effective).map(str::to_string)
     };
     SubcommandFacts { candidates, risky, vacuous: false }
+}
+
+/// A path-like argument (`/x`, `~/x`, `../x`, also after `--opt=`) that leaves the project, or
+/// one naming a sensitive file: a broad rule for the program was not written with it in mind.
+fn outside_or_sensitive(word: &str, root: &Path) -> Option<String> {
+    let value = word.rsplit_once('=').map_or(word, |(_, value)| value);
+    if super::policy::is_sensitive_path(Path::new(value)) {
+        return Some(format!("names a sensitive file ({value})"));
+    }
+    let path_like = value.starts_with('/') || value.starts_with('~') || value.split('/').any(|part| part == "..");
+    let leaves = path_like && !INERT_FILES.contains(&value) && super::sandbox::check_path(root, value, None).is_err();
+    leaves.then(|| format!("names a path outside the project ({value})"))
 }
 
 /// Renders words so that the text re-parses to exactly these words: safe words bare, others

@@ -168,11 +168,17 @@ impl Parser<'_> {
             Some('{') => self.read_braced_parameter(info)?,
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
                 self.pos += 1;
+                let name_start = self.offset();
                 while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
                     self.pos += 1;
                 }
                 info.expansion = true;
                 self.out.has_expansion = true;
+                // Written braced, so quote removal cannot merge the name with what follows
+                // (`$IFS'x'` must not read as `$IFSx`).
+                let name = self.src.get(name_start..self.offset()).unwrap_or_default();
+                push_literal(text, info, &format!("${{{name}}}"));
+                return Ok(());
             }
             Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
                 self.pos += 2;

@@ -307,6 +307,14 @@ fn compound_commands_need_every_part_allowed() {
         ("echo hi & touch pwned", 'N'),
         ("(git status; touch x)", 'N'),
         ("git status # ; touch x", 'A'),
+        ("cat /etc/shadow", 'N'),
+        ("cat ~/.ssh/id_rsa", 'N'),
+        ("grep -r secret ~", 'N'),
+        ("cat .env", 'N'),
+        ("cat ../other/x", 'N'),
+        ("git log --output=../x", 'N'),
+        ("cat src/../src/x", 'A'),
+        ("ls /dev/null", 'A'),
     ];
     let mut failures = Vec::new();
     for (command, expected) in cases {

@@ -86,7 +86,8 @@ fn splits_like_bash() {
         ("echo if then fi", "[echo] [if] [then] [fi]"),
         ("'if' x", "[if] [x]"),
         ("echo \"a\nb\"", "[echo] [a\nb]"),
-        ("echo ~ $HOME ${HOME}", "[echo] [~] [$HOME] [${HOME}]"),
+        ("echo ~ $HOME ${HOME}", "[echo] [~] [${HOME}] [${HOME}]"),
+        ("echo $IFS'x' \"$a\"b", "[echo] [${IFS}x] [${a}b]"),
         ("a;b&&c||d|e", "[a] | [b] | [c] | [d] | [e]"),
         ("ls\r\nrm x", "[ls\r] | [rm] [x]"),
     ];
