@@ -170,7 +170,11 @@ fn word_variants(command: &SimpleCommand, variables: &Variables) -> Vec<Vec<Stri
         })
         .collect();
     let count = normalize::variant_count(&braced, variables);
+    // Every known value, and the unresolved spelling too: a value we saw assigned may not be
+    // the one the variable holds when the command runs.
     (0..count)
+        .map(Some)
+        .chain(std::iter::once(None))
         .map(|variant| braced.iter().flat_map(|word| normalize::expand_word(word, variables, variant)).collect())
         .collect()
 }

@@ -33,7 +33,7 @@ struct SubcommandFacts {
     candidates: Vec<String>,
     /// Set when only an exact rule may allow this sub-command.
     risky: Option<String>,
-    /// Redirection-only sub-commands (`> out`) need no rule.
+    /// Redirection-only sub-commands touching no file (`(…) 2>/dev/null`) need no rule.
     vacuous: bool,
 }
 
@@ -152,7 +152,13 @@ fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
 
 fn facts(command: &SimpleCommand, root: &Path) -> SubcommandFacts {
     if command.words.is_empty() && command.assignments.is_empty() {
-        return SubcommandFacts { vacuous: true, ..SubcommandFacts::default() };
+        // `(…) 2>/dev/null` needs no rule; `> file` truncates a file, so it needs one that
+        // matches the empty command (only a catch-all like `Bash(*)` does).
+        let inert = command
+            .redirections
+            .iter()
+            .all(|redirect| !redirect.op.names_file() || INERT_FILES.contains(&redirect.target.as_str()));
+        return SubcommandFacts { vacuous: inert, candidates: vec![String::new()], risky: None };
     }
     let literal = render_words(command.assignments.iter().chain(&command.words));
     let effective = wrappers::unwrap_command(&command.words);
@@ -215,10 +221,28 @@ fn deny_targets(command: &str, depth: usize) -> Vec<String> {
         return targets;
     }
     let Ok(parsed) = shell::parse_command(command) else {
-        // Unparseable: every operator-separated piece, as written.
+        // Unparseable: every operator-separated piece as written, without quotes, and parsed
+        // on its own when it can be — a deny must not weaken because another part is broken.
         let pieces =
             command.split([';', '&', '|', '\n', '(', ')', '`']).map(str::trim).filter(|piece| !piece.is_empty());
-        targets.extend(pieces.map(str::to_string));
+        for piece in pieces {
+            let unquoted: String = piece.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+            // Where commands start is unknown here, so every word may start one (bounded).
+            let words: Vec<String> = unquoted.split_whitespace().map(str::to_string).collect();
+            for start in 0..words.len().min(64) {
+                let effective = wrappers::unwrap_command(&words[start..]);
+                targets.push(words[start..].join(" "));
+                if let Some(program) = effective.words.first() {
+                    let base = wrappers::program_name(program).to_string();
+                    targets.push(render_words(std::iter::once(&base).chain(&effective.words[1..])));
+                }
+            }
+            if piece == command.trim() {
+                targets.push(piece.to_string());
+            } else {
+                targets.extend(deny_targets(piece, depth + 1));
+            }
+        }
         return targets;
     };
     for sub in &parsed.subcommands {

@@ -241,3 +241,80 @@ fn always_allow_persists_one_exact_rule_per_subcommand() {
     assert_eq!(decide("git status; cargo test -- y*"), Decision::Ask);
     assert_eq!(decide("git status; rm x"), Decision::Ask);
 }
+
+/// SECURITY-NOTES §5.3 monotonicity: with Deny < Ask < Allow, adding a sub-command never
+/// raises the decision: D(a; b) ≤ min(D(a), D(b)). Random commands, fixed printed seed.
+#[test]
+fn adding_a_subcommand_never_raises_the_decision() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &["Bash(echo *)", "Bash(git *)", "Bash(ls*)"], &["Bash(git push *)", "Bash(rm *)"]);
+    let seed = 0xdead_beef_cafe_f00du64;
+    println!("monotonicity seed: {seed:#x}");
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let tokens = [
+        "echo",
+        "git",
+        "ls",
+        "rm",
+        "push",
+        "status",
+        "-rf",
+        "/",
+        "x",
+        "~",
+        "$(id)",
+        "`id`",
+        "'a b'",
+        "\"$HOME\"",
+        "> out",
+        "> /tmp/x",
+        "2>&1",
+        "| sh",
+        "| wc",
+        "&&",
+        "||",
+        "sudo",
+        "touch",
+        ".git/config",
+        "-c",
+        "core.pager=x",
+        "$X",
+        "{a,b}",
+        "bash -c 'rm x'",
+        "&",
+        "(",
+        ")",
+        "|",
+        ";",
+    ];
+    // Each command starts with a program: a command with nothing to run (`2>&1`) asks on its
+    // own but is a no-op inside a compound, which is not a weakening.
+    let programs = ["echo", "git", "ls", "rm", "sudo", "touch", "bash -c 'rm x'", "X=1"];
+    let rank = |decision: Decision| match decision {
+        Decision::Deny => 0,
+        Decision::Ask => 1,
+        Decision::Allow => 2,
+    };
+    let decide = |command: &str| {
+        let json = input("command", command);
+        rank(engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &json }, false).decision)
+    };
+    let mut random_command = || {
+        let length = next() % 5;
+        let program = programs[(next() % programs.len() as u64) as usize];
+        let rest = (0..length).map(|_| tokens[(next() % tokens.len() as u64) as usize]).collect::<Vec<_>>();
+        format!("{program} {}", rest.join(" "))
+    };
+    for case in 0..2_000 {
+        let (a, b) = (random_command(), random_command());
+        let joined = format!("{a}; {b}");
+        let (da, db, dj) = (decide(&a), decide(&b), decide(&joined));
+        assert!(dj <= da.min(db), "seed {seed:#x} case {case}: D({joined:?})={dj} > min(D({a:?})={da}, D({b:?})={db})");
+    }
+}

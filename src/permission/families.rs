@@ -163,6 +163,18 @@ pub(super) fn fork_bomb(text: &str) -> Option<BlacklistHit> {
 /// The fallback for commands the splitter refuses: strip quoting, split on every operator
 /// and substitution delimiter, and check each piece's words as a simple command.
 pub(super) fn check_unparsed(text: &str, depth: usize) -> Option<BlacklistHit> {
+    // A part that parses on its own is checked as fully as a whole command would be: a deny
+    // must not weaken because another part of the line is broken.
+    if depth < super::MAX_NESTING {
+        for piece in text.split([';', '&', '|', '\n']).map(str::trim) {
+            if !piece.is_empty()
+                && piece != text.trim()
+                && let Some(found) = super::check_script(piece, depth + 1)
+            {
+                return Some(found);
+            }
+        }
+    }
     let unquoted: String = text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
     let unquoted = unquoted.replace("${HOME}", "$HOME").replace("$HOME", super::normalize::HOME);
     static PIPE_TO_SHELL: LazyLock<Option<Regex>> = LazyLock::new(|| {

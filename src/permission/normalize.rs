@@ -212,9 +212,10 @@ pub fn decode_escapes(text: &str) -> String {
     out
 }
 
-/// Substitutes same-script variables (`$X`, `${X}`) with their `variant`-th value and splits
-/// on `$IFS`/`${IFS}`; `$HOME`/`${HOME}` become the [`HOME`] marker.
-pub fn expand_word(word: &str, variables: &Variables, variant: usize) -> Vec<String> {
+/// Substitutes same-script variables (`$X`, `${X}`) with their `variant`-th value (`None`:
+/// leave them unresolved, since the script may change them in ways we cannot follow) and
+/// splits on `$IFS`/`${IFS}`; `$HOME`/`${HOME}` become the [`HOME`] marker.
+pub fn expand_word(word: &str, variables: &Variables, variant: Option<usize>) -> Vec<String> {
     let mut text = String::new();
     let mut rest = word;
     while let Some(dollar) = rest.find('$') {
@@ -247,9 +248,11 @@ pub fn expand_word(word: &str, variables: &Variables, variant: usize) -> Vec<Str
             "HOME" => text.push_str(HOME),
             "IFS" => text.push(' '),
             _ => match (variables.get(name), default) {
-                (Some(values), _) => text.push_str(&values[variant.min(values.len() - 1)]),
-                (None, Some(default)) => text.push_str(default),
-                (None, None) => text.push_str(&rest[dollar..dollar + 1 + consumed]),
+                (Some(values), _) if let Some(variant) = variant => {
+                    text.push_str(&values[variant.min(values.len() - 1)])
+                }
+                (_, Some(default)) => text.push_str(default),
+                (_, None) => text.push_str(&rest[dollar..dollar + 1 + consumed]),
             },
         }
         rest = &after[consumed..];

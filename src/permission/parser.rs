@@ -267,7 +267,7 @@ impl<'a> Parser<'a> {
                             return self.fail("unexpected (");
                         }
                         self.pos += 1;
-                        self.out.has_group = true;
+                        self.expect_function_body()?;
                         // The name is not a command; keep its text accounted for.
                         if let Some(start) = draft.start {
                             let span = self.span(start..draft.end);
@@ -327,7 +327,7 @@ impl<'a> Parser<'a> {
                     }
                     self.pos += 1;
                 }
-                self.out.has_group = true;
+                self.expect_function_body()?;
             }
             "time" => {
                 self.skip_blanks();
@@ -342,6 +342,20 @@ impl<'a> Parser<'a> {
         }
         let span = self.span(start..self.offset());
         self.out.other_spans.push(span);
+        Ok(())
+    }
+
+    /// A function body must follow its name: a `{ …; }` or `( … )` group (other compound
+    /// commands are legal bash but refused here, failing closed).
+    fn expect_function_body(&mut self) -> Result<(), Unparseable> {
+        while matches!(self.peek(), Some(' ' | '\t' | '\n')) {
+            self.pos += 1;
+        }
+        let group = matches!((self.peek(), self.peek_at(1)), (Some('{'), Some(' ' | '\t' | '\n')) | (Some('('), _));
+        if !group {
+            return self.fail("function without a { } or ( ) body");
+        }
+        self.out.has_group = true;
         Ok(())
     }
 

@@ -161,3 +161,77 @@ fn home_is_needed_for_tilde_and_can_be_inside() {
     );
     assert!(matches!(check_path(&base.join("missing-root"), "x", None), Err(SandboxDenial::BadRoot(_))));
 }
+
+/// A small xorshift generator; the seed is printed so a failure replays.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// SECURITY-NOTES §5.3: on random trees of dirs, files and links (relative, absolute, dangling,
+/// looping, through `..`), every path that exists resolves exactly where the kernel says, and
+/// is allowed exactly when the kernel's location is the root or beneath it.
+#[test]
+fn random_trees_agree_with_the_kernel() {
+    let seed = 0x2545_f491_4f6c_dd1du64;
+    println!("sandbox property seed: {seed:#x}");
+    let mut rng = XorShift(seed);
+    let names = ["a", "b", "c", "root", "..", ".", "x"];
+    let (mut seen_inside, mut seen_outside) = (0, 0);
+    for round in 0..30 {
+        let tree = temp_tree();
+        let base = tree.0.clone();
+        let root = base.join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(base.join("out")).unwrap();
+        for _ in 0..25 {
+            let dir = [rng.pick(&["root", "out", "root/a", "root/b", "out/a"]), rng.pick(&["a", "b", "c", "x"])];
+            let path = base.join(dir[0]).join(dir[1]);
+            let _ = match rng.next() % 4 {
+                0 => std::fs::create_dir_all(&path),
+                1 => std::fs::write(&path, "x"),
+                2 => {
+                    let target: Vec<&str> = (0..1 + rng.next() % 3).map(|_| rng.pick(&names)).collect();
+                    symlink(target.join("/"), &path)
+                }
+                _ => symlink(base.join(rng.pick(&["root", "out", "root/a", "out/a", "nowhere"])), &path),
+            };
+        }
+        for case in 0..60 {
+            let raw: Vec<&str> = (0..1 + rng.next() % 5).map(|_| rng.pick(&names)).collect();
+            let raw = raw.join("/");
+            let decision = check_path(&root, &raw, None);
+            let context = format!("seed {seed:#x} round {round} case {case}: {raw:?}");
+            if let Ok(kernel) = std::fs::canonicalize(root.join(&raw)) {
+                let inside = kernel == root || kernel.starts_with(&root);
+                if inside {
+                    seen_inside += 1;
+                } else {
+                    seen_outside += 1;
+                }
+                match &decision {
+                    Ok(resolved) => {
+                        assert!(inside && *resolved == kernel, "{context}: {resolved:?} vs kernel {kernel:?}")
+                    }
+                    Err(SandboxDenial::Outside(resolved)) => {
+                        assert!(!inside && *resolved == kernel, "{context}: {resolved:?} vs kernel {kernel:?}")
+                    }
+                    Err(other) => panic!("{context}: {other:?} but the kernel resolved {kernel:?}"),
+                }
+            } else if let Ok(resolved) = &decision {
+                assert!(resolved.starts_with(&root), "{context}");
+            }
+        }
+    }
+    assert!(seen_inside > 100 && seen_outside > 100, "weak generator: {seen_inside} inside, {seen_outside} outside");
+}

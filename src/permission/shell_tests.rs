@@ -115,6 +115,9 @@ fn fails_closed_on_what_it_cannot_read() {
         "echo ${x",
         "$'abc",
         "coproc x { rm -rf /; }",
+        "rm ( )",
+        "f() rm -rf /",
+        "function f rm -rf /",
         "function",
     ];
     for input in cases {
