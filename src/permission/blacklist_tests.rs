@@ -292,3 +292,43 @@ fn scripts_hidden_in_other_programs_are_found() {
         ("printf '%s\\n' hello | sh -n", None),
     ]);
 }
+
+/// Hostile sizes and shapes finish (the suite would hang on quadratic or exponential work) and
+/// random shell-ish text never panics.
+#[test]
+fn pathological_and_random_inputs_are_handled() {
+    let shapes = [
+        "f(){ :; }; ".repeat(5_000),
+        "a() ".repeat(20_000),
+        "$(".repeat(3_000) + &")".repeat(3_000),
+        "'".repeat(50_001),
+        "x=1; ".repeat(10_000) + "rm -rf $x",
+        "{a,b}".repeat(40),
+        "echo ".to_string() + &"\\".repeat(100_000),
+        "sh -c ".repeat(2_000) + "'rm -rf /'",
+        ("cat <<EOF\n".to_string() + &"x\n".repeat(50_000)) + "EOF\n",
+    ];
+    for shape in &shapes {
+        let _ = check_blacklist(shape);
+    }
+    let alphabet = [
+        "a", "rm", " ", "-rf", "/", "~", "$HOME", ";", "&", "|", "'", "\"", "\\", "$(", "`", "(", ")", "{", "}", "#", "<",
+        ">", "<<E\n", "E", "\n", "$'", "\\x2f", "*", "=", "sudo", "bash -c", "find", "-delete", "of=/dev/sda", "dd", "é",
+    ];
+    let seed = 0x0123_4567_89ab_cdefu64;
+    println!("blacklist fuzz seed: {seed:#x}");
+    let mut state = seed;
+    for _ in 0..5_000 {
+        let mut text = String::new();
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        for _ in 0..(state % 20) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            text.push_str(alphabet[(state % alphabet.len() as u64) as usize]);
+        }
+        let _ = check_blacklist(&text);
+    }
+}

@@ -318,3 +318,23 @@ fn adding_a_subcommand_never_raises_the_decision() {
         assert!(dj <= da.min(db), "seed {seed:#x} case {case}: D({joined:?})={dj} > min(D({a:?})={da}, D({b:?})={db})");
     }
 }
+
+#[test]
+fn hostile_sizes_finish_through_the_whole_engine() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &["Bash(echo *)", "Bash(ls *)"], &["Bash(rm *)", "Read(**/.env)"]);
+    let shapes = [
+        ("echo a; ".repeat(5_000), true),
+        ("echo 'unbalanced ".repeat(3_000) + "'", false),
+        ("$(".repeat(3_000), false),
+        ("ls > x; ".repeat(2_000), true),
+        ("bash -c ".repeat(1_000) + "x", false),
+        ("echo a | ".repeat(3_000) + "sh", false),
+    ];
+    for (shape, allowed) in &shapes {
+        let check = engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", shape) }, false);
+        assert_eq!(check.decision == Decision::Allow, *allowed, "{}", &shape[..40]);
+    }
+    let deep_path = "a/".repeat(2_000) + "b";
+    let _ = engine.check(Mode::Default, &CallInfo { rule_name: "Read", input: &input("path", &deep_path) }, true);
+}

@@ -148,9 +148,16 @@ static FUNCTION_NAME: LazyLock<Option<Regex>> =
 /// under any name. Checked on the raw text, since the shape matters, not the words.
 pub(super) fn fork_bomb(text: &str) -> Option<BlacklistHit> {
     let regex = FUNCTION_NAME.as_ref()?;
+    let mut seen = std::collections::BTreeSet::new();
     for captures in regex.captures_iter(text) {
         let Some(name) = captures.get(1) else { continue };
-        let body = &text[name.end()..];
+        if !seen.insert(name.as_str()) {
+            continue;
+        }
+        // The body follows the name closely; a bounded window keeps many definitions linear.
+        let after = &text[name.end()..];
+        let window_end = after.char_indices().map(|(offset, _)| offset).find(|offset| *offset >= 4096);
+        let body = &after[..window_end.unwrap_or(after.len())];
         let escaped = regex::escape(name.as_str());
         let self_call = format!(r"(?:^|[^\w.-]){escaped}\s*(?:\|&?|&)\s*{escaped}(?:$|[^\w.-])");
         if Regex::new(&self_call).is_ok_and(|pattern| pattern.is_match(body)) {
