@@ -162,6 +162,8 @@ fn control_files_always_ask_outside_bypass() {
         (Mode::Default, "Bash", input("command", "touch .g*/hooks/x"), false, Ask, Sandbox),
         (Mode::Default, "Bash", input("command", "git --git-dir=.git status"), false, Ask, Sandbox),
         (Mode::Default, "Bash", input("command", "cat .git/config"), false, Allow, Rule),
+        (Mode::Default, "Bash", input("command", "echo x > innocent/config"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "cp evil innocent/hooks/pre-commit"), false, Ask, Sandbox),
         (Mode::Default, "Bash", input("command", "git status"), false, Allow, Rule),
         (Mode::Default, "Bash", input("command", "touch *.rs"), false, Allow, Rule),
         (Mode::Bypass, "Bash", input("command", "echo x > .git/hooks/x"), false, Allow, Rule),
@@ -332,7 +334,8 @@ fn hostile_sizes_finish_through_the_whole_engine() {
         ("echo a | ".repeat(3_000) + "sh", false),
     ];
     for (shape, allowed) in &shapes {
-        let check = engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", shape) }, false);
+        let check =
+            engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", shape) }, false);
         assert_eq!(check.decision == Decision::Allow, *allowed, "{}", &shape[..40]);
     }
     let deep_path = "a/".repeat(2_000) + "b";

@@ -183,7 +183,7 @@ impl Engine {
         }
         let view = CallView { tool: "Bash", target: CallTarget::Command { command, root: &self.root } };
         let decision = rules::check_rules(&self.rules, &view);
-        let protected = policy::bash_touches_protected(command);
+        let protected = policy::bash_touches_protected(command, &self.root);
         let risk = command_rules::analyze(command, &self.root).risk().map(str::to_string);
         self.after_rules(mode, decision, class, protected, false, risk)
     }

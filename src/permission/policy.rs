@@ -99,14 +99,26 @@ const VIEWERS: &[&str] = &[
 /// True when a bash command may write the agent's control files: a write redirection to one,
 /// a non-viewer naming one (`cp x .git/hooks/`, `cd .mewcode`, a glob like `.g*`), or
 /// `git config` setting a key. Over-approximates: it is a reason to ask, not to deny.
-pub fn bash_touches_protected(command: &str) -> bool {
+/// Names are also resolved against `root`, so a symlink `innocent -> .git` does not hide it.
+pub fn bash_touches_protected(command: &str, root: &Path) -> bool {
     let Ok(parsed) = shell::parse_command(command) else { return false };
-    parsed.subcommands.iter().any(subcommand_touches_protected)
+    parsed.subcommands.iter().any(|command| subcommand_touches_protected(command, root))
 }
 
-fn subcommand_touches_protected(command: &SimpleCommand) -> bool {
-    let writes_protected =
-        command.redirections.iter().any(|redirect| redirect.op.writes() && mentions_protected(&redirect.target, false));
+/// True when `word`, resolved as a path under `root`, lands in a protected place.
+fn resolves_protected(word: &str, root: &Path) -> bool {
+    let value = word.rsplit_once('=').map_or(word, |(_, value)| value);
+    match super::sandbox::check_path(root, value, None) {
+        Ok(resolved) => resolved.strip_prefix(root).is_ok_and(is_protected_path),
+        Err(_) => false,
+    }
+}
+
+fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
+    let writes_protected = command.redirections.iter().any(|redirect| {
+        redirect.op.writes()
+            && (mentions_protected(&redirect.target, false) || resolves_protected(&redirect.target, root))
+    });
     if writes_protected {
         return true;
     }
@@ -124,7 +136,7 @@ fn subcommand_touches_protected(command: &SimpleCommand) -> bool {
     let words =
         command.words.iter().zip(&command.word_info).map(|(word, info)| (word.as_str(), info.glob || info.brace));
     let assignments = command.assignments.iter().map(|assignment| (assignment.as_str(), false));
-    words.chain(assignments).any(|(word, globbed)| mentions_protected(word, globbed))
+    words.chain(assignments).any(|(word, globbed)| mentions_protected(word, globbed) || resolves_protected(word, root))
 }
 
 /// True when some `/`, `=` or `:`-separated part of `word` is (or, for a glob, could match) a
