@@ -1,7 +1,7 @@
 //! Engine tests: the layer order, the mode matrix, self-protection and sensitive files.
 
 use super::*;
-use rules::RuleTexts;
+use rules::{RuleTexts, parse_rule};
 
 struct Fixture {
     root: PathBuf,
@@ -340,4 +340,32 @@ fn hostile_sizes_finish_through_the_whole_engine() {
     }
     let deep_path = "a/".repeat(2_000) + "b";
     let _ = engine.check(Mode::Default, &CallInfo { rule_name: "Read", input: &input("path", &deep_path) }, true);
+}
+
+#[test]
+fn random_text_through_every_tool_never_panics() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &["Bash(*)", "Read(**)"], &["Bash(rm *)"]);
+    let alphabet = [
+        "é", "日本", "ü", "-", "--", "=", "/", "..", "~", " ", "nice", "sudo", "env", "timeout", "xargs", "git", "-c",
+        "sed", "awk", "find", "-exec", ";", "|", "'", "\"", "$", "{", "}", "(", ")", "\\", "\n", "*", "rm", "-rf",
+        "é=1", "$(",
+    ];
+    let seed = 0x0bad_5eed_1234_5678u64;
+    println!("engine fuzz seed: {seed:#x}");
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3_000 {
+        let text: String = (0..next() % 12).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+        for (tool, key) in [("Bash", "command"), ("Read", "path"), ("Glob", "pattern"), ("Grep", "path")] {
+            let _ =
+                engine.check(Mode::Default, &CallInfo { rule_name: tool, input: &input(key, &text) }, tool != "Bash");
+        }
+        let _ = parse_rule(&text);
+    }
 }

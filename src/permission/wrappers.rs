@@ -162,9 +162,9 @@ fn skip_options(words: &[String], mut index: usize, spec: &Spec, effective: &mut
             break;
         }
         if spec.numeric_flags
-            && word.len() > 1
-            && word[1..].chars().all(|c| c.is_ascii_digit())
-            && word.starts_with('-')
+            && word
+                .strip_prefix('-')
+                .is_some_and(|digits| !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()))
         {
             index += 1;
             continue;
