@@ -7,7 +7,13 @@
 //! `$IFS` split — and then checked. Invariant: nothing caps the number of sub-commands, and a
 //! command that cannot be parsed is still checked, on its raw text split as well as possible.
 //! It cannot be configured and applies in every mode. It is a seatbelt against catastrophe,
-//! not a sandbox: what it still cannot see is listed in the engine's report.
+//! not a sandbox. Known blind spots: code in other languages (`python -c 'shutil.rmtree("/")'`,
+//! `perl -e 'system …'` beyond a shell-looking `-e` string); values computed at run time
+//! (`X=$(cat f); rm -rf $X`, `read X`, `xargs` fed from a file, arithmetic); scripts written by
+//! anything but echo/printf/cat here-docs (`sed`, `tee`, `cp`) and run later; `ssh host CMD`;
+//! `case` bodies and other unparseable text beyond the raw-text word scan; a fork bomb whose body
+//! is padded past 4 KiB; anything done through an interpreter, a compiled program or a script
+//! already on disk.
 
 use super::normalize::{self, Variables};
 use super::shell::{self, RedirectOp, SimpleCommand};

@@ -6,7 +6,8 @@
 //! `)` (so it may contain parentheses). Patterns: `=exact`, `~regex` (must match the whole
 //! target), `!inner` (negation, nests: `!!x`, `!~re`, `!=x`), otherwise a glob in which `\`
 //! escapes the next character. Bash patterns use command globs (`*` matches anything, spaces
-//! and `/` included); Read/Write/Edit/Glob/Grep use path globs (`*` and `?` within one segment,
+//! and `/` included; a trailing ` *` also matches nothing, so `git push *` covers a bare
+//! `git push`); Read/Write/Edit/Glob/Grep use path globs (`*` and `?` within one segment,
 //! `**` across segments; relative patterns match paths relative to the root, absolute ones
 //! absolute paths, `~/…` ones paths under the home directory). Other tools (Task, MCP, unknown
 //! names) have no target, so only bare rules apply to them; a pattern on them is an error.

@@ -4,10 +4,14 @@
 //! operators, groups, comments, here-docs, redirections, `$(…)`, backticks, `<(…)`) and returns
 //! every simple command it contains, the ones inside substitutions included, so nothing that
 //! would run is hidden from a check. Invariant: it fails closed — anything it does not
-//! understand (an unbalanced quote or paren, `case`'s `;;`, an array assignment, nesting deeper
-//! than [`MAX_DEPTH`]) is [`Unparseable`], and callers then treat the command as unknown (the
-//! blacklist scans the raw text, rules never allow it). It does not expand anything: `$HOME`,
-//! `~` and globs stay literal in the words and are flagged in [`WordInfo`].
+//! understand (an unbalanced quote or paren, `case`'s `;;`, an array assignment, `coproc`, a
+//! function without a `{ }`/`( )` body, nesting deeper than [`MAX_DEPTH`]) is [`Unparseable`],
+//! and callers then treat the command as unknown (the blacklist scans the raw text, rules
+//! never allow it). It does not expand anything: `$HOME`,
+//! `~` and globs stay literal in the words and are flagged in [`WordInfo`]; a `$NAME` is
+//! written back as `${NAME}` so quote removal cannot glue it to the next text. Reserved words
+//! that start a command (`if`, `then`, `!`, `time`, `function f`, …) are syntax, not words: what
+//! follows them starts a new command, so `if { rm x; }` is seen as a group.
 //!
 //! Here-docs: the body is read after the next newline and never parsed as commands of the
 //! outer script; an unquoted body's `$(…)` and backticks are parsed (bash runs them), and the
