@@ -214,9 +214,9 @@ fn check_effective(
     }
     let program_word = effective.words.first()?;
     let args = &effective.words[1..];
-    if program_word.contains('$') {
-        // An expansion we could not resolve: it may be any program, so check the arguments
-        // as each dangerous program would read them.
+    if program_word.contains(['$', '*', '?', '[']) {
+        // An expansion we could not resolve or a glob (`/bin/r?`): it may be any program, so
+        // check the arguments as each dangerous program would read them.
         return SUSPECTS.iter().find_map(|suspect| check_program(suspect, args, &command.raw, scope));
     }
     let program = wrappers::program_name(program_word);

@@ -77,6 +77,8 @@ fn evasions_still_hit() {
         ("X=/; rm -rf $X", Some(RecursiveDelete)),
         ("cmd=rm; $cmd -rf /", Some(RecursiveDelete)),
         ("$CMD -rf /", Some(RecursiveDelete)),
+        ("/bin/r? -rf /", Some(RecursiveDelete)),
+        ("/usr/bin/[r]m -rf ~", Some(RecursiveDelete)),
         ("cd / && rm -rf *", Some(RecursiveDelete)),
         ("cd; rm -rf .", Some(RecursiveDelete)),
         ("ls; rm -rf /", Some(RecursiveDelete)),

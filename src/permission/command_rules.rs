@@ -8,6 +8,7 @@
 //! `sudo`/`env`/`xargs`), lets only an exact rule allow a command that can run other programs,
 //! and never allows substitutions, unparseable text or file redirections outside the project.
 
+use super::normalize;
 use super::rules::{Level, Rule};
 use super::shell::{self, Context, ParsedCommand, SimpleCommand};
 use super::wrappers::{self, BENIGN_WRAPPERS, SHELLS};
@@ -248,7 +249,19 @@ fn deny_targets(command: &str, depth: usize) -> Vec<String> {
     for sub in &parsed.subcommands {
         targets.push(render_words(sub.assignments.iter().chain(&sub.words)));
         targets.push(render_words(&sub.words));
-        let effective = wrappers::unwrap_command(&sub.words);
+        // What bash would run after brace expansion and `$IFS` splitting (`{rm,x}` is `rm x`).
+        let expanded: Vec<String> = sub
+            .words
+            .iter()
+            .zip(&sub.word_info)
+            .flat_map(
+                |(word, info)| if info.brace { normalize::brace_words(&info.pattern) } else { vec![word.clone()] },
+            )
+            .flat_map(|word| normalize::expand_word(&word, &normalize::Variables::new(), None))
+            .collect();
+        let words = if expanded == sub.words { &sub.words } else { &expanded };
+        targets.push(render_words(words));
+        let effective = wrappers::unwrap_command(words);
         let Some(program) = effective.words.first() else { continue };
         let base = wrappers::program_name(program).to_string();
         let rest = &effective.words[1..];

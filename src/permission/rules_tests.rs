@@ -275,6 +275,8 @@ fn compound_commands_need_every_part_allowed() {
         ("bash -c 'rm x'", 'D'),
         ("sh -c \"git push --force x\"", 'D'),
         ("eval rm x", 'D'),
+        ("{rm,x}", 'D'),
+        ("rm${IFS}x", 'D'),
         ("find . -exec rm {} ;", 'D'),
         ("echo $(rm x)", 'D'),
         ("git $(rm x)", 'D'),

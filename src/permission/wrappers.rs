@@ -304,8 +304,14 @@ fn git_risk(args: &[String]) -> Option<&'static str> {
     }
     let subcommand = args.get(index).map(String::as_str).unwrap_or_default();
     let rest = args.get(index + 1..).unwrap_or_default();
+    // Long options also take `--opt=value`; short ones also an attached value (`-Osh`).
     let flagged = |flags: &[&str]| {
-        rest.iter().any(|arg| flags.iter().any(|flag| arg == flag || arg.starts_with(&format!("{flag}="))))
+        rest.iter().any(|arg| {
+            flags.iter().any(|flag| {
+                let short = flag.len() == 2 && !flag.starts_with("--");
+                arg == flag || arg.starts_with(&format!("{flag}=")) || (short && arg.starts_with(flag))
+            })
+        })
     };
     match subcommand {
         "config" => {
@@ -317,7 +323,21 @@ fn git_risk(args: &[String]) -> Option<&'static str> {
         "filter-branch" | "difftool" | "mergetool" => Some("git runs external programs"),
         "rebase" if flagged(&["--exec", "-x"]) => Some("git rebase --exec runs commands"),
         "grep" if flagged(&["-O", "--open-files-in-pager"]) => Some("git grep -O runs a pager"),
-        _ if flagged(&["--output", "--ext-diff", "--textconv", "--upload-pack", "--receive-pack", "--exec"]) => {
+        "clone" | "fetch" | "pull" | "ls-remote" | "archive" if flagged(&["-u", "-c", "--config"]) => {
+            Some("git can run an upload-pack program or set configuration in a new repository")
+        }
+        _ if flagged(&[
+            "--output",
+            "--ext-diff",
+            "--textconv",
+            "--upload-pack",
+            "--receive-pack",
+            "--exec",
+            "--config",
+            "--sendmail-cmd",
+            "--smtp-server",
+        ]) =>
+        {
             Some("git option can run a program or write a file")
         }
         _ => None,
