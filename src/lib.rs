@@ -18,6 +18,7 @@ pub mod warning;
 pub mod config;
 pub mod hooks;
 pub mod llm;
+pub mod permission;
 pub mod tools;
 // L3 agent
 pub mod agent;

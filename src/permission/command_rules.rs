@@ -1,0 +1,326 @@
+//! How Bash rules meet a compound command: deny rules see every spelling of every
+//! sub-command (nested `-c` scripts included); allow rules must cover every sub-command.
+//!
+//! Invariant: "normalise aggressively for deny, conservatively for allow". Deny targets include
+//! the raw text, each sub-command as written, unwrapped, with the program's basename, and the
+//! sub-commands of `sh -c`/`eval`/`find -exec` scripts. An allow needs every sub-command to
+//! match, sees the unwrapped form only through harmless wrappers (`timeout`, `nice`, …, never
+//! `sudo`/`env`/`xargs`), lets only an exact rule allow a command that can run other programs,
+//! and never allows substitutions, unparseable text or file redirections outside the project.
+
+use super::normalize;
+use super::rules::{Level, Rule};
+use super::shell::{self, Context, ParsedCommand, SimpleCommand};
+use super::wrappers::{self, BENIGN_WRAPPERS, SHELLS};
+use std::path::Path;
+
+/// How deep nested `-c` scripts are followed for deny targets.
+const MAX_NESTING: usize = 8;
+
+/// A command analysed for the rule layer.
+#[derive(Clone, Debug, Default)]
+pub struct CommandAnalysis {
+    /// Every spelling a deny rule is matched against.
+    pub deny_targets: Vec<String>,
+    /// Why no allow rule can allow this command at all, if so.
+    pub never: Option<String>,
+    subcommands: Vec<SubcommandFacts>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct SubcommandFacts {
+    /// Spellings an allow rule may match: the literal one, and the unwrapped one when only
+    /// harmless wrappers were peeled.
+    candidates: Vec<String>,
+    /// Set when only an exact rule may allow this sub-command.
+    risky: Option<String>,
+    /// Redirection-only sub-commands touching no file (`(…) 2>/dev/null`) need no rule.
+    vacuous: bool,
+}
+
+/// Environment variables whose assignment changes what a command runs or loads.
+const DANGEROUS_VARIABLES: &[&str] = &[
+    "PATH",
+    "IFS",
+    "ENV",
+    "BASH_ENV",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "PROMPT_COMMAND",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+    "NODE_OPTIONS",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PERL5OPT",
+    "PERL5LIB",
+    "RUBYOPT",
+    "LESSOPEN",
+    "GIT_SSH_COMMAND",
+];
+
+/// Files a redirection may name without counting as outside the project.
+const INERT_FILES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+
+/// Analyses `command` for the rules; `root` resolves redirection targets.
+pub fn analyze(command: &str, root: &Path) -> CommandAnalysis {
+    let mut analysis = CommandAnalysis { deny_targets: deny_targets(command, 0), ..CommandAnalysis::default() };
+    let parsed = match shell::parse_command(command) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            analysis.never = Some(format!("the command cannot be parsed ({})", error.reason));
+            return analysis;
+        }
+    };
+    analysis.never = never_reason(&parsed, root);
+    analysis.subcommands = parsed.subcommands.iter().map(|command| facts(command, root)).collect();
+    analysis
+}
+
+impl CommandAnalysis {
+    /// The allow rule that covers the command: every sub-command must be matched by some
+    /// allow rule; the rule reported is the one matching the first sub-command.
+    pub fn allowed_by<'r>(&self, allow: &[(Level, &'r Rule)]) -> Option<(Level, &'r Rule)> {
+        if self.never.is_some() {
+            return None;
+        }
+        let mut first = None;
+        for facts in self.subcommands.iter().filter(|facts| !facts.vacuous) {
+            let found = allow.iter().find(|(_, rule)| allows(rule, facts))?;
+            first.get_or_insert(*found);
+        }
+        first
+    }
+
+    /// Why the command needs approval even though rules may exist, for the prompt.
+    pub fn risk(&self) -> Option<&str> {
+        self.never.as_deref().or_else(|| self.subcommands.iter().find_map(|facts| facts.risky.as_deref()))
+    }
+
+    /// One exact target per sub-command, for "always allow"; empty when rules can never
+    /// allow the command (persisting would be useless).
+    pub fn exact_targets(&self) -> Vec<String> {
+        if self.never.is_some() {
+            return Vec::new();
+        }
+        self.subcommands
+            .iter()
+            .filter(|facts| !facts.vacuous)
+            .filter_map(|facts| facts.candidates.first().cloned())
+            .collect()
+    }
+}
+
+fn allows(rule: &Rule, facts: &SubcommandFacts) -> bool {
+    match &rule.pattern {
+        None => facts.risky.is_none(),
+        Some(pattern) => {
+            (facts.risky.is_none() || pattern.matcher.is_exact())
+                && facts.candidates.iter().any(|candidate| pattern.matcher.matches(candidate))
+        }
+    }
+}
+
+/// Substitutions, and file redirections that leave the project, are never auto-allowed.
+fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
+    if parsed.has_substitution || parsed.subcommands.iter().any(|command| command.context != Context::Script) {
+        return Some("command substitution is never auto-allowed".into());
+    }
+    let changes_directory = parsed.subcommands.iter().any(|command| {
+        let effective = wrappers::unwrap_command(&command.words);
+        effective
+            .words
+            .first()
+            .is_some_and(|program| matches!(wrappers::program_name(program), "cd" | "pushd" | "popd"))
+    });
+    for command in &parsed.subcommands {
+        for redirect in command.redirections.iter().filter(|redirect| redirect.op.names_file()) {
+            let target = redirect.target.as_str();
+            if INERT_FILES.contains(&target) {
+                continue;
+            }
+            let unknown = redirect.target_info.expansion || redirect.target_info.glob || target.starts_with('~');
+            let relative_after_cd = changes_directory && !target.starts_with('/');
+            if unknown || relative_after_cd || super::sandbox::check_path(root, target, None).is_err() {
+                return Some(format!("redirection to {target} may leave the project"));
+            }
+        }
+    }
+    None
+}
+
+fn facts(command: &SimpleCommand, root: &Path) -> SubcommandFacts {
+    if command.words.is_empty() && command.assignments.is_empty() {
+        // `(…) 2>/dev/null` needs no rule; `> file` truncates a file, so it needs one that
+        // matches the empty command (only a catch-all like `Bash(*)` does).
+        let inert = command
+            .redirections
+            .iter()
+            .all(|redirect| !redirect.op.names_file() || INERT_FILES.contains(&redirect.target.as_str()));
+        return SubcommandFacts { vacuous: inert, candidates: vec![String::new()], risky: None };
+    }
+    let literal = render_words(command.assignments.iter().chain(&command.words));
+    let effective = wrappers::unwrap_command(&command.words);
+    let mut candidates = vec![literal];
+    let benign = effective.wrappers.iter().all(|wrapper| BENIGN_WRAPPERS.contains(&wrapper.as_str()));
+    if benign && command.assignments.is_empty() && effective.reserved.is_empty() && !effective.wrappers.is_empty() {
+        candidates.push(render_words(&effective.words));
+    }
+    let assignments = command.assignments.iter().chain(&effective.assignments);
+    let dangerous_assignment = assignments.clone().find(|assignment| {
+        let name = assignment.split('=').next().unwrap_or_default();
+        DANGEROUS_VARIABLES.contains(&name)
+            || name.starts_with("LD_")
+            || name.starts_with("DYLD_")
+            || name.starts_with("GIT_")
+    });
+    let risky = if command.words.is_empty() {
+        Some("a shell variable assignment".to_string())
+    } else if let Some(assignment) = dangerous_assignment {
+        Some(format!("sets {assignment}"))
+    } else if !effective.reserved.is_empty() {
+        Some("shell control flow".to_string())
+    } else if command.word_info.iter().any(|info| info.expansion) {
+        Some("a variable expansion".to_string())
+    } else if let Some(path) = effective.words.iter().skip(1).find_map(|word| outside_or_sensitive(word, root)) {
+        Some(path)
+    } else {
+        wrappers::exec_risk(&effective).map(str::to_string)
+    };
+    SubcommandFacts { candidates, risky, vacuous: false }
+}
+
+/// A path-like argument (`/x`, `~/x`, `../x`, also after `--opt=`) that leaves the project, or
+/// one naming a sensitive file: a broad rule for the program was not written with it in mind.
+fn outside_or_sensitive(word: &str, root: &Path) -> Option<String> {
+    let value = word.rsplit_once('=').map_or(word, |(_, value)| value);
+    if super::policy::is_sensitive_path(Path::new(value)) {
+        return Some(format!("names a sensitive file ({value})"));
+    }
+    let path_like = value.starts_with('/') || value.starts_with('~') || value.split('/').any(|part| part == "..");
+    let leaves = path_like && !INERT_FILES.contains(&value) && super::sandbox::check_path(root, value, None).is_err();
+    leaves.then(|| format!("names a path outside the project ({value})"))
+}
+
+/// Renders words so that the text re-parses to exactly these words: safe words bare, others
+/// single-quoted. Rules match this canonical form, so quoting style cannot dodge a rule.
+pub fn render_words<'a>(words: impl IntoIterator<Item = &'a String>) -> String {
+    words.into_iter().map(|word| render_word(word)).collect::<Vec<_>>().join(" ")
+}
+
+fn render_word(word: &str) -> String {
+    let safe = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
+    if safe { word.to_string() } else { format!("'{}'", word.replace('\'', "'\\''")) }
+}
+
+/// Every spelling of every sub-command, recursing into scripts the command runs.
+fn deny_targets(command: &str, depth: usize) -> Vec<String> {
+    let mut targets = vec![command.trim().to_string()];
+    if depth > MAX_NESTING {
+        return targets;
+    }
+    let Ok(parsed) = shell::parse_command(command) else {
+        // Unparseable: every operator-separated piece as written, without quotes, and parsed
+        // on its own when it can be — a deny must not weaken because another part is broken.
+        let pieces =
+            command.split([';', '&', '|', '\n', '(', ')', '`']).map(str::trim).filter(|piece| !piece.is_empty());
+        for piece in pieces {
+            let unquoted: String = piece.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+            // Where commands start is unknown here, so every word may start one (bounded).
+            let words: Vec<String> = unquoted.split_whitespace().map(str::to_string).collect();
+            for start in 0..words.len().min(64) {
+                let effective = wrappers::unwrap_command(&words[start..]);
+                targets.push(words[start..].join(" "));
+                if let Some(program) = effective.words.first() {
+                    let base = wrappers::program_name(program).to_string();
+                    targets.push(render_words(std::iter::once(&base).chain(&effective.words[1..])));
+                }
+            }
+            if piece == command.trim() {
+                targets.push(piece.to_string());
+            } else {
+                targets.extend(deny_targets(piece, depth + 1));
+            }
+        }
+        return targets;
+    };
+    for sub in &parsed.subcommands {
+        targets.push(render_words(sub.assignments.iter().chain(&sub.words)));
+        targets.push(render_words(&sub.words));
+        // What bash would run after brace expansion and `$IFS` splitting (`{rm,x}` is `rm x`).
+        let expanded: Vec<String> = sub
+            .words
+            .iter()
+            .zip(&sub.word_info)
+            .flat_map(
+                |(word, info)| if info.brace { normalize::brace_words(&info.pattern) } else { vec![word.clone()] },
+            )
+            .flat_map(|word| normalize::expand_word(&word, &normalize::Variables::new(), None))
+            .collect();
+        let words = if expanded == sub.words { &sub.words } else { &expanded };
+        targets.push(render_words(words));
+        let effective = wrappers::unwrap_command(words);
+        let Some(program) = effective.words.first() else { continue };
+        let base = wrappers::program_name(program).to_string();
+        let rest = &effective.words[1..];
+        targets.push(render_words(&effective.words));
+        targets.push(render_words(std::iter::once(&base).chain(rest)));
+        if base == "git" {
+            // `git -C . --no-pager push` is still `git push` to a deny rule.
+            targets.push(render_words(std::iter::once(&base).chain(git_subcommand(rest))));
+        }
+        for script in nested_scripts(&base, rest).into_iter().chain(effective.scripts.iter().cloned()) {
+            targets.extend(deny_targets(&script, depth + 1));
+        }
+    }
+    targets.dedup();
+    targets
+}
+
+/// git's arguments from the subcommand on: global options (and their values) skipped.
+fn git_subcommand(args: &[String]) -> &[String] {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        let takes_value = ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"];
+        index += if takes_value.contains(&arg.as_str()) { 2 } else { 1 };
+    }
+    args.get(index..).unwrap_or_default()
+}
+
+/// Scripts a command runs itself: `sh -c S`, `eval ARGS`, `su -c S`, `find -exec CMD ;`.
+fn nested_scripts(program: &str, args: &[String]) -> Vec<String> {
+    match program {
+        "eval" => vec![args.join(" ")],
+        "su" | "runuser" => {
+            args.iter().position(|arg| arg == "-c").and_then(|i| args.get(i + 1)).cloned().into_iter().collect()
+        }
+        "find" => {
+            let mut scripts = Vec::new();
+            let mut index = 0;
+            while index < args.len() {
+                if matches!(args[index].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                    let end = args[index + 1..]
+                        .iter()
+                        .position(|a| a == ";" || a == "+")
+                        .map_or(args.len(), |p| index + 1 + p);
+                    scripts.push(render_words(&args[index + 1..end]));
+                    index = end;
+                }
+                index += 1;
+            }
+            scripts
+        }
+        shell if SHELLS.contains(&shell) => {
+            let dash_c = args
+                .iter()
+                .position(|arg| arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg.contains('c'));
+            dash_c.and_then(|i| args[i + 1..].iter().find(|arg| !arg.starts_with('-'))).cloned().into_iter().collect()
+        }
+        _ => Vec::new(),
+    }
+}

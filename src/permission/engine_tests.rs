@@ -1,0 +1,371 @@
+//! Engine tests: the layer order, the mode matrix, self-protection and sensitive files.
+
+use super::*;
+use rules::{RuleTexts, parse_rule};
+
+struct Fixture {
+    root: PathBuf,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn fixture() -> Fixture {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "mewcode-engine-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    let root = std::fs::canonicalize(&dir).unwrap();
+    std::os::unix::fs::symlink("/etc", root.join("etc_link")).unwrap();
+    std::os::unix::fs::symlink(".git", root.join("innocent")).unwrap();
+    Fixture { root }
+}
+
+fn engine(root: &Path, allow: &[&str], deny: &[&str]) -> Engine {
+    let texts = RuleTexts {
+        allow: allow.iter().map(|s| s.to_string()).collect(),
+        deny: deny.iter().map(|s| s.to_string()).collect(),
+    };
+    let (set, problems) = RuleSet::from_texts(vec![
+        (Level::Local, RuleTexts::default()),
+        (Level::Project, texts),
+        (Level::User, RuleTexts::default()),
+    ]);
+    assert!(problems.iter().all(|problem| !problem.fatal));
+    Engine::new(root.to_path_buf(), Some(PathBuf::from("/home/nobody")), set)
+}
+
+fn input(key: &str, value: &str) -> String {
+    serde_json::json!({ key: value }).to_string()
+}
+
+/// (mode, tool, input, read_only) → (decision, layer).
+type Case<'a> = (Mode, &'a str, String, bool, Decision, Layer);
+
+fn run(engine: &Engine, cases: &[Case<'_>]) {
+    let mut failures = Vec::new();
+    for (mode, tool, raw, read_only, decision, layer) in cases {
+        let check = engine.check(*mode, &CallInfo { rule_name: tool, input: raw }, *read_only);
+        if (check.decision, check.layer) != (*decision, *layer) {
+            failures.push(format!("{mode} {tool} {raw}: expected {decision:?}/{layer:?}, got {check:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn mode_matrix_only_allows_or_asks() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &[], &[]);
+    use Decision::*;
+    use Layer::Mode as M;
+    let read = || input("path", "src/a.rs");
+    let bash = || input("command", "make");
+    let mcp = || "{}".to_string();
+    let cases: Vec<Case<'_>> = vec![
+        (Mode::Default, "Read", read(), true, Allow, M),
+        (Mode::Default, "Write", read(), false, Ask, M),
+        (Mode::Default, "Bash", bash(), false, Ask, M),
+        (Mode::AcceptEdits, "Read", read(), true, Allow, M),
+        (Mode::AcceptEdits, "Write", read(), false, Allow, M),
+        (Mode::AcceptEdits, "Edit", read(), false, Allow, M),
+        (Mode::AcceptEdits, "Bash", bash(), false, Ask, M),
+        (Mode::Plan, "Read", read(), true, Allow, M),
+        (Mode::Plan, "Write", read(), false, Ask, M),
+        (Mode::Plan, "Bash", bash(), false, Ask, M),
+        (Mode::Bypass, "Read", read(), true, Allow, M),
+        (Mode::Bypass, "Write", read(), false, Allow, M),
+        (Mode::Bypass, "Bash", bash(), false, Allow, M),
+        (Mode::Default, "mcp__x__y", mcp(), false, Ask, M),
+        (Mode::AcceptEdits, "mcp__x__y", mcp(), false, Ask, M),
+        (Mode::Default, "mcp__x__y", mcp(), true, Allow, M),
+        (Mode::Default, "Glob", input("pattern", "**/*.rs"), true, Allow, M),
+        (Mode::Default, "Grep", input("path", "src"), true, Allow, M),
+        (Mode::Default, "Task", mcp(), true, Allow, M),
+    ];
+    run(&engine, &cases);
+}
+
+#[test]
+fn layers_short_circuit_in_order() {
+    let fx = fixture();
+    let engine = engine(
+        &fx.root,
+        &["Bash(*)", "Write(**)", "Read(**)", "mcp__x__*"],
+        &["Bash(git push *)", "Read(secret/**)", "mcp__x__drop"],
+    );
+    use Decision::*;
+    use Layer::{Blacklist, Rule, Sandbox};
+    let cases: Vec<Case<'_>> = vec![
+        // Blacklist beats allow rules and bypass.
+        (Mode::Bypass, "Bash", input("command", "rm -rf /"), false, Deny, Blacklist),
+        (Mode::Default, "Bash", input("command", "echo ok; sudo rm -rf ~"), false, Deny, Blacklist),
+        // Sandbox beats allow rules and bypass.
+        (Mode::Bypass, "Write", input("path", "/etc/passwd"), false, Deny, Sandbox),
+        (Mode::Bypass, "Read", input("path", "etc_link/passwd"), true, Deny, Sandbox),
+        (Mode::Default, "Read", input("path", "../x"), true, Deny, Sandbox),
+        (Mode::Default, "Read", input("path", "~/x"), true, Deny, Sandbox),
+        (Mode::Default, "Read", "not json".into(), true, Deny, Sandbox),
+        (Mode::Default, "Read", "{}".into(), true, Deny, Sandbox),
+        (Mode::Default, "Read", "{\"path\": 3}".into(), true, Deny, Sandbox),
+        (Mode::Default, "Bash", "{\"cmd\": \"ls\"}".into(), false, Deny, Sandbox),
+        (Mode::Default, "Glob", input("pattern", "../../etc/*"), true, Deny, Sandbox),
+        (Mode::Default, "Glob", input("pattern", "**/../../x"), true, Deny, Sandbox),
+        (Mode::Default, "Glob", input("pattern", "/etc/**"), true, Deny, Sandbox),
+        (Mode::Default, "Grep", input("path", "/etc"), true, Deny, Sandbox),
+        // Deny rules beat allow rules and bypass.
+        (Mode::Bypass, "Bash", input("command", "git push origin main"), false, Deny, Rule),
+        (Mode::Bypass, "Bash", input("command", "ls && git push --force x"), false, Deny, Rule),
+        (Mode::Bypass, "Read", input("path", "secret/k.txt"), true, Deny, Rule),
+        (Mode::Bypass, "mcp__x__drop", "{}".into(), false, Deny, Rule),
+        // Allow rules beat the mode.
+        (Mode::Default, "Bash", input("command", "cargo build"), false, Allow, Rule),
+        (Mode::Default, "Write", input("path", "src/new.rs"), false, Allow, Rule),
+        (Mode::Default, "mcp__x__list", "{}".into(), false, Allow, Rule),
+        // Substitutions fall through to the mode even under Bash(*).
+        (Mode::Default, "Bash", input("command", "echo $(id)"), false, Ask, Layer::Mode),
+        (Mode::Bypass, "Bash", input("command", "echo $(id)"), false, Allow, Layer::Mode),
+    ];
+    run(&engine, &cases);
+}
+
+#[test]
+fn control_files_always_ask_outside_bypass() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &["Bash(*)", "Write(**)", "Edit(**)", "Bash(=git config core.hooksPath x)"], &[]);
+    use Decision::*;
+    use Layer::{Rule, Sandbox};
+    let cases: Vec<Case<'_>> = vec![
+        (Mode::AcceptEdits, "Write", input("path", ".git/hooks/pre-commit"), false, Ask, Sandbox),
+        (Mode::Default, "Edit", input("path", ".git/config"), false, Ask, Sandbox),
+        (Mode::AcceptEdits, "Write", input("path", ".mewcode/settings.local.yaml"), false, Ask, Sandbox),
+        (Mode::AcceptEdits, "Write", input("path", ".mewcode.yaml"), false, Ask, Sandbox),
+        (Mode::AcceptEdits, "Write", input("path", "AGENTS.md"), false, Ask, Sandbox),
+        (Mode::AcceptEdits, "Write", input("path", "docs/agents.MD"), false, Ask, Sandbox),
+        (Mode::AcceptEdits, "Write", input("path", ".GIT/config"), false, Ask, Sandbox),
+        (Mode::AcceptEdits, "Write", input("path", "innocent/config"), false, Ask, Sandbox),
+        (Mode::Bypass, "Write", input("path", ".git/config"), false, Allow, Rule),
+        (Mode::Default, "Read", input("path", ".git/config"), true, Allow, Layer::Mode),
+        (Mode::Default, "Bash", input("command", "echo x > .git/hooks/post-checkout"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "cp evil .mewcode/settings.yaml"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "cd .git && echo x > config"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "sed -i s/a/b/ AGENTS.md"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "git config core.hooksPath x"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "touch .g*/hooks/x"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "git --git-dir=.git status"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "cat .git/config"), false, Allow, Rule),
+        (Mode::Default, "Bash", input("command", "echo x > innocent/config"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "cp evil innocent/hooks/pre-commit"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "git status"), false, Allow, Rule),
+        (Mode::Default, "Bash", input("command", "touch *.rs"), false, Allow, Rule),
+        (Mode::Bypass, "Bash", input("command", "echo x > .git/hooks/x"), false, Allow, Rule),
+    ];
+    run(&engine, &cases);
+}
+
+#[test]
+fn sensitive_files_ask_unless_a_rule_allows_them() {
+    let fx = fixture();
+    let plain = engine(&fx.root, &[], &[]);
+    let allowing = engine(&fx.root, &["Read(.env)"], &[]);
+    use Decision::*;
+    use Layer::{Rule, Sandbox};
+    let cases: Vec<Case<'_>> = vec![
+        (Mode::Default, "Read", input("path", ".env"), true, Ask, Sandbox),
+        (Mode::AcceptEdits, "Read", input("path", ".env.production"), true, Ask, Sandbox),
+        (Mode::Plan, "Read", input("path", "certs/server.pem"), true, Ask, Sandbox),
+        (Mode::Default, "Read", input("path", "tls.KEY"), true, Ask, Sandbox),
+        (Mode::Default, "Read", input("path", "keys/id_rsa.pub"), true, Ask, Sandbox),
+        (Mode::Default, "Read", input("path", "id_ed25519"), true, Ask, Sandbox),
+        (Mode::Default, "Read", input("path", ".netrc"), true, Ask, Sandbox),
+        (Mode::Default, "Grep", input("path", ".env"), true, Ask, Sandbox),
+        (Mode::Bypass, "Read", input("path", ".env"), true, Allow, Layer::Mode),
+        (Mode::Default, "Read", input("path", "environment.rs"), true, Allow, Layer::Mode),
+    ];
+    run(&plain, &cases);
+    run(&allowing, &[(Mode::Default, "Read", input("path", ".env"), true, Allow, Rule)]);
+}
+
+#[test]
+fn refusals_carry_the_stable_prefixes() {
+    let check = |decision, layer, level| Check { decision, layer, level, reason: "why".into() };
+    let cases = [
+        (check(Decision::Deny, Layer::Blacklist, None), "denied by blacklist: why"),
+        (check(Decision::Deny, Layer::Sandbox, None), "denied by sandbox: why"),
+        (check(Decision::Deny, Layer::Rule, Some(Level::Local)), "denied by rule (local): why"),
+        (check(Decision::Deny, Layer::Rule, Some(Level::Project)), "denied by rule (project): why"),
+        (check(Decision::Deny, Layer::Rule, Some(Level::User)), "denied by rule (user): why"),
+        (check(Decision::Deny, Layer::Hook, None), "denied by hook: why"),
+        (check(Decision::Ask, Layer::Mode, None), "needs approval: why"),
+        (check(Decision::Ask, Layer::Sandbox, None), "needs approval: why"),
+    ];
+    for (check, expected) in cases {
+        assert_eq!(refusal_text(&check), expected);
+    }
+    assert_eq!(user_denial_text("no"), "denied by user: no");
+    let json = check(Decision::Deny, Layer::Rule, Some(Level::User)).to_json();
+    assert_eq!(json, serde_json::json!({"decision": "deny", "layer": "rule", "level": "user", "reason": "why"}));
+    assert_eq!(check(Decision::Ask, Layer::Mode, None).to_json()["level"], serde_json::Value::Null);
+}
+
+#[test]
+fn always_allow_persists_one_exact_rule_per_subcommand() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &[], &[]);
+    let rules_for = |tool: &str, raw: String| engine.always_allow_rules(&CallInfo { rule_name: tool, input: &raw });
+    assert_eq!(
+        rules_for("Bash", input("command", "git status && cargo test -- x*")),
+        vec!["Bash(=git status)", "Bash(=cargo test -- 'x*')"]
+    );
+    assert!(rules_for("Bash", input("command", "echo $(id)")).is_empty());
+    assert_eq!(rules_for("Write", input("path", "./src/../src/a.rs")), vec!["Write(=src/a.rs)"]);
+    assert_eq!(rules_for("mcp__x__y", "{}".into()), vec!["mcp__x__y"]);
+    // The persisted rules allow exactly what was approved.
+    let texts =
+        RuleTexts { allow: rules_for("Bash", input("command", "git status && cargo test -- x*")), deny: Vec::new() };
+    let (set, _) = RuleSet::from_texts(vec![(Level::Local, texts)]);
+    let approved = Engine::new(fx.root.clone(), None, set);
+    let decide = |command: &str| {
+        approved
+            .check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", command) }, false)
+            .decision
+    };
+    assert_eq!(decide("git status && cargo test -- 'x*'"), Decision::Allow);
+    assert_eq!(decide("git status; cargo test -- x*"), Decision::Allow);
+    assert_eq!(decide("git status; cargo test -- y*"), Decision::Ask);
+    assert_eq!(decide("git status; rm x"), Decision::Ask);
+}
+
+/// SECURITY-NOTES §5.3 monotonicity: with Deny < Ask < Allow, adding a sub-command never
+/// raises the decision: D(a; b) ≤ min(D(a), D(b)). Random commands, fixed printed seed.
+#[test]
+fn adding_a_subcommand_never_raises_the_decision() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &["Bash(echo *)", "Bash(git *)", "Bash(ls*)"], &["Bash(git push *)", "Bash(rm *)"]);
+    let seed = 0xdead_beef_cafe_f00du64;
+    println!("monotonicity seed: {seed:#x}");
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let tokens = [
+        "echo",
+        "git",
+        "ls",
+        "rm",
+        "push",
+        "status",
+        "-rf",
+        "/",
+        "x",
+        "~",
+        "$(id)",
+        "`id`",
+        "'a b'",
+        "\"$HOME\"",
+        "> out",
+        "> /tmp/x",
+        "2>&1",
+        "| sh",
+        "| wc",
+        "&&",
+        "||",
+        "sudo",
+        "touch",
+        ".git/config",
+        "-c",
+        "core.pager=x",
+        "$X",
+        "{a,b}",
+        "bash -c 'rm x'",
+        "&",
+        "(",
+        ")",
+        "|",
+        ";",
+    ];
+    // Each command starts with a program: a command with nothing to run (`2>&1`) asks on its
+    // own but is a no-op inside a compound, which is not a weakening.
+    let programs = ["echo", "git", "ls", "rm", "sudo", "touch", "bash -c 'rm x'", "X=1"];
+    let rank = |decision: Decision| match decision {
+        Decision::Deny => 0,
+        Decision::Ask => 1,
+        Decision::Allow => 2,
+    };
+    let decide = |command: &str| {
+        let json = input("command", command);
+        rank(engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &json }, false).decision)
+    };
+    let mut random_command = || {
+        let length = next() % 5;
+        let program = programs[(next() % programs.len() as u64) as usize];
+        let rest = (0..length).map(|_| tokens[(next() % tokens.len() as u64) as usize]).collect::<Vec<_>>();
+        format!("{program} {}", rest.join(" "))
+    };
+    for case in 0..2_000 {
+        let (a, b) = (random_command(), random_command());
+        let joined = format!("{a}; {b}");
+        let (da, db, dj) = (decide(&a), decide(&b), decide(&joined));
+        assert!(dj <= da.min(db), "seed {seed:#x} case {case}: D({joined:?})={dj} > min(D({a:?})={da}, D({b:?})={db})");
+    }
+}
+
+#[test]
+fn hostile_sizes_finish_through_the_whole_engine() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &["Bash(echo *)", "Bash(ls *)"], &["Bash(rm *)", "Read(**/.env)"]);
+    let shapes = [
+        ("echo a; ".repeat(5_000), true),
+        ("echo 'unbalanced ".repeat(3_000) + "'", false),
+        ("$(".repeat(3_000), false),
+        ("ls > x; ".repeat(2_000), true),
+        ("bash -c ".repeat(1_000) + "x", false),
+        ("echo a | ".repeat(3_000) + "sh", false),
+    ];
+    for (shape, allowed) in &shapes {
+        let check =
+            engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", shape) }, false);
+        assert_eq!(check.decision == Decision::Allow, *allowed, "{}", &shape[..40]);
+    }
+    let deep_path = "a/".repeat(2_000) + "b";
+    let _ = engine.check(Mode::Default, &CallInfo { rule_name: "Read", input: &input("path", &deep_path) }, true);
+}
+
+#[test]
+fn random_text_through_every_tool_never_panics() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &["Bash(*)", "Read(**)"], &["Bash(rm *)"]);
+    let alphabet = [
+        "é", "日本", "ü", "-", "--", "=", "/", "..", "~", " ", "nice", "sudo", "env", "timeout", "xargs", "git", "-c",
+        "sed", "awk", "find", "-exec", ";", "|", "'", "\"", "$", "{", "}", "(", ")", "\\", "\n", "*", "rm", "-rf",
+        "é=1", "$(",
+    ];
+    let seed = 0x0bad_5eed_1234_5678u64;
+    println!("engine fuzz seed: {seed:#x}");
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3_000 {
+        let text: String = (0..next() % 12).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+        for (tool, key) in [("Bash", "command"), ("Read", "path"), ("Glob", "pattern"), ("Grep", "path")] {
+            let _ =
+                engine.check(Mode::Default, &CallInfo { rule_name: tool, input: &input(key, &text) }, tool != "Bash");
+        }
+        let _ = parse_rule(&text);
+    }
+}

@@ -1,0 +1,309 @@
+//! The permission engine (SPEC §5): one pure decision per tool call, composed from the layers
+//! in a fixed order with short-circuit — blacklist (Bash), sandbox (file tools), rule deny,
+//! self-protection, rule allow, sensitive files, mode matrix.
+//!
+//! Invariant: `Engine::check` touches nothing but the filesystem's symlinks (through the
+//! sandbox, given the root as a value); it reads no environment and holds no mode, so a mode
+//! switch applies from the next call. Loading settings files is not done here: rule texts
+//! come in as strings per level (`RuleSet::from_texts`). The human-approval layer and hooks
+//! live in the agent; they only use [`refusal_text`] and [`Layer::Hook`] from here.
+
+pub mod blacklist;
+pub mod command_rules;
+pub mod normalize;
+pub mod policy;
+pub mod rules;
+pub mod sandbox;
+pub mod sed;
+pub mod shell;
+pub mod wrappers;
+
+use crate::mode::Mode;
+use policy::ToolClass;
+use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet, TargetKind};
+use std::path::{Component, Path, PathBuf};
+
+/// What happens to a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// Which layer decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layer {
+    Blacklist,
+    Sandbox,
+    Rule,
+    Mode,
+    Hook,
+}
+
+/// A decision with where it came from; `check` prints it as JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub decision: Decision,
+    pub layer: Layer,
+    /// The rule level, when a rule decided.
+    pub level: Option<Level>,
+    pub reason: String,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+impl Layer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Blacklist => "blacklist",
+            Layer::Sandbox => "sandbox",
+            Layer::Rule => "rule",
+            Layer::Mode => "mode",
+            Layer::Hook => "hook",
+        }
+    }
+}
+
+impl Check {
+    fn new(decision: Decision, layer: Layer, reason: impl Into<String>) -> Check {
+        Check { decision, layer, level: None, reason: reason.into() }
+    }
+
+    /// The object `mewcode check` prints (SPEC §1.1).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "decision": self.decision.as_str(),
+            "layer": self.layer.as_str(),
+            "level": self.level.map(Level::as_str),
+            "reason": self.reason,
+        })
+    }
+}
+
+/// The text fed back to the model for a refusal, with SPEC §1.1's stable layer prefix.
+pub fn refusal_text(check: &Check) -> String {
+    let reason = &check.reason;
+    match (check.decision, check.layer) {
+        (Decision::Deny, Layer::Blacklist) => format!("denied by blacklist: {reason}"),
+        (Decision::Deny, Layer::Sandbox) => format!("denied by sandbox: {reason}"),
+        (Decision::Deny, Layer::Rule) => {
+            format!("denied by rule ({}): {reason}", check.level.map_or("unknown", Level::as_str))
+        }
+        (Decision::Deny, Layer::Hook) => format!("denied by hook: {reason}"),
+        // The mode matrix never denies; kept total rather than panicking.
+        (Decision::Deny, Layer::Mode) => format!("denied: {reason}"),
+        (Decision::Ask, _) => format!("needs approval: {reason}"),
+        (Decision::Allow, _) => format!("allowed: {reason}"),
+    }
+}
+
+/// The refusal text when the human answers no.
+pub fn user_denial_text(reason: &str) -> String {
+    format!("denied by user: {reason}")
+}
+
+/// One call as the engine sees it: the friendly (or MCP full) name and the raw JSON input.
+#[derive(Clone, Copy, Debug)]
+pub struct CallInfo<'a> {
+    pub rule_name: &'a str,
+    pub input: &'a str,
+}
+
+/// The engine: the project root, the home directory for `~`, and the rules — all values.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    root: PathBuf,
+    home: Option<PathBuf>,
+    rules: RuleSet,
+}
+
+impl Engine {
+    /// `root` should be canonical (the sandbox canonicalises it again anyway).
+    pub fn new(root: PathBuf, home: Option<PathBuf>, rules: RuleSet) -> Engine {
+        Engine { root, home, rules }
+    }
+
+    /// Decides one call; see the module doc for the layer order.
+    pub fn check(&self, mode: Mode, call: &CallInfo<'_>, read_only: bool) -> Check {
+        let class = policy::classify(call.rule_name, read_only);
+        let input: Option<serde_json::Value> = serde_json::from_str(call.input).ok();
+        let field = |name: &str| input.as_ref().and_then(|value| value.get(name));
+        match rules::target_kind(call.rule_name) {
+            TargetKind::Command => {
+                let Some(command) = field("command").and_then(|value| value.as_str()) else {
+                    return Check::new(Decision::Deny, Layer::Sandbox, "unparseable command argument");
+                };
+                self.check_command(mode, command, class)
+            }
+            TargetKind::Path => {
+                let path = match (call.rule_name, field("path")) {
+                    (_, Some(serde_json::Value::String(path))) => path.clone(),
+                    // Glob and Grep search the root when no path is given.
+                    ("Glob" | "Grep", None | Some(serde_json::Value::Null)) if input.is_some() => ".".to_string(),
+                    _ => return Check::new(Decision::Deny, Layer::Sandbox, "unparseable path argument"),
+                };
+                if call.rule_name == "Glob"
+                    && let Some(pattern) = field("pattern").and_then(|value| value.as_str())
+                    && pattern.split('/').any(|part| part == "..")
+                {
+                    return Check::new(
+                        Decision::Deny,
+                        Layer::Sandbox,
+                        format!("glob pattern {pattern}: .. may leave the project"),
+                    );
+                }
+                if call.rule_name == "Glob"
+                    && let Some(pattern) = field("pattern").and_then(|value| value.as_str())
+                    && let Err(denial) =
+                        sandbox::check_path(&self.root, &glob_base(&path, pattern), self.home.as_deref())
+                {
+                    return Check::new(Decision::Deny, Layer::Sandbox, format!("glob pattern {pattern}: {denial}"));
+                }
+                self.check_path_call(mode, call.rule_name, &path, class)
+            }
+            TargetKind::None => {
+                let view = CallView { tool: call.rule_name, target: CallTarget::None };
+                self.after_rules(mode, rules::check_rules(&self.rules, &view), class, false, false, None)
+            }
+        }
+    }
+
+    fn check_command(&self, mode: Mode, command: &str, class: ToolClass) -> Check {
+        if let Some(hit) = blacklist::check_blacklist(command) {
+            return Check::new(Decision::Deny, Layer::Blacklist, hit.reason);
+        }
+        let view = CallView { tool: "Bash", target: CallTarget::Command { command, root: &self.root } };
+        let decision = rules::check_rules(&self.rules, &view);
+        let protected = policy::bash_touches_protected(command, &self.root);
+        let risk = command_rules::analyze(command, &self.root).risk().map(str::to_string);
+        self.after_rules(mode, decision, class, protected, false, risk)
+    }
+
+    fn check_path_call(&self, mode: Mode, tool: &str, raw: &str, class: ToolClass) -> Check {
+        let resolved = match sandbox::check_path(&self.root, raw, self.home.as_deref()) {
+            Ok(resolved) => resolved,
+            Err(denial) => return Check::new(Decision::Deny, Layer::Sandbox, format!("{raw}: {denial}")),
+        };
+        let lexical = self.lexical(raw);
+        let target = PathTarget { resolved, lexical, root: self.root.clone(), home: self.home.clone() };
+        let spellings = [&target.resolved, &target.lexical];
+        let relative = |path: &&PathBuf| {
+            path.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+        };
+        let protected =
+            class == ToolClass::Write && spellings.iter().map(relative).any(|path| policy::is_protected_path(&path));
+        let sensitive = spellings.iter().any(|path| policy::is_sensitive_path(path));
+        let view = CallView { tool, target: CallTarget::Path(target.clone()) };
+        self.after_rules(mode, rules::check_rules(&self.rules, &view), class, protected, sensitive, None)
+    }
+
+    /// Rule deny → self-protection → rule allow → sensitive files → mode matrix.
+    fn after_rules(
+        &self,
+        mode: Mode,
+        decision: RuleDecision,
+        class: ToolClass,
+        protected: bool,
+        sensitive: bool,
+        risk: Option<String>,
+    ) -> Check {
+        let allowed_by = match decision {
+            RuleDecision::Deny { level, rule } => {
+                return Check { decision: Decision::Deny, layer: Layer::Rule, level: Some(level), reason: rule };
+            }
+            RuleDecision::Allow { level, rule } => Some((level, rule)),
+            RuleDecision::NoMatch => None,
+        };
+        if protected && mode != Mode::Bypass {
+            let reason =
+                "writes to the agent's own control files (.git, .mewcode, .mewcode.yaml, AGENTS.md) always ask";
+            return Check::new(Decision::Ask, Layer::Sandbox, reason);
+        }
+        if let Some((level, rule)) = allowed_by {
+            return Check { decision: Decision::Allow, layer: Layer::Rule, level: Some(level), reason: rule };
+        }
+        if sensitive && mode != Mode::Bypass {
+            return Check::new(
+                Decision::Ask,
+                Layer::Sandbox,
+                "sensitive file (secrets or keys): its content would reach the model",
+            );
+        }
+        let (allowed, reason) = policy::mode_allows(mode, class);
+        match (allowed, risk) {
+            (true, _) => Check::new(Decision::Allow, Layer::Mode, reason),
+            (false, Some(risk)) => Check::new(Decision::Ask, Layer::Mode, format!("{reason} ({risk})")),
+            (false, None) => Check::new(Decision::Ask, Layer::Mode, reason),
+        }
+    }
+
+    /// The path as written, joined to the root (or home) and cleaned without following links.
+    fn lexical(&self, raw: &str) -> PathBuf {
+        let joined = match (raw.strip_prefix("~/").or(if raw == "~" { Some("") } else { None }), &self.home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => self.root.join(raw),
+        };
+        let mut cleaned = PathBuf::from("/");
+        for component in joined.components() {
+            match component {
+                Component::ParentDir => {
+                    cleaned.pop();
+                }
+                Component::Normal(name) => cleaned.push(name),
+                Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            }
+        }
+        cleaned
+    }
+
+    /// The exact rules "always allow" would persist for this call: one per Bash sub-command
+    /// (none when rules can never allow the command), one for a path or a bare tool name.
+    pub fn always_allow_rules(&self, call: &CallInfo<'_>) -> Vec<String> {
+        let input: Option<serde_json::Value> = serde_json::from_str(call.input).ok();
+        let field = |name: &str| input.as_ref().and_then(|value| value.get(name)).and_then(|value| value.as_str());
+        match rules::target_kind(call.rule_name) {
+            TargetKind::Command => field("command")
+                .map(|command| command_rules::analyze(command, &self.root).exact_targets())
+                .unwrap_or_default()
+                .iter()
+                .map(|target| rules::exact_rule_for("Bash", target))
+                .collect(),
+            TargetKind::Path => {
+                let Some(resolved) =
+                    field("path").and_then(|raw| sandbox::check_path(&self.root, raw, self.home.as_deref()).ok())
+                else {
+                    return Vec::new();
+                };
+                let relative = resolved.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or(resolved);
+                relative.to_str().map(|target| rules::exact_rule_for(call.rule_name, target)).into_iter().collect()
+            }
+            TargetKind::None => vec![call.rule_name.to_string()],
+        }
+    }
+}
+
+/// The directory a glob pattern starts from: its leading components without glob characters.
+fn glob_base(path: &str, pattern: &str) -> String {
+    let base: Vec<&str> = pattern.split('/').take_while(|part| !part.contains(['*', '?', '[', '{'])).collect();
+    let base = base.join("/");
+    if pattern.starts_with('/') {
+        if base.is_empty() { "/".into() } else { base }
+    } else if base.is_empty() {
+        path.to_string()
+    } else {
+        format!("{}/{base}", path.trim_end_matches('/'))
+    }
+}
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

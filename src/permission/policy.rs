@@ -1,0 +1,165 @@
+//! Layer 4 and the fixed path policies: the mode matrix, the agent's own control files
+//! (self-protection) and sensitive files.
+//!
+//! Invariant: the mode matrix only ever yields Allow or Ask — Deny belongs to the blacklist,
+//! the sandbox and the user's rules. Path names are compared case-insensitively, because the
+//! same repository may later be opened on a case-insensitive filesystem.
+
+use super::rules::glob_to_regex;
+use super::shell::{self, SimpleCommand};
+use super::wrappers;
+use crate::mode::Mode;
+use regex::Regex;
+use std::path::Path;
+
+/// What a tool can do, for the mode matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolClass {
+    /// Never changes anything (built-in read tools, MCP tools with a trusted readOnlyHint).
+    Read,
+    /// Writes files in the project (Write, Edit).
+    Write,
+    /// Runs things: Bash, and every unknown or MCP tool without readOnlyHint (the strictest).
+    Exec,
+}
+
+/// The class of a call, from its friendly name and the tool's read-only flag.
+pub fn classify(tool: &str, read_only: bool) -> ToolClass {
+    match tool {
+        _ if read_only => ToolClass::Read,
+        "Write" | "Edit" => ToolClass::Write,
+        _ => ToolClass::Exec,
+    }
+}
+
+/// The mode matrix: read-only → Allow; bypass → Allow; acceptEdits + file write → Allow; else
+/// Ask (plan keeps the default matrix as a backstop). Returns (allowed, reason).
+pub fn mode_allows(mode: Mode, class: ToolClass) -> (bool, String) {
+    match (mode, class) {
+        (_, ToolClass::Read) => (true, "read-only tool".into()),
+        (Mode::Bypass, _) => (true, "bypass mode".into()),
+        (Mode::AcceptEdits, ToolClass::Write) => (true, "acceptEdits mode allows file edits".into()),
+        (Mode::Default | Mode::Plan | Mode::AcceptEdits, ToolClass::Exec) => {
+            (false, format!("{mode} mode asks before running commands or external tools"))
+        }
+        (Mode::Default | Mode::Plan, ToolClass::Write) => (false, format!("{mode} mode asks before editing files")),
+    }
+}
+
+/// Directory names under which every write is protected.
+const PROTECTED_DIRS: &[&str] = &[".git", ".mewcode"];
+/// File names that are protected wherever they are.
+const PROTECTED_FILES: &[&str] = &[".mewcode.yaml", "agents.md"];
+
+/// True when a path (relative to the root, or absolute) names the agent's control files:
+/// anything under `.git/` or `.mewcode/`, `.mewcode.yaml`, `AGENTS.md`.
+pub fn is_protected_path(path: &Path) -> bool {
+    let components: Vec<String> =
+        path.components().map(|component| component.as_os_str().to_string_lossy().to_lowercase()).collect();
+    components.iter().any(|name| PROTECTED_DIRS.contains(&name.as_str()))
+        || components.last().is_some_and(|name| PROTECTED_FILES.contains(&name.as_str()))
+}
+
+/// True for files whose content should not reach the model without asking.
+pub fn is_sensitive_path(path: &Path) -> bool {
+    let Some(name) = path.file_name().map(|name| name.to_string_lossy().to_lowercase()) else { return false };
+    name == ".env"
+        || name.starts_with(".env.")
+        || name.ends_with(".pem")
+        || name.ends_with(".key")
+        || name.starts_with("id_rsa")
+        || name.starts_with("id_ed25519")
+        || name == ".netrc"
+}
+
+/// Programs that only read the files they name, so naming `.git/…` with them is harmless.
+const VIEWERS: &[&str] = &[
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "wc",
+    "ls",
+    "stat",
+    "file",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "diff",
+    "cmp",
+    "md5sum",
+    "sha256sum",
+    "sha1sum",
+    "tree",
+    "du",
+];
+
+/// True when a bash command may write the agent's control files: a write redirection to one,
+/// a non-viewer naming one (`cp x .git/hooks/`, `cd .mewcode`, a glob like `.g*`), or
+/// `git config` setting a key. Over-approximates: it is a reason to ask, not to deny.
+/// Names are also resolved against `root`, so a symlink `innocent -> .git` does not hide it.
+pub fn bash_touches_protected(command: &str, root: &Path) -> bool {
+    let Ok(parsed) = shell::parse_command(command) else { return false };
+    parsed.subcommands.iter().any(|command| subcommand_touches_protected(command, root))
+}
+
+/// True when `word`, resolved as a path under `root`, lands in a protected place.
+fn resolves_protected(word: &str, root: &Path) -> bool {
+    let value = word.rsplit_once('=').map_or(word, |(_, value)| value);
+    match super::sandbox::check_path(root, value, None) {
+        Ok(resolved) => resolved.strip_prefix(root).is_ok_and(is_protected_path),
+        Err(_) => false,
+    }
+}
+
+fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
+    let writes_protected = command.redirections.iter().any(|redirect| {
+        redirect.op.writes()
+            && (mentions_protected(&redirect.target, false) || resolves_protected(&redirect.target, root))
+    });
+    if writes_protected {
+        return true;
+    }
+    let effective = wrappers::unwrap_command(&command.words);
+    let program = effective.words.first().map(|word| wrappers::program_name(word)).unwrap_or_default();
+    if program == "git" && effective.words.iter().any(|word| word == "config") {
+        let reads = ["--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"];
+        if !effective.words.iter().any(|word| reads.contains(&word.as_str())) {
+            return true;
+        }
+    }
+    if VIEWERS.contains(&program) && effective.wrappers.is_empty() {
+        return false;
+    }
+    let words =
+        command.words.iter().zip(&command.word_info).map(|(word, info)| (word.as_str(), info.glob || info.brace));
+    let assignments = command.assignments.iter().map(|assignment| (assignment.as_str(), false));
+    words.chain(assignments).any(|(word, globbed)| mentions_protected(word, globbed) || resolves_protected(word, root))
+}
+
+/// True when some `/`, `=` or `:`-separated part of `word` is (or, for a glob, could match) a
+/// protected name.
+fn mentions_protected(word: &str, globbed: bool) -> bool {
+    word.split(['/', '=', ':']).any(|part| {
+        let lower = part.to_lowercase();
+        if PROTECTED_DIRS.contains(&lower.as_str()) || PROTECTED_FILES.contains(&lower.as_str()) {
+            return true;
+        }
+        globbed && part.contains(['*', '?', '[', '{']) && glob_could_match_protected(&lower)
+    })
+}
+
+/// bash globs skip dot files unless the pattern starts with a literal dot; braces may expand
+/// to anything, so they count as a match.
+fn glob_could_match_protected(part: &str) -> bool {
+    if part.contains('{') {
+        return true;
+    }
+    let Ok(regex) = Regex::new(&format!("(?i)^{}$", glob_to_regex(part, true))) else { return true };
+    PROTECTED_DIRS
+        .iter()
+        .chain(PROTECTED_FILES)
+        .any(|name| (part.starts_with('.') || !name.starts_with('.')) && regex.is_match(name))
+}

@@ -1,0 +1,212 @@
+//! The three rule levels and the decision over them: deny at any level wins, then allow at any
+//! level, else no match.
+//!
+//! Invariant: a malformed deny rule is reported as fatal (SPEC: it stops start-up, because
+//! skipping it would silently drop the user's protection); a malformed allow rule is a warning
+//! and skipped; a negated allow rule loads but warns, because it grants everything else.
+
+use super::{Anchor, Level, Rule, RuleList, TargetKind, parse_rule, target_kind};
+use std::path::{Path, PathBuf};
+
+/// The rule texts of one level, as the settings file lists them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleTexts {
+    pub allow: Vec<String>,
+    pub deny: Vec<String>,
+}
+
+/// The parsed rules of one level.
+#[derive(Clone, Debug, Default)]
+pub struct LevelRules {
+    pub allow: Vec<Rule>,
+    pub deny: Vec<Rule>,
+}
+
+/// All rules, nearest level first.
+#[derive(Clone, Debug, Default)]
+pub struct RuleSet {
+    pub levels: Vec<(Level, LevelRules)>,
+}
+
+/// A problem found while loading rules; `fatal` ones must stop start-up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleProblem {
+    pub level: Level,
+    pub list: RuleList,
+    pub text: String,
+    pub message: String,
+    pub fatal: bool,
+}
+
+impl std::fmt::Display for RuleProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = match self.list {
+            RuleList::Allow => "allow",
+            RuleList::Deny => "deny",
+        };
+        write!(f, "{} {list} rule {:?}: {}", self.level.as_str(), self.text, self.message)
+    }
+}
+
+impl RuleSet {
+    /// Parses every level's rule texts; returns the usable rules and every problem.
+    pub fn from_texts(levels: Vec<(Level, RuleTexts)>) -> (RuleSet, Vec<RuleProblem>) {
+        let mut problems = Vec::new();
+        let mut set = RuleSet::default();
+        for (level, texts) in levels {
+            let mut rules = LevelRules::default();
+            for (list, sources) in [(RuleList::Allow, &texts.allow), (RuleList::Deny, &texts.deny)] {
+                for text in sources {
+                    match parse_rule(text) {
+                        Ok(rule) => {
+                            if list == RuleList::Allow
+                                && rule.pattern.as_ref().is_some_and(|p| p.source.starts_with('!'))
+                            {
+                                problems.push(RuleProblem {
+                                    level,
+                                    list,
+                                    text: text.clone(),
+                                    message: "a negated allow rule allows everything it does not name".into(),
+                                    fatal: false,
+                                });
+                            }
+                            match list {
+                                RuleList::Allow => rules.allow.push(rule),
+                                RuleList::Deny => rules.deny.push(rule),
+                            }
+                        }
+                        Err(error) => problems.push(RuleProblem {
+                            level,
+                            list,
+                            text: text.clone(),
+                            message: error.to_string(),
+                            fatal: list == RuleList::Deny,
+                        }),
+                    }
+                }
+            }
+            set.levels.push((level, rules));
+        }
+        (set, problems)
+    }
+}
+
+/// The outcome of layer 3.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleDecision {
+    Deny { level: Level, rule: String },
+    Allow { level: Level, rule: String },
+    NoMatch,
+}
+
+/// A path call's target in every spelling a rule may be written against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathTarget {
+    /// The fully resolved path (from the sandbox).
+    pub resolved: PathBuf,
+    /// The lexical path (root joined, not resolved): deny rules also see this spelling.
+    pub lexical: PathBuf,
+    pub root: PathBuf,
+    pub home: Option<PathBuf>,
+}
+
+impl PathTarget {
+    /// The spellings of one path for a pattern anchor.
+    fn spellings(&self, path: &Path, anchor: Anchor) -> Option<String> {
+        let text = |p: &Path| p.to_str().map(str::to_string);
+        match anchor {
+            Anchor::Absolute => text(path),
+            Anchor::Root => path
+                .strip_prefix(&self.root)
+                .ok()
+                .and_then(text)
+                .map(|rel| if rel.is_empty() { ".".into() } else { rel }),
+            Anchor::Home => {
+                let home = self.home.as_ref()?;
+                path.strip_prefix(home).ok().and_then(text).map(|rel| format!("~/{rel}"))
+            }
+        }
+    }
+}
+
+/// What the rules see of one call.
+#[derive(Clone, Debug)]
+pub enum CallTarget<'a> {
+    /// No target: only the tool name matters (MCP, Task, unknown tools).
+    None,
+    /// A bash command; `root` resolves redirection targets.
+    Command {
+        command: &'a str,
+        root: &'a Path,
+    },
+    Path(PathTarget),
+}
+
+/// A call as the rule layer sees it: the friendly or full tool name and its target.
+#[derive(Clone, Debug)]
+pub struct CallView<'a> {
+    pub tool: &'a str,
+    pub target: CallTarget<'a>,
+}
+
+/// Layer 3: deny at any level wins, then allow at any level, else no match.
+pub fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecision {
+    let rules = |list: RuleList| {
+        ruleset.levels.iter().flat_map(move |(level, rules)| {
+            let chosen = match list {
+                RuleList::Allow => &rules.allow,
+                RuleList::Deny => &rules.deny,
+            };
+            chosen.iter().filter(|rule| rule.matches_tool(call.tool)).map(move |rule| (*level, rule))
+        })
+    };
+    let decide_deny = |level: Level, rule: &Rule| RuleDecision::Deny { level, rule: rule.text.clone() };
+    match &call.target {
+        CallTarget::Command { command, root } => {
+            let analysis = crate::permission::command_rules::analyze(command, root);
+            for (level, rule) in rules(RuleList::Deny) {
+                if analysis.deny_targets.iter().any(|target| pattern_matches(rule, target)) {
+                    return decide_deny(level, rule);
+                }
+            }
+            let allow: Vec<(Level, &Rule)> = rules(RuleList::Allow).collect();
+            analysis
+                .allowed_by(&allow)
+                .map_or(RuleDecision::NoMatch, |(level, rule)| RuleDecision::Allow { level, rule: rule.text.clone() })
+        }
+        CallTarget::Path(target) => {
+            for (level, rule) in rules(RuleList::Deny) {
+                if [&target.resolved, &target.lexical].iter().any(|path| path_rule_matches(rule, target, path)) {
+                    return decide_deny(level, rule);
+                }
+            }
+            for (level, rule) in rules(RuleList::Allow) {
+                if path_rule_matches(rule, target, &target.resolved) {
+                    return RuleDecision::Allow { level, rule: rule.text.clone() };
+                }
+            }
+            RuleDecision::NoMatch
+        }
+        CallTarget::None => {
+            if let Some((level, rule)) = rules(RuleList::Deny).next() {
+                return decide_deny(level, rule);
+            }
+            match rules(RuleList::Allow).next() {
+                Some((level, rule)) => RuleDecision::Allow { level, rule: rule.text.clone() },
+                None => RuleDecision::NoMatch,
+            }
+        }
+    }
+}
+
+/// A rule with no pattern matches every target; with one, its matcher decides.
+pub(crate) fn pattern_matches(rule: &Rule, target: &str) -> bool {
+    rule.pattern.as_ref().is_none_or(|pattern| pattern.matcher.matches(target))
+}
+
+fn path_rule_matches(rule: &Rule, target: &PathTarget, path: &Path) -> bool {
+    let Some(pattern) = &rule.pattern else { return true };
+    // A rule on a non-path tool name (a glob like `Re*`) has no pattern, so this is a path rule.
+    debug_assert!(target_kind(&rule.tool) == TargetKind::Path || rule.tool.contains(['*', '?']));
+    target.spellings(path, pattern.matcher.anchor()).is_some_and(|spelling| pattern.matcher.matches(&spelling))
+}

@@ -1,0 +1,218 @@
+//! Table tests and the conservation property for the shell splitter.
+
+use super::*;
+
+/// Renders a parse as `words|words` with redirections as `op:target`, for whole-value asserts.
+fn render(src: &str) -> String {
+    match parse_command(src) {
+        Err(_) => "UNPARSEABLE".to_string(),
+        Ok(parsed) => parsed
+            .subcommands
+            .iter()
+            .map(|command| {
+                let mut parts: Vec<String> = command.assignments.iter().map(|a| format!("{a}=")).collect();
+                parts.extend(command.words.iter().map(|w| format!("[{w}]")));
+                parts.extend(command.redirections.iter().map(|r| format!("{:?}{}:{}", r.op, fd(r.fd), r.target)));
+                parts.join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join(" | "),
+    }
+}
+
+fn fd(fd: Option<u32>) -> String {
+    fd.map(|n| format!("@{n}")).unwrap_or_default()
+}
+
+#[test]
+fn splits_like_bash() {
+    let cases: &[(&str, &str)] = &[
+        ("ls", "[ls]"),
+        ("ls -la  src", "[ls] [-la] [src]"),
+        ("git status; rm x", "[git] [status] | [rm] [x]"),
+        ("a && b || c", "[a] | [b] | [c]"),
+        ("a | b |& c", "[a] | [b] | [c]"),
+        ("a & b", "[a] | [b]"),
+        ("a\nb\n\nc", "[a] | [b] | [c]"),
+        ("echo 'a; rm x'", "[echo] [a; rm x]"),
+        ("echo \"a && b\"", "[echo] [a && b]"),
+        ("echo \"\\\"; rm x; echo \\\"\"", "[echo] [\"; rm x; echo \"]"),
+        ("echo \\; rm", "[echo] [;] [rm]"),
+        ("r''m -rf /", "[rm] [-rf] [/]"),
+        ("\\rm -rf /", "[rm] [-rf] [/]"),
+        ("\"rm\" -rf /", "[rm] [-rf] [/]"),
+        ("$'\\x72\\x6d' -rf /", "[rm] [-rf] [/]"),
+        ("$'\\162m' x", "[rm] [x]"),
+        ("$'a\\'b'", "[a'b]"),
+        ("echo a#b # comment; rm x", "[echo] [a#b]"),
+        ("ls # c\nrm x", "[ls] | [rm] [x]"),
+        ("(cd x; rm y)", "[cd] [x] | [rm] [y]"),
+        ("{ a; b; }", "[a] | [b]"),
+        ("{ a; b; } > out", "[a] | [b] | Write:out"),
+        ("echo {a,b}", "[echo] [{a,b}]"),
+        ("f() { rm -rf /; }; f", "[rm] [-rf] [/] | [f]"),
+        ("git $(rm x)", "[rm] [x] | [git] [$(rm x)]"),
+        ("echo `rm x`", "[rm] [x] | [echo] [`rm x`]"),
+        ("echo \"$(rm x)\"", "[rm] [x] | [echo] [$(rm x)]"),
+        ("diff <(ls a) >(wc)", "[ls] [a] | [wc] | [diff] [<(ls a)] [>(wc)]"),
+        ("echo $(echo $(rm x))", "[rm] [x] | [echo] [$(rm x)] | [echo] [$(echo $(rm x))]"),
+        ("echo ${x:-$(rm y)}", "[rm] [y] | [echo] [${x:-$(rm y)}]"),
+        ("echo $((1+2))", "[echo] [$((1+2))]"),
+        ("FOO=1 BAR=2 make", "FOO=1= BAR=2= [make]"),
+        ("FOO=1", "FOO=1="),
+        ("echo FOO=1", "[echo] [FOO=1]"),
+        ("ls > out 2>&1", "[ls] Write:out Dup@2:1"),
+        ("ls >> a 2> b < c", "[ls] Append:a Write@2:b Read:c"),
+        ("ls &> a", "[ls] WriteBoth:a"),
+        ("ls &>> a", "[ls] AppendBoth:a"),
+        ("ls >| /etc/x", "[ls] Clobber:/etc/x"),
+        ("ls >&/tmp/x", "[ls] WriteBoth:/tmp/x"),
+        ("ls>out", "[ls] Write:out"),
+        ("ls 2>/dev/null", "[ls] Write@2:/dev/null"),
+        ("exec 3<> f", "[exec] ReadWrite@3:f"),
+        ("cat <<EOF\nrm -rf /\nEOF\nls", "[cat] HereDoc { quoted: false }:rm -rf /\n | [ls]"),
+        ("cat <<'EOF' | sh\n$(x)\nEOF", "[cat] HereDoc { quoted: true }:$(x)\n | [sh]"),
+        ("cat <<EOF\n$(rm y)\nEOF", "[cat] HereDoc { quoted: false }:$(rm y)\n | [rm] [y]"),
+        ("cat <<-E\n\tx\n\tE\n", "[cat] HereDoc { quoted: false }:x\n"),
+        ("bash <<< 'rm -rf /'", "[bash] HereString:rm -rf /"),
+        ("ls \\\n -la", "[ls] [-la]"),
+        ("if true; then rm x; fi", "[true] | [rm] [x]"),
+        ("if { rm -rf /; }; then :; fi", "[rm] [-rf] [/] | [:]"),
+        ("while ! ls; do (rm x); done", "[ls] | [rm] [x]"),
+        ("time ( rm x )", "[rm] [x]"),
+        ("time -p ls", "[ls]"),
+        ("function f { rm x; }; f", "[rm] [x] | [f]"),
+        ("function f() { rm x; }", "[rm] [x]"),
+        ("echo if then fi", "[echo] [if] [then] [fi]"),
+        ("'if' x", "[if] [x]"),
+        ("echo \"a\nb\"", "[echo] [a\nb]"),
+        ("echo ~ $HOME ${HOME}", "[echo] [~] [${HOME}] [${HOME}]"),
+        ("echo $IFS'x' \"$a\"b", "[echo] [${IFS}x] [${a}b]"),
+        ("a;b&&c||d|e", "[a] | [b] | [c] | [d] | [e]"),
+        ("ls\r\nrm x", "[ls\r] | [rm] [x]"),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(render(input), *expected, "input {input:?}");
+    }
+}
+
+#[test]
+fn fails_closed_on_what_it_cannot_read() {
+    let cases = [
+        "echo 'unterminated",
+        "echo \"unterminated",
+        "echo $(ls",
+        "echo `ls",
+        "(ls",
+        "ls)",
+        "{ ls; ",
+        "ls &&",
+        "ls | | wc",
+        "case x in a) rm -rf /;; esac",
+        "a=(1 2)",
+        "ls >",
+        "echo $((1 + $(rm x)))",
+        "echo ${x",
+        "$'abc",
+        "coproc x { rm -rf /; }",
+        "rm ( )",
+        "f() rm -rf /",
+        "function f rm -rf /",
+        "function",
+    ];
+    for input in cases {
+        assert!(parse_command(input).is_err(), "{input:?} should be unparseable");
+    }
+}
+
+#[test]
+fn flags_and_contexts_are_reported() {
+    let parsed = parse_command("cat <(ls) | sh & echo $X `pwd` > f").unwrap();
+    assert!(parsed.has_substitution && parsed.has_expansion && parsed.has_background);
+    let contexts: Vec<Context> = parsed.subcommands.iter().map(|c| c.context).collect();
+    assert_eq!(
+        contexts,
+        vec![Context::ProcessSubstitution, Context::Script, Context::Script, Context::Substitution, Context::Script]
+    );
+    assert_eq!(parsed.subcommands[2].pipe_input_from, Some(1));
+    let info = &parsed.subcommands[4].word_info;
+    assert!(info[1].expansion && !info[1].substitution && info[2].substitution);
+    let globbed = parse_command("rm -rf '*' * b[c] {x,y} '{'").unwrap();
+    let flags: Vec<(bool, bool)> = globbed.subcommands[0].word_info.iter().map(|i| (i.glob, i.brace)).collect();
+    assert_eq!(
+        flags,
+        vec![
+            (false, false),
+            (false, false),
+            (false, false),
+            (true, false),
+            (true, false),
+            (false, true),
+            (false, false)
+        ]
+    );
+    assert_eq!(globbed.subcommands[0].word_info[2].pattern, "\\*");
+}
+
+#[test]
+fn raw_text_is_the_command_as_written() {
+    let parsed = parse_command("  git  status ;\t\"rm\" -rf  x > y # tail").unwrap();
+    let raws: Vec<&str> = parsed.subcommands.iter().map(|c| c.raw.as_str()).collect();
+    assert_eq!(raws, vec!["git  status", "\"rm\" -rf  x > y"]);
+}
+
+/// A small xorshift generator: no `rand` crate, the seed is printed so failures replay.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+const ALPHABET: &[&str] = &[
+    "a", "b", "rm", " ", " ", "\t", "\n", ";", "&", "&&", "|", "||", "'", "\"", "\\", "$", "$(", "`", "(", ")", "{ ",
+    "}", "#", "<", ">", ">>", "2>&1", "<<EOF\n", "EOF", "$'", "*", "~", "=", "-rf", "/", "é", "\r", "<(", "${",
+];
+
+#[test]
+fn random_inputs_never_panic_and_lose_no_command_text() {
+    let seed = 0x9e37_79b9_7f4a_7c15u64;
+    println!("shell property seed: {seed:#x}");
+    let mut rng = XorShift(seed);
+    let mut parsed_count = 0;
+    for case in 0..20_000 {
+        let length = (rng.next() % 24) as usize;
+        let input: String = (0..length).map(|_| ALPHABET[(rng.next() % ALPHABET.len() as u64) as usize]).collect();
+        let Ok(parsed) = parse_command(&input) else { continue };
+        parsed_count += 1;
+        let mut covered = vec![false; input.len()];
+        let spans = parsed.subcommands.iter().map(|c| c.span.clone()).chain(parsed.other_spans.iter().cloned());
+        for span in spans {
+            for flag in covered.iter_mut().take(span.end).skip(span.start) {
+                *flag = true;
+            }
+        }
+        for (offset, c) in input.char_indices() {
+            let separator = " \t\r\n;&|(){}\\".contains(c);
+            assert!(covered[offset] || separator, "seed {seed:#x} case {case}: byte {offset} of {input:?} lost");
+        }
+        for command in &parsed.subcommands {
+            if command.context == Context::Script {
+                assert_eq!(input.get(command.span.clone()), Some(command.raw.as_str()), "seed {seed:#x} case {case}");
+            }
+        }
+    }
+    assert!(parsed_count > 2_000, "the generator should produce parseable inputs too ({parsed_count})");
+}
+
+#[test]
+fn deep_nesting_is_refused_not_overflowed() {
+    let deep = "$(".repeat(10_000);
+    assert!(parse_command(&deep).is_err());
+    let backticks = "echo ".to_string() + &"(".repeat(5_000);
+    assert!(parse_command(&backticks).is_err());
+}
