@@ -5,7 +5,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use crate::agent::subagent::TaskTool;
-use crate::agent::{Agent, Gate, MAX_ITERATIONS, ModeMatrix, Settings, Stop, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, UNKNOWN_TOOL_LIMIT, prompt};
 use crate::cancel::CancelToken;
 use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, HookConfig, LoadOptions, Protocol, ProviderConfig};
@@ -16,6 +16,8 @@ use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
 use crate::llm::provider;
 use crate::msg::{Message, System};
+use crate::permission::rules::{Level, RuleSet, RuleTexts};
+use crate::permission::store;
 use crate::text::neutralize;
 use crate::tools::Registry;
 use crate::warning::Warning;
@@ -125,7 +127,10 @@ pub fn main(args: &[String]) -> Exit {
         Command::McpList { .. } => not_yet("mewcode mcp list", "the MCP client"),
         Command::McpCall { .. } => not_yet("mewcode mcp call", "the MCP client"),
         Command::Sessions { .. } => not_yet("mewcode sessions", "session storage"),
-        Command::Check { .. } => not_yet("mewcode check", "the permission engine"),
+        Command::Check { options, tool, json } => match Context::new(&options, &env) {
+            Ok(context) => run_check(&context, &options, &tool, &json, &env),
+            Err(exit) => exit,
+        },
     }
 }
 
@@ -156,16 +161,64 @@ impl Context {
         Ok(Context { home, root })
     }
 
+    /// --trust, or the user said yes to exactly these project files before.
+    fn project_trusted(&self, options: &Options) -> bool {
+        options.trust || config::trust::is_trusted(&self.home, &self.root)
+    }
+
     fn load_config(&self, options: &Options, env: &Env) -> Result<(Config, Vec<Warning>), ConfigError> {
         let lookup = |name: &str| env.get(name);
         config::load_config(&LoadOptions {
             home: &self.home,
             root: &self.root,
             extra: options.config.as_deref(),
-            // --trust, or the user said yes to exactly these files before.
-            project_trusted: options.trust || config::trust::is_trusted(&self.home, &self.root),
+            project_trusted: self.project_trusted(options),
             lookup: &lookup,
         })
+    }
+
+    /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
+    /// project file only when the project is trusted, and of the local file when trusted or when
+    /// mewcode itself wrote it (a clone may ship one). A malformed deny rule stops start-up.
+    fn load_permissions(
+        &self,
+        options: &Options,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Vec<(Level, RuleTexts)>, Exit> {
+        let trusted = self.project_trusted(options);
+        let mut levels = Vec::new();
+        for (level, path) in store::settings_paths(&self.root, &self.home) {
+            let mut texts = store::load_rule_texts(&path).map_err(Exit::Config)?;
+            let vouched = match level {
+                Level::User => true,
+                Level::Project => trusted,
+                Level::Local => trusted || config::trust::local_settings_vouched(&self.home, &self.root),
+            };
+            if !vouched && !texts.allow.is_empty() {
+                let message = format!(
+                    "{} allow rule(s) ignored until you trust this project ({}); deny rules apply",
+                    texts.allow.len(),
+                    texts.allow.join(", ")
+                );
+                warnings.push(Warning::new(path.display().to_string(), message));
+                texts.allow.clear();
+            }
+            levels.push((level, texts));
+        }
+        let (_, problems) = RuleSet::from_texts(levels.clone());
+        for problem in problems {
+            let file = store::settings_paths(&self.root, &self.home)
+                .into_iter()
+                .find(|(level, _)| *level == problem.level)
+                .map_or(String::new(), |(_, path)| path.display().to_string());
+            if problem.fatal {
+                return Err(Exit::Config(format!(
+                    "{file}: {problem} (a broken deny rule would leave you unprotected)"
+                )));
+            }
+            warnings.push(Warning::new(file, format!("{problem}; rule skipped")));
+        }
+        Ok(levels)
     }
 }
 
@@ -181,9 +234,6 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
         Ok(provider) => provider,
         Err(exit) => return exit,
     };
-    for warning in &warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
     let Some(prompt_source) = options.prompt.clone() else {
         return not_yet("the interactive REPL", "the REPL");
     };
@@ -200,7 +250,20 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
     if prompt.trim().is_empty() {
         return Exit::Usage(UsageError("-p: the prompt is empty".to_string()));
     }
-    let agent = match build_agent(context, &provider, &options, env, &config.hooks, false) {
+    let rules = match context.load_permissions(&options, &mut warnings) {
+        Ok(rules) => rules,
+        Err(exit) => return exit,
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(
+        context.root.clone(),
+        env.get("HOME").map(PathBuf::from),
+        context.home.clone(),
+        rules,
+    ));
+    let agent = match build_agent(context, &provider, &options, env, &config.hooks, gate, false) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };
@@ -231,11 +294,11 @@ fn build_agent(
     options: &Options,
     env: &Env,
     hooks: &[HookConfig],
+    gate: Arc<dyn Gate>,
     interactive: bool,
 ) -> Result<Arc<Agent>, Exit> {
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
-    let gate: Arc<dyn Gate> = Arc::new(ModeMatrix);
     let date = prompt::civil_date(
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs()),
     );
@@ -421,6 +484,42 @@ fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exit {
         settings_files: settings_files(&context.home, &context.root),
     };
     doctor::run(&input);
+    Exit::Ok
+}
+
+/// `mewcode check TOOL JSON [--mode M]`: the permission decision for one call; runs nothing.
+fn run_check(context: &Context, options: &Options, tool: &str, json: &str, env: &Env) -> Exit {
+    let mut warnings = Vec::new();
+    let rules = match context.load_permissions(options, &mut warnings) {
+        Ok(rules) => rules,
+        Err(exit) => return exit,
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    // The class of a built-in tool comes from the tool itself; MCP and unknown tools are
+    // exec-class (the strictest), as they are without a readOnlyHint.
+    let builtins = Registry::with_builtins(Vec::new());
+    let known: Vec<(String, bool)> = builtins
+        .definitions()
+        .iter()
+        .filter_map(|definition| builtins.get(&definition.name))
+        .map(|tool| (tool.rule_name().to_string(), tool.read_only()))
+        .chain([("Task".to_string(), true)])
+        .collect();
+    let read_only = match known.iter().find(|(name, _)| name == tool) {
+        Some((_, read_only)) => *read_only,
+        None if tool.starts_with("mcp__") => false,
+        None => {
+            let names: Vec<&str> = known.iter().map(|(name, _)| name.as_str()).collect();
+            let message =
+                format!("check: unknown tool {tool:?} (expected {} or an mcp__server__tool name)", names.join(", "));
+            return Exit::Usage(UsageError(message));
+        }
+    };
+    let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), context.home.clone(), rules);
+    let check = gate.explain(options.mode.unwrap_or_default(), tool, json, read_only);
+    println!("{}", check.to_json());
     Exit::Ok
 }
 

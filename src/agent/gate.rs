@@ -6,6 +6,9 @@
 
 use crate::mode::Mode;
 use crate::msg::ToolCall;
+use crate::permission::rules::{Level, RuleSet, RuleTexts};
+use crate::permission::{CallInfo, Check, Decision, Engine, refusal_text, store};
+use std::path::PathBuf;
 
 /// What the gate decided for one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,5 +48,125 @@ impl Gate for ModeMatrix {
 
     fn remember(&self, _call: &ToolCall, _rule_name: &str) -> Result<(), String> {
         Ok(())
+    }
+}
+
+/// The real permission system: the five-layer engine over the loaded rules, with "always"
+/// answers persisted to the local settings file and applied at once in this session.
+pub struct EngineGate {
+    engine: std::sync::RwLock<Engine>,
+    /// The rule texts of every level as loaded (allow rules of untrusted levels already removed).
+    texts: std::sync::Mutex<Vec<(Level, RuleTexts)>>,
+    root: PathBuf,
+    /// For `~` in paths (the sandbox).
+    user_home: Option<PathBuf>,
+    /// MEWCODE_HOME, where the trust store records the local file mewcode wrote.
+    mewcode_home: PathBuf,
+}
+
+impl EngineGate {
+    /// A gate over rule texts that were already loaded and checked (no fatal problems).
+    pub fn new(
+        root: PathBuf,
+        user_home: Option<PathBuf>,
+        mewcode_home: PathBuf,
+        texts: Vec<(Level, RuleTexts)>,
+    ) -> EngineGate {
+        let (rules, _) = RuleSet::from_texts(texts.clone());
+        let engine = Engine::new(root.clone(), user_home.clone(), rules);
+        EngineGate {
+            engine: std::sync::RwLock::new(engine),
+            texts: std::sync::Mutex::new(texts),
+            root,
+            user_home,
+            mewcode_home,
+        }
+    }
+
+    /// The full decision object (for `mewcode check`).
+    pub fn explain(&self, mode: Mode, rule_name: &str, input: &str, read_only: bool) -> Check {
+        let engine = crate::sync::read(&self.engine);
+        engine.check(mode, &CallInfo { rule_name, input }, read_only)
+    }
+}
+
+impl Gate for EngineGate {
+    fn check(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> Verdict {
+        let check = self.explain(mode, rule_name, &call.input, read_only);
+        match check.decision {
+            Decision::Allow => Verdict::Allow,
+            Decision::Ask => Verdict::Ask { reason: check.reason },
+            Decision::Deny => Verdict::Deny { message: refusal_text(&check) },
+        }
+    }
+
+    fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<(), String> {
+        let rules = {
+            let engine = crate::sync::read(&self.engine);
+            engine.always_allow_rules(&CallInfo { rule_name, input: &call.input })
+        };
+        if rules.is_empty() {
+            return Err("no exact rule can allow this call (it was allowed once)".to_string());
+        }
+        let local = self.root.join(crate::config::trust::LOCAL_SETTINGS);
+        store::save_allow_rules(&local, &rules)?;
+        crate::config::trust::record_local_settings(&self.mewcode_home, &self.root)?;
+        let mut texts = crate::sync::lock(&self.texts);
+        match texts.iter_mut().find(|(level, _)| *level == Level::Local) {
+            Some((_, local_texts)) => {
+                for rule in &rules {
+                    if !local_texts.allow.contains(rule) {
+                        local_texts.allow.push(rule.clone());
+                    }
+                }
+            }
+            None => texts.insert(0, (Level::Local, RuleTexts { allow: rules, deny: Vec::new() })),
+        }
+        let (ruleset, _) = RuleSet::from_texts(texts.clone());
+        let mut engine = crate::sync::write(&self.engine);
+        *engine = Engine::new(self.root.clone(), self.user_home.clone(), ruleset);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(command: &str) -> ToolCall {
+        ToolCall { id: "1".into(), name: "bash".into(), input: serde_json::json!({"command": command}).to_string() }
+    }
+
+    #[test]
+    fn always_persists_an_exact_rule_once_and_applies_it_at_once() {
+        let dir = std::env::temp_dir().join(format!("mewcode-gate-{}", std::process::id()));
+        let (root, home) = (dir.join("proj"), dir.join("home"));
+        std::fs::create_dir_all(&root).unwrap();
+        let root = std::fs::canonicalize(&root).unwrap();
+        let gate = EngineGate::new(root.clone(), None, home.clone(), Vec::new());
+        let wipe = call("rm -rf build/*");
+        assert!(matches!(gate.check(Mode::Default, &wipe, "Bash", false), Verdict::Ask { .. }));
+        let layer = |command: &str| gate.explain(Mode::Bypass, "Bash", &call(command).input, false);
+        // A glob below the root cannot reach the root's control files; one at the root can.
+        assert_eq!(layer("rm -rf build/*").decision, Decision::Allow);
+        assert_eq!(layer("rm -rf *").decision, Decision::Allow, "bypass mode allows even self-protected writes");
+        let protected = gate.explain(Mode::AcceptEdits, "Bash", &call("rm -rf *").input, false);
+        assert!(protected.reason.contains("control files"), "{protected:?}");
+        let nested = gate.explain(Mode::AcceptEdits, "Bash", &call("rm -rf sub/.g*").input, false);
+        assert!(nested.reason.contains("control files"), "{nested:?}");
+        gate.remember(&wipe, "Bash").unwrap();
+        gate.remember(&wipe, "Bash").unwrap();
+        let local = root.join(crate::config::trust::LOCAL_SETTINGS);
+        let text = std::fs::read_to_string(&local).unwrap();
+        assert_eq!(text.matches("Bash(").count(), 1, "{text}");
+        assert_eq!(gate.check(Mode::Default, &wipe, "Bash", false), Verdict::Allow);
+        assert!(matches!(gate.check(Mode::Default, &call("rm -rf src"), "Bash", false), Verdict::Ask { .. }));
+        assert!(matches!(gate.check(Mode::Default, &call("rm -rf build/* src"), "Bash", false), Verdict::Ask { .. }));
+        // A fresh gate over the file's rules (as the next start-up loads them) agrees.
+        let texts = store::load_rule_texts(&local).unwrap();
+        let reloaded = EngineGate::new(root.clone(), None, home.clone(), vec![(Level::Local, texts)]);
+        assert_eq!(reloaded.check(Mode::Default, &wipe, "Bash", false), Verdict::Allow);
+        assert!(crate::config::trust::local_settings_vouched(&home, &root));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -25,7 +25,7 @@ pub use crate::sync::lock;
 use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
 pub use event::{Approval, ApprovalRequest, Event, Stop};
-pub use gate::{Gate, ModeMatrix, Verdict};
+pub use gate::{EngineGate, Gate, ModeMatrix, Verdict};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -24,8 +24,18 @@ struct TrustFile {
 #[derive(serde::Deserialize, serde::Serialize, Clone)]
 struct TrustEntry {
     path: String,
+    /// The project files' fingerprint when the user trusted the project; empty when they never did.
+    #[serde(default)]
     sha256: String,
+    /// The SHA-256 of `.mewcode/settings.local.yaml` as mewcode last wrote it ("always" answers),
+    /// so its allow rules apply without trusting the rest of the project, while a local file
+    /// that came with a clone does not.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    local_sha256: String,
 }
+
+/// The local settings file, relative to the root.
+pub const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
 
 /// The fingerprint of the project's trust-relevant files (absent files count, as "absent").
 pub fn project_fingerprint(root: &Path) -> String {
@@ -52,16 +62,47 @@ pub fn project_needs_trust(root: &Path) -> bool {
 pub fn is_trusted(home: &Path, root: &Path) -> bool {
     let fingerprint = project_fingerprint(root);
     let root = root.display().to_string();
-    load(home).projects.iter().any(|entry| entry.path == root && entry.sha256 == fingerprint)
+    load(home)
+        .projects
+        .iter()
+        .any(|entry| entry.path == root && !entry.sha256.is_empty() && entry.sha256 == fingerprint)
+}
+
+/// True when the local settings file is exactly what mewcode itself last wrote there.
+pub fn local_settings_vouched(home: &Path, root: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(root.join(LOCAL_SETTINGS)) else { return false };
+    let digest = sha256_hex(&bytes);
+    let root = root.display().to_string();
+    load(home).projects.iter().any(|entry| entry.path == root && entry.local_sha256 == digest)
+}
+
+/// Records the local settings file's current content as written by mewcode.
+pub fn record_local_settings(home: &Path, root: &Path) -> Result<(), String> {
+    let bytes = std::fs::read(root.join(LOCAL_SETTINGS)).map_err(|err| format!("{LOCAL_SETTINGS}: {err}"))?;
+    let mut store = load(home);
+    let path = root.display().to_string();
+    let local_sha256 = sha256_hex(&bytes);
+    match store.projects.iter_mut().find(|entry| entry.path == path) {
+        Some(entry) => entry.local_sha256 = local_sha256,
+        None => store.projects.push(TrustEntry { path, sha256: String::new(), local_sha256 }),
+    }
+    save(home, &store)
 }
 
 /// Records that the user trusts the root with its current files (replacing an older entry).
 pub fn save_trust(home: &Path, root: &Path) -> Result<(), String> {
     let mut store = load(home);
     let path = root.display().to_string();
-    store.projects.retain(|entry| entry.path != path);
-    store.projects.push(TrustEntry { path, sha256: project_fingerprint(root) });
-    let text = serde_yaml::to_string(&store).map_err(|err| format!("cannot encode {TRUSTED_FILE}: {err}"))?;
+    let sha256 = project_fingerprint(root);
+    match store.projects.iter_mut().find(|entry| entry.path == path) {
+        Some(entry) => entry.sha256 = sha256,
+        None => store.projects.push(TrustEntry { path, sha256, local_sha256: String::new() }),
+    }
+    save(home, &store)
+}
+
+fn save(home: &Path, store: &TrustFile) -> Result<(), String> {
+    let text = serde_yaml::to_string(store).map_err(|err| format!("cannot encode {TRUSTED_FILE}: {err}"))?;
     let header = "# Projects you trusted with mewcode, and a hash of their config when you did.\n";
     std::fs::create_dir_all(home).map_err(|err| format!("{}: {err}", home.display()))?;
     let target = home.join(TRUSTED_FILE);
@@ -98,6 +139,22 @@ mod tests {
         save_trust(&home, &root).unwrap();
         std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {x: {type: stdio, command: evil}}\n").unwrap();
         assert!(!is_trusted(&home, &root), "a changed config asks again");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_local_settings_file_is_vouched_for_only_as_mewcode_wrote_it() {
+        let dir = std::env::temp_dir().join(format!("mewcode-trust-local-{}", std::process::id()));
+        let (home, root) = (dir.join("home"), dir.join("proj"));
+        std::fs::create_dir_all(root.join(".mewcode")).unwrap();
+        std::fs::write(root.join(LOCAL_SETTINGS), "permissions: {allow: [\"Bash(*)\"]}\n").unwrap();
+        assert!(!local_settings_vouched(&home, &root), "a file that came with the clone");
+        std::fs::write(root.join(LOCAL_SETTINGS), "permissions: {allow: [\"Bash(=ls)\"]}\n").unwrap();
+        record_local_settings(&home, &root).unwrap();
+        assert!(local_settings_vouched(&home, &root));
+        assert!(!is_trusted(&home, &root), "vouching for the local file does not trust the project");
+        std::fs::write(root.join(LOCAL_SETTINGS), "permissions: {allow: [\"Bash(*)\"]}\n").unwrap();
+        assert!(!local_settings_vouched(&home, &root));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

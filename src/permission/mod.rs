@@ -16,6 +16,7 @@ pub mod rules;
 pub mod sandbox;
 pub mod sed;
 pub mod shell;
+pub mod store;
 pub mod wrappers;
 
 use crate::mode::Mode;

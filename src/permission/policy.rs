@@ -117,7 +117,7 @@ fn resolves_protected(word: &str, root: &Path) -> bool {
 fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
     let writes_protected = command.redirections.iter().any(|redirect| {
         redirect.op.writes()
-            && (mentions_protected(&redirect.target, false) || resolves_protected(&redirect.target, root))
+            && (mentions_protected(&redirect.target, false, root) || resolves_protected(&redirect.target, root))
     });
     if writes_protected {
         return true;
@@ -136,18 +136,38 @@ fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
     let words =
         command.words.iter().zip(&command.word_info).map(|(word, info)| (word.as_str(), info.glob || info.brace));
     let assignments = command.assignments.iter().map(|assignment| (assignment.as_str(), false));
-    words.chain(assignments).any(|(word, globbed)| mentions_protected(word, globbed) || resolves_protected(word, root))
+    words
+        .chain(assignments)
+        .any(|(word, globbed)| mentions_protected(word, globbed, root) || resolves_protected(word, root))
 }
 
 /// True when some `/`, `=` or `:`-separated part of `word` is (or, for a glob, could match) a
-/// protected name.
-fn mentions_protected(word: &str, globbed: bool) -> bool {
-    word.split(['/', '=', ':']).any(|part| {
-        let lower = part.to_lowercase();
-        if PROTECTED_DIRS.contains(&lower.as_str()) || PROTECTED_FILES.contains(&lower.as_str()) {
-            return true;
-        }
-        globbed && part.contains(['*', '?', '[', '{']) && glob_could_match_protected(&lower)
+/// protected name. A glob below the root (`build/*`) can only reach a nested control directory
+/// (`sub/.git`) when it starts with a dot, because bash globs skip dot files; at the root it
+/// could match any protected name (`*` matches `AGENTS.md`).
+fn mentions_protected(word: &str, globbed: bool, root: &Path) -> bool {
+    word.split(['=', ':']).any(|path| {
+        let parts: Vec<&str> = path.split('/').collect();
+        parts.iter().enumerate().any(|(index, part)| {
+            let lower = part.to_lowercase();
+            if PROTECTED_DIRS.contains(&lower.as_str()) || PROTECTED_FILES.contains(&lower.as_str()) {
+                return true;
+            }
+            if !(globbed && part.contains(['*', '?', '[', '{'])) {
+                return false;
+            }
+            let parent = parts[..index].join("/");
+            let at_root = parent.is_empty()
+                || parent == "."
+                || super::sandbox::check_path(root, &parent, None).is_ok_and(|resolved| {
+                    std::fs::canonicalize(root).is_ok_and(|canonical_root| resolved == canonical_root)
+                });
+            if at_root {
+                glob_could_match_protected(&lower)
+            } else {
+                lower.starts_with('.') && glob_could_match_protected(&lower)
+            }
+        })
     })
 }
 

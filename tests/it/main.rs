@@ -8,5 +8,6 @@ mod agent;
 mod cli;
 mod harness;
 mod hooks;
+mod permissions;
 mod print;
 mod tidy;

@@ -1,0 +1,179 @@
+//! Permissions end to end: allow rules over compound commands, "always" persistence, the trust
+//! gate over a project's own config, and `mewcode check`.
+
+use crate::support::script::openai;
+use crate::support::{FakeModel, TestEnv};
+use serde_json::Value;
+
+fn env_for(label: &str, model: &FakeModel) -> TestEnv {
+    let env = TestEnv::new(label);
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: openai, model: m, api_key: k, base_url: \"{}/v1\"}}\n",
+            model.url()
+        ),
+    );
+    env
+}
+
+fn tool_messages(model: &FakeModel, request: usize) -> Vec<String> {
+    let body = model.requests()[request].json.clone().unwrap();
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .map(|message| message["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn an_allow_rule_allows_a_command_only_when_every_sub_command_is_allowed() {
+    let model = FakeModel::start();
+    model.push(openai(
+        "",
+        &[("a", "bash", r#"{"command":"echo hi"}"#), ("b", "bash", r#"{"command":"echo hi; touch pwned"}"#)],
+    ));
+    model.push(openai("done", &[]));
+    let env = env_for("perm-compound", &model);
+    env.write_home("settings.yaml", "permissions:\n  allow: [\"Bash(echo *)\"]\n");
+    let run = env.run(&["-p", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let results = tool_messages(&model, 1);
+    assert!(results[0].starts_with("hi\n") && results[0].contains("exit code: 0"), "{results:?}");
+    assert!(results[1].starts_with("needs approval: "), "{results:?}");
+    assert!(!env.project.join("pwned").exists());
+}
+
+#[test]
+fn deny_rules_win_over_allow_rules_at_any_level_and_carry_their_prefix() {
+    let model = FakeModel::start();
+    model.push(openai(
+        "",
+        &[("a", "bash", r#"{"command":"git push origin main"}"#), ("b", "read_file", r#"{"path":".env"}"#)],
+    ));
+    model.push(openai("done", &[]));
+    let env = env_for("perm-deny", &model);
+    env.write_home("settings.yaml", "permissions:\n  deny: [\"Bash(git push *)\"]\n");
+    env.write(".mewcode/settings.local.yaml", "permissions:\n  allow: [\"Bash(git *)\"]\n  deny: [\"Read(.env)\"]\n");
+    env.write(".env", "SECRET=1\n");
+    let run = env.run(&["-p", "push", "--mode", "bypass"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let results = tool_messages(&model, 1);
+    assert!(results[0].starts_with("denied by rule (user): "), "{results:?}");
+    assert!(results[1].starts_with("denied by rule (local): "), "{results:?}");
+}
+
+#[test]
+fn blacklist_and_sandbox_hold_even_in_bypass_mode() {
+    let model = FakeModel::start();
+    model.push(openai(
+        "",
+        &[
+            ("a", "bash", r#"{"command":"rm -fr ~"}"#),
+            ("b", "read_file", r#"{"path":"../outside.txt"}"#),
+            ("c", "write_file", r#"{"path":"/tmp/mewcode-escape.txt","content":"x"}"#),
+        ],
+    ));
+    model.push(openai("done", &[]));
+    let env = env_for("perm-bypass", &model);
+    let run = env.run(&["-p", "go", "--mode", "bypass"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let results = tool_messages(&model, 1);
+    assert!(results[0].starts_with("denied by blacklist: "), "{results:?}");
+    assert!(results[1].starts_with("denied by sandbox: "), "{results:?}");
+    assert!(results[2].starts_with("denied by sandbox: "), "{results:?}");
+    assert!(!std::path::Path::new("/tmp/mewcode-escape.txt").exists());
+}
+
+#[test]
+fn untrusted_project_allow_rules_and_hooks_do_nothing_until_trusted_and_a_change_asks_again() {
+    let model = FakeModel::start();
+    let env = env_for("perm-trust", &model);
+    let marker = env.dir.path().join("hook-ran");
+    env.write(
+        ".mewcode.yaml",
+        &format!(
+            "hooks:\n  PreToolUse:\n    - hooks:\n        - {{type: command, command: 'touch {}'}}\n",
+            marker.display()
+        ),
+    );
+    env.write(".mewcode/settings.yaml", "permissions:\n  allow: [\"Bash(*)\"]\n");
+    let turn = || {
+        model.push(openai("", &[("a", "bash", r#"{"command":"touch made"}"#)]));
+        model.push(openai("done", &[]));
+    };
+    // Untrusted: the hook never runs and Bash(*) does not allow.
+    turn();
+    let run = env.run(&["-p", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("not trusted"), "{}", run.stderr);
+    assert!(!marker.exists(), "an untrusted project's hook ran");
+    assert!(!env.project.join("made").exists());
+    assert!(tool_messages(&model, 1)[0].starts_with("needs approval: "));
+    // Trusted with --trust: both take effect.
+    turn();
+    let run = env.run(&["-p", "go", "--trust"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(marker.exists(), "the trusted hook did not run");
+    assert!(env.project.join("made").exists());
+    // Remembered trust (as the REPL records it) applies without --trust...
+    std::fs::remove_file(&marker).unwrap();
+    std::fs::remove_file(env.project.join("made")).unwrap();
+    mewcode::config::trust::save_trust(&env.home, &env.project).unwrap();
+    turn();
+    let run = env.run(&["-p", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(marker.exists() && env.project.join("made").exists());
+    // ...until the project's config changes.
+    std::fs::remove_file(&marker).unwrap();
+    std::fs::remove_file(env.project.join("made")).unwrap();
+    env.write(".mewcode/settings.yaml", "permissions:\n  allow: [\"Bash(*)\", \"Read(**)\"]\n");
+    turn();
+    let run = env.run(&["-p", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!marker.exists() && !env.project.join("made").exists());
+}
+
+#[test]
+fn check_prints_the_decision_object_and_runs_nothing() {
+    let env = TestEnv::new("perm-check");
+    env.write(".mewcode/settings.local.yaml", "permissions:\n  allow: [\"Bash(git *)\"]\n");
+    mewcode::config::trust::record_local_settings(&env.home, &env.project).unwrap();
+    let check = |args: &[&str]| -> Value {
+        let run = env.run(args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    assert_eq!(
+        check(&["check", "Bash", r#"{"command":"git status"}"#]),
+        serde_json::json!({"decision": "allow", "layer": "rule", "level": "local", "reason": check(&["check", "Bash", r#"{"command":"git status"}"#])["reason"]})
+    );
+    assert_eq!(check(&["check", "Bash", r#"{"command":"git status && touch x"}"#])["decision"], "ask");
+    assert_eq!(check(&["check", "Bash", r#"{"command":"rm -rf $HOME"}"#])["layer"], "blacklist");
+    assert_eq!(check(&["check", "Write", r#"{"path":"a.txt"}"#, "--mode", "acceptEdits"])["decision"], "allow");
+    assert_eq!(
+        check(&["check", "Write", r#"{"path":".mewcode/settings.yaml"}"#, "--mode", "acceptEdits"])["decision"],
+        "ask"
+    );
+    assert_eq!(check(&["check", "mcp__github__create_issue", "{}"])["decision"], "ask");
+    assert!(!env.project.join("x").exists());
+    let bad = env.run(&["check", "Nope", "{}"]);
+    assert_eq!(bad.code, 2);
+}
+
+#[test]
+fn a_malformed_deny_rule_stops_start_up_and_a_malformed_allow_rule_warns() {
+    let model = FakeModel::start();
+    let env = env_for("perm-malformed", &model);
+    env.write_home("settings.yaml", "permissions:\n  deny: [\"Bash(~[unclosed)\"]\n");
+    let run = env.run(&["-p", "go"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("settings.yaml") && run.stderr.contains("Bash(~[unclosed)"), "{}", run.stderr);
+    env.write_home("settings.yaml", "permissions:\n  allow: [\"Bash(~[unclosed)\"]\n");
+    model.push(openai("hi", &[]));
+    let run = env.run(&["-p", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("Bash(~[unclosed)") && run.stderr.contains("rule skipped"), "{}", run.stderr);
+}
