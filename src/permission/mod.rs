@@ -150,6 +150,10 @@ impl Engine {
                     (_, Some(serde_json::Value::String(path))) => path.clone(),
                     // Glob and Grep search the root when no path is given.
                     ("Glob" | "Grep", None | Some(serde_json::Value::Null)) if input.is_some() => ".".to_string(),
+                    _ if input.is_none() => {
+                        let reason = "unparseable path argument: the arguments are not valid JSON";
+                        return Check::new(Decision::Deny, Layer::Sandbox, reason);
+                    }
                     _ => return Check::new(Decision::Deny, Layer::Sandbox, "unparseable path argument"),
                 };
                 if call.rule_name == "Glob"
