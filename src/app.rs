@@ -14,6 +14,8 @@ use crate::headless;
 use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
 use crate::llm::provider;
+use crate::mcp::{self, ServerState};
+use crate::mcp_cli;
 use crate::msg::{Message, System};
 use crate::text::neutralize;
 use crate::tools::Registry;
@@ -121,8 +123,14 @@ pub fn main(args: &[String]) -> Exit {
             Ok(context) => run(&context, options, &env),
             Err(exit) => exit,
         },
-        Command::McpList { .. } => not_yet("mewcode mcp list", "the MCP client"),
-        Command::McpCall { .. } => not_yet("mewcode mcp call", "the MCP client"),
+        Command::McpList { options, json, url } => match Context::new(&options, &env) {
+            Ok(context) => run_mcp_list(&context, &options, &env, json, url.as_deref()),
+            Err(exit) => exit,
+        },
+        Command::McpCall { options, target, tool, json } => match Context::new(&options, &env) {
+            Ok(context) => run_mcp_call(&context, &options, &env, (&target, &tool, json.as_deref())),
+            Err(exit) => exit,
+        },
         Command::Sessions { .. } => not_yet("mewcode sessions", "session storage"),
         Command::Check { .. } => not_yet("mewcode check", "the permission engine"),
     }
@@ -198,7 +206,8 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
     if prompt.trim().is_empty() {
         return Exit::Usage(UsageError("-p: the prompt is empty".to_string()));
     }
-    let agent = match build_agent(context, &provider, &options, env, false) {
+    let mcp = start_mcp(context, &config.mcp_servers, env, options.quiet);
+    let agent = match build_agent(context, &provider, &options, env, &mcp, false) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };
@@ -214,6 +223,8 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
     let output =
         headless::Options { format, quiet: options.quiet, color, stdout_is_terminal: std::io::stdout().is_terminal() };
     let outcome = headless::run(&agent, conversation, options.mode.unwrap_or_default(), cancel, output);
+    drop(agent);
+    drop(mcp); // ends every MCP session; children are killed after 5 s
     match outcome.stop {
         Stop::Completed => Exit::Ok,
         Stop::Cancelled => Exit::Interrupted,
@@ -228,6 +239,7 @@ fn build_agent(
     provider_config: &ProviderConfig,
     options: &Options,
     env: &Env,
+    mcp: &mcp::Manager,
     interactive: bool,
 ) -> Result<Arc<Agent>, Exit> {
     let net = NetEnv::from_vars(env.pairs());
@@ -244,6 +256,8 @@ fn build_agent(
         git: prompt::gather_git(&context.root),
     });
     let mut registry = Registry::new();
+    // MCP tools before the task tool, so sub-agents see the read-only ones too.
+    mcp.register_tools(&mut registry);
     let task = TaskTool::new(
         Arc::clone(&provider),
         &registry,
@@ -417,4 +431,135 @@ fn settings_files(home: &Path, root: &Path) -> Vec<(String, PathBuf, bool)> {
 
 fn not_yet(what: &str, machinery: &str) -> Exit {
     Exit::Usage(UsageError(format!("{what}: not yet available in this build ({machinery} is still being built)")))
+}
+
+/// Starts the configured MCP servers (concurrently; failures become warnings, printed here).
+fn start_mcp(context: &Context, servers: &[config::McpServerConfig], env: &Env, quiet: bool) -> mcp::Manager {
+    if servers.is_empty() {
+        return mcp::Manager::default();
+    }
+    let (manager, warnings) = mcp::Manager::start(servers, &mcp_options(context, env, quiet));
+    for warning in warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    manager
+}
+
+/// The outside world as the MCP manager needs it: our environment for the servers, the log
+/// directory, proxies, and where late warnings go.
+fn mcp_options(context: &Context, env: &Env, quiet: bool) -> mcp::StartOptions {
+    mcp::StartOptions {
+        spawn: mcp::SpawnEnv {
+            host_env: env.pairs().collect(),
+            cwd: context.root.clone(),
+            log_dir: Some(context.home.join("logs")),
+        },
+        net: NetEnv::from_vars(env.pairs()),
+        warn: Arc::new(move |warning: Warning| {
+            if !quiet {
+                eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+            }
+        }),
+    }
+}
+
+/// An ad-hoc Streamable HTTP server given on the command line.
+fn url_server(url: &str) -> config::McpServerConfig {
+    config::McpServerConfig {
+        name: "url".to_string(),
+        transport: config::McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },
+        timeout_s: None,
+        source: "command line".to_string(),
+    }
+}
+
+/// `mewcode mcp list`: connect, print, shut down. Exit 1 when a server failed.
+fn run_mcp_list(context: &Context, options: &Options, env: &Env, json: bool, url: Option<&str>) -> Exit {
+    let (config, warnings) = match context.load_config(options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let servers = match url {
+        Some(url) => vec![url_server(url)],
+        None => config.mcp_servers,
+    };
+    let (mut manager, start_warnings) = mcp::Manager::start(&servers, &mcp_options(context, env, false));
+    let statuses = manager.statuses();
+    // Failed servers are shown in the listing itself; other warnings (skipped tools) go to stderr.
+    let failed: Vec<String> = statuses
+        .iter()
+        .filter(|status| matches!(status.state, ServerState::Failed { .. }))
+        .map(|status| format!("mcp server {}", status.name))
+        .collect();
+    for warning in start_warnings.iter().filter(|warning| !failed.contains(&warning.source)) {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    mcp_cli::print_list(&statuses, json);
+    manager.shutdown();
+    if failed.is_empty() { Exit::Ok } else { Exit::Failed }
+}
+
+/// `mewcode mcp call SERVER|URL TOOL [JSON]`: connect that one server, call, print the result.
+/// Exit 1 when the tool reported an error or the call failed.
+fn run_mcp_call(
+    context: &Context,
+    options: &Options,
+    env: &Env,
+    (target, tool, input): (&str, &str, Option<&str>),
+) -> Exit {
+    let (config, warnings) = match context.load_config(options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let arguments = match mcp::tool::parse_arguments(input.unwrap_or("")) {
+        Ok(arguments) => arguments,
+        Err(message) => return Exit::Usage(UsageError(format!("mcp call: {message}"))),
+    };
+    let server = if target.contains("://") {
+        url_server(target)
+    } else {
+        match config.mcp_servers.iter().find(|server| server.name == target) {
+            Some(server) => server.clone(),
+            None => {
+                let known: Vec<&str> = config.mcp_servers.iter().map(|server| server.name.as_str()).collect();
+                let known = if known.is_empty() { "none configured".to_string() } else { known.join(", ") };
+                return Exit::Usage(UsageError(format!("mcp call: no MCP server named {target:?} ({known})")));
+            }
+        }
+    };
+    let (mut manager, _) = mcp::Manager::start(std::slice::from_ref(&server), &mcp_options(context, env, false));
+    let Some(client) = manager.client(&server.name) else {
+        let (error, stderr) = match manager.statuses().into_iter().next().map(|status| status.state) {
+            Some(ServerState::Failed { error, stderr }) => (error, stderr),
+            Some(ServerState::Connected { .. }) | None => ("not connected".to_string(), Vec::new()),
+        };
+        for line in stderr {
+            mcp_cli::print_notice(&format!("{} stderr: {line}", server.name));
+        }
+        return Exit::Runtime(format!("mcp server {}: {error}", server.name));
+    };
+    let tool = tool.strip_prefix(&format!("mcp__{}__", server.name)).unwrap_or(tool);
+    let cancel = CancelToken::new();
+    install_interrupt_handler(&cancel);
+    let outcome = client.call_tool(tool, arguments, &cancel);
+    drop(client);
+    manager.shutdown();
+    match outcome {
+        Ok(result) => {
+            let rendered = mcp::tool::render_result(&result);
+            if rendered.placeholders > 0 {
+                mcp_cli::print_notice("the result has content a model cannot see (shown as placeholders)");
+            }
+            mcp_cli::print_result(&rendered.text, std::io::stdout().is_terminal());
+            if rendered.is_error { Exit::Failed } else { Exit::Ok }
+        }
+        Err(mcp::McpError::Cancelled) => Exit::Interrupted,
+        Err(err) => Exit::Runtime(mcp::tool::call_error(&server.name, &err)),
+    }
 }

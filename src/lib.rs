@@ -12,12 +12,14 @@ pub mod warning;
 // L2 components
 pub mod config;
 pub mod llm;
+pub mod mcp;
 pub mod tools;
 // L3 agent
 pub mod agent;
 // L4 front ends
 pub mod doctor;
 pub mod headless;
+pub mod mcp_cli;
 // L5 wiring
 pub mod app;
 pub mod cli;

@@ -27,6 +27,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("repl", 4),
     ("headless", 4),
     ("doctor", 4),
+    ("mcp_cli", 4),
     ("cli", 5),
     ("app", 5),
     ("main", 5),
@@ -44,7 +45,7 @@ const ROOMS: &[(&str, &[&str])] = &[
 ];
 
 /// Files allowed to print to stdout/stderr (front ends and the top of the program).
-const PRINTERS: &[&str] = &["main.rs", "app.rs", "doctor.rs", "headless.rs", "repl/"];
+const PRINTERS: &[&str] = &["main.rs", "app.rs", "doctor.rs", "headless.rs", "mcp_cli.rs", "repl/"];
 /// Files allowed to read the process environment or the current directory.
 const ENV_READERS: &[&str] = &["main.rs", "app.rs"];
 
