@@ -91,7 +91,7 @@ struct Server {
 
 impl Manager {
     /// Connects every server in `configs` concurrently (see the module invariants). Returns the
-    /// manager and the warnings to show (failed servers, skipped tools).
+    /// manager (servers in name order) and the warnings to show (failed servers, skipped tools).
     pub fn start(configs: &[McpServerConfig], options: &StartOptions) -> (Manager, Vec<Warning>) {
         let outcomes: Vec<(Server, Vec<Warning>)> = std::thread::scope(|scope| {
             let handles: Vec<_> = configs
@@ -115,6 +115,8 @@ impl Manager {
                 })
                 .collect()
         });
+        let mut outcomes = outcomes;
+        outcomes.sort_by(|(a, _), (b, _)| a.status.name.cmp(&b.status.name));
         let mut warnings = Vec::new();
         let mut servers = Vec::new();
         for (server, server_warnings) in outcomes {

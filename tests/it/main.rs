@@ -6,5 +6,6 @@ mod support;
 
 mod cli;
 mod harness;
+mod mcp;
 mod print;
 mod tidy;
