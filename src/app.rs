@@ -14,7 +14,7 @@ use crate::headless;
 use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
 use crate::llm::provider;
-use crate::mcp::{self, ServerState};
+use crate::mcp;
 use crate::mcp_cli;
 use crate::msg::{Message, System};
 use crate::text::neutralize;
@@ -486,20 +486,7 @@ fn run_mcp_list(context: &Context, options: &Options, env: &Env, json: bool, url
         Some(url) => vec![url_server(url)],
         None => config.mcp_servers,
     };
-    let (mut manager, start_warnings) = mcp::Manager::start(&servers, &mcp_options(context, env, false));
-    let statuses = manager.statuses();
-    // Failed servers are shown in the listing itself; other warnings (skipped tools) go to stderr.
-    let failed: Vec<String> = statuses
-        .iter()
-        .filter(|status| matches!(status.state, ServerState::Failed { .. }))
-        .map(|status| format!("mcp server {}", status.name))
-        .collect();
-    for warning in start_warnings.iter().filter(|warning| !failed.contains(&warning.source)) {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
-    mcp_cli::print_list(&statuses, json);
-    manager.shutdown();
-    if failed.is_empty() { Exit::Ok } else { Exit::Failed }
+    if mcp_cli::list(&servers, &mcp_options(context, env, false), json) { Exit::Ok } else { Exit::Failed }
 }
 
 /// `mewcode mcp call SERVER|URL TOOL [JSON]`: connect that one server, call, print the result.
@@ -533,33 +520,14 @@ fn run_mcp_call(
             }
         }
     };
-    let (mut manager, _) = mcp::Manager::start(std::slice::from_ref(&server), &mcp_options(context, env, false));
-    let Some(client) = manager.client(&server.name) else {
-        let (error, stderr) = match manager.statuses().into_iter().next().map(|status| status.state) {
-            Some(ServerState::Failed { error, stderr }) => (error, stderr),
-            Some(ServerState::Connected { .. }) | None => ("not connected".to_string(), Vec::new()),
-        };
-        for line in stderr {
-            mcp_cli::print_notice(&format!("{} stderr: {line}", server.name));
-        }
-        return Exit::Runtime(format!("mcp server {}: {error}", server.name));
-    };
     let tool = tool.strip_prefix(&format!("mcp__{}__", server.name)).unwrap_or(tool);
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
-    let outcome = client.call_tool(tool, arguments, &cancel);
-    drop(client);
-    manager.shutdown();
-    match outcome {
-        Ok(result) => {
-            let rendered = mcp::tool::render_result(&result);
-            if rendered.placeholders > 0 {
-                mcp_cli::print_notice("the result has content a model cannot see (shown as placeholders)");
-            }
-            mcp_cli::print_result(&rendered.text, std::io::stdout().is_terminal());
-            if rendered.is_error { Exit::Failed } else { Exit::Ok }
-        }
-        Err(mcp::McpError::Cancelled) => Exit::Interrupted,
-        Err(err) => Exit::Runtime(mcp::tool::call_error(&server.name, &err)),
+    let stdout_is_terminal = std::io::stdout().is_terminal();
+    match mcp_cli::call(&server, tool, arguments, &mcp_options(context, env, false), &cancel, stdout_is_terminal) {
+        mcp_cli::CallOutcome::Done => Exit::Ok,
+        mcp_cli::CallOutcome::ToolError => Exit::Failed,
+        mcp_cli::CallOutcome::Interrupted => Exit::Interrupted,
+        mcp_cli::CallOutcome::Failed(message) => Exit::Runtime(message),
     }
 }

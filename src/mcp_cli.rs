@@ -3,12 +3,85 @@
 //!
 //! Invariant: everything a server sent (names, descriptions, stderr, results) is neutralised
 //! before it reaches a terminal, since servers are outside our control; JSON output carries it
-//! escaped by serde. Rendering is pure (`render_*`); the `print_*` wrappers only write.
+//! escaped by serde. Rendering is pure (`render_*`); the `print_*` wrappers only write. The
+//! servers it starts are shut down before `list` / `call` return.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use crate::mcp::{ServerState, ServerStatus};
+use crate::cancel::CancelToken;
+use crate::config::McpServerConfig;
+use crate::mcp::{self, Manager, ServerState, ServerStatus, StartOptions};
 use crate::text::neutralize;
 use serde_json::{Value, json};
+
+/// `mewcode mcp list`: connects `servers`, prints their status, shuts them down. Failed servers
+/// are shown in the listing; other warnings (skipped tools) go to stderr. True when every
+/// server connected.
+pub fn list(servers: &[McpServerConfig], options: &StartOptions, as_json: bool) -> bool {
+    let (mut manager, warnings) = Manager::start(servers, options);
+    let statuses = manager.statuses();
+    let failed: Vec<String> = statuses
+        .iter()
+        .filter(|status| matches!(status.state, ServerState::Failed { .. }))
+        .map(|status| format!("mcp server {}", status.name))
+        .collect();
+    for warning in warnings.iter().filter(|warning| !failed.contains(&warning.source)) {
+        print_notice(&format!("warning: {warning}"));
+    }
+    print_list(&statuses, as_json);
+    manager.shutdown();
+    failed.is_empty()
+}
+
+/// How `mewcode mcp call` ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallOutcome {
+    /// The tool ran; its result is printed.
+    Done,
+    /// The tool ran and reported an error (`isError`); its result is printed.
+    ToolError,
+    /// Ctrl-C while waiting.
+    Interrupted,
+    /// The server could not be reached or the call failed below the tool.
+    Failed(String),
+}
+
+/// `mewcode mcp call`: connects `server`, calls `tool` (its own name) with `arguments`, prints
+/// the rendered result, shuts the server down.
+pub fn call(
+    server: &McpServerConfig,
+    tool: &str,
+    arguments: Value,
+    options: &StartOptions,
+    cancel: &CancelToken,
+    stdout_is_terminal: bool,
+) -> CallOutcome {
+    let (mut manager, _) = Manager::start(std::slice::from_ref(server), options);
+    let Some(client) = manager.client(&server.name) else {
+        let (error, stderr) = match manager.statuses().into_iter().next().map(|status| status.state) {
+            Some(ServerState::Failed { error, stderr }) => (error, stderr),
+            Some(ServerState::Connected { .. }) | None => ("not connected".to_string(), Vec::new()),
+        };
+        for line in stderr {
+            print_notice(&format!("{} stderr: {line}", server.name));
+        }
+        return CallOutcome::Failed(format!("mcp server {}: {error}", server.name));
+    };
+    let outcome = client.call_tool(tool, arguments, cancel);
+    drop(client);
+    manager.shutdown();
+    match outcome {
+        Ok(result) => {
+            let rendered = mcp::tool::render_result(&result);
+            if rendered.placeholders > 0 {
+                print_notice("the result has content a model cannot see (shown as placeholders)");
+            }
+            print_result(&rendered.text, stdout_is_terminal);
+            if rendered.is_error { CallOutcome::ToolError } else { CallOutcome::Done }
+        }
+        Err(mcp::McpError::Cancelled) => CallOutcome::Interrupted,
+        Err(err) => CallOutcome::Failed(mcp::tool::call_error(&server.name, &err)),
+    }
+}
 
 /// Prints the listing on stdout.
 pub fn print_list(statuses: &[ServerStatus], as_json: bool) {
