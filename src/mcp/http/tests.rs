@@ -2,7 +2,7 @@
 //! lenient notification acknowledgements, session expiry, resumption, and DELETE at shutdown.
 
 use super::*;
-use crate::llm::test_server::{ScriptedServer, sse, sse_cut, status};
+use crate::llm::test_server::{ScriptedServer, sse, sse_cut, sse_stall, status};
 use crate::mcp::client::Client;
 use serde_json::json;
 
@@ -168,4 +168,51 @@ fn http_errors_name_the_status_and_the_rpc_message() {
     assert!(err.to_string().contains("needs credentials"));
     let err = client.initialize(far(), &CancelToken::new()).unwrap_err();
     assert_eq!(err, McpError::Http { status: 500, message: "Internal server error".into() });
+}
+
+#[test]
+fn both_sdks_stream_framings_from_the_transcripts_yield_the_response() {
+    for (name, expected) in [
+        ("mcp-streamable-http-tools-call.sse", "src/lib.rs:12: // TODO: handle CRLF\nsrc/sse.rs:40: // TODO: BOM"),
+        ("mcp-streamable-http-tools-call-ts.sse", "{\"matches\":2}"),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/transcripts").join(name);
+        let body = std::fs::read_to_string(path).unwrap();
+        let server = ScriptedServer::start(vec![sse(&body)]);
+        let transport = HttpTransport::new(&format!("{}/mcp", server.base_url), &[], None, &NetEnv::default()).unwrap();
+        let message = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_code"}}"#;
+        let result =
+            transport.request(7, "tools/call", message, Duration::from_secs(5), far(), &CancelToken::new()).unwrap();
+        let rendered = crate::mcp::tool::render_result(&result);
+        assert!(rendered.text.starts_with(expected), "{name}: {}", rendered.text);
+    }
+}
+
+#[test]
+fn cancelling_a_stalled_call_returns_at_once() {
+    let server = ScriptedServer::start(vec![sse_stall(": ping\n\n")]);
+    let transport = HttpTransport::new(&format!("{}/mcp", server.base_url), &[], None, &NetEnv::default()).unwrap();
+    let cancel = CancelToken::new();
+    let canceller = cancel.clone();
+    let started = Instant::now();
+    // Borrowed, so the stalled connection stays open until after the call returned.
+    let requests = &server.requests;
+    let outcome = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // Waits for the request to be in flight (the server recorded it), then cancels.
+            let _ = requests.recv_timeout(Duration::from_secs(5));
+            canceller.cancel();
+        });
+        let message = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#;
+        transport.request(
+            1,
+            "tools/call",
+            message,
+            Duration::from_secs(30),
+            Instant::now() + Duration::from_secs(30),
+            &cancel,
+        )
+    });
+    assert_eq!(outcome, Err(McpError::Cancelled));
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
 }
