@@ -96,7 +96,8 @@ fn python_sdk_server_over_stdio_sse_and_json_http() {
     let sse = HttpServer::start("python3", &[sdk, "http", "{port}"], &[]);
     let json = HttpServer::start("python3", &[sdk, "http", "{port}", "--json"], &[]);
     let started = start(&[
-        stdio("py", "python3", &[sdk, "stdio"], &[], 5),
+        // The SDK takes ~2 s to import; a loaded CI machine must not turn that into a failure.
+        stdio("py", "python3", &[sdk, "stdio"], &[], 20),
         http("pysse", &sse.url(), 5),
         http("pyjson", &json.url(), 5),
     ]);
@@ -122,10 +123,11 @@ fn python_sdk_server_over_stdio_sse_and_json_http() {
     // One warning per tool that returned an image, however often it did.
     let warned: Vec<String> = started.late_warnings.lock().unwrap().iter().map(|w| w.source.clone()).collect();
     assert_eq!(warned, vec!["mcp server py", "mcp server pysse", "mcp server pyjson"]);
-    // The slow tool hits the 5 s timeout on every transport; the calls run side by side.
+    // The slow tool hits the 5 s timeout over both HTTP modes (stdio timeouts are covered by the
+    // TypeScript server and the isolation test); the calls run side by side.
     let slow_started = Instant::now();
     std::thread::scope(|scope| {
-        for server in ["py", "pysse", "pyjson"] {
+        for server in ["pysse", "pyjson"] {
             let started = &started;
             scope.spawn(move || {
                 let output = started.call(&format!("mcp__{server}__slow"), r#"{"seconds":60}"#);
