@@ -15,6 +15,8 @@ use crate::hooks::Hooks;
 use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
 use crate::llm::provider;
+use crate::mcp;
+use crate::mcp_cli;
 use crate::msg::{Message, System};
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::store;
@@ -124,8 +126,14 @@ pub fn main(args: &[String]) -> Exit {
             Ok(context) => run(&context, options, &env),
             Err(exit) => exit,
         },
-        Command::McpList { .. } => not_yet("mewcode mcp list", "the MCP client"),
-        Command::McpCall { .. } => not_yet("mewcode mcp call", "the MCP client"),
+        Command::McpList { options, json, url } => match Context::new(&options, &env) {
+            Ok(context) => run_mcp_list(&context, &options, &env, json, url.as_deref()),
+            Err(exit) => exit,
+        },
+        Command::McpCall { options, target, tool, json } => match Context::new(&options, &env) {
+            Ok(context) => run_mcp_call(&context, &options, &env, (&target, &tool, json.as_deref())),
+            Err(exit) => exit,
+        },
         Command::Sessions { .. } => not_yet("mewcode sessions", "session storage"),
         Command::Check { options, tool, json } => match Context::new(&options, &env) {
             Ok(context) => run_check(&context, &options, &tool, &json, &env),
@@ -263,7 +271,15 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
         context.home.clone(),
         rules,
     ));
-    let agent = match build_agent(context, &provider, &options, env, &config.hooks, gate, false) {
+    let mcp = start_mcp(context, &config.mcp_servers, env, options.quiet);
+    let agent = match build_agent(
+        context,
+        &provider,
+        &options,
+        env,
+        AgentParts { hooks: &config.hooks, gate, mcp: &mcp },
+        false,
+    ) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };
@@ -279,6 +295,8 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
     let output =
         headless::Options { format, quiet: options.quiet, color, stdout_is_terminal: std::io::stdout().is_terminal() };
     let outcome = headless::run(&agent, conversation, options.mode.unwrap_or_default(), cancel, output);
+    drop(agent);
+    drop(mcp); // ends every MCP session; children are killed after 5 s
     match outcome.stop {
         Stop::Completed => Exit::Ok,
         Stop::Cancelled => Exit::Interrupted,
@@ -287,16 +305,24 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
     }
 }
 
+/// What a run's agent is assembled from besides the provider: the hook commands, the permission
+/// gate and the connected MCP servers.
+struct AgentParts<'a> {
+    hooks: &'a [HookConfig],
+    gate: Arc<dyn Gate>,
+    mcp: &'a mcp::Manager,
+}
+
 /// The agent for a run: provider, tools, permission gate and the system prompt.
 fn build_agent(
     context: &Context,
     provider_config: &ProviderConfig,
     options: &Options,
     env: &Env,
-    hooks: &[HookConfig],
-    gate: Arc<dyn Gate>,
+    parts: AgentParts<'_>,
     interactive: bool,
 ) -> Result<Arc<Agent>, Exit> {
+    let AgentParts { hooks, gate, mcp } = parts;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
     let date = prompt::civil_date(
@@ -313,6 +339,8 @@ fn build_agent(
     let bash_env: Vec<(String, String)> =
         ["PATH", "HOME", "LANG", "TERM"].iter().filter_map(|name| Some((name.to_string(), env.get(name)?))).collect();
     let mut registry = Registry::with_builtins(bash_env);
+    // MCP tools before the task tool, so sub-agents see the read-only ones too.
+    mcp.register_tools(&mut registry);
     let task = TaskTool::new(
         Arc::clone(&provider),
         &registry,
@@ -535,4 +563,103 @@ fn settings_files(home: &Path, root: &Path) -> Vec<(String, PathBuf, bool)> {
 
 fn not_yet(what: &str, machinery: &str) -> Exit {
     Exit::Usage(UsageError(format!("{what}: not yet available in this build ({machinery} is still being built)")))
+}
+
+/// Starts the configured MCP servers (concurrently; failures become warnings, printed here).
+fn start_mcp(context: &Context, servers: &[config::McpServerConfig], env: &Env, quiet: bool) -> mcp::Manager {
+    if servers.is_empty() {
+        return mcp::Manager::default();
+    }
+    let (manager, warnings) = mcp::Manager::start(servers, &mcp_options(context, env, quiet));
+    for warning in warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    manager
+}
+
+/// The outside world as the MCP manager needs it: our environment for the servers, the log
+/// directory, proxies, and where late warnings go.
+fn mcp_options(context: &Context, env: &Env, quiet: bool) -> mcp::StartOptions {
+    mcp::StartOptions {
+        spawn: mcp::SpawnEnv {
+            host_env: env.pairs().collect(),
+            cwd: context.root.clone(),
+            log_dir: Some(context.home.join("logs")),
+        },
+        net: NetEnv::from_vars(env.pairs()),
+        warn: Arc::new(move |warning: Warning| {
+            if !quiet {
+                eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+            }
+        }),
+    }
+}
+
+/// An ad-hoc Streamable HTTP server given on the command line.
+fn url_server(url: &str) -> config::McpServerConfig {
+    config::McpServerConfig {
+        name: "url".to_string(),
+        transport: config::McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },
+        timeout_s: None,
+        source: "command line".to_string(),
+    }
+}
+
+/// `mewcode mcp list`: connect, print, shut down. Exit 1 when a server failed.
+fn run_mcp_list(context: &Context, options: &Options, env: &Env, json: bool, url: Option<&str>) -> Exit {
+    let (config, warnings) = match context.load_config(options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let servers = match url {
+        Some(url) => vec![url_server(url)],
+        None => config.mcp_servers,
+    };
+    if mcp_cli::list(&servers, &mcp_options(context, env, false), json) { Exit::Ok } else { Exit::Failed }
+}
+
+/// `mewcode mcp call SERVER|URL TOOL [JSON]`: connect that one server, call, print the result.
+/// Exit 1 when the tool reported an error or the call failed.
+fn run_mcp_call(
+    context: &Context,
+    options: &Options,
+    env: &Env,
+    (target, tool, input): (&str, &str, Option<&str>),
+) -> Exit {
+    let (config, warnings) = match context.load_config(options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let arguments = match mcp::tool::parse_arguments(input.unwrap_or("")) {
+        Ok(arguments) => arguments,
+        Err(message) => return Exit::Usage(UsageError(format!("mcp call: {message}"))),
+    };
+    let server = if target.contains("://") {
+        url_server(target)
+    } else {
+        match config.mcp_servers.iter().find(|server| server.name == target) {
+            Some(server) => server.clone(),
+            None => {
+                let known: Vec<&str> = config.mcp_servers.iter().map(|server| server.name.as_str()).collect();
+                let known = if known.is_empty() { "none configured".to_string() } else { known.join(", ") };
+                return Exit::Usage(UsageError(format!("mcp call: no MCP server named {target:?} ({known})")));
+            }
+        }
+    };
+    let tool = tool.strip_prefix(&format!("mcp__{}__", server.name)).unwrap_or(tool);
+    let cancel = CancelToken::new();
+    install_interrupt_handler(&cancel);
+    let stdout_is_terminal = std::io::stdout().is_terminal();
+    match mcp_cli::call(&server, tool, arguments, &mcp_options(context, env, false), &cancel, stdout_is_terminal) {
+        mcp_cli::CallOutcome::Done => Exit::Ok,
+        mcp_cli::CallOutcome::ToolError => Exit::Failed,
+        mcp_cli::CallOutcome::Interrupted => Exit::Interrupted,
+        mcp_cli::CallOutcome::Failed(message) => Exit::Runtime(message),
+    }
 }

@@ -18,6 +18,7 @@ pub mod warning;
 pub mod config;
 pub mod hooks;
 pub mod llm;
+pub mod mcp;
 pub mod permission;
 pub mod tools;
 // L3 agent
@@ -25,6 +26,7 @@ pub mod agent;
 // L4 front ends
 pub mod doctor;
 pub mod headless;
+pub mod mcp_cli;
 // L5 wiring
 pub mod app;
 pub mod cli;

@@ -21,7 +21,7 @@ pub mod provider;
 pub mod retry;
 pub mod stream;
 #[cfg(test)]
-mod test_server;
+pub(crate) mod test_server;
 
 pub use error::LlmError;
 

@@ -8,6 +8,7 @@ mod agent;
 mod cli;
 mod harness;
 mod hooks;
+mod mcp;
 mod permissions;
 mod print;
 mod tidy;

@@ -3,6 +3,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod fake_model;
+pub mod mcp_servers;
 pub mod project;
 pub mod script;
 pub mod validate;

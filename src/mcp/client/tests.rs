@@ -1,0 +1,151 @@
+//! The lifecycle over a scripted transport: what we send, in order, for each server answer.
+
+use super::*;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Answers requests from a script and records every message and transport call.
+#[derive(Default)]
+struct Scripted {
+    answers: Mutex<VecDeque<Result<Value, McpError>>>,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Transport for Scripted {
+    fn request(
+        &self,
+        _id: u64,
+        _method: &str,
+        message: &str,
+        _timeout: Duration,
+        _deadline: Instant,
+        _cancel: &CancelToken,
+    ) -> Result<Value, McpError> {
+        lock(&self.log).push(message.to_string());
+        lock(&self.answers).pop_front().unwrap_or(Err(McpError::Protocol { message: "script ended".into() }))
+    }
+    fn notify(&self, message: &str) -> Result<(), McpError> {
+        lock(&self.log).push(message.to_string());
+        Ok(())
+    }
+    fn negotiated(&self, protocol_version: &str) {
+        lock(&self.log).push(format!("negotiated {protocol_version}"));
+    }
+    fn reset_session(&self) {
+        lock(&self.log).push("reset".to_string());
+    }
+    fn shutdown(&self, _deadline: Instant) {}
+    fn stderr_head(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+fn client(answers: Vec<Result<Value, McpError>>) -> (Client, Arc<Mutex<Vec<String>>>) {
+    let transport = Scripted { answers: Mutex::new(answers.into()), log: Arc::default() };
+    let log = transport.log.clone();
+    (Client::new(Box::new(transport), Duration::from_secs(5)), log)
+}
+
+fn init_result(version: &str) -> Result<Value, McpError> {
+    Ok(
+        json!({"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "fx", "version": "1.2"}}),
+    )
+}
+
+fn far() -> Instant {
+    Instant::now() + Duration::from_secs(5)
+}
+
+#[test]
+fn initialize_offers_the_latest_version_declares_nothing_and_accepts_an_older_answer() {
+    let (client, log) = client(vec![init_result("2025-06-18")]);
+    let info = client.initialize(far(), &CancelToken::new()).unwrap();
+    assert_eq!(
+        info,
+        SessionInfo { protocol_version: "2025-06-18".into(), server_name: "fx".into(), server_version: "1.2".into() }
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        *lock(&log),
+        vec![
+            format!(
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"mewcode","version":"{version}"}}}}}}"#
+            ),
+            "negotiated 2025-06-18".to_string(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        ]
+    );
+}
+
+#[test]
+fn an_unsupported_version_is_refused_by_name() {
+    for version in ["2025-03-26", "2025-11-25"] {
+        assert!(client(vec![init_result(version)]).0.initialize(far(), &CancelToken::new()).is_ok());
+    }
+    let (client, log) = client(vec![init_result("2024-11-05")]);
+    let err = client.initialize(far(), &CancelToken::new()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "protocol error: the server speaks protocol version \"2024-11-05\"; mewcode supports 2025-11-25, 2025-06-18, 2025-03-26"
+    );
+    assert_eq!(lock(&log).len(), 1, "no initialized notification after a refusal");
+}
+
+#[test]
+fn tools_list_follows_next_cursor_and_reads_hints() {
+    let (client, log) = client(vec![
+        Ok(
+            json!({"tools": [{"name": "a", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}}], "nextCursor": "p2"}),
+        ),
+        Ok(
+            json!({"tools": [{"name": "b", "annotations": {"readOnlyHint": "yes"}}, {"description": "no name"}], "nextCursor": "p3"}),
+        ),
+        Ok(json!({"tools": [{"name": "c", "description": "C", "inputSchema": null}], "nextCursor": ""})),
+    ]);
+    let tools = client.list_tools(far(), &CancelToken::new()).unwrap();
+    let summary: Vec<(&str, bool, &Value)> =
+        tools.iter().map(|tool| (tool.name.as_str(), tool.read_only, &tool.input_schema)).collect();
+    let empty = json!({"type": "object", "properties": {}});
+    assert_eq!(summary, vec![("a", true, &json!({"type": "object"})), ("b", false, &empty), ("c", false, &empty)]);
+    assert_eq!(
+        *lock(&log),
+        vec![
+            r#"{"jsonrpc":"2.0","id":0,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"p2"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"p3"}}"#,
+        ]
+    );
+}
+
+#[test]
+fn a_repeated_cursor_is_an_error_not_a_loop() {
+    let page = Ok(json!({"tools": [], "nextCursor": "same"}));
+    let (client, _) = client(vec![page.clone(), page]);
+    assert!(matches!(client.list_tools(far(), &CancelToken::new()), Err(McpError::Protocol { .. })));
+}
+
+#[test]
+fn an_expired_session_is_reinitialised_once_and_the_call_retried() {
+    let (client, log) =
+        client(vec![Err(McpError::SessionExpired), init_result("2025-11-25"), Ok(json!({"content": []}))]);
+    let result = client.call_tool("echo", json!({"text": "x"}), &CancelToken::new()).unwrap();
+    assert_eq!(result, json!({"content": []}));
+    let log = lock(&log);
+    let kinds: Vec<&str> = log.iter().map(|line| if line.starts_with('{') { "msg" } else { line.as_str() }).collect();
+    assert_eq!(kinds, vec!["msg", "reset", "msg", "negotiated 2025-11-25", "msg", "msg"]);
+    assert!(log[2].contains(r#""method":"initialize""#));
+    assert!(log[5].contains(r#""method":"tools/call""#) && log[5].contains(r#""id":2"#));
+}
+
+#[test]
+fn a_timed_out_call_is_cancelled_on_the_server_but_initialize_never_is() {
+    let timeout = || Err(McpError::Timeout { method: "x".into(), seconds: 1.0 });
+    let (client, log) = client(vec![timeout(), timeout()]);
+    assert!(client.call_tool("slow", json!({}), &CancelToken::new()).is_err());
+    assert_eq!(
+        lock(&log)[1],
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"timed out"}}"#
+    );
+    assert!(client.initialize(far(), &CancelToken::new()).is_err());
+    assert_eq!(lock(&log).len(), 3, "no cancellation for initialize");
+}

@@ -1,0 +1,385 @@
+//! The stdio transport: the server is our child process; one JSON-RPC message per line on its
+//! stdin and stdout; its stderr goes to a per-server log file.
+//!
+//! Invariants:
+//! - The child gets exactly the host environment the caller passes in plus the configured `env`
+//!   (servers are trusted configuration, unlike bash); nothing here reads our own environment.
+//! - Two named threads per server, owned by the transport and joined by `shutdown`: the stdout
+//!   reader (routes responses, answers server requests, logs and skips non-JSON lines; at EOF it
+//!   fails every pending request so a dead server's calls end at once) and the stderr drain (a
+//!   full stderr pipe must never block the server).
+//! - No orphans: `shutdown` closes stdin, waits until the deadline, then kills the child and its
+//!   process group (it is spawned as the leader of its own group, so helpers it starts go too,
+//!   and a Ctrl-C at the terminal reaches mewcode, not the servers). Dropping the transport
+//!   without `shutdown` kills at once.
+
+use super::McpError;
+use super::client::Transport;
+use super::jsonrpc::{Incoming, Pending, parse_incoming, wait};
+use crate::cancel::CancelToken;
+use crate::sync::lock;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How many stderr lines we keep for error reports.
+const STDERR_HEAD_LINES: usize = 10;
+
+/// Where and how to spawn servers: values from the wiring layer.
+#[derive(Clone, Debug, Default)]
+pub struct SpawnEnv {
+    /// The host environment, passed through to every server.
+    pub host_env: Vec<(String, String)>,
+    /// The servers' working directory (the project root).
+    pub cwd: PathBuf,
+    /// Where `mcp-<name>.log` files go (created when missing); None: stderr is only drained.
+    pub log_dir: Option<PathBuf>,
+}
+
+/// A running stdio server.
+pub struct StdioTransport {
+    child: Arc<Mutex<Child>>,
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
+    pending: Arc<Pending>,
+    stderr_head: Arc<Mutex<Vec<String>>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl StdioTransport {
+    /// Starts `command args` for server `name` with the host environment plus `env`.
+    pub fn spawn(
+        name: &str,
+        command: &str,
+        args: &[String],
+        env: &[(String, String)],
+        spawn_env: &SpawnEnv,
+    ) -> Result<StdioTransport, McpError> {
+        let mut process = Command::new(command);
+        process.args(args).env_clear().envs(spawn_env.host_env.iter().cloned()).envs(env.iter().cloned());
+        if spawn_env.cwd.is_dir() {
+            process.current_dir(&spawn_env.cwd);
+        }
+        process.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+        let mut child = process
+            .spawn()
+            .map_err(|err| McpError::Spawn { command: command.to_string(), message: err.to_string() })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(McpError::Spawn { command: command.to_string(), message: "no pipes to the child".to_string() });
+        };
+        let log = open_log(spawn_env.log_dir.as_deref(), name);
+        let transport = StdioTransport {
+            child: Arc::new(Mutex::new(child)),
+            stdin: Arc::new(Mutex::new(Some(stdin))),
+            pending: Arc::new(Pending::default()),
+            stderr_head: Arc::new(Mutex::new(Vec::new())),
+            threads: Mutex::new(Vec::new()),
+        };
+        let reader = {
+            let (pending, stdin, child, log) =
+                (transport.pending.clone(), transport.stdin.clone(), transport.child.clone(), log.clone());
+            std::thread::Builder::new()
+                .name(format!("mcp-{name}-out"))
+                .spawn(move || read_stdout(stdout, &pending, &stdin, &child, &log))
+        };
+        let drain = {
+            let (head, log) = (transport.stderr_head.clone(), log);
+            std::thread::Builder::new().name(format!("mcp-{name}-err")).spawn(move || drain_stderr(stderr, &head, &log))
+        };
+        for thread in [reader, drain] {
+            match thread {
+                Ok(handle) => lock(&transport.threads).push(handle),
+                Err(err) => {
+                    transport.shutdown(Instant::now());
+                    return Err(McpError::Io { message: format!("cannot start a reader thread: {err}") });
+                }
+            }
+        }
+        Ok(transport)
+    }
+
+    /// The child's process id (tests check it is gone after shutdown).
+    pub fn pid(&self) -> u32 {
+        lock(&self.child).id()
+    }
+
+    fn write_line(&self, message: &str) -> Result<(), McpError> {
+        write_line(&self.stdin, message)
+    }
+}
+
+impl Transport for StdioTransport {
+    fn request(
+        &self,
+        id: u64,
+        method: &str,
+        message: &str,
+        timeout: Duration,
+        deadline: Instant,
+        cancel: &CancelToken,
+    ) -> Result<Value, McpError> {
+        let answer_rx = self.pending.register(id)?;
+        if let Err(err) = self.write_line(message) {
+            self.pending.forget(id);
+            // A write fails because the server died; the reader's verdict says how.
+            return Err(self.pending.closed().unwrap_or(err));
+        }
+        let outcome = wait(&answer_rx, method, timeout, deadline, cancel);
+        if outcome.is_err() {
+            self.pending.forget(id);
+        }
+        outcome
+    }
+
+    fn notify(&self, message: &str) -> Result<(), McpError> {
+        self.write_line(message)
+    }
+
+    fn negotiated(&self, _protocol_version: &str) {}
+
+    fn reset_session(&self) {}
+
+    fn shutdown(&self, deadline: Instant) {
+        // Closing stdin is the polite stop: well-behaved servers exit at EOF.
+        lock(&self.stdin).take();
+        loop {
+            // The lock is taken per poll so the reader thread can read the exit status meanwhile.
+            let mut child = lock(&self.child);
+            match child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                Ok(None) => {}
+            }
+            drop(child);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let pid = lock(&self.child).id();
+        kill_group(pid);
+        self.pending.close(McpError::Exited { detail: "mewcode shut it down".to_string() });
+        // Both pipes are closed once the group is gone, so the threads end; a pipe held open by
+        // a process that left the group could keep one alive, which must not hang our exit.
+        let join_by = Instant::now() + Duration::from_secs(1);
+        let threads = std::mem::take(&mut *lock(&self.threads));
+        for thread in threads {
+            while !thread.is_finished() && Instant::now() < join_by {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+            }
+        }
+    }
+
+    fn stderr_head(&self) -> Vec<String> {
+        lock(&self.stderr_head).clone()
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        if !lock(&self.threads).is_empty() {
+            self.shutdown(Instant::now());
+        }
+    }
+}
+
+/// Kills whatever is left of the server's process group; an empty group fails harmlessly.
+fn kill_group(pgid: u32) {
+    let _ = crate::sys::kill_process_group(pgid);
+}
+
+type Log = Arc<Mutex<Option<std::fs::File>>>;
+
+fn open_log(dir: Option<&Path>, name: &str) -> Log {
+    let file = dir.and_then(|dir| {
+        std::fs::create_dir_all(dir).ok()?;
+        std::fs::File::create(dir.join(format!("mcp-{name}.log"))).ok()
+    });
+    Arc::new(Mutex::new(file))
+}
+
+fn log_line(log: &Log, line: &str) {
+    if let Some(file) = lock(log).as_mut() {
+        // The log is a convenience; a full disk must not stop the server.
+        let _ = writeln!(file, "{line}");
+    }
+}
+
+fn write_line(stdin: &Mutex<Option<ChildStdin>>, message: &str) -> Result<(), McpError> {
+    let mut stdin = lock(stdin);
+    let Some(pipe) = stdin.as_mut() else {
+        return Err(McpError::Exited { detail: "its stdin is closed".to_string() });
+    };
+    let mut line = Vec::with_capacity(message.len() + 1);
+    line.extend_from_slice(message.as_bytes());
+    line.push(b'\n');
+    // One write_all per message, so concurrent writers never interleave within a line.
+    pipe.write_all(&line).and_then(|()| pipe.flush()).map_err(|err| McpError::Io { message: err.to_string() })
+}
+
+/// The stdout reader thread's body.
+fn read_stdout(
+    stdout: std::process::ChildStdout,
+    pending: &Pending,
+    stdin: &Mutex<Option<ChildStdin>>,
+    child: &Mutex<Child>,
+    log: &Log,
+) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let messages = match parse_incoming(text) {
+            Ok(messages) => messages,
+            Err(reason) => {
+                log_line(log, &format!("[mewcode] stdout line skipped, {reason}: {}", truncate(text, 200)));
+                continue;
+            }
+        };
+        for message in messages {
+            match message {
+                Incoming::Response { id, outcome } => {
+                    pending.resolve(id, outcome);
+                }
+                Incoming::ServerRequest { reply, .. } => {
+                    if write_line(stdin, &reply).is_err() {
+                        log_line(log, "[mewcode] could not answer a server request (stdin closed)");
+                    }
+                }
+                Incoming::Notification { .. } => {}
+                Incoming::Ignored { reason } => log_line(log, &format!("[mewcode] ignored {reason}")),
+            }
+        }
+    }
+    pending.close(McpError::Exited { detail: exit_detail(child) });
+}
+
+/// How the child ended, waiting briefly for its status after stdout closed.
+fn exit_detail(child: &Mutex<Child>) -> String {
+    let until = Instant::now() + Duration::from_millis(500);
+    loop {
+        match lock(child).try_wait() {
+            Ok(Some(status)) => return format!("it exited with {status}"),
+            Ok(None) if Instant::now() < until => {}
+            Ok(None) | Err(_) => return "it closed its stdout".to_string(),
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The stderr drain thread's body: everything to the log, the first lines kept.
+fn drain_stderr(stderr: std::process::ChildStderr, head: &Mutex<Vec<String>>, log: &Log) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end();
+        log_line(log, text);
+        let mut head = lock(head);
+        if head.len() < STDERR_HEAD_LINES && !text.trim().is_empty() {
+            head.push(truncate(text, 300));
+        }
+    }
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::client::Client;
+
+    fn spawn_sh(script: &str) -> StdioTransport {
+        let env: Vec<(String, String)> = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
+        let spawn_env = SpawnEnv { host_env: env, cwd: std::env::temp_dir(), log_dir: None };
+        StdioTransport::spawn("t", "sh", &["-c".to_string(), script.to_string()], &[], &spawn_env).unwrap()
+    }
+
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+    }
+
+    #[test]
+    fn banner_lines_on_stdout_are_skipped_and_stderr_is_kept() {
+        let answer = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"sh"}}}"#;
+        let transport = spawn_sh(&format!(
+            "echo 'Server v1 ready' ; echo 'oops' >&2 ; read line ; echo '{answer}' ; cat >/dev/null"
+        ));
+        let client = Client::new(Box::new(transport), Duration::from_secs(5));
+        let far = Instant::now() + Duration::from_secs(5);
+        let info = client.initialize(far, &CancelToken::new()).unwrap();
+        assert_eq!(info.protocol_version, "2025-06-18");
+        assert_eq!(client.stderr_head(), vec!["oops".to_string()]);
+        client.shutdown(far);
+    }
+
+    #[test]
+    fn a_server_that_ignores_eof_is_killed_with_its_process_group_at_the_deadline() {
+        let dir = std::env::temp_dir().join(format!("mewcode-stdio-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pid_file = dir.join("helper.pid");
+        // The server ignores TERM and stdin EOF, and starts a helper that would outlive it.
+        let transport = spawn_sh(&format!(
+            "trap '' TERM; sleep 1000 & echo $! > {}; exec 0</dev/null; while :; do sleep 1; done",
+            pid_file.display()
+        ));
+        let server_pid = transport.pid();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let helper_pid = loop {
+            if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|text| text.trim().parse::<u32>().ok())
+            {
+                break pid;
+            }
+            assert!(Instant::now() < deadline, "the helper never started");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let started = Instant::now();
+        transport.shutdown(Instant::now() + Duration::from_millis(300));
+        assert!(started.elapsed() >= Duration::from_millis(300) && started.elapsed() < Duration::from_secs(3));
+        let gone_by = Instant::now() + Duration::from_secs(3);
+        while (alive(server_pid) || alive(helper_pid)) && Instant::now() < gone_by {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!alive(server_pid), "the server survived shutdown");
+        assert!(!alive(helper_pid), "the server's helper survived shutdown");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_missing_command_is_a_spawn_error_naming_it() {
+        let spawn_env = SpawnEnv::default();
+        let err = StdioTransport::spawn("t", "/no/such/server", &[], &[], &spawn_env).err().unwrap();
+        assert!(matches!(&err, McpError::Spawn { command, .. } if command == "/no/such/server"), "{err:?}");
+    }
+}

@@ -1,0 +1,244 @@
+//! `McpTool`: one server tool as a `tools::Tool`, named `mcp__<server>__<tool>`, and the pure
+//! rendering of a `tools/call` result into the text the model reads.
+//!
+//! Invariants: the full name is both the model-facing name and the rule name, and matches
+//! `^[A-Za-z0-9_-]+$` within 64 characters (providers reject anything else), or the tool is not
+//! registered. Read-only only when the server says `readOnlyHint: true`. Every failure (a protocol
+//! error, a timeout, a dead server) becomes an `is_error` output; nothing here panics or stops a
+//! turn. Content the model cannot see (images, audio, binary resources) becomes a one-line
+//! placeholder, and the user is warned once per tool.
+
+use super::client::{Client, ToolInfo};
+use super::{McpError, WarnSink};
+use crate::tools::{Tool, ToolContext, ToolOutput};
+use crate::warning::Warning;
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The longest tool name providers accept (OpenAI's limit).
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// The model-facing name of `tool` on `server`, or why it cannot have one.
+pub fn full_name(server: &str, tool: &str) -> Result<String, String> {
+    let name = format!("mcp__{server}__{tool}");
+    if !name.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-') {
+        return Err(format!("tool name {name:?} has characters other than letters, digits, _ and -"));
+    }
+    if name.len() > MAX_NAME_CHARS {
+        return Err(format!("tool name {name:?} is longer than {MAX_NAME_CHARS} characters"));
+    }
+    Ok(name)
+}
+
+/// One MCP tool, callable by the agent.
+pub struct McpTool {
+    name: String,
+    server: String,
+    info: ToolInfo,
+    client: Arc<Client>,
+    warn: WarnSink,
+    warned: AtomicBool,
+}
+
+impl McpTool {
+    /// The tool `info` of `server`, reached through `client`; `name` comes from `full_name`.
+    pub fn new(name: String, server: &str, info: ToolInfo, client: Arc<Client>, warn: WarnSink) -> McpTool {
+        McpTool { name, server: server.to_string(), info, client, warn, warned: AtomicBool::new(false) }
+    }
+
+    /// The server's own name for the tool.
+    pub fn tool_name(&self) -> &str {
+        &self.info.name
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn rule_name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.info.description
+    }
+
+    fn input_schema(&self) -> Value {
+        self.info.input_schema.clone()
+    }
+
+    fn read_only(&self) -> bool {
+        self.info.read_only
+    }
+
+    fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput {
+        let arguments = match parse_arguments(input_json) {
+            Ok(arguments) => arguments,
+            Err(message) => return ToolOutput::error(message),
+        };
+        match self.client.call_tool(&self.info.name, arguments, &ctx.cancel) {
+            Ok(result) => {
+                let rendered = render_result(&result);
+                if rendered.placeholders > 0 && !self.warned.swap(true, Ordering::SeqCst) {
+                    (self.warn)(Warning::new(
+                        format!("mcp server {}", self.server),
+                        format!("{} returned content the model cannot see (shown as placeholders)", self.name),
+                    ));
+                }
+                ToolOutput { content: rendered.text, is_error: rendered.is_error }
+            }
+            Err(err) => ToolOutput::error(call_error(&self.server, &err)),
+        }
+    }
+}
+
+/// The message the model reads when a call fails below the tool.
+pub fn call_error(server: &str, err: &McpError) -> String {
+    format!("mcp server {server}: {err}")
+}
+
+/// The model's input as the `arguments` object (empty input means no arguments).
+pub fn parse_arguments(input_json: &str) -> Result<Value, String> {
+    if input_json.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    match serde_json::from_str::<Value>(input_json) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(Value::Null) => Ok(Value::Object(serde_json::Map::new())),
+        Ok(_) => Err("the input must be a JSON object".to_string()),
+        Err(err) => Err(format!("the input is not valid JSON: {err}")),
+    }
+}
+
+/// A `tools/call` result made readable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub text: String,
+    pub is_error: bool,
+    /// How many blocks became placeholders.
+    pub placeholders: usize,
+}
+
+/// Text blocks joined with newlines; `structuredContent` as JSON when there is no text;
+/// images, audio and binary resources as `[image: image/png, 12 KB]`; embedded text resources
+/// with their URI; `isError` kept.
+pub fn render_result(result: &Value) -> Rendered {
+    let mut parts = Vec::new();
+    let mut placeholders = 0;
+    let mut has_text = false;
+    for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
+        let field = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("");
+        match field("type") {
+            "text" => {
+                has_text = true;
+                parts.push(field("text").to_string());
+            }
+            kind @ ("image" | "audio") => {
+                placeholders += 1;
+                parts.push(format!("[{kind}: {}, {}]", or_unknown(field("mimeType")), size_of_base64(field("data"))));
+            }
+            "resource_link" => parts.push(format!("[resource link: {}]", field("uri"))),
+            "resource" => {
+                let resource = block.get("resource").unwrap_or(&Value::Null);
+                let text_of = |key: &str| resource.get(key).and_then(Value::as_str);
+                let uri = text_of("uri").unwrap_or("");
+                match (text_of("text"), text_of("blob")) {
+                    (Some(text), _) => {
+                        has_text = true;
+                        parts.push(format!("[resource: {uri}]\n{text}"));
+                    }
+                    (None, blob) => {
+                        placeholders += 1;
+                        let mime = or_unknown(text_of("mimeType").unwrap_or(""));
+                        parts.push(format!("[resource: {uri}, {mime}, {}]", size_of_base64(blob.unwrap_or(""))));
+                    }
+                }
+            }
+            other => parts.push(format!("[{} content]", or_unknown(other))),
+        }
+    }
+    if !has_text && let Some(structured) = result.get("structuredContent").filter(|value| !value.is_null()) {
+        parts.insert(0, structured.to_string());
+    }
+    Rendered { text: parts.join("\n"), is_error: result.get("isError") == Some(&Value::Bool(true)), placeholders }
+}
+
+fn or_unknown(text: &str) -> &str {
+    if text.is_empty() { "unknown" } else { text }
+}
+
+/// The decoded size of base64 `data`, as people read it (`68 B`, `12 KB`, `3.4 MB`).
+fn size_of_base64(data: &str) -> String {
+    let trimmed = data.trim_end_matches('=');
+    let bytes = trimmed.len() * 3 / 4;
+    match bytes {
+        0..1024 => format!("{bytes} B"),
+        1024..1_048_576 => format!("{} KB", (bytes + 512) / 1024),
+        _ => format!("{:.1} MB", bytes as f64 / 1_048_576.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_are_prefixed_and_validated() {
+        assert_eq!(full_name("github", "search_code"), Ok("mcp__github__search_code".to_string()));
+        assert_eq!(full_name("a-b", "x-1"), Ok("mcp__a-b__x-1".to_string()));
+        assert!(full_name("fs", "read.file").unwrap_err().contains("characters other than"));
+        assert!(full_name("fs", "ünïcode").is_err());
+        assert!(full_name("fs", &"x".repeat(60)).unwrap_err().contains("longer than 64"));
+        assert_eq!(full_name("s", &"x".repeat(56)).map(|name| name.len()), Ok(64));
+        assert!(full_name("s", &"x".repeat(57)).is_err());
+    }
+
+    fn check(result: Value, text: &str, is_error: bool, placeholders: usize) {
+        assert_eq!(render_result(&result), Rendered { text: text.to_string(), is_error, placeholders }, "{result}");
+    }
+
+    #[test]
+    fn results_render_as_the_model_reads_them() {
+        check(json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}), "a\nb", false, 0);
+        check(json!({"content": [{"type": "text", "text": "no"}], "isError": true}), "no", true, 0);
+        check(json!({"content": [], "structuredContent": {"matches": 2}}), r#"{"matches":2}"#, false, 0);
+        check(
+            json!({"content": [{"type": "text", "text": "{\"m\":2}"}], "structuredContent": {"m": 2}}),
+            r#"{"m":2}"#,
+            false,
+            0,
+        );
+        let png = "A".repeat(16384);
+        check(
+            json!({"content": [{"type": "image", "data": png, "mimeType": "image/png"}, {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}]}),
+            "[image: image/png, 12 KB]\n[audio: audio/wav, 3 B]",
+            false,
+            2,
+        );
+        check(
+            json!({"content": [
+                {"type": "resource_link", "uri": "file:///a.rs", "name": "a.rs"},
+                {"type": "resource", "resource": {"uri": "file:///b.txt", "text": "hello"}},
+                {"type": "resource", "resource": {"uri": "file:///c.bin", "blob": "AAAA", "mimeType": "application/gzip"}},
+                {"type": "mystery"}
+            ]}),
+            "[resource link: file:///a.rs]\n[resource: file:///b.txt]\nhello\n[resource: file:///c.bin, application/gzip, 3 B]\n[mystery content]",
+            false,
+            1,
+        );
+        check(json!({}), "", false, 0);
+    }
+
+    #[test]
+    fn arguments_must_be_an_object() {
+        assert_eq!(parse_arguments(""), Ok(json!({})));
+        assert_eq!(parse_arguments("null"), Ok(json!({})));
+        assert_eq!(parse_arguments(r#"{"a":1}"#), Ok(json!({"a": 1})));
+        assert!(parse_arguments("[1]").is_err());
+        assert!(parse_arguments("{").unwrap_err().starts_with("the input is not valid JSON"));
+    }
+}

@@ -1,0 +1,373 @@
+//! The MCP client against real servers: the official Python SDK (stdio, Streamable HTTP with SSE
+//! and with JSON responses), the TypeScript reference server (stdio and Streamable HTTP), and
+//! stdlib fixtures that misbehave on purpose. Also `mcp list`, `mcp call`, an end-to-end `-p`
+//! run where the scripted model calls an MCP tool, and no child left behind.
+
+use crate::support::mcp_servers::{
+    HttpServer, everything_available, everything_js, fixture, process_gone, python_sdk_available, read_pid, require,
+};
+use crate::support::{FakeModel, Reply, TestEnv};
+use mewcode::cancel::CancelToken;
+use mewcode::config::{McpServerConfig, McpTransport};
+use mewcode::mcp::{Manager, ServerState, SpawnEnv, StartOptions};
+use mewcode::tools::{Registry, ToolContext, ToolOutput};
+use mewcode::warning::Warning;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn stdio(name: &str, command: &str, args: &[&str], env: &[(&str, &str)], timeout_s: u64) -> McpServerConfig {
+    McpServerConfig {
+        name: name.to_string(),
+        transport: McpTransport::Stdio {
+            command: command.to_string(),
+            args: args.iter().map(|arg| arg.to_string()).collect(),
+            env: env.iter().map(|(key, value)| (key.to_string(), value.to_string())).collect(),
+        },
+        timeout_s: Some(timeout_s),
+        source: "test".to_string(),
+    }
+}
+
+fn http(name: &str, url: &str, timeout_s: u64) -> McpServerConfig {
+    McpServerConfig {
+        name: name.to_string(),
+        transport: McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },
+        timeout_s: Some(timeout_s),
+        source: "test".to_string(),
+    }
+}
+
+struct Started {
+    manager: Manager,
+    registry: Registry,
+    start_warnings: Vec<Warning>,
+    late_warnings: Arc<Mutex<Vec<Warning>>>,
+    elapsed: Duration,
+    ctx: ToolContext,
+}
+
+impl Started {
+    fn call(&self, name: &str, input: &str) -> ToolOutput {
+        self.registry.execute(name, input, &self.ctx)
+    }
+
+    fn state(&self, server: &str) -> ServerState {
+        self.manager.statuses().into_iter().find(|status| status.name == server).unwrap().state
+    }
+
+    fn tool_names(&self, server: &str) -> Vec<String> {
+        match self.state(server) {
+            ServerState::Connected { tools, .. } => tools.into_iter().map(|tool| tool.full_name).collect(),
+            ServerState::Failed { error, stderr } => panic!("{server} failed: {error} {stderr:?}"),
+        }
+    }
+}
+
+fn start(configs: &[McpServerConfig]) -> Started {
+    let late_warnings = Arc::new(Mutex::new(Vec::new()));
+    let sink = late_warnings.clone();
+    let root = std::env::temp_dir();
+    let options = StartOptions {
+        spawn: SpawnEnv { host_env: std::env::vars().collect(), cwd: root.clone(), log_dir: None },
+        net: Default::default(),
+        warn: Arc::new(move |warning| sink.lock().unwrap().push(warning)),
+    };
+    let started_at = Instant::now();
+    let (manager, start_warnings) = Manager::start(configs, &options);
+    let elapsed = started_at.elapsed();
+    let mut registry = Registry::new();
+    manager.register_tools(&mut registry);
+    let ctx = ToolContext::new(root, CancelToken::new());
+    Started { manager, registry, start_warnings, late_warnings, elapsed, ctx }
+}
+
+fn ok(output: ToolOutput) -> String {
+    assert!(!output.is_error, "unexpected error: {}", output.content);
+    output.content
+}
+
+#[test]
+fn python_sdk_server_over_stdio_sse_and_json_http() {
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let sdk = fixture("sdk_server.py");
+    let sdk = sdk.to_str().unwrap();
+    let sse = HttpServer::start("python3", &[sdk, "http", "{port}"], &[]);
+    let json = HttpServer::start("python3", &[sdk, "http", "{port}", "--json"], &[]);
+    let started = start(&[
+        // The SDK takes ~2 s to import; a loaded CI machine must not turn that into a failure.
+        stdio("py", "python3", &[sdk, "stdio"], &[], 20),
+        http("pysse", &sse.url(), 5),
+        http("pyjson", &json.url(), 5),
+    ]);
+    assert_eq!(started.start_warnings, vec![]);
+    for server in ["py", "pysse", "pyjson"] {
+        let tools = started.tool_names(server);
+        // 31 tools arrive in four pages of at most 10: every page was followed.
+        assert_eq!(tools.len(), 31, "{server}: {tools:?}");
+        assert!(
+            matches!(started.state(server), ServerState::Connected { session, .. } if session.protocol_version == "2025-11-25")
+        );
+        let echo = started.registry.get(&format!("mcp__{server}__echo")).unwrap();
+        assert!(echo.read_only() && echo.rule_name() == format!("mcp__{server}__echo"));
+        assert!(!started.registry.get(&format!("mcp__{server}__add")).unwrap().read_only());
+        assert_eq!(ok(started.call(&format!("mcp__{server}__echo"), r#"{"text":"hello"}"#)), "hello");
+        assert_eq!(ok(started.call(&format!("mcp__{server}__add"), r#"{"a":2,"b":40}"#)), "42");
+        let failure = started.call(&format!("mcp__{server}__fail"), r#"{"reason":"disk on fire"}"#);
+        assert!(failure.is_error && failure.content.contains("disk on fire"), "{failure:?}");
+        for _ in 0..2 {
+            assert_eq!(ok(started.call(&format!("mcp__{server}__image"), "{}")), "[image: image/png, 70 B]");
+        }
+    }
+    // One warning per tool that returned an image, however often it did.
+    let warned: Vec<String> = started.late_warnings.lock().unwrap().iter().map(|w| w.source.clone()).collect();
+    assert_eq!(warned, vec!["mcp server py", "mcp server pysse", "mcp server pyjson"]);
+    // The slow tool hits the 5 s timeout over both HTTP modes (stdio timeouts are covered by the
+    // TypeScript server and the isolation test); the calls run side by side.
+    let slow_started = Instant::now();
+    std::thread::scope(|scope| {
+        for server in ["pysse", "pyjson"] {
+            let started = &started;
+            scope.spawn(move || {
+                let output = started.call(&format!("mcp__{server}__slow"), r#"{"seconds":60}"#);
+                assert!(output.is_error && output.content.contains("timed out after 5 s"), "{server}: {output:?}");
+            });
+        }
+    });
+    assert!(slow_started.elapsed() < Duration::from_secs(15), "{:?}", slow_started.elapsed());
+    // The servers are still usable after a timed-out call.
+    assert_eq!(ok(started.call("mcp__pysse__echo", r#"{"text":"still here"}"#)), "still here");
+}
+
+#[test]
+fn typescript_everything_server_over_stdio_and_http() {
+    if !require(everything_available(), "@modelcontextprotocol/server-everything") {
+        return;
+    }
+    let js = everything_js();
+    let js = js.to_str().unwrap();
+    let server = HttpServer::start("node", &[js, "streamableHttp"], &[("PORT", "{port}".to_string())]);
+    let started = start(&[stdio("ts", "node", &[js, "stdio"], &[], 5), http("tshttp", &server.url(), 5)]);
+    assert_eq!(started.start_warnings, vec![]);
+    for name in ["ts", "tshttp"] {
+        let tools = started.tool_names(name);
+        assert!(tools.contains(&format!("mcp__{name}__get-sum")), "{tools:?}");
+        assert_eq!(ok(started.call(&format!("mcp__{name}__echo"), r#"{"message":"hi"}"#)), "Echo: hi");
+        assert_eq!(ok(started.call(&format!("mcp__{name}__get-sum"), r#"{"a":2,"b":3}"#)), "The sum of 2 and 3 is 5.");
+        let image = ok(started.call(&format!("mcp__{name}__get-tiny-image"), "{}"));
+        assert!(image.contains("\n[image: image/png, ") && image.contains(" KB]\n"), "{image}");
+        let invalid = started.call(&format!("mcp__{name}__get-sum"), r#"{"a":"two"}"#);
+        assert!(invalid.is_error, "{invalid:?}");
+        let structured = ok(started.call(&format!("mcp__{name}__get-structured-content"), r#"{"location":"Chicago"}"#));
+        assert!(structured.contains("temperature"), "{structured}");
+    }
+    std::thread::scope(|scope| {
+        for name in ["ts", "tshttp"] {
+            let started = &started;
+            scope.spawn(move || {
+                let input = r#"{"duration":60,"steps":3}"#;
+                let output = started.call(&format!("mcp__{name}__trigger-long-running-operation"), input);
+                assert!(output.is_error && output.content.contains("timed out after 5 s"), "{name}: {output:?}");
+            });
+        }
+    });
+}
+
+#[test]
+fn failing_servers_are_isolated_and_startup_takes_the_slowest_budget_not_the_sum() {
+    let raw = fixture("raw_server.py");
+    let raw = raw.to_str().unwrap();
+    let dir = crate::support::TempDir::new("mcp-isolation");
+    let pid_file = |name: &str| dir.path().join(format!("{name}.pid"));
+    let pid_env = |name: &str| pid_file(name).to_str().unwrap().to_string();
+    let (good, quitter, garbage, hang) = (pid_env("good"), pid_env("quitter"), pid_env("garbage"), pid_env("hang"));
+    let started = start(&[
+        stdio("good", "python3", &[raw, "ok"], &[("MCP_PID_FILE", &good)], 2),
+        stdio("missing", "/nonexistent/mcp-server", &[], &[], 2),
+        stdio("garbage", "python3", &[raw, "garbage"], &[("MCP_PID_FILE", &garbage)], 2),
+        stdio("hang", "python3", &[raw, "hang"], &[("MCP_PID_FILE", &hang)], 2),
+        stdio("quitter", "python3", &[raw, "exit-after-list"], &[("MCP_PID_FILE", &quitter)], 2),
+    ]);
+    // Two servers burn their whole 2 s budget: side by side that is ~2 s, in sequence it would be 4+.
+    assert!(
+        started.elapsed >= Duration::from_secs(2) && started.elapsed < Duration::from_millis(3800),
+        "{:?}",
+        started.elapsed
+    );
+    let failures: Vec<(String, String)> = started
+        .manager
+        .statuses()
+        .into_iter()
+        .filter_map(|status| match status.state {
+            ServerState::Failed { error, .. } => Some((status.name, error)),
+            ServerState::Connected { .. } => None,
+        })
+        .collect();
+    assert_eq!(failures.len(), 3, "{failures:?}");
+    assert!(failures[0].0 == "garbage" && failures[0].1.contains("initialize timed out after 2 s"), "{failures:?}");
+    assert!(failures[1].0 == "hang" && failures[1].1.contains("initialize timed out"));
+    assert!(failures[2].0 == "missing" && failures[2].1.contains("cannot start \"/nonexistent/mcp-server\""));
+    let warned: Vec<&str> = started.start_warnings.iter().map(|warning| warning.source.as_str()).collect();
+    assert_eq!(warned, vec!["mcp server garbage", "mcp server hang", "mcp server missing"]);
+    if let ServerState::Failed { stderr, .. } = started.state("hang") {
+        assert_eq!(stderr, vec!["raw_server starting in mode hang"]);
+    }
+    // The failed servers were stopped at once.
+    for name in ["garbage", "hang"] {
+        assert!(process_gone(read_pid(&pid_file(name)), Duration::from_secs(5)), "{name} still running");
+    }
+    // A server that dies mid-session fails its calls cleanly; the good one carries on.
+    assert_eq!(ok(started.call("mcp__good__echo", r#"{"text":"one"}"#)), "one");
+    let died = started.call("mcp__quitter__echo", r#"{"text":"x"}"#);
+    assert!(died.is_error && died.content.starts_with("mcp server quitter: the server is not running"), "{died:?}");
+    let again = started.call("mcp__quitter__echo", r#"{"text":"x"}"#);
+    assert!(again.is_error && again.content.contains("not running"), "{again:?}");
+    assert_eq!(ok(started.call("mcp__good__echo", r#"{"text":"two"}"#)), "two");
+    let good_pid = read_pid(&pid_file("good"));
+    let Started { mut manager, registry, .. } = started;
+    drop(registry);
+    let shutdown_started = Instant::now();
+    manager.shutdown();
+    assert!(shutdown_started.elapsed() < Duration::from_secs(5));
+    assert!(process_gone(good_pid, Duration::from_secs(2)), "the good server outlived shutdown");
+    assert!(process_gone(read_pid(&pid_file("quitter")), Duration::from_secs(2)));
+}
+
+fn config_with(servers: &str) -> String {
+    format!("mcp_servers:\n{servers}")
+}
+
+#[test]
+fn mcp_list_prints_status_tools_and_the_stderr_of_a_failed_server() {
+    let env = TestEnv::new("mcp-list");
+    let raw = fixture("raw_server.py");
+    let raw = raw.display();
+    env.write_home(
+        "config.yaml",
+        &config_with(&format!(
+            "  good: {{type: stdio, command: python3, args: [\"{raw}\", ok]}}\n  stuck: {{type: stdio, command: python3, args: [\"{raw}\", hang], timeout_s: 1}}\n"
+        )),
+    );
+    let run = env.run(&["mcp", "list"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains(": connected, protocol 2025-11-25, server raw 1, 1 tool\n  mcp__good__echo  read-only  Echo.\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("stuck (stdio: python3 "), "{}", run.stdout);
+    assert!(run.stdout.contains(": failed: initialize timed out after 1 s"), "{}", run.stdout);
+    assert!(run.stdout.contains("  stderr: raw_server starting in mode hang\n"), "{}", run.stdout);
+    let run = env.run(&["mcp", "list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(listed["servers"][0]["tools"][0]["name"], "mcp__good__echo");
+    assert_eq!(listed["servers"][0]["tools"][0]["read_only"], true);
+    assert_eq!(listed["servers"][1]["status"], "failed");
+    assert!(env.home.join("logs/mcp-stuck.log").is_file());
+}
+
+#[test]
+fn an_untrusted_project_server_is_not_started_without_trust() {
+    let env = TestEnv::new("mcp-untrusted");
+    let raw = fixture("raw_server.py");
+    let pid_file = env.dir.path().join("server.pid");
+    env.write(
+        ".mewcode.yaml",
+        &config_with(&format!(
+            "  proj: {{type: stdio, command: python3, args: [\"{}\", ok], env: {{MCP_PID_FILE: \"{}\"}}}}\n",
+            raw.display(),
+            pid_file.display()
+        )),
+    );
+    let run = env.run(&["mcp", "list"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("no MCP servers configured"), "{}", run.stdout);
+    assert!(!pid_file.exists(), "an untrusted project's server ran");
+    let run = env.run(&["mcp", "list", "--trust"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("mcp__proj__echo"), "{}", run.stdout);
+}
+
+#[test]
+fn mcp_call_sends_the_authorization_header_from_config() {
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let sdk = fixture("sdk_server.py");
+    let server = HttpServer::start(
+        "python3",
+        &[sdk.to_str().unwrap(), "http", "{port}", "--token-env", "SERVER_TOKEN"],
+        &[("SERVER_TOKEN", "tok-123".to_string())],
+    );
+    let mut env = TestEnv::new("mcp-auth");
+    env.write_home(
+        "config.yaml",
+        &config_with(&format!(
+            "  docs: {{type: http, url: \"{}\", headers: {{Authorization: \"Bearer ${{DOCS_TOKEN}}\"}}}}\n",
+            server.url()
+        )),
+    );
+    let denied = env.run(&["mcp", "call", "docs", "echo", r#"{"text":"x"}"#]);
+    assert_eq!(denied.code, 1);
+    assert!(denied.stderr.contains("HTTP 401: the server needs credentials"), "{}", denied.stderr);
+    env.vars.push(("DOCS_TOKEN".to_string(), "tok-123".to_string()));
+    let run = env.run(&["mcp", "call", "docs", "mcp__docs__echo", r#"{"text":"let me in"}"#]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "let me in\n"), "{}", run.stderr);
+    let failed = env.run(&["mcp", "call", "docs", "fail", r#"{"reason":"nope"}"#]);
+    assert_eq!((failed.code, failed.stdout.ends_with(": nope\n")), (1, true), "{}", failed.stdout);
+    let unknown = env.run(&["mcp", "call", "nodocs", "echo"]);
+    assert_eq!(unknown.code, 2);
+    assert!(unknown.stderr.contains("no MCP server named \"nodocs\" (docs)"), "{}", unknown.stderr);
+}
+
+/// An Anthropic stream whose only content is a call of `mcp__raw__echo`.
+const TOOL_USE: &str = "event: message_start\n\
+data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n\
+event: content_block_start\n\
+data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_mcp1\",\"name\":\"mcp__raw__echo\",\"input\":{}}}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"text\\\":\\\"ping-42\\\"}\"}}\n\n\
+event: content_block_stop\n\
+data: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
+event: message_delta\n\
+data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":12}}\n\n\
+event: message_stop\n\
+data: {\"type\":\"message_stop\"}\n\n";
+
+#[test]
+fn the_model_calls_an_mcp_tool_end_to_end_and_no_server_is_left_running() {
+    let model = FakeModel::start();
+    model.push(Reply::sse(TOOL_USE));
+    model.push(Reply::fixture("anthropic-text.sse"));
+    let env = TestEnv::new("mcp-e2e");
+    let raw = fixture("raw_server.py");
+    let pid_file = env.dir.path().join("raw.pid");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: m, api_key: k, base_url: \"{}\"}}\n\
+             mcp_servers:\n  raw: {{type: stdio, command: python3, args: [\"{}\", ok], env: {{MCP_PID_FILE: \"{}\"}}}}\n",
+            model.url(),
+            raw.display(),
+            pid_file.display()
+        ),
+    );
+    let run = env.run(&["-p", "echo ping-42 through the MCP server"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("Olá!"), "{}", run.stdout);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    let first = requests[0].json.as_ref().unwrap();
+    let tools: Vec<&str> =
+        first["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+    assert!(tools.contains(&"mcp__raw__echo"), "{tools:?}");
+    let second = requests[1].json.as_ref().unwrap();
+    let result = &second["messages"][2]["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["tool_use_id"], "toolu_mcp1");
+    assert!(result["content"].to_string().contains("ping-42"), "{result}");
+    assert_ne!(result["is_error"], true, "{result}");
+    assert!(process_gone(read_pid(&pid_file), Duration::from_secs(2)), "the MCP server outlived mewcode");
+}
