@@ -15,6 +15,7 @@ use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
 use crate::llm::provider;
 use crate::msg::{Message, System};
+use crate::repl;
 use crate::text::neutralize;
 use crate::tools::Registry;
 use crate::warning::Warning;
@@ -179,12 +180,12 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
         Ok(provider) => provider,
         Err(exit) => return exit,
     };
+    let Some(prompt_source) = options.prompt.clone() else {
+        return run_repl(context, provider, &config, warnings, &options, env);
+    };
     for warning in &warnings {
         eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
     }
-    let Some(prompt_source) = options.prompt.clone() else {
-        return not_yet("the interactive REPL", "the REPL");
-    };
     let prompt = match prompt_source {
         PromptSource::Arg(text) => text,
         PromptSource::Stdin => {
@@ -219,6 +220,61 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
         Stop::Cancelled => Exit::Interrupted,
         Stop::IterationLimit | Stop::UnknownTools => Exit::Limit,
         Stop::Failed => Exit::Failed,
+    }
+}
+
+/// The interactive REPL (stdin is a terminal: piped stdin became `-p -` above). Warnings go into
+/// its banner.
+fn run_repl(
+    context: &Context,
+    provider: ProviderConfig,
+    config: &Config,
+    warnings: Vec<Warning>,
+    options: &Options,
+    env: &Env,
+) -> Exit {
+    let agent = match build_agent(context, &provider, options, env, true) {
+        Ok(agent) => agent,
+        Err(exit) => return exit,
+    };
+    let stdout_is_terminal = std::io::stdout().is_terminal();
+    let color = stdout_is_terminal && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
+    let editor = match repl::LineEditor::open(context.home.join("history"), color) {
+        Ok(editor) => editor,
+        Err(message) => return Exit::Runtime(message),
+    };
+    // Only now: opening the editor replaces the SIGINT handler, and ours must be the one that
+    // runs while a turn streams (at the prompt, Ctrl-C is a key the editor reads itself).
+    let interrupts = repl::Interrupts::new();
+    install_repl_interrupt_handler(&interrupts);
+    let connect: repl::Connect = Box::new(|provider| {
+        build_agent(context, provider, options, env, true)
+            .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
+    });
+    let setup = repl::Setup {
+        version: env!("CARGO_PKG_VERSION"),
+        root: context.root.clone(),
+        providers: config.providers.clone(),
+        provider,
+        agent,
+        mode: options.mode.unwrap_or_default(),
+        warnings,
+        color,
+        animate: stdout_is_terminal,
+        connect,
+    };
+    match repl::run(editor, setup, interrupts) {
+        repl::Outcome::Exited => Exit::Ok,
+        repl::Outcome::Interrupted => Exit::Interrupted,
+        repl::Outcome::Failed(message) => Exit::Runtime(message),
+    }
+}
+
+/// REPL Ctrl-C: only counts the press; the REPL cancels the turn or reads it as a key.
+fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
+    let interrupts = interrupts.clone();
+    if let Err(err) = ctrlc::set_handler(move || interrupts.press()) {
+        eprintln!("mewcode: warning: Ctrl-C will not cancel turns: {err}");
     }
 }
 

@@ -4,6 +4,7 @@
 // L0 leaves
 pub mod cancel;
 pub mod sse;
+pub mod sys;
 pub mod text;
 // L1 vocabulary
 pub mod mode;
@@ -18,6 +19,7 @@ pub mod agent;
 // L4 front ends
 pub mod doctor;
 pub mod headless;
+pub mod repl;
 // L5 wiring
 pub mod app;
 pub mod cli;
