@@ -77,6 +77,7 @@ impl LineEditor {
             .map_err(|err| err.to_string())?
             .history_ignore_space(true)
             .completion_type(CompletionType::List)
+            .completion_show_all_if_ambiguous(true)
             // Always call the highlighter: it draws the live mode in the status line (and adds
             // colour only when `color` is set).
             .color_mode(ColorMode::Forced)

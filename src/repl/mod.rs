@@ -195,7 +195,10 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
                 width: editor.width(),
                 interrupts: &interrupts,
             };
-            match run_turn(&mut session, &prompt, &context) {
+            let end = run_turn(&mut session, &prompt, &context);
+            // A blank line between the answer and the next status line.
+            say("");
+            match end {
                 TurnEnd::Quit => return Outcome::Interrupted,
                 TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools) if ask_continue(&setup, &interrupts) => {
                     prompt = CONTINUE_PROMPT.to_string();

@@ -7,4 +7,5 @@ mod support;
 mod cli;
 mod harness;
 mod print;
+mod repl;
 mod tidy;

@@ -4,6 +4,7 @@
 
 pub mod fake_model;
 pub mod project;
+pub mod tmux;
 pub mod validate;
 
 pub use fake_model::{FakeModel, RecordedRequest, Reply};
