@@ -281,9 +281,14 @@ fn ctrl_d_and_a_double_ctrl_c_at_an_empty_prompt_exit_cleanly() {
     tmux.wait_for("[exited 0]");
     let tmux = start(&env, &[]);
     tmux.type_text("some text");
+    tmux.wait_for("› some text");
+    // Ctrl-C on a line with text only clears it; wait for the fresh prompt before each press
+    // (a press between two prompts is a signal the REPL does not count as a key).
     tmux.keys(&["C-c"]);
+    tmux.wait_for_prompt();
     tmux.keys(&["C-c"]);
     tmux.wait_for("(Ctrl-C again or Ctrl-D to exit)");
+    tmux.wait_for_prompt();
     tmux.keys(&["C-c"]);
     tmux.wait_for("[exited 0]");
     // The terminal is usable afterwards: the shell echoes what is typed.
