@@ -151,7 +151,7 @@ impl<W: Write> Renderer<W> {
         self.settle(now)?;
         let void = if self.shown_text { "; the partial answer above is void" } else { "" };
         let line = format!("⟲ connection lost ({}), retrying ({attempt}/{RESTART_BUDGET}){void}", neutralize(reason));
-        self.line(&paint(self.color, YELLOW, &line))?;
+        self.wrapped_line(YELLOW, &line)?;
         self.shown_text = false;
         self.start_spinner("reconnecting", now);
         self.out.flush()
@@ -181,7 +181,7 @@ impl<W: Write> Renderer<W> {
         self.line(&format!("{bullet} {}  {time}", neutralize(call.trim_end())))?;
         if !result.is_empty() {
             let result = format!("  ⎿ {}", neutralize(result));
-            self.line(&paint(self.color, if is_error { RED } else { DIM }, &result))?;
+            self.wrapped_line(if is_error { RED } else { DIM }, &result)?;
         }
         if let Some(tool) = self.tools.first() {
             let label = if self.tools.len() == 1 {
@@ -197,14 +197,14 @@ impl<W: Write> Renderer<W> {
     /// Something the user should know, dimmed.
     pub fn notice(&mut self, text: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
-        self.line(&paint(self.color, DIM, &format!("· {}", neutralize(text))))?;
+        self.wrapped_line(DIM, &format!("· {}", neutralize(text)))?;
         self.out.flush()
     }
 
     /// A failure, in red.
     pub fn error(&mut self, text: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
-        self.line(&paint(self.color, RED, &format!("✗ error: {}", neutralize(text))))?;
+        self.wrapped_line(RED, &format!("✗ error: {}", neutralize(text)))?;
         self.out.flush()
     }
 
@@ -305,6 +305,22 @@ impl<W: Write> Renderer<W> {
     fn line(&mut self, text: &str) -> io::Result<()> {
         self.end_line()?;
         writeln!(self.out, "{text}")
+    }
+
+    /// Writes a line of our own (already neutralised) in one colour, word-wrapped like text.
+    fn wrapped_line(&mut self, code: &str, text: &str) -> io::Result<()> {
+        self.end_line()?;
+        if self.color {
+            write!(self.out, "\x1b[{code}m")?;
+        }
+        for c in text.chars() {
+            self.push_char(c)?;
+        }
+        self.flush_word()?;
+        if self.color {
+            self.out.write_all(b"\x1b[0m")?;
+        }
+        self.end_line()
     }
 
     fn push_char(&mut self, c: char) -> io::Result<()> {

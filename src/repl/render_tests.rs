@@ -95,7 +95,7 @@ fn restart_marks_the_partial_answer_void_and_notices_and_errors_get_their_own_li
     renderer.done(Stop::Cancelled, now).unwrap();
     assert_eq!(
         output(renderer),
-        "Half an ans\n⟲ connection lost (connection reset), retrying (1/3); the partial answer above is void\n\
+        "Half an ans\n⟲ connection lost (connection reset), retrying (1/3); the partial answer above\nis void\n\
          Whole answer.\n· stopped: reached the limit\n✗ error: boom\n(cancelled)\n"
     );
 }

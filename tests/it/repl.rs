@@ -296,3 +296,26 @@ fn ctrl_d_and_a_double_ctrl_c_at_an_empty_prompt_exit_cleanly() {
     tmux.wait_for("echo still-echoing");
     assert!(model.requests().is_empty());
 }
+
+#[test]
+fn a_restarted_stream_says_so_and_voids_the_partial_answer() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("vllm-error-after-200.sse"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = TestEnv::new("repl-restart");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: openai, model: test-model, api_key: k, base_url: \"{}/v1\"}}\n",
+            model.url()
+        ),
+    );
+    let tmux = start(&env, &[]);
+    tmux.type_text("hi");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Olá!");
+    assert!(screen.contains("⟲ connection lost ("), "{screen}");
+    // The engine's attempt number: the failed attempt was the first, so this is attempt 2.
+    assert!(screen.replace('\n', "").contains("retrying (2/3); the partial answer above is void"), "{screen}");
+    assert!(screen.contains("Here is\n⟲"), "the partial text stays visible above the mark:\n{screen}");
+}
