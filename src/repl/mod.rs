@@ -144,6 +144,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
     };
     print_banner(&setup, &session);
     let mut last_interrupt: Option<Instant> = None;
+    let mut seen_presses = interrupts.count();
     loop {
         let figures = StatusFigures {
             provider: session.provider.name.clone(),
@@ -152,7 +153,15 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             context_window: context_window(&session.provider),
             session: session.usage,
         };
-        let line = match editor.read(figures) {
+        // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
+        // as a signal; it counts as one pressed at an empty prompt.
+        let input = if interrupts.count() == seen_presses {
+            editor.read(figures)
+        } else {
+            Input::Interrupted { had_text: false }
+        };
+        seen_presses = interrupts.count();
+        let line = match input {
             Input::Line(line) => line,
             Input::Interrupted { had_text } => {
                 let now = Instant::now();
@@ -208,6 +217,8 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
                 ) => break,
             }
         }
+        // Presses during the turn (or the continue question) were theirs to handle.
+        seen_presses = interrupts.count();
     }
 }
 
