@@ -20,6 +20,7 @@ use crate::mcp_cli;
 use crate::msg::{Message, System};
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::store;
+use crate::repl;
 use crate::text::neutralize;
 use crate::tools::Registry;
 use crate::warning::Warning;
@@ -185,6 +186,26 @@ impl Context {
         })
     }
 
+    /// What the project's own files would enable once trusted (empty when trusted already or
+    /// when it brings nothing): its config entries and its settings' allow rules.
+    fn untrusted_items(&self, config: &Config, options: &Options) -> Vec<String> {
+        if self.project_trusted(options) {
+            return Vec::new();
+        }
+        let mut items = config.untrusted_project.clone();
+        for (level, path) in store::settings_paths(&self.root, &self.home) {
+            let vouched = match level {
+                Level::User => true,
+                Level::Project => false,
+                Level::Local => config::trust::local_settings_vouched(&self.home, &self.root),
+            };
+            if let (false, Ok(texts)) = (vouched, store::load_rule_texts(&path)) {
+                items.extend(texts.allow.iter().map(|rule| format!("allow rule {rule} ({})", level.as_str())));
+            }
+        }
+        items
+    }
+
     /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
     /// project file only when the project is trusted, and of the local file when trusted or when
     /// mewcode itself wrote it (a clone may ship one). A malformed deny rule stops start-up.
@@ -243,7 +264,7 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
         Err(exit) => return exit,
     };
     let Some(prompt_source) = options.prompt.clone() else {
-        return not_yet("the interactive REPL", "the REPL");
+        return run_repl(context, provider, &config, warnings, &options, env);
     };
     let prompt = match prompt_source {
         PromptSource::Arg(text) => text,
@@ -311,6 +332,94 @@ struct AgentParts<'a> {
     hooks: &'a [HookConfig],
     gate: Arc<dyn Gate>,
     mcp: &'a mcp::Manager,
+}
+
+/// The interactive REPL (stdin is a terminal: piped stdin became `-p -` above). Asks the trust
+/// question when the project brings its own config, then wires permissions, MCP and hooks like
+/// `-p` does. Warnings go into its banner.
+fn run_repl(
+    context: &Context,
+    provider: ProviderConfig,
+    config: &Config,
+    mut warnings: Vec<Warning>,
+    options: &Options,
+    env: &Env,
+) -> Exit {
+    let stdout_is_terminal = std::io::stdout().is_terminal();
+    let color = stdout_is_terminal && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
+    let editor = match repl::LineEditor::open(context.home.join("history"), color) {
+        Ok(editor) => editor,
+        Err(message) => return Exit::Runtime(message),
+    };
+    // Only now: opening the editor replaces the SIGINT handler, and ours must be the one that
+    // runs while a turn streams (at the prompt, Ctrl-C is a key the editor reads itself).
+    let interrupts = repl::Interrupts::new();
+    install_repl_interrupt_handler(&interrupts);
+    let mut trusted_now = None;
+    let untrusted = context.untrusted_items(config, options);
+    if !untrusted.is_empty() && repl::ask_trust(&context.root, &untrusted, color, &interrupts) {
+        if let Err(message) = config::trust::save_trust(&context.home, &context.root) {
+            warnings.push(Warning::new("trust", format!("could not remember the answer: {message}")));
+        }
+        // Reload with the project's config applied: its providers, servers and hooks.
+        let reloaded = context.load_config(options, env).map_err(Exit::from).and_then(|(config, mut fresh)| {
+            let provider = choose_provider(&config, options, env, &mut fresh)?;
+            Ok((config, provider, fresh))
+        });
+        match reloaded {
+            Ok(loaded) => trusted_now = Some(loaded),
+            Err(exit) => return exit,
+        }
+    }
+    let (config, provider, mut warnings) = match trusted_now {
+        Some((config, provider, fresh)) => (config, provider, fresh),
+        None => (config.clone(), provider, warnings),
+    };
+    let rules = match context.load_permissions(options, &mut warnings) {
+        Ok(rules) => rules,
+        Err(exit) => return exit,
+    };
+    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(
+        context.root.clone(),
+        env.get("HOME").map(PathBuf::from),
+        context.home.clone(),
+        rules,
+    ));
+    let mcp = start_mcp(context, &config.mcp_servers, env, true);
+    let connect: repl::Connect = Box::new(|provider| {
+        let parts = AgentParts { hooks: &config.hooks, gate: Arc::clone(&gate), mcp: &mcp };
+        build_agent(context, provider, options, env, parts, true)
+            .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
+    });
+    let agent = match connect(&provider) {
+        Ok(agent) => agent,
+        Err(message) => return Exit::Config(message),
+    };
+    let setup = repl::Setup {
+        version: env!("CARGO_PKG_VERSION"),
+        root: context.root.clone(),
+        providers: config.providers.clone(),
+        provider,
+        agent,
+        mode: options.mode.unwrap_or_default(),
+        warnings,
+        color,
+        animate: stdout_is_terminal,
+        connect,
+    };
+    match repl::run(editor, setup, interrupts) {
+        repl::Outcome::Exited => Exit::Ok,
+        repl::Outcome::Interrupted => Exit::Interrupted,
+        repl::Outcome::Failed(message) => Exit::Runtime(message),
+    }
+}
+
+/// REPL Ctrl-C: only counts the press; the REPL cancels the turn or reads it as a key.
+fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
+    let interrupts = interrupts.clone();
+    if let Err(err) = ctrlc::set_handler(move || interrupts.press()) {
+        eprintln!("mewcode: warning: Ctrl-C will not cancel turns: {err}");
+    }
 }
 
 /// The agent for a run: provider, tools, permission gate and the system prompt.

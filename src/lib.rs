@@ -27,6 +27,7 @@ pub mod agent;
 pub mod doctor;
 pub mod headless;
 pub mod mcp_cli;
+pub mod repl;
 // L5 wiring
 pub mod app;
 pub mod cli;

@@ -11,4 +11,6 @@ mod hooks;
 mod mcp;
 mod permissions;
 mod print;
+mod repl;
+mod repl_edits;
 mod tidy;

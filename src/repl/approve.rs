@@ -1,0 +1,222 @@
+//! The approval prompt of SPEC §5 layer 5: what the call wants to do (for `write_file` and
+//! `edit_file` a unified diff of the change, computed in memory from the file on disk), why the
+//! engine asks, and `[y] yes once  [a] always  [n] no` answered with a single key.
+//!
+//! Invariant: the default is no — any key but `y`/`a`, Ctrl-C, or a closed terminal denies.
+//! Everything shown comes from the model or the disk and is neutralised, with invisible and
+//! bidi characters spelled out, and is never truncated (a hidden tail could hide a payload).
+//! Previews read files but never write them; the edit itself is the tool's job.
+
+use super::Interrupts;
+use super::diff::unified_diff;
+use super::render::{BOLD, CYAN, DIM, GREEN, RED, YELLOW, paint};
+use super::terminal::{Key, read_key};
+use crate::agent::{Approval, ApprovalRequest};
+use crate::text::neutralize;
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+
+/// Files larger than this are not read for a preview.
+const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
+/// Context lines around each change.
+const DIFF_CONTEXT: usize = 3;
+
+/// Shows the request on `out`, waits for one key and returns the answer (echoed).
+pub fn ask(
+    request: &ApprovalRequest,
+    root: &Path,
+    color: bool,
+    interrupts: &Interrupts,
+    out: &mut impl Write,
+) -> Approval {
+    let preview = load_edit_preview(root, &request.call.name, &request.call.input);
+    let text = render_request(request, preview.as_deref(), color);
+    if write!(out, "{text}").and_then(|()| out.flush()).is_err() {
+        return Approval::Deny;
+    }
+    let answer = parse_answer(read_key(interrupts));
+    let echo = match answer {
+        Approval::Once => paint(color, GREEN, "yes, once"),
+        Approval::Always => paint(color, GREEN, "yes, always"),
+        Approval::Deny => paint(color, RED, "no"),
+    };
+    let _ = writeln!(out, "{echo}").and_then(|()| out.flush());
+    answer
+}
+
+/// `y` → once, `a` → always, anything else (including Enter, Esc, Ctrl-C) → no.
+pub fn parse_answer(key: Key) -> Approval {
+    match key {
+        Key::Byte(b'y' | b'Y') => Approval::Once,
+        Key::Byte(b'a' | b'A') => Approval::Always,
+        Key::Byte(_) | Key::Interrupted | Key::Closed => Approval::Deny,
+    }
+}
+
+/// The whole prompt, ending with the key legend (no newline: the answer is echoed after it).
+pub fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool) -> String {
+    let mut text = String::new();
+    let title = format!("⚠ {} needs your approval ({})", request.call.name, request.rule_name);
+    text.push_str(&paint(color, YELLOW, &paint(color, BOLD, &reveal(&title))));
+    text.push('\n');
+    text.push_str(&paint(color, DIM, &reveal(&format!("  reason: {}", request.reason))));
+    text.push('\n');
+    let hidden: &[&str] = if preview.is_some() { &["old_string", "new_string", "content"] } else { &[] };
+    text.push_str(&reveal(&render_arguments(&request.call.input, hidden)));
+    if let Some(diff) = preview {
+        for line in diff.lines() {
+            let code = match line.as_bytes().first() {
+                _ if line.starts_with("+++") || line.starts_with("---") => BOLD,
+                Some(b'+') => GREEN,
+                Some(b'-') => RED,
+                Some(b'@') => CYAN,
+                Some(_) | None => "",
+            };
+            // A CRLF file's lines keep their `\r`; it is a line ending, not content to show.
+            let shown = reveal(line.strip_suffix('\r').unwrap_or(line));
+            text.push_str(&if code.is_empty() { shown } else { paint(color, code, &shown) });
+            text.push('\n');
+        }
+    }
+    text.push_str(&paint(color, BOLD, "[y] yes once  [a] always  [n] no"));
+    text.push_str(" › ");
+    text
+}
+
+/// The call's arguments, one `  key: value` per line; multi-line strings follow on indented
+/// lines. Keys in `hidden` are left out (the diff shows them better). Input that is not a JSON
+/// object is shown as it is.
+pub fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
+    let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(input_json) else {
+        return format!("  input: {input_json}\n");
+    };
+    let mut text = String::new();
+    for (key, value) in fields.iter().filter(|(key, _)| !hidden.contains(&key.as_str())) {
+        match value {
+            Value::String(string) if string.contains('\n') => {
+                text.push_str(&format!("  {key}:\n"));
+                for line in string.lines() {
+                    text.push_str(&format!("    {line}\n"));
+                }
+            }
+            Value::String(string) => text.push_str(&format!("  {key}: {string}\n")),
+            other => text.push_str(&format!("  {key}: {other}\n")),
+        }
+    }
+    text
+}
+
+/// What is on disk at the path a write or edit targets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileState {
+    Missing,
+    Text(String),
+    /// Unreadable, not UTF-8, a directory or too large: why.
+    Unreadable(String),
+}
+
+/// The diff preview of a `write_file` / `edit_file` call against the file on disk (relative
+/// paths resolve against `root`); `None` for other tools or unparsable input.
+pub fn load_edit_preview(root: &Path, tool_name: &str, input_json: &str) -> Option<String> {
+    let path = edit_target(tool_name, input_json)?;
+    let full = if Path::new(&path).is_absolute() { Path::new(&path).to_path_buf() } else { root.join(&path) };
+    let state = match std::fs::metadata(&full) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => FileState::Missing,
+        Err(err) => FileState::Unreadable(err.to_string()),
+        Ok(meta) if meta.is_dir() => FileState::Unreadable("it is a directory".to_string()),
+        Ok(meta) if meta.len() > MAX_PREVIEW_BYTES => FileState::Unreadable("the file is too large to preview".into()),
+        Ok(_) => match std::fs::read(&full).map(String::from_utf8) {
+            Ok(Ok(text)) => FileState::Text(text),
+            Ok(Err(_)) => FileState::Unreadable("the file is not UTF-8 text".to_string()),
+            Err(err) => FileState::Unreadable(err.to_string()),
+        },
+    };
+    render_edit_preview(tool_name, input_json, &state)
+}
+
+/// The path a write or edit call targets.
+fn edit_target(tool_name: &str, input_json: &str) -> Option<String> {
+    if !matches!(tool_name, "write_file" | "edit_file") {
+        return None;
+    }
+    let input: Value = serde_json::from_str(input_json).ok()?;
+    input.get("path").and_then(Value::as_str).map(String::from)
+}
+
+/// The unified diff a `write_file` / `edit_file` call would make to a file in `current` state,
+/// or a one-line note saying why there is none (the edit would fail, nothing changes...).
+/// Mirrors the tools' rules: an empty `old_string` creates or fills an empty file; it must match
+/// exactly once unless `replace_all`; a CRLF file is matched with `\r\n` line endings.
+pub fn render_edit_preview(tool_name: &str, input_json: &str, current: &FileState) -> Option<String> {
+    let path = edit_target(tool_name, input_json)?;
+    let input: Value = serde_json::from_str(input_json).ok()?;
+    let field = |name: &str| input.get(name).and_then(Value::as_str).map(String::from);
+    let (old_label, new_label) = (format!("a/{path}"), format!("b/{path}"));
+    let (before, after) = match (tool_name, current) {
+        (_, FileState::Unreadable(why)) => return Some(format!("(no preview: {why})")),
+        ("write_file", state) => {
+            let before = match state {
+                FileState::Text(text) => text.clone(),
+                FileState::Missing | FileState::Unreadable(_) => String::new(),
+            };
+            (before, field("content")?)
+        }
+        (_, state) => {
+            let (old, new) = (field("old_string")?, field("new_string")?);
+            let replace_all = matches!(input.get("replace_all"), Some(Value::Bool(true)))
+                || input.get("replace_all").and_then(Value::as_str) == Some("true");
+            match (state, old.is_empty()) {
+                (FileState::Missing, true) => (String::new(), new),
+                (FileState::Missing, false) => return Some(format!("(the edit will fail: {path} does not exist)")),
+                (FileState::Text(text), true) if text.is_empty() => (String::new(), new),
+                (FileState::Text(_), true) => {
+                    return Some(format!("(the edit will fail: old_string is empty but {path} has content)"));
+                }
+                (FileState::Text(text), false) => match apply_edit(text, &old, &new, replace_all) {
+                    Ok(after) => (text.clone(), after),
+                    Err(why) => return Some(format!("(the edit will fail: {why})")),
+                },
+                (FileState::Unreadable(_), _) => return None,
+            }
+        }
+    };
+    let old_label = if matches!(current, FileState::Missing) { "/dev/null".to_string() } else { old_label };
+    let diff = unified_diff(&before, &after, &old_label, &new_label, DIFF_CONTEXT);
+    Some(if diff.is_empty() { "(no change: the file already has this content)".to_string() } else { diff })
+}
+
+/// `text` with `old` replaced by `new` once (or everywhere), trying CRLF-converted strings when
+/// the file uses CRLF and the strings as given do not match.
+fn apply_edit(text: &str, old: &str, new: &str, replace_all: bool) -> Result<String, String> {
+    let crlf = (old.replace("\r\n", "\n").replace('\n', "\r\n"), new.replace("\r\n", "\n").replace('\n', "\r\n"));
+    let (old, new) = if !text.contains(old) && text.contains("\r\n") && text.contains(&crlf.0) {
+        (crlf.0.as_str(), crlf.1.as_str())
+    } else {
+        (old, new)
+    };
+    match text.matches(old).count() {
+        0 => Err("old_string is not in the file".to_string()),
+        1 => Ok(text.replacen(old, new, 1)),
+        _ if replace_all => Ok(text.replace(old, new)),
+        count => Err(format!("old_string matches {count} times and replace_all is not set")),
+    }
+}
+
+/// Neutralised text with invisible and line-separator characters spelled out as `\u{..}`, so
+/// an approval cannot be made to read differently from what it does.
+fn reveal(text: &str) -> String {
+    neutralize(text)
+        .chars()
+        .map(|c| match c as u32 {
+            0x00ad | 0x034f | 0x180e | 0x200b..=0x200f | 0x2028 | 0x2029 | 0x2060..=0x2064 | 0xfeff => {
+                format!("\\u{{{:x}}}", c as u32)
+            }
+            _ => c.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "approve_tests.rs"]
+mod tests;

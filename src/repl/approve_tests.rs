@@ -1,0 +1,130 @@
+//! Tests of the approval prompt: edit and write previews against every file state, the answer
+//! keys, and inert rendering of hostile arguments.
+
+use super::*;
+use crate::msg::ToolCall;
+
+fn edit(path: &str, old: &str, new: &str) -> String {
+    serde_json::json!({"path": path, "old_string": old, "new_string": new}).to_string()
+}
+
+fn text(content: &str) -> FileState {
+    FileState::Text(content.to_string())
+}
+
+#[test]
+fn edit_preview_is_a_unified_diff_of_the_change() {
+    let preview = render_edit_preview("edit_file", &edit("src/a.rs", "two", "TWO"), &text("one\ntwo\nthree\n"));
+    assert_eq!(preview.unwrap(), "--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n");
+}
+
+#[test]
+fn edit_preview_says_when_the_edit_would_fail() {
+    let check = |input: &str, state: &FileState, expected: &str| {
+        assert_eq!(render_edit_preview("edit_file", input, state).as_deref(), Some(expected));
+    };
+    check(&edit("f", "zzz", "y"), &text("a\n"), "(the edit will fail: old_string is not in the file)");
+    check(
+        &edit("f", "a", "b"),
+        &text("a a\n"),
+        "(the edit will fail: old_string matches 2 times and replace_all is not set)",
+    );
+    check(&edit("f", "a", "b"), &FileState::Missing, "(the edit will fail: f does not exist)");
+    check(&edit("f", "", "b"), &text("x"), "(the edit will fail: old_string is empty but f has content)");
+    check(&edit("f", "a", "b"), &FileState::Unreadable("it is a directory".into()), "(no preview: it is a directory)");
+}
+
+#[test]
+fn edit_preview_handles_creation_replace_all_and_crlf() {
+    let created = render_edit_preview("edit_file", &edit("new.txt", "", "hello\n"), &FileState::Missing).unwrap();
+    assert_eq!(created, "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n");
+    let all = serde_json::json!({"path": "f", "old_string": "a", "new_string": "b", "replace_all": true}).to_string();
+    assert_eq!(
+        render_edit_preview("edit_file", &all, &text("a\na\n")).unwrap(),
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n-a\n+b\n+b\n"
+    );
+    let crlf = render_edit_preview("edit_file", &edit("f", "x\ny", "x\nz"), &text("x\r\ny\r\n")).unwrap();
+    assert_eq!(crlf, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\r\n-y\r\n+z\r\n");
+}
+
+#[test]
+fn write_preview_diffs_against_the_file_or_nothing() {
+    let input = serde_json::json!({"path": "f", "content": "a\nb\n"}).to_string();
+    assert_eq!(
+        render_edit_preview("write_file", &input, &FileState::Missing).unwrap(),
+        "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+b\n"
+    );
+    assert_eq!(
+        render_edit_preview("write_file", &input, &text("a\n")).unwrap(),
+        "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+b\n"
+    );
+    assert_eq!(
+        render_edit_preview("write_file", &input, &text("a\nb\n")).unwrap(),
+        "(no change: the file already has this content)"
+    );
+    assert_eq!(render_edit_preview("bash", r#"{"command":"ls"}"#, &FileState::Missing), None);
+    assert_eq!(render_edit_preview("edit_file", "not json", &FileState::Missing), None);
+}
+
+#[test]
+fn load_edit_preview_reads_relative_to_the_root() {
+    let root = std::env::temp_dir().join(format!("mewcode-approve-{}", std::process::id()));
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "fn a() {}\n").unwrap();
+    let preview = load_edit_preview(&root, "edit_file", &edit("src/lib.rs", "a()", "b()")).unwrap();
+    assert_eq!(preview, "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-fn a() {}\n+fn b() {}\n");
+    assert_eq!(
+        load_edit_preview(&root, "edit_file", &edit("src", "a", "b")).unwrap(),
+        "(no preview: it is a directory)"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn answers_default_to_no() {
+    assert_eq!(parse_answer(Key::Byte(b'y')), Approval::Once);
+    assert_eq!(parse_answer(Key::Byte(b'A')), Approval::Always);
+    for key in [Key::Byte(b'n'), Key::Byte(b'\r'), Key::Byte(0x1b), Key::Byte(b'x'), Key::Interrupted, Key::Closed] {
+        assert_eq!(parse_answer(key), Approval::Deny, "{key:?}");
+    }
+}
+
+#[test]
+fn the_prompt_shows_everything_inert_and_untruncated() {
+    let (respond, _answers) = crossbeam_channel::bounded(1);
+    let command = format!("echo hi{}\x1b[2K\r[y] yes once\u{200b}; rm -rf ~", " ".repeat(300));
+    let request = ApprovalRequest {
+        call: ToolCall {
+            id: "1".into(),
+            name: "bash".into(),
+            input: serde_json::json!({"command": command}).to_string(),
+        },
+        rule_name: "Bash".into(),
+        reason: "Bash changes things; mode default asks first".into(),
+        respond,
+    };
+    let prompt = render_request(&request, None, false);
+    assert!(!prompt.contains('\x1b') && !prompt.contains('\r'), "{prompt:?}");
+    assert!(prompt.contains("␛[2K^M[y] yes once\\u{200b}; rm -rf ~"), "{prompt}");
+    assert!(
+        prompt
+            .starts_with("⚠ bash needs your approval (Bash)\n  reason: Bash changes things; mode default asks first\n")
+    );
+    assert!(prompt.ends_with("[y] yes once  [a] always  [n] no › "));
+}
+
+#[test]
+fn the_prompt_colours_the_diff_and_hides_the_raw_strings() {
+    let (respond, _answers) = crossbeam_channel::bounded(1);
+    let request = ApprovalRequest {
+        call: ToolCall { id: "1".into(), name: "edit_file".into(), input: edit("f", "a", "b") },
+        rule_name: "Edit".into(),
+        reason: "r".into(),
+        respond,
+    };
+    let prompt = render_request(&request, Some("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"), true);
+    assert!(prompt.contains("  path: f\n"), "{prompt}");
+    assert!(!prompt.contains("old_string"), "{prompt}");
+    assert!(prompt.contains("\x1b[31m-a\x1b[0m\n\x1b[32m+b\x1b[0m\n"), "{prompt:?}");
+    assert_eq!(render_arguments(r#"{"a":"x\ny","n":3}"#, &[]), "  a:\n    x\n    y\n  n: 3\n");
+}

@@ -1,0 +1,166 @@
+//! Slash commands (SPEC §9): parsed purely from the input line, with tab completion.
+//!
+//! Invariant: parsing and completion are pure functions of the text (and the provider names);
+//! nothing here prints or changes state. A line that starts with `/` is always a command, never
+//! sent to the model, so a typo like `/hepl` cannot leak into the conversation.
+
+use crate::mode::Mode;
+
+/// One parsed slash command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Help,
+    /// `/mode` shows the mode; `/mode NAME` sets it.
+    Mode(Option<Mode>),
+    /// `/model` lists providers; `/model PROVIDER[/MODEL]` switches.
+    Model(Option<ModelChoice>),
+    Compact,
+    Resume,
+    Clear,
+    Tools,
+    Mcp,
+    Cost,
+    Exit,
+}
+
+/// The target of `/model`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelChoice {
+    pub provider: String,
+    /// A model id replacing the provider's configured one.
+    pub model: Option<String>,
+}
+
+/// Every command with its one-line help, in `/help` order.
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("/help", "this list"),
+    ("/mode [NAME]", "show or set the permission mode (default, acceptEdits, plan, bypass); Shift-Tab cycles it"),
+    ("/model [PROVIDER[/MODEL]]", "list the configured providers, or switch provider and model"),
+    ("/compact", "summarise the conversation to free context"),
+    ("/resume", "continue an earlier session of this project"),
+    ("/clear", "start a new conversation"),
+    ("/tools", "list the tools the model can use"),
+    ("/mcp", "show the MCP servers and their tools"),
+    ("/cost", "tokens used this session"),
+    ("/exit", "leave mewcode (Ctrl-D does too)"),
+];
+
+/// Parses a line starting with `/`. `Err` carries the message to show.
+pub fn parse_command(line: &str) -> Result<Command, String> {
+    let mut words = line.split_whitespace();
+    let name = words.next().unwrap_or("/");
+    let argument = words.next();
+    if let Some(extra) = words.next() {
+        return Err(format!("{name}: unexpected argument {extra:?}; /help lists the commands"));
+    }
+    let no_argument = |command: Command| match argument {
+        None => Ok(command),
+        Some(argument) => Err(format!("{name} takes no argument (got {argument:?})")),
+    };
+    match name {
+        "/help" | "/?" => no_argument(Command::Help),
+        "/mode" => match argument {
+            None => Ok(Command::Mode(None)),
+            Some(text) => Mode::parse(text).map(|mode| Command::Mode(Some(mode))).ok_or_else(|| {
+                format!("/mode: unknown mode {text:?}; the modes are default, acceptEdits, plan, bypass")
+            }),
+        },
+        "/model" => Ok(Command::Model(argument.map(parse_model_choice))),
+        "/compact" => no_argument(Command::Compact),
+        "/resume" => no_argument(Command::Resume),
+        "/clear" | "/new" => no_argument(Command::Clear),
+        "/tools" => no_argument(Command::Tools),
+        "/mcp" => no_argument(Command::Mcp),
+        "/cost" => no_argument(Command::Cost),
+        "/exit" | "/quit" => no_argument(Command::Exit),
+        other => Err(format!("unknown command {other}; /help lists the commands")),
+    }
+}
+
+/// `PROVIDER` or `PROVIDER/MODEL` (a model id may itself contain `/`, as OpenRouter's do).
+fn parse_model_choice(text: &str) -> ModelChoice {
+    match text.split_once('/') {
+        Some((provider, model)) if !model.is_empty() => {
+            ModelChoice { provider: provider.to_string(), model: Some(model.to_string()) }
+        }
+        Some((provider, _)) => ModelChoice { provider: provider.to_string(), model: None },
+        None => ModelChoice { provider: text.to_string(), model: None },
+    }
+}
+
+/// Completions for the text before the cursor: command names after `/`, mode names after
+/// `/mode `, provider names after `/model `. Returns the byte offset where the replaced word
+/// starts and the candidates.
+pub fn complete(before_cursor: &str, providers: &[String]) -> (usize, Vec<String>) {
+    if !before_cursor.starts_with('/') {
+        return (0, Vec::new());
+    }
+    let Some((command, argument)) = before_cursor.split_once(' ') else {
+        let names = COMMANDS.iter().map(|(usage, _)| usage.split(' ').next().unwrap_or(usage));
+        return (0, names.filter(|name| name.starts_with(before_cursor)).map(String::from).collect());
+    };
+    if argument.contains(' ') {
+        return (0, Vec::new());
+    }
+    let start = command.len() + 1;
+    let options: Vec<String> = match command {
+        "/mode" => ["default", "acceptEdits", "plan", "bypass"].iter().map(|mode| mode.to_string()).collect(),
+        "/model" => providers.to_vec(),
+        _ => Vec::new(),
+    };
+    (start, options.into_iter().filter(|option| option.starts_with(argument)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_command() {
+        let cases: &[(&str, Result<Command, String>)] = &[
+            ("/help", Ok(Command::Help)),
+            ("/mode", Ok(Command::Mode(None))),
+            ("/mode plan", Ok(Command::Mode(Some(Mode::Plan)))),
+            ("/mode  acceptEdits ", Ok(Command::Mode(Some(Mode::AcceptEdits)))),
+            ("/model", Ok(Command::Model(None))),
+            ("/model local", Ok(Command::Model(Some(ModelChoice { provider: "local".into(), model: None })))),
+            (
+                "/model or/meta-llama/llama-3",
+                Ok(Command::Model(Some(ModelChoice {
+                    provider: "or".into(),
+                    model: Some("meta-llama/llama-3".into()),
+                }))),
+            ),
+            ("/compact", Ok(Command::Compact)),
+            ("/resume", Ok(Command::Resume)),
+            ("/clear", Ok(Command::Clear)),
+            ("/tools", Ok(Command::Tools)),
+            ("/mcp", Ok(Command::Mcp)),
+            ("/cost", Ok(Command::Cost)),
+            ("/exit", Ok(Command::Exit)),
+            ("/quit", Ok(Command::Exit)),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(&parse_command(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn rejects_unknown_commands_modes_and_stray_arguments() {
+        assert_eq!(parse_command("/hepl"), Err("unknown command /hepl; /help lists the commands".into()));
+        assert!(parse_command("/mode turbo").unwrap_err().contains("unknown mode \"turbo\""));
+        assert!(parse_command("/exit now").unwrap_err().contains("takes no argument"));
+        assert!(parse_command("/model a b").unwrap_err().contains("unexpected argument"));
+    }
+
+    #[test]
+    fn completes_names_modes_and_providers() {
+        let providers = vec!["claude".to_string(), "local".to_string()];
+        assert_eq!(complete("/m", &providers), (0, vec!["/mode".into(), "/model".into(), "/mcp".into()]));
+        assert_eq!(complete("/he", &providers), (0, vec!["/help".into()]));
+        assert_eq!(complete("/mode a", &providers), (6, vec!["acceptEdits".into()]));
+        assert_eq!(complete("/model ", &providers), (7, providers.clone()));
+        assert_eq!(complete("hello /m", &providers), (0, vec![]));
+        assert_eq!(complete("/mode a b", &providers), (0, vec![]));
+    }
+}

@@ -1,0 +1,250 @@
+//! The line editor: rustyline with persistent history, slash-command completion, multi-line
+//! input (a trailing `\` or Alt-Enter), Shift-Tab mode cycling and the status line as the first
+//! line of the prompt.
+//!
+//! Invariant: rustyline stays in this file. The status line is part of the prompt, and the
+//! prompt given to rustyline always has the same width as what `highlight_prompt` draws (the mode
+//! is padded), so a mode change repaints in place instead of printing a new prompt below.
+
+use super::commands;
+use super::render::{DIM, Status, paint, render_status};
+use crate::agent::lock;
+use crate::mode::Mode;
+use crate::msg::Usage;
+use rustyline::completion::Completer;
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::FileHistory;
+use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::{
+    Cmd, ColorMode, CompletionType, ConditionalEventHandler, Config, Context, Editor, Event, EventContext,
+    EventHandler, KeyCode, KeyEvent, Modifiers, RepeatCount,
+};
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// What the user did at the prompt.
+#[derive(Debug)]
+pub enum Input {
+    /// A complete input (continuation backslashes already removed).
+    Line(String),
+    /// Ctrl-C; `had_text` says whether the line had something on it (which is now discarded).
+    Interrupted { had_text: bool },
+    /// Ctrl-D on an empty line, or stdin closed.
+    Eof,
+    /// The terminal failed.
+    Failed(String),
+}
+
+/// The figures of the status line that do not change while the prompt is shown.
+#[derive(Clone, Debug, Default)]
+pub struct StatusFigures {
+    pub provider: String,
+    pub model: String,
+    pub context_used: u64,
+    pub context_window: u64,
+    pub session: Usage,
+}
+
+/// State shared between the prompt's key handlers and the REPL loop.
+struct Shared {
+    mode: Mode,
+    figures: StatusFigures,
+    width: usize,
+    color: bool,
+    /// Set by the Ctrl-C handler: the line had text when Ctrl-C was pressed.
+    interrupted_with_text: bool,
+    providers: Vec<String>,
+}
+
+/// The rustyline editor and its shared state.
+pub struct LineEditor {
+    editor: Editor<Helper, FileHistory>,
+    shared: Arc<Mutex<Shared>>,
+    history: PathBuf,
+}
+
+impl LineEditor {
+    /// Opens the terminal and loads the history at `history` (missing is fine). Opening the
+    /// terminal installs rustyline's own SIGINT handler, so an interrupt handler of ours must be
+    /// installed after this call.
+    pub fn open(history: PathBuf, color: bool) -> Result<LineEditor, String> {
+        let config = Config::builder()
+            .auto_add_history(false)
+            .max_history_size(2000)
+            .map_err(|err| err.to_string())?
+            .history_ignore_space(true)
+            .completion_type(CompletionType::List)
+            .completion_show_all_if_ambiguous(true)
+            // Always call the highlighter: it draws the live mode in the status line (and adds
+            // colour only when `color` is set).
+            .color_mode(ColorMode::Forced)
+            .build();
+        let mut editor: Editor<Helper, FileHistory> =
+            Editor::with_config(config).map_err(|err| format!("cannot open the terminal: {err}"))?;
+        let shared = Arc::new(Mutex::new(Shared {
+            mode: Mode::Default,
+            figures: StatusFigures::default(),
+            width: 80,
+            color,
+            interrupted_with_text: false,
+            providers: Vec::new(),
+        }));
+        editor.set_helper(Some(Helper { shared: Arc::clone(&shared) }));
+        let cycle = CycleMode { shared: Arc::clone(&shared) };
+        editor.bind_sequence(KeyEvent(KeyCode::BackTab, Modifiers::NONE), EventHandler::Conditional(Box::new(cycle)));
+        editor.bind_sequence(KeyEvent(KeyCode::Enter, Modifiers::ALT), EventHandler::Simple(Cmd::Newline));
+        let interrupt = RecordInterrupt { shared: Arc::clone(&shared) };
+        editor.bind_sequence(KeyEvent::ctrl('C'), EventHandler::Conditional(Box::new(interrupt)));
+        if let Some(parent) = history.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        // A missing or unreadable history only means starting without one.
+        let _ = editor.load_history(&history);
+        Ok(LineEditor { editor, shared, history })
+    }
+
+    /// Terminal width in columns (80 when unknown).
+    pub fn width(&mut self) -> usize {
+        usize::from(self.editor.dimensions().map_or(80, |(columns, _)| columns)).max(20)
+    }
+
+    /// The provider names `/model` completes.
+    pub fn set_providers(&mut self, providers: Vec<String>) {
+        lock(&self.shared).providers = providers;
+    }
+
+    /// The mode as the prompt's Shift-Tab left it.
+    pub fn mode(&self) -> Mode {
+        lock(&self.shared).mode
+    }
+
+    pub fn set_mode(&self, mode: Mode) {
+        lock(&self.shared).mode = mode;
+    }
+
+    /// Shows the status line and the prompt and reads one input.
+    pub fn read(&mut self, figures: StatusFigures) -> Input {
+        let width = self.width();
+        let prompt = {
+            let mut shared = lock(&self.shared);
+            shared.figures = figures;
+            shared.width = width;
+            shared.interrupted_with_text = false;
+            prompt_text(&shared)
+        };
+        match self.editor.readline(&prompt) {
+            Ok(line) => Input::Line(join_continuations(&line)),
+            Err(ReadlineError::Interrupted) => {
+                Input::Interrupted { had_text: lock(&self.shared).interrupted_with_text }
+            }
+            Err(ReadlineError::Eof) => Input::Eof,
+            Err(err) => Input::Failed(err.to_string()),
+        }
+    }
+
+    /// Adds an input to the history and appends it to the history file at once (a crash keeps it).
+    pub fn remember(&mut self, line: &str) {
+        if self.editor.add_history_entry(line).unwrap_or(false) {
+            let _ = self.editor.append_history(&self.history);
+        }
+    }
+}
+
+/// The plain prompt: the status line, then `› ` on the next line.
+fn prompt_text(shared: &Shared) -> String {
+    let figures = &shared.figures;
+    let status = Status {
+        provider: &figures.provider,
+        model: &figures.model,
+        mode: shared.mode,
+        context_used: figures.context_used,
+        context_window: figures.context_window,
+        session: figures.session,
+    };
+    format!("{}\n› ", render_status(&status, shared.width))
+}
+
+/// Removes the backslash of each `\`-newline continuation; the newline stays.
+pub fn join_continuations(line: &str) -> String {
+    line.replace("\\\n", "\n")
+}
+
+struct Helper {
+    shared: Arc<Mutex<Shared>>,
+}
+
+impl rustyline::Helper for Helper {}
+
+impl Completer for Helper {
+    type Candidate = String;
+
+    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
+        let providers = lock(&self.shared).providers.clone();
+        Ok(commands::complete(&line[..pos], &providers))
+    }
+}
+
+impl Hinter for Helper {
+    type Hint = String;
+}
+
+impl Highlighter for Helper {
+    fn highlight_prompt<'b, 's: 'b, 'p: 'b>(&'s self, prompt: &'p str, default: bool) -> Cow<'b, str> {
+        if !default {
+            return Cow::Borrowed(prompt);
+        }
+        // Same text as `prompt` but with the current mode (same width), dimmed when coloured.
+        let shared = lock(&self.shared);
+        let text = prompt_text(&shared);
+        match text.split_once('\n') {
+            Some((status, rest)) if shared.color => Cow::Owned(format!("{}\n{rest}", paint(true, DIM, status))),
+            Some(_) | None => Cow::Owned(text),
+        }
+    }
+}
+
+impl Validator for Helper {
+    /// A trailing backslash continues the input on a new line.
+    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
+        if ctx.input().ends_with('\\') { Ok(ValidationResult::Incomplete) } else { Ok(ValidationResult::Valid(None)) }
+    }
+}
+
+/// Shift-Tab: the next mode, shown by repainting the prompt.
+struct CycleMode {
+    shared: Arc<Mutex<Shared>>,
+}
+
+impl ConditionalEventHandler for CycleMode {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, _: &EventContext) -> Option<Cmd> {
+        let mut shared = lock(&self.shared);
+        shared.mode = shared.mode.next();
+        Some(Cmd::Repaint)
+    }
+}
+
+/// Ctrl-C: remembers whether the line had text, then interrupts as usual.
+struct RecordInterrupt {
+    shared: Arc<Mutex<Shared>>,
+}
+
+impl ConditionalEventHandler for RecordInterrupt {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        lock(&self.shared).interrupted_with_text = !ctx.line().is_empty();
+        Some(Cmd::Interrupt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continuations_lose_their_backslash_but_keep_the_newline() {
+        assert_eq!(join_continuations("one\\\ntwo\\\nthree"), "one\ntwo\nthree");
+        assert_eq!(join_continuations("a \\ b"), "a \\ b");
+    }
+}

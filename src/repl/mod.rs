@@ -1,0 +1,402 @@
+//! The interactive front end (SPEC §9): a banner, then a loop of status line + prompt, slash
+//! commands, and turns rendered as they stream.
+//!
+//! Invariant: one `Conversation` per session (until `/clear`); the agent is only driven through
+//! `Agent::run` and its events (`turn.rs`). The REPL never installs signal handlers itself:
+//! `app.rs` installs Ctrl-C handling after `LineEditor::open` and hands in the `Interrupts`
+//! counter it bumps. Decisions (what a Ctrl-C at the prompt means, what a command does) are pure
+//! functions; this file wires them to the terminal.
+#![allow(clippy::print_stdout)]
+
+pub mod approve;
+pub mod commands;
+pub mod diff;
+mod editor;
+pub mod render;
+mod terminal;
+mod turn;
+
+use crate::agent::{Agent, Conversation, Stop};
+use crate::config::ProviderConfig;
+use crate::mode::Mode;
+use crate::msg::{History, Usage};
+use crate::text::neutralize;
+use crate::warning::Warning;
+use commands::{COMMANDS, Command, ModelChoice, parse_command};
+pub use editor::LineEditor;
+use editor::{Input, StatusFigures};
+use render::{BOLD, DIM, RED, YELLOW, human_count, paint};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use terminal::{Key, read_key};
+use turn::{TurnContext, TurnEnd, run_turn};
+
+/// Ctrl-C presses, counted by the signal handler `app.rs` installs and polled by the REPL.
+#[derive(Clone, Debug, Default)]
+pub struct Interrupts {
+    presses: Arc<AtomicU64>,
+}
+
+impl Interrupts {
+    pub fn new() -> Interrupts {
+        Interrupts::default()
+    }
+
+    /// Called from the signal handler: one more press. Only an atomic add, nothing else.
+    pub fn press(&self) {
+        self.presses.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Presses so far; a change since the last look means "interrupt".
+    pub fn count(&self) -> u64 {
+        self.presses.load(Ordering::SeqCst)
+    }
+}
+
+/// Builds an agent for a provider (app.rs's wiring), for `/model`.
+pub type Connect<'a> = Box<dyn Fn(&ProviderConfig) -> Result<Arc<Agent>, String> + 'a>;
+
+/// Everything the REPL starts with.
+pub struct Setup<'a> {
+    pub version: &'static str,
+    /// The project root (approval previews read files relative to it).
+    pub root: PathBuf,
+    /// Every configured provider, for `/model`.
+    pub providers: Vec<ProviderConfig>,
+    /// The provider in use and its agent.
+    pub provider: ProviderConfig,
+    pub agent: Arc<Agent>,
+    pub mode: Mode,
+    pub warnings: Vec<Warning>,
+    /// Colour escapes allowed (stdout is a TTY, NO_COLOR unset).
+    pub color: bool,
+    /// Stdout is a TTY (spinner).
+    pub animate: bool,
+    pub connect: Connect<'a>,
+}
+
+/// How the REPL ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// `/exit`, Ctrl-D or a double Ctrl-C at the prompt.
+    Exited,
+    /// Ctrl-C twice during a turn.
+    Interrupted,
+    /// The terminal failed.
+    Failed(String),
+}
+
+/// The state of one session: provider, agent, conversation, mode and token accounting.
+pub struct Session {
+    pub provider: ProviderConfig,
+    pub agent: Arc<Agent>,
+    pub conversation: Conversation,
+    pub mode: Mode,
+    /// Everything used this session.
+    pub usage: Usage,
+    /// The last response's prompt + output: how full the context window is.
+    pub context_used: u64,
+}
+
+/// What a Ctrl-C at the prompt means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptInterrupt {
+    /// The line had text: it is dropped, nothing else.
+    ClearLine,
+    /// First press on an empty line: say how to leave.
+    Warn,
+    /// Second press within `EXIT_WINDOW`.
+    Exit,
+}
+
+/// How close two Ctrl-C presses at an empty prompt must be to exit.
+pub const EXIT_WINDOW: Duration = Duration::from_secs(2);
+
+/// Decides what a Ctrl-C at the prompt does, given the previous empty-line press.
+pub fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Instant) -> PromptInterrupt {
+    match (had_text, previous) {
+        (true, _) => PromptInterrupt::ClearLine,
+        (false, Some(previous)) if now.duration_since(previous) <= EXIT_WINDOW => PromptInterrupt::Exit,
+        (false, Some(_) | None) => PromptInterrupt::Warn,
+    }
+}
+
+/// What the user is asked after the iteration cap or the unknown-tool stop.
+const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
+
+/// Runs the REPL until the user leaves.
+pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outcome {
+    let mut providers = setup.providers.clone();
+    if !providers.iter().any(|provider| provider.name == setup.provider.name) {
+        providers.push(setup.provider.clone());
+    }
+    editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
+    editor.set_mode(setup.mode);
+    let mut session = Session {
+        provider: setup.provider.clone(),
+        agent: Arc::clone(&setup.agent),
+        conversation: Arc::new(Mutex::new(History::new())),
+        mode: setup.mode,
+        usage: Usage::default(),
+        context_used: 0,
+    };
+    print_banner(&setup, &session);
+    let mut last_interrupt: Option<Instant> = None;
+    let mut seen_presses = interrupts.count();
+    loop {
+        let figures = StatusFigures {
+            provider: session.provider.name.clone(),
+            model: session.provider.model.clone(),
+            context_used: session.context_used,
+            context_window: context_window(&session.provider),
+            session: session.usage,
+        };
+        // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
+        // as a signal; it counts as one pressed at an empty prompt.
+        let input = if interrupts.count() == seen_presses {
+            editor.read(figures)
+        } else {
+            Input::Interrupted { had_text: false }
+        };
+        seen_presses = interrupts.count();
+        let line = match input {
+            Input::Line(line) => line,
+            Input::Interrupted { had_text } => {
+                let now = Instant::now();
+                match plan_prompt_interrupt(had_text, last_interrupt, now) {
+                    PromptInterrupt::ClearLine => {}
+                    PromptInterrupt::Warn => {
+                        say(&paint(setup.color, DIM, "(Ctrl-C again or Ctrl-D to exit)"));
+                        last_interrupt = Some(now);
+                    }
+                    PromptInterrupt::Exit => return Outcome::Exited,
+                }
+                continue;
+            }
+            Input::Eof => return Outcome::Exited,
+            Input::Failed(message) => return Outcome::Failed(message),
+        };
+        last_interrupt = None;
+        // Shift-Tab at the prompt changed the editor's mode; it is the session's from now on.
+        session.mode = editor.mode();
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        editor.remember(&line);
+        if trimmed.starts_with('/') {
+            match parse_command(trimmed) {
+                Ok(Command::Exit) => return Outcome::Exited,
+                Ok(command) => run_command(command, &mut session, &setup, &providers),
+                Err(message) => say(&paint(setup.color, RED, &message)),
+            }
+            editor.set_mode(session.mode);
+            continue;
+        }
+        let mut prompt = line.trim_end().to_string();
+        loop {
+            let context = TurnContext {
+                root: &setup.root,
+                color: setup.color,
+                animate: setup.animate,
+                width: editor.width(),
+                interrupts: &interrupts,
+            };
+            let end = run_turn(&mut session, &prompt, &context);
+            // A blank line between the answer and the next status line.
+            say("");
+            match end {
+                TurnEnd::Quit => return Outcome::Interrupted,
+                TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools) if ask_continue(&setup, &interrupts) => {
+                    prompt = CONTINUE_PROMPT.to_string();
+                }
+                TurnEnd::Stopped(
+                    Stop::Completed | Stop::Cancelled | Stop::Failed | Stop::IterationLimit | Stop::UnknownTools,
+                ) => break,
+            }
+        }
+        // Presses during the turn (or the continue question) were theirs to handle.
+        seen_presses = interrupts.count();
+    }
+}
+
+/// The trust gate's question (SPEC §1.2): what the project's own config would enable, then
+/// `[y/N]`, one key, default no. Everything listed comes from the repository and is neutralised.
+pub fn ask_trust(root: &std::path::Path, items: &[String], color: bool, interrupts: &Interrupts) -> bool {
+    println!(
+        "{}",
+        paint(
+            color,
+            YELLOW,
+            &format!("This project ({}) has its own mewcode config:", neutralize(&root.display().to_string()))
+        )
+    );
+    for item in items {
+        println!("  - {}", neutralize(item));
+    }
+    println!("{}", paint(color, DIM, "Trusting it lets these run and apply here; deny rules apply either way."));
+    print!("{} ", paint(color, BOLD, "trust this project? [y/N]"));
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
+    say(if yes { "yes (remembered until these files change)" } else { "no (its config is ignored)" });
+    yes
+}
+
+/// `continue? [y/N]`, one key, default no.
+fn ask_continue(setup: &Setup, interrupts: &Interrupts) -> bool {
+    print!("{} ", paint(setup.color, BOLD, "continue? [y/N]"));
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
+    say(if yes { "yes" } else { "no" });
+    yes
+}
+
+fn print_banner(setup: &Setup, session: &Session) {
+    let title = format!(
+        "mewcode {} · {} · {} · mode {}",
+        setup.version,
+        neutralize(&session.provider.name),
+        neutralize(&session.provider.model),
+        session.mode
+    );
+    say(&paint(setup.color, BOLD, &title));
+    say(&paint(setup.color, DIM, "/help for commands · Shift-Tab cycles the mode · Ctrl-C cancels · Ctrl-D exits"));
+    for warning in &setup.warnings {
+        say(&paint(setup.color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string()))));
+    }
+}
+
+fn run_command(command: Command, session: &mut Session, setup: &Setup, providers: &[ProviderConfig]) {
+    let color = setup.color;
+    match command {
+        Command::Help => {
+            for (usage, help) in COMMANDS {
+                say(&format!("  {usage:<28} {help}"));
+            }
+            say(&paint(
+                color,
+                DIM,
+                "  keys: Shift-Tab cycles the mode · `\\` at the end of a line or Alt-Enter continues it",
+            ));
+            say(&paint(color, DIM, "        Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits"));
+        }
+        Command::Mode(None) => say(&format!("mode: {}", session.mode)),
+        Command::Mode(Some(mode)) => {
+            session.mode = mode;
+            say(&format!("mode: {mode}"));
+        }
+        Command::Model(None) => {
+            for provider in providers {
+                let current = if provider.name == session.provider.name { "*" } else { " " };
+                let window = human_count(context_window(provider));
+                say(&neutralize(&format!(
+                    "{current} {:<12} {:<10} {}  (context {window})",
+                    provider.name,
+                    provider.protocol.as_str(),
+                    if provider.name == session.provider.name { &session.provider.model } else { &provider.model },
+                )));
+            }
+            say(&paint(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL"));
+        }
+        Command::Model(Some(choice)) => switch_model(&choice, session, setup, providers),
+        Command::Compact => say(&not_yet("/compact", "context management (compaction)")),
+        Command::Resume => say(&not_yet("/resume", "session storage")),
+        Command::Mcp => say(&not_yet("/mcp", "the MCP client")),
+        Command::Clear => {
+            session.conversation = Arc::new(Mutex::new(History::new()));
+            session.context_used = 0;
+            say(&paint(color, DIM, "(new conversation)"));
+        }
+        Command::Tools => {
+            for definition in session.agent.registry.definitions() {
+                let summary = definition.description.split(". ").next().unwrap_or("").trim_end_matches('.');
+                say(&neutralize(&format!("  {:<12} {summary}", definition.name)));
+            }
+        }
+        Command::Cost => {
+            let usage = session.usage;
+            let prompt_tokens = usage.input_tokens + usage.cache_write + usage.cache_read;
+            let hit_rate = (usage.cache_read * 100).checked_div(prompt_tokens).unwrap_or(0);
+            say(&format!(
+                "this session: {} input · {} output · {} cache write · {} cache read ({hit_rate}% of prompt tokens from cache)",
+                usage.input_tokens, usage.output_tokens, usage.cache_write, usage.cache_read
+            ));
+        }
+        Command::Exit => {}
+    }
+}
+
+/// `/model PROVIDER[/MODEL]`: a new agent on that provider; the conversation carries over.
+fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, providers: &[ProviderConfig]) {
+    let Some(provider) = providers.iter().find(|provider| provider.name == choice.provider) else {
+        let names: Vec<&str> = providers.iter().map(|provider| provider.name.as_str()).collect();
+        say(&paint(
+            setup.color,
+            RED,
+            &neutralize(&format!("/model: no provider named {:?} (configured: {})", choice.provider, names.join(", "))),
+        ));
+        return;
+    };
+    let mut provider = provider.clone();
+    if let Some(model) = &choice.model {
+        provider.model = model.clone();
+    }
+    match (setup.connect)(&provider) {
+        Ok(agent) => {
+            session.agent = agent;
+            say(&neutralize(&format!(
+                "now using {} · {} (context window {})",
+                provider.name,
+                provider.model,
+                human_count(context_window(&provider))
+            )));
+            session.provider = provider;
+        }
+        Err(message) => say(&paint(setup.color, RED, &neutralize(&format!("/model: {message}")))),
+    }
+}
+
+/// The provider's context window (the protocol default when the config says 0).
+fn context_window(provider: &ProviderConfig) -> u64 {
+    if provider.context_window == 0 { provider.protocol.default_context_window() } else { provider.context_window }
+}
+
+fn not_yet(command: &str, machinery: &str) -> String {
+    format!("{command} is not available yet: {machinery} is still being built")
+}
+
+/// One line on stdout; a closed stdout is not worth failing over.
+fn say(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}").and_then(|()| stdout.flush());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctrl_c_at_the_prompt_clears_warns_then_exits_within_two_seconds() {
+        let start = Instant::now();
+        assert_eq!(plan_prompt_interrupt(true, None, start), PromptInterrupt::ClearLine);
+        assert_eq!(plan_prompt_interrupt(true, Some(start), start), PromptInterrupt::ClearLine);
+        assert_eq!(plan_prompt_interrupt(false, None, start), PromptInterrupt::Warn);
+        assert_eq!(
+            plan_prompt_interrupt(false, Some(start), start + Duration::from_millis(1900)),
+            PromptInterrupt::Exit
+        );
+        assert_eq!(plan_prompt_interrupt(false, Some(start), start + Duration::from_secs(3)), PromptInterrupt::Warn);
+    }
+
+    #[test]
+    fn interrupts_count_presses_across_clones() {
+        let interrupts = Interrupts::new();
+        let handler = interrupts.clone();
+        handler.press();
+        handler.press();
+        assert_eq!(interrupts.count(), 2);
+    }
+}

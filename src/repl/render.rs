@@ -1,0 +1,454 @@
+//! Rendering the agent's events as a scrolling transcript: streamed text word-wrapped as it
+//! arrives, thinking summarised in one dim line, tool lines with elapsed time, notices, errors
+//! and a one-line spinner while waiting; plus the status line shown above the prompt.
+//!
+//! Invariant: append-only output. Nothing already printed is redrawn except the spinner's own
+//! line, which is only drawn at the start of an empty line and is wiped before anything else is
+//! written, so the cost of a token does not depend on how long the answer already is. All model
+//! and tool text goes through `text::neutralize` before it reaches the writer. Colour escapes are
+//! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY).
+
+use crate::agent::Stop;
+use crate::mode::Mode;
+use crate::msg::Usage;
+use crate::text::neutralize;
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+/// SGR codes used by the front end.
+pub const DIM: &str = "2";
+pub const BOLD: &str = "1";
+pub const RED: &str = "31";
+pub const GREEN: &str = "32";
+pub const YELLOW: &str = "33";
+pub const CYAN: &str = "36";
+
+/// `text` wrapped in an SGR colour when `color` is on.
+pub fn paint(color: bool, code: &str, text: &str) -> String {
+    if color && !text.is_empty() { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
+}
+
+/// How often the spinner may redraw its line.
+const SPINNER_PERIOD: Duration = Duration::from_millis(80);
+const SPINNER_FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/// Characters of thinking kept for its one-line summary.
+const THINKING_PREVIEW_CHARS: usize = 200;
+/// The restart budget the engine gives a broken stream (shown as "retrying (n/3)").
+const RESTART_BUDGET: u32 = 3;
+
+/// Writes one run's events to `out`.
+pub struct Renderer<W: Write> {
+    out: W,
+    color: bool,
+    animate: bool,
+    width: usize,
+    /// Display column of the cursor on the current line.
+    column: usize,
+    /// The word being received, held back until it is known whether it fits on this line.
+    word: String,
+    word_width: usize,
+    /// Blanks before that word, held back too: at a wrap they are dropped, not left dangling.
+    blanks: usize,
+    /// Answer text was shown since the last iteration began (a restart voids it).
+    shown_text: bool,
+    spinner: Option<Spinner>,
+    thinking: Option<Thinking>,
+    tools: Vec<RunningTool>,
+}
+
+struct Spinner {
+    label: String,
+    since: Instant,
+    frame: usize,
+    last_draw: Option<Instant>,
+    /// Width of what is on screen now (0: nothing drawn).
+    drawn_width: usize,
+}
+
+struct Thinking {
+    since: Instant,
+    chars: usize,
+    preview: String,
+}
+
+/// The end of one tool call, as the renderer needs it.
+pub struct ToolEnd<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    /// The first line of the result.
+    pub result: &'a str,
+    pub is_error: bool,
+    pub elapsed: Duration,
+}
+
+struct RunningTool {
+    id: String,
+    preview: String,
+}
+
+impl<W: Write> Renderer<W> {
+    /// A renderer for a terminal `width` columns wide (at least 20 are assumed).
+    pub fn new(out: W, color: bool, animate: bool, width: usize) -> Renderer<W> {
+        Renderer {
+            out,
+            color,
+            animate,
+            width: width.max(20),
+            column: 0,
+            word: String::new(),
+            word_width: 0,
+            blanks: 0,
+            shown_text: false,
+            spinner: None,
+            thinking: None,
+            tools: Vec::new(),
+        }
+    }
+
+    /// The writer back (tests and benches read what was written).
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    /// A model request begins: show the waiting spinner.
+    pub fn iteration(&mut self, now: Instant) -> io::Result<()> {
+        self.settle(now)?;
+        self.shown_text = false;
+        self.start_spinner("waiting for the model", now);
+        self.out.flush()
+    }
+
+    /// A fragment of answer text, printed at once (word-wrapped).
+    pub fn text(&mut self, delta: &str, now: Instant) -> io::Result<()> {
+        if self.thinking.is_some() {
+            self.finish_thinking(now)?;
+        }
+        self.clear_spinner()?;
+        self.shown_text = true;
+        for c in neutralize(delta).chars() {
+            self.push_char(c)?;
+        }
+        self.out.flush()
+    }
+
+    /// A fragment of reasoning: counted and summarised when it ends; the spinner says "thinking".
+    pub fn thinking(&mut self, delta: &str, now: Instant) -> io::Result<()> {
+        if self.thinking.is_none() {
+            self.settle(now)?;
+            self.thinking = Some(Thinking { since: now, chars: 0, preview: String::new() });
+            self.start_spinner("thinking", now);
+        }
+        if let Some(thinking) = &mut self.thinking {
+            thinking.chars += delta.chars().count();
+            let room = THINKING_PREVIEW_CHARS.saturating_sub(thinking.preview.chars().count());
+            thinking.preview.extend(delta.chars().take(room));
+        }
+        self.tick(now)
+    }
+
+    /// The stream broke and starts again: mark what was shown of this attempt as void.
+    pub fn restart(&mut self, attempt: u32, reason: &str, now: Instant) -> io::Result<()> {
+        self.settle(now)?;
+        let void = if self.shown_text { "; the partial answer above is void" } else { "" };
+        let line = format!("⟲ connection lost ({}), retrying ({attempt}/{RESTART_BUDGET}){void}", neutralize(reason));
+        self.wrapped_line(YELLOW, &line)?;
+        self.shown_text = false;
+        self.start_spinner("reconnecting", now);
+        self.out.flush()
+    }
+
+    /// A tool starts: remembered until it ends; the spinner says what runs.
+    pub fn tool_start(&mut self, id: &str, name: &str, preview: &str, now: Instant) -> io::Result<()> {
+        self.settle(now)?;
+        self.tools.push(RunningTool { id: id.to_string(), preview: format!("{name} {preview}") });
+        let label = match self.tools.as_slice() {
+            [only] => format!("running {}", neutralize(&only.preview)),
+            several => format!("running {} tools", several.len()),
+        };
+        self.start_spinner(&label, now);
+        self.out.flush()
+    }
+
+    /// A tool ended: `● name arguments  (12 ms)` and its result's first line.
+    pub fn tool_end(&mut self, end: &ToolEnd, now: Instant) -> io::Result<()> {
+        let ToolEnd { id, name, result, is_error, elapsed } = *end;
+        self.clear_spinner()?;
+        self.end_line()?;
+        let started = self.tools.iter().position(|tool| tool.id == id).map(|index| self.tools.remove(index));
+        let call = started.map_or_else(|| name.to_string(), |tool| tool.preview);
+        let bullet = paint(self.color, if is_error { RED } else { GREEN }, "●");
+        let time = paint(self.color, DIM, &format!("({})", format_elapsed(elapsed)));
+        self.line(&format!("{bullet} {}  {time}", neutralize(call.trim_end())))?;
+        if !result.is_empty() {
+            let result = format!("  ⎿ {}", neutralize(result));
+            self.wrapped_line(if is_error { RED } else { DIM }, &result)?;
+        }
+        if let Some(tool) = self.tools.first() {
+            let label = if self.tools.len() == 1 {
+                format!("running {}", neutralize(&tool.preview))
+            } else {
+                format!("running {} tools", self.tools.len())
+            };
+            self.start_spinner(&label, now);
+        }
+        self.out.flush()
+    }
+
+    /// Something the user should know, dimmed.
+    pub fn notice(&mut self, text: &str, now: Instant) -> io::Result<()> {
+        self.settle(now)?;
+        self.wrapped_line(DIM, &format!("· {}", neutralize(text)))?;
+        self.out.flush()
+    }
+
+    /// A failure, in red.
+    pub fn error(&mut self, text: &str, now: Instant) -> io::Result<()> {
+        self.settle(now)?;
+        self.wrapped_line(RED, &format!("✗ error: {}", neutralize(text)))?;
+        self.out.flush()
+    }
+
+    /// The run is over.
+    pub fn done(&mut self, stop: Stop, now: Instant) -> io::Result<()> {
+        self.settle(now)?;
+        match stop {
+            Stop::Cancelled => self.line(&paint(self.color, DIM, "(cancelled)"))?,
+            Stop::Completed | Stop::IterationLimit | Stop::UnknownTools | Stop::Failed => {}
+        }
+        self.out.flush()
+    }
+
+    /// Leaves the screen clean for someone else to write (an approval prompt): spinner wiped,
+    /// thinking summarised, the cursor at the start of a fresh line.
+    pub fn pause(&mut self, now: Instant) -> io::Result<()> {
+        self.settle(now)?;
+        self.out.flush()
+    }
+
+    /// Redraws the spinner if one is active and its period has passed.
+    pub fn tick(&mut self, now: Instant) -> io::Result<()> {
+        if !self.animate || self.column != 0 {
+            return Ok(());
+        }
+        let Some(spinner) = &mut self.spinner else { return Ok(()) };
+        if spinner.last_draw.is_some_and(|last| now.duration_since(last) < SPINNER_PERIOD) {
+            return Ok(());
+        }
+        spinner.frame = (spinner.frame + 1) % SPINNER_FRAMES.len();
+        spinner.last_draw = Some(now);
+        let seconds = now.duration_since(spinner.since).as_secs_f64();
+        let mut text = format!("{} {} {seconds:.1}s", SPINNER_FRAMES[spinner.frame], spinner.label);
+        let limit = self.width.saturating_sub(1);
+        if display_width(&text) > limit {
+            text = text.chars().take(limit.saturating_sub(1)).collect::<String>() + "…";
+        }
+        let width = display_width(&text);
+        let padding = " ".repeat(spinner.drawn_width.saturating_sub(width));
+        write!(self.out, "\r{}{padding}\r", paint(self.color, DIM, &text))?;
+        // The cursor is back at column 0 with the spinner text to its right; it is wiped before
+        // anything else is written.
+        spinner.drawn_width = width;
+        self.out.flush()
+    }
+
+    /// Ends whatever is in progress: pending word, thinking summary, spinner, partial line.
+    fn settle(&mut self, now: Instant) -> io::Result<()> {
+        self.clear_spinner()?;
+        if self.thinking.is_some() {
+            self.finish_thinking(now)?;
+        }
+        self.end_line()
+    }
+
+    fn start_spinner(&mut self, label: &str, now: Instant) {
+        self.spinner =
+            Some(Spinner { label: label.to_string(), since: now, frame: 0, last_draw: None, drawn_width: 0 });
+    }
+
+    fn clear_spinner(&mut self) -> io::Result<()> {
+        if let Some(spinner) = self.spinner.take()
+            && spinner.drawn_width > 0
+        {
+            write!(self.out, "\r{}\r", " ".repeat(spinner.drawn_width))?;
+        }
+        Ok(())
+    }
+
+    fn finish_thinking(&mut self, now: Instant) -> io::Result<()> {
+        let Some(thinking) = self.thinking.take() else { return Ok(()) };
+        self.clear_spinner()?;
+        self.end_line()?;
+        let seconds = now.duration_since(thinking.since).as_secs_f64();
+        let first = thinking.preview.split('\n').map(str::trim).find(|line| !line.is_empty()).unwrap_or("");
+        let head = format!("✻ thought for {seconds:.1}s ({} chars)", thinking.chars);
+        let room = self.width.saturating_sub(display_width(&head) + 4);
+        let mut summary: String = neutralize(first).chars().take(room).collect();
+        if summary.chars().count() < thinking.chars {
+            summary.push('…');
+        }
+        let text = if summary.is_empty() { head } else { format!("{head}: {summary}") };
+        self.line(&paint(self.color, DIM, &text))
+    }
+
+    /// Writes the pending word and, if the cursor is not at the start of a line, a newline.
+    fn end_line(&mut self) -> io::Result<()> {
+        self.flush_word()?;
+        self.blanks = 0;
+        if self.column > 0 {
+            self.out.write_all(b"\n")?;
+            self.column = 0;
+        }
+        Ok(())
+    }
+
+    /// Writes a whole line of our own (already neutralised and painted).
+    fn line(&mut self, text: &str) -> io::Result<()> {
+        self.end_line()?;
+        writeln!(self.out, "{text}")
+    }
+
+    /// Writes a line of our own (already neutralised) in one colour, word-wrapped like text.
+    fn wrapped_line(&mut self, code: &str, text: &str) -> io::Result<()> {
+        self.end_line()?;
+        if self.color {
+            write!(self.out, "\x1b[{code}m")?;
+        }
+        for c in text.chars() {
+            self.push_char(c)?;
+        }
+        self.flush_word()?;
+        if self.color {
+            self.out.write_all(b"\x1b[0m")?;
+        }
+        self.end_line()
+    }
+
+    fn push_char(&mut self, c: char) -> io::Result<()> {
+        match c {
+            '\n' => {
+                self.flush_word()?;
+                self.blanks = 0;
+                self.out.write_all(b"\n")?;
+                self.column = 0;
+            }
+            ' ' | '\t' => {
+                self.flush_word()?;
+                self.blanks += if c == '\t' { 8 - (self.column + self.blanks) % 8 } else { 1 };
+            }
+            _ => {
+                let width = char_width(c);
+                if self.word_width + width > self.width {
+                    self.flush_word()?;
+                }
+                self.word.push(c);
+                self.word_width += width;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the pending blanks and word, first moving to a new line if they do not fit (the
+    /// blanks are then dropped: a wrapped line does not start with the space that separated it).
+    fn flush_word(&mut self) -> io::Result<()> {
+        if self.word.is_empty() {
+            return Ok(());
+        }
+        if self.column > 0 && self.column + self.blanks + self.word_width > self.width {
+            self.out.write_all(b"\n")?;
+            self.column = 0;
+            self.blanks = 0;
+        }
+        let blanks = self.blanks.min(self.width.saturating_sub(self.word_width + self.column));
+        for _ in 0..blanks {
+            self.out.write_all(b" ")?;
+        }
+        self.out.write_all(self.word.as_bytes())?;
+        self.column += blanks + self.word_width;
+        self.word.clear();
+        self.word_width = 0;
+        self.blanks = 0;
+        Ok(())
+    }
+}
+
+/// `12 ms` under a second, `1.2 s` above.
+pub fn format_elapsed(elapsed: Duration) -> String {
+    let millis = elapsed.as_millis();
+    if millis < 1000 { format!("{millis} ms") } else { format!("{:.1} s", elapsed.as_secs_f64()) }
+}
+
+/// What the status line shows.
+pub struct Status<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub mode: Mode,
+    /// Tokens of the last response (prompt plus output): how full the context is.
+    pub context_used: u64,
+    pub context_window: u64,
+    /// Everything used this session.
+    pub session: Usage,
+}
+
+/// The plain status line: `provider · model · ctx N% · T tokens · C cached · mode M`, at most
+/// `width - 1` columns (token figures are dropped first). The mode comes last, padded to the
+/// longest mode name, so that the line keeps its width when Shift-Tab changes the mode.
+pub fn render_status(status: &Status, width: usize) -> String {
+    let percent = if status.context_window == 0 {
+        0
+    } else {
+        (status.context_used * 100).div_ceil(status.context_window).min(999)
+    };
+    let mode = format!("mode {:<11}", status.mode.as_str());
+    let mut parts = vec![
+        neutralize(status.provider),
+        neutralize(status.model),
+        format!("ctx {percent}%"),
+        format!("{} tokens", human_count(status.session.total())),
+        format!("{} cached", human_count(status.session.cache_read)),
+    ];
+    loop {
+        let line = format!("{} · {mode}", parts.join(" · "));
+        if display_width(&line) < width || parts.len() <= 1 {
+            return line;
+        }
+        parts.pop();
+    }
+}
+
+/// `950`, `12.3k`, `4.5M`.
+pub fn human_count(count: u64) -> String {
+    match count {
+        0..1_000 => count.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", count as f64 / 1_000.0),
+        _ => format!("{:.1}M", count as f64 / 1_000_000.0),
+    }
+}
+
+/// Columns a string takes on a terminal (see `char_width`).
+pub fn display_width(text: &str) -> usize {
+    text.chars().map(char_width).sum()
+}
+
+/// Columns one (printable) character takes: 0 for combining marks and zero-width characters,
+/// 2 for East Asian wide characters and most emoji, else 1. An approximation of wcwidth that is
+/// good enough to wrap prose.
+pub fn char_width(c: char) -> usize {
+    match c as u32 {
+        0x0300..=0x036f | 0x200b..=0x200f | 0x2060..=0x2064 | 0xfe00..=0xfe0f | 0xfeff => 0,
+        0x1100..=0x115f
+        | 0x2e80..=0xa4cf
+        | 0xac00..=0xd7a3
+        | 0xf900..=0xfaff
+        | 0xfe30..=0xfe4f
+        | 0xff00..=0xff60
+        | 0xffe0..=0xffe6
+        | 0x1f300..=0x1f64f
+        | 0x1f900..=0x1f9ff
+        | 0x20000..=0x3fffd => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+#[path = "render_tests.rs"]
+mod tests;

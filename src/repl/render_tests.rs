@@ -1,0 +1,156 @@
+//! Tests of the event renderer and the status line: exact bytes for a plain (no colour, no
+//! animation) renderer, and the spinner's wipe-before-write rule.
+
+use super::*;
+
+fn plain(width: usize) -> Renderer<Vec<u8>> {
+    Renderer::new(Vec::new(), false, false, width)
+}
+
+fn output(renderer: Renderer<Vec<u8>>) -> String {
+    String::from_utf8(renderer.into_inner()).unwrap()
+}
+
+#[test]
+fn text_streams_as_it_arrives_and_wraps_at_word_boundaries() {
+    let now = Instant::now();
+    let mut renderer = plain(20);
+    renderer.iteration(now).unwrap();
+    for delta in ["The quick brown", " fox jumps over the", " lazy dog.\nNext", " line"] {
+        renderer.text(delta, now).unwrap();
+    }
+    renderer.done(Stop::Completed, now).unwrap();
+    assert_eq!(output(renderer), "The quick brown fox\njumps over the lazy\ndog.\nNext line\n");
+}
+
+#[test]
+fn a_word_longer_than_the_line_is_broken_hard() {
+    let now = Instant::now();
+    let mut renderer = plain(20);
+    renderer.text("ab ", now).unwrap();
+    renderer.text(&"x".repeat(45), now).unwrap();
+    renderer.done(Stop::Completed, now).unwrap();
+    let expected = format!("ab\n{}\n{}\n{}\n", "x".repeat(20), "x".repeat(20), "x".repeat(5));
+    assert_eq!(output(renderer), expected);
+}
+
+#[test]
+fn escape_sequences_in_text_and_tool_output_are_inert() {
+    let now = Instant::now();
+    let mut renderer = plain(80);
+    renderer.text("\x1b[2Jhi\r[y] yes once", now).unwrap();
+    renderer.tool_start("1", "task", "\x1b]0;title\x07", now).unwrap();
+    let end = ToolEnd { id: "1", name: "task", result: "\x1b[2J", is_error: false, elapsed: Duration::from_millis(3) };
+    renderer.tool_end(&end, now).unwrap();
+    let text = output(renderer);
+    assert!(!text.contains('\x1b') && !text.contains('\r') && !text.contains('\x07'), "{text:?}");
+    assert_eq!(text, "␛[2Jhi^M[y] yes once\n● task ␛]0;title^G  (3 ms)\n  ⎿ ␛[2J\n");
+}
+
+#[test]
+fn tool_lines_pair_starts_with_ends_and_show_elapsed_time() {
+    let now = Instant::now();
+    let mut renderer = plain(80);
+    renderer.text("Let me look.", now).unwrap();
+    renderer.tool_start("a", "read_file", "src/main.rs", now).unwrap();
+    renderer.tool_start("b", "grep", "fn main", now).unwrap();
+    let first = ToolEnd {
+        id: "a",
+        name: "read_file",
+        result: "fn main() {}",
+        is_error: false,
+        elapsed: Duration::from_millis(12),
+    };
+    let second =
+        ToolEnd { id: "b", name: "grep", result: "no match", is_error: true, elapsed: Duration::from_millis(1500) };
+    renderer.tool_end(&first, now).unwrap();
+    renderer.tool_end(&second, now).unwrap();
+    assert_eq!(
+        output(renderer),
+        "Let me look.\n● read_file src/main.rs  (12 ms)\n  ⎿ fn main() {}\n● grep fn main  (1.5 s)\n  ⎿ no match\n"
+    );
+}
+
+#[test]
+fn thinking_is_summarised_in_one_line() {
+    let start = Instant::now();
+    let mut renderer = plain(60);
+    renderer.thinking("First I consider\nthe", start).unwrap();
+    renderer.thinking(" options.", start).unwrap();
+    renderer.text("Answer.", start + Duration::from_millis(2500)).unwrap();
+    renderer.done(Stop::Completed, start).unwrap();
+    assert_eq!(output(renderer), "✻ thought for 2.5s (29 chars): First I consider…\nAnswer.\n");
+}
+
+#[test]
+fn restart_marks_the_partial_answer_void_and_notices_and_errors_get_their_own_lines() {
+    let now = Instant::now();
+    let mut renderer = plain(80);
+    renderer.iteration(now).unwrap();
+    renderer.text("Half an ans", now).unwrap();
+    renderer.restart(1, "connection reset", now).unwrap();
+    renderer.text("Whole answer.", now).unwrap();
+    renderer.notice("stopped: reached the limit", now).unwrap();
+    renderer.error("boom", now).unwrap();
+    renderer.done(Stop::Cancelled, now).unwrap();
+    assert_eq!(
+        output(renderer),
+        "Half an ans\n⟲ connection lost (connection reset), retrying (1/3); the partial answer above\nis void\n\
+         Whole answer.\n· stopped: reached the limit\n✗ error: boom\n(cancelled)\n"
+    );
+}
+
+#[test]
+fn the_spinner_draws_only_its_own_line_and_is_wiped_before_text() {
+    let start = Instant::now();
+    let mut renderer = Renderer::new(Vec::new(), false, true, 80);
+    renderer.iteration(start).unwrap();
+    renderer.tick(start).unwrap();
+    renderer.tick(start + Duration::from_millis(10)).unwrap(); // within the period: no redraw
+    renderer.tick(start + Duration::from_millis(1200)).unwrap();
+    renderer.text("Hi", start).unwrap();
+    renderer.done(Stop::Completed, start).unwrap();
+    let text = output(renderer);
+    let first = "⠙ waiting for the model 0.0s";
+    let second = "⠹ waiting for the model 1.2s";
+    let wipe = " ".repeat(display_width(second));
+    assert_eq!(text, format!("\r{first}\r\r{second}\r\r{wipe}\rHi\n"));
+    assert!(!text.contains('\x1b'), "no escapes without colour");
+}
+
+#[test]
+fn colour_only_when_asked() {
+    let now = Instant::now();
+    let mut coloured = Renderer::new(Vec::new(), true, false, 80);
+    coloured.error("x", now).unwrap();
+    assert_eq!(output(coloured), "\x1b[31m✗ error: x\x1b[0m\n");
+}
+
+#[test]
+fn status_line_keeps_its_width_across_modes_and_drops_figures_when_narrow() {
+    let mut status = Status {
+        provider: "fake",
+        model: "test-model",
+        mode: Mode::Default,
+        context_used: 30_000,
+        context_window: 200_000,
+        session: Usage { input_tokens: 1200, output_tokens: 34, cache_write: 0, cache_read: 8000 },
+    };
+    let line = render_status(&status, 120);
+    assert_eq!(line, "fake · test-model · ctx 15% · 9.2k tokens · 8.0k cached · mode default    ");
+    status.mode = Mode::AcceptEdits;
+    assert_eq!(display_width(&render_status(&status, 120)), display_width(&line));
+    assert_eq!(render_status(&status, 50), "fake · test-model · ctx 15% · mode acceptEdits");
+}
+
+#[test]
+fn widths_and_counts() {
+    assert_eq!(display_width("abc"), 3);
+    assert_eq!(display_width("日本"), 4);
+    assert_eq!(display_width("e\u{301}"), 1);
+    assert_eq!(human_count(950), "950");
+    assert_eq!(human_count(12_345), "12.3k");
+    assert_eq!(human_count(4_500_000), "4.5M");
+    assert_eq!(format_elapsed(Duration::from_millis(12)), "12 ms");
+    assert_eq!(format_elapsed(Duration::from_millis(2345)), "2.3 s");
+}

@@ -1,0 +1,89 @@
+//! Terminal modes outside the line editor: echo off while a turn runs, and reading one key (for
+//! approvals and `continue?`) without rustyline.
+//!
+//! Invariant: every mode change is undone by a guard's `Drop`, so no path — an early return, an
+//! error, a panic unwinding — leaves the terminal without echo or in single-key mode. Keys are
+//! read from a duplicate of stdin's descriptor (unbuffered), so no byte is held back in a buffer
+//! the line editor cannot see. Ctrl-C stays a signal in both modes; `read_key` polls the
+//! interrupt counter every 100 ms.
+
+use super::Interrupts;
+use crate::sys::{self, TerminalMode};
+use std::io::Read;
+use std::os::fd::AsFd;
+
+/// Standard input's descriptor.
+const STDIN: i32 = 0;
+
+/// Restores the terminal mode it saved when dropped.
+pub struct ModeGuard {
+    saved: Option<TerminalMode>,
+}
+
+impl ModeGuard {
+    /// Turns echo off until the guard is dropped (nothing happens when stdin is no terminal).
+    pub fn without_echo() -> ModeGuard {
+        ModeGuard::switch(TerminalMode::without_echo)
+    }
+
+    fn switch(change: impl Fn(&TerminalMode) -> TerminalMode) -> ModeGuard {
+        let Ok(saved) = sys::terminal_mode(STDIN) else { return ModeGuard { saved: None } };
+        match sys::set_terminal_mode(STDIN, &change(&saved)) {
+            Ok(()) => ModeGuard { saved: Some(saved) },
+            Err(_) => ModeGuard { saved: None },
+        }
+    }
+}
+
+impl Drop for ModeGuard {
+    fn drop(&mut self) {
+        if let Some(saved) = &self.saved {
+            let _ = sys::set_terminal_mode(STDIN, saved);
+        }
+    }
+}
+
+/// Throws away keys typed while a turn ran, so they neither answer a question nor reach the
+/// next prompt (a Shift-Tab pressed mid-turn must not change the mode afterwards).
+pub fn discard_typeahead() {
+    let _ = sys::discard_pending_input(STDIN);
+}
+
+/// What `read_key` got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// The first byte of the key pressed.
+    Byte(u8),
+    /// Ctrl-C (or a termination signal) arrived while waiting.
+    Interrupted,
+    /// Stdin is gone or is not a terminal.
+    Closed,
+}
+
+/// Waits for one key press, discarding keys typed before the question was shown.
+pub fn read_key(interrupts: &Interrupts) -> Key {
+    let seen = interrupts.count();
+    if sys::terminal_mode(STDIN).is_err() {
+        return Key::Closed;
+    }
+    let _guard = ModeGuard::switch(TerminalMode::single_key);
+    let _ = sys::discard_pending_input(STDIN);
+    let Ok(stdin) = std::io::stdin().as_fd().try_clone_to_owned() else { return Key::Closed };
+    let mut stdin = std::fs::File::from(stdin);
+    let mut byte = [0u8; 1];
+    let key = loop {
+        if interrupts.count() != seen {
+            break Key::Interrupted;
+        }
+        match stdin.read(&mut byte) {
+            Ok(1) => break Key::Byte(byte[0]),
+            // VTIME expired with nothing typed: look at the interrupt counter again.
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break Key::Closed,
+        }
+    };
+    // The rest of a multi-byte key (an arrow's escape sequence) must not reach the next prompt.
+    let _ = sys::discard_pending_input(STDIN);
+    key
+}

@@ -1,0 +1,101 @@
+//! One turn of the REPL: start the agent on the conversation, render its events as they come,
+//! answer its approval requests, and turn Ctrl-C into cancellation.
+//!
+//! Invariant: the REPL only sends (the user message, approval answers, a cancel) and reads
+//! events; the agent owns the loop. The main thread never blocks for more than `TICK` without
+//! looking at the interrupt counter, so Ctrl-C is acted on at once whatever the agent is doing.
+//! Echo is off while the turn runs and typeahead is discarded at its end.
+
+use super::approve;
+use super::render::{Renderer, ToolEnd};
+use super::terminal::{ModeGuard, discard_typeahead};
+use super::{Interrupts, Session};
+use crate::agent::{Event, Stop, lock};
+use crate::cancel::CancelToken;
+use crate::msg::Message;
+use crossbeam_channel::RecvTimeoutError;
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How often the loop wakes without events: the spinner's frame rate and the interrupt poll.
+const TICK: Duration = Duration::from_millis(50);
+
+/// How a turn ended for the REPL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnEnd {
+    /// The agent finished with this stop.
+    Stopped(Stop),
+    /// Ctrl-C again while the turn was already winding down: leave the REPL.
+    Quit,
+}
+
+/// What a turn needs besides the session.
+pub struct TurnContext<'a> {
+    pub root: &'a Path,
+    pub color: bool,
+    /// Stdout is a terminal: show the spinner.
+    pub animate: bool,
+    pub width: usize,
+    pub interrupts: &'a Interrupts,
+}
+
+/// Runs one user turn to its end.
+pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> TurnEnd {
+    lock(&session.conversation).push(Message::user(prompt));
+    let cancel = CancelToken::new();
+    let mut seen = context.interrupts.count();
+    let _echo = ModeGuard::without_echo();
+    let events = session.agent.run(session.conversation.clone(), session.mode, cancel.clone());
+    let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.width);
+    let mut stop = None;
+    let end = loop {
+        let now = Instant::now();
+        // Write errors (a closed stdout) are ignored: the turn still runs to a valid end.
+        let _ = match events.recv_timeout(TICK) {
+            Ok(Event::Iter(_)) => renderer.iteration(now),
+            Ok(Event::Text(text)) => renderer.text(&text, now),
+            Ok(Event::Thinking(text)) => renderer.thinking(&text, now),
+            Ok(Event::Restart { attempt, reason }) => renderer.restart(attempt, &reason, now),
+            Ok(Event::ToolStart { id, name, preview }) => renderer.tool_start(&id, &name, &preview, now),
+            Ok(Event::ToolEnd { id, name, preview, is_error, elapsed }) => {
+                renderer.tool_end(&ToolEnd { id: &id, name: &name, result: &preview, is_error, elapsed }, now)
+            }
+            Ok(Event::Usage(usage)) => {
+                session.usage.add(&usage);
+                session.context_used = usage.total();
+                Ok(())
+            }
+            Ok(Event::Notice(text)) => renderer.notice(&text, now),
+            Ok(Event::Approval(request)) => {
+                let _ = renderer.pause(now);
+                let answer =
+                    approve::ask(&request, context.root, context.color, context.interrupts, &mut std::io::stdout());
+                // The agent may have stopped waiting (cancelled); a lost answer is then moot.
+                let _ = request.respond.send(answer);
+                Ok(())
+            }
+            Ok(Event::Error(message)) => renderer.error(&message, now),
+            Ok(Event::Done(reason)) => {
+                stop = Some(reason);
+                renderer.done(reason, now)
+            }
+            Err(RecvTimeoutError::Timeout) => renderer.tick(now),
+            // The run is over; without Done it was cut short, which counts as cancelled.
+            Err(RecvTimeoutError::Disconnected) => break TurnEnd::Stopped(stop.unwrap_or(Stop::Cancelled)),
+        };
+        let presses = context.interrupts.count();
+        if presses != seen {
+            seen = presses;
+            if cancel.is_cancelled() {
+                let _ = renderer.pause(Instant::now());
+                break TurnEnd::Quit;
+            }
+            cancel.cancel();
+            let _ = renderer.notice("cancelling… (Ctrl-C again to quit)", Instant::now());
+        }
+    };
+    let _ = std::io::stdout().flush();
+    discard_typeahead();
+    end
+}

@@ -1,0 +1,355 @@
+//! The interactive REPL end to end: the real binary in a tmux pseudo-terminal against the
+//! scripted fake model. Every wait polls the screen with a deadline (support/tmux.rs).
+
+use crate::support::tmux::Tmux;
+use crate::support::{FakeModel, Reply, TestEnv};
+use serde_json::{Value, json};
+
+/// A project whose only provider is the fake Anthropic endpoint `model`.
+pub fn env_for(label: &str, model: &FakeModel) -> TestEnv {
+    let env = TestEnv::new(label);
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, base_url: \"{}\"}}\n",
+            model.url()
+        ),
+    );
+    env
+}
+
+/// Starts the REPL and waits for its first prompt.
+pub fn start(env: &TestEnv, extra: &[(&str, &str)]) -> Tmux {
+    let tmux = Tmux::start(env, &[], extra);
+    tmux.wait_for_prompt();
+    tmux
+}
+
+fn event(name: &str, data: Value) -> String {
+    format!("event: {name}\ndata: {data}\n\n")
+}
+
+fn message_start() -> String {
+    event(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+            "model": "test-model", "content": [], "stop_reason": null,
+            "usage": {"input_tokens": 1000, "output_tokens": 1, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}}),
+    )
+}
+
+fn finish(stop_reason: &str) -> String {
+    event(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": stop_reason}, "usage": {"output_tokens": 20}}),
+    ) + &event("message_stop", json!({"type": "message_stop"}))
+}
+
+/// The start of a text answer, left open (for a stalled stream).
+pub fn partial_text(text: &str) -> String {
+    message_start()
+        + &event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        )
+        + &event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        )
+}
+
+/// A complete text answer.
+pub fn text_reply(text: &str) -> Reply {
+    let body = partial_text(text)
+        + &event("content_block_stop", json!({"type": "content_block_stop", "index": 0}))
+        + &finish("end_turn");
+    Reply::sse(&body)
+}
+
+/// An answer that calls one tool.
+pub fn tool_reply(id: &str, name: &str, input: Value) -> Reply {
+    let body = message_start()
+        + &event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+        )
+        + &event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+        )
+        + &event("content_block_stop", json!({"type": "content_block_stop", "index": 0}))
+        + &finish("tool_use");
+    Reply::sse(&body)
+}
+
+/// The `messages` of the `index`th request.
+pub fn messages(model: &FakeModel, index: usize) -> Vec<Value> {
+    model.requests()[index].json.as_ref().unwrap()["messages"].as_array().unwrap().clone()
+}
+
+/// The text of a user message (a string or text blocks).
+fn user_text(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks.iter().filter_map(|block| block["text"].as_str()).collect(),
+        other => other.to_string(),
+    }
+}
+
+#[test]
+fn a_prompt_streams_an_answer_and_the_status_line_counts_it() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture_chunked("anthropic-text.sse", 40, std::time::Duration::from_millis(5)));
+    let env = env_for("repl-stream", &model);
+    let tmux = start(&env, &[]);
+    let banner = tmux.wait_for("fake · test-model · ctx 0% · 0 tokens · 0 cached · mode default");
+    assert!(banner.contains("mewcode 0.1.0 · fake · test-model · mode default"), "{banner}");
+    tmux.type_text("say hi in Portuguese");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("more casual way to say hi in Portuguese.");
+    assert!(screen.contains("Olá! (That's \"hi\" in Portuguese)"), "{screen}");
+    tmux.wait_for("fake · test-model · ctx 1% · 54 tokens · 0 cached · mode default");
+    assert_eq!(user_text(&messages(&model, 0)[0]), "say hi in Portuguese");
+    let history = std::fs::read_to_string(env.home.join("history")).unwrap();
+    assert!(history.contains("say hi in Portuguese"), "{history}");
+}
+
+#[test]
+fn ctrl_c_during_a_long_answer_returns_to_the_prompt_and_the_next_turn_works() {
+    let model = FakeModel::start();
+    let (release, stalled) = crossbeam_channel::bounded::<()>(0);
+    model.push(Reply::Stall { body: partial_text("A very long answer begins").into_bytes(), release: stalled });
+    model.push(text_reply("Second answer."));
+    let env = env_for("repl-cancel", &model);
+    let tmux = start(&env, &[]);
+    tmux.type_text("tell me everything");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("A very long answer");
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("(cancelled)");
+    tmux.wait_for_prompt();
+    tmux.type_text("and now?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Second answer.");
+    drop(release);
+    let second = messages(&model, 1);
+    assert_eq!(second.len(), 3, "{second:?}");
+    assert_eq!(user_text(&second[0]), "tell me everything");
+    assert_eq!(second[1]["role"], "assistant");
+    assert_eq!(user_text(&second[2]), "and now?");
+}
+
+#[test]
+fn shift_tab_cycles_the_mode_shown_in_the_status_line_and_the_turn_uses_it() {
+    let model = FakeModel::start();
+    model.push(text_reply("Planned."));
+    let env = env_for("repl-mode", &model);
+    let tmux = start(&env, &[]);
+    tmux.wait_for("mode default");
+    tmux.keys(&["BTab"]);
+    tmux.wait_for("mode acceptEdits");
+    tmux.keys(&["BTab"]);
+    let screen = tmux.wait_for("mode plan");
+    assert_eq!(screen.matches("0 cached · mode").count(), 1, "the status line is repainted, not repeated:\n{screen}");
+    tmux.type_text("make a plan");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Planned.");
+    let body = model.requests()[0].body.clone();
+    assert!(body.contains("Plan mode is active"), "the plan reminder reaches the model: {body}");
+    tmux.keys(&["BTab", "BTab"]);
+    tmux.wait_for("mode default");
+}
+
+#[test]
+fn no_color_output_has_no_escape_codes_and_colour_is_there_without_it() {
+    for (no_color, expect_escapes) in [("1", false), ("", true)] {
+        let model = FakeModel::start();
+        model.push(tool_reply("t1", "no_such_tool", json!({})));
+        model.push(text_reply("Done here."));
+        let env = env_for("repl-nocolor", &model);
+        let tmux = start(&env, &[("NO_COLOR", no_color)]);
+        tmux.type_text("go");
+        tmux.keys(&["Enter"]);
+        tmux.wait_for("Done here.");
+        let screen = tmux.screen_with_escapes();
+        assert_eq!(screen.contains('\x1b'), expect_escapes, "NO_COLOR={no_color:?}:\n{screen:?}");
+    }
+}
+
+#[test]
+fn hostile_escape_sequences_in_model_text_and_tool_results_are_shown_inert() {
+    let model = FakeModel::start();
+    let hostile = "\x1b[2J\x1b[H\r[y] yes once  [a] always  [n] no";
+    model.push(tool_reply("t1", "task", json!({"prompt": "read the file"})));
+    // The sub-agent's answer becomes the task tool's result.
+    model.push(text_reply(hostile));
+    model.push(text_reply(&format!("Model says {hostile}")));
+    let env = env_for("repl-hostile", &model);
+    let tmux = start(&env, &[]);
+    tmux.type_text("go");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Model says");
+    let screen =
+        tmux.wait_until("the final answer", |s| s.contains("Model says ␛[2J␛[H^M[y] yes once")).clone() + &screen;
+    assert!(screen.contains("mewcode 0.1.0"), "the screen was not cleared:\n{screen}");
+    // The tool-result preview is one line: its `\r` became a blank there.
+    assert!(screen.contains("⎿ ␛[2J␛[H [y] yes once  [a] always  [n] no"), "{screen}");
+    assert!(!tmux.screen().lines().any(|line| line.starts_with("[y] yes once")), "no fake prompt line");
+}
+
+#[test]
+fn slash_commands_answer_without_calling_the_model() {
+    let model = FakeModel::start();
+    model.push(text_reply("Fresh start."));
+    let env = env_for("repl-commands", &model);
+    let tmux = start(&env, &[]);
+    for (command, expected) in [
+        ("/help", "/model [PROVIDER[/MODEL]]"),
+        ("/mode bypass", "mode: bypass"),
+        ("/model", "* fake         anthropic  test-model  (context 200.0k)"),
+        ("/compact", "/compact is not available yet: context management (compaction) is still being built"),
+        ("/resume", "/resume is not available yet"),
+        ("/mcp", "/mcp is not available yet"),
+        ("/tools", "task"),
+        ("/cost", "this session: 0 input · 0 output"),
+        ("/model nope", "/model: no provider named \"nope\" (configured: fake)"),
+        ("/frobnicate", "unknown command /frobnicate; /help lists the commands"),
+        ("/clear", "(new conversation)"),
+    ] {
+        tmux.type_text(command);
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(expected);
+    }
+    tmux.wait_for("mode bypass");
+    tmux.type_text("/mo");
+    tmux.keys(&["Tab"]);
+    tmux.wait_for("/mode   /model");
+    tmux.keys(&["C-u"]);
+    tmux.type_text("/model fake/other-model");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("now using fake · other-model (context window 200.0k)");
+    tmux.type_text("hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Fresh start.");
+    assert_eq!(model.requests().len(), 1);
+    assert_eq!(model.requests()[0].json.as_ref().unwrap()["model"], "other-model");
+}
+
+#[test]
+fn a_trailing_backslash_continues_the_input_on_a_new_line() {
+    let model = FakeModel::start();
+    model.push(text_reply("Two lines received."));
+    let env = env_for("repl-multiline", &model);
+    let tmux = start(&env, &[]);
+    tmux.type_text("first line\\");
+    tmux.keys(&["Enter"]);
+    tmux.type_text("second line");
+    tmux.keys(&["M-Enter"]);
+    tmux.type_text("third line");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Two lines received.");
+    assert_eq!(user_text(&messages(&model, 0)[0]), "first line\nsecond line\nthird line");
+}
+
+#[test]
+fn the_unknown_tool_stop_offers_to_continue() {
+    let model = FakeModel::start();
+    for id in ["t1", "t2", "t3"] {
+        model.push(tool_reply(id, "no_such_tool", json!({})));
+    }
+    model.push(text_reply("Continuing as asked."));
+    let env = env_for("repl-continue", &model);
+    let tmux = start(&env, &[]);
+    tmux.type_text("go");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("stopped: the model asked only for tools that do not exist 3 times in a row");
+    tmux.wait_for("continue? [y/N]");
+    tmux.keys(&["y"]);
+    tmux.wait_for("Continuing as asked.");
+    let last = messages(&model, 3);
+    assert_eq!(user_text(last.last().unwrap()), "Continue from where you stopped.");
+}
+
+#[test]
+fn ctrl_d_and_a_double_ctrl_c_at_an_empty_prompt_exit_cleanly() {
+    let model = FakeModel::start();
+    let env = env_for("repl-exit", &model);
+    let tmux = start(&env, &[]);
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("[exited 0]");
+    let tmux = start(&env, &[]);
+    tmux.type_text("some text");
+    tmux.wait_for("› some text");
+    // Ctrl-C on a line with text only clears it; wait for the fresh prompt before each press
+    // (a press between two prompts is a signal the REPL does not count as a key).
+    tmux.keys(&["C-c"]);
+    tmux.wait_for_prompt();
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("(Ctrl-C again or Ctrl-D to exit)");
+    tmux.wait_for_prompt();
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("[exited 0]");
+    // The terminal is usable afterwards: the shell echoes what is typed.
+    tmux.type_text("echo still-echoing");
+    tmux.wait_for("echo still-echoing");
+    assert!(model.requests().is_empty());
+}
+
+#[test]
+fn a_restarted_stream_says_so_and_voids_the_partial_answer() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("vllm-error-after-200.sse"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = TestEnv::new("repl-restart");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: openai, model: test-model, api_key: k, base_url: \"{}/v1\"}}\n",
+            model.url()
+        ),
+    );
+    let tmux = start(&env, &[]);
+    tmux.type_text("hi");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Olá!");
+    assert!(screen.contains("⟲ connection lost ("), "{screen}");
+    // The engine's attempt number: the failed attempt was the first, so this is attempt 2.
+    assert!(screen.replace('\n', "").contains("retrying (2/3); the partial answer above is void"), "{screen}");
+    assert!(screen.contains("Here is\n⟲"), "the partial text stays visible above the mark:\n{screen}");
+}
+
+#[test]
+fn the_banner_shows_config_warnings() {
+    let model = FakeModel::start();
+    let env = env_for("repl-banner", &model);
+    env.write(
+        ".mewcode.yaml",
+        "providers:\n  - {name: evil, protocol: openai, model: m, base_url: \"http://attacker.example\"}\n",
+    );
+    let tmux = Tmux::start(&env, &[], &[]);
+    // The trust gate asks first, listing what the project would enable; no is the default.
+    let screen = tmux.wait_for("trust this project? [y/N]");
+    assert!(screen.contains("provider evil (http://attacker.example)"), "{screen}");
+    tmux.keys(&["n"]);
+    let screen = tmux.wait_for("⚠ ");
+    assert!(screen.contains("project config not trusted, so it is ignored"), "{screen}");
+    assert!(!env.home.join("trusted.yaml").exists(), "a no is not remembered");
+}
+
+#[test]
+fn trusting_the_project_at_the_prompt_applies_its_config_and_is_remembered() {
+    let model = FakeModel::start();
+    let env = env_for("repl-trust", &model);
+    env.write(
+        ".mewcode.yaml",
+        &format!("default_provider: project\nproviders:\n  - {{name: project, protocol: openai, model: project-model, api_key: k, base_url: \"{}/v1\"}}\n", model.url()),
+    );
+    let tmux = Tmux::start(&env, &[], &[]);
+    tmux.wait_for("trust this project? [y/N]");
+    tmux.keys(&["y"]);
+    let screen = tmux.wait_for("project-model");
+    assert!(screen.contains("project"), "{screen}");
+    assert!(mewcode::config::trust::is_trusted(&env.home, &env.project));
+}

@@ -1,0 +1,90 @@
+//! REPL approvals of real edits: the diff preview, and `y` / `n` / `a` answered with one key,
+//! with "always" persisted by the permission engine.
+
+use crate::repl::{env_for, messages, start, text_reply, tool_reply};
+use crate::support::FakeModel;
+use serde_json::{Value, json};
+
+const ORIGINAL: &str = "fn greet() {\n    println!(\"hello world\");\n}\n";
+const EDITED: &str = "fn greet() {\n    println!(\"hello there\");\n}\n";
+
+/// Runs one turn whose model asks to edit `src/greet.rs`, answers the approval with `key`, and
+/// returns the tool result the model received next and the model server.
+fn edit_answered_with(label: &str, key: &str) -> (Value, FakeModel, crate::support::TestEnv) {
+    let model = FakeModel::start();
+    let input = json!({"path": "src/greet.rs", "old_string": "hello world", "new_string": "hello there"});
+    model.push(tool_reply("t1", "edit_file", input));
+    model.push(text_reply("All done."));
+    let env = env_for(label, &model);
+    env.write("src/greet.rs", ORIGINAL);
+    let tmux = start(&env, &[]);
+    tmux.type_text("greet them differently");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("[y] yes once  [a] always  [n] no");
+    assert!(screen.contains("⚠ edit_file needs your approval (Edit)"), "{screen}");
+    assert!(screen.contains("  path: src/greet.rs"), "{screen}");
+    for line in [
+        "--- a/src/greet.rs",
+        "+++ b/src/greet.rs",
+        "@@ -1,3 +1,3 @@",
+        "-    println!(\"hello world\");",
+        "+    println!(\"hello there\");",
+    ] {
+        assert!(screen.contains(line), "missing {line:?} in:\n{screen}");
+    }
+    tmux.keys(&[key]);
+    tmux.wait_for("All done.");
+    let second = messages(&model, 1);
+    let result = second.last().unwrap()["content"][0].clone();
+    (result, model, env)
+}
+
+#[test]
+fn y_applies_the_edit_once() {
+    let (result, _model, env) = edit_answered_with("edit-yes", "y");
+    assert_eq!(result["type"], "tool_result");
+    assert_ne!(result["is_error"], true, "{result}");
+    assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), EDITED);
+}
+
+#[test]
+fn n_refuses_the_edit_and_the_model_is_told_denied_by_user() {
+    let (result, _model, env) = edit_answered_with("edit-no", "n");
+    assert_eq!(result["is_error"], true, "{result}");
+    let content = result["content"]
+        .as_str()
+        .map(String::from)
+        .unwrap_or_else(|| result["content"][0]["text"].as_str().unwrap().to_string());
+    assert!(content.starts_with("denied by user:"), "{content}");
+    assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), ORIGINAL);
+}
+
+/// `a` applies the edit, writes the exact rule to `.mewcode/settings.local.yaml`, and a second
+/// identical call in the same session runs without asking.
+#[test]
+fn a_applies_the_edit_persists_the_rule_and_the_same_call_no_longer_asks() {
+    let model = FakeModel::start();
+    let input = json!({"path": "src/greet.rs", "old_string": "hello world", "new_string": "hello there"});
+    model.push(tool_reply("t1", "edit_file", input.clone()));
+    model.push(text_reply("First done."));
+    model.push(tool_reply("t2", "edit_file", input));
+    model.push(text_reply("Second done."));
+    let env = env_for("edit-always", &model);
+    env.write("src/greet.rs", ORIGINAL);
+    let tmux = start(&env, &[]);
+    tmux.type_text("greet them differently");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("[y] yes once  [a] always  [n] no");
+    tmux.keys(&["a"]);
+    tmux.wait_for("First done.");
+    assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), EDITED);
+    let rules = std::fs::read_to_string(env.project.join(".mewcode/settings.local.yaml")).unwrap();
+    assert!(rules.contains("Edit(=src/greet.rs)"), "{rules}");
+    tmux.type_text("once more");
+    tmux.keys(&["Enter"]);
+    // No key is sent: had it asked again, this would time out waiting on the approval.
+    tmux.wait_for("Second done.");
+    let second_result = messages(&model, 3).last().unwrap()["content"][0].clone();
+    let text = second_result.to_string();
+    assert!(!text.contains("denied") && !text.contains("needs approval"), "{text}");
+}
