@@ -292,7 +292,10 @@ fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
         context.home.clone(),
         rules,
     ));
-    let mcp = start_mcp(context, &config.mcp_servers, env, options.quiet);
+    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, options.quiet);
+    for warning in mcp_warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
     let agent = match build_agent(
         context,
         &provider,
@@ -385,7 +388,8 @@ fn run_repl(
         context.home.clone(),
         rules,
     ));
-    let mcp = start_mcp(context, &config.mcp_servers, env, true);
+    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
+    warnings.extend(mcp_warnings);
     let connect: repl::Connect = Box::new(|provider| {
         let parts = AgentParts { hooks: &config.hooks, gate: Arc::clone(&gate), mcp: &mcp };
         build_agent(context, provider, options, env, parts, true)
@@ -406,6 +410,7 @@ fn run_repl(
         color,
         animate: stdout_is_terminal,
         connect,
+        mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
     };
     match repl::run(editor, setup, interrupts) {
         repl::Outcome::Exited => Exit::Ok,
@@ -675,15 +680,19 @@ fn not_yet(what: &str, machinery: &str) -> Exit {
 }
 
 /// Starts the configured MCP servers (concurrently; failures become warnings, printed here).
-fn start_mcp(context: &Context, servers: &[config::McpServerConfig], env: &Env, quiet: bool) -> mcp::Manager {
+/// Connects every configured MCP server (concurrently); start-up problems come back as warnings
+/// for the caller to show (stderr for -p, the banner in the REPL). `quiet` silences only the
+/// warnings that arise later, during calls.
+fn start_mcp(
+    context: &Context,
+    servers: &[config::McpServerConfig],
+    env: &Env,
+    quiet: bool,
+) -> (mcp::Manager, Vec<Warning>) {
     if servers.is_empty() {
-        return mcp::Manager::default();
+        return (mcp::Manager::default(), Vec::new());
     }
-    let (manager, warnings) = mcp::Manager::start(servers, &mcp_options(context, env, quiet));
-    for warning in warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
-    manager
+    mcp::Manager::start(servers, &mcp_options(context, env, quiet))
 }
 
 /// The outside world as the MCP manager needs it: our environment for the servers, the log

@@ -75,6 +75,8 @@ pub struct Setup<'a> {
     /// Stdout is a TTY (spinner).
     pub animate: bool,
     pub connect: Connect<'a>,
+    /// The MCP servers' status, rendered for `/mcp`.
+    pub mcp_status: Box<dyn Fn() -> String + 'a>,
 }
 
 /// How the REPL ended.
@@ -303,7 +305,11 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
         Command::Model(Some(choice)) => switch_model(&choice, session, setup, providers),
         Command::Compact => say(&not_yet("/compact", "context management (compaction)")),
         Command::Resume => say(&not_yet("/resume", "session storage")),
-        Command::Mcp => say(&not_yet("/mcp", "the MCP client")),
+        Command::Mcp => {
+            let report = (setup.mcp_status)();
+            let report = if report.trim().is_empty() { "no MCP servers configured".to_string() } else { report };
+            say(&neutralize(report.trim_end()));
+        }
         Command::Clear => {
             session.conversation = Arc::new(Mutex::new(History::new()));
             session.context_used = 0;

@@ -211,7 +211,7 @@ fn slash_commands_answer_without_calling_the_model() {
         ("/model", "* fake         anthropic  test-model  (context 200.0k)"),
         ("/compact", "/compact is not available yet: context management (compaction) is still being built"),
         ("/resume", "/resume is not available yet"),
-        ("/mcp", "/mcp is not available yet"),
+        ("/mcp", "no MCP servers configured"),
         ("/tools", "task"),
         ("/cost", "this session: 0 input · 0 output"),
         ("/model nope", "/model: no provider named \"nope\" (configured: fake)"),
@@ -352,4 +352,27 @@ fn trusting_the_project_at_the_prompt_applies_its_config_and_is_remembered() {
     let screen = tmux.wait_for("project-model");
     assert!(screen.contains("project"), "{screen}");
     assert!(mewcode::config::trust::is_trusted(&env.home, &env.project));
+}
+
+#[test]
+fn slash_mcp_lists_servers_and_a_failed_one_is_in_the_banner() {
+    let model = FakeModel::start();
+    let env = TestEnv::new("repl-mcp");
+    let raw = crate::support::mcp_servers::fixture("raw_server.py");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, base_url: \"{}\"}}\nmcp_servers:\n  raw: {{type: stdio, command: python3, args: [\"{}\", ok]}}\n  broken: {{type: stdio, command: /nonexistent/mcp-server}}\n",
+            model.url(),
+            raw.display()
+        ),
+    );
+    let tmux = start(&env, &[]);
+    let banner = tmux.screen();
+    assert!(banner.contains("broken"), "{banner}");
+    tmux.type_text("/mcp");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("mcp__raw__echo");
+    assert!(screen.contains("raw"), "{screen}");
+    assert!(model.requests().is_empty());
 }
