@@ -14,9 +14,11 @@ build:
 run: build
 	./target/release/mewcode $(ARGS)
 
-# Unit tests, the integration suite (real binary, fake model server) and the tidy checks.
+# Unit tests, the integration suite (real binary, fake model server) and the tidy checks. The
+# examples (benchmarks) are only compiled, so the last test summary printed is the suite's.
 test:
-	$(CARGO) test --all-targets
+	$(CARGO) build --examples
+	$(CARGO) test --lib --bins --tests
 
 lint:
 	$(CARGO) fmt --all --check
