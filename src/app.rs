@@ -615,6 +615,9 @@ fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exit {
         }
     };
     let local = if config.providers.is_empty() { probe::probe_local(&probe_ports(env), PROBE_BUDGET) } else { None };
+    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
+    warnings.extend(mcp_warnings);
+    let mcp_report = mcp_cli::render_list_text(&mcp.statuses());
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
         root: &context.root,
@@ -624,6 +627,7 @@ fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exit {
         warnings: &warnings,
         local: local.as_ref(),
         settings_files: settings_files(&context.home, &context.root),
+        mcp_report,
     };
     doctor::run(&input);
     Exit::Ok

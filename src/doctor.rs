@@ -4,8 +4,9 @@
 //! whole. Endpoint checks run concurrently, each with its own short timeout.
 #![allow(clippy::print_stdout)]
 
-use crate::config::{Config, Level, McpTransport, ProviderConfig};
+use crate::config::{Config, Level, ProviderConfig};
 use crate::llm::probe::{self, LocalServer, Reachability};
+use crate::text::neutralize;
 use crate::warning::Warning;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,6 +24,8 @@ pub struct Input<'a> {
     pub local: Option<&'a LocalServer>,
     /// (level, path, exists) of the permission settings files.
     pub settings_files: Vec<(String, PathBuf, bool)>,
+    /// The MCP servers' status after connecting to each (empty when none is configured).
+    pub mcp_report: String,
 }
 
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -109,13 +112,10 @@ pub fn render(input: &Input, reachability: &[Reachability]) -> String {
     out.push_str("\nMCP servers\n");
     if input.config.mcp_servers.is_empty() {
         out.push_str("  none configured\n");
-    }
-    for server in &input.config.mcp_servers {
-        let what = match &server.transport {
-            McpTransport::Stdio { command, args, .. } => format!("stdio  {command} {}", args.join(" ")),
-            McpTransport::Http { url, .. } => format!("http   {url}"),
-        };
-        out.push_str(&format!("  {:<12} {}  (from {})\n", server.name, what.trim(), server.source));
+    } else {
+        for line in input.mcp_report.lines() {
+            out.push_str(&format!("  {}\n", neutralize(line)));
+        }
     }
     out.push_str("\nhooks\n");
     if input.config.hooks.is_empty() {

@@ -201,3 +201,22 @@ fn no_provider_uses_a_local_server_that_answers_the_probe() {
         run.stdout
     );
 }
+
+#[test]
+fn doctor_connects_to_mcp_servers_and_reports_failures() {
+    let env = TestEnv::new("doctor-mcp");
+    let raw = crate::support::mcp_servers::fixture("raw_server.py");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "mcp_servers:\n  raw: {{type: stdio, command: python3, args: [\"{}\", ok]}}\n  broken: {{type: stdio, command: /nonexistent/mcp-server}}\n",
+            raw.display()
+        ),
+    );
+    let run = env.run(&["doctor"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("raw (stdio: python3"), "{}", run.stdout);
+    assert!(run.stdout.contains("connected, protocol 2025-11-25"), "{}", run.stdout);
+    assert!(run.stdout.contains("mcp__raw__echo  read-only"), "{}", run.stdout);
+    assert!(run.stdout.contains("broken (stdio: /nonexistent/mcp-server): failed"), "{}", run.stdout);
+}

@@ -88,15 +88,19 @@ fn blacklist_and_sandbox_hold_even_in_bypass_mode() {
 }
 
 #[test]
-fn untrusted_project_allow_rules_and_hooks_do_nothing_until_trusted_and_a_change_asks_again() {
+fn untrusted_project_allow_rules_hooks_and_mcp_servers_do_nothing_until_trusted_and_a_change_asks_again() {
     let model = FakeModel::start();
     let env = env_for("perm-trust", &model);
     let marker = env.dir.path().join("hook-ran");
+    let server_pid = env.dir.path().join("server.pid");
+    let raw = crate::support::mcp_servers::fixture("raw_server.py");
     env.write(
         ".mewcode.yaml",
         &format!(
-            "hooks:\n  PreToolUse:\n    - hooks:\n        - {{type: command, command: 'touch {}'}}\n",
-            marker.display()
+            "hooks:\n  PreToolUse:\n    - hooks:\n        - {{type: command, command: 'touch {}'}}\nmcp_servers:\n  proj: {{type: stdio, command: python3, args: [\"{}\", ok], env: {{MCP_PID_FILE: \"{}\"}}}}\n",
+            marker.display(),
+            raw.display(),
+            server_pid.display()
         ),
     );
     env.write(".mewcode/settings.yaml", "permissions:\n  allow: [\"Bash(*)\"]\n");
@@ -110,6 +114,7 @@ fn untrusted_project_allow_rules_and_hooks_do_nothing_until_trusted_and_a_change
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("not trusted"), "{}", run.stderr);
     assert!(!marker.exists(), "an untrusted project's hook ran");
+    assert!(!server_pid.exists(), "an untrusted project's MCP server was started");
     assert!(!env.project.join("made").exists());
     assert!(tool_messages(&model, 1)[0].starts_with("needs approval: "));
     // Trusted with --trust: both take effect.
@@ -117,7 +122,16 @@ fn untrusted_project_allow_rules_and_hooks_do_nothing_until_trusted_and_a_change
     let run = env.run(&["-p", "go", "--trust"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(marker.exists(), "the trusted hook did not run");
+    assert!(server_pid.exists(), "the trusted MCP server did not start");
     assert!(env.project.join("made").exists());
+    let tools: Vec<String> = model.requests()[2].json.as_ref().unwrap()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(tools.contains(&"mcp__proj__echo".to_string()), "{tools:?}");
+    std::fs::remove_file(&server_pid).unwrap();
     // Remembered trust (as the REPL records it) applies without --trust...
     std::fs::remove_file(&marker).unwrap();
     std::fs::remove_file(env.project.join("made")).unwrap();
@@ -125,7 +139,8 @@ fn untrusted_project_allow_rules_and_hooks_do_nothing_until_trusted_and_a_change
     turn();
     let run = env.run(&["-p", "go"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(marker.exists() && env.project.join("made").exists());
+    assert!(marker.exists() && env.project.join("made").exists() && server_pid.exists());
+    std::fs::remove_file(&server_pid).unwrap();
     // ...until the project's config changes.
     std::fs::remove_file(&marker).unwrap();
     std::fs::remove_file(env.project.join("made")).unwrap();
@@ -134,6 +149,7 @@ fn untrusted_project_allow_rules_and_hooks_do_nothing_until_trusted_and_a_change
     let run = env.run(&["-p", "go"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!marker.exists() && !env.project.join("made").exists());
+    assert!(!server_pid.exists(), "a changed config must be trusted again before its server runs");
 }
 
 #[test]
