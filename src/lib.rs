@@ -10,6 +10,7 @@ pub mod sse;
 pub mod sync;
 pub mod sys;
 pub mod text;
+pub mod url;
 // L1 vocabulary
 pub mod mode;
 pub mod msg;

@@ -12,6 +12,7 @@ pub mod trust;
 #[cfg(test)]
 mod tests;
 
+pub use crate::url::is_loopback_url;
 use crate::warning::Warning;
 use expand::Lookup;
 pub use file::ConfigError;
@@ -316,23 +317,6 @@ pub fn select_provider(config: &Config, requested: Option<&str>) -> Result<(Prov
         Warning::new(format!("provider {}", provider.name), format!("no API key: set {}", provider.api_key_hint))
     });
     Ok((provider.clone(), warning))
-}
-
-/// True for `http(s)://127.x.x.x`, `localhost` and `[::1]` URLs.
-pub fn is_loopback_url(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
-        bracketed.split(']').next().unwrap_or("")
-    } else {
-        host_port.split(':').next().unwrap_or("")
-    };
-    let host = host.to_ascii_lowercase();
-    host == "localhost"
-        || host.ends_with(".localhost")
-        || host == "::1"
-        || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 fn merge(

@@ -5,6 +5,8 @@
 //! `NetEnv::from_vars(std::env::vars())` and passes it down, so every decision is a pure
 //! function of its inputs and tests are hermetic. Loopback hosts are never proxied.
 
+pub use crate::url::host_of;
+use crate::url::{is_loopback_host as is_loopback, split_url};
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
@@ -56,35 +58,6 @@ pub fn plan_proxy(url: &str, env: &ProxyEnv) -> Option<String> {
     }
     let chosen = if scheme.eq_ignore_ascii_case("https") { &env.https_proxy } else { &env.http_proxy };
     chosen.clone().or_else(|| env.all_proxy.clone())
-}
-
-/// The host of a URL (without port or IPv6 brackets), lowercased; "" when it has none.
-pub fn host_of(url: &str) -> String {
-    split_url(url).map(|(_, host)| host).unwrap_or_default()
-}
-
-/// Splits `scheme://[user@]host[:port]/...` into scheme and lowercase host.
-fn split_url(url: &str) -> Option<(String, String)> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
-        bracketed.split(']').next().unwrap_or("")
-    } else {
-        host_port.split(':').next().unwrap_or("")
-    };
-    Some((scheme.to_string(), host.to_ascii_lowercase()))
-}
-
-/// 127.0.0.0/8, ::1, `localhost` and `*.localhost`.
-fn is_loopback(host: &str) -> bool {
-    if host == "localhost" || host.ends_with(".localhost") {
-        return true;
-    }
-    match host.parse::<std::net::IpAddr>() {
-        Ok(address) => address.is_loopback(),
-        Err(_) => false,
-    }
 }
 
 /// curl's NO_PROXY rules: comma-separated; `*` matches all; `example.com`, `.example.com` and

@@ -10,6 +10,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("digest", 0),
     ("sse", 0),
     ("text", 0),
+    ("url", 0),
     ("fsx", 0),
     ("proc", 0),
     ("sys", 0),
