@@ -1,0 +1,159 @@
+//! The subcommands that are not conversations: doctor, check, mcp list and mcp call.
+//!
+//! Invariant: none of them runs a tool; `check` only explains a decision.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use super::*;
+
+pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exit {
+    let (config, mut warnings) = match context.load_config(options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    let selected = if config.providers.is_empty() {
+        None
+    } else {
+        match config::select_provider(&config, options.provider.as_deref()) {
+            Ok((provider, warning)) => {
+                warnings.extend(warning);
+                Some(provider.name)
+            }
+            Err(message) => {
+                warnings.push(Warning::new("", message));
+                None
+            }
+        }
+    };
+    let local = if config.providers.is_empty() { probe::probe_local(&probe_ports(env), PROBE_BUDGET) } else { None };
+    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
+    warnings.extend(mcp_warnings);
+    let mcp_report = mcp_cli::render_list_text(&mcp.statuses());
+    let input = doctor::Input {
+        version: env!("CARGO_PKG_VERSION"),
+        root: &context.root,
+        home: &context.home,
+        config: &config,
+        selected: selected.as_deref(),
+        warnings: &warnings,
+        local: local.as_ref(),
+        settings_files: settings_files(&context.home, &context.root),
+        mcp_report,
+    };
+    doctor::run(&input);
+    Exit::Ok
+}
+
+/// `mewcode check TOOL JSON [--mode M]`: the permission decision for one call; runs nothing.
+pub(super) fn run_check(context: &Context, options: &Options, tool: &str, json: &str, env: &Env) -> Exit {
+    let mut warnings = Vec::new();
+    let rules = match context.load_permissions(options, &mut warnings) {
+        Ok(rules) => rules,
+        Err(exit) => return exit,
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    // The class of a built-in tool comes from the tool itself; MCP and unknown tools are
+    // exec-class (the strictest), as they are without a readOnlyHint.
+    let builtins = Registry::with_builtins(Vec::new());
+    let known: Vec<(String, bool)> = builtins
+        .definitions()
+        .iter()
+        .filter_map(|definition| builtins.get(&definition.name))
+        .map(|tool| (tool.rule_name().to_string(), tool.read_only()))
+        .chain([("Task".to_string(), true)])
+        .collect();
+    let read_only = match known.iter().find(|(name, _)| name == tool) {
+        Some((_, read_only)) => *read_only,
+        None if tool.starts_with("mcp__") => false,
+        None => {
+            let names: Vec<&str> = known.iter().map(|(name, _)| name.as_str()).collect();
+            let message =
+                format!("check: unknown tool {tool:?} (expected {} or an mcp__server__tool name)", names.join(", "));
+            return Exit::Usage(UsageError(message));
+        }
+    };
+    let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), context.home.clone(), rules);
+    let check = gate.explain(options.mode.unwrap_or_default(), tool, json, read_only);
+    println!("{}", check.to_json());
+    Exit::Ok
+}
+
+/// The permission settings files of SPEC §1.2 with whether each exists.
+pub(super) fn settings_files(home: &Path, root: &Path) -> Vec<(String, PathBuf, bool)> {
+    let files = [
+        ("local", root.join(".mewcode/settings.local.yaml")),
+        ("project", root.join(".mewcode/settings.yaml")),
+        ("user", home.join("settings.yaml")),
+    ];
+    files.into_iter().map(|(level, path)| (level.to_string(), path.clone(), path.is_file())).collect()
+}
+
+/// An ad-hoc Streamable HTTP server given on the command line.
+pub(super) fn url_server(url: &str) -> config::McpServerConfig {
+    config::McpServerConfig {
+        name: "url".to_string(),
+        transport: config::McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },
+        timeout_s: None,
+        source: "command line".to_string(),
+    }
+}
+
+/// `mewcode mcp list`: connect, print, shut down. Exit 1 when a server failed.
+pub(super) fn run_mcp_list(context: &Context, options: &Options, env: &Env, json: bool, url: Option<&str>) -> Exit {
+    let (config, warnings) = match context.load_config(options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let servers = match url {
+        Some(url) => vec![url_server(url)],
+        None => config.mcp_servers,
+    };
+    if mcp_cli::list(&servers, &mcp_options(context, env, false), json) { Exit::Ok } else { Exit::Failed }
+}
+
+/// `mewcode mcp call SERVER|URL TOOL [JSON]`: connect that one server, call, print the result.
+/// Exit 1 when the tool reported an error or the call failed.
+pub(super) fn run_mcp_call(
+    context: &Context,
+    options: &Options,
+    env: &Env,
+    (target, tool, input): (&str, &str, Option<&str>),
+) -> Exit {
+    let (config, warnings) = match context.load_config(options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let arguments = match mcp::tool::parse_arguments(input.unwrap_or("")) {
+        Ok(arguments) => arguments,
+        Err(message) => return Exit::Usage(UsageError(format!("mcp call: {message}"))),
+    };
+    let server = if target.contains("://") {
+        url_server(target)
+    } else {
+        match config.mcp_servers.iter().find(|server| server.name == target) {
+            Some(server) => server.clone(),
+            None => {
+                let known: Vec<&str> = config.mcp_servers.iter().map(|server| server.name.as_str()).collect();
+                let known = if known.is_empty() { "none configured".to_string() } else { known.join(", ") };
+                return Exit::Usage(UsageError(format!("mcp call: no MCP server named {target:?} ({known})")));
+            }
+        }
+    };
+    let tool = tool.strip_prefix(&format!("mcp__{}__", server.name)).unwrap_or(tool);
+    let cancel = CancelToken::new();
+    install_interrupt_handler(&cancel);
+    let stdout_is_terminal = std::io::stdout().is_terminal();
+    match mcp_cli::call(&server, tool, arguments, &mcp_options(context, env, false), &cancel, stdout_is_terminal) {
+        mcp_cli::CallOutcome::Done => Exit::Ok,
+        mcp_cli::CallOutcome::ToolError => Exit::Failed,
+        mcp_cli::CallOutcome::Interrupted => Exit::Interrupted,
+        mcp_cli::CallOutcome::Failed(message) => Exit::Runtime(message),
+    }
+}

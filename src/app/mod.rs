@@ -1,0 +1,266 @@
+//! Wiring: turns the parsed command line, the environment and the working directory into a run.
+//!
+//! Invariant: the only module that reads the process environment or the current directory;
+//! everything below receives them as values. It returns an `Exit`; `main.rs` maps it to a code.
+//! `run.rs` assembles agents for -p and the REPL, `setup.rs` picks the model (or explains how
+//! to configure one), `commands.rs` runs doctor, check and the mcp subcommands.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod commands;
+mod run;
+mod setup;
+
+use commands::*;
+use run::*;
+use setup::*;
+
+use crate::agent::subagent::TaskTool;
+use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::cancel::CancelToken;
+use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, UsageError, parse_args};
+use crate::config::{self, Config, ConfigError, HookConfig, LoadOptions, Protocol, ProviderConfig};
+use crate::doctor;
+use crate::headless;
+use crate::hooks::Hooks;
+use crate::llm::net::NetEnv;
+use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
+use crate::llm::provider;
+use crate::mcp;
+use crate::mcp_cli;
+use crate::msg::{Message, System};
+use crate::permission::rules::{Level, RuleSet, RuleTexts};
+use crate::permission::store;
+use crate::repl;
+use crate::text::neutralize;
+use crate::tools::Registry;
+use crate::warning::Warning;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How a run ended, mapped to the exit codes of SPEC §1.1 by `code`.
+#[derive(Debug)]
+pub enum Exit {
+    /// Done.
+    Ok,
+    /// A usage error (bad flag or value).
+    Usage(UsageError),
+    /// A config error, or no provider and nothing local to talk to.
+    Config(String),
+    /// A runtime failure (provider or tool infrastructure).
+    Runtime(String),
+    /// A runtime failure the front end has already reported.
+    Failed,
+    /// Stopped by a limit in -p mode.
+    Limit,
+    /// Interrupted by Ctrl-C.
+    Interrupted,
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(&self) -> i32 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Runtime(_) | Exit::Failed => 1,
+            Exit::Usage(_) | Exit::Config(_) => 2,
+            Exit::Limit => 3,
+            Exit::Interrupted => 130,
+        }
+    }
+
+    /// The one line `main` prints on stderr, if any.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Exit::Ok | Exit::Failed | Exit::Limit | Exit::Interrupted => None,
+            Exit::Usage(err) => Some(err.to_string()),
+            Exit::Config(message) | Exit::Runtime(message) => Some(message.clone()),
+        }
+    }
+}
+
+impl From<ConfigError> for Exit {
+    fn from(err: ConfigError) -> Exit {
+        Exit::Config(err.to_string())
+    }
+}
+
+/// The process environment, read once.
+pub struct Env {
+    vars: HashMap<String, String>,
+}
+
+impl Env {
+    /// Snapshots the process environment (non-UTF-8 values are skipped).
+    pub fn from_process() -> Env {
+        Env {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        }
+    }
+
+    /// Every variable, for settings that look at many (proxies).
+    pub fn pairs(&self) -> impl Iterator<Item = (String, String)> + '_ {
+        self.vars.iter().map(|(name, value)| (name.clone(), value.clone()))
+    }
+
+    /// One variable, if set.
+    pub fn get(&self, name: &str) -> Option<String> {
+        self.vars.get(name).cloned()
+    }
+}
+
+/// Runs mewcode with the arguments after the program name.
+pub fn main(args: &[String]) -> Exit {
+    let command = match parse_args(args) {
+        Ok(command) => command,
+        Err(err) => return Exit::Usage(err),
+    };
+    let env = Env::from_process();
+    match command {
+        Command::Help => {
+            print!("{HELP}");
+            Exit::Ok
+        }
+        Command::Version => {
+            println!("mewcode {}", env!("CARGO_PKG_VERSION"));
+            Exit::Ok
+        }
+        Command::Doctor(options) => match Context::new(&options, &env) {
+            Ok(context) => run_doctor(&context, &options, &env),
+            Err(exit) => exit,
+        },
+        Command::Run(options) => match Context::new(&options, &env) {
+            Ok(context) => run(&context, options, &env),
+            Err(exit) => exit,
+        },
+        Command::McpList { options, json, url } => match Context::new(&options, &env) {
+            Ok(context) => run_mcp_list(&context, &options, &env, json, url.as_deref()),
+            Err(exit) => exit,
+        },
+        Command::McpCall { options, target, tool, json } => match Context::new(&options, &env) {
+            Ok(context) => run_mcp_call(&context, &options, &env, (&target, &tool, json.as_deref())),
+            Err(exit) => exit,
+        },
+        Command::Sessions { .. } => not_yet("mewcode sessions", "session storage"),
+        Command::Check { options, tool, json } => match Context::new(&options, &env) {
+            Ok(context) => run_check(&context, &options, &tool, &json, &env),
+            Err(exit) => exit,
+        },
+    }
+}
+
+/// Where mewcode runs: the user directory and the project root, both resolved.
+struct Context {
+    home: PathBuf,
+    root: PathBuf,
+}
+
+impl Context {
+    fn new(options: &Options, env: &Env) -> Result<Context, Exit> {
+        let home = match env.get("MEWCODE_HOME").filter(|home| !home.is_empty()) {
+            Some(home) => PathBuf::from(home),
+            None => match env.get("HOME").filter(|home| !home.is_empty()) {
+                Some(home) => Path::new(&home).join(".mewcode"),
+                None => return Err(Exit::Config("neither MEWCODE_HOME nor HOME is set".to_string())),
+            },
+        };
+        let cwd = match &options.cwd {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().map_err(|err| Exit::Runtime(format!("current directory: {err}")))?,
+        };
+        let root = match std::fs::canonicalize(&cwd) {
+            Ok(root) if root.is_dir() => root,
+            Ok(_) => return Err(Exit::Usage(UsageError(format!("--cwd: {} is not a directory", cwd.display())))),
+            Err(err) => return Err(Exit::Usage(UsageError(format!("--cwd: {}: {err}", cwd.display())))),
+        };
+        Ok(Context { home, root })
+    }
+
+    /// --trust, or the user said yes to exactly these project files before.
+    fn project_trusted(&self, options: &Options) -> bool {
+        options.trust || config::trust::is_trusted(&self.home, &self.root)
+    }
+
+    fn load_config(&self, options: &Options, env: &Env) -> Result<(Config, Vec<Warning>), ConfigError> {
+        let lookup = |name: &str| env.get(name);
+        config::load_config(&LoadOptions {
+            home: &self.home,
+            root: &self.root,
+            extra: options.config.as_deref(),
+            project_trusted: self.project_trusted(options),
+            lookup: &lookup,
+        })
+    }
+
+    /// What the project's own files would enable once trusted (empty when trusted already or
+    /// when it brings nothing): its config entries and its settings' allow rules.
+    fn untrusted_items(&self, config: &Config, options: &Options) -> Vec<String> {
+        if self.project_trusted(options) {
+            return Vec::new();
+        }
+        let mut items = config.untrusted_project.clone();
+        for (level, path) in store::settings_paths(&self.root, &self.home) {
+            let vouched = match level {
+                Level::User => true,
+                Level::Project => false,
+                Level::Local => config::trust::local_settings_vouched(&self.home, &self.root),
+            };
+            if let (false, Ok(texts)) = (vouched, store::load_rule_texts(&path)) {
+                items.extend(texts.allow.iter().map(|rule| format!("allow rule {rule} ({})", level.as_str())));
+            }
+        }
+        items
+    }
+
+    /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
+    /// project file only when the project is trusted, and of the local file when trusted or when
+    /// mewcode itself wrote it (a clone may ship one). A malformed deny rule stops start-up.
+    fn load_permissions(
+        &self,
+        options: &Options,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Vec<(Level, RuleTexts)>, Exit> {
+        let trusted = self.project_trusted(options);
+        let mut levels = Vec::new();
+        for (level, path) in store::settings_paths(&self.root, &self.home) {
+            let mut texts = store::load_rule_texts(&path).map_err(Exit::Config)?;
+            let vouched = match level {
+                Level::User => true,
+                Level::Project => trusted,
+                Level::Local => trusted || config::trust::local_settings_vouched(&self.home, &self.root),
+            };
+            if !vouched && !texts.allow.is_empty() {
+                let message = format!(
+                    "{} allow rule(s) ignored until you trust this project ({}); deny rules apply",
+                    texts.allow.len(),
+                    texts.allow.join(", ")
+                );
+                warnings.push(Warning::new(path.display().to_string(), message));
+                texts.allow.clear();
+            }
+            levels.push((level, texts));
+        }
+        let (_, problems) = RuleSet::from_texts(levels.clone());
+        for problem in problems {
+            let file = store::settings_paths(&self.root, &self.home)
+                .into_iter()
+                .find(|(level, _)| *level == problem.level)
+                .map_or(String::new(), |(_, path)| path.display().to_string());
+            if problem.fatal {
+                return Err(Exit::Config(format!(
+                    "{file}: {problem} (a broken deny rule would leave you unprotected)"
+                )));
+            }
+            warnings.push(Warning::new(file, format!("{problem}; rule skipped")));
+        }
+        Ok(levels)
+    }
+}
+
+fn not_yet(what: &str, machinery: &str) -> Exit {
+    Exit::Usage(UsageError(format!("{what}: not yet available in this build ({machinery} is still being built)")))
+}

@@ -1,0 +1,297 @@
+//! Assembling a run: settings rules, MCP servers, hooks and the permission gate around the
+//! agent, then the -p front end or the REPL (with its trust prompt) on top.
+//!
+//! Invariant: both front ends get the same wiring (`build_agent`), so a rule, hook or server
+//! behaves the same in -p and in the REPL.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use super::*;
+
+pub(super) fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
+    if options.prompt.is_none() && !std::io::stdin().is_terminal() {
+        options.prompt = Some(PromptSource::Stdin);
+    }
+    let (config, mut warnings) = match context.load_config(&options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    let provider = match choose_provider(&config, &options, env, &mut warnings) {
+        Ok(provider) => provider,
+        Err(exit) => return exit,
+    };
+    let Some(prompt_source) = options.prompt.clone() else {
+        return run_repl(context, provider, &config, warnings, &options, env);
+    };
+    let prompt = match prompt_source {
+        PromptSource::Arg(text) => text,
+        PromptSource::Stdin => {
+            let mut text = String::new();
+            if let Err(err) = std::io::stdin().read_to_string(&mut text) {
+                return Exit::Runtime(format!("reading the prompt from stdin: {err}"));
+            }
+            text
+        }
+    };
+    if prompt.trim().is_empty() {
+        return Exit::Usage(UsageError("-p: the prompt is empty".to_string()));
+    }
+    let rules = match context.load_permissions(&options, &mut warnings) {
+        Ok(rules) => rules,
+        Err(exit) => return exit,
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(
+        context.root.clone(),
+        env.get("HOME").map(PathBuf::from),
+        context.home.clone(),
+        rules,
+    ));
+    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, options.quiet);
+    for warning in mcp_warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let agent = match build_agent(
+        context,
+        &provider,
+        &options,
+        env,
+        AgentParts { hooks: &config.hooks, gate, mcp: &mcp },
+        false,
+    ) {
+        Ok(agent) => agent,
+        Err(exit) => return exit,
+    };
+    let cancel = CancelToken::new();
+    install_interrupt_handler(&cancel);
+    let conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
+    let format = match options.output_format.unwrap_or(OutputFormat::Text) {
+        OutputFormat::Text => headless::Format::Text,
+        OutputFormat::Json => headless::Format::Json,
+        OutputFormat::StreamJson => headless::Format::StreamJson,
+    };
+    let color = std::io::stderr().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
+    let output =
+        headless::Options { format, quiet: options.quiet, color, stdout_is_terminal: std::io::stdout().is_terminal() };
+    let outcome = headless::run(&agent, conversation, options.mode.unwrap_or_default(), cancel, output);
+    drop(agent);
+    drop(mcp); // ends every MCP session; children are killed after 5 s
+    match outcome.stop {
+        Stop::Completed => Exit::Ok,
+        Stop::Cancelled => Exit::Interrupted,
+        Stop::IterationLimit | Stop::UnknownTools => Exit::Limit,
+        Stop::Failed => Exit::Failed,
+    }
+}
+
+/// What a run's agent is assembled from besides the provider: the hook commands, the permission
+/// gate and the connected MCP servers.
+pub(super) struct AgentParts<'a> {
+    hooks: &'a [HookConfig],
+    gate: Arc<dyn Gate>,
+    mcp: &'a mcp::Manager,
+}
+
+/// The interactive REPL (stdin is a terminal: piped stdin became `-p -` above). Asks the trust
+/// question when the project brings its own config, then wires permissions, MCP and hooks like
+/// `-p` does. Warnings go into its banner.
+pub(super) fn run_repl(
+    context: &Context,
+    provider: ProviderConfig,
+    config: &Config,
+    mut warnings: Vec<Warning>,
+    options: &Options,
+    env: &Env,
+) -> Exit {
+    let stdout_is_terminal = std::io::stdout().is_terminal();
+    let color = stdout_is_terminal && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
+    let editor = match repl::LineEditor::open(context.home.join("history"), color) {
+        Ok(editor) => editor,
+        Err(message) => return Exit::Runtime(message),
+    };
+    // Only now: opening the editor replaces the SIGINT handler, and ours must be the one that
+    // runs while a turn streams (at the prompt, Ctrl-C is a key the editor reads itself).
+    let interrupts = repl::Interrupts::new();
+    install_repl_interrupt_handler(&interrupts);
+    let mut trusted_now = None;
+    let untrusted = context.untrusted_items(config, options);
+    if !untrusted.is_empty() && repl::ask_trust(&context.root, &untrusted, color, &interrupts) {
+        if let Err(message) = config::trust::save_trust(&context.home, &context.root) {
+            warnings.push(Warning::new("trust", format!("could not remember the answer: {message}")));
+        }
+        // Reload with the project's config applied: its providers, servers and hooks.
+        let reloaded = context.load_config(options, env).map_err(Exit::from).and_then(|(config, mut fresh)| {
+            let provider = choose_provider(&config, options, env, &mut fresh)?;
+            Ok((config, provider, fresh))
+        });
+        match reloaded {
+            Ok(loaded) => trusted_now = Some(loaded),
+            Err(exit) => return exit,
+        }
+    }
+    let (config, provider, mut warnings) = match trusted_now {
+        Some((config, provider, fresh)) => (config, provider, fresh),
+        None => (config.clone(), provider, warnings),
+    };
+    let rules = match context.load_permissions(options, &mut warnings) {
+        Ok(rules) => rules,
+        Err(exit) => return exit,
+    };
+    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(
+        context.root.clone(),
+        env.get("HOME").map(PathBuf::from),
+        context.home.clone(),
+        rules,
+    ));
+    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
+    warnings.extend(mcp_warnings);
+    let connect: repl::Connect = Box::new(|provider| {
+        let parts = AgentParts { hooks: &config.hooks, gate: Arc::clone(&gate), mcp: &mcp };
+        build_agent(context, provider, options, env, parts, true)
+            .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
+    });
+    let agent = match connect(&provider) {
+        Ok(agent) => agent,
+        Err(message) => return Exit::Config(message),
+    };
+    let setup = repl::Setup {
+        version: env!("CARGO_PKG_VERSION"),
+        root: context.root.clone(),
+        providers: config.providers.clone(),
+        provider,
+        agent,
+        mode: options.mode.unwrap_or_default(),
+        warnings,
+        color,
+        animate: stdout_is_terminal,
+        connect,
+        mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
+    };
+    match repl::run(editor, setup, interrupts) {
+        repl::Outcome::Exited => Exit::Ok,
+        repl::Outcome::Interrupted => Exit::Interrupted,
+        repl::Outcome::Failed(message) => Exit::Runtime(message),
+    }
+}
+
+/// REPL Ctrl-C: only counts the press; the REPL cancels the turn or reads it as a key.
+pub(super) fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
+    let interrupts = interrupts.clone();
+    if let Err(err) = ctrlc::set_handler(move || interrupts.press()) {
+        eprintln!("mewcode: warning: Ctrl-C will not cancel turns: {err}");
+    }
+}
+
+/// The agent for a run: provider, tools, permission gate and the system prompt.
+pub(super) fn build_agent(
+    context: &Context,
+    provider_config: &ProviderConfig,
+    options: &Options,
+    env: &Env,
+    parts: AgentParts<'_>,
+    interactive: bool,
+) -> Result<Arc<Agent>, Exit> {
+    let AgentParts { hooks, gate, mcp } = parts;
+    let net = NetEnv::from_vars(env.pairs());
+    let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
+    let date = prompt::civil_date(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs()),
+    );
+    let environment = prompt::environment_prompt(&prompt::Environment {
+        cwd: context.root.display().to_string(),
+        os: std::env::consts::OS.to_string(),
+        date,
+        model: provider_config.model.clone(),
+        git: prompt::gather_git(&context.root),
+    });
+    // Model-written commands see only these variables: no API keys or tokens leak into them.
+    let bash_env: Vec<(String, String)> =
+        ["PATH", "HOME", "LANG", "TERM"].iter().filter_map(|name| Some((name.to_string(), env.get(name)?))).collect();
+    let mut registry = Registry::with_builtins(bash_env);
+    // MCP tools before the task tool, so sub-agents see the read-only ones too.
+    mcp.register_tools(&mut registry);
+    let task = TaskTool::new(
+        Arc::clone(&provider),
+        &registry,
+        Arc::clone(&gate),
+        environment.clone(),
+        provider_config.max_tokens,
+    );
+    registry.register(Arc::new(task));
+    let stable = prompt::stable_prompt(&prompt::load_instructions(&context.root, &context.home));
+    Ok(Arc::new(Agent {
+        provider,
+        registry,
+        gate,
+        system: System { stable, environment },
+        settings: Settings {
+            root: context.root.clone(),
+            max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),
+            unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
+            max_tokens: provider_config.max_tokens,
+            interactive,
+            reads: crate::tools::ReadTracker::new(),
+        },
+        // Hooks are the user's own commands: they get the whole host environment.
+        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), &new_session_id()),
+    }))
+}
+
+/// A session id, `YYYYMMDD-HHMMSS-xxxx` (UTC time and 4 hex digits from the clock's nanoseconds).
+pub(super) fn new_session_id() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let seconds = now.as_secs();
+    let date = prompt::civil_date(seconds).replace('-', "");
+    let time_of_day = seconds % 86_400;
+    let (hours, minutes, secs) = (time_of_day / 3600, time_of_day / 60 % 60, time_of_day % 60);
+    format!("{date}-{hours:02}{minutes:02}{secs:02}-{:04x}", now.subsec_nanos() & 0xffff)
+}
+
+/// Ctrl-C cancels the running turn; a second Ctrl-C while it winds down exits at once.
+pub(super) fn install_interrupt_handler(cancel: &CancelToken) {
+    let cancel = cancel.clone();
+    let installed = ctrlc::set_handler(move || {
+        if cancel.is_cancelled() {
+            std::process::exit(130);
+        }
+        cancel.cancel();
+    });
+    if let Err(err) = installed {
+        eprintln!("mewcode: warning: Ctrl-C will not cancel cleanly: {err}");
+    }
+}
+
+/// Starts the configured MCP servers (concurrently; failures become warnings, printed here).
+/// Connects every configured MCP server (concurrently); start-up problems come back as warnings
+/// for the caller to show (stderr for -p, the banner in the REPL). `quiet` silences only the
+/// warnings that arise later, during calls.
+pub(super) fn start_mcp(
+    context: &Context,
+    servers: &[config::McpServerConfig],
+    env: &Env,
+    quiet: bool,
+) -> (mcp::Manager, Vec<Warning>) {
+    if servers.is_empty() {
+        return (mcp::Manager::default(), Vec::new());
+    }
+    mcp::Manager::start(servers, &mcp_options(context, env, quiet))
+}
+
+/// The outside world as the MCP manager needs it: our environment for the servers, the log
+/// directory, proxies, and where late warnings go.
+pub(super) fn mcp_options(context: &Context, env: &Env, quiet: bool) -> mcp::StartOptions {
+    mcp::StartOptions {
+        spawn: mcp::SpawnEnv {
+            host_env: env.pairs().collect(),
+            cwd: context.root.clone(),
+            log_dir: Some(context.home.join("logs")),
+        },
+        net: NetEnv::from_vars(env.pairs()),
+        warn: Arc::new(move |warning: Warning| {
+            if !quiet {
+                eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+            }
+        }),
+    }
+}

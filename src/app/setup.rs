@@ -1,0 +1,96 @@
+//! Choosing the provider: the configured one, else a local Ollama/vLLM found by the probe, else
+//! the setup guide.
+//!
+//! Invariant: the probe never takes more than its 300 ms budget.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use super::*;
+
+/// The provider to use: the configured choice, else a local server found by the probe, else
+/// the setup guide (exit 2).
+pub(super) fn choose_provider(
+    config: &Config,
+    options: &Options,
+    env: &Env,
+    warnings: &mut Vec<Warning>,
+) -> Result<ProviderConfig, Exit> {
+    if config.providers.is_empty() {
+        if let Some(name) = &options.provider {
+            return Err(Exit::Config(format!("--provider: no provider named {name:?} (none configured)")));
+        }
+        let Some(server) = probe::probe_local(&probe_ports(env), PROBE_BUDGET) else {
+            eprint!("{}", setup_guide(&config.sources.first().map(|s| s.path.clone()).unwrap_or_default()));
+            return Err(Exit::Config("no model provider configured and no local server answered".to_string()));
+        };
+        let model = options.model.clone().unwrap_or_else(|| server.models[0].clone());
+        warnings.push(Warning::new(
+            "",
+            format!(
+                "no provider configured; using the local {} server at {} with model {model}",
+                server.kind, server.base_url
+            ),
+        ));
+        return Ok(local_provider(&server.kind, &server.base_url, &model));
+    }
+    let (mut provider, warning) = config::select_provider(config, options.provider.as_deref()).map_err(Exit::Config)?;
+    warnings.extend(warning);
+    if let Some(model) = &options.model {
+        provider.model = model.clone();
+    }
+    Ok(provider)
+}
+
+/// The total time the local probe may take (SPEC §1.2).
+pub(super) const PROBE_BUDGET: Duration = Duration::from_millis(300);
+
+/// The probe ports: Ollama's and vLLM's, or `MEWCODE_PROBE_PORTS=port,port` (tests use free ports).
+pub(super) fn probe_ports(env: &Env) -> Vec<(u16, String)> {
+    match env.get("MEWCODE_PROBE_PORTS") {
+        Some(list) => list
+            .split(',')
+            .filter_map(|port| port.trim().parse().ok())
+            .enumerate()
+            .map(|(index, port)| (port, DEFAULT_PROBE_PORTS.get(index).map_or("local", |(_, kind)| kind).to_string()))
+            .collect(),
+        None => DEFAULT_PROBE_PORTS.iter().map(|(port, kind)| (*port, kind.to_string())).collect(),
+    }
+}
+
+pub(super) fn local_provider(kind: &str, base_url: &str, model: &str) -> ProviderConfig {
+    ProviderConfig {
+        api_key_hint: "no key needed for a local server".to_string(),
+        base_url: base_url.to_string(),
+        source: "probe".to_string(),
+        ..ProviderConfig::with_defaults(kind, Protocol::OpenAi, model)
+    }
+}
+
+pub(super) fn setup_guide(user_config: &Path) -> String {
+    format!(
+        "\
+mewcode needs a model. Nothing is configured, and no local Ollama (127.0.0.1:11434) or vLLM
+(127.0.0.1:8000) server answered.
+
+Create {path} with one of these (or several; the first is the default):
+
+  providers:
+    - name: claude
+      protocol: anthropic
+      model: claude-sonnet-4-5
+      api_key: ${{ANTHROPIC_API_KEY}}
+    - name: gpt
+      protocol: openai
+      model: gpt-4.1
+      api_key: ${{OPENAI_API_KEY}}
+    - name: local
+      protocol: openai
+      model: qwen2.5-coder:7b
+      base_url: http://127.0.0.1:11434/v1     # Ollama; vLLM is usually :8000/v1
+
+and export the key it names (ANTHROPIC_API_KEY / OPENAI_API_KEY), or start Ollama or vLLM.
+Then `mewcode doctor` checks the setup.
+
+",
+        path = user_config.display()
+    )
+}
