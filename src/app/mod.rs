@@ -17,7 +17,7 @@ use setup::*;
 use crate::agent::subagent::TaskTool;
 use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, UNKNOWN_TOOL_LIMIT, prompt};
 use crate::cancel::CancelToken;
-use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, UsageError, parse_args};
+use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, Resume, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, HookConfig, LoadOptions, Protocol, ProviderConfig};
 use crate::doctor;
 use crate::headless;

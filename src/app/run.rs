@@ -8,6 +8,9 @@
 use super::*;
 
 pub(super) fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
+    if options.resume != Resume::No {
+        return not_yet("--continue/--resume", "session storage");
+    }
     if options.prompt.is_none() && !std::io::stdin().is_terminal() {
         options.prompt = Some(PromptSource::Stdin);
     }

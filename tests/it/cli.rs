@@ -220,3 +220,14 @@ fn doctor_connects_to_mcp_servers_and_reports_failures() {
     assert!(run.stdout.contains("mcp__raw__echo  read-only"), "{}", run.stdout);
     assert!(run.stdout.contains("broken (stdio: /nonexistent/mcp-server): failed"), "{}", run.stdout);
 }
+
+#[test]
+fn subcommands_without_their_machinery_say_so_and_exit_2() {
+    let env = TestEnv::new("notyet");
+    for args in [vec!["sessions"], vec!["-p", "hi", "--continue"], vec!["-p", "hi", "--resume", "20261202-131500-a1b2"]]
+    {
+        let run = env.run(&args);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert!(run.stderr.contains("not yet available"), "{args:?}: {}", run.stderr);
+    }
+}
