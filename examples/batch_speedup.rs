@@ -87,6 +87,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             max_tokens: 100,
             interactive: false,
             reads: mewcode::tools::ReadTracker::new(),
+            log: Default::default(),
         },
         hooks: mewcode::hooks::Hooks::default(),
     });

@@ -93,6 +93,7 @@ fn per_iteration(messages: usize) -> Duration {
             max_tokens: 1000,
             interactive: false,
             reads: mewcode::tools::ReadTracker::new(),
+            log: Default::default(),
         },
         hooks: mewcode::hooks::Hooks::default(),
     });

@@ -24,7 +24,7 @@ pub enum Format {
 }
 
 /// How to print.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub format: Format,
     /// No tool activity or notices on stderr (text mode).
@@ -33,6 +33,12 @@ pub struct Options {
     pub color: bool,
     /// stdout is a terminal: neutralise the final text too.
     pub stdout_is_terminal: bool,
+    /// The session this run is logged in (`session_id` of the json formats); none when the log
+    /// could not be created.
+    pub session_id: Option<String>,
+    /// Notices from before the run (a resumed session's notes, a log that cannot be written),
+    /// shown first like the agent's own.
+    pub notices: Vec<String>,
 }
 
 /// What the run produced, for the exit code.
@@ -52,7 +58,11 @@ pub fn run(
     options: Options,
 ) -> Outcome {
     let events = agent.run(Arc::clone(&conversation), mode, cancel);
+    let notices = options.notices.clone();
     let mut printer = Printer { options, usage: Usage::default(), iterations: 0, error: None };
+    for notice in notices {
+        printer.event(Event::Notice(notice));
+    }
     let mut stop = None;
     for event in events {
         if let Event::Done(reason) = &event {
@@ -133,7 +143,7 @@ impl Printer {
     fn finish(&mut self, stop: Stop, result: &str) {
         let summary = json!({
             "result": result,
-            "session_id": null,
+            "session_id": self.options.session_id,
             "stop_reason": stop.as_str(),
             "iterations": self.iterations,
             "usage": usage_json(&self.usage),

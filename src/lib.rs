@@ -21,6 +21,7 @@ pub mod hooks;
 pub mod llm;
 pub mod mcp;
 pub mod permission;
+pub mod session;
 pub mod tools;
 // L3 agent
 pub mod agent;

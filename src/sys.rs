@@ -104,6 +104,21 @@ pub fn discard_pending_input(fd: i32) -> io::Result<()> {
     if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 
+/// The local time zone's offset from UTC, in seconds, at the instant `epoch_s` (seconds since
+/// 1970). Session ids are written in local time (SPEC §8); when the zone cannot be read the
+/// offset is 0, so ids fall back to UTC rather than failing.
+pub fn local_utc_offset_s(epoch_s: i64) -> i64 {
+    // Out of time_t's range (32-bit targets only) reads the zone at 1970: a close enough offset.
+    let time = libc::time_t::try_from(epoch_s).unwrap_or(0);
+    // SAFETY: an all-zero `tm` is a valid value of this plain C struct (integers and a pointer
+    // that may be null); localtime_r only writes into it.
+    let mut broken_down: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are references to locals that outlive the call; localtime_r is the
+    // re-entrant variant and keeps no pointer to either after returning.
+    let result = unsafe { libc::localtime_r(&time, &mut broken_down) };
+    if result.is_null() { 0 } else { broken_down.tm_gmtoff }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,6 +54,8 @@ pub struct Settings {
     pub interactive: bool,
     /// The files read during the session, most recent last (for compaction recovery).
     pub reads: ReadTracker,
+    /// The session log every message pushed by the loop is appended to (none for sub-agents).
+    pub log: crate::session::Recorder,
 }
 
 /// A model, its tools, its permission gate and its system prompt.
@@ -106,7 +108,7 @@ impl Agent {
         let mut stop_hook_blocked = false;
         for iteration in 1..=self.settings.max_iterations {
             if !emit(cancel, tx, Event::Iter(iteration)) || cancel.is_cancelled() {
-                return finish(conversation, Stop::Cancelled);
+                return self.finish(conversation, Stop::Cancelled);
             }
             let tools =
                 if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() };
@@ -119,10 +121,10 @@ impl Agent {
             };
             let turn = match self.stream_turn(request, cancel, tx) {
                 Ok(turn) => turn,
-                Err(LlmError::Cancelled) => return finish(conversation, Stop::Cancelled),
+                Err(LlmError::Cancelled) => return self.finish(conversation, Stop::Cancelled),
                 Err(err) => {
                     emit(cancel, tx, Event::Error(err.to_string()));
-                    return finish(conversation, Stop::Failed);
+                    return self.finish(conversation, Stop::Failed);
                 }
             };
             if !turn.dropped_tool_calls.is_empty() {
@@ -137,7 +139,7 @@ impl Agent {
                 let text = if turn.text.trim().is_empty() { "(task complete)".to_string() } else { turn.text };
                 let mut message = Message::assistant(text);
                 message.thinking = turn.thinking;
-                lock(conversation).push(message);
+                self.push(conversation, cancel, tx, message);
                 if turn.dropped_tool_calls.is_empty() {
                     if self.hooks.is_empty_for(crate::config::HookEvent::Stop) {
                         return Stop::Completed;
@@ -148,16 +150,21 @@ impl Agent {
                     };
                     // A Stop hook that exits 2 sends the model back to work with its reason.
                     stop_hook_blocked = true;
-                    lock(conversation).push(Message::user(format!("[Stop hook] {reason}")));
+                    self.push(conversation, cancel, tx, Message::user(format!("[Stop hook] {reason}")));
                     continue;
                 }
                 // The model meant to act but its call was truncated: tell it and go on, rather
                 // than ending the task on a half-written call it never saw fail.
-                lock(conversation).push(Message::user(format!(
-                    "[mewcode] Your tool call ({}) was cut off by the output token limit and was not run. \
+                self.push(
+                    conversation,
+                    cancel,
+                    tx,
+                    Message::user(format!(
+                        "[mewcode] Your tool call ({}) was cut off by the output token limit and was not run. \
                      Retry it in smaller pieces (for example, write a large file in several edits).",
-                    turn.dropped_tool_calls.join(", ")
-                )));
+                        turn.dropped_tool_calls.join(", ")
+                    )),
+                );
                 continue;
             }
             let all_unknown = turn.calls.iter().all(|call| self.registry.get(&call.name).is_none());
@@ -165,22 +172,44 @@ impl Agent {
             let mut message = Message::assistant(turn.text);
             message.tool_calls = turn.calls.clone();
             message.thinking = turn.thinking;
-            lock(conversation).push(message);
+            self.push(conversation, cancel, tx, message);
             let (results, completed) = self.execute_calls(&turn.calls, mode, cancel, tx, &mut hook_context);
-            lock(conversation).push(Message::tool_results(results));
+            self.push(conversation, cancel, tx, Message::tool_results(results));
             if !completed || cancel.is_cancelled() {
-                return finish(conversation, Stop::Cancelled);
+                return self.finish(conversation, Stop::Cancelled);
             }
             if unknown_run >= self.settings.unknown_tool_limit {
                 let notice =
                     format!("stopped: the model asked only for tools that do not exist {unknown_run} times in a row");
                 emit(cancel, tx, Event::Notice(notice));
-                return finish(conversation, Stop::UnknownTools);
+                return self.finish(conversation, Stop::UnknownTools);
             }
         }
         let notice = format!("stopped: reached the limit of {} iterations", self.settings.max_iterations);
         emit(cancel, tx, Event::Notice(notice));
-        finish(conversation, Stop::IterationLimit)
+        self.finish(conversation, Stop::IterationLimit)
+    }
+
+    /// Appends a message to the conversation, then (outside the conversation lock) to the session
+    /// log; a log failure is shown once as a notice and the run goes on.
+    fn push(&self, conversation: &Conversation, cancel: &CancelToken, tx: &Sender<Event>, message: Message) {
+        lock(conversation).push(message.clone());
+        if let Some(notice) = self.settings.log.append(&message) {
+            emit(cancel, tx, Event::Notice(notice));
+        }
+    }
+
+    /// Ends an abnormal run: the history must end with an assistant message, logged like any.
+    fn finish(&self, conversation: &Conversation, stop: Stop) -> Stop {
+        let before = lock(conversation).len();
+        let stop = finish(conversation, stop);
+        let tail = lock(conversation).get(before..).map(<[Message]>::to_vec).unwrap_or_default();
+        for message in &tail {
+            // No channel to report on here: a failure first met on this note goes unreported (the
+            // push before it would have met it already in all but a freshly broken disk).
+            let _ = self.settings.log.append(message);
+        }
+        stop
     }
 
     /// Streams one model turn, forwarding text to the front end; returns the completed attempt.

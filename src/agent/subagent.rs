@@ -105,6 +105,7 @@ impl Tool for TaskTool {
                 max_tokens: self.max_tokens,
                 interactive: false,
                 reads: crate::tools::ReadTracker::new(),
+                log: Default::default(),
             },
             hooks: crate::hooks::Hooks::default(),
         });

@@ -138,6 +138,7 @@ fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_it
             max_tokens: 1000,
             interactive,
             reads: crate::tools::ReadTracker::new(),
+            log: Default::default(),
         },
         hooks: crate::hooks::Hooks::default(),
     });

@@ -8,10 +8,12 @@
 
 mod commands;
 mod run;
+mod sessions;
 mod setup;
 
 use commands::*;
 use run::*;
+use sessions::*;
 use setup::*;
 
 use crate::agent::subagent::TaskTool;
@@ -145,7 +147,10 @@ pub fn main(args: &[String]) -> Exit {
             Ok(context) => run_mcp_call(&context, &options, &env, (&target, &tool, json.as_deref())),
             Err(exit) => exit,
         },
-        Command::Sessions { .. } => not_yet("mewcode sessions", "session storage"),
+        Command::Sessions { options, json } => match Context::new(&options, &env) {
+            Ok(context) => run_sessions(&context, json),
+            Err(exit) => exit,
+        },
         Command::Check { options, tool, json } => match Context::new(&options, &env) {
             Ok(context) => run_check(&context, &options, &tool, &json, &env),
             Err(exit) => exit,
@@ -259,8 +264,4 @@ impl Context {
         }
         Ok(levels)
     }
-}
-
-fn not_yet(what: &str, machinery: &str) -> Exit {
-    Exit::Usage(UsageError(format!("{what}: not yet available in this build ({machinery} is still being built)")))
 }

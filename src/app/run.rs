@@ -7,10 +7,17 @@
 
 use super::*;
 
-pub(super) fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
-    if options.resume != Resume::No {
-        return not_yet("--continue/--resume", "session storage");
+pub(super) fn run(context: &Context, options: Options, env: &Env) -> Exit {
+    // Old sessions go while we start; joined at the end (long done by then).
+    let cleanup = crate::session::spawn_cleanup(crate::session::sessions_dir(&context.root));
+    let exit = run_with_sessions(context, options, env);
+    if let Some(cleanup) = cleanup {
+        let _ = cleanup.join();
     }
+    exit
+}
+
+fn run_with_sessions(context: &Context, mut options: Options, env: &Env) -> Exit {
     if options.prompt.is_none() && !std::io::stdin().is_terminal() {
         options.prompt = Some(PromptSource::Stdin);
     }
@@ -55,28 +62,40 @@ pub(super) fn run(context: &Context, mut options: Options, env: &Env) -> Exit {
     for warning in mcp_warnings {
         eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
     }
-    let agent = match build_agent(
-        context,
-        &provider,
-        &options,
-        env,
-        AgentParts { hooks: &config.hooks, gate, mcp: &mcp },
-        false,
-    ) {
+    // The session exists (and holds the prompt) before the agent runs.
+    let opened = match open_print_session(context, &options.resume, &prompt, &provider) {
+        Ok(opened) => opened,
+        Err(exit) => return exit,
+    };
+    let hook_session_id = opened.id.clone().unwrap_or_else(crate::session::new_id);
+    let parts = AgentParts {
+        hooks: &config.hooks,
+        gate,
+        mcp: &mcp,
+        log: opened.recorder.clone(),
+        session_id: &hook_session_id,
+    };
+    let agent = match build_agent(context, &provider, &options, env, parts, false) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
-    let conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
+    let conversation = Arc::new(Mutex::new(opened.history.into()));
     let format = match options.output_format.unwrap_or(OutputFormat::Text) {
         OutputFormat::Text => headless::Format::Text,
         OutputFormat::Json => headless::Format::Json,
         OutputFormat::StreamJson => headless::Format::StreamJson,
     };
     let color = std::io::stderr().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
-    let output =
-        headless::Options { format, quiet: options.quiet, color, stdout_is_terminal: std::io::stdout().is_terminal() };
+    let output = headless::Options {
+        format,
+        quiet: options.quiet,
+        color,
+        stdout_is_terminal: std::io::stdout().is_terminal(),
+        session_id: opened.id,
+        notices: opened.notices,
+    };
     let outcome = headless::run(&agent, conversation, options.mode.unwrap_or_default(), cancel, output);
     drop(agent);
     drop(mcp); // ends every MCP session; children are killed after 5 s
@@ -94,6 +113,10 @@ pub(super) struct AgentParts<'a> {
     hooks: &'a [HookConfig],
     gate: Arc<dyn Gate>,
     mcp: &'a mcp::Manager,
+    /// The session log the agent appends to.
+    log: crate::session::Recorder,
+    /// The session id hooks are told.
+    session_id: &'a str,
 }
 
 /// The interactive REPL (stdin is a terminal: piped stdin became `-p -` above). Asks the trust
@@ -107,6 +130,17 @@ pub(super) fn run_repl(
     options: &Options,
     env: &Env,
 ) -> Exit {
+    let sessions_dir = crate::session::sessions_dir(&context.root);
+    let start = match &options.resume {
+        Resume::Picker => repl::sessions::Start::Picker,
+        other => match resume_id(&sessions_dir, other) {
+            Ok(Some(id)) => repl::sessions::Start::Resume(id),
+            Ok(None) => repl::sessions::Start::New,
+            Err(exit) => return exit,
+        },
+    };
+    let recorder = crate::session::Recorder::default();
+    let first_id = crate::session::new_id();
     let stdout_is_terminal = std::io::stdout().is_terminal();
     let color = stdout_is_terminal && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
     let editor = match repl::LineEditor::open(context.home.join("history"), color) {
@@ -150,7 +184,13 @@ pub(super) fn run_repl(
     let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
     warnings.extend(mcp_warnings);
     let connect: repl::Connect = Box::new(|provider| {
-        let parts = AgentParts { hooks: &config.hooks, gate: Arc::clone(&gate), mcp: &mcp };
+        let parts = AgentParts {
+            hooks: &config.hooks,
+            gate: Arc::clone(&gate),
+            mcp: &mcp,
+            log: recorder.clone(),
+            session_id: &first_id,
+        };
         build_agent(context, provider, options, env, parts, true)
             .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
     });
@@ -170,6 +210,12 @@ pub(super) fn run_repl(
         animate: stdout_is_terminal,
         connect,
         mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
+        sessions: repl::sessions::Sessions {
+            dir: sessions_dir,
+            recorder: recorder.clone(),
+            first_id: std::cell::Cell::new(Some(first_id.clone())),
+            start,
+        },
     };
     match repl::run(editor, setup, interrupts) {
         repl::Outcome::Exited => Exit::Ok,
@@ -195,7 +241,7 @@ pub(super) fn build_agent(
     parts: AgentParts<'_>,
     interactive: bool,
 ) -> Result<Arc<Agent>, Exit> {
-    let AgentParts { hooks, gate, mcp } = parts;
+    let AgentParts { hooks, gate, mcp, log, session_id } = parts;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
     let date = prompt::civil_date(
@@ -235,20 +281,11 @@ pub(super) fn build_agent(
             max_tokens: provider_config.max_tokens,
             interactive,
             reads: crate::tools::ReadTracker::new(),
+            log,
         },
         // Hooks are the user's own commands: they get the whole host environment.
-        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), &new_session_id()),
+        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id),
     }))
-}
-
-/// A session id, `YYYYMMDD-HHMMSS-xxxx` (UTC time and 4 hex digits from the clock's nanoseconds).
-pub(super) fn new_session_id() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let seconds = now.as_secs();
-    let date = prompt::civil_date(seconds).replace('-', "");
-    let time_of_day = seconds % 86_400;
-    let (hours, minutes, secs) = (time_of_day / 3600, time_of_day / 60 % 60, time_of_day % 60);
-    format!("{date}-{hours:02}{minutes:02}{secs:02}-{:04x}", now.subsec_nanos() & 0xffff)
 }
 
 /// Ctrl-C cancels the running turn; a second Ctrl-C while it winds down exits at once.

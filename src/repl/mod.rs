@@ -13,6 +13,7 @@ pub mod commands;
 pub mod diff;
 mod editor;
 pub mod render;
+pub mod sessions;
 mod terminal;
 mod turn;
 
@@ -77,6 +78,8 @@ pub struct Setup<'a> {
     pub connect: Connect<'a>,
     /// The MCP servers' status, rendered for `/mcp`.
     pub mcp_status: Box<dyn Fn() -> String + 'a>,
+    /// Where sessions are logged and which one to start with.
+    pub sessions: sessions::Sessions,
 }
 
 /// How the REPL ended.
@@ -100,6 +103,8 @@ pub struct Session {
     pub usage: Usage,
     /// The last response's prompt + output: how full the context window is.
     pub context_used: u64,
+    /// A note for the model to add to the next prompt (a resumed session's stale-files note).
+    pub note: Option<String>,
 }
 
 /// What a Ctrl-C at the prompt means.
@@ -143,8 +148,10 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         mode: setup.mode,
         usage: Usage::default(),
         context_used: 0,
+        note: None,
     };
     print_banner(&setup, &session);
+    sessions::start(&mut session, &setup);
     let mut last_interrupt: Option<Instant> = None;
     let mut seen_presses = interrupts.count();
     loop {
@@ -197,7 +204,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             editor.set_mode(session.mode);
             continue;
         }
-        let mut prompt = line.trim_end().to_string();
+        let mut prompt = sessions::prepare_prompt(&mut session, &setup, line.trim_end());
         loop {
             let context = TurnContext {
                 root: &setup.root,
@@ -205,6 +212,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
                 animate: setup.animate,
                 width: editor.width(),
                 interrupts: &interrupts,
+                log: &setup.sessions.recorder,
             };
             let end = run_turn(&mut session, &prompt, &context);
             // A blank line between the answer and the next status line.
@@ -304,7 +312,8 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
         }
         Command::Model(Some(choice)) => switch_model(&choice, session, setup, providers),
         Command::Compact => say(&not_yet("/compact", "context management (compaction)")),
-        Command::Resume => say(&not_yet("/resume", "session storage")),
+        Command::Resume(None) => sessions::list(setup),
+        Command::Resume(Some(choice)) => sessions::pick(session, setup, &choice),
         Command::Mcp => {
             let report = (setup.mcp_status)();
             let report = if report.trim().is_empty() { "no MCP servers configured".to_string() } else { report };
@@ -313,6 +322,8 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
         Command::Clear => {
             session.conversation = Arc::new(Mutex::new(History::new()));
             session.context_used = 0;
+            session.note = None;
+            sessions::clear(setup);
             say(&paint(color, DIM, "(new conversation)"));
         }
         Command::Tools => {
@@ -365,7 +376,7 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
 }
 
 /// The provider's context window (the protocol default when the config says 0).
-fn context_window(provider: &ProviderConfig) -> u64 {
+pub(crate) fn context_window(provider: &ProviderConfig) -> u64 {
     if provider.context_window == 0 { provider.protocol.default_context_window() } else { provider.context_window }
 }
 
@@ -374,7 +385,7 @@ fn not_yet(command: &str, machinery: &str) -> String {
 }
 
 /// One line on stdout; a closed stdout is not worth failing over.
-fn say(text: &str) {
+pub(crate) fn say(text: &str) {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{text}").and_then(|()| stdout.flush());

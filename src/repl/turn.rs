@@ -38,16 +38,23 @@ pub struct TurnContext<'a> {
     pub animate: bool,
     pub width: usize,
     pub interrupts: &'a Interrupts,
+    /// The session log the prompt is appended to (the agent logs the rest).
+    pub log: &'a crate::session::Recorder,
 }
 
 /// Runs one user turn to its end.
 pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> TurnEnd {
-    lock(&session.conversation).push(Message::user(prompt));
+    let message = Message::user(prompt);
+    lock(&session.conversation).push(message.clone());
+    let log_notice = context.log.append(&message);
     let cancel = CancelToken::new();
     let mut seen = context.interrupts.count();
     let _echo = ModeGuard::without_echo();
     let events = session.agent.run(session.conversation.clone(), session.mode, cancel.clone());
     let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.width);
+    if let Some(notice) = log_notice {
+        let _ = renderer.notice(&notice, Instant::now());
+    }
     let mut stop = None;
     let end = loop {
         let now = Instant::now();

@@ -222,12 +222,25 @@ fn doctor_connects_to_mcp_servers_and_reports_failures() {
 }
 
 #[test]
-fn subcommands_without_their_machinery_say_so_and_exit_2() {
-    let env = TestEnv::new("notyet");
-    for args in [vec!["sessions"], vec!["-p", "hi", "--continue"], vec!["-p", "hi", "--resume", "20261202-131500-a1b2"]]
-    {
-        let run = env.run(&args);
+fn session_flags_without_a_session_say_so_and_exit_2() {
+    let env = TestEnv::new("nosession");
+    let port = crate::support::project::closed_port();
+    env.write_home(
+        "config.yaml",
+        &format!("providers:\n  - {{name: x, protocol: openai, model: m, base_url: \"http://127.0.0.1:{port}/v1\"}}\n"),
+    );
+    let cases: [(&[&str], &str); 3] = [
+        (&["-p", "hi", "--continue"], "no session to continue in this project"),
+        (&["-p", "hi", "--resume", "20261202-131500-a1b2"], "no session 20261202-131500-a1b2 in this project"),
+        (&["-p", "hi", "--resume"], "needs the REPL"),
+    ];
+    for (args, expected) in cases {
+        let run = env.run(args);
         assert_eq!(run.code, 2, "{args:?}");
-        assert!(run.stderr.contains("not yet available"), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
     }
+    let run = env.run(&["sessions"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "no sessions in this project yet\n"));
+    let run = env.run(&["sessions", "--json"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "[]\n"));
 }

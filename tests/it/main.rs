@@ -13,4 +13,5 @@ mod permissions;
 mod print;
 mod repl;
 mod repl_edits;
+mod session;
 mod tidy;

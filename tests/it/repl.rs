@@ -210,7 +210,7 @@ fn slash_commands_answer_without_calling_the_model() {
         ("/mode bypass", "mode: bypass"),
         ("/model", "* fake         anthropic  test-model  (context 200.0k)"),
         ("/compact", "/compact is not available yet: context management (compaction) is still being built"),
-        ("/resume", "/resume is not available yet"),
+        ("/resume", "no sessions in this project yet"),
         ("/mcp", "no MCP servers configured"),
         ("/tools", "task"),
         ("/cost", "this session: 0 input · 0 output"),

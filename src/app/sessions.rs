@@ -1,0 +1,115 @@
+//! Sessions at the wiring level: which session a run logs to (new, `--continue`, `--resume ID`),
+//! and the `mewcode sessions` subcommand.
+//!
+//! Invariant: a resumed log is reopened for append before the conversation is built, and the new
+//! prompt is logged before the agent starts, so every message of the run reaches the log. A log
+//! that cannot be created is a notice, never a failed run; a session that cannot be found or
+//! read is an error before anything runs.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use super::*;
+use crate::session::{self, Recorder, SessionError};
+
+/// The session a -p run logs to and the conversation it starts with.
+pub(super) struct PrintSession {
+    pub recorder: Recorder,
+    pub id: Option<String>,
+    pub history: Vec<Message>,
+    pub notices: Vec<String>,
+}
+
+/// Opens the session of a -p run and logs its prompt.
+pub(super) fn open_print_session(
+    context: &Context,
+    resume: &Resume,
+    prompt: &str,
+    provider: &ProviderConfig,
+) -> Result<PrintSession, Exit> {
+    let dir = session::sessions_dir(&context.root);
+    let mut notices = Vec::new();
+    let (recorder, id, mut history, note) = match resume_id(&dir, resume)? {
+        Some(id) => {
+            let resumed =
+                session::resume_session(&dir, &id, &provider.model, context_window(provider), session::now_s())
+                    .map_err(session_exit)?;
+            notices.extend(resumed.stale_note.clone());
+            if resumed.needs_compaction {
+                notices.push(compaction_notice());
+            }
+            (Recorder::new(resumed.writer), Some(id), resumed.messages, resumed.stale_note)
+        }
+        None => {
+            let id = session::new_id();
+            match session::create_session(&dir, &id, prompt, &provider.model) {
+                Ok(writer) => (Recorder::new(writer), Some(id), Vec::new(), None),
+                Err(err) => {
+                    notices.push(format!("{err}; this run is not saved as a session"));
+                    (Recorder::default(), None, Vec::new(), None)
+                }
+            }
+        }
+    };
+    let message = Message::user(session::with_note(prompt, note.as_deref()));
+    notices.extend(recorder.append(&message));
+    history.push(message);
+    Ok(PrintSession { recorder, id, history, notices })
+}
+
+/// The session id a `--continue` / `--resume ID` names, checked to exist; `None` for a new one.
+/// The picker (`--resume` alone) needs the REPL.
+pub(super) fn resume_id(dir: &Path, resume: &Resume) -> Result<Option<String>, Exit> {
+    match resume {
+        Resume::No => Ok(None),
+        Resume::Latest => session::latest_session(dir).map(|info| Some(info.id)).map_err(session_exit),
+        Resume::Id(id) => session::find_session(dir, id).map(|_| Some(id.clone())).map_err(session_exit),
+        Resume::Picker => Err(Exit::Usage(UsageError(
+            "--resume without an ID opens the picker, which needs the REPL; give the ID (see `mewcode sessions`)"
+                .to_string(),
+        ))),
+    }
+}
+
+/// What the user is told when a resumed history nearly fills the window. The seam for
+/// compaction (SPEC §8 "compact now") is `Resumed::needs_compaction`.
+pub(super) fn compaction_notice() -> String {
+    "the resumed conversation nearly fills the model's context window; the next request may be refused".to_string()
+}
+
+/// The provider's context window (the protocol default when the config says 0).
+pub(super) fn context_window(provider: &ProviderConfig) -> u64 {
+    if provider.context_window == 0 { provider.protocol.default_context_window() } else { provider.context_window }
+}
+
+/// One boundary mapping: a missing session is the user's mistake (exit 2), IO is a failure (1).
+pub(super) fn session_exit(err: SessionError) -> Exit {
+    match err {
+        SessionError::NotFound { .. } | SessionError::NoSessions => Exit::Usage(UsageError(err.to_string())),
+        SessionError::Io { .. } => Exit::Runtime(err.to_string()),
+    }
+}
+
+/// `mewcode sessions [--json]`: this project's sessions, newest first.
+pub(super) fn run_sessions(context: &Context, json: bool) -> Exit {
+    let sessions = session::list_sessions(&session::sessions_dir(&context.root));
+    if json {
+        let list: Vec<serde_json::Value> = sessions
+            .iter()
+            .map(|info| {
+                serde_json::json!({
+                    "id": info.id,
+                    "time": session::render_time(session::to_local(info.modified)),
+                    "title": info.title,
+                    "model": info.model,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(list));
+    } else if sessions.is_empty() {
+        println!("no sessions in this project yet");
+    } else {
+        for info in &sessions {
+            println!("{}", neutralize(&session::render_line(info)));
+        }
+    }
+    Exit::Ok
+}

@@ -1,0 +1,159 @@
+//! The REPL's sessions: a log per conversation, created at its first prompt; `/clear` ends it,
+//! `/resume` lists this project's sessions and `/resume N|ID` continues one.
+//!
+//! Invariant: the recorder the agent appends to always names the session whose history the REPL
+//! shows. A resumed log is reopened (and the recorder switched) before the conversation is
+//! replaced; a log that cannot be written is one notice, and the conversation goes on unsaved.
+
+use super::render::{DIM, RED, YELLOW, paint};
+use super::{Session, Setup, context_window, say};
+use crate::agent::lock;
+use crate::session::{self, Recorder, SessionInfo};
+use crate::text::neutralize;
+use std::cell::Cell;
+use std::path::PathBuf;
+
+/// What the REPL does about sessions at start-up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A new session at the first prompt.
+    New,
+    /// `--continue` / `--resume ID`: this session (its existence already checked).
+    Resume(String),
+    /// `--resume` alone: show the list to pick from.
+    Picker,
+}
+
+/// The REPL's session wiring, from app.rs.
+pub struct Sessions {
+    /// `<root>/.mewcode/sessions`.
+    pub dir: PathBuf,
+    /// Shared with every agent `connect` builds.
+    pub recorder: Recorder,
+    /// The id the first new session takes (hooks were told it); later ones get fresh ids.
+    pub first_id: Cell<Option<String>>,
+    pub start: Start,
+}
+
+/// Runs the start-up choice.
+pub fn start(session: &mut Session, setup: &Setup) {
+    match &setup.sessions.start {
+        Start::New => {}
+        Start::Resume(id) => resume(session, setup, id),
+        Start::Picker => list(setup),
+    }
+}
+
+/// Before a prompt goes to the agent: opens the session's log if there is none yet, and adds a
+/// pending note for the model. Returns the text of the user message.
+pub fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> String {
+    let sessions = &setup.sessions;
+    if sessions.recorder.id().is_none() {
+        let id = sessions.first_id.take().unwrap_or_else(session::new_id);
+        match session::create_session(&sessions.dir, &id, prompt, &session.provider.model) {
+            Ok(writer) => sessions.recorder.set(Some(writer)),
+            Err(err) => {
+                say(&paint(setup.color, YELLOW, &neutralize(&format!("⚠ {err}; this conversation is not saved"))))
+            }
+        }
+    }
+    session::with_note(prompt, session.note.take().as_deref())
+}
+
+/// `/clear`: the next prompt starts a new session.
+pub fn clear(setup: &Setup) {
+    setup.sessions.recorder.set(None);
+}
+
+/// `/resume` without argument: the numbered list.
+pub fn list(setup: &Setup) {
+    let sessions = session::list_sessions(&setup.sessions.dir);
+    if sessions.is_empty() {
+        say("no sessions in this project yet");
+        return;
+    }
+    let current = setup.sessions.recorder.id();
+    for (index, info) in sessions.iter().enumerate() {
+        let mark = if current.as_deref() == Some(info.id.as_str()) { "*" } else { " " };
+        say(&neutralize(&format!("{mark}{:>3}  {}", index + 1, session::render_line(info))));
+    }
+    say(&paint(setup.color, DIM, "resume one with /resume N (its number) or /resume ID"));
+}
+
+/// `/resume N|ID`.
+pub fn pick(session: &mut Session, setup: &Setup, choice: &str) {
+    let sessions = session::list_sessions(&setup.sessions.dir);
+    match plan_pick(&sessions, choice) {
+        Ok(id) => resume(session, setup, &id),
+        Err(message) => say(&paint(setup.color, RED, &neutralize(&message))),
+    }
+}
+
+/// Which session `/resume CHOICE` means: a number in the list (from 1) or an id in it.
+pub fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, String> {
+    if let Ok(number) = choice.parse::<usize>() {
+        return match number.checked_sub(1).and_then(|index| sessions.get(index)) {
+            Some(info) => Ok(info.id.clone()),
+            None => Err(format!("/resume: no session number {number} (there are {})", sessions.len())),
+        };
+    }
+    match sessions.iter().find(|info| info.id == choice) {
+        Some(info) => Ok(info.id.clone()),
+        None => Err(format!("/resume: no session {choice} in this project; /resume lists them")),
+    }
+}
+
+/// Loads session `id`, switches the log to it, then replaces the conversation.
+fn resume(session: &mut Session, setup: &Setup, id: &str) {
+    let window = context_window(&session.provider);
+    let resumed =
+        match session::resume_session(&setup.sessions.dir, id, &session.provider.model, window, session::now_s()) {
+            Ok(resumed) => resumed,
+            Err(err) => {
+                say(&paint(setup.color, RED, &neutralize(&format!("/resume: {err}"))));
+                return;
+            }
+        };
+    setup.sessions.recorder.set(Some(resumed.writer));
+    let count = resumed.messages.len();
+    let last_answer = resumed
+        .messages
+        .iter()
+        .rev()
+        .find(|message| message.role == crate::msg::Role::Assistant)
+        .map(|message| message.content.clone());
+    lock(&session.conversation).replace(resumed.messages);
+    session.context_used = session::estimate_tokens(&lock(&session.conversation));
+    say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
+    if let Some(answer) = last_answer {
+        let preview: String = answer.chars().take(300).collect();
+        say(&paint(setup.color, DIM, &neutralize(&format!("last answer: {preview}"))));
+    }
+    if let Some(note) = &resumed.stale_note {
+        say(&paint(setup.color, YELLOW, &format!("⚠ {note}")));
+    }
+    session.note = resumed.stale_note;
+    if resumed.needs_compaction {
+        say(&paint(
+            setup.color,
+            YELLOW,
+            "⚠ the resumed conversation nearly fills the model's context window; the next request may be refused",
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_by_number_or_id() {
+        let info = |id: &str| SessionInfo { id: id.into(), modified: 0, title: String::new(), model: String::new() };
+        let sessions = vec![info("20261202-131500-aaaa"), info("20261201-131500-bbbb")];
+        assert_eq!(plan_pick(&sessions, "2"), Ok("20261201-131500-bbbb".into()));
+        assert_eq!(plan_pick(&sessions, "20261202-131500-aaaa"), Ok("20261202-131500-aaaa".into()));
+        assert!(plan_pick(&sessions, "0").unwrap_err().contains("no session number 0"));
+        assert!(plan_pick(&sessions, "3").is_err());
+        assert!(plan_pick(&sessions, "20991231-000000-cccc").is_err());
+    }
+}

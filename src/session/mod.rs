@@ -1,0 +1,333 @@
+//! Sessions (SPEC §8): where conversations are logged, how they are named, listed, resumed and
+//! cleaned up.
+//!
+//! Layout: `<root>/.mewcode/sessions/<id>/conversation.jsonl` (format in `record.rs`) and a
+//! `tool-results/` directory created by whoever first needs it. Ids are `YYYYMMDD-HHMMSS-xxxx`
+//! in local time (from `sys::local_utc_offset_s`; UTC when the zone is unknown) plus 4 hex
+//! digits mixed from the clock's nanoseconds and the pid.
+//!
+//! Invariant: only directories whose names are ids are ever listed or removed; listing reads one
+//! bounded header line per session, never a whole log. Decisions (`plan_cleanup`, `parse_id`,
+//! `title_of`, `stale_note`, `should_compact_on_resume`) are pure and take "now" as a value.
+
+pub mod reader;
+pub mod record;
+pub mod writer;
+
+pub use reader::{Loaded, load_log};
+pub use record::Meta;
+pub use writer::{Recorder, SessionWriter};
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Sessions older than this (by the time in their id) are removed at start-up.
+pub const MAX_AGE_S: i64 = 30 * 86_400;
+/// A resumed session idle for longer gets a note that files may have changed.
+pub const STALE_AFTER_S: u64 = 6 * 3600;
+/// Titles are the first user message cut to this many characters.
+pub const TITLE_CHARS: usize = 50;
+/// Resume compacts first when the history's estimate exceeds the window minus this.
+pub const RESUME_COMPACT_MARGIN: u64 = 8_000;
+/// Listing reads at most this much of each log (the header line is far smaller).
+const HEADER_LIMIT: u64 = 16 * 1024;
+
+/// What can go wrong with sessions. Callers: a failed create/append becomes a notice and the
+/// conversation continues; a failed resume is a usage error (exit 2) naming the session.
+#[derive(Debug)]
+pub enum SessionError {
+    /// Reading or writing a session file or directory failed.
+    Io { path: PathBuf, err: std::io::Error },
+    /// `--resume ID` names no session of this project.
+    NotFound { id: String },
+    /// `--continue` in a project with no sessions.
+    NoSessions,
+}
+
+impl SessionError {
+    /// An IO error with the path it happened on.
+    pub fn io(path: &Path, err: std::io::Error) -> SessionError {
+        SessionError::Io { path: path.to_path_buf(), err }
+    }
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Io { path, err } => write!(f, "session file {}: {err}", path.display()),
+            SessionError::NotFound { id } => {
+                write!(f, "no session {id} in this project (see `mewcode sessions`)")
+            }
+            SessionError::NoSessions => write!(f, "no session to continue in this project (start one without -c)"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+/// One session as listing shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionInfo {
+    pub id: String,
+    /// Last write to the log, seconds since 1970 (sorting key: newest first).
+    pub modified: u64,
+    pub title: String,
+    pub model: String,
+}
+
+/// `<root>/.mewcode/sessions`.
+pub fn sessions_dir(root: &Path) -> PathBuf {
+    root.join(".mewcode").join("sessions")
+}
+
+/// The log of session `id`.
+pub fn log_path(sessions_dir: &Path, id: &str) -> PathBuf {
+    sessions_dir.join(id).join("conversation.jsonl")
+}
+
+/// Where offloaded tool results of session `id` go (created lazily by their writer).
+pub fn tool_results_dir(sessions_dir: &Path, id: &str) -> PathBuf {
+    sessions_dir.join(id).join("tool-results")
+}
+
+/// Seconds since 1970, now.
+pub fn now_s() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// A fresh id for a session started now, in local time.
+pub fn new_id() -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let utc = i64::try_from(now.as_secs()).unwrap_or(0);
+    let local = utc + crate::sys::local_utc_offset_s(utc);
+    // Two runs started in the same second (scripts) differ by nanoseconds or by pid.
+    let salt = (now.subsec_nanos() ^ std::process::id().wrapping_mul(0x9e37_79b9)) as u16;
+    format_id(local, salt)
+}
+
+/// `YYYYMMDD-HHMMSS-xxxx` for a local time (seconds since 1970 in the local zone).
+pub fn format_id(local_s: i64, salt: u16) -> String {
+    let (year, month, day) = civil_from_days(local_s.div_euclid(86_400));
+    let second_of_day = local_s.rem_euclid(86_400);
+    let (hours, minutes, seconds) = (second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60);
+    format!("{year:04}{month:02}{day:02}-{hours:02}{minutes:02}{seconds:02}-{salt:04x}")
+}
+
+/// The local time of an id, or `None` when the name is not an id.
+pub fn parse_id(name: &str) -> Option<i64> {
+    let bytes = name.as_bytes();
+    let shape_ok = bytes.len() == 20
+        && bytes[8] == b'-'
+        && bytes[15] == b'-'
+        && bytes[..8].iter().chain(&bytes[9..15]).all(u8::is_ascii_digit)
+        && bytes[16..].iter().all(|byte| byte.is_ascii_hexdigit() && !byte.is_ascii_uppercase());
+    if !shape_ok {
+        return None;
+    }
+    let number = |range: std::ops::Range<usize>| name[range].parse::<i64>().ok();
+    let (year, month, day) = (number(0..4)?, number(4..6)?, number(6..8)?);
+    let (hours, minutes, seconds) = (number(9..11)?, number(11..13)?, number(13..15)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hours > 23 || minutes > 59 || seconds > 60 {
+        return None;
+    }
+    Some(days_from_civil(year, month, day) * 86_400 + hours * 3600 + minutes * 60 + seconds)
+}
+
+/// The session directories to remove: ids older than `MAX_AGE_S` at `now_local_s`. Names that
+/// are not ids are never chosen.
+pub fn plan_cleanup(names: &[String], now_local_s: i64) -> Vec<String> {
+    names.iter().filter(|name| parse_id(name).is_some_and(|time| now_local_s - time > MAX_AGE_S)).cloned().collect()
+}
+
+/// Removes old sessions on a background thread named `session-cleanup`; the caller joins it.
+pub fn spawn_cleanup(sessions_dir: PathBuf) -> Option<std::thread::JoinHandle<()>> {
+    let utc = i64::try_from(now_s()).unwrap_or(0);
+    let now_local = utc + crate::sys::local_utc_offset_s(utc);
+    std::thread::Builder::new()
+        .name("session-cleanup".into())
+        .spawn(move || {
+            let Ok(entries) = std::fs::read_dir(&sessions_dir) else { return };
+            let names: Vec<String> = entries.filter_map(|entry| entry.ok()?.file_name().into_string().ok()).collect();
+            for name in plan_cleanup(&names, now_local) {
+                // Best effort: what is left is tried again at the next start.
+                let _ = std::fs::remove_dir_all(sessions_dir.join(name));
+            }
+        })
+        .ok()
+}
+
+/// This project's sessions, newest first (by last write, then id). Directories that are not ids
+/// or hold no log are skipped; a log without a readable header is listed with an empty title.
+pub fn list_sessions(sessions_dir: &Path) -> Vec<SessionInfo> {
+    let Ok(entries) = std::fs::read_dir(sessions_dir) else { return Vec::new() };
+    let mut sessions: Vec<SessionInfo> = entries
+        .filter_map(|entry| {
+            let id = entry.ok()?.file_name().into_string().ok()?;
+            parse_id(&id)?;
+            let file = std::fs::File::open(log_path(sessions_dir, &id)).ok()?;
+            let modified = file
+                .metadata()
+                .ok()
+                .and_then(|meta| meta.modified().ok())
+                .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |elapsed| elapsed.as_secs());
+            let meta = reader::read_meta(file, HEADER_LIMIT);
+            let (title, model) = meta.map(|meta| (meta.title, meta.model)).unwrap_or_default();
+            Some(SessionInfo { id, modified, title, model })
+        })
+        .collect();
+    sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| b.id.cmp(&a.id)));
+    sessions
+}
+
+/// The session `--continue` resumes.
+pub fn latest_session(sessions_dir: &Path) -> Result<SessionInfo, SessionError> {
+    list_sessions(sessions_dir).into_iter().next().ok_or(SessionError::NoSessions)
+}
+
+/// Checks that `id` is a session of this project.
+pub fn find_session(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionError> {
+    let path = log_path(sessions_dir, id);
+    if parse_id(id).is_some() && path.is_file() { Ok(path) } else { Err(SessionError::NotFound { id: id.to_string() }) }
+}
+
+/// Starts the log of a new session whose first prompt is `first_prompt`.
+pub fn create_session(
+    sessions_dir: &Path,
+    id: &str,
+    first_prompt: &str,
+    model: &str,
+) -> Result<SessionWriter, SessionError> {
+    let meta = Meta {
+        version: record::VERSION,
+        id: id.to_string(),
+        created: now_s(),
+        title: title_of(first_prompt),
+        model: model.to_string(),
+    };
+    SessionWriter::create(&log_path(sessions_dir, id), &meta)
+}
+
+/// A session reopened for more turns.
+#[derive(Debug)]
+pub struct Resumed {
+    /// Open for append: new messages land in the resumed log.
+    pub writer: SessionWriter,
+    /// The repaired history to continue from.
+    pub messages: Vec<crate::msg::Message>,
+    /// Set when the session was idle long enough that files may have changed: tell the user and
+    /// the model (`with_note`).
+    pub stale_note: Option<String>,
+    /// The compaction seam: true when the history is too big for `context_window` to go on
+    /// without compacting first (see `should_compact_on_resume`).
+    pub needs_compaction: bool,
+}
+
+/// Loads session `id` and reopens its log for append, in that order (SPEC §8), before the caller
+/// builds its conversation from `messages`.
+pub fn resume_session(
+    sessions_dir: &Path,
+    id: &str,
+    model: &str,
+    context_window: u64,
+    now_s: u64,
+) -> Result<Resumed, SessionError> {
+    let path = find_session(sessions_dir, id)?;
+    let loaded = load_log(&path)?;
+    let writer = SessionWriter::reopen(&path, id, model)?;
+    let needs_compaction = should_compact_on_resume(estimate_tokens(&loaded.messages), context_window);
+    Ok(Resumed { writer, stale_note: stale_note(loaded.last_ts, now_s), needs_compaction, messages: loaded.messages })
+}
+
+/// A rough token count of a history (4 bytes a token), enough for the resume threshold.
+pub fn estimate_tokens(messages: &[crate::msg::Message]) -> u64 {
+    let bytes: usize = messages
+        .iter()
+        .map(|message| {
+            message.content.len()
+                + message.tool_calls.iter().map(|call| call.name.len() + call.input.len()).sum::<usize>()
+                + message.tool_results.iter().map(|result| result.content.len()).sum::<usize>()
+        })
+        .sum();
+    (bytes / 4) as u64
+}
+
+/// The user's prompt with a note for the model appended (the stale-files note of a resume).
+pub fn with_note(prompt: &str, note: Option<&str>) -> String {
+    match note {
+        Some(note) => format!("{prompt}\n\n[mewcode: {note}]"),
+        None => prompt.to_string(),
+    }
+}
+
+/// The title of a session: its first user message on one line, cut to `TITLE_CHARS` characters.
+pub fn title_of(first_prompt: &str) -> String {
+    let one_line = first_prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(TITLE_CHARS) {
+        Some((cut, _)) => one_line[..cut].to_string(),
+        None => one_line,
+    }
+}
+
+/// The note for a session resumed after more than `STALE_AFTER_S` of silence.
+pub fn stale_note(last_ts: u64, now_s: u64) -> Option<String> {
+    let idle_s = now_s.checked_sub(last_ts)?;
+    (last_ts > 0 && idle_s > STALE_AFTER_S).then(|| {
+        format!(
+            "this session was idle for {} h: files may have changed since; re-read them before editing",
+            idle_s / 3600
+        )
+    })
+}
+
+/// The compaction seam of resume (SPEC §8): true when the resumed history must be compacted
+/// before the next request.
+pub fn should_compact_on_resume(estimated_tokens: u64, context_window: u64) -> bool {
+    estimated_tokens > context_window.saturating_sub(RESUME_COMPACT_MARGIN)
+}
+
+/// A date and time for listings: `YYYY-MM-DD HH:MM` of a time already in the wanted zone.
+pub fn render_time(local_s: i64) -> String {
+    let (year, month, day) = civil_from_days(local_s.div_euclid(86_400));
+    let second_of_day = local_s.rem_euclid(86_400);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}", second_of_day / 3600, second_of_day / 60 % 60)
+}
+
+/// One listing line: id, local time of the last write, model, title (not neutralised).
+pub fn render_line(info: &SessionInfo) -> String {
+    format!("{}  {}  {:<20}  {}", info.id, render_time(to_local(info.modified)), info.model, info.title)
+}
+
+/// Local time of a UTC instant, for display.
+pub fn to_local(utc_s: u64) -> i64 {
+    let utc = i64::try_from(utc_s).unwrap_or(0);
+    utc + crate::sys::local_utc_offset_s(utc)
+}
+
+/// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    (year_of_era + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Day count since 1970-01-01 of a civil date (inverse of `civil_from_days`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year.rem_euclid(400);
+    let month_index = if month > 2 { month - 3 } else { month + 9 };
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+#[cfg(test)]
+mod tests;

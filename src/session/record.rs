@@ -1,0 +1,271 @@
+//! The on-disk record types of the session log (`conversation.jsonl`), version 1, and the
+//! lossless conversions between them and `msg::Message`.
+//!
+//! Invariant: `message_from_record(record_from_message(m, ..)) == m` for every message, including
+//! signed and redacted thinking blocks (Anthropic needs them back byte-identical) and error tool
+//! results; serde lives here, never in msg.rs. The layout, one JSON object per line:
+//!
+//! - line 1, the header: `{"type":"meta","version":1,"id":..,"created":secs,"title":..,"model":..}`,
+//!   small (the title is cut to 50 characters) so listing reads only this line;
+//! - a message: `{"role":"user|assistant|tool","content":..,"tool_calls":[..],"tool_results":[..],
+//!   "thinking":[..],"ts":secs,"model"?:..}` (no `type`);
+//! - a compact marker: `{"type":"compact","ts":secs}`; loading starts after the last one.
+//!
+//! This file does no IO.
+
+use crate::msg::{Message, Role, ThinkingBlock, ToolCall, ToolResult};
+use serde::{Deserialize, Serialize};
+
+/// The record format written by this build; the header carries it.
+pub const VERSION: u32 = 1;
+
+/// One parsed line of the log.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Line {
+    Meta(Meta),
+    Message { message: Message, ts: u64 },
+    Compact { ts: u64 },
+}
+
+/// The header line: what listing shows without reading the conversation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Meta {
+    pub version: u32,
+    pub id: String,
+    /// Seconds since 1970 (UTC) when the session was created.
+    pub created: u64,
+    /// The first user message, at most 50 characters.
+    pub title: String,
+    pub model: String,
+}
+
+/// The raw mirror of one line, all fields optional so that any of the three kinds parses.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct RawLine {
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    role: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<Vec<RawCall>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tool_results: Option<Vec<RawResult>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    thinking: Option<Vec<RawThinking>>,
+    #[serde(default)]
+    ts: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+    // Header fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    version: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    created: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RawCall {
+    id: String,
+    name: String,
+    input: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RawResult {
+    tool_call_id: String,
+    content: String,
+    #[serde(default)]
+    is_error: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum RawThinking {
+    Signed { text: String, signature: String },
+    Redacted { data: String },
+}
+
+/// The JSON line (without its newline) for a message appended at `ts`.
+pub fn render_message(message: &Message, ts: u64, model: Option<&str>) -> String {
+    let raw = RawLine {
+        role: Some(role_name(message.role).to_string()),
+        content: Some(message.content.clone()),
+        tool_calls: Some(
+            message
+                .tool_calls
+                .iter()
+                .map(|call| RawCall { id: call.id.clone(), name: call.name.clone(), input: call.input.clone() })
+                .collect(),
+        ),
+        tool_results: Some(
+            message
+                .tool_results
+                .iter()
+                .map(|result| RawResult {
+                    tool_call_id: result.tool_call_id.clone(),
+                    content: result.content.clone(),
+                    is_error: result.is_error,
+                })
+                .collect(),
+        ),
+        thinking: Some(
+            message
+                .thinking
+                .iter()
+                .map(|block| match block {
+                    ThinkingBlock::Signed { text, signature } => {
+                        RawThinking::Signed { text: text.clone(), signature: signature.clone() }
+                    }
+                    ThinkingBlock::Redacted { data } => RawThinking::Redacted { data: data.clone() },
+                })
+                .collect(),
+        ),
+        ts,
+        model: model.map(str::to_string),
+        ..RawLine::default()
+    };
+    to_json(&raw)
+}
+
+/// The header line.
+pub fn render_meta(meta: &Meta) -> String {
+    let raw = RawLine {
+        kind: Some("meta".to_string()),
+        version: Some(meta.version),
+        id: Some(meta.id.clone()),
+        created: Some(meta.created),
+        title: Some(meta.title.clone()),
+        model: Some(meta.model.clone()),
+        ts: meta.created,
+        ..RawLine::default()
+    };
+    to_json(&raw)
+}
+
+/// The compact marker line.
+pub fn render_compact(ts: u64) -> String {
+    to_json(&RawLine { kind: Some("compact".to_string()), ts, ..RawLine::default() })
+}
+
+/// Parses one line; `None` for anything that is not a record of ours (a torn last line after a
+/// kill, an unknown record type from a newer build, garbage).
+pub fn parse_line(line: &str) -> Option<Line> {
+    let raw: RawLine = serde_json::from_str(line).ok()?;
+    match raw.kind.as_deref() {
+        Some("compact") => Some(Line::Compact { ts: raw.ts }),
+        Some("meta") => Some(Line::Meta(Meta {
+            version: raw.version.unwrap_or(VERSION),
+            id: raw.id.unwrap_or_default(),
+            created: raw.created.unwrap_or(raw.ts),
+            title: raw.title.unwrap_or_default(),
+            model: raw.model.unwrap_or_default(),
+        })),
+        Some(_) => None,
+        None => {
+            let role = match raw.role.as_deref()? {
+                "user" => Role::User,
+                "assistant" => Role::Assistant,
+                "tool" => Role::Tool,
+                _ => return None,
+            };
+            let message = Message {
+                role,
+                content: raw.content.unwrap_or_default(),
+                tool_calls: raw
+                    .tool_calls
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|call| ToolCall { id: call.id, name: call.name, input: call.input })
+                    .collect(),
+                tool_results: raw
+                    .tool_results
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|result| ToolResult {
+                        tool_call_id: result.tool_call_id,
+                        content: result.content,
+                        is_error: result.is_error,
+                    })
+                    .collect(),
+                thinking: raw
+                    .thinking
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|block| match block {
+                        RawThinking::Signed { text, signature } => ThinkingBlock::Signed { text, signature },
+                        RawThinking::Redacted { data } => ThinkingBlock::Redacted { data },
+                    })
+                    .collect(),
+            };
+            Some(Line::Message { message, ts: raw.ts })
+        }
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}
+
+/// Serialising plain strings, numbers and lists cannot fail; should it ever, an empty object
+/// line is skipped by the reader instead of corrupting the log.
+fn to_json(raw: &RawLine) -> String {
+    serde_json::to_string(raw).unwrap_or_else(|_| "{}".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall { id: id.into(), name: "read_file".into(), input: r#"{"path":"a.rs","n":1.50}"#.into() }
+    }
+
+    #[test]
+    fn every_message_shape_round_trips() {
+        let mut thinking_turn = Message::assistant("answer");
+        thinking_turn.thinking = vec![
+            ThinkingBlock::Signed { text: "let me think\n\"quoted\" ✓".into(), signature: "EqQBCkgIARAB+/==".into() },
+            ThinkingBlock::Redacted { data: "opaque==".into() },
+        ];
+        let mut calls_turn = Message::assistant("");
+        calls_turn.tool_calls = vec![call("c1"), call("c2")];
+        calls_turn.thinking = vec![ThinkingBlock::Signed { text: "t".into(), signature: "s".into() }];
+        let cases = vec![
+            Message::user("héllo\nworld \u{1b}[31m"),
+            Message::assistant("plain"),
+            thinking_turn,
+            calls_turn,
+            Message::tool_results(vec![
+                ToolResult { tool_call_id: "c1".into(), content: "ok".into(), is_error: false },
+                ToolResult { tool_call_id: "c2".into(), content: "denied by user: no".into(), is_error: true },
+            ]),
+            Message::user(""),
+        ];
+        for message in cases {
+            let line = render_message(&message, 42, Some("m"));
+            assert!(!line.contains('\n'), "{line}");
+            assert_eq!(parse_line(&line), Some(Line::Message { message, ts: 42 }));
+        }
+    }
+
+    #[test]
+    fn meta_and_compact_round_trip_and_junk_is_none() {
+        let meta =
+            Meta { version: 1, id: "20261202-131500-a1b2".into(), created: 7, title: "fix".into(), model: "m".into() };
+        assert_eq!(parse_line(&render_meta(&meta)), Some(Line::Meta(meta)));
+        assert_eq!(parse_line(&render_compact(9)), Some(Line::Compact { ts: 9 }));
+        for junk in ["", "{", r#"{"role":"user","content":"to"#, r#"{"type":"future"}"#, r#"{"role":"robot"}"#, "[1]"] {
+            assert_eq!(parse_line(junk), None, "{junk}");
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Appending to a session log: one JSON line per message, fsynced before `append` returns.
+//!
+//! Invariant: a message that `append` reported written survives `kill -9` and power loss
+//! (`sync_data` after every line), and every record starts on a line of its own, even after a
+//! torn last line (reopening adds the missing newline). The first write failure is returned once
+//! as a notice for the front end; later failures are silent and the conversation goes on.
+//! `Recorder` is the shared handle the agent and the front end append through; it has its own
+//! lock, so no append ever happens under the conversation lock.
+
+use super::SessionError;
+use super::record::{Meta, render_compact, render_message, render_meta};
+use crate::msg::Message;
+use crate::sync::lock;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// An open session log.
+#[derive(Debug)]
+pub struct SessionWriter {
+    id: String,
+    path: PathBuf,
+    file: File,
+    model: String,
+    failed: bool,
+}
+
+impl SessionWriter {
+    /// Creates the log at `path` (its directory too) and writes the header. Fails if it exists.
+    pub fn create(path: &Path, meta: &Meta) -> Result<SessionWriter, SessionError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|err| SessionError::io(dir, err))?;
+        }
+        let file =
+            OpenOptions::new().append(true).create_new(true).open(path).map_err(|err| SessionError::io(path, err))?;
+        let mut writer = SessionWriter {
+            id: meta.id.clone(),
+            path: path.to_path_buf(),
+            file,
+            model: meta.model.clone(),
+            failed: false,
+        };
+        writer.write_line(&render_meta(meta)).map_err(|err| SessionError::io(path, err))?;
+        // The new directory entry must survive a crash too.
+        if let Some(dir) = path.parent().and_then(|dir| File::open(dir).ok()) {
+            let _ = dir.sync_all();
+        }
+        Ok(writer)
+    }
+
+    /// Reopens an existing log for append (resume), ending a torn last line first.
+    pub fn reopen(path: &Path, id: &str, model: &str) -> Result<SessionWriter, SessionError> {
+        let mut file =
+            OpenOptions::new().read(true).append(true).open(path).map_err(|err| SessionError::io(path, err))?;
+        let length = file.metadata().map_err(|err| SessionError::io(path, err))?.len();
+        if length > 0 {
+            let mut last = [0u8; 1];
+            file.seek(SeekFrom::Start(length - 1))
+                .and_then(|_| file.read_exact(&mut last))
+                .map_err(|err| SessionError::io(path, err))?;
+            if last[0] != b'\n' {
+                file.write_all(b"\n").and_then(|()| file.sync_data()).map_err(|err| SessionError::io(path, err))?;
+            }
+        }
+        Ok(SessionWriter {
+            id: id.to_string(),
+            path: path.to_path_buf(),
+            file,
+            model: model.to_string(),
+            failed: false,
+        })
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The log file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one message written at `ts` (seconds since 1970). Returns a notice on the first
+    /// failure only.
+    pub fn append(&mut self, message: &Message, ts: u64) -> Option<String> {
+        let model = (message.role == crate::msg::Role::Assistant).then_some(self.model.as_str());
+        let line = render_message(message, ts, model);
+        self.write_or_warn(&line)
+    }
+
+    /// Appends a compact marker followed by the compacted history (the summary and kept tail),
+    /// so loading starts from them. Returns a notice on the first failure only.
+    pub fn append_compacted(&mut self, messages: &[Message], ts: u64) -> Option<String> {
+        let mut notice = self.write_or_warn(&render_compact(ts));
+        for message in messages {
+            notice = notice.or(self.append(message, ts));
+        }
+        notice
+    }
+
+    fn write_or_warn(&mut self, line: &str) -> Option<String> {
+        match self.write_line(line) {
+            Ok(()) => None,
+            Err(_) if self.failed => None,
+            Err(err) => {
+                self.failed = true;
+                Some(format!(
+                    "could not write the session log {}: {err}; the conversation goes on but may not be resumable",
+                    self.path.display()
+                ))
+            }
+        }
+    }
+
+    /// One `write_all` of the whole line (with its newline) then `sync_data`.
+    fn write_line(&mut self, line: &str) -> std::io::Result<()> {
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        self.file.write_all(&bytes)?;
+        self.file.sync_data()
+    }
+}
+
+/// The shared handle to the current session's log (none before the first prompt of a REPL, in
+/// sub-agents and in tests). Cloning shares the log; `set` switches every clone to another one
+/// (REPL `/clear`, `/resume`).
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    writer: Arc<Mutex<Option<SessionWriter>>>,
+}
+
+impl Recorder {
+    /// A recorder writing to `writer`.
+    pub fn new(writer: SessionWriter) -> Recorder {
+        Recorder { writer: Arc::new(Mutex::new(Some(writer))) }
+    }
+
+    /// Switches to another log, or to none.
+    pub fn set(&self, writer: Option<SessionWriter>) {
+        *lock(&self.writer) = writer;
+    }
+
+    /// The current session's id.
+    pub fn id(&self) -> Option<String> {
+        lock(&self.writer).as_ref().map(|writer| writer.id().to_string())
+    }
+
+    /// Appends a message to the current log (nothing without one). A notice on the first failure.
+    pub fn append(&self, message: &Message) -> Option<String> {
+        lock(&self.writer).as_mut().and_then(|writer| writer.append(message, super::now_s()))
+    }
+
+    /// The compaction seam: writes the marker and the compacted history.
+    pub fn append_compacted(&self, messages: &[Message]) -> Option<String> {
+        lock(&self.writer).as_mut().and_then(|writer| writer.append_compacted(messages, super::now_s()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::reader::load_log;
+
+    fn meta() -> Meta {
+        Meta { version: 1, id: "20261202-131500-a1b2".into(), created: 1, title: "t".into(), model: "m".into() }
+    }
+
+    #[test]
+    fn appends_survive_reopen_after_a_torn_line() {
+        let dir = std::env::temp_dir().join(format!("mewcode-writer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("s").join("conversation.jsonl");
+        let mut writer = SessionWriter::create(&path, &meta()).unwrap();
+        assert_eq!(writer.append(&Message::user("one"), 2), None);
+        assert_eq!(writer.append(&Message::assistant("two"), 3), None);
+        drop(writer);
+        assert!(SessionWriter::create(&path, &meta()).is_err(), "create never overwrites");
+        // A torn line, as kill -9 in the middle of a write would leave.
+        OpenOptions::new().append(true).open(&path).unwrap().write_all(br#"{"role":"user","con"#).unwrap();
+        let recorder = Recorder::new(SessionWriter::reopen(&path, "x", "m").unwrap());
+        assert_eq!(recorder.append(&Message::user("three")), None);
+        assert_eq!(recorder.id().as_deref(), Some("x"));
+        let loaded = load_log(&path).unwrap();
+        assert_eq!(loaded.meta, Some(meta()));
+        assert_eq!(
+            loaded.messages,
+            vec![
+                Message::user("one"),
+                Message::assistant("two"),
+                Message::user("three"),
+                Message::assistant(crate::session::reader::INTERRUPTED_NOTE)
+            ]
+        );
+        assert_eq!(loaded.skipped_lines, 1);
+        recorder.append_compacted(&[Message::user("summary"), Message::assistant("ok")]);
+        assert_eq!(load_log(&path).unwrap().messages, vec![Message::user("summary"), Message::assistant("ok")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,169 @@
+//! Sessions end to end (SPEC §8): `-p` logs the exact conversation and reports its id,
+//! `--continue` / `--resume ID` send the earlier messages again as a valid request, `sessions`
+//! lists them, and a `kill -9` mid-turn loses nothing that was logged.
+
+use crate::support::script::{anthropic, openai};
+use crate::support::{FakeModel, Reply, TestEnv};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+fn env_for(label: &str, model: &FakeModel, protocol: &str) -> TestEnv {
+    let env = TestEnv::new(label);
+    let base = if protocol == "anthropic" { model.url() } else { format!("{}/v1", model.url()) };
+    env.write_home(
+        "config.yaml",
+        &format!("providers:\n  - {{name: fake, protocol: {protocol}, model: test-model, api_key: k, base_url: \"{base}\"}}\n"),
+    );
+    env
+}
+
+/// The session id of a `--output-format json` run.
+fn session_id(stdout: &str) -> String {
+    let output: Value = serde_json::from_str(stdout).unwrap();
+    output["session_id"].as_str().unwrap().to_string()
+}
+
+/// The log's lines as JSON, without their timestamps.
+fn log_lines(env: &TestEnv, id: &str) -> Vec<Value> {
+    let path = env.project.join(".mewcode/sessions").join(id).join("conversation.jsonl");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            value.as_object_mut().unwrap().remove("ts");
+            value
+        })
+        .collect()
+}
+
+/// A request's messages with cache markers removed (their place moves as history grows).
+fn messages(request: &crate::support::RecordedRequest) -> Vec<Value> {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("cache_control");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut body = request.json.clone().unwrap();
+    strip(&mut body);
+    body["messages"].as_array().unwrap().clone()
+}
+
+#[test]
+fn print_logs_the_exact_conversation_and_continue_sends_it_back() {
+    let model = FakeModel::start();
+    model.push(anthropic("Reading.", &[("call_1", "read_file", r#"{"path":"notes.txt"}"#)]));
+    model.push(anthropic("The notes say hello.", &[]));
+    model.push(anthropic("Still hello.", &[]));
+    let env = env_for("session-continue", &model, "anthropic");
+    env.write("notes.txt", "hello\n");
+    let run = env.run(&["-p", "read the notes", "--output-format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let id = session_id(&run.stdout);
+    assert!(mewcode::cli::is_session_id(&id), "{id}");
+    // The tool result exactly as the model saw it in the second request.
+    let second = messages(&model.requests()[1]);
+    let result_text = second[2]["content"][0]["content"].clone();
+    let lines = log_lines(&env, &id);
+    assert_eq!(
+        lines,
+        vec![
+            json!({"type": "meta", "model": "test-model", "version": 1, "id": id, "created": lines[0]["created"], "title": "read the notes"}),
+            json!({"role": "user", "content": "read the notes", "tool_calls": [], "tool_results": [], "thinking": []}),
+            json!({"role": "assistant", "content": "Reading.", "tool_calls": [{"id": "call_1", "name": "read_file", "input": r#"{"path":"notes.txt"}"#}], "tool_results": [], "thinking": [], "model": "test-model"}),
+            json!({"role": "tool", "content": "", "tool_calls": [], "tool_results": [{"tool_call_id": "call_1", "content": result_text, "is_error": false}], "thinking": []}),
+            json!({"role": "assistant", "content": "The notes say hello.", "tool_calls": [], "tool_results": [], "thinking": [], "model": "test-model"}),
+        ]
+    );
+
+    let run = env.run(&["-p", "and now?", "--continue", "--output-format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(session_id(&run.stdout), id, "--continue logs into the same session");
+    let third = messages(&model.requests()[2]);
+    assert_eq!(third.len(), 5, "{third:?}");
+    assert_eq!(third[..2], second[..2]);
+    assert_eq!(third[2]["content"][0], second[2]["content"][0]);
+    assert_eq!(third[3], json!({"role": "assistant", "content": [{"type": "text", "text": "The notes say hello."}]}));
+    assert_eq!(third[4]["content"][0]["text"], "and now?");
+    assert_eq!(log_lines(&env, &id).len(), 7);
+    assert!(model.violations().is_empty(), "{:?}", model.violations());
+}
+
+#[test]
+fn resume_by_id_and_sessions_list_newest_first() {
+    let model = FakeModel::start();
+    for answer in ["first answer", "second answer", "resumed answer"] {
+        model.push(openai(answer, &[]));
+    }
+    let env = env_for("session-resume", &model, "openai");
+    let long_title = format!("première tâche {}", "é".repeat(60));
+    let first = session_id(&env.run(&["-p", &long_title, "--output-format", "json"]).stdout);
+    let second = session_id(&env.run(&["-p", "second task", "--output-format", "json"]).stdout);
+    assert_ne!(first, second);
+    // Both ran within a second or so: date the first log back so "newest first" is unambiguous.
+    let first_log = env.project.join(".mewcode/sessions").join(&first).join("conversation.jsonl");
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options().append(true).open(&first_log).unwrap().set_modified(an_hour_ago).unwrap();
+
+    let run = env.run(&["sessions", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let listed: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
+    let ids: Vec<&str> = listed.iter().map(|session| session["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, vec![second.as_str(), first.as_str()]);
+    assert_eq!(listed[1]["title"].as_str().unwrap(), long_title.chars().take(50).collect::<String>());
+    assert_eq!(listed[1]["model"], "test-model");
+    let text = env.run(&["sessions"]).stdout;
+    assert!(text.lines().next().unwrap().starts_with(&second), "{text}");
+
+    let run = env.run(&["-p", "back to it", "--resume", &first, "--output-format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(session_id(&run.stdout), first);
+    let sent = messages(&model.requests()[2]);
+    let texts: Vec<(&str, &str)> =
+        sent.iter().map(|message| (message["role"].as_str().unwrap(), message["content"].as_str().unwrap())).collect();
+    assert_eq!(&texts[1..], &[("user", long_title.as_str()), ("assistant", "first answer"), ("user", "back to it")]);
+}
+
+#[test]
+fn kill_9_mid_turn_loses_nothing_logged_and_continue_is_valid() {
+    let model = FakeModel::start();
+    model.push(anthropic("", &[("call_1", "read_file", r#"{"path":"notes.txt"}"#)]));
+    let (release, stalled) = crossbeam_channel::bounded::<()>(0);
+    let partial = b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n".to_vec();
+    model.push(Reply::Stall { body: partial, release: stalled });
+    model.push(anthropic("Recovered.", &[]));
+    let env = env_for("session-kill", &model, "anthropic");
+    env.write("notes.txt", "hello\n");
+    let mut child = env
+        .command(&["-p", "read the notes"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while model.requests().len() < 2 {
+        assert!(Instant::now() < deadline, "mewcode never sent its second request");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    drop(release);
+
+    let run = env.run(&["-p", "go on", "--continue", "--output-format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let sent = messages(&model.requests()[2]);
+    let roles: Vec<&str> = sent.iter().map(|message| message["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, vec!["user", "assistant", "user", "assistant", "user"], "{sent:?}");
+    assert_eq!(sent[0]["content"][0]["text"], "read the notes");
+    assert_eq!(sent[1]["content"][0]["id"], "call_1");
+    assert_eq!(sent[2]["content"][0]["tool_use_id"], "call_1");
+    assert_eq!(sent[3]["content"][0]["text"], "(the session was interrupted here)");
+    assert_eq!(sent[4]["content"][0]["text"], "go on");
+    assert!(model.violations().is_empty(), "{:?}", model.violations());
+}
