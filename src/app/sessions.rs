@@ -97,7 +97,7 @@ pub(super) fn run_sessions(context: &Context, json: bool) -> Exit {
             .map(|info| {
                 serde_json::json!({
                     "id": info.id,
-                    "time": session::render_time(session::to_local(info.modified)),
+                    "time": session::render_time(session::to_local(info.modified_ms / 1000)),
                     "title": info.title,
                     "model": info.model,
                 })

@@ -148,7 +148,7 @@ mod tests {
 
     #[test]
     fn picks_by_number_or_id() {
-        let info = |id: &str| SessionInfo { id: id.into(), modified: 0, title: String::new(), model: String::new() };
+        let info = |id: &str| SessionInfo { id: id.into(), modified_ms: 0, title: String::new(), model: String::new() };
         let sessions = vec![info("20261202-131500-aaaa"), info("20261201-131500-bbbb")];
         assert_eq!(plan_pick(&sessions, "2"), Ok("20261201-131500-bbbb".into()));
         assert_eq!(plan_pick(&sessions, "20261202-131500-aaaa"), Ok("20261202-131500-aaaa".into()));

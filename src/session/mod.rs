@@ -70,8 +70,9 @@ impl std::error::Error for SessionError {}
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionInfo {
     pub id: String,
-    /// Last write to the log, seconds since 1970 (sorting key: newest first).
-    pub modified: u64,
+    /// Last write to the log, milliseconds since 1970 (sorting key: newest first; finer than
+    /// seconds so two sessions of one minute still sort by activity).
+    pub modified_ms: u64,
     pub title: String,
     pub model: String,
 }
@@ -166,18 +167,18 @@ pub fn list_sessions(sessions_dir: &Path) -> Vec<SessionInfo> {
             let id = entry.ok()?.file_name().into_string().ok()?;
             parse_id(&id)?;
             let file = std::fs::File::open(log_path(sessions_dir, &id)).ok()?;
-            let modified = file
+            let modified_ms = file
                 .metadata()
                 .ok()
                 .and_then(|meta| meta.modified().ok())
                 .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |elapsed| elapsed.as_secs());
+                .map_or(0, |elapsed| elapsed.as_millis() as u64);
             let meta = reader::read_meta(file, HEADER_LIMIT);
             let (title, model) = meta.map(|meta| (meta.title, meta.model)).unwrap_or_default();
-            Some(SessionInfo { id, modified, title, model })
+            Some(SessionInfo { id, modified_ms, title, model })
         })
         .collect();
-    sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| b.id.cmp(&a.id)));
+    sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| b.id.cmp(&a.id)));
     sessions
 }
 
@@ -296,7 +297,7 @@ pub fn render_time(local_s: i64) -> String {
 
 /// One listing line: id, local time of the last write, model, title (not neutralised).
 pub fn render_line(info: &SessionInfo) -> String {
-    format!("{}  {}  {:<20}  {}", info.id, render_time(to_local(info.modified)), info.model, info.title)
+    format!("{}  {}  {:<20}  {}", info.id, render_time(to_local(info.modified_ms / 1000)), info.model, info.title)
 }
 
 /// Local time of a UTC instant, for display.

@@ -167,3 +167,82 @@ fn kill_9_mid_turn_loses_nothing_logged_and_continue_is_valid() {
     assert_eq!(sent[4]["content"][0]["text"], "go on");
     assert!(model.violations().is_empty(), "{:?}", model.violations());
 }
+
+/// The text of a user message in an Anthropic request.
+fn user_text(message: &Value) -> String {
+    message["content"].as_array().unwrap().iter().filter_map(|block| block["text"].as_str()).collect()
+}
+
+#[test]
+fn repl_logs_each_conversation_clear_starts_another_and_resume_picks_one() {
+    use crate::repl::{env_for, messages, start, text_reply};
+    let model = FakeModel::start();
+    for answer in ["First.", "Second.", "Back to alpha."] {
+        model.push(text_reply(answer));
+    }
+    let env = env_for("repl-sessions", &model);
+    let tmux = start(&env, &[]);
+    for (line, expected) in [("alpha task", "First."), ("/clear", "(new conversation)"), ("beta task", "Second.")] {
+        tmux.type_text(line);
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(expected);
+        tmux.wait_for_prompt();
+    }
+    let sessions_dir = env.project.join(".mewcode/sessions");
+    let mut ids: Vec<String> = std::fs::read_dir(&sessions_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    ids.sort_by_key(|id| !log_lines(&env, id)[1]["content"].as_str().unwrap().contains("alpha"));
+    tmux.type_text("/resume");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("resume one with /resume N");
+    let screen = tmux.screen();
+    assert!(screen.contains("alpha task") && screen.contains("beta task"), "{screen}");
+    tmux.type_text(&format!("/resume {}", ids[0]));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("messages)");
+    tmux.type_text("and again");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Back to alpha.");
+    let sent = messages(&model, 2);
+    let texts: Vec<String> = sent.iter().map(user_text).collect();
+    assert_eq!(texts, vec!["alpha task", "First.", "and again"]);
+    assert_eq!(log_lines(&env, &ids[0]).len(), 5, "the resumed log got the new turn");
+}
+
+#[test]
+fn repl_continue_resumes_the_latest_print_session() {
+    use crate::repl::{env_for, messages, text_reply};
+    let model = FakeModel::start();
+    model.push(text_reply("Noted."));
+    model.push(text_reply("Continuing."));
+    let env = env_for("repl-continue", &model);
+    let run = env.run(&["-p", "remember 42", "--output-format", "json"]);
+    let id = session_id(&run.stdout);
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--continue"], &[]);
+    tmux.wait_for(&format!("(resumed session {id}: 2 messages)"));
+    tmux.wait_for_prompt();
+    tmux.type_text("what number?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Continuing.");
+    let texts: Vec<String> = messages(&model, 1).iter().map(user_text).collect();
+    assert_eq!(texts, vec!["remember 42", "Noted.", "what number?"]);
+}
+
+#[test]
+fn start_up_removes_sessions_older_than_30_days_and_nothing_else() {
+    let model = FakeModel::start();
+    model.push(openai("ok", &[]));
+    let env = env_for("session-cleanup", &model, "openai");
+    let old = env.write(".mewcode/sessions/20200101-000000-abcd/conversation.jsonl", "{}\n");
+    let not_an_id = env.write(".mewcode/sessions/20200101-backup/conversation.jsonl", "{}\n");
+    let run = env.run(&["-p", "hi", "--output-format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let recent = env.project.join(".mewcode/sessions").join(session_id(&run.stdout));
+    // The cleanup thread is joined before exit.
+    assert!(!old.parent().unwrap().exists());
+    assert!(not_an_id.exists());
+    assert!(recent.join("conversation.jsonl").exists());
+}
