@@ -363,6 +363,7 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
     match (setup.connect)(&provider) {
         Ok(agent) => {
             session.agent = agent;
+            setup.sessions.recorder.set_model(&provider.model);
             say(&neutralize(&format!(
                 "now using {} · {} (context window {})",
                 provider.name,

@@ -148,6 +148,13 @@ impl Recorder {
         lock(&self.writer).as_ref().map(|writer| writer.id().to_string())
     }
 
+    /// The model later assistant records are tagged with (REPL `/model`).
+    pub fn set_model(&self, model: &str) {
+        if let Some(writer) = lock(&self.writer).as_mut() {
+            writer.model = model.to_string();
+        }
+    }
+
     /// Appends a message to the current log (nothing without one). A notice on the first failure.
     pub fn append(&self, message: &Message) -> Option<String> {
         lock(&self.writer).as_mut().and_then(|writer| writer.append(message, super::now_s()))

@@ -246,3 +246,21 @@ fn start_up_removes_sessions_older_than_30_days_and_nothing_else() {
     assert!(not_an_id.exists());
     assert!(recent.join("conversation.jsonl").exists());
 }
+
+#[test]
+fn a_log_that_cannot_be_written_is_one_notice_and_the_run_goes_on() {
+    let model = FakeModel::start();
+    model.push(openai("still answered", &[]));
+    model.push(openai("again", &[]));
+    let env = env_for("session-unwritable", &model, "openai");
+    // A file where the sessions directory should be.
+    env.write(".mewcode/sessions", "not a directory");
+    let run = env.run(&["-p", "hi", "--output-format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let output: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!((&output["result"], &output["session_id"]), (&json!("still answered"), &Value::Null));
+    let run = env.run(&["-p", "hi again"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "again\n");
+    assert_eq!(run.stderr.matches("this run is not saved as a session").count(), 1, "{}", run.stderr);
+}
