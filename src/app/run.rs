@@ -8,8 +8,14 @@
 use super::*;
 
 pub(super) fn run(context: &Context, options: Options, env: &Env) -> Exit {
-    // Old sessions go while we start; joined at the end (long done by then).
-    let cleanup = crate::session::spawn_cleanup(crate::session::sessions_dir(&context.root));
+    // Old sessions go while we start (but the one resumed); joined at the end (long done by then).
+    let sessions_dir = crate::session::sessions_dir(&context.root);
+    let keep = match &options.resume {
+        Resume::Latest => crate::session::latest_session(&sessions_dir).ok().map(|info| info.id),
+        Resume::Id(id) => Some(id.clone()),
+        Resume::No | Resume::Picker => None,
+    };
+    let cleanup = crate::session::spawn_cleanup(sessions_dir, keep);
     let exit = run_with_sessions(context, options, env);
     if let Some(cleanup) = cleanup {
         let _ = cleanup.join();

@@ -135,14 +135,21 @@ pub fn parse_id(name: &str) -> Option<i64> {
     Some(days_from_civil(year, month, day) * 86_400 + hours * 3600 + minutes * 60 + seconds)
 }
 
-/// The session directories to remove: ids older than `MAX_AGE_S` at `now_local_s`. Names that
-/// are not ids are never chosen.
-pub fn plan_cleanup(names: &[String], now_local_s: i64) -> Vec<String> {
-    names.iter().filter(|name| parse_id(name).is_some_and(|time| now_local_s - time > MAX_AGE_S)).cloned().collect()
+/// The session directories to remove: ids older than `MAX_AGE_S` at `now_local_s`, except
+/// `keep` (the session this run resumes: it must not vanish while it is loaded). Names that are
+/// not ids are never chosen.
+pub fn plan_cleanup(names: &[String], now_local_s: i64, keep: Option<&str>) -> Vec<String> {
+    names
+        .iter()
+        .filter(|name| Some(name.as_str()) != keep)
+        .filter(|name| parse_id(name).is_some_and(|time| now_local_s - time > MAX_AGE_S))
+        .cloned()
+        .collect()
 }
 
-/// Removes old sessions on a background thread named `session-cleanup`; the caller joins it.
-pub fn spawn_cleanup(sessions_dir: PathBuf) -> Option<std::thread::JoinHandle<()>> {
+/// Removes old sessions (but `keep`) on a background thread named `session-cleanup`; the caller
+/// joins it.
+pub fn spawn_cleanup(sessions_dir: PathBuf, keep: Option<String>) -> Option<std::thread::JoinHandle<()>> {
     let utc = i64::try_from(now_s()).unwrap_or(0);
     let now_local = utc + crate::sys::local_utc_offset_s(utc);
     std::thread::Builder::new()
@@ -150,7 +157,7 @@ pub fn spawn_cleanup(sessions_dir: PathBuf) -> Option<std::thread::JoinHandle<()
         .spawn(move || {
             let Ok(entries) = std::fs::read_dir(&sessions_dir) else { return };
             let names: Vec<String> = entries.filter_map(|entry| entry.ok()?.file_name().into_string().ok()).collect();
-            for name in plan_cleanup(&names, now_local) {
+            for name in plan_cleanup(&names, now_local, keep.as_deref()) {
                 // Best effort: what is left is tried again at the next start.
                 let _ = std::fs::remove_dir_all(sessions_dir.join(name));
             }

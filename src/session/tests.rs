@@ -42,7 +42,9 @@ fn cleanup_removes_only_old_ids() {
         "20200101-000000-zzzz".to_string(),
     ]
     .into();
-    assert_eq!(plan_cleanup(&names, now), vec![names[0].clone()]);
+    assert_eq!(plan_cleanup(&names, now, None), vec![names[0].clone()]);
+    // The session being resumed stays, however old.
+    assert_eq!(plan_cleanup(&names, now, Some(&names[0])), Vec::<String>::new());
 }
 
 #[test]

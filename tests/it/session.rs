@@ -264,3 +264,36 @@ fn a_log_that_cannot_be_written_is_one_notice_and_the_run_goes_on() {
     assert_eq!(run.stdout, "again\n");
     assert_eq!(run.stderr.matches("this run is not saved as a session").count(), 1, "{}", run.stderr);
 }
+
+#[test]
+fn resuming_an_old_idle_session_keeps_it_and_notes_that_files_may_have_changed() {
+    use mewcode::msg::Message;
+    use mewcode::session::{self, record};
+    let model = FakeModel::start();
+    model.push(openai("fresh look", &[]));
+    let env = env_for("session-stale", &model, "openai");
+    // Forty days old: older than the cleanup age and idle far beyond 6 h.
+    let then = session::now_s() - 40 * 86_400;
+    let id = session::format_id(session::to_local(then), 0x5eed);
+    let log = [
+        record::render_meta(&session::Meta {
+            version: 1,
+            id: id.clone(),
+            created: then,
+            title: "old".into(),
+            model: "m".into(),
+        }),
+        record::render_message(&Message::user("old question"), then, None),
+        record::render_message(&Message::assistant("old answer"), then, Some("m")),
+    ];
+    env.write(&format!(".mewcode/sessions/{id}/conversation.jsonl"), &(log.join("\n") + "\n"));
+    let run = env.run(&["-p", "and today?", "--resume", &id]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("this session was idle for 960 h"), "{}", run.stderr);
+    let sent = messages(&model.requests()[0]);
+    assert_eq!(sent[1], json!({"role": "user", "content": "old question"}));
+    assert_eq!(sent[2], json!({"role": "assistant", "content": "old answer"}));
+    let last = sent[3]["content"].as_str().unwrap();
+    assert!(last.starts_with("and today?\n\n[mewcode: this session was idle for 960 h"), "{last}");
+    assert!(env.project.join(".mewcode/sessions").join(&id).exists(), "the resumed session is not cleaned up");
+}
