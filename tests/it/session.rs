@@ -297,3 +297,33 @@ fn resuming_an_old_idle_session_keeps_it_and_notes_that_files_may_have_changed()
     assert!(last.starts_with("and today?\n\n[mewcode: this session was idle for 960 h"), "{last}");
     assert!(env.project.join(".mewcode/sessions").join(&id).exists(), "the resumed session is not cleaned up");
 }
+
+#[test]
+fn signed_and_redacted_thinking_come_back_byte_identical_after_continue() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-thinking-tool.sse")); // thinking + a call to an unknown tool
+    model.push(Reply::fixture("anthropic-redacted-thinking.sse")); // redacted thinking + answer
+    model.push(anthropic("Fine.", &[]));
+    let env = TestEnv::new("session-thinking");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, thinking: true, base_url: \"{}\"}}\n",
+            model.url()
+        ),
+    );
+    let run = env.run(&["-p", "weather in Florence?"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = env.run(&["-p", "thanks", "--continue"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let live = messages(&model.requests()[1]);
+    let resumed = messages(&model.requests()[2]);
+    let thinking = &live[1]["content"][0];
+    assert_eq!(thinking["type"], "thinking");
+    assert!(!thinking["signature"].as_str().unwrap().is_empty());
+    assert_eq!(resumed[1], live[1], "the signed thinking turn, byte for byte");
+    assert_eq!(resumed[2]["content"][0], live[2]["content"][0], "its tool result");
+    let redacted = &resumed[3]["content"][0];
+    assert_eq!(redacted["type"], "redacted_thinking", "{resumed:?}");
+    assert!(!redacted["data"].as_str().unwrap().is_empty());
+}
