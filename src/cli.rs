@@ -337,7 +337,7 @@ OPTIONS
   --mode MODE          default | acceptEdits | plan | bypass
   -C, --cwd DIR        project root (default: current directory)
   -c, --continue       resume the most recent session of this project
-  --resume [ID]        resume session ID (no ID, REPL only: list them to pick one)
+  --resume [ID]        resume session ID (no ID, REPL only: pick one from a list)
   --max-iterations N   (-p) lower the iteration cap (1-25)
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity or notices on stderr

@@ -105,6 +105,8 @@ pub struct Session {
     pub context_used: u64,
     /// A note for the model to add to the next prompt (a resumed session's stale-files note).
     pub note: Option<String>,
+    /// The session list was just shown: a bare number on the next line picks one.
+    pub picking: bool,
 }
 
 /// What a Ctrl-C at the prompt means.
@@ -149,6 +151,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         usage: Usage::default(),
         context_used: 0,
         note: None,
+        picking: false,
     };
     print_banner(&setup, &session);
     sessions::start(&mut session, &setup);
@@ -195,6 +198,10 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             continue;
         }
         editor.remember(&line);
+        if std::mem::take(&mut session.picking) && trimmed.parse::<usize>().is_ok() {
+            sessions::pick(&mut session, &setup, trimmed);
+            continue;
+        }
         if trimmed.starts_with('/') {
             match parse_command(trimmed) {
                 Ok(Command::Exit) => return Outcome::Exited,
@@ -312,7 +319,7 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
         }
         Command::Model(Some(choice)) => switch_model(&choice, session, setup, providers),
         Command::Compact => say(&not_yet("/compact", "context management (compaction)")),
-        Command::Resume(None) => sessions::list(setup),
+        Command::Resume(None) => session.picking = sessions::list(setup),
         Command::Resume(Some(choice)) => sessions::pick(session, setup, &choice),
         Command::Mcp => {
             let report = (setup.mcp_status)();

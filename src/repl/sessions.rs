@@ -1,5 +1,6 @@
 //! The REPL's sessions: a log per conversation, created at its first prompt; `/clear` ends it,
-//! `/resume` lists this project's sessions and `/resume N|ID` continues one.
+//! `/resume` (and `--resume` without an id) lists this project's sessions numbered, and a bare
+//! number on the next line, `/resume N` or `/resume ID` continues one.
 //!
 //! Invariant: the recorder the agent appends to always names the session whose history the REPL
 //! shows. A resumed log is reopened (and the recorder switched) before the conversation is
@@ -40,7 +41,7 @@ pub fn start(session: &mut Session, setup: &Setup) {
     match &setup.sessions.start {
         Start::New => {}
         Start::Resume(id) => resume(session, setup, id),
-        Start::Picker => list(setup),
+        Start::Picker => session.picking = list(setup),
     }
 }
 
@@ -65,19 +66,21 @@ pub fn clear(setup: &Setup) {
     setup.sessions.recorder.set(None);
 }
 
-/// `/resume` without argument: the numbered list.
-pub fn list(setup: &Setup) {
+/// `/resume` without argument: the numbered list. True when there is one to pick: then a bare
+/// number on the next line picks it.
+pub fn list(setup: &Setup) -> bool {
     let sessions = session::list_sessions(&setup.sessions.dir);
     if sessions.is_empty() {
         say("no sessions in this project yet");
-        return;
+        return false;
     }
     let current = setup.sessions.recorder.id();
     for (index, info) in sessions.iter().enumerate() {
         let mark = if current.as_deref() == Some(info.id.as_str()) { "*" } else { " " };
         say(&neutralize(&format!("{mark}{:>3}  {}", index + 1, session::render_line(info))));
     }
-    say(&paint(setup.color, DIM, "resume one with /resume N (its number) or /resume ID"));
+    say(&paint(setup.color, DIM, "type its number to resume one (or /resume N, /resume ID later)"));
+    true
 }
 
 /// `/resume N|ID`.

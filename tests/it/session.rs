@@ -197,7 +197,7 @@ fn repl_logs_each_conversation_clear_starts_another_and_resume_picks_one() {
     ids.sort_by_key(|id| !log_lines(&env, id)[1]["content"].as_str().unwrap().contains("alpha"));
     tmux.type_text("/resume");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("resume one with /resume N");
+    tmux.wait_for("type its number to resume one");
     let screen = tmux.screen();
     assert!(screen.contains("alpha task") && screen.contains("beta task"), "{screen}");
     tmux.type_text(&format!("/resume {}", ids[0]));
@@ -326,4 +326,26 @@ fn signed_and_redacted_thinking_come_back_byte_identical_after_continue() {
     let redacted = &resumed[3]["content"][0];
     assert_eq!(redacted["type"], "redacted_thinking", "{resumed:?}");
     assert!(!redacted["data"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn repl_resume_without_id_lists_sessions_and_a_number_picks_one() {
+    use crate::repl::{env_for, messages, text_reply};
+    let model = FakeModel::start();
+    model.push(text_reply("Stored."));
+    model.push(text_reply("Picked up."));
+    let env = env_for("repl-picker", &model);
+    let id = session_id(&env.run(&["-p", "store the plan", "--output-format", "json"]).stdout);
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--resume"], &[]);
+    tmux.wait_for("type its number to resume one");
+    assert!(tmux.screen().contains(&format!("  1  {id}")), "{}", tmux.screen());
+    tmux.wait_for_prompt();
+    tmux.type_text("1");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&format!("(resumed session {id}: 2 messages)"));
+    tmux.type_text("go");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Picked up.");
+    let texts: Vec<String> = messages(&model, 1).iter().map(user_text).collect();
+    assert_eq!(texts, vec!["store the plan", "Stored.", "go"]);
 }
