@@ -223,6 +223,18 @@ pub(super) fn build_agent(
     );
     registry.register(Arc::new(task));
     let stable = prompt::stable_prompt(&prompt::load_instructions(&context.root, &context.home));
+    let session_id = new_session_id();
+    let window = match provider_config.context_window {
+        0 => provider_config.protocol.default_context_window(),
+        window => window,
+    };
+    // Offloaded tool results live in the session directory of SPEC §1.2 (under the root, so
+    // read_file can read them back). Until session logs are wired, the directory holds only them.
+    let context_config = crate::context::ContextConfig {
+        window,
+        compact_at: provider_config.compact_at,
+        session_dir: Some(context.root.join(".mewcode").join("sessions").join(&session_id)),
+    };
     Ok(Arc::new(Agent {
         provider,
         registry,
@@ -237,7 +249,8 @@ pub(super) fn build_agent(
             reads: crate::tools::ReadTracker::new(),
         },
         // Hooks are the user's own commands: they get the whole host environment.
-        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), &new_session_id()),
+        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), &session_id),
+        context: crate::context::Context::new(context_config),
     }))
 }
 

@@ -190,6 +190,10 @@ impl Offloader {
                 }
             }
         }
+        // Only a real swap takes the message mutably: a live snapshot would make that a copy.
+        if swaps.is_empty() {
+            return all_decided;
+        }
         if let Some(message) = history.get_mut(index) {
             for (position, preview) in swaps {
                 if let Some(result) = message.tool_results.get_mut(position) {

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use terminal::{Key, read_key};
-use turn::{TurnContext, TurnEnd, run_turn};
+use turn::{TurnContext, TurnEnd, run_compact, run_turn};
 
 /// Ctrl-C presses, counted by the signal handler `app.rs` installs and polled by the REPL.
 #[derive(Clone, Debug, Default)]
@@ -191,6 +191,19 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         if trimmed.starts_with('/') {
             match parse_command(trimmed) {
                 Ok(Command::Exit) => return Outcome::Exited,
+                Ok(Command::Compact) => {
+                    let context = TurnContext {
+                        root: &setup.root,
+                        color: setup.color,
+                        animate: setup.animate,
+                        width: editor.width(),
+                        interrupts: &interrupts,
+                    };
+                    if run_compact(&mut session, &context) == TurnEnd::Quit {
+                        return Outcome::Interrupted;
+                    }
+                    seen_presses = interrupts.count();
+                }
                 Ok(command) => run_command(command, &mut session, &setup, &providers),
                 Err(message) => say(&paint(setup.color, RED, &message)),
             }
@@ -303,7 +316,8 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
             say(&paint(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL"));
         }
         Command::Model(Some(choice)) => switch_model(&choice, session, setup, providers),
-        Command::Compact => say(&not_yet("/compact", "context management (compaction)")),
+        // Handled by the loop, which renders it like a turn.
+        Command::Compact => {}
         Command::Resume => say(&not_yet("/resume", "session storage")),
         Command::Mcp => {
             let report = (setup.mcp_status)();

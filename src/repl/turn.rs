@@ -10,10 +10,10 @@ use super::approve;
 use super::render::{Renderer, ToolEnd};
 use super::terminal::{ModeGuard, discard_typeahead};
 use super::{Interrupts, Session};
-use crate::agent::{Event, Stop, lock};
+use crate::agent::{CompactPhase, Event, Stop, lock};
 use crate::cancel::CancelToken;
 use crate::msg::Message;
-use crossbeam_channel::RecvTimeoutError;
+use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -44,9 +44,22 @@ pub struct TurnContext<'a> {
 pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> TurnEnd {
     lock(&session.conversation).push(Message::user(prompt));
     let cancel = CancelToken::new();
-    let mut seen = context.interrupts.count();
     let _echo = ModeGuard::without_echo();
     let events = session.agent.run(session.conversation.clone(), session.mode, cancel.clone());
+    drive(session, &events, &cancel, context)
+}
+
+/// `/compact`: compacts the conversation now, rendered like a turn (Ctrl-C cancels it).
+pub fn run_compact(session: &mut Session, context: &TurnContext) -> TurnEnd {
+    let cancel = CancelToken::new();
+    let _echo = ModeGuard::without_echo();
+    let events = session.agent.compact(session.conversation.clone(), session.mode, cancel.clone());
+    drive(session, &events, &cancel, context)
+}
+
+/// Renders a run's events until it ends, answering approvals and turning Ctrl-C into `cancel`.
+fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
+    let mut seen = context.interrupts.count();
     let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.width);
     let mut stop = None;
     let end = loop {
@@ -74,6 +87,12 @@ pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> T
                 // The agent may have stopped waiting (cancelled); a lost answer is then moot.
                 let _ = request.respond.send(answer);
                 Ok(())
+            }
+            Ok(Event::Compact(phase)) => {
+                if let CompactPhase::Finished { after_tokens, .. } = &phase {
+                    session.context_used = *after_tokens;
+                }
+                renderer.notice(&phase.describe(), now)
             }
             Ok(Event::Error(message)) => renderer.error(&message, now),
             Ok(Event::Done(reason)) => {
