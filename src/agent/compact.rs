@@ -29,7 +29,7 @@ impl Agent {
         let _ = std::thread::Builder::new().name("agent-compact".into()).spawn(move || {
             let tools = agent.tools_for(mode);
             let mut state = lock(&agent.context.state);
-            state.bind(conversation_id(&conversation));
+            state.bind(&conversation);
             let result = agent.summarize_into(&mut state, Trigger::Manual, &conversation, &tools, &cancel, &events_tx);
             drop(state);
             let stop = match result {
@@ -58,7 +58,7 @@ impl Agent {
         tx: &Sender<Event>,
     ) -> bool {
         let mut state = lock(&self.context.state);
-        state.bind(conversation_id(conversation));
+        state.bind(conversation);
         // Count first, then offload, so the characters layer 1 removes were counted before.
         state.estimate.update(&lock(conversation));
         self.offload(&mut state, conversation, cancel, tx);
@@ -97,7 +97,7 @@ impl Agent {
             return Err("context management is off for this agent".to_string());
         }
         let mut state = lock(&self.context.state);
-        state.bind(conversation_id(conversation));
+        state.bind(conversation);
         state.estimate.update(&lock(conversation));
         self.offload(&mut state, conversation, cancel, tx);
         self.summarize_into(&mut state, Trigger::Emergency, conversation, tools, cancel, tx)
@@ -113,7 +113,7 @@ impl Agent {
     /// appended (`covered` messages in all).
     pub(super) fn record_usage(&self, conversation: &Conversation, covered: usize, usage: &Usage) {
         let mut state = lock(&self.context.state);
-        state.bind(conversation_id(conversation));
+        state.bind(conversation);
         state.estimate.anchor(usage.total(), covered);
     }
 
@@ -185,11 +185,6 @@ fn install_history(conversation: &Conversation, messages: Vec<Message>) -> Arc<V
     let mut history = lock(conversation);
     history.replace(messages);
     history.snapshot()
-}
-
-/// The identity of a conversation for `State::bind`: the address of its shared cell.
-fn conversation_id(conversation: &Conversation) -> usize {
-    Arc::as_ptr(conversation) as usize
 }
 
 /// Maps the failure of an emergency compaction to what the run reports.

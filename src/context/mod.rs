@@ -14,8 +14,9 @@ pub mod summary;
 #[cfg(test)]
 mod tests;
 
-use crate::msg::Message;
+use crate::msg::{History, Message};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
 
 /// Characters per token for every estimate in the program (one constant, SPEC §6).
 pub const CHARS_PER_TOKEN: f64 = 3.5;
@@ -189,20 +190,21 @@ impl Breaker {
 /// Everything context management remembers about one conversation between iterations.
 #[derive(Debug, Default)]
 pub struct State {
-    /// The conversation this state describes (its address); another one starts afresh.
-    conversation: usize,
+    /// The conversation this state describes. A weak reference, not an address: it keeps the
+    /// allocation from being reused, so a new conversation can never pass for the old one.
+    conversation: Weak<Mutex<History>>,
     pub estimate: Estimate,
     pub offload: offload::Offloader,
     pub breaker: Breaker,
 }
 
 impl State {
-    /// Binds the state to `conversation` (an identity, e.g. the address of its shared cell):
-    /// a different conversation (a `/clear`, a resume) resets the estimate and layer 1's scan,
-    /// keeping the ledger (decisions are keyed by call id) and the breaker.
-    pub fn bind(&mut self, conversation: usize) {
-        if self.conversation != conversation {
-            self.conversation = conversation;
+    /// Binds the state to `conversation`: a different conversation (a `/clear`, a resume)
+    /// resets the estimate and layer 1's scan, keeping the ledger (decisions are keyed by call
+    /// id) and the breaker.
+    pub fn bind(&mut self, conversation: &Arc<Mutex<History>>) {
+        if !std::ptr::eq(self.conversation.as_ptr(), Arc::as_ptr(conversation)) {
+            self.conversation = Arc::downgrade(conversation);
             self.estimate.reset();
             self.offload.reset_scan();
         }
@@ -213,12 +215,12 @@ impl State {
 #[derive(Debug, Default)]
 pub struct Context {
     pub config: ContextConfig,
-    pub state: std::sync::Mutex<State>,
+    pub state: Mutex<State>,
 }
 
 impl Context {
     /// Fresh state for `config`.
     pub fn new(config: ContextConfig) -> Context {
-        Context { config, state: std::sync::Mutex::new(State::default()) }
+        Context { config, state: Mutex::new(State::default()) }
     }
 }

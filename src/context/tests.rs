@@ -255,3 +255,17 @@ fn prompt_too_long_drops_one_group_three_times_then_a_fifth() {
     assert_eq!(user_turn_starts(&messages), [0, 1, 4]);
     assert_eq!(user_turn_starts(&[]), Vec::<usize>::new());
 }
+
+#[test]
+fn a_different_conversation_starts_a_fresh_estimate() {
+    let first = std::sync::Arc::new(std::sync::Mutex::new(History::from(vec![user(&"a".repeat(35))])));
+    let mut state = State::default();
+    state.bind(&first);
+    state.estimate.anchor(50_000, 1);
+    state.bind(&first);
+    assert_eq!(state.estimate.tokens(), 50_000, "same conversation: the anchor stays");
+    drop(first);
+    let second = std::sync::Arc::new(std::sync::Mutex::new(History::from(vec![user(&"b".repeat(35))])));
+    state.bind(&second);
+    assert_eq!(state.estimate.update(&crate::sync::lock(&second)), 10);
+}
