@@ -113,6 +113,15 @@ pub fn still_too_long(estimate: u64, window: u64) -> bool {
     estimate >= window.saturating_sub(EMERGENCY_FLOOR)
 }
 
+/// Room a resumed session must leave: a resume compacts first when its estimate is above
+/// `window − 8 000` (SPEC §8).
+pub const RESUME_MARGIN: u64 = 8_000;
+
+/// True when a freshly loaded history should be compacted before the first turn.
+pub fn should_compact_on_resume(messages: &[Message], window: u64) -> bool {
+    window > 0 && estimate_messages(messages) > window.saturating_sub(RESUME_MARGIN)
+}
+
 /// The estimate of SPEC §6: the last main response's usage (the anchor, covering the first
 /// `anchor_len` messages) plus the characters of the messages after it, over 3.5.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -269,3 +269,69 @@ fn a_different_conversation_starts_a_fresh_estimate() {
     state.bind(&second);
     assert_eq!(state.estimate.update(&crate::sync::lock(&second)), 10);
 }
+
+#[test]
+fn resume_compacts_first_when_within_eight_thousand_of_the_window() {
+    let history = vec![user(&"a".repeat(35_000))]; // 10 000 tokens
+    assert!(should_compact_on_resume(&history, 17_999));
+    assert!(!should_compact_on_resume(&history, 18_000));
+    assert!(!should_compact_on_resume(&history, 0));
+}
+
+/// A provider that answers prompt-too-long a given number of times, recording each request's
+/// transcript, then answers with a summary.
+struct TooLong {
+    refusals: std::sync::Mutex<usize>,
+    seen: std::sync::Mutex<Vec<String>>,
+}
+
+impl crate::llm::Provider for TooLong {
+    fn name(&self) -> &str {
+        "too-long"
+    }
+    fn model(&self) -> &str {
+        "m"
+    }
+    fn stream(
+        &self,
+        request: crate::msg::Request,
+        _cancel: crate::cancel::CancelToken,
+    ) -> crossbeam_channel::Receiver<crate::llm::StreamEvent> {
+        use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
+        crate::sync::lock(&self.seen).push(request.messages[0].content.clone());
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let mut refusals = crate::sync::lock(&self.refusals);
+        if *refusals > 0 {
+            *refusals -= 1;
+            let _ = tx.send(StreamEvent::Error(LlmError::PromptTooLong { message: "too long".into() }));
+        } else {
+            let _ = tx.send(StreamEvent::Text("<summary>ok</summary>".into()));
+            let _ = tx.send(StreamEvent::Done(Completion {
+                stop_reason: StopReason::EndTurn,
+                thinking: Vec::new(),
+                dropped_tool_calls: Vec::new(),
+            }));
+        }
+        rx
+    }
+}
+
+#[test]
+fn summary_request_drops_the_oldest_turns_until_it_fits_or_nothing_is_left() {
+    // Ten user turns: t0 … t9, each a user message and an answer.
+    let messages: Vec<Message> =
+        (0..10).flat_map(|turn| [user(&format!("<t{turn}>")), Message::assistant("answer")]).collect();
+    let first_turn_sent = |refusals: usize| {
+        let provider = TooLong { refusals: std::sync::Mutex::new(refusals), seen: std::sync::Mutex::new(Vec::new()) };
+        let result = summary::summarize(&provider, &messages, 100, &crate::cancel::CancelToken::new());
+        let seen = crate::sync::lock(&provider.seen).clone();
+        let firsts: Vec<usize> =
+            seen.iter().map(|text| (0..10).find(|turn| text.contains(&format!("<t{turn}>"))).unwrap_or(99)).collect();
+        (result.map_err(|err| err.to_string()), firsts)
+    };
+    // One turn at a time three times, then 20 % of the 7 left (2), then 20 % of 5 (1).
+    assert_eq!(first_turn_sent(5), (Ok("ok".to_string()), vec![0, 1, 2, 3, 5, 6]));
+    let (result, firsts) = first_turn_sent(usize::MAX);
+    assert_eq!(result, Err("the summary request is too long even with every turn dropped".to_string()));
+    assert_eq!(firsts, [0, 1, 2, 3, 5, 6, 7, 8, 9]);
+}

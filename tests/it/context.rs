@@ -3,7 +3,7 @@
 //! is readable by read_file without asking.
 
 use crate::support::script::{anthropic, openai};
-use crate::support::{FakeModel, TestEnv};
+use crate::support::{FakeModel, Reply, TestEnv};
 use serde_json::Value;
 
 /// Every string in a JSON value that contains `needle`.
@@ -69,4 +69,64 @@ fn anthropic_big_tool_result_is_offloaded_and_the_next_request_carries_the_previ
 #[test]
 fn openai_big_tool_result_is_offloaded_and_the_next_request_carries_the_preview() {
     big_result_is_offloaded("openai");
+}
+
+fn prompt_too_long_compacts_and_retries(protocol: &str) {
+    let model = FakeModel::start();
+    let reply = |text: &str, calls: &[(&str, &str, &str)]| {
+        if protocol == "anthropic" { anthropic(text, calls) } else { openai(text, calls) }
+    };
+    for (index, file) in ["a.txt", "b.txt", "c.txt"].iter().enumerate() {
+        let id = format!("call_{index}");
+        let input = format!(r#"{{"path":"{file}"}}"#);
+        model.push(reply("", &[(id.as_str(), "read_file", input.as_str())]));
+    }
+    let too_long = if protocol == "anthropic" {
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#
+    } else {
+        r#"{"error":{"message":"too many tokens","type":"invalid_request_error","code":"context_length_exceeded"}}"#
+    };
+    model.push(Reply::status(400, too_long));
+    model.push(reply("<analysis>draft</analysis><summary>E2E-SUMMARY</summary>", &[]));
+    model.push(reply("Read all three.", &[]));
+    let env = TestEnv::new(&format!("context-emergency-{protocol}"));
+    let base = if protocol == "anthropic" { model.url() } else { format!("{}/v1", model.url()) };
+    env.write_home(
+        "config.yaml",
+        &format!("providers:\n  - {{name: fake, protocol: {protocol}, model: test-model, api_key: k, base_url: \"{base}\"}}\n"),
+    );
+    // About 40 000 bytes each: under the offload limit, so the tail holds them verbatim.
+    for (file, letter) in [("a.txt", 'a'), ("b.txt", 'b'), ("c.txt", 'c')] {
+        let line = format!("{}\n", letter.to_string().repeat(79));
+        env.write(file, &line.repeat(500));
+    }
+    let run = env.run(&["-p", "read the three files", "--output-format", "stream-json"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(model.violations(), Vec::<String>::new(), "every request, the rebuilt history too, is valid");
+    let events: Vec<Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let compact: Vec<(String, String)> = events
+        .iter()
+        .filter(|event| event["type"] == "compact")
+        .map(|event| (event["phase"].as_str().unwrap().to_string(), event["trigger"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(compact, [("started".to_string(), "emergency".to_string()), ("finished".into(), "emergency".into())]);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 6);
+    let summary_request = requests[4].json.as_ref().unwrap();
+    assert!(summary_request.to_string().contains("<summary> tags"));
+    assert!(summary_request["tools"].as_array().is_none_or(|tools| tools.is_empty()));
+    let retried = requests[5].json.as_ref().unwrap().to_string();
+    assert!(retried.contains("E2E-SUMMARY") && !retried.contains("draft"));
+    assert!(retried.contains(&"c".repeat(79)), "the recent tail stays verbatim");
+    assert!(run.stdout.contains("Read all three."));
+}
+
+#[test]
+fn anthropic_prompt_too_long_compacts_and_retries_with_a_valid_history() {
+    prompt_too_long_compacts_and_retries("anthropic");
+}
+
+#[test]
+fn openai_prompt_too_long_compacts_and_retries_with_a_valid_history() {
+    prompt_too_long_compacts_and_retries("openai");
 }
