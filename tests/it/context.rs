@@ -130,3 +130,39 @@ fn anthropic_prompt_too_long_compacts_and_retries_with_a_valid_history() {
 fn openai_prompt_too_long_compacts_and_retries_with_a_valid_history() {
     prompt_too_long_compacts_and_retries("openai");
 }
+
+#[test]
+fn slash_compact_in_the_repl_summarises_and_the_next_turn_carries_the_summary() {
+    use crate::repl::{env_for, messages, start, text_reply, tool_reply};
+    let model = FakeModel::start();
+    for (index, file) in ["a.txt", "b.txt", "c.txt"].iter().enumerate() {
+        model.push(tool_reply(&format!("call_{index}"), "read_file", serde_json::json!({ "path": file })));
+    }
+    model.push(text_reply("Read all three."));
+    model.push(text_reply("<analysis>draft</analysis><summary>REPL-SUMMARY</summary>"));
+    model.push(text_reply("Continuing from the summary."));
+    let env = env_for("context-repl-compact", &model);
+    for (file, letter) in [("a.txt", 'a'), ("b.txt", 'b'), ("c.txt", 'c')] {
+        let line = format!("{}\n", letter.to_string().repeat(79));
+        env.write(file, &line.repeat(500));
+    }
+    let tmux = start(&env, &[]);
+    tmux.type_text("read the three files");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Read all three.");
+    tmux.type_text("/compact");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("compacting the conversation (manual)");
+    tmux.wait_for("compacted the conversation: about");
+    tmux.type_text("go on");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Continuing from the summary.");
+    assert_eq!(model.violations(), Vec::<String>::new());
+    let requests = model.requests();
+    assert_eq!(requests.len(), 6);
+    assert!(requests[4].body.contains("<summary> tags"));
+    let next = messages(&model, 5);
+    assert!(next[0].to_string().contains("REPL-SUMMARY"));
+    assert!(next[0].to_string().contains("### c.txt"), "the recovery attachment re-reads the files");
+    assert!(next.last().unwrap().to_string().contains("go on"));
+}
