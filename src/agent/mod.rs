@@ -132,8 +132,11 @@ impl Agent {
                 match self.stream_turn(request, cancel, tx) {
                     Ok(turn) => break (turn, covered),
                     Err(LlmError::Cancelled) => return finish(conversation, Stop::Cancelled),
-                    // Once per iteration: compact, then retry the same request on the new history.
-                    Err(err) if compact::is_prompt_too_long(&err) && !emergency_tried => {
+                    // Once per iteration: compact, then retry the same request on the new history
+                    // (not for an agent without a window: a sub-agent reports the error as is).
+                    Err(err)
+                        if compact::is_prompt_too_long(&err) && !emergency_tried && self.context.config.window > 0 =>
+                    {
                         emergency_tried = true;
                         if let Err(reason) = self.emergency_compact(conversation, &tools, cancel, tx) {
                             if cancel.is_cancelled() {
