@@ -209,11 +209,19 @@ impl Offloader {
     }
 }
 
-/// Writes one result to `<dir>/tool-results/<sanitised id>` and returns the path.
+/// Writes one result to `<dir>/tool-results/<sanitised id>` and returns the path. A symlink
+/// planted at the directory or the file is never followed: the directory must be a real one and
+/// the file is created anew (`create_new` refuses an existing name, links included).
 fn save(session_dir: &Path, tool_call_id: &str, content: &str) -> std::io::Result<PathBuf> {
+    use std::io::Write;
     let dir = session_dir.join(TOOL_RESULTS_DIR);
     std::fs::create_dir_all(&dir)?;
+    if std::fs::symlink_metadata(&dir)?.file_type().is_symlink() {
+        return Err(std::io::Error::other(format!("{} is a symbolic link", dir.display())));
+    }
     let path = dir.join(sanitize_id(tool_call_id));
-    std::fs::write(&path, content)?;
+    // A leftover from an earlier failed attempt (or a planted link) is removed, not written through.
+    let _ = std::fs::remove_file(&path);
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?.write_all(content.as_bytes())?;
     Ok(path)
 }

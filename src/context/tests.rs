@@ -335,3 +335,21 @@ fn summary_request_drops_the_oldest_turns_until_it_fits_or_nothing_is_left() {
     assert_eq!(result, Err("the summary request is too long even with every turn dropped".to_string()));
     assert_eq!(firsts, [0, 1, 2, 3, 5, 6, 7, 8, 9]);
 }
+
+#[cfg(unix)]
+#[test]
+fn offload_never_writes_through_a_planted_symlink() {
+    let dir = std::env::temp_dir().join(format!("mewcode-offload-link-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let results_dir = dir.join("session").join("tool-results");
+    std::fs::create_dir_all(&results_dir).unwrap();
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, results_dir.join("big")).unwrap();
+    let mut history: History = vec![user("go"), call("big"), results(&[("big", 60_000)])].into();
+    let outcome = Offloader::default().run(&mut history, Some(&dir.join("session")));
+    assert_eq!(outcome.replaced, 1);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert_eq!(std::fs::read_to_string(results_dir.join("big")).unwrap().len(), 60_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
