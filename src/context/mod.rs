@@ -93,11 +93,13 @@ pub struct ContextConfig {
 
 /// The estimate at which automatic summarising starts: `window − 20 000 − 13 000`, or the
 /// `compact_at` fraction of the window when that is lower. None when the window is unknown (0).
+/// A window under 66 000 tokens (a small local model) starts at half the window instead of at
+/// almost nothing, so it does not try to summarise on every iteration.
 pub fn auto_threshold(window: u64, compact_at: Option<f64>) -> Option<u64> {
     if window == 0 {
         return None;
     }
-    let fixed = window.saturating_sub(SUMMARY_RESERVE + SAFETY_MARGIN);
+    let fixed = window.saturating_sub(SUMMARY_RESERVE + SAFETY_MARGIN).max(window / 2);
     let fraction = compact_at.filter(|fraction| *fraction > 0.0 && *fraction <= 1.0);
     Some(fraction.map_or(fixed, |fraction| fixed.min((window as f64 * fraction) as u64)))
 }

@@ -65,7 +65,9 @@ fn thresholds_take_the_lower_of_the_fixed_margin_and_compact_at() {
         (200_000, None, Some(167_000)),
         (200_000, Some(0.5), Some(100_000)),
         (200_000, Some(0.95), Some(167_000)),
-        (30_000, None, Some(0)),
+        (30_000, None, Some(15_000)),
+        (66_000, None, Some(33_000)),
+        (70_000, None, Some(37_000)),
         (0, None, None),
         (128_000, Some(0.0), Some(95_000)),
     ];
