@@ -8,3 +8,6 @@ cargo run -q --release --example iteration_overhead
 echo
 echo "== read-only batch (target <= 1.3 x 100 ms)"
 cargo run -q --release --example batch_speedup
+echo
+echo "== context management per iteration (estimate + layer 1; O(new messages), same at 10k and 100k)"
+cargo run -q --release --example context_estimate

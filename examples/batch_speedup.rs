@@ -90,6 +90,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             log: Default::default(),
         },
         hooks: mewcode::hooks::Hooks::default(),
+        context: mewcode::context::Context::default(),
     });
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let (mut first, mut last) = (None, None);

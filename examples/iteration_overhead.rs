@@ -96,6 +96,12 @@ fn per_iteration(messages: usize) -> Duration {
             log: Default::default(),
         },
         hooks: mewcode::hooks::Hooks::default(),
+        // A window no history here reaches: the estimate and layer 1 run, a summary never does.
+        context: mewcode::context::Context::new(mewcode::context::ContextConfig {
+            window: u64::MAX / 2,
+            compact_at: None,
+            session_dir: None,
+        }),
     });
     let conversation: Conversation = Arc::new(Mutex::new(history(messages).into()));
     let started = Instant::now();

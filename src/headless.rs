@@ -6,7 +6,7 @@
 //! neutralised there, so a hostile tool output cannot drive the user's terminal.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use crate::agent::{Agent, Approval, Conversation, Event, Stop, lock};
+use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Stop, lock};
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
 use crate::msg::{Role, Usage};
@@ -129,6 +129,10 @@ impl Printer {
                 let _ = request.respond.send(Approval::Deny);
                 self.line(json!({"type": "approval_denied", "id": request.call.id, "name": request.call.name, "reason": request.reason}));
             }
+            Event::Compact(phase) => {
+                self.notice(&phase.describe());
+                self.line(compact_json(&phase));
+            }
             Event::Error(message) => {
                 if self.options.format == Format::Text {
                     eprintln!("mewcode: error: {}", neutralize(&message));
@@ -197,4 +201,20 @@ fn usage_json(usage: &Usage) -> serde_json::Value {
         "cache_write": usage.cache_write,
         "cache_read": usage.cache_read,
     })
+}
+
+/// The stream-json object of a compaction phase (`{"type":"compact","phase":...}`).
+fn compact_json(phase: &CompactPhase) -> serde_json::Value {
+    match phase {
+        CompactPhase::Started { trigger } => {
+            json!({"type": "compact", "phase": "started", "trigger": trigger.as_str()})
+        }
+        CompactPhase::Finished { trigger, before_tokens, after_tokens, history } => json!({
+            "type": "compact", "phase": "finished", "trigger": trigger.as_str(),
+            "before_tokens": before_tokens, "after_tokens": after_tokens, "messages": history.len()
+        }),
+        CompactPhase::Failed { trigger, reason } => {
+            json!({"type": "compact", "phase": "failed", "trigger": trigger.as_str(), "reason": reason})
+        }
+    }
 }

@@ -17,6 +17,7 @@ pub mod msg;
 pub mod warning;
 // L2 components
 pub mod config;
+pub mod context;
 pub mod hooks;
 pub mod llm;
 pub mod mcp;

@@ -3,8 +3,10 @@
 //! Invariant: front ends match these exhaustively; `Done` is always the last event of a run and
 //! is sent exactly once (unless the receiver is gone). `Notice` is UI-only and never enters history.
 
-use crate::msg::{ToolCall, Usage};
+use crate::context::Trigger;
+use crate::msg::{Message, ToolCall, Usage};
 use crossbeam_channel::Sender;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One thing that happened during a run, in order.
@@ -29,10 +31,37 @@ pub enum Event {
     Notice(String),
     /// A call needs the human's decision; answer on `respond` (capacity 1).
     Approval(ApprovalRequest),
+    /// A compaction started, finished or failed (SPEC §6).
+    Compact(CompactPhase),
     /// The run failed (stream or infrastructure error); `Done(Stop::Failed)` follows.
     Error(String),
     /// The run is over.
     Done(Stop),
+}
+
+/// The lifecycle of one compaction: `Started`, then `Finished` or `Failed`.
+#[derive(Debug)]
+pub enum CompactPhase {
+    /// A summary is being made (the model is asked; this takes a while).
+    Started { trigger: Trigger },
+    /// The history was replaced by `history` (summary + recovery attachment + recent tail).
+    /// A session log appends its compact marker and then these messages.
+    Finished { trigger: Trigger, before_tokens: u64, after_tokens: u64, history: Arc<Vec<Message>> },
+    /// The compaction failed; the history is unchanged.
+    Failed { trigger: Trigger, reason: String },
+}
+
+impl CompactPhase {
+    /// One line for the user.
+    pub fn describe(&self) -> String {
+        match self {
+            CompactPhase::Started { trigger } => format!("compacting the conversation ({})…", trigger.as_str()),
+            CompactPhase::Finished { before_tokens, after_tokens, .. } => {
+                format!("compacted the conversation: about {before_tokens} → {after_tokens} tokens")
+            }
+            CompactPhase::Failed { trigger, reason } => format!("compaction ({}) failed: {reason}", trigger.as_str()),
+        }
+    }
 }
 
 /// Why a run ended.

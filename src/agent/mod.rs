@@ -6,6 +6,7 @@
 //! to its front end only through a rendezvous channel of `Event`s.
 
 mod batch;
+mod compact;
 pub mod event;
 pub mod gate;
 mod preview;
@@ -13,6 +14,8 @@ pub mod prompt;
 mod reminder;
 pub mod subagent;
 
+#[cfg(test)]
+mod compact_tests;
 #[cfg(test)]
 mod tests;
 
@@ -24,7 +27,7 @@ use crate::msg::{History, Message, Request, Role, System, ToolCall, Usage};
 pub use crate::sync::lock;
 use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
-pub use event::{Approval, ApprovalRequest, Event, Stop};
+pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Stop};
 pub use gate::{EngineGate, Gate, ModeMatrix, Verdict};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -67,6 +70,8 @@ pub struct Agent {
     pub settings: Settings,
     /// The user's hook commands (none for sub-agents).
     pub hooks: Hooks,
+    /// Context management: window, thresholds, session directory and the state between runs.
+    pub context: crate::context::Context,
 }
 
 impl Agent {
@@ -110,23 +115,46 @@ impl Agent {
             if !emit(cancel, tx, Event::Iter(iteration)) || cancel.is_cancelled() {
                 return self.finish(conversation, Stop::Cancelled);
             }
-            let tools =
-                if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() };
-            let request = Request {
-                system: self.system.clone(),
-                messages: lock(conversation).snapshot(),
-                tools,
-                reminder: reminder::build(mode, iteration, &std::mem::take(&mut hook_context)),
-                max_tokens: self.settings.max_tokens,
-            };
-            let turn = match self.stream_turn(request, cancel, tx) {
-                Ok(turn) => turn,
-                Err(LlmError::Cancelled) => return self.finish(conversation, Stop::Cancelled),
-                Err(err) => {
-                    emit(cancel, tx, Event::Error(err.to_string()));
-                    return self.finish(conversation, Stop::Failed);
+            let tools = self.tools_for(mode);
+            if !self.manage_context(conversation, &tools, cancel, tx) {
+                return self.finish(conversation, Stop::Cancelled);
+            }
+            let reminder = reminder::build(mode, iteration, &std::mem::take(&mut hook_context));
+            let mut emergency_tried = false;
+            let (turn, covered) = loop {
+                let request = Request {
+                    system: self.system.clone(),
+                    messages: lock(conversation).snapshot(),
+                    tools: tools.clone(),
+                    reminder: reminder.clone(),
+                    max_tokens: self.settings.max_tokens,
+                };
+                // The response's usage covers the request's messages and the reply appended next.
+                let covered = request.messages.len() + 1;
+                match self.stream_turn(request, cancel, tx) {
+                    Ok(turn) => break (turn, covered),
+                    Err(LlmError::Cancelled) => return self.finish(conversation, Stop::Cancelled),
+                    // Once per iteration: compact, then retry the same request on the new history
+                    // (not for an agent without a window: a sub-agent reports the error as is).
+                    Err(err)
+                        if compact::is_prompt_too_long(&err) && !emergency_tried && self.context.config.window > 0 =>
+                    {
+                        emergency_tried = true;
+                        if let Err(reason) = self.emergency_compact(conversation, &tools, cancel, tx) {
+                            if cancel.is_cancelled() {
+                                return self.finish(conversation, Stop::Cancelled);
+                            }
+                            emit(cancel, tx, Event::Error(compact::emergency_error(&reason)));
+                            return self.finish(conversation, Stop::Failed);
+                        }
+                    }
+                    Err(err) => {
+                        emit(cancel, tx, Event::Error(err.to_string()));
+                        return self.finish(conversation, Stop::Failed);
+                    }
                 }
             };
+            self.record_usage(conversation, covered, &turn.usage);
             if !turn.dropped_tool_calls.is_empty() {
                 let names = turn.dropped_tool_calls.join(", ");
                 emit(

@@ -108,6 +108,9 @@ impl Tool for TaskTool {
                 log: Default::default(),
             },
             hooks: crate::hooks::Hooks::default(),
+            // A sub-agent's conversation is short-lived: no window (no summaries), no session
+            // directory (no offloads); a prompt-too-long ends it with an error result.
+            context: crate::context::Context::default(),
         });
         let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
         let events = agent.run(Arc::clone(&conversation), Mode::Plan, ctx.cancel.clone());
@@ -125,7 +128,8 @@ impl Tool for TaskTool {
                 | Event::ToolEnd { .. }
                 | Event::Usage(_)
                 | Event::Notice(_)
-                | Event::Approval(_) => {}
+                | Event::Approval(_)
+                | Event::Compact(_) => {}
             }
         }
         let final_text = super::lock(&conversation)

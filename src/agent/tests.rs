@@ -9,23 +9,27 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 /// One scripted model turn.
-enum Script {
+pub(super) enum Script {
     Events(Vec<StreamEvent>),
     /// Sends nothing until cancelled, then Error(Cancelled) (a slow model).
     HangUntilCancelled,
 }
 
-struct ScriptedProvider {
+pub(super) struct ScriptedProvider {
     scripts: Mutex<VecDeque<Script>>,
     requests: Mutex<Vec<Request>>,
 }
 
 impl ScriptedProvider {
-    fn new(scripts: Vec<Script>) -> Arc<ScriptedProvider> {
+    pub(super) fn new(scripts: Vec<Script>) -> Arc<ScriptedProvider> {
         Arc::new(ScriptedProvider { scripts: Mutex::new(scripts.into()), requests: Mutex::new(Vec::new()) })
     }
-    fn requests(&self) -> Vec<Request> {
+    pub(super) fn requests(&self) -> Vec<Request> {
         lock(&self.requests).clone()
+    }
+    /// The scripts still to play (a test may add more between runs).
+    pub(super) fn scripts_for_test(&self) -> &Mutex<VecDeque<Script>> {
+        &self.scripts
     }
 }
 
@@ -59,7 +63,7 @@ impl Provider for ScriptedProvider {
     }
 }
 
-fn text_turn(text: &str) -> Script {
+pub(super) fn text_turn(text: &str) -> Script {
     Script::Events(vec![
         StreamEvent::Text(text.to_string()),
         StreamEvent::Usage(Usage { input_tokens: 10, output_tokens: 5, cache_write: 0, cache_read: 0 }),
@@ -67,7 +71,7 @@ fn text_turn(text: &str) -> Script {
     ])
 }
 
-fn tool_turn(calls: &[(&str, &str, &str)]) -> Script {
+pub(super) fn tool_turn(calls: &[(&str, &str, &str)]) -> Script {
     let calls = calls
         .iter()
         .map(|(id, name, input)| ToolCall { id: id.to_string(), name: name.to_string(), input: input.to_string() })
@@ -75,16 +79,16 @@ fn tool_turn(calls: &[(&str, &str, &str)]) -> Script {
     Script::Events(vec![StreamEvent::ToolCalls(calls), done(StopReason::ToolUse)])
 }
 
-fn done(stop_reason: StopReason) -> StreamEvent {
+pub(super) fn done(stop_reason: StopReason) -> StreamEvent {
     StreamEvent::Done(Completion { stop_reason, thinking: Vec::new(), dropped_tool_calls: Vec::new() })
 }
 
 /// A tool that sleeps (cancellably) and records the order things happened in a shared log.
-struct LogTool {
-    name: &'static str,
-    read_only: bool,
-    delay: Duration,
-    log: Arc<Mutex<Vec<String>>>,
+pub(super) struct LogTool {
+    pub(super) name: &'static str,
+    pub(super) read_only: bool,
+    pub(super) delay: Duration,
+    pub(super) log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Tool for LogTool {
@@ -141,6 +145,7 @@ fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_it
             log: Default::default(),
         },
         hooks: crate::hooks::Hooks::default(),
+        context: crate::context::Context::default(),
     });
     Fixture { provider, agent, log }
 }

@@ -275,6 +275,17 @@ pub(super) fn build_agent(
     );
     registry.register(Arc::new(task));
     let stable = prompt::stable_prompt(&prompt::load_instructions(&context.root, &context.home));
+    let window = match provider_config.context_window {
+        0 => provider_config.protocol.default_context_window(),
+        window => window,
+    };
+    // Offloaded tool results live in the session's directory (SPEC §1.2), under the root so
+    // read_file can read them back.
+    let context_config = crate::context::ContextConfig {
+        window,
+        compact_at: provider_config.compact_at,
+        session_dir: Some(crate::session::sessions_dir(&context.root).join(session_id)),
+    };
     Ok(Arc::new(Agent {
         provider,
         registry,
@@ -291,6 +302,7 @@ pub(super) fn build_agent(
         },
         // Hooks are the user's own commands: they get the whole host environment.
         hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id),
+        context: crate::context::Context::new(context_config),
     }))
 }
 

@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use terminal::{Key, read_key};
-use turn::{TurnContext, TurnEnd, run_turn};
+use turn::{TurnContext, TurnEnd, run_compact, run_turn};
 
 /// Ctrl-C presses, counted by the signal handler `app.rs` installs and polled by the REPL.
 #[derive(Clone, Debug, Default)]
@@ -205,6 +205,20 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         if trimmed.starts_with('/') {
             match parse_command(trimmed) {
                 Ok(Command::Exit) => return Outcome::Exited,
+                Ok(Command::Compact) => {
+                    let context = TurnContext {
+                        root: &setup.root,
+                        color: setup.color,
+                        animate: setup.animate,
+                        width: editor.width(),
+                        interrupts: &interrupts,
+                        log: &setup.sessions.recorder,
+                    };
+                    if run_compact(&mut session, &context) == TurnEnd::Quit {
+                        return Outcome::Interrupted;
+                    }
+                    seen_presses = interrupts.count();
+                }
                 Ok(command) => run_command(command, &mut session, &setup, &providers),
                 Err(message) => say(&paint(setup.color, RED, &message)),
             }
@@ -318,7 +332,8 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
             say(&paint(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL"));
         }
         Command::Model(Some(choice)) => switch_model(&choice, session, setup, providers),
-        Command::Compact => say(&not_yet("/compact", "context management (compaction)")),
+        // Handled by the loop, which renders it like a turn.
+        Command::Compact => {}
         Command::Resume(None) => session.picking = sessions::list(setup),
         Command::Resume(Some(choice)) => sessions::pick(session, setup, &choice),
         Command::Mcp => {
@@ -386,10 +401,6 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
 /// The provider's context window (the protocol default when the config says 0).
 pub(crate) fn context_window(provider: &ProviderConfig) -> u64 {
     if provider.context_window == 0 { provider.protocol.default_context_window() } else { provider.context_window }
-}
-
-fn not_yet(command: &str, machinery: &str) -> String {
-    format!("{command} is not available yet: {machinery} is still being built")
 }
 
 /// One line on stdout; a closed stdout is not worth failing over.

@@ -10,10 +10,10 @@ use super::approve;
 use super::render::{Renderer, ToolEnd};
 use super::terminal::{ModeGuard, discard_typeahead};
 use super::{Interrupts, Session};
-use crate::agent::{Event, Stop, lock};
+use crate::agent::{CompactPhase, Event, Stop, lock};
 use crate::cancel::CancelToken;
 use crate::msg::Message;
-use crossbeam_channel::RecvTimeoutError;
+use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -48,9 +48,29 @@ pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> T
     lock(&session.conversation).push(message.clone());
     let log_notice = context.log.append(&message);
     let cancel = CancelToken::new();
-    let mut seen = context.interrupts.count();
     let _echo = ModeGuard::without_echo();
     let events = session.agent.run(session.conversation.clone(), session.mode, cancel.clone());
+    drive(session, &events, &cancel, context, log_notice)
+}
+
+/// `/compact`: compacts the conversation now, rendered like a turn (Ctrl-C cancels it).
+pub fn run_compact(session: &mut Session, context: &TurnContext) -> TurnEnd {
+    let cancel = CancelToken::new();
+    let _echo = ModeGuard::without_echo();
+    let events = session.agent.compact(session.conversation.clone(), session.mode, cancel.clone());
+    drive(session, &events, &cancel, context, None)
+}
+
+/// Renders a run's events until it ends, answering approvals and turning Ctrl-C into `cancel`.
+/// `log_notice` is the session log's one-time write-failure notice, shown first.
+fn drive(
+    session: &mut Session,
+    events: &Receiver<Event>,
+    cancel: &CancelToken,
+    context: &TurnContext,
+    log_notice: Option<String>,
+) -> TurnEnd {
+    let mut seen = context.interrupts.count();
     let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.width);
     if let Some(notice) = log_notice {
         let _ = renderer.notice(&notice, Instant::now());
@@ -81,6 +101,12 @@ pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> T
                 // The agent may have stopped waiting (cancelled); a lost answer is then moot.
                 let _ = request.respond.send(answer);
                 Ok(())
+            }
+            Ok(Event::Compact(phase)) => {
+                if let CompactPhase::Finished { after_tokens, .. } = &phase {
+                    session.context_used = *after_tokens;
+                }
+                renderer.notice(&phase.describe(), now)
             }
             Ok(Event::Error(message)) => renderer.error(&message, now),
             Ok(Event::Done(reason)) => {

@@ -209,7 +209,7 @@ fn slash_commands_answer_without_calling_the_model() {
         ("/help", "/model [PROVIDER[/MODEL]]"),
         ("/mode bypass", "mode: bypass"),
         ("/model", "* fake         anthropic  test-model  (context 200.0k)"),
-        ("/compact", "/compact is not available yet: context management (compaction) is still being built"),
+        ("/compact", "compaction (manual) failed: the conversation is too short to compact"),
         ("/resume", "no sessions in this project yet"),
         ("/mcp", "no MCP servers configured"),
         ("/tools", "task"),

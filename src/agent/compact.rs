@@ -1,0 +1,203 @@
+//! The agent's side of context management (SPEC §6): layer 1 and the automatic summary before
+//! each request, emergency compaction after a prompt-too-long, the manual `/compact`, and the
+//! usage anchor after each main response.
+//!
+//! Invariant: the decisions live in `context/`; this file only sequences them and reports them
+//! as `Event::Compact` / `Event::Notice`. The history is replaced in exactly one place
+//! (`install_history`), always with a history that is valid for both protocols; a failed or
+//! cancelled compaction leaves the history untouched. Only automatic failures count toward the
+//! breaker, and summary requests never move the anchor.
+
+use super::event::CompactPhase;
+use super::{Agent, Conversation, Event, Stop, emit, lock};
+use crate::cancel::CancelToken;
+use crate::context::summary::{self, SummaryError};
+use crate::context::{self, State, Trigger};
+use crate::llm::LlmError;
+use crate::mode::Mode;
+use crate::msg::{Message, ToolDefinition, Usage};
+use crossbeam_channel::{Receiver, Sender, bounded};
+use std::sync::Arc;
+
+impl Agent {
+    /// Compacts the conversation now (`/compact`): no layer 1, no threshold, no breaker. Sends
+    /// the `Compact` phases, then `Done` (Completed, Failed or Cancelled).
+    pub fn compact(self: &Arc<Self>, conversation: Conversation, mode: Mode, cancel: CancelToken) -> Receiver<Event> {
+        // Capacity 0, as for a run: the front end sees each phase before the next happens.
+        let (events_tx, events_rx) = bounded(0);
+        let agent = Arc::clone(self);
+        let _ = std::thread::Builder::new().name("agent-compact".into()).spawn(move || {
+            let tools = agent.tools_for(mode);
+            let mut state = lock(&agent.context.state);
+            state.bind(&conversation);
+            let result = agent.summarize_into(&mut state, Trigger::Manual, &conversation, &tools, &cancel, &events_tx);
+            drop(state);
+            let stop = match result {
+                Ok(()) => Stop::Completed,
+                Err(_) if cancel.is_cancelled() => Stop::Cancelled,
+                Err(_) => Stop::Failed,
+            };
+            emit(&cancel, &events_tx, Event::Done(stop));
+        });
+        events_rx
+    }
+
+    /// The tools offered in `mode` (plan: read-only only).
+    pub(super) fn tools_for(&self, mode: Mode) -> Vec<ToolDefinition> {
+        if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() }
+    }
+
+    /// Before a request: layer 1, the estimate, and an automatic summary when it is due and the
+    /// breaker is closed. A failed summary is reported and the request goes ahead. Returns false
+    /// when the run was cancelled meanwhile.
+    pub(super) fn manage_context(
+        &self,
+        conversation: &Conversation,
+        tools: &[ToolDefinition],
+        cancel: &CancelToken,
+        tx: &Sender<Event>,
+    ) -> bool {
+        let mut state = lock(&self.context.state);
+        state.bind(conversation);
+        // Count first, then offload, so the characters layer 1 removes were counted before.
+        state.estimate.update(&lock(conversation));
+        self.offload(&mut state, conversation, cancel, tx);
+        let estimate = state.estimate.tokens();
+        if !context::should_summarize(estimate, &self.context.config, &state.breaker) {
+            return true;
+        }
+        let result = self.summarize_into(&mut state, Trigger::Auto, conversation, tools, cancel, tx);
+        if cancel.is_cancelled() {
+            return false;
+        }
+        state.breaker.record(Trigger::Auto, result.is_ok());
+        if state.breaker.is_open() {
+            emit(
+                cancel,
+                tx,
+                Event::Notice(format!(
+                    "automatic compaction failed {} times in a row and is off; /compact still works",
+                    context::BREAKER_LIMIT
+                )),
+            );
+        }
+        true
+    }
+
+    /// After a prompt-too-long: layer 1, then a summary that ignores the breaker. Ok means the
+    /// request may be retried; Err says why not.
+    pub(super) fn emergency_compact(
+        &self,
+        conversation: &Conversation,
+        tools: &[ToolDefinition],
+        cancel: &CancelToken,
+        tx: &Sender<Event>,
+    ) -> Result<(), String> {
+        if self.context.config.window == 0 {
+            return Err("context management is off for this agent".to_string());
+        }
+        let mut state = lock(&self.context.state);
+        state.bind(conversation);
+        state.estimate.update(&lock(conversation));
+        self.offload(&mut state, conversation, cancel, tx);
+        self.summarize_into(&mut state, Trigger::Emergency, conversation, tools, cancel, tx)
+            .map_err(|err| err.to_string())?;
+        let estimate = state.estimate.tokens();
+        if context::still_too_long(estimate, self.context.config.window) {
+            return Err(format!("the conversation is still about {estimate} tokens after compaction"));
+        }
+        Ok(())
+    }
+
+    /// After a main response: its usage covers the request's messages and the reply about to be
+    /// appended (`covered` messages in all).
+    pub(super) fn record_usage(&self, conversation: &Conversation, covered: usize, usage: &Usage) {
+        let mut state = lock(&self.context.state);
+        state.bind(conversation);
+        state.estimate.anchor(usage.total(), covered);
+    }
+
+    /// Layer 1 over the messages not yet settled; tells the user what moved to disk.
+    fn offload(&self, state: &mut State, conversation: &Conversation, cancel: &CancelToken, tx: &Sender<Event>) {
+        let session_dir = self.context.config.session_dir.as_deref();
+        let outcome = state.offload.run(&mut lock(conversation), session_dir);
+        state.estimate.shrink(outcome.chars_removed);
+        if outcome.replaced > 0
+            && let Some(dir) = session_dir
+        {
+            let dir = dir.join(context::offload::TOOL_RESULTS_DIR);
+            let notice = format!(
+                "{} large tool result(s) saved to {}; the model sees a preview",
+                outcome.replaced,
+                dir.display()
+            );
+            emit(cancel, tx, Event::Notice(notice));
+        }
+        for failure in outcome.failures {
+            emit(cancel, tx, Event::Notice(failure));
+        }
+    }
+
+    /// Layer 2: summarises the older part, rebuilds the history and resets the estimate. Sends
+    /// Started, then Finished or Failed.
+    fn summarize_into(
+        &self,
+        state: &mut State,
+        trigger: Trigger,
+        conversation: &Conversation,
+        tools: &[ToolDefinition],
+        cancel: &CancelToken,
+        tx: &Sender<Event>,
+    ) -> Result<(), SummaryError> {
+        emit(cancel, tx, Event::Compact(CompactPhase::Started { trigger }));
+        let snapshot = lock(conversation).snapshot();
+        let before_tokens = state.estimate.update(&snapshot);
+        let start = summary::select_tail_start(&snapshot);
+        let result = if start == 0 {
+            Err(SummaryError::TooShort)
+        } else {
+            summary::summarize(self.provider.as_ref(), &snapshot[..start], self.settings.max_tokens, cancel)
+        };
+        let text = match result {
+            Ok(text) => text,
+            Err(err) => {
+                emit(cancel, tx, Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
+                return Err(err);
+            }
+        };
+        let files =
+            summary::load_recovery_files(&self.settings.reads.recent(summary::RECOVERY_FILES), &self.settings.root);
+        let attachment = summary::recovery_attachment(&files, tools);
+        let rebuilt = summary::build_history(&text, &attachment, &snapshot[start..]);
+        drop(snapshot);
+        let history = install_history(conversation, rebuilt);
+        // The session log gets a compact marker and the new history (outside the lock), so a
+        // resume starts from the compacted conversation.
+        if let Some(notice) = self.settings.log.append_compacted(&history) {
+            emit(cancel, tx, Event::Notice(notice));
+        }
+        state.estimate.reset();
+        state.offload.reset_scan();
+        let after_tokens = state.estimate.update(&history);
+        emit(cancel, tx, Event::Compact(CompactPhase::Finished { trigger, before_tokens, after_tokens, history }));
+        Ok(())
+    }
+}
+
+/// Replaces the conversation with a compacted history and returns the installed snapshot: the
+/// one place compaction changes history.
+fn install_history(conversation: &Conversation, messages: Vec<Message>) -> Arc<Vec<Message>> {
+    let mut history = lock(conversation);
+    history.replace(messages);
+    history.snapshot()
+}
+
+/// Maps the failure of an emergency compaction to what the run reports.
+pub(super) fn emergency_error(reason: &str) -> String {
+    format!("the prompt is too long for the model and compaction could not make it fit: {reason}")
+}
+
+/// True when a stream error calls for an emergency compaction.
+pub(super) fn is_prompt_too_long(err: &LlmError) -> bool {
+    matches!(err, LlmError::PromptTooLong { .. })
+}

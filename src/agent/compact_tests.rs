@@ -1,0 +1,202 @@
+//! Context management through the agent loop, with a scripted provider: automatic compaction
+//! after a usage crossing the threshold, emergency compaction on prompt-too-long (once per
+//! iteration), the breaker, and the manual `/compact`.
+
+use super::tests::{LogTool, Script, ScriptedProvider, done, text_turn};
+use super::*;
+use crate::context::summary::SUMMARY_PROMPT;
+use crate::context::{Context, ContextConfig, Trigger, estimate_messages};
+use crate::llm::StopReason;
+
+/// A window whose automatic threshold is 67 000 tokens.
+const WINDOW: u64 = 100_000;
+
+fn scripted_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
+    let mut registry = Registry::new();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log }));
+    Arc::new(Agent {
+        provider,
+        registry,
+        gate: Arc::new(ModeMatrix),
+        system: System { stable: "stable".into(), environment: "env".into() },
+        settings: Settings {
+            root: std::env::temp_dir(),
+            max_iterations: 10,
+            unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
+            max_tokens: 1000,
+            interactive: false,
+            reads: crate::tools::ReadTracker::new(),
+            log: Default::default(),
+        },
+        hooks: crate::hooks::Hooks::default(),
+        context: Context::new(ContextConfig { window: WINDOW, compact_at: None, session_dir: None }),
+    })
+}
+
+/// Earlier turns of about 5 700 tokens each (letters a, b, c, ...), then the new prompt.
+fn old_conversation(old_messages: usize) -> Conversation {
+    let mut messages = Vec::new();
+    for index in 0..old_messages {
+        let text = ((b'a' + index as u8) as char).to_string().repeat(20_000);
+        messages.push(if index % 2 == 0 { Message::user(text) } else { Message::assistant(text) });
+    }
+    messages.push(Message::user("do it"));
+    Arc::new(Mutex::new(messages.into()))
+}
+
+fn read_turn(id: &str, input_tokens: u64) -> Script {
+    let call = ToolCall { id: id.into(), name: "read".into(), input: "{}".into() };
+    Script::Events(vec![
+        StreamEvent::ToolCalls(vec![call]),
+        StreamEvent::Usage(Usage { input_tokens, output_tokens: 10, cache_write: 0, cache_read: 0 }),
+        done(StopReason::ToolUse),
+    ])
+}
+
+fn summary_turn(text: &str) -> Script {
+    Script::Events(vec![
+        StreamEvent::Text(format!("<analysis>thinking</analysis><summary>{text}</summary>")),
+        // A summary's usage must not move the anchor.
+        StreamEvent::Usage(Usage { input_tokens: 999_999, output_tokens: 1, cache_write: 0, cache_read: 0 }),
+        done(StopReason::EndTurn),
+    ])
+}
+
+fn failing_turn(error: LlmError) -> Script {
+    Script::Events(vec![StreamEvent::Error(error)])
+}
+
+fn collect(events: Receiver<Event>) -> (Vec<Event>, Stop) {
+    let events: Vec<Event> = events.iter().collect();
+    let stop = events.iter().find_map(|event| if let Event::Done(stop) = event { Some(*stop) } else { None });
+    (events, stop.expect("Done"))
+}
+
+/// The compaction phases seen, as (phase, trigger).
+fn phases(events: &[Event]) -> Vec<(&'static str, Trigger)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Compact(CompactPhase::Started { trigger }) => Some(("started", *trigger)),
+            Event::Compact(CompactPhase::Finished { trigger, .. }) => Some(("finished", *trigger)),
+            Event::Compact(CompactPhase::Failed { trigger, .. }) => Some(("failed", *trigger)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn is_summary_request(request: &Request) -> bool {
+    request.tools.is_empty() && request.messages.len() == 1 && request.messages[0].content.ends_with(SUMMARY_PROMPT)
+}
+
+#[test]
+fn usage_over_the_threshold_compacts_before_the_next_request() {
+    let provider =
+        ScriptedProvider::new(vec![read_turn("r1", 70_000), summary_turn("SUMMARY-TEXT"), text_turn("finished")]);
+    let agent = scripted_agent(provider.clone());
+    let conversation = old_conversation(4);
+    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 3);
+    // The summary request carries only the older part (a, b); c and d stay verbatim in the tail.
+    let summary_request = &requests[1];
+    assert!(is_summary_request(summary_request));
+    assert!(summary_request.messages[0].content.contains(&"a".repeat(100)));
+    assert!(!summary_request.messages[0].content.contains(&"c".repeat(100)));
+    // The next request: [summary + attachment + c], d, "do it", the call, its result.
+    let next = &requests[2];
+    let roles: Vec<Role> = next.messages.iter().map(|message| message.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant, Role::User, Role::Assistant, Role::Tool]);
+    let first = &next.messages[0].content;
+    assert!(first.contains("SUMMARY-TEXT") && !first.contains("<analysis>"));
+    assert!(first.contains("## Available tools\n- read: test tool"));
+    assert!(first.contains("Do not infer or guess code"));
+    assert!(first.ends_with(&"c".repeat(20_000)));
+    assert_eq!(next.messages[2].content, "do it");
+    let (before, after, history) = events
+        .iter()
+        .find_map(|event| match event {
+            Event::Compact(CompactPhase::Finished { before_tokens, after_tokens, history, .. }) => {
+                Some((*before_tokens, *after_tokens, history.clone()))
+            }
+            _ => None,
+        })
+        .unwrap();
+    assert!(before >= 70_010, "{before}");
+    assert_eq!(after, estimate_messages(&history), "after compaction the estimate is by characters");
+    assert_eq!(*history, *next.messages);
+}
+
+#[test]
+fn prompt_too_long_compacts_and_retries_the_request_once() {
+    let too_long = || failing_turn(LlmError::PromptTooLong { message: "prompt is too long".into() });
+    let provider = ScriptedProvider::new(vec![too_long(), summary_turn("S1"), text_turn("fits now")]);
+    let agent = scripted_agent(provider.clone());
+    let conversation = old_conversation(6);
+    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Emergency), ("finished", Trigger::Emergency)]);
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(is_summary_request(&requests[1]));
+    assert!(requests[2].messages[0].content.contains("S1"));
+    assert_eq!(lock(&conversation).last().unwrap().content, "fits now");
+
+    // A second prompt-too-long in the same iteration is not retried again.
+    let provider = ScriptedProvider::new(vec![too_long(), summary_turn("S2"), too_long()]);
+    let agent = scripted_agent(provider.clone());
+    let conversation = old_conversation(6);
+    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(provider.requests().len(), 3);
+    assert!(events.iter().any(|event| matches!(event, Event::Error(text) if text.contains("prompt too long"))));
+    assert_eq!(lock(&conversation).last().unwrap().role, Role::Assistant);
+}
+
+#[test]
+fn three_automatic_failures_open_the_breaker() {
+    let broken = || failing_turn(LlmError::Protocol { message: "summary broke".into() });
+    let provider = ScriptedProvider::new(vec![
+        read_turn("r1", 70_000),
+        broken(),
+        read_turn("r2", 70_000),
+        broken(),
+        read_turn("r3", 70_000),
+        broken(),
+        read_turn("r4", 70_000),
+        // Breaker open: no summary request here.
+        text_turn("done"),
+    ]);
+    let agent = scripted_agent(provider.clone());
+    let (events, stop) = collect(agent.run(old_conversation(4), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(provider.requests().len(), 8);
+    assert_eq!(phases(&events).iter().filter(|(phase, _)| *phase == "failed").count(), 3);
+    assert!(events.iter().any(|event| matches!(event, Event::Notice(text) if text.contains("is off"))));
+
+    // Manual compaction ignores the open breaker.
+    let conversation = old_conversation(4);
+    lock(&conversation).push(Message::assistant("answered"));
+    lock(provider.scripts_for_test()).push_back(summary_turn("MANUAL"));
+    let (events, stop) = collect(agent.compact(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Manual), ("finished", Trigger::Manual)]);
+    let history = lock(&conversation);
+    assert!(history[0].content.contains("MANUAL"));
+    assert_eq!(history.last().unwrap().content, "answered");
+}
+
+#[test]
+fn manual_compaction_of_a_short_conversation_fails_and_keeps_the_history() {
+    let provider = ScriptedProvider::new(Vec::new());
+    let agent = scripted_agent(provider.clone());
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("hi"), Message::assistant("yo")].into()));
+    let (events, stop) = collect(agent.compact(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(phases(&events), [("started", Trigger::Manual), ("failed", Trigger::Manual)]);
+    assert_eq!(lock(&conversation).len(), 2);
+    assert!(provider.requests().is_empty());
+}

@@ -1,0 +1,227 @@
+//! Layer 1 (SPEC §6): a tool result over 50 000 bytes, or the undecided results of one tool
+//! message totalling over 200 000 bytes (largest first), is written to
+//! `<session>/tool-results/<id>` and replaced in history by a preview.
+//!
+//! Invariant: every decision is final. A ledger keyed by tool_call_id remembers "kept" or
+//! "replaced (with this preview)", so a result never flips between iterations (the model's view
+//! and the prompt cache stay stable); a failed write decides nothing and is retried next
+//! iteration. File names are sanitised to `[A-Za-z0-9_-]` so a hostile id cannot steer the write.
+//! Work per iteration is O(new messages): settled messages are never visited again.
+
+use crate::msg::{History, Role};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// A single result larger than this (bytes) is offloaded.
+pub const SINGLE_RESULT_LIMIT: usize = 50_000;
+/// Undecided results of one tool message totalling more than this (bytes) are offloaded,
+/// largest first, until the rest fits.
+pub const MESSAGE_AGGREGATE_LIMIT: usize = 200_000;
+/// Lines of the original kept in the preview.
+pub const PREVIEW_LINES: usize = 20;
+/// Bytes of the original kept in the preview at most.
+pub const PREVIEW_BYTES: usize = 2048;
+/// The directory under the session directory that holds offloaded results.
+pub const TOOL_RESULTS_DIR: &str = "tool-results";
+
+/// A final decision about one tool result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// The result stays in history as it is.
+    Kept,
+    /// The result was saved to disk; history holds this preview instead.
+    Replaced(String),
+}
+
+/// Which of one message's undecided results go to disk, given their sizes in bytes in message
+/// order: largest first, while a result is over the single limit or the undecided total still
+/// left is over the aggregate limit.
+pub fn plan_offload(sizes: &[usize]) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    // Largest first; ties keep message order, so the plan is deterministic.
+    order.sort_by(|a, b| sizes[*b].cmp(&sizes[*a]).then(a.cmp(b)));
+    let mut remaining: usize = sizes.iter().sum();
+    let mut spill = vec![false; sizes.len()];
+    for index in order {
+        if sizes[index] > SINGLE_RESULT_LIMIT || remaining > MESSAGE_AGGREGATE_LIMIT {
+            spill[index] = true;
+            remaining -= sizes[index];
+        }
+    }
+    spill
+}
+
+/// The file name for a tool call id: `[A-Za-z0-9_-]` kept, anything else `_`; when that changed
+/// the id (or it was empty or very long), a hash suffix keeps distinct ids apart.
+pub fn sanitize_id(id: &str) -> String {
+    let cleaned: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    if cleaned == id && !id.is_empty() && id.len() <= 128 {
+        return cleaned;
+    }
+    let short: String = cleaned.chars().take(64).collect();
+    format!("{short}-{}", &crate::digest::sha256_hex(id.as_bytes())[..12])
+}
+
+/// The text that replaces an offloaded result.
+pub fn render_preview(original: &str, saved: &Path) -> String {
+    let mut head = String::new();
+    for line in original.split_inclusive('\n').take(PREVIEW_LINES) {
+        head.push_str(line);
+    }
+    if head.len() > PREVIEW_BYTES {
+        let mut cut = PREVIEW_BYTES;
+        while !head.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        head.truncate(cut);
+    }
+    format!(
+        "[content offloaded] original size: {} bytes\n[saved to] {}\n[head preview]\n{}\n[end of preview]\n\n\
+         This is only the beginning. The full content is saved at the path above: read it with read_file \
+         (offset and limit read it in parts) instead of guessing the rest from this preview.",
+        original.len(),
+        saved.display(),
+        head.trim_end_matches('\n')
+    )
+}
+
+/// What one layer-1 pass did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Results replaced by a preview in this pass.
+    pub replaced: usize,
+    /// Characters removed from the history.
+    pub chars_removed: u64,
+    /// Writes that failed (retried next pass), as messages for the user.
+    pub failures: Vec<String>,
+}
+
+/// The ledger and the scan position of layer 1.
+#[derive(Debug, Default)]
+pub struct Offloader {
+    ledger: HashMap<String, Decision>,
+    /// Messages before this index are settled (every result decided).
+    scanned: usize,
+    /// Tool messages before `scanned` that still hold an undecided result (a failed write).
+    pending: BTreeSet<usize>,
+}
+
+impl Offloader {
+    /// The history was replaced: scan it again from the start (the ledger stays).
+    pub fn reset_scan(&mut self) {
+        self.scanned = 0;
+        self.pending.clear();
+    }
+
+    /// The decision recorded for a call id, if any.
+    pub fn decision(&self, tool_call_id: &str) -> Option<&Decision> {
+        self.ledger.get(tool_call_id)
+    }
+
+    /// One pass over the messages not yet settled. `session_dir` None: nothing is offloaded and
+    /// nothing is decided (the results wait for a directory).
+    pub fn run(&mut self, history: &mut History, session_dir: Option<&Path>) -> Outcome {
+        let mut outcome = Outcome::default();
+        if history.len() < self.scanned {
+            self.reset_scan();
+        }
+        let mut visit: Vec<usize> = self.pending.iter().copied().collect();
+        visit.extend(self.scanned..history.len());
+        self.scanned = history.len();
+        for index in visit {
+            if history.get(index).is_none_or(|message| message.role != Role::Tool) {
+                self.pending.remove(&index);
+                continue;
+            }
+            let settled = self.settle_message(history, index, session_dir, &mut outcome);
+            if settled {
+                self.pending.remove(&index);
+            } else {
+                self.pending.insert(index);
+            }
+        }
+        outcome
+    }
+
+    /// Applies the ledger and decides the undecided results of one tool message; false when a
+    /// result is still undecided.
+    fn settle_message(
+        &mut self,
+        history: &mut History,
+        index: usize,
+        session_dir: Option<&Path>,
+        outcome: &mut Outcome,
+    ) -> bool {
+        let results = &history[index].tool_results;
+        let mut undecided = Vec::new();
+        let mut swaps: Vec<(usize, String)> = Vec::new();
+        for (position, result) in results.iter().enumerate() {
+            match self.ledger.get(&result.tool_call_id) {
+                Some(Decision::Replaced(preview)) if result.content != *preview => {
+                    swaps.push((position, preview.clone()))
+                }
+                Some(_) => {}
+                None => undecided.push(position),
+            }
+        }
+        let sizes: Vec<usize> = undecided.iter().map(|position| results[*position].content.len()).collect();
+        let plan = plan_offload(&sizes);
+        let mut all_decided = true;
+        for (position, spill) in undecided.into_iter().zip(plan) {
+            let result = &results[position];
+            if !spill {
+                self.ledger.insert(result.tool_call_id.clone(), Decision::Kept);
+                continue;
+            }
+            let Some(dir) = session_dir else {
+                all_decided = false;
+                continue;
+            };
+            match save(dir, &result.tool_call_id, &result.content) {
+                Ok(path) => {
+                    let preview = render_preview(&result.content, &path);
+                    self.ledger.insert(result.tool_call_id.clone(), Decision::Replaced(preview.clone()));
+                    swaps.push((position, preview));
+                }
+                Err(err) => {
+                    all_decided = false;
+                    outcome.failures.push(format!("could not save a large tool result to {}: {err}", dir.display()));
+                }
+            }
+        }
+        // Only a real swap takes the message mutably: a live snapshot would make that a copy.
+        if swaps.is_empty() {
+            return all_decided;
+        }
+        if let Some(message) = history.get_mut(index) {
+            for (position, preview) in swaps {
+                if let Some(result) = message.tool_results.get_mut(position) {
+                    let before = result.content.chars().count() as u64;
+                    let after = preview.chars().count() as u64;
+                    outcome.chars_removed += before.saturating_sub(after);
+                    outcome.replaced += 1;
+                    result.content = preview;
+                }
+            }
+        }
+        all_decided
+    }
+}
+
+/// Writes one result to `<dir>/tool-results/<sanitised id>` and returns the path. A symlink
+/// planted at the directory or the file is never followed: the directory must be a real one and
+/// the file is created anew (`create_new` refuses an existing name, links included).
+fn save(session_dir: &Path, tool_call_id: &str, content: &str) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    let dir = session_dir.join(TOOL_RESULTS_DIR);
+    std::fs::create_dir_all(&dir)?;
+    if std::fs::symlink_metadata(&dir)?.file_type().is_symlink() {
+        return Err(std::io::Error::other(format!("{} is a symbolic link", dir.display())));
+    }
+    let path = dir.join(sanitize_id(tool_call_id));
+    // A leftover from an earlier failed attempt (or a planted link) is removed, not written through.
+    let _ = std::fs::remove_file(&path);
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?.write_all(content.as_bytes())?;
+    Ok(path)
+}
