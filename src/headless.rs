@@ -39,6 +39,8 @@ pub struct Options {
     /// Notices from before the run (a resumed session's notes, a log that cannot be written),
     /// shown first like the agent's own.
     pub notices: Vec<String>,
+    /// Compact the conversation before the run (a resumed history that nearly fills the window).
+    pub compact_first: bool,
 }
 
 /// What the run produced, for the exit code.
@@ -57,12 +59,23 @@ pub fn run(
     cancel: CancelToken,
     options: Options,
 ) -> Outcome {
-    let events = agent.run(Arc::clone(&conversation), mode, cancel);
     let notices = options.notices.clone();
+    let compact_first = options.compact_first;
     let mut printer = Printer { options, usage: Usage::default(), iterations: 0, error: None };
     for notice in notices {
         printer.event(Event::Notice(notice));
     }
+    if compact_first {
+        // Its phases are shown like any; a failure is only a notice, and the run's own
+        // emergency compaction still stands behind the first request.
+        for event in agent.compact(Arc::clone(&conversation), mode, cancel.clone()) {
+            match event {
+                Event::Done(_) | Event::Error(_) => {}
+                other => printer.event(other),
+            }
+        }
+    }
+    let events = agent.run(Arc::clone(&conversation), mode, cancel);
     let mut stop = None;
     for event in events {
         if let Event::Done(reason) = &event {

@@ -101,6 +101,7 @@ fn run_with_sessions(context: &Context, mut options: Options, env: &Env) -> Exit
         stdout_is_terminal: std::io::stdout().is_terminal(),
         session_id: opened.id,
         notices: opened.notices,
+        compact_first: opened.compact_first,
     };
     let outcome = headless::run(&agent, conversation, options.mode.unwrap_or_default(), cancel, output);
     drop(agent);

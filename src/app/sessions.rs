@@ -16,6 +16,8 @@ pub(super) struct PrintSession {
     pub id: Option<String>,
     pub history: Vec<Message>,
     pub notices: Vec<String>,
+    /// The resumed history nearly fills the window: compact it before the run (SPEC §8).
+    pub compact_first: bool,
 }
 
 /// Opens the session of a -p run and logs its prompt.
@@ -27,15 +29,14 @@ pub(super) fn open_print_session(
 ) -> Result<PrintSession, Exit> {
     let dir = session::sessions_dir(&context.root);
     let mut notices = Vec::new();
+    let mut compact_first = false;
     let (recorder, id, mut history, note) = match resume_id(&dir, resume)? {
         Some(id) => {
             let resumed =
                 session::resume_session(&dir, &id, &provider.model, context_window(provider), session::now_s())
                     .map_err(session_exit)?;
             notices.extend(resumed.stale_note.clone());
-            if resumed.needs_compaction {
-                notices.push(compaction_notice());
-            }
+            compact_first = resumed.needs_compaction;
             (Recorder::new(resumed.writer), Some(id), resumed.messages, resumed.stale_note)
         }
         None => {
@@ -52,7 +53,7 @@ pub(super) fn open_print_session(
     let message = Message::user(session::with_note(prompt, note.as_deref()));
     notices.extend(recorder.append(&message));
     history.push(message);
-    Ok(PrintSession { recorder, id, history, notices })
+    Ok(PrintSession { recorder, id, history, notices, compact_first })
 }
 
 /// The session id a `--continue` / `--resume ID` names, checked to exist; `None` for a new one.
@@ -67,12 +68,6 @@ pub(super) fn resume_id(dir: &Path, resume: &Resume) -> Result<Option<String>, E
                 .to_string(),
         ))),
     }
-}
-
-/// What the user is told when a resumed history nearly fills the window. The seam for
-/// compaction (SPEC §8 "compact now") is `Resumed::needs_compaction`.
-pub(super) fn compaction_notice() -> String {
-    "the resumed conversation nearly fills the model's context window; the next request may be refused".to_string()
 }
 
 /// The provider's context window (the protocol default when the config says 0).

@@ -107,6 +107,8 @@ pub struct Session {
     pub note: Option<String>,
     /// The session list was just shown: a bare number on the next line picks one.
     pub picking: bool,
+    /// A resumed history nearly fills the window: compact it before the next turn.
+    pub compact_first: bool,
 }
 
 /// What a Ctrl-C at the prompt means.
@@ -152,6 +154,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         context_used: 0,
         note: None,
         picking: false,
+        compact_first: false,
     };
     print_banner(&setup, &session);
     sessions::start(&mut session, &setup);
@@ -235,6 +238,9 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
                 interrupts: &interrupts,
                 log: &setup.sessions.recorder,
             };
+            if std::mem::take(&mut session.compact_first) && run_compact(&mut session, &context) == TurnEnd::Quit {
+                return Outcome::Interrupted;
+            }
             let end = run_turn(&mut session, &prompt, &context);
             // A blank line between the answer and the next status line.
             say("");

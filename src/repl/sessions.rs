@@ -126,7 +126,7 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
         .find(|message| message.role == crate::msg::Role::Assistant)
         .map(|message| message.content.clone());
     lock(&session.conversation).replace(resumed.messages);
-    session.context_used = session::estimate_tokens(&lock(&session.conversation));
+    session.context_used = crate::context::estimate_messages(&lock(&session.conversation));
     say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
     if let Some(answer) = last_answer {
         let preview: String = answer.chars().take(300).collect();
@@ -136,13 +136,8 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
         say(&paint(setup.color, YELLOW, &format!("⚠ {note}")));
     }
     session.note = resumed.stale_note;
-    if resumed.needs_compaction {
-        say(&paint(
-            setup.color,
-            YELLOW,
-            "⚠ the resumed conversation nearly fills the model's context window; the next request may be refused",
-        ));
-    }
+    // SPEC §8: a resumed history that nearly fills the window is compacted before the next turn.
+    session.compact_first = resumed.needs_compaction;
 }
 
 #[cfg(test)]

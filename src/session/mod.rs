@@ -8,7 +8,7 @@
 //!
 //! Invariant: only directories whose names are ids are ever listed or removed; listing reads one
 //! bounded header line per session, never a whole log. Decisions (`plan_cleanup`, `parse_id`,
-//! `title_of`, `stale_note`, `should_compact_on_resume`) are pure and take "now" as a value.
+//! `title_of`, `stale_note`) are pure and take "now" as a value.
 
 pub mod reader;
 pub mod record;
@@ -28,8 +28,6 @@ pub const MAX_AGE_S: i64 = 30 * 86_400;
 pub const STALE_AFTER_S: u64 = 6 * 3600;
 /// Titles are the first user message cut to this many characters.
 pub const TITLE_CHARS: usize = 50;
-/// Resume compacts first when the history's estimate exceeds the window minus this.
-pub const RESUME_COMPACT_MARGIN: u64 = 8_000;
 /// Listing reads at most this much of each log (the header line is far smaller).
 const HEADER_LIMIT: u64 = 16 * 1024;
 
@@ -228,7 +226,7 @@ pub struct Resumed {
     /// the model (`with_note`).
     pub stale_note: Option<String>,
     /// The compaction seam: true when the history is too big for `context_window` to go on
-    /// without compacting first (see `should_compact_on_resume`).
+    /// without compacting first (see `context::should_compact_on_resume`).
     pub needs_compaction: bool,
 }
 
@@ -244,21 +242,8 @@ pub fn resume_session(
     let path = find_session(sessions_dir, id)?;
     let loaded = load_log(&path)?;
     let writer = SessionWriter::reopen(&path, id, model)?;
-    let needs_compaction = should_compact_on_resume(estimate_tokens(&loaded.messages), context_window);
+    let needs_compaction = crate::context::should_compact_on_resume(&loaded.messages, context_window);
     Ok(Resumed { writer, stale_note: stale_note(loaded.last_ts, now_s), needs_compaction, messages: loaded.messages })
-}
-
-/// A rough token count of a history (4 bytes a token), enough for the resume threshold.
-pub fn estimate_tokens(messages: &[crate::msg::Message]) -> u64 {
-    let bytes: usize = messages
-        .iter()
-        .map(|message| {
-            message.content.len()
-                + message.tool_calls.iter().map(|call| call.name.len() + call.input.len()).sum::<usize>()
-                + message.tool_results.iter().map(|result| result.content.len()).sum::<usize>()
-        })
-        .sum();
-    (bytes / 4) as u64
 }
 
 /// The user's prompt with a note for the model appended (the stale-files note of a resume).
@@ -287,12 +272,6 @@ pub fn stale_note(last_ts: u64, now_s: u64) -> Option<String> {
             idle_s / 3600
         )
     })
-}
-
-/// The compaction seam of resume (SPEC §8): true when the resumed history must be compacted
-/// before the next request.
-pub fn should_compact_on_resume(estimated_tokens: u64, context_window: u64) -> bool {
-    estimated_tokens > context_window.saturating_sub(RESUME_COMPACT_MARGIN)
 }
 
 /// A date and time for listings: `YYYY-MM-DD HH:MM` of a time already in the wanted zone.

@@ -57,15 +57,12 @@ fn titles_are_fifty_characters_on_one_line() {
 }
 
 #[test]
-fn stale_and_compaction_decisions() {
+fn stale_decisions() {
     let hour = 3600;
     assert_eq!(stale_note(1_000_000, 1_000_000 + 6 * hour), None);
     assert!(stale_note(1_000_000, 1_000_000 + 7 * hour).unwrap().contains("idle for 7 h"));
     assert_eq!(stale_note(0, 1_000_000), None);
     assert_eq!(stale_note(10, 5), None);
-    assert!(!should_compact_on_resume(192_000, 200_000));
-    assert!(should_compact_on_resume(192_001, 200_000));
-    assert!(should_compact_on_resume(1, 5_000));
 }
 
 #[test]

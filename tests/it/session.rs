@@ -349,3 +349,48 @@ fn repl_resume_without_id_lists_sessions_and_a_number_picks_one() {
     let texts: Vec<String> = messages(&model, 1).iter().map(user_text).collect();
     assert_eq!(texts, vec!["store the plan", "Stored.", "go"]);
 }
+
+#[test]
+fn a_resumed_history_that_nearly_fills_the_window_is_compacted_before_the_run() {
+    let model = FakeModel::start();
+    let env = env_for("session-compact", &model, "anthropic");
+    // Three long prompts (~8 000 tokens each by the 3.5 characters-a-token estimate) in one
+    // session, so there is an older part to summarise and a recent tail to keep.
+    let long = |tag: &str| format!("Remember {tag}: {}", "lorem ipsum dolor sit amet ".repeat(1_050));
+    model.push(anthropic("Noted A.", &[]));
+    let first = env.run(&["-p", &long("A"), "--output-format", "json"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let id = session_id(&first.stdout);
+    for tag in ["B", "C"] {
+        model.push(anthropic(&format!("Noted {tag}."), &[]));
+        let run = env.run(&["-p", &long(tag), "--continue"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    // The same provider with a much smaller window: the ~24 000-token history now exceeds
+    // window - 8 000.
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, base_url: \"{}\", context_window: 24000}}\n",
+            model.url()
+        ),
+    );
+    model.push(anthropic("<summary>The user asked to remember a long text.</summary>", &[]));
+    model.push(anthropic("Done after compaction.", &[]));
+    let second = env.run(&["-p", "and now?", "--continue", "--output-format", "stream-json"]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let kinds: Vec<String> = second
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["type"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(kinds.iter().any(|kind| kind == "compact"), "{kinds:?}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5, "three runs, the summary request, the run after it");
+    let run_request = requests[4].json.as_ref().unwrap()["messages"].to_string();
+    assert!(run_request.contains("The user asked to remember a long text."), "{run_request}");
+    assert!(run_request.contains("and now?") && run_request.contains("Remember C"));
+    assert!(!run_request.contains("Remember A"), "the oldest prompt was summarised away");
+    // The log holds a compact marker, so a later resume starts from the compacted history.
+    assert!(log_lines(&env, &id).iter().any(|line| line["type"] == "compact"));
+}
