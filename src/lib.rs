@@ -3,6 +3,7 @@
 
 // L0 leaves
 pub mod cancel;
+pub mod clock;
 pub mod digest;
 pub mod fsx;
 pub mod proc;

@@ -136,30 +136,9 @@ pub fn gather_git(root: &Path) -> Option<GitSummary> {
     Some(GitSummary { branch, changed, untracked })
 }
 
-/// `YYYY-MM-DD` of a Unix time (UTC), by the days-to-civil algorithm (no date crate needed).
-pub fn civil_date(unix_seconds: u64) -> String {
-    let days = (unix_seconds / 86_400) as i64 + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(951_782_400), "2000-02-29");
-        assert_eq!(civil_date(1_796_200_000), "2026-12-02");
-    }
 
     #[test]
     fn stable_prompt_carries_instructions_and_nothing_that_changes() {

@@ -251,7 +251,7 @@ pub(super) fn build_agent(
     let AgentParts { hooks, gate, mcp, log, session_id } = parts;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
-    let date = prompt::civil_date(
+    let date = crate::clock::local_date(
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs()),
     );
     let environment = prompt::environment_prompt(&prompt::Environment {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 /// Top-level modules by layer (STYLE.md "Shape"). A module may use its own layer or lower.
 const LAYERS: &[(&str, u8)] = &[
     ("cancel", 0),
+    ("clock", 0),
     ("digest", 0),
     ("sse", 0),
     ("text", 0),
