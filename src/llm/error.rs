@@ -83,6 +83,13 @@ pub fn classify(status: Option<u16>, error_type: &str, code: &str, message: &str
 /// bodies. `retry_after` is attached to retryable errors; `key_hint` (from
 /// `ProviderConfig::api_key_hint`) names what to fix on Auth errors.
 pub fn parse_error_body(status: u16, body: &str, retry_after: Option<Duration>, key_hint: &str) -> LlmError {
+    if (300..400).contains(&status) {
+        // Redirects are never followed (keys must not travel to another host).
+        let message = format!(
+            "the server answered with a redirect (HTTP {status}); mewcode does not follow redirects, so set base_url to the final address"
+        );
+        return LlmError::Request { status, message };
+    }
     let error = match serde_json::from_str::<serde_json::Value>(body) {
         Ok(value) if value.is_object() => parse_error_value(Some(status), &value),
         _ => {

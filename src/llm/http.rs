@@ -116,6 +116,9 @@ impl HttpClient {
             .tls_config(tls.build())
             // A compressing proxy could hold events back; gzip is also compiled out.
             .accept_encoding("identity")
+            // Never follow redirects: keys and configured headers (x-api-key, Authorization)
+            // must not travel to another host. A 3xx comes back as a status to report.
+            .max_redirects(0)
             .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
             .build();
         Ok(HttpClient { config, host, proxy: proxy_url, key_hint: key_hint.to_string(), idle_timeout })

@@ -108,6 +108,8 @@ pub fn check_endpoint(provider: &ProviderConfig, timeout: Duration) -> Reachabil
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
+        // The key must not follow a redirect to another host.
+        .max_redirects(0)
         .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
         .build()
         .into();

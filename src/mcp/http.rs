@@ -88,6 +88,9 @@ impl HttpTransport {
             .proxy(proxy)
             .tls_config(tls.build())
             .accept_encoding("identity")
+            // Never follow redirects: keys and configured headers (x-api-key, Authorization)
+            // must not travel to another host. A 3xx comes back as a status to report.
+            .max_redirects(0)
             .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
             .build();
         Ok(HttpTransport {

@@ -156,3 +156,17 @@ fn ctrl_c_during_a_stalled_stream_exits_130_promptly() {
     assert_eq!(model.requests().len(), 1, "a cancelled stream is not retried");
     drop(release);
 }
+
+#[test]
+fn a_redirect_is_not_followed_so_the_key_never_reaches_another_host() {
+    let model = FakeModel::start();
+    let elsewhere = FakeModel::start();
+    let target = format!("{}/v1/messages", elsewhere.url());
+    model.push(Reply::status(307, "").with_header("Location", &target));
+    let env = env_for("p-redirect", &model, "anthropic");
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("redirect (HTTP 307)"), "{}", run.stderr);
+    assert!(elsewhere.requests().is_empty(), "the request (and its key) went to the redirect target");
+    assert_eq!(model.requests().len(), 1, "a redirect is not retried");
+}
