@@ -190,18 +190,13 @@ pub(super) fn run_repl(
     ));
     let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
     warnings.extend(mcp_warnings);
-    let connect: repl::Connect = Box::new(|provider| {
-        let parts = AgentParts {
-            hooks: &config.hooks,
-            gate: Arc::clone(&gate),
-            mcp: &mcp,
-            log: recorder.clone(),
-            session_id: &first_id,
-        };
+    let connect: repl::Connect = Box::new(|provider, session_id| {
+        let parts =
+            AgentParts { hooks: &config.hooks, gate: Arc::clone(&gate), mcp: &mcp, log: recorder.clone(), session_id };
         build_agent(context, provider, options, env, parts, true)
             .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
     });
-    let agent = match connect(&provider) {
+    let agent = match connect(&provider, &first_id) {
         Ok(agent) => agent,
         Err(message) => return Exit::Config(message),
     };
@@ -216,6 +211,7 @@ pub(super) fn run_repl(
         color,
         animate: stdout_is_terminal,
         connect,
+        session_id: first_id.clone(),
         mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
         sessions: repl::sessions::Sessions {
             dir: sessions_dir,

@@ -57,7 +57,9 @@ impl Interrupts {
 }
 
 /// Builds an agent for a provider (app.rs's wiring), for `/model`.
-pub type Connect<'a> = Box<dyn Fn(&ProviderConfig) -> Result<Arc<Agent>, String> + 'a>;
+/// Builds an agent for a provider and the session it logs under (hooks see the id; offloaded
+/// tool results go to that session's directory).
+pub type Connect<'a> = Box<dyn Fn(&ProviderConfig, &str) -> Result<Arc<Agent>, String> + 'a>;
 
 /// Everything the REPL starts with.
 pub struct Setup<'a> {
@@ -76,6 +78,8 @@ pub struct Setup<'a> {
     /// Stdout is a TTY (spinner).
     pub animate: bool,
     pub connect: Connect<'a>,
+    /// The session id `agent` was built for.
+    pub session_id: String,
     /// The MCP servers' status, rendered for `/mcp`.
     pub mcp_status: Box<dyn Fn() -> String + 'a>,
     /// Where sessions are logged and which one to start with.
@@ -97,6 +101,8 @@ pub enum Outcome {
 pub struct Session {
     pub provider: ProviderConfig,
     pub agent: Arc<Agent>,
+    /// The session id the agent was built for (`Setup::session_id` until /clear or /resume).
+    pub agent_session: String,
     pub conversation: Conversation,
     pub mode: Mode,
     /// Everything used this session.
@@ -148,6 +154,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
     let mut session = Session {
         provider: setup.provider.clone(),
         agent: Arc::clone(&setup.agent),
+        agent_session: setup.session_id.clone(),
         conversation: Arc::new(Mutex::new(History::new())),
         mode: setup.mode,
         usage: Usage::default(),
@@ -388,7 +395,7 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
     if let Some(model) = &choice.model {
         provider.model = model.clone();
     }
-    match (setup.connect)(&provider) {
+    match (setup.connect)(&provider, &session.agent_session) {
         Ok(agent) => {
             session.agent = agent;
             setup.sessions.recorder.set_model(&provider.model);

@@ -52,13 +52,31 @@ pub fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> Str
     if sessions.recorder.id().is_none() {
         let id = sessions.first_id.take().unwrap_or_else(session::new_id);
         match session::create_session(&sessions.dir, &id, prompt, &session.provider.model) {
-            Ok(writer) => sessions.recorder.set(Some(writer)),
+            Ok(writer) => {
+                sessions.recorder.set(Some(writer));
+                follow_session(session, setup, &id);
+            }
             Err(err) => {
                 say(&paint(setup.color, YELLOW, &neutralize(&format!("⚠ {err}; this conversation is not saved"))))
             }
         }
     }
     session::with_note(prompt, session.note.take().as_deref())
+}
+
+/// Rebuilds the agent when the conversation moved to another session (after /clear or
+/// /resume), so hooks see the right id and offloads land in that session's directory.
+fn follow_session(session: &mut Session, setup: &Setup, id: &str) {
+    if session.agent_session == id {
+        return;
+    }
+    match (setup.connect)(&session.provider, id) {
+        Ok(agent) => {
+            session.agent = agent;
+            session.agent_session = id.to_string();
+        }
+        Err(message) => say(&paint(setup.color, YELLOW, &neutralize(&format!("⚠ {message}")))),
+    }
 }
 
 /// `/clear`: the next prompt starts a new session.
@@ -118,6 +136,7 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
             }
         };
     setup.sessions.recorder.set(Some(resumed.writer));
+    follow_session(session, setup, id);
     let count = resumed.messages.len();
     let last_answer = resumed
         .messages

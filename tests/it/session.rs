@@ -394,3 +394,46 @@ fn a_resumed_history_that_nearly_fills_the_window_is_compacted_before_the_run() 
     // The log holds a compact marker, so a later resume starts from the compacted history.
     assert!(log_lines(&env, &id).iter().any(|line| line["type"] == "compact"));
 }
+
+#[test]
+fn after_clear_hooks_see_the_new_session_id() {
+    use crate::repl::{start, text_reply, tool_reply};
+    let model = FakeModel::start();
+    let env = TestEnv::new("repl-session-hooks");
+    let seen = env.dir.path().join("hook-sessions.txt");
+    // The hook records the session id of every PreToolUse event it sees.
+    env.write(
+        "record-session.sh",
+        &format!("#!/bin/sh\ngrep -o '\"session_id\":\"[^\"]*\"' | cut -d'\"' -f4 >> {}\n", seen.display()),
+    );
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, base_url: \"{}\"}}\nhooks:\n  PreToolUse:\n    - hooks:\n        - {{type: command, command: 'sh record-session.sh'}}\n",
+            model.url()
+        ),
+    );
+    for _ in 0..2 {
+        model.push(tool_reply("g", "glob", json!({"pattern": "*"})));
+        model.push(text_reply("Looked."));
+    }
+    let tmux = start(&env, &[]);
+    for line in ["first look", "/clear", "second look"] {
+        tmux.type_text(line);
+        tmux.keys(&["Enter"]);
+        if line.starts_with('/') {
+            tmux.wait_for("(new conversation)");
+        } else {
+            tmux.wait_until("the answer", |screen| {
+                screen.matches("Looked.").count() > usize::from(line == "second look")
+            });
+        }
+        tmux.wait_for_prompt();
+    }
+    let ids: Vec<String> = std::fs::read_to_string(&seen).unwrap().lines().map(String::from).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert_ne!(ids[0], ids[1], "the second conversation is another session");
+    for id in &ids {
+        assert!(env.project.join(".mewcode/sessions").join(id).join("conversation.jsonl").is_file(), "{id}");
+    }
+}
