@@ -67,14 +67,9 @@ impl HttpClient {
     /// The transport for a provider: its base URL, idle timeout (0 = default), key hint and
     /// `ca_file`, plus `SSL_CERT_FILE` and the proxy variables from `net`. Reads the CA files.
     pub fn for_provider(provider: &ProviderConfig, net: &NetEnv) -> Result<HttpClient, LlmError> {
-        let mut roots = Vec::new();
-        for path in net.ssl_cert_file.iter().chain(provider.ca_file.iter()) {
-            let pem = std::fs::read(path).map_err(|err| LlmError::Request {
-                status: 0,
-                message: format!("cannot read CA file {}: {err}", path.display()),
-            })?;
-            roots.push(PemSource { origin: path.display().to_string(), pem });
-        }
+        let paths: Vec<&std::path::Path> =
+            net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
+        let roots = read_ca_files(&paths).map_err(|message| LlmError::Request { status: 0, message })?;
         let idle_timeout = match provider.idle_timeout_s {
             0 => DEFAULT_IDLE_TIMEOUT,
             seconds => Duration::from_secs(seconds),
@@ -94,33 +89,8 @@ impl HttpClient {
         extra_roots: &[PemSource],
     ) -> Result<HttpClient, LlmError> {
         let host = host_of(base_url);
-        let proxy_url = plan_proxy(base_url, &net.proxy);
-        let proxy = match &proxy_url {
-            Some(url) => Some(ureq::Proxy::new(url).map_err(|err| LlmError::Request {
-                status: 0,
-                message: format!("invalid proxy URL {url} (from HTTPS_PROXY/HTTP_PROXY/ALL_PROXY): {err}"),
-            })?),
-            None => None,
-        };
-        let mut tls = ureq::tls::TlsConfig::builder();
-        if !extra_roots.is_empty() {
-            tls = tls.root_certs(parse_roots(extra_roots)?);
-        }
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_resolve(Some(CONNECT_TIMEOUT))
-            .timeout_connect(Some(CONNECT_TIMEOUT))
-            .timeout_per_read(Some(idle_timeout))
-            .timeout_per_write(Some(idle_timeout))
-            .proxy(proxy)
-            .tls_config(tls.build())
-            // A compressing proxy could hold events back; gzip is also compiled out.
-            .accept_encoding("identity")
-            // Never follow redirects: keys and configured headers (x-api-key, Authorization)
-            // must not travel to another host. A 3xx comes back as a status to report.
-            .max_redirects(0)
-            .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
-            .build();
+        let (config, proxy_url) = agent_config(base_url, net, extra_roots, Some(idle_timeout))
+            .map_err(|message| LlmError::Request { status: 0, message })?;
         Ok(HttpClient { config, host, proxy: proxy_url, key_hint: key_hint.to_string(), idle_timeout })
     }
 
@@ -281,7 +251,57 @@ fn read_capped(reader: Box<dyn Read + Send>, limit: u64) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-fn parse_roots(sources: &[PemSource]) -> Result<ureq::tls::RootCerts, LlmError> {
+/// The ureq settings of every mewcode connection (models and MCP servers alike): connect and
+/// resolve timeouts, the proxy `net` plans for `url` (loopback never), TLS roots (the bundled
+/// Mozilla set, or `roots` instead: ureq takes one set), no compression (a compressing proxy could
+/// hold events back), and no redirects (keys and configured headers must not reach another host;
+/// a 3xx comes back as a status). `idle` bounds each read and write. Returns the planned proxy too.
+pub fn agent_config(
+    url: &str,
+    net: &NetEnv,
+    roots: &[PemSource],
+    idle: Option<Duration>,
+) -> Result<(ureq::config::Config, Option<String>), String> {
+    let proxy_url = plan_proxy(url, &net.proxy);
+    let proxy = match &proxy_url {
+        Some(proxy) => Some(
+            ureq::Proxy::new(proxy)
+                .map_err(|err| format!("invalid proxy URL {proxy} (from HTTPS_PROXY/HTTP_PROXY/ALL_PROXY): {err}"))?,
+        ),
+        None => None,
+    };
+    let mut tls = ureq::tls::TlsConfig::builder();
+    if !roots.is_empty() {
+        tls = tls.root_certs(parse_roots(roots)?);
+    }
+    let config = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_resolve(Some(CONNECT_TIMEOUT))
+        .timeout_connect(Some(CONNECT_TIMEOUT))
+        .timeout_per_read(idle)
+        .timeout_per_write(idle)
+        .proxy(proxy)
+        .tls_config(tls.build())
+        .accept_encoding("identity")
+        .max_redirects(0)
+        .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
+        .build();
+    Ok((config, proxy_url))
+}
+
+/// Reads CA files (PEM) for `agent_config`.
+pub fn read_ca_files(paths: &[&std::path::Path]) -> Result<Vec<PemSource>, String> {
+    paths
+        .iter()
+        .map(|path| {
+            std::fs::read(path)
+                .map(|pem| PemSource { origin: path.display().to_string(), pem })
+                .map_err(|err| format!("cannot read CA file {}: {err}", path.display()))
+        })
+        .collect()
+}
+
+fn parse_roots(sources: &[PemSource]) -> Result<ureq::tls::RootCerts, String> {
     let mut certificates = Vec::new();
     for source in sources {
         let before = certificates.len();
@@ -289,19 +309,11 @@ fn parse_roots(sources: &[PemSource]) -> Result<ureq::tls::RootCerts, LlmError> 
             match item {
                 Ok(ureq::tls::PemItem::Certificate(certificate)) => certificates.push(certificate),
                 Ok(_) => {} // keys and other items in a bundle are not roots
-                Err(err) => {
-                    return Err(LlmError::Request {
-                        status: 0,
-                        message: format!("CA file {} is not valid PEM: {err}", source.origin),
-                    });
-                }
+                Err(err) => return Err(format!("CA file {} is not valid PEM: {err}", source.origin)),
             }
         }
         if certificates.len() == before {
-            return Err(LlmError::Request {
-                status: 0,
-                message: format!("CA file {} contains no PEM certificates", source.origin),
-            });
+            return Err(format!("CA file {} contains no PEM certificates", source.origin));
         }
     }
     Ok(ureq::tls::RootCerts::new_with_certs(&certificates))

@@ -19,7 +19,8 @@ use super::McpError;
 use super::client::Transport;
 use super::jsonrpc::{Incoming, parse_incoming};
 use crate::cancel::CancelToken;
-use crate::llm::net::{NetEnv, host_of, plan_proxy};
+use crate::llm::http::{agent_config, read_ca_files};
+use crate::llm::net::{NetEnv, host_of};
 use crate::sse::SseReader;
 use crate::sync::lock;
 use crossbeam_channel::RecvTimeoutError;
@@ -29,8 +30,6 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Connecting (DNS, TCP, TLS) may take at most this long.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most of a JSON response or error body we read.
 const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 /// How often a dropped event stream is resumed before the request is given up.
@@ -69,30 +68,10 @@ impl HttpTransport {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(McpError::Config { message: format!("url {url:?} must start with http:// or https://") });
         }
-        let proxy = match plan_proxy(url, &net.proxy) {
-            Some(proxy_url) => Some(
-                ureq::Proxy::new(&proxy_url)
-                    .map_err(|err| McpError::Config { message: format!("invalid proxy URL {proxy_url}: {err}") })?,
-            ),
-            None => None,
-        };
-        let mut tls = ureq::tls::TlsConfig::builder();
         let ca_files: Vec<&Path> = net.ssl_cert_file.as_deref().into_iter().chain(ca_file).collect();
-        if !ca_files.is_empty() {
-            tls = tls.root_certs(load_roots(&ca_files)?);
-        }
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(CONNECT_TIMEOUT))
-            .timeout_resolve(Some(CONNECT_TIMEOUT))
-            .proxy(proxy)
-            .tls_config(tls.build())
-            .accept_encoding("identity")
-            // Never follow redirects: keys and configured headers (x-api-key, Authorization)
-            // must not travel to another host. A 3xx comes back as a status to report.
-            .max_redirects(0)
-            .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
-            .build();
+        let roots = read_ca_files(&ca_files).map_err(|message| McpError::Config { message })?;
+        // The per-request deadline is enforced by the caller (and a cancel watcher), not per read.
+        let (config, _) = agent_config(url, net, &roots, None).map_err(|message| McpError::Config { message })?;
         Ok(HttpTransport {
             url: url.to_string(),
             headers: headers.to_vec(),
@@ -400,26 +379,6 @@ fn read_capped(body: Body, limit: u64) -> String {
     // A body that fails half-way still carries a useful message in what did arrive.
     let _ = body.take(limit).read_to_end(&mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()
-}
-
-fn load_roots(paths: &[&Path]) -> Result<ureq::tls::RootCerts, McpError> {
-    let mut certificates = Vec::new();
-    for path in paths {
-        let pem = std::fs::read(path)
-            .map_err(|err| McpError::Config { message: format!("cannot read CA file {}: {err}", path.display()) })?;
-        for item in ureq::tls::parse_pem(&pem) {
-            match item {
-                Ok(ureq::tls::PemItem::Certificate(certificate)) => certificates.push(certificate),
-                Ok(_) => {} // keys and other items in a bundle are not roots
-                Err(err) => {
-                    return Err(McpError::Config {
-                        message: format!("CA file {} is not valid PEM: {err}", path.display()),
-                    });
-                }
-            }
-        }
-    }
-    Ok(ureq::tls::RootCerts::new_with_certs(&certificates))
 }
 
 #[cfg(test)]
