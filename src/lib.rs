@@ -10,6 +10,8 @@ pub mod proc;
 pub mod sse;
 pub mod sync;
 pub mod sys;
+#[cfg(test)]
+mod test_rng;
 pub mod text;
 pub mod url;
 // L1 vocabulary

@@ -1,6 +1,7 @@
 //! Engine tests: the layer order, the mode matrix, self-protection and sensitive files.
 
 use super::*;
+use crate::test_rng::XorShift;
 use rules::{RuleTexts, parse_rule};
 
 struct Fixture {
@@ -252,13 +253,8 @@ fn adding_a_subcommand_never_raises_the_decision() {
     let engine = engine(&fx.root, &["Bash(echo *)", "Bash(git *)", "Bash(ls*)"], &["Bash(git push *)", "Bash(rm *)"]);
     let seed = 0xdead_beef_cafe_f00du64;
     println!("monotonicity seed: {seed:#x}");
-    let mut state = seed;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift(seed);
+    let mut next = move || rng.next();
     let tokens = [
         "echo",
         "git",
@@ -353,13 +349,8 @@ fn random_text_through_every_tool_never_panics() {
     ];
     let seed = 0x0bad_5eed_1234_5678u64;
     println!("engine fuzz seed: {seed:#x}");
-    let mut state = seed;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift(seed);
+    let mut next = move || rng.next();
     for _ in 0..3_000 {
         let text: String = (0..next() % 12).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
         for (tool, key) in [("Bash", "command"), ("Read", "path"), ("Glob", "pattern"), ("Grep", "path")] {

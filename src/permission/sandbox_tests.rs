@@ -1,6 +1,7 @@
 //! Sandbox tests on a real temp tree with real symlinks.
 
 use super::*;
+use crate::test_rng::XorShift;
 use std::os::unix::fs::symlink;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -160,22 +161,6 @@ fn home_is_needed_for_tilde_and_can_be_inside() {
         Err(SandboxDenial::Outside(base.join("outside")))
     );
     assert!(matches!(check_path(&base.join("missing-root"), "x", None), Err(SandboxDenial::BadRoot(_))));
-}
-
-/// A small xorshift generator; the seed is printed so a failure replays.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
 }
 
 /// SECURITY-NOTES §5.3: on random trees of dirs, files and links (relative, absolute, dangling,

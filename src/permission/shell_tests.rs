@@ -1,6 +1,7 @@
 //! Table tests and the conservation property for the shell splitter.
 
 use super::*;
+use crate::test_rng::XorShift;
 
 /// Renders a parse as `words|words` with redirections as `op:target`, for whole-value asserts.
 fn render(src: &str) -> String {
@@ -159,18 +160,6 @@ fn raw_text_is_the_command_as_written() {
     let parsed = parse_command("  git  status ;\t\"rm\" -rf  x > y # tail").unwrap();
     let raws: Vec<&str> = parsed.subcommands.iter().map(|c| c.raw.as_str()).collect();
     assert_eq!(raws, vec!["git  status", "\"rm\" -rf  x > y"]);
-}
-
-/// A small xorshift generator: no `rand` crate, the seed is printed so failures replay.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
 
 const ALPHABET: &[&str] = &[

@@ -1,6 +1,7 @@
 //! Unit tests of the SSE parser: one per WHATWG rule, then every fixture under random chunkings.
 
 use super::*;
+use crate::test_rng::XorShift;
 
 /// `(event, data, id, retry_ms)`: the compact expected form of an event.
 type Expected<'a> = (&'a str, &'a str, Option<&'a str>, Option<u64>);
@@ -276,22 +277,6 @@ fn find_line_end_agrees_with_a_plain_scan() {
         }
     }
     assert_eq!(find_line_end(&[0x8A, 0x8D, 0x0B, 0x0C, 0xFF, 0x00, 0x09, 0x0E, 0x20]), None);
-}
-
-/// A tiny xorshift64* generator so randomised tests need no crate and replay from a seed.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
 }
 
 fn fixtures() -> Vec<(String, Vec<u8>)> {
