@@ -216,14 +216,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             match parse_command(trimmed) {
                 Ok(Command::Exit) => return Outcome::Exited,
                 Ok(Command::Compact) => {
-                    let context = TurnContext {
-                        root: &setup.root,
-                        color: setup.color,
-                        animate: setup.animate,
-                        width: editor.width(),
-                        interrupts: &interrupts,
-                        log: &setup.sessions.recorder,
-                    };
+                    let context = turn_context(&setup, editor.width(), &interrupts);
                     if run_compact(&mut session, &context) == TurnEnd::Quit {
                         return Outcome::Interrupted;
                     }
@@ -237,14 +230,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         }
         let mut prompt = sessions::prepare_prompt(&mut session, &setup, line.trim_end());
         loop {
-            let context = TurnContext {
-                root: &setup.root,
-                color: setup.color,
-                animate: setup.animate,
-                width: editor.width(),
-                interrupts: &interrupts,
-                log: &setup.sessions.recorder,
-            };
+            let context = turn_context(&setup, editor.width(), &interrupts);
             if std::mem::take(&mut session.compact_first) && run_compact(&mut session, &context) == TurnEnd::Quit {
                 return Outcome::Interrupted;
             }
@@ -286,6 +272,18 @@ pub fn ask_trust(root: &std::path::Path, items: &[String], color: bool, interrup
     let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
     say(if yes { "yes (remembered until these files change)" } else { "no (its config is ignored)" });
     yes
+}
+
+/// What a turn (or a `/compact`) renders with.
+fn turn_context<'a>(setup: &'a Setup, width: usize, interrupts: &'a Interrupts) -> TurnContext<'a> {
+    TurnContext {
+        root: &setup.root,
+        color: setup.color,
+        animate: setup.animate,
+        width,
+        interrupts,
+        log: &setup.sessions.recorder,
+    }
 }
 
 /// `continue? [y/N]`, one key, default no.
