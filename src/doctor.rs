@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout)]
 
 use crate::config::{Config, Level, ProviderConfig};
+use crate::confine::{Sandbox, Status};
 use crate::llm::probe::{self, LocalServer, Reachability};
 use crate::text::neutralize;
 use crate::warning::Warning;
@@ -26,6 +27,10 @@ pub struct Input<'a> {
     pub settings_files: Vec<(String, PathBuf, bool)>,
     /// The MCP servers' status after connecting to each (empty when none is configured).
     pub mcp_report: String,
+    /// How commands would be confined.
+    pub sandbox: &'a Sandbox,
+    /// Colour escapes allowed (an unconfined sandbox is shown in red).
+    pub color: bool,
 }
 
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -125,12 +130,38 @@ pub fn render(input: &Input, reachability: &[Reachability]) -> String {
         let matcher = if hook.matcher.is_empty() { "*" } else { &hook.matcher };
         out.push_str(&format!("  {:<16} {matcher:<10} {}\n", hook.event.as_str(), hook.command));
     }
+    out.push_str("\nsandbox\n");
+    out.push_str(&render_sandbox(input.sandbox, input.color));
     out.push_str("\nwarnings\n");
     if input.warnings.is_empty() {
         out.push_str("  none\n");
     }
     for warning in input.warnings {
         out.push_str(&format!("  - {warning}\n"));
+    }
+    out
+}
+
+/// The sandbox section: the summary (red when commands are not confined, yellow when the kernel
+/// cannot), then what it allows.
+fn render_sandbox(sandbox: &Sandbox, color: bool) -> String {
+    let summary = sandbox.summary();
+    let code = match sandbox.status() {
+        Status::Confined { .. } => None,
+        Status::Unavailable { .. } => Some("33"),
+        Status::Off { .. } => Some("31"),
+    };
+    let mut out = match code {
+        Some(code) if color => format!("  \x1b[{code}m{summary}\x1b[0m\n"),
+        _ => format!("  {summary}\n"),
+    };
+    if let Status::Unavailable { .. } = sandbox.status() {
+        out.push_str("  set `sandbox: {mode: required}` to refuse to run commands unconfined, or `{mode: off}` to silence this\n");
+    }
+    if !matches!(sandbox.status(), Status::Off { .. }) {
+        for line in sandbox.describe() {
+            out.push_str(&format!("  {line}\n"));
+        }
     }
     out
 }

@@ -6,14 +6,18 @@
 //! (stdout of UserPromptSubmit and PostToolUse is added to the model's context); exit 2 = block,
 //! with stderr as the reason; any other exit (or a timeout, or a command that cannot start) =
 //! a warning for the user, and the loop goes on. Invariant: a hook can never take the loop down,
-//! and every hook is bounded by its timeout (60 s default), after which its process group is killed.
+//! every hook is bounded by its timeout (60 s default), after which everything it started is
+//! killed, and a hook runs in the same sandbox as bash commands (`confine`): it is the user's
+//! command, but it reads what the model and the repository wrote.
 
 use crate::cancel::CancelToken;
 use crate::config::{HookConfig, HookEvent};
+use crate::confine::Sandbox;
 use crate::proc::{self, Ending};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A hook's timeout when the config does not give one.
@@ -29,6 +33,7 @@ pub struct Hooks {
     /// The environment hooks get: the host's (hooks are the user's own trusted commands).
     env: Vec<(String, String)>,
     session_id: String,
+    sandbox: Arc<Sandbox>,
 }
 
 /// What the hooks of one event decided.
@@ -43,9 +48,16 @@ pub struct HookOutcome {
 }
 
 impl Hooks {
-    /// Hooks for a project root; `env` is the complete environment they run with.
-    pub fn new(hooks: Vec<HookConfig>, root: PathBuf, env: Vec<(String, String)>, session_id: &str) -> Hooks {
-        Hooks { hooks, root, env, session_id: session_id.to_string() }
+    /// Hooks for a project root; `env` is the complete environment they run with (the sandbox
+    /// adds its temp dir), `sandbox` confines them.
+    pub fn new(
+        hooks: Vec<HookConfig>,
+        root: PathBuf,
+        env: Vec<(String, String)>,
+        session_id: &str,
+        sandbox: Arc<Sandbox>,
+    ) -> Hooks {
+        Hooks { hooks, root, env, session_id: session_id.to_string(), sandbox }
     }
 
     /// True when no hook is configured for `event` (callers skip building the input).
@@ -123,6 +135,10 @@ impl Hooks {
 
     fn run_one(&self, hook: &HookConfig, input: &Value, cancel: &CancelToken) -> Run {
         let timeout_s = hook.timeout_s.unwrap_or(DEFAULT_HOOK_TIMEOUT_S);
+        let confinement = match self.sandbox.confinement() {
+            Ok(confinement) => confinement,
+            Err(message) => return Run::Warn(format!("not run: {message}")),
+        };
         let mut command = Command::new("sh");
         command
             .arg("-c")
@@ -131,7 +147,8 @@ impl Hooks {
             .env_clear()
             .envs(self.env.iter().map(|(key, value)| (key, value)))
             .env("MEWCODE_PROJECT_DIR", &self.root)
-            .env("CLAUDE_PROJECT_DIR", &self.root);
+            .env("CLAUDE_PROJECT_DIR", &self.root)
+            .envs(self.sandbox.env());
         let job = proc::Job {
             command,
             stdin: Some(input.to_string().into_bytes()),
@@ -141,6 +158,7 @@ impl Hooks {
             head_bytes: HOOK_OUTPUT_BYTES,
             tail_bytes: HOOK_OUTPUT_BYTES,
             label: "hook",
+            confinement,
         };
         let finished = match proc::run(job) {
             Ok(finished) => finished,
@@ -216,7 +234,7 @@ mod tests {
         let hook =
             HookConfig { event, matcher: matcher.into(), command: command.into(), timeout_s, source: "test".into() };
         let path = std::env::var("PATH").unwrap_or_default();
-        Hooks::new(vec![hook], dir.to_path_buf(), vec![("PATH".into(), path)], "sess-1")
+        Hooks::new(vec![hook], dir.to_path_buf(), vec![("PATH".into(), path)], "sess-1", Arc::default())
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod msg;
 pub mod warning;
 // L2 components
 pub mod config;
+pub mod confine;
 pub mod context;
 pub mod hooks;
 pub mod llm;

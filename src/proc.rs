@@ -1,16 +1,19 @@
-//! Running a child process to completion under a time limit: its own process group, output
-//! drained by named threads into bounded buffers, and the whole group killed on timeout or cancel.
+//! Running a child process to completion under a time limit: its own session under a reaper
+//! (`sys::child`), optionally confined, output drained by named threads into bounded buffers.
 //!
-//! Invariant: nothing the child starts outlives a timeout or a cancel (SIGKILL to the group, then
-//! the child is reaped), and nothing it prints can exhaust our memory (each buffer keeps a head
-//! and a tail and counts the bytes dropped between them). Used by the bash tool and by hooks.
+//! Invariant: nothing the child starts outlives the call: when the command ends its reaper kills
+//! every process it left behind (even one that left the group with setsid); on timeout or cancel
+//! the reaper is told to do the same at once (SIGTERM), and if it does not end within
+//! `REAPER_GRACE` the whole group gets SIGKILL. Nothing the child prints can exhaust our memory
+//! (each buffer keeps a head and a tail and counts the bytes dropped between them). Used by the
+//! bash tool and by hooks.
 
 use crate::cancel::CancelToken;
 use crate::sync::lock;
 use crate::sys;
+use crate::sys::child::Confinement;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,9 +23,12 @@ const DRAIN_GRACE: Duration = Duration::from_millis(500);
 /// The longest pause between two checks of the child; short checks come first so quick commands
 /// return at once.
 const MAX_POLL: Duration = Duration::from_millis(50);
+/// How long the reaper may take to kill a command's tree after SIGTERM before the group is
+/// killed from here (the reaper only makes a few system calls, so this is generous).
+const REAPER_GRACE: Duration = Duration::from_secs(2);
 
 /// What to run and how. The caller prepares `command` (program, args, cwd, environment); `run`
-/// adds the process group and the pipes.
+/// adds the session, the reaper, the confinement and the pipes.
 pub struct Job<'a> {
     pub command: Command,
     /// Written to the child's stdin, which is then closed; None gives it /dev/null.
@@ -36,6 +42,8 @@ pub struct Job<'a> {
     pub tail_bytes: usize,
     /// A name for the drain threads (`bash`, `hook`).
     pub label: &'a str,
+    /// The sandbox for the command; None runs it unconfined (still in its own session, reaped).
+    pub confinement: Option<Confinement>,
 }
 
 /// A child's output pipe, read on its own thread.
@@ -62,13 +70,11 @@ pub struct Finished {
 
 /// Runs the job to its end. Errors only when the child or a reader thread cannot be started.
 pub fn run(job: Job<'_>) -> Result<Finished, String> {
-    let Job { mut command, stdin, timeout, cancel, merge_output, head_bytes, tail_bytes, label } = job;
-    let spawned = command
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn();
+    let Job { mut command, stdin, timeout, cancel, merge_output, head_bytes, tail_bytes, label, confinement } = job;
+    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    sys::child::spawn_setup(&mut command, confinement);
+    let spawned = command.spawn();
     let mut child = spawned.map_err(|err| format!("cannot start {label}: {err}"))?;
     if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
         // A writer thread: a child that does not read its stdin must not block us past the timeout.
@@ -159,8 +165,20 @@ fn wait_for_exit(child: &mut Child, timeout: Duration, cancel: &CancelToken) -> 
     }
 }
 
-/// SIGKILL to the whole group, then reap the child so no zombie is left.
+/// Tells the reaper to end the command's tree; if it has not ended within `REAPER_GRACE`, SIGKILL
+/// to the whole group. Then reap the child so no zombie is left.
 fn kill_and_reap(child: &mut Child) {
+    if sys::terminate(child.id()).is_ok() {
+        let deadline = Instant::now() + REAPER_GRACE;
+        let mut pause = Duration::from_millis(1);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(MAX_POLL);
+        }
+    }
     if sys::kill_process_group(child.id()).is_err() {
         // The group id was refused or the call failed; at least the shell itself must die.
         let _ = child.kill();
@@ -256,6 +274,7 @@ mod tests {
             head_bytes: 1000,
             tail_bytes: 1000,
             label: "test",
+            confinement: None,
         };
         let finished = run(job).unwrap();
         assert_eq!((finished.stdout.as_str(), finished.stderr.as_str()), ("fed through stdin", "oops\n"));
@@ -277,6 +296,7 @@ mod tests {
             head_bytes: 10,
             tail_bytes: 10,
             label: "test",
+            confinement: None,
         };
         let finished = run(job).unwrap();
         assert!(matches!(finished.ending, Ending::TimedOut));

@@ -35,7 +35,11 @@ pub fn plan_batches(read_only: &[bool]) -> Vec<Range<usize>> {
 
 /// What phase 1 decided for one call.
 enum Decision {
-    Run(Arc<dyn Tool>),
+    /// Run it; `approved_by_user` is true when a person said yes at the prompt.
+    Run {
+        tool: Arc<dyn Tool>,
+        approved_by_user: bool,
+    },
     Refused(String),
 }
 
@@ -63,7 +67,7 @@ impl Agent {
             let decisions: Vec<Decision> =
                 batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx)).collect();
             let decisions_ran: Vec<bool> =
-                decisions.iter().map(|decision| matches!(decision, Decision::Run(_))).collect();
+                decisions.iter().map(|decision| matches!(decision, Decision::Run { .. })).collect();
             for index in batch.clone() {
                 let preview = preview::arguments(&calls[index]);
                 let start = Event::ToolStart { id: calls[index].id.clone(), name: calls[index].name.clone(), preview };
@@ -75,6 +79,7 @@ impl Agent {
                 root: self.settings.root.clone(),
                 cancel: cancel.clone(),
                 reads: self.settings.reads.clone(),
+                approved_by_user: false,
             };
             let timed = run_batch(&calls[batch.clone()], decisions, &ctx);
             for (offset, (output, elapsed)) in timed.into_iter().enumerate() {
@@ -139,20 +144,19 @@ impl Agent {
             ));
         }
         match self.gate.check(mode, call, tool.rule_name(), tool.read_only()) {
-            Verdict::Allow => Decision::Run(tool),
+            Verdict::Allow => Decision::Run { tool, approved_by_user: false },
             Verdict::Deny { message } => Decision::Refused(message),
             Verdict::Ask { reason } if !self.settings.interactive => Decision::Refused(format!(
                 "needs approval: {reason}; run with --mode acceptEdits/bypass or add an allow rule"
             )),
             Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
-                Approval::Once => Decision::Run(tool),
-                Approval::Always => match self.gate.remember(call, tool.rule_name()) {
-                    Ok(()) => Decision::Run(tool),
-                    Err(problem) => {
+                Approval::Once => Decision::Run { tool, approved_by_user: true },
+                Approval::Always => {
+                    if let Err(problem) = self.gate.remember(call, tool.rule_name()) {
                         emit(cancel, tx, Event::Notice(format!("could not save the rule: {problem}")));
-                        Decision::Run(tool)
                     }
-                },
+                    Decision::Run { tool, approved_by_user: true }
+                }
                 Approval::Deny => Decision::Refused(format!("denied by user: {reason}")),
             },
         }
@@ -164,14 +168,15 @@ fn run_batch(calls: &[ToolCall], decisions: Vec<Decision>, ctx: &ToolContext) ->
     let run_one = |call: &ToolCall, decision: Decision| -> (ToolOutput, Duration) {
         match decision {
             Decision::Refused(message) => (ToolOutput::error(message), Duration::ZERO),
-            Decision::Run(tool) => {
+            Decision::Run { tool, approved_by_user } => {
                 let started = Instant::now();
-                let output = execute_caught(tool.as_ref(), &call.input, ctx);
+                let ctx = ToolContext { approved_by_user, ..ctx.clone() };
+                let output = execute_caught(tool.as_ref(), &call.input, &ctx);
                 (output, started.elapsed())
             }
         }
     };
-    let runnable = decisions.iter().filter(|decision| matches!(decision, Decision::Run(_))).count();
+    let runnable = decisions.iter().filter(|decision| matches!(decision, Decision::Run { .. })).count();
     if runnable <= 1 {
         return calls.iter().zip(decisions).map(|(call, decision)| run_one(call, decision)).collect();
     }

@@ -28,6 +28,7 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
     let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
     warnings.extend(mcp_warnings);
     let mcp_report = mcp_cli::render_list_text(&mcp.statuses());
+    let (sandbox, _session_tmp) = make_sandbox(context, &config, env, &mut warnings);
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
         root: &context.root,
@@ -38,6 +39,8 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
         local: local.as_ref(),
         settings_files: settings_files(&context.home, &context.root),
         mcp_report,
+        sandbox: &sandbox,
+        color: std::io::stdout().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty()),
     };
     doctor::run(&input);
     Exit::Ok
@@ -55,7 +58,7 @@ pub(super) fn run_check(context: &Context, options: &Options, tool: &str, json: 
     }
     // The class of a built-in tool comes from the tool itself; MCP and unknown tools are
     // exec-class (the strictest), as they are without a readOnlyHint.
-    let builtins = Registry::with_builtins(Vec::new());
+    let builtins = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
     let known: Vec<(String, bool)> = builtins
         .definitions()
         .iter()

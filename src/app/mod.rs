@@ -21,6 +21,7 @@ use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, UNKN
 use crate::cancel::CancelToken;
 use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, Resume, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, HookConfig, LoadOptions, Protocol, ProviderConfig};
+use crate::confine::{self, Sandbox, SessionTmp};
 use crate::doctor;
 use crate::headless;
 use crate::hooks::Hooks;
@@ -122,6 +123,9 @@ pub fn main(args: &[String]) -> Exit {
         Err(err) => return Exit::Usage(err),
     };
     let env = Env::from_process();
+    // The API keys live in our memory and environment: no command we run may read them through
+    // /proc. A failure only loses this layer (the sandbox forbids the same from commands).
+    let _ = crate::sys::make_non_dumpable();
     match command {
         Command::Help => {
             print!("{HELP}");

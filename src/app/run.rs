@@ -55,6 +55,7 @@ fn run_with_sessions(context: &Context, mut options: Options, env: &Env) -> Exit
         Ok(rules) => rules,
         Err(exit) => return exit,
     };
+    let (sandbox, _session_tmp) = make_sandbox(context, &config, env, &mut warnings);
     for warning in &warnings {
         eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
     }
@@ -80,6 +81,7 @@ fn run_with_sessions(context: &Context, mut options: Options, env: &Env) -> Exit
         mcp: &mcp,
         log: opened.recorder.clone(),
         session_id: &hook_session_id,
+        sandbox: Arc::clone(&sandbox),
     };
     let agent = match build_agent(context, &provider, &options, env, parts, false) {
         Ok(agent) => agent,
@@ -94,13 +96,17 @@ fn run_with_sessions(context: &Context, mut options: Options, env: &Env) -> Exit
         OutputFormat::StreamJson => headless::Format::StreamJson,
     };
     let color = std::io::stderr().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
+    let mut notices = opened.notices;
+    if sandbox.is_degraded() {
+        notices.insert(0, sandbox.summary());
+    }
     let output = headless::Options {
         format,
         quiet: options.quiet,
         color,
         stdout_is_terminal: std::io::stdout().is_terminal(),
         session_id: opened.id,
-        notices: opened.notices,
+        notices,
         compact_first: opened.compact_first,
     };
     let outcome = headless::run(&agent, conversation, options.mode.unwrap_or_default(), cancel, output);
@@ -124,6 +130,39 @@ pub(super) struct AgentParts<'a> {
     log: crate::session::Recorder,
     /// The session id hooks are told.
     session_id: &'a str,
+    /// Confines bash commands and hooks.
+    sandbox: Arc<Sandbox>,
+}
+
+/// The sandbox for this process's commands, and its private temp dir (removed when the guard
+/// drops, so keep it for the whole run). A temp dir that cannot be created is a warning: then
+/// commands can write only in the project.
+pub(super) fn make_sandbox(
+    context: &Context,
+    config: &Config,
+    env: &Env,
+    warnings: &mut Vec<Warning>,
+) -> (Arc<Sandbox>, Option<SessionTmp>) {
+    let session_tmp = if config.sandbox.mode == config::SandboxMode::Off {
+        None
+    } else {
+        match SessionTmp::create(&std::env::temp_dir()) {
+            Ok(tmp) => Some(tmp),
+            Err(err) => {
+                let message =
+                    format!("cannot create the session's temp dir ({err}); commands can write only in the project");
+                warnings.push(Warning::new("sandbox", message));
+                None
+            }
+        }
+    };
+    let paths = confine::Paths {
+        root: context.root.clone(),
+        home: env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from),
+        mewcode_home: Some(context.home.clone()),
+        tmp: session_tmp.as_ref().map(|tmp| tmp.path().to_path_buf()),
+    };
+    (Arc::new(Sandbox::detect(config.sandbox.clone(), paths)), session_tmp)
 }
 
 /// The interactive REPL (stdin is a terminal: piped stdin became `-p -` above). Asks the trust
@@ -188,11 +227,18 @@ pub(super) fn run_repl(
         context.home.clone(),
         rules,
     ));
+    let (sandbox, _session_tmp) = make_sandbox(context, &config, env, &mut warnings);
     let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
     warnings.extend(mcp_warnings);
     let connect: repl::Connect = Box::new(|provider, session_id| {
-        let parts =
-            AgentParts { hooks: &config.hooks, gate: Arc::clone(&gate), mcp: &mcp, log: recorder.clone(), session_id };
+        let parts = AgentParts {
+            hooks: &config.hooks,
+            gate: Arc::clone(&gate),
+            mcp: &mcp,
+            log: recorder.clone(),
+            session_id,
+            sandbox: Arc::clone(&sandbox),
+        };
         build_agent(context, provider, options, env, parts, true)
             .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
     });
@@ -219,6 +265,7 @@ pub(super) fn run_repl(
             first_id: std::cell::Cell::new(Some(first_id.clone())),
             start,
         },
+        sandbox: (sandbox.summary(), sandbox.status().clone()),
     };
     match repl::run(editor, setup, interrupts) {
         repl::Outcome::Exited => Exit::Ok,
@@ -244,7 +291,7 @@ pub(super) fn build_agent(
     parts: AgentParts<'_>,
     interactive: bool,
 ) -> Result<Arc<Agent>, Exit> {
-    let AgentParts { hooks, gate, mcp, log, session_id } = parts;
+    let AgentParts { hooks, gate, mcp, log, session_id, sandbox } = parts;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
     let date = crate::clock::local_date(
@@ -260,7 +307,7 @@ pub(super) fn build_agent(
     // Model-written commands see only these variables: no API keys or tokens leak into them.
     let bash_env: Vec<(String, String)> =
         ["PATH", "HOME", "LANG", "TERM"].iter().filter_map(|name| Some((name.to_string(), env.get(name)?))).collect();
-    let mut registry = Registry::with_builtins(bash_env);
+    let mut registry = Registry::with_builtins(bash_env, Arc::clone(&sandbox));
     // MCP tools before the task tool, so sub-agents see the read-only ones too.
     mcp.register_tools(&mut registry);
     let task = TaskTool::new(
@@ -298,7 +345,7 @@ pub(super) fn build_agent(
             log,
         },
         // Hooks are the user's own commands: they get the whole host environment.
-        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id),
+        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id, sandbox),
         context: crate::context::Context::new(context_config),
     }))
 }

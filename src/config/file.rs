@@ -58,6 +58,8 @@ pub struct ConfigFile {
     pub providers: Vec<ProviderEntry>,
     pub mcp_servers: Vec<McpServerConfig>,
     pub hooks: Vec<HookConfig>,
+    /// The `sandbox:` key, when the file has it.
+    pub sandbox: Option<super::sandbox::SandboxEntry>,
 }
 
 /// How to read a file: its display name, its directory (relative `ca_file` paths resolve there)
@@ -68,7 +70,7 @@ pub struct FileContext<'a> {
     pub lookup: Option<Lookup<'a>>,
 }
 
-const TOP_KEYS: &[&str] = &["default_provider", "providers", "mcp_servers", "hooks"];
+const TOP_KEYS: &[&str] = &["default_provider", "providers", "mcp_servers", "hooks", "sandbox"];
 const PROVIDER_KEYS: &[&str] = &[
     "name",
     "protocol",
@@ -156,6 +158,9 @@ pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, V
                 format!("hooks: expected a mapping of event name to matcher groups, got {}; ignored", kind(other));
             warnings.push(Warning::new(ctx.display, message));
         }
+    }
+    if let Some(value) = map.get("sandbox") {
+        file.sandbox = Some(super::sandbox::parse_sandbox(value, ctx.display, &mut warnings)?);
     }
     Ok((file, warnings))
 }

@@ -7,6 +7,7 @@
 
 pub mod expand;
 pub mod file;
+pub mod sandbox;
 pub mod trust;
 
 #[cfg(test)]
@@ -17,6 +18,7 @@ use crate::warning::Warning;
 use expand::Lookup;
 pub use file::ConfigError;
 use file::{ConfigFile, FileContext, ProviderEntry, parse_config_file};
+pub use sandbox::{SandboxConfig, SandboxMode};
 use std::path::{Path, PathBuf};
 
 /// The two wire protocols.
@@ -226,6 +228,8 @@ pub struct Config {
     pub sources: Vec<SourceFile>,
     /// What an untrusted project config would enable (empty when trusted or absent).
     pub untrusted_project: Vec<String>,
+    /// How commands are confined (`sandbox:`).
+    pub sandbox: SandboxConfig,
 }
 
 /// Where to look and how.
@@ -249,7 +253,7 @@ pub const PROJECT_CONFIG: &str = ".mewcode.yaml";
 pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), ConfigError> {
     let mut warnings = Vec::new();
     let mut config = Config::default();
-    let mut files: Vec<(Level, String, ConfigFile)> = Vec::new();
+    let mut files: Vec<(Level, String, PathBuf, ConfigFile)> = Vec::new();
     let mut candidates = vec![
         (Level::User, options.home.join("config.yaml"), options.home.join("config.yaml").display().to_string()),
         (Level::Project, options.root.join(PROJECT_CONFIG), PROJECT_CONFIG.to_string()),
@@ -277,7 +281,7 @@ pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), Conf
             let ctx = FileContext { display: &display, dir: &dir, lookup: Some(options.lookup) };
             let (file, file_warnings) = parse_config_file(&text, &ctx)?;
             warnings.extend(file_warnings);
-            files.push((level, display, file));
+            files.push((level, display, dir, file));
         } else {
             config.untrusted_project = describe_untrusted(&text, &display, &dir);
             if !config.untrusted_project.is_empty() {
@@ -289,7 +293,7 @@ pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), Conf
             }
         }
     }
-    merge(&mut config, files, options)?;
+    merge(&mut config, files, options, &mut warnings)?;
     Ok((config, warnings))
 }
 
@@ -321,10 +325,15 @@ pub fn select_provider(config: &Config, requested: Option<&str>) -> Result<(Prov
 
 fn merge(
     config: &mut Config,
-    files: Vec<(Level, String, ConfigFile)>,
+    files: Vec<(Level, String, PathBuf, ConfigFile)>,
     options: &LoadOptions,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(), ConfigError> {
-    for (_, display, file) in files {
+    let home = (options.lookup)("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
+    for (level, display, dir, file) in files {
+        if let Some(entry) = file.sandbox {
+            sandbox::merge_sandbox(&mut config.sandbox, entry, level, &display, &dir, home.as_deref(), warnings);
+        }
         if let Some(name) = file.default_provider.filter(|name| !name.is_empty()) {
             config.default_provider = Some((name, display.clone()));
         }
@@ -419,6 +428,14 @@ fn describe_untrusted(text: &str, display: &str, dir: &Path) -> Vec<String> {
             }
             for hook in &file.hooks {
                 items.push(format!("{} hook `{}`", hook.event.as_str(), hook.command));
+            }
+            if let Some(sandbox) = &file.sandbox {
+                if sandbox.mode == Some(SandboxMode::Required) {
+                    items.push("sandbox mode required".to_string());
+                }
+                if sandbox.network == Some(false) {
+                    items.push("sandbox network off".to_string());
+                }
             }
             if file.default_provider.is_some() && items.is_empty() {
                 items.push("default_provider".to_string());

@@ -84,6 +84,9 @@ pub struct Setup<'a> {
     pub mcp_status: Box<dyn Fn() -> String + 'a>,
     /// Where sessions are logged and which one to start with.
     pub sessions: sessions::Sessions,
+    /// How commands are confined: the summary line and the status (off and unavailable are
+    /// shown in warning colours).
+    pub sandbox: (String, crate::confine::Status),
 }
 
 /// How the REPL ended.
@@ -305,6 +308,13 @@ fn print_banner(setup: &Setup, session: &Session) {
     );
     say(&paint(setup.color, BOLD, &title));
     say(&paint(setup.color, DIM, "/help for commands · Shift-Tab cycles the mode · Ctrl-C cancels · Ctrl-D exits"));
+    let (summary, status) = &setup.sandbox;
+    let colour = match status {
+        crate::confine::Status::Confined { .. } => DIM,
+        crate::confine::Status::Unavailable { .. } => YELLOW,
+        crate::confine::Status::Off { .. } => RED,
+    };
+    say(&paint(setup.color, colour, &neutralize(summary)));
     for warning in &setup.warnings {
         say(&paint(setup.color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string()))));
     }

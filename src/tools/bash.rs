@@ -1,29 +1,33 @@
 //! `bash` [Bash]: runs a shell command in the project root and returns its merged output.
 //!
-//! Invariant: nothing the command starts outlives a timeout or a cancel, and nothing it prints can
-//! exhaust our memory. The command runs as `bash -c` in its own process group (`process_group(0)`);
-//! on timeout or cancel the whole group gets SIGKILL (`sys::kill_process_group`) and is reaped.
-//! stdout and stderr are drained by two named threads into one `CappedOutput` (head and tail kept,
-//! the middle counted), so memory stays under `OUTPUT_HEAD_BYTES + OUTPUT_TAIL_BYTES`.
+//! Invariant: nothing the command starts outlives the call, nothing it does reaches outside what
+//! the sandbox allows, and nothing it prints can exhaust our memory. The command runs as
+//! `bash -c` in a session of its own, under a reaper and the sandbox's confinement
+//! (`proc`, `sys::child`, `confine`); when it ends, times out or is cancelled, everything it
+//! started is killed. stdout and stderr are drained by two named threads into one `CappedOutput`
+//! (head and tail kept, the middle counted), so memory stays under `OUTPUT_HEAD_BYTES +
+//! `OUTPUT_TAIL_BYTES`.
 //!
 //! Decisions:
 //! - Environment: exactly the `env` given to `BashTool::new` (the caller scrubs it to PATH, HOME,
-//!   LANG, TERM once); this module never reads our own environment. stdin is /dev/null.
+//!   LANG, TERM once) plus the sandbox's `TMPDIR`; this module never reads our own environment.
+//!   stdin is /dev/null. A call no person approved (a rule or the mode let it through) also gets
+//!   `HARDENED_GIT`, so the repository's own git config cannot make an auto-allowed `git status`
+//!   run code.
+//! - A failed command whose output reports "Permission denied" for a path the sandbox forbids
+//!   gets a `denied by sandbox: ...` line per path, so the model knows why and does not retry.
 //! - `timeout` is in seconds (default 120, max 600); a value of 1000 or more is read as
 //!   milliseconds, since models trained on other agents often send milliseconds.
 //! - The exit code is always reported on the last line (`exit code: N`); a non-zero code, a
 //!   signal, a timeout or a cancel make the result `is_error`, so the model sees the failure.
-//! - Background jobs: after the shell exits, the drains get `DRAIN_GRACE` to reach end of file.
-//!   A background process still holding our pipes then has its group killed (it would otherwise
-//!   hang the call); one that redirected its output elsewhere keeps running. A process that left
-//!   the group (`setsid`) and kept the pipes is out of reach: its drain thread is left detached
-//!   and the output read so far is returned.
+//! - Background jobs do not survive the call: when the shell exits its reaper kills whatever it
+//!   left running, including processes that called setsid (they are still its descendants).
 
 use super::{BASH, Tool, ToolContext, ToolOutput, lenient, parse_input};
-use crate::cancel::CancelToken;
+use crate::confine::Sandbox;
 use crate::proc::{self, Ending};
-use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Seconds a command may run when the model gives no timeout.
@@ -35,15 +39,31 @@ pub const OUTPUT_HEAD_BYTES: usize = 15_000;
 /// Output bytes kept from the end of the output.
 pub const OUTPUT_TAIL_BYTES: usize = 15_000;
 
-/// The `bash` tool, holding the complete environment its commands get.
+/// Git settings for a command no person approved, as `GIT_CONFIG_KEY_n`/`VALUE_n` pairs (they
+/// override every config file, the repository's `.git/config` included). Reviewed, and why:
+/// - `safe.bareRepository=explicit`: a bare repository checked into the project (HEAD, config,
+///   objects at some directory) is not discovered by a `git` run inside it, so its config
+///   (fsmonitor, hooks, filters) is never read.
+/// - `core.fsmonitor=false`: the fsmonitor hook is a program `git status` runs.
+/// - `core.hooksPath=/dev/null`: no hook of the repository runs (commit, checkout, merge...).
+/// - `core.sshCommand`/`core.askPass`/`credential.helper`, `core.pager`/`core.editor`: run only
+///   by commands that fetch, push, page or edit, which no broad rule allows unasked; left alone.
+/// - `filter.<driver>.*`, `diff.<driver>.textconv`: named per driver, so they cannot be
+///   overridden here; what they run is confined by the sandbox like the command itself.
+pub const HARDENED_GIT: [(&str, &str); 3] =
+    [("safe.bareRepository", "explicit"), ("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null")];
+
+/// The `bash` tool, holding the complete environment its commands get and their sandbox.
 pub struct BashTool {
     env: Vec<(String, String)>,
+    sandbox: Arc<Sandbox>,
 }
 
 impl BashTool {
-    /// A bash tool whose commands see exactly `env` (already scrubbed by the caller).
-    pub fn new(env: Vec<(String, String)>) -> BashTool {
-        BashTool { env }
+    /// A bash tool whose commands see exactly `env` (already scrubbed by the caller) plus the
+    /// sandbox's temp dir, confined by `sandbox`.
+    pub fn new(env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> BashTool {
+        BashTool { env, sandbox }
     }
 }
 
@@ -69,8 +89,11 @@ impl Tool for BashTool {
     fn description(&self) -> &str {
         "Runs a command with `bash -c` in the project root and returns its combined stdout and stderr \
          (long output keeps its first and last 15 000 bytes) followed by the exit code. The \
-         environment holds only PATH, HOME, LANG and TERM; stdin is empty, so interactive commands \
-         fail. The command and everything it started are killed at the timeout."
+         environment holds only PATH, HOME, LANG, TERM and TMPDIR; stdin is empty and there is no \
+         terminal, so interactive commands fail. Commands run in a sandbox: they can write only \
+         inside the project and $TMPDIR (use $TMPDIR, not /tmp, for scratch files) and cannot \
+         read credential stores such as ~/.ssh. Background processes are killed when the command \
+         ends, and the command and everything it started are killed at the timeout."
     }
 
     fn input_schema(&self) -> serde_json::Value {
@@ -98,8 +121,53 @@ impl Tool for BashTool {
             return ToolOutput::error("command is empty");
         }
         let timeout = Duration::from_secs(plan_timeout_s(input.timeout));
-        run_command(&input.command, &ctx.root, &self.env, timeout, &ctx.cancel)
+        self.run_command(&input.command, ctx, timeout)
     }
+}
+
+impl BashTool {
+    fn run_command(&self, command: &str, ctx: &ToolContext, timeout: Duration) -> ToolOutput {
+        let confinement = match self.sandbox.confinement() {
+            Ok(confinement) => confinement,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let mut shell = Command::new("bash");
+        shell.arg("-c").arg(command).current_dir(&ctx.root).env_clear();
+        shell.envs(self.env.iter().map(|(key, value)| (key, value)));
+        shell.envs(self.sandbox.env());
+        if !ctx.approved_by_user {
+            shell.envs(git_config_env(&HARDENED_GIT));
+        }
+        let job = proc::Job {
+            command: shell,
+            stdin: None,
+            timeout,
+            cancel: &ctx.cancel,
+            merge_output: true,
+            head_bytes: OUTPUT_HEAD_BYTES,
+            tail_bytes: OUTPUT_TAIL_BYTES,
+            label: "bash",
+            confinement,
+        };
+        match proc::run(job) {
+            Ok(finished) => {
+                let failed = !matches!(&finished.ending, Ending::Exited(status) if status.success());
+                let notes = if failed { self.sandbox.explain_denials(&finished.stdout) } else { Vec::new() };
+                render_result(finished.stdout, finished.ending, timeout, &notes)
+            }
+            Err(message) => ToolOutput::error(format!("{message} (in {})", ctx.root.display())),
+        }
+    }
+}
+
+/// `GIT_CONFIG_COUNT` and the numbered key/value variables git reads as command-line config.
+pub fn git_config_env(settings: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut env = vec![("GIT_CONFIG_COUNT".to_string(), settings.len().to_string())];
+    for (index, (key, value)) in settings.iter().enumerate() {
+        env.push((format!("GIT_CONFIG_KEY_{index}"), key.to_string()));
+        env.push((format!("GIT_CONFIG_VALUE_{index}"), value.to_string()));
+    }
+    env
 }
 
 /// The timeout in whole seconds for the model's value (see the module doc).
@@ -111,34 +179,13 @@ fn plan_timeout_s(requested: Option<u64>) -> u64 {
     }
 }
 
-fn run_command(
-    command: &str,
-    root: &Path,
-    env: &[(String, String)],
-    timeout: Duration,
-    cancel: &CancelToken,
-) -> ToolOutput {
-    let mut shell = Command::new("bash");
-    shell.arg("-c").arg(command).current_dir(root).env_clear().envs(env.iter().map(|(key, value)| (key, value)));
-    let job = proc::Job {
-        command: shell,
-        stdin: None,
-        timeout,
-        cancel,
-        merge_output: true,
-        head_bytes: OUTPUT_HEAD_BYTES,
-        tail_bytes: OUTPUT_TAIL_BYTES,
-        label: "bash",
-    };
-    match proc::run(job) {
-        Ok(finished) => render_result(finished.stdout, finished.ending, timeout),
-        Err(message) => ToolOutput::error(format!("{message} (in {})", root.display())),
-    }
-}
-
-fn render_result(text: String, ending: Ending, timeout: Duration) -> ToolOutput {
+fn render_result(text: String, ending: Ending, timeout: Duration, notes: &[String]) -> ToolOutput {
     let mut content = if text.is_empty() { "(no output)".to_string() } else { text };
     if !content.ends_with('\n') {
+        content.push('\n');
+    }
+    for note in notes {
+        content.push_str(note);
         content.push('\n');
     }
     let (status_line, is_error) = match ending {

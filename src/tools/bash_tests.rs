@@ -12,7 +12,7 @@ fn test_env() -> Vec<(String, String)> {
 }
 
 fn bash(project: &TempProject, input: serde_json::Value) -> ToolOutput {
-    run(&BashTool::new(test_env()), &project.ctx(), input)
+    run(&BashTool::new(test_env(), std::sync::Arc::default()), &project.ctx(), input)
 }
 
 /// Gone, or a zombie nobody reaped yet (PID 1 in a container may not reap): either way not running.
@@ -76,9 +76,16 @@ fn bash_runs_in_the_project_root() {
 #[test]
 fn bash_environment_is_exactly_the_one_given() {
     let project = TempProject::new("bash-env");
-    let output = bash(&project, json!({"command": "env | cut -d= -f1 | sort | tr '\\n' ' '"}));
-    // bash itself adds PWD, SHLVL and `_`; nothing of the test runner's environment gets through.
+    let command = json!({"command": "env | cut -d= -f1 | sort | tr '\\n' ' '"});
+    // Approved by a person: bash itself adds PWD, SHLVL and `_`; nothing of the test runner's
+    // environment gets through.
+    let approved = ToolContext { approved_by_user: true, ..project.ctx() };
+    let output = run(&BashTool::new(test_env(), std::sync::Arc::default()), &approved, command.clone());
     assert_eq!(output.content, "HOME LANG PATH PWD SHLVL _ \nexit code: 0");
+    // Let through by a rule or the mode: git is hardened against the repository's own config.
+    let output = bash(&project, command);
+    let git = "GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_KEY_1 GIT_CONFIG_KEY_2 GIT_CONFIG_VALUE_0 GIT_CONFIG_VALUE_1 GIT_CONFIG_VALUE_2";
+    assert_eq!(output.content, format!("{git} HOME LANG PATH PWD SHLVL _ \nexit code: 0"));
     let leaked = std::env::vars().map(|(key, _)| key).find(|key| key.starts_with("CARGO"));
     if let Some(key) = leaked {
         let output = bash(&project, json!({"command": format!("echo \"[${key}]\"")}));
@@ -129,7 +136,7 @@ fn bash_cancel_kills_the_whole_process_group() {
     };
     let started = Instant::now();
     let output = run(
-        &BashTool::new(test_env()),
+        &BashTool::new(test_env(), std::sync::Arc::default()),
         &ctx,
         json!({"command": "sleep 30 & echo $! > child.pid.tmp; mv child.pid.tmp child.pid; sleep 30; echo unreachable"}),
     );
@@ -154,7 +161,7 @@ fn bash_background_job_holding_the_pipe_does_not_hang_the_call() {
 
 #[test]
 fn bash_rejects_bad_arguments_and_empty_commands() {
-    check_rejects_bad_arguments(&BashTool::new(test_env()), "command");
+    check_rejects_bad_arguments(&BashTool::new(test_env(), std::sync::Arc::default()), "command");
     let project = TempProject::new("bash-args");
     assert_eq!(bash(&project, json!({"command": "  "})), ToolOutput::error("command is empty"));
 }

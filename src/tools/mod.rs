@@ -25,6 +25,7 @@ pub use read_file::ReadFileTool;
 pub use write_file::WriteFileTool;
 
 use crate::cancel::CancelToken;
+use crate::confine::Sandbox;
 use crate::msg::ToolDefinition;
 use crate::sync::lock;
 use serde::de::DeserializeOwned;
@@ -49,16 +50,17 @@ pub const BASH: ToolNames = ToolNames { name: "bash", rule: "Bash" };
 /// Every built-in of this module (the `task` tool lives in `agent/` and names itself).
 pub const BUILTIN_NAMES: [ToolNames; 6] = [READ_FILE, WRITE_FILE, EDIT_FILE, GLOB, GREP, BASH];
 
-/// The built-in tools in their canonical order. `bash_env` is the complete environment of every
-/// command the bash tool runs (the caller scrubs it to PATH, HOME, LANG, TERM once, at start-up).
-pub fn builtin_tools(bash_env: Vec<(String, String)>) -> Vec<Arc<dyn Tool>> {
+/// The built-in tools in their canonical order. `bash_env` is the environment of every command
+/// the bash tool runs (the caller scrubs it to PATH, HOME, LANG, TERM once, at start-up; the
+/// sandbox adds its temp dir), and `sandbox` confines them.
+pub fn builtin_tools(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(ReadFileTool),
         Arc::new(WriteFileTool),
         Arc::new(EditFileTool),
         Arc::new(GlobTool),
         Arc::new(GrepTool),
-        Arc::new(BashTool::new(bash_env)),
+        Arc::new(BashTool::new(bash_env, sandbox)),
     ]
 }
 
@@ -91,12 +93,15 @@ pub struct ToolContext {
     /// Files `read_file` has shown to the model; shared by every clone of the context so that
     /// compaction can re-attach the most recently read files. Keep one per session.
     pub reads: ReadTracker,
+    /// True when a person approved this call at the prompt; false when a rule or the mode let it
+    /// through unasked (then the bash tool hardens git against the repository's own config).
+    pub approved_by_user: bool,
 }
 
 impl ToolContext {
-    /// A context with a fresh, empty read tracker.
+    /// A context with a fresh, empty read tracker, for a call nobody was asked about.
     pub fn new(root: PathBuf, cancel: CancelToken) -> ToolContext {
-        ToolContext { root, cancel, reads: ReadTracker::new() }
+        ToolContext { root, cancel, reads: ReadTracker::new(), approved_by_user: false }
     }
 }
 
@@ -162,10 +167,10 @@ impl Registry {
         Registry::default()
     }
 
-    /// A registry holding `builtin_tools(bash_env)`.
-    pub fn with_builtins(bash_env: Vec<(String, String)>) -> Registry {
+    /// A registry holding `builtin_tools(bash_env, sandbox)`.
+    pub fn with_builtins(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Registry {
         let mut registry = Registry::new();
-        for tool in builtin_tools(bash_env) {
+        for tool in builtin_tools(bash_env, sandbox) {
             registry.register(tool);
         }
         registry
@@ -294,7 +299,7 @@ mod tests {
 
     #[test]
     fn builtin_tools_carry_the_names_of_the_table_in_order() {
-        let tools = builtin_tools(Vec::new());
+        let tools = builtin_tools(Vec::new(), Arc::new(Sandbox::off()));
         let names: Vec<ToolNames> = tools
             .iter()
             .map(|tool| ToolNames {
@@ -307,7 +312,7 @@ mod tests {
 
     #[test]
     fn registry_with_builtins_splits_read_only_definitions() {
-        let registry = Registry::with_builtins(Vec::new());
+        let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
         let all: Vec<String> = registry.definitions().into_iter().map(|definition| definition.name).collect();
         assert_eq!(all, ["read_file", "write_file", "edit_file", "glob", "grep", "bash"]);
         let read_only: Vec<String> =
@@ -321,7 +326,7 @@ mod tests {
 
     #[test]
     fn registry_reports_unknown_tools_and_invalid_json_as_errors() {
-        let registry = Registry::with_builtins(Vec::new());
+        let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
         assert_eq!(registry.execute("nope", "{}", &ctx()), ToolOutput::error("unknown tool: nope"));
         for names in BUILTIN_NAMES {
             let output = registry.execute(names.name, "{not json", &ctx());

@@ -91,7 +91,8 @@ fn blacklist_and_sandbox_hold_even_in_bypass_mode() {
 fn untrusted_project_allow_rules_hooks_and_mcp_servers_do_nothing_until_trusted_and_a_change_asks_again() {
     let model = FakeModel::start();
     let env = env_for("perm-trust", &model);
-    let marker = env.dir.path().join("hook-ran");
+    // Inside the project: hooks run in the sandbox, which lets them write only there.
+    let marker = env.project.join("hook-ran");
     let server_pid = env.dir.path().join("server.pid");
     let raw = crate::support::mcp_servers::fixture("raw_server.py");
     env.write(

@@ -400,7 +400,8 @@ fn after_clear_hooks_see_the_new_session_id() {
     use crate::repl::{start, text_reply, tool_reply};
     let model = FakeModel::start();
     let env = TestEnv::new("repl-session-hooks");
-    let seen = env.dir.path().join("hook-sessions.txt");
+    // Inside the project: hooks run in the sandbox, which lets them write only there.
+    let seen = env.project.join("hook-sessions.txt");
     // The hook records the session id of every PreToolUse event it sees.
     env.write(
         "record-session.sh",

@@ -1,13 +1,18 @@
-//! The only home of `unsafe`: process-group signals, process probes and raw terminal (termios)
-//! calls, each wrapped in a small safe function.
+//! The only home of `unsafe`: process-group signals, process probes, raw terminal (termios)
+//! calls, and (in `child`, `landlock`, `seccomp`) how a command's process is started and confined,
+//! each wrapped in small safe functions.
 //!
-//! Invariant: every `unsafe` block in the crate is in this file, each is one libc call whose
+//! Invariant: every `unsafe` block in the crate is under `sys/`; here each is one libc call whose
 //! pointer arguments are references to locals or to values we own, and its safety argument is
 //! written next to it. Callers see ordinary functions returning `io::Result` or plain values.
 //! This file decides nothing: what to kill and which terminal mode to use is the caller's business.
 #![allow(unsafe_code)]
 
 use std::io;
+
+pub mod child;
+pub mod landlock;
+pub mod seccomp;
 
 /// Sends SIGKILL to every process in the process group `pgid`.
 ///
@@ -28,6 +33,38 @@ pub fn kill_process_group(pgid: u32) -> io::Result<()> {
     }
     let err = io::Error::last_os_error();
     if err.raw_os_error() == Some(libc::ESRCH) { Ok(()) } else { Err(err) }
+}
+
+/// Sends SIGTERM to one process (a command's reaper, which then ends the command's whole tree).
+/// A process that is already gone is not an error.
+pub fn terminate(pid: u32) -> io::Result<()> {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "process id out of range"));
+    };
+    if pid <= 1 {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "refusing to signal process <= 1"));
+    }
+    // SAFETY: kill takes two integers and touches no memory of ours; pid > 1 was checked above.
+    let rc = unsafe { libc::kill(pid, libc::SIGTERM) };
+    if rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Makes mewcode non-dumpable: no core file, and a process of the same user without
+/// CAP_SYS_PTRACE cannot read our memory or environment through /proc (the API keys live there).
+pub fn make_non_dumpable() -> io::Result<()> {
+    // SAFETY: prctl with integer arguments only.
+    let rc = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0) };
+    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+}
+
+/// Our real user id (files we create belong to it).
+pub fn current_uid() -> u32 {
+    // SAFETY: getuid takes nothing, touches no memory and cannot fail.
+    unsafe { libc::getuid() }
 }
 
 /// True when a process with this pid exists (it may be a zombie not yet reaped).

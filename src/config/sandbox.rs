@@ -1,0 +1,276 @@
+//! The `sandbox:` key: how commands are confined (`mode: auto|required|off`, `writable`,
+//! `readable_secrets`, `network`), parsed from one file and merged across levels.
+//!
+//! Invariant: a project's own file can only tighten the sandbox (`mode: required`,
+//! `network: false`); anything that would loosen it there is ignored with a warning, because a
+//! cloned repository must not be able to turn off the protection against itself. A value that
+//! does not parse is an error, not a warning: a typo in `mode` must not silently mean "on" or "off".
+
+use super::Level;
+use super::file::ConfigError;
+use crate::warning::Warning;
+use serde_yaml::{Mapping, Value};
+use std::path::{Path, PathBuf};
+
+/// Whether commands are confined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SandboxMode {
+    /// Confined where the kernel supports it; said aloud where it does not.
+    #[default]
+    Auto,
+    /// Confined, or the command does not run.
+    Required,
+    /// Not confined (only an explicit `mode: off` gets here).
+    Off,
+}
+
+impl SandboxMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Auto => "auto",
+            SandboxMode::Required => "required",
+            SandboxMode::Off => "off",
+        }
+    }
+}
+
+/// The resolved sandbox settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxConfig {
+    pub mode: SandboxMode,
+    /// The file that set `mode` (for "off in FILE"), empty for the default.
+    pub mode_source: String,
+    /// Extra writable paths, absolute.
+    pub writable: Vec<PathBuf>,
+    /// Secret stores commands may read after all, absolute.
+    pub readable_secrets: Vec<PathBuf>,
+    /// False: commands get no network sockets (unix sockets stay).
+    pub network: bool,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> SandboxConfig {
+        SandboxConfig {
+            mode: SandboxMode::Auto,
+            mode_source: String::new(),
+            writable: Vec::new(),
+            readable_secrets: Vec::new(),
+            network: true,
+        }
+    }
+}
+
+/// What one file says under `sandbox:` (unset fields are None). Paths are as written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SandboxEntry {
+    pub mode: Option<SandboxMode>,
+    pub writable: Option<Vec<String>>,
+    pub readable_secrets: Option<Vec<String>>,
+    pub network: Option<bool>,
+}
+
+const SANDBOX_KEYS: &[&str] = &["mode", "writable", "readable_secrets", "network"];
+
+/// Parses the value of `sandbox:`; `display` names the file in errors and warnings.
+pub fn parse_sandbox(value: &Value, display: &str, warnings: &mut Vec<Warning>) -> Result<SandboxEntry, ConfigError> {
+    let error = |key: &str, message: String| ConfigError {
+        file: display.to_string(),
+        key_path: if key.is_empty() { "sandbox".to_string() } else { format!("sandbox.{key}") },
+        message,
+    };
+    let map: &Mapping = match value {
+        Value::Null => return Ok(SandboxEntry::default()),
+        Value::Mapping(map) => map,
+        Value::String(text) if text == "off" => {
+            return Err(error("", "expected a mapping; to turn the sandbox off write `sandbox: {mode: off}`".into()));
+        }
+        _ => return Err(error("", "expected a mapping with mode, writable, readable_secrets, network".into())),
+    };
+    for key in map.keys() {
+        let name = key.as_str().unwrap_or_default();
+        if !SANDBOX_KEYS.contains(&name) {
+            let message = format!("sandbox.{name}: unknown key (expected {}); ignored", SANDBOX_KEYS.join(", "));
+            warnings.push(Warning::new(display, message));
+        }
+    }
+    let mode = match map.get("mode") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(match text.as_str() {
+            "auto" => SandboxMode::Auto,
+            "required" => SandboxMode::Required,
+            "off" => SandboxMode::Off,
+            other => return Err(error("mode", format!("expected auto|required|off, got {other:?}"))),
+        }),
+        // YAML 1.1 reads a bare `off` as false.
+        Some(Value::Bool(false)) => Some(SandboxMode::Off),
+        Some(_) => return Err(error("mode", "expected auto|required|off".into())),
+    };
+    let network = match map.get("network") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(flag)) => Some(*flag),
+        Some(_) => return Err(error("network", "expected true or false".into())),
+    };
+    let list = |key: &str| -> Result<Option<Vec<String>>, ConfigError> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Sequence(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(text) if !text.trim().is_empty() => Ok(text.clone()),
+                    _ => Err(error(key, "expected a list of paths".into())),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(error(key, "expected a list of paths".into())),
+        }
+    };
+    Ok(SandboxEntry { mode, writable: list("writable")?, readable_secrets: list("readable_secrets")?, network })
+}
+
+/// Applies one file's entry over the settings so far. `dir` resolves relative paths, `home`
+/// resolves `~`. A project file only tightens (module doc).
+pub fn merge_sandbox(
+    config: &mut SandboxConfig,
+    entry: SandboxEntry,
+    level: Level,
+    display: &str,
+    dir: &Path,
+    home: Option<&Path>,
+    warnings: &mut Vec<Warning>,
+) {
+    let resolve = |paths: Vec<String>| -> Vec<PathBuf> {
+        paths.iter().filter_map(|path| resolve_path(path, dir, home)).collect()
+    };
+    if level == Level::Project {
+        let mut ignored = Vec::new();
+        match entry.mode {
+            Some(SandboxMode::Required) => {
+                config.mode = SandboxMode::Required;
+                config.mode_source = display.to_string();
+            }
+            Some(mode @ (SandboxMode::Off | SandboxMode::Auto)) if mode != config.mode => {
+                ignored.push(format!("mode: {}", mode.as_str()));
+            }
+            _ => {}
+        }
+        match entry.network {
+            Some(false) => config.network = false,
+            Some(true) if !config.network => ignored.push("network: true".to_string()),
+            _ => {}
+        }
+        if entry.writable.is_some_and(|paths| !paths.is_empty()) {
+            ignored.push("writable".to_string());
+        }
+        if entry.readable_secrets.is_some_and(|paths| !paths.is_empty()) {
+            ignored.push("readable_secrets".to_string());
+        }
+        if !ignored.is_empty() {
+            let message = format!(
+                "sandbox: a project can only tighten the sandbox, so {} is ignored (set it in your own config.yaml)",
+                ignored.join(", ")
+            );
+            warnings.push(Warning::new(display, message));
+        }
+        return;
+    }
+    if let Some(mode) = entry.mode {
+        config.mode = mode;
+        config.mode_source = display.to_string();
+    }
+    if let Some(network) = entry.network {
+        config.network = network;
+    }
+    if let Some(paths) = entry.writable {
+        config.writable = resolve(paths);
+    }
+    if let Some(paths) = entry.readable_secrets {
+        config.readable_secrets = resolve(paths);
+    }
+}
+
+/// `~` and `~/x` through `home`, relative paths against `dir`; None for `~` without a home.
+fn resolve_path(path: &str, dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    if path == "~" {
+        return home.map(Path::to_path_buf);
+    }
+    if let Some(rest) = path.strip_prefix("~/") {
+        return home.map(|home| home.join(rest));
+    }
+    Some(dir.join(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(yaml: &str) -> Result<SandboxEntry, String> {
+        let value: Value = serde_yaml::from_str(yaml).unwrap();
+        let mut warnings = Vec::new();
+        parse_sandbox(&value, "f.yaml", &mut warnings).map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn parses_every_key_and_refuses_bad_values() {
+        let parsed = entry("{mode: required, writable: [~/.cache, build], readable_secrets: [~/.aws], network: false}");
+        assert_eq!(
+            parsed,
+            Ok(SandboxEntry {
+                mode: Some(SandboxMode::Required),
+                writable: Some(vec!["~/.cache".into(), "build".into()]),
+                readable_secrets: Some(vec!["~/.aws".into()]),
+                network: Some(false),
+            })
+        );
+        assert_eq!(entry("{mode: off}").map(|e| e.mode), Ok(Some(SandboxMode::Off)));
+        assert_eq!(entry("{mode: 'off'}").map(|e| e.mode), Ok(Some(SandboxMode::Off)));
+        assert_eq!(entry("{mode: auto}").map(|e| e.mode), Ok(Some(SandboxMode::Auto)));
+        assert_eq!(entry("{mode: offf}"), Err("f.yaml: sandbox.mode: expected auto|required|off, got \"offf\"".into()));
+        assert!(entry("{network: maybe}").unwrap_err().contains("sandbox.network"));
+        assert!(entry("{writable: /tmp}").unwrap_err().contains("list of paths"));
+        assert!(entry("off").unwrap_err().contains("{mode: off}"));
+        assert_eq!(entry("~"), Ok(SandboxEntry::default()));
+    }
+
+    fn merged(level: Level, yaml: &str, start: SandboxConfig) -> (SandboxConfig, Vec<Warning>) {
+        let mut config = start;
+        let mut warnings = Vec::new();
+        let parsed = entry(yaml).unwrap();
+        merge_sandbox(&mut config, parsed, level, "x.yaml", Path::new("/p"), Some(Path::new("/h")), &mut warnings);
+        (config, warnings)
+    }
+
+    #[test]
+    fn the_user_level_sets_anything_and_resolves_paths() {
+        let (config, warnings) = merged(
+            Level::User,
+            "{mode: off, writable: [~/.cache, rel], readable_secrets: ['~']}",
+            SandboxConfig::default(),
+        );
+        assert_eq!(config.mode, SandboxMode::Off);
+        assert_eq!(config.mode_source, "x.yaml");
+        assert_eq!(config.writable, vec![PathBuf::from("/h/.cache"), PathBuf::from("/p/rel")]);
+        assert_eq!(config.readable_secrets, vec![PathBuf::from("/h")]);
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn a_project_only_tightens() {
+        let (config, warnings) = merged(
+            Level::Project,
+            "{mode: off, writable: [/], readable_secrets: [~/.ssh], network: true}",
+            SandboxConfig { network: false, ..SandboxConfig::default() },
+        );
+        assert_eq!(config, SandboxConfig { network: false, ..SandboxConfig::default() });
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].to_string().contains("mode: off, network: true, writable, readable_secrets"));
+        let (config, warnings) = merged(Level::Project, "{mode: required, network: false}", SandboxConfig::default());
+        assert_eq!(
+            (config.mode, config.network, config.mode_source.as_str()),
+            (SandboxMode::Required, false, "x.yaml")
+        );
+        assert!(warnings.is_empty());
+        // Restating the current mode is not loosening.
+        let (_, warnings) = merged(Level::Project, "{mode: auto}", SandboxConfig::default());
+        assert!(warnings.is_empty());
+    }
+}

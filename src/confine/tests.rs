@@ -1,0 +1,236 @@
+//! Tests of the sandbox: the plan as data, and real commands under the real kernel confinement
+//! (skipped, with the reason printed, where the kernel has no Landlock).
+
+use super::*;
+use crate::cancel::CancelToken;
+use crate::proc::{self, Ending};
+use std::process::Command;
+use std::time::Duration;
+
+fn landlock() -> Option<u32> {
+    match crate::sys::landlock::abi_version() {
+        Ok(abi) => Some(abi),
+        Err(reason) => {
+            eprintln!("skipped: {reason}");
+            None
+        }
+    }
+}
+
+/// A scratch world: a project, a fake home with secrets, a session temp dir and an outside dir.
+struct World {
+    base: PathBuf,
+    root: PathBuf,
+    home: PathBuf,
+    tmp: PathBuf,
+    outside: PathBuf,
+}
+
+impl World {
+    fn new(name: &str) -> World {
+        let base = std::env::temp_dir().join(format!("mewcode-confine-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        for dir in ["project", "home/.ssh", "tmp", "outside"] {
+            std::fs::create_dir_all(base.join(dir)).unwrap();
+        }
+        std::fs::write(base.join("home/.ssh/id_ed25519"), "SECRET KEY").unwrap();
+        std::fs::write(base.join("home/notes.txt"), "public notes").unwrap();
+        std::fs::write(base.join("outside/keep.txt"), "keep").unwrap();
+        let base = std::fs::canonicalize(&base).unwrap();
+        World {
+            root: base.join("project"),
+            home: base.join("home"),
+            tmp: base.join("tmp"),
+            outside: base.join("outside"),
+            base,
+        }
+    }
+
+    fn sandbox(&self, config: SandboxConfig) -> Sandbox {
+        let paths = Paths {
+            root: self.root.clone(),
+            home: Some(self.home.clone()),
+            mewcode_home: None,
+            tmp: Some(self.tmp.clone()),
+        };
+        Sandbox::detect(config, paths)
+    }
+
+    /// Runs `script` under `sandbox` in the project; (exit code, merged output).
+    fn run(&self, sandbox: &Sandbox, script: &str) -> (Option<i32>, String) {
+        let mut command = Command::new("bash");
+        command.arg("-c").arg(script).current_dir(&self.root).envs(sandbox.env());
+        let cancel = CancelToken::new();
+        let job = proc::Job {
+            command,
+            stdin: None,
+            timeout: Duration::from_secs(30),
+            cancel: &cancel,
+            merge_output: true,
+            head_bytes: 10_000,
+            tail_bytes: 10_000,
+            label: "test",
+            confinement: sandbox.confinement().unwrap(),
+        };
+        let finished = proc::run(job).unwrap();
+        let code = match finished.ending {
+            Ending::Exited(status) => status.code(),
+            _ => None,
+        };
+        (code, finished.stdout)
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+#[test]
+fn the_layout_hides_secrets_and_the_mewcode_home_and_honours_readable_secrets() {
+    let paths = Paths {
+        root: PathBuf::from("/p"),
+        home: Some(PathBuf::from("/h")),
+        mewcode_home: Some(PathBuf::from("/h/.mewcode")),
+        tmp: Some(PathBuf::from("/t/s")),
+    };
+    let config = SandboxConfig {
+        writable: vec![PathBuf::from("/h/.cache")],
+        readable_secrets: vec![PathBuf::from("/h/.aws")],
+        ..SandboxConfig::default()
+    };
+    // Everything "exists" except the gnupg dir; paths resolve to themselves.
+    let resolve = |path: &Path| (!path.ends_with(".gnupg")).then(|| path.to_path_buf());
+    let layout = plan_layout(&config, &paths, &resolve);
+    let strings = |list: &[PathBuf]| list.iter().map(|path| path.display().to_string()).collect::<Vec<_>>();
+    assert_eq!(strings(&layout.writable), ["/dev/shm", "/h/.cache", "/p", "/t/s"]);
+    let hidden = strings(&layout.hidden);
+    assert!(hidden.contains(&"/h/.ssh".to_string()) && hidden.contains(&"/h/.mewcode".to_string()));
+    assert!(hidden.contains(&"/dev".to_string()) && hidden.contains(&"/h/.config/gh".to_string()));
+    assert!(!hidden.contains(&"/h/.aws".to_string()) && !hidden.contains(&"/h/.gnupg".to_string()));
+    assert_eq!(hidden.len(), HOME_SECRETS.len() - 2 + 2);
+}
+
+#[test]
+fn status_and_summary_follow_mode_and_kernel() {
+    let required = SandboxConfig { mode: SandboxMode::Required, ..SandboxConfig::default() };
+    let unavailable = Sandbox::new(required.clone(), Paths::default(), Err("no Landlock".into()));
+    assert!(unavailable.is_degraded());
+    assert!(unavailable.summary().contains("will not run"));
+    let refused = unavailable.confinement().err().unwrap();
+    assert!(refused.starts_with("denied by sandbox: sandbox.mode is required"), "{refused}");
+    let auto = Sandbox::new(SandboxConfig::default(), Paths::default(), Err("no Landlock".into()));
+    assert!(auto.summary().contains("NOT confined"));
+    assert!(auto.confinement().unwrap().unwrap().ruleset.is_none());
+    let off = SandboxConfig { mode: SandboxMode::Off, mode_source: "c.yaml".into(), ..SandboxConfig::default() };
+    let off = Sandbox::new(off, Paths::default(), Ok(7));
+    assert_eq!(off.status(), &Status::Off { source: "c.yaml".into() });
+    assert!(off.summary().contains("OFF (sandbox.mode: off in c.yaml)"));
+    assert!(off.confinement().unwrap().is_none());
+    let on = Sandbox::new(SandboxConfig::default(), Paths::default(), Ok(7));
+    assert!(!on.is_degraded() && on.summary().starts_with("sandbox on (Landlock ABI 7)"));
+}
+
+#[test]
+fn writes_outside_fail_and_inside_succeed() {
+    let Some(_) = landlock() else { return };
+    let world = World::new("writes");
+    let sandbox = world.sandbox(SandboxConfig::default());
+    let outside = world.outside.display();
+    let script = format!(
+        "echo a > {outside}/new.txt; echo rc=$?; rm -f {outside}/keep.txt; echo rc=$?; \
+         mv {outside}/keep.txt {outside}/moved.txt; echo rc=$?; : > {outside}/keep.txt; echo rc=$?; \
+         truncate -s 0 {outside}/keep.txt; echo rc=$?; \
+         echo b > inside.txt && mkdir -p d/e && mv inside.txt d/e/ && : > d/e/inside.txt && rm -r d && echo inside-ok; \
+         echo c > \"$TMPDIR/t\" && echo tmp-ok; echo d > /dev/null && echo null-ok; echo e > /dev/stderr"
+    );
+    let (code, output) = world.run(&sandbox, &script);
+    assert_eq!(code, Some(0), "{output}");
+    assert_eq!(output.matches("rc=1").count(), 5, "{output}");
+    for expected in ["inside-ok", "tmp-ok", "null-ok", "\ne\n"] {
+        assert!(output.contains(expected), "{expected} missing in {output}");
+    }
+    assert_eq!(std::fs::read_to_string(world.outside.join("keep.txt")).unwrap(), "keep");
+    assert!(!world.outside.join("new.txt").exists());
+    let explained = sandbox.explain_denials(&output);
+    assert!(explained.len() >= 3, "{explained:?} from {output}");
+    assert!(explained.iter().all(|line| line.starts_with("denied by sandbox: write outside the project")));
+    assert!(explained.iter().any(|line| line.ends_with("outside/new.txt")), "{explained:?}");
+}
+
+#[test]
+fn secrets_are_unreadable_and_the_rest_of_home_is_readable() {
+    let Some(_) = landlock() else { return };
+    let world = World::new("secrets");
+    let sandbox = world.sandbox(SandboxConfig::default());
+    let home = world.home.display();
+    let script =
+        format!("cat {home}/notes.txt; cat {home}/.ssh/id_ed25519; ls {home}/.ssh; ls {home} | sort | tr '\\n' ,");
+    let (_, output) = world.run(&sandbox, &script);
+    assert!(output.contains("public notes"), "{output}");
+    assert!(!output.contains("SECRET KEY"), "{output}");
+    assert!(output.contains("id_ed25519: Permission denied"), "{output}");
+    let explained = sandbox.explain_denials(&output);
+    assert_eq!(explained.len(), 1, "{explained:?}");
+    assert!(explained[0].contains("protected secret store"), "{explained:?}");
+    // Named in readable_secrets: readable.
+    let config = SandboxConfig { readable_secrets: vec![world.home.join(".ssh")], ..SandboxConfig::default() };
+    let (_, output) = world.run(&world.sandbox(config), &format!("cat {home}/.ssh/id_ed25519"));
+    assert!(output.contains("SECRET KEY"), "{output}");
+}
+
+#[test]
+fn a_symlink_to_outside_cannot_be_written_through_and_children_inherit_the_confinement() {
+    let Some(_) = landlock() else { return };
+    let world = World::new("symlink");
+    std::os::unix::fs::symlink(world.outside.join("keep.txt"), world.root.join("link")).unwrap();
+    let sandbox = world.sandbox(SandboxConfig::default());
+    let outside = world.outside.display();
+    let script = format!(
+        "echo x > link; echo rc=$?; sh -c 'sh -c \"echo y > {outside}/grandchild.txt\"'; echo rc=$?; \
+         (setsid sh -c 'echo z > {outside}/escaped.txt'); echo rc=$?"
+    );
+    let (_, output) = world.run(&sandbox, &script);
+    assert_eq!(output.matches("rc=0").count(), 0, "{output}");
+    assert!(output.contains("link: Permission denied"), "{output}");
+    assert_eq!(std::fs::read_to_string(world.outside.join("keep.txt")).unwrap(), "keep");
+    assert!(!world.outside.join("grandchild.txt").exists() && !world.outside.join("escaped.txt").exists());
+}
+
+#[test]
+fn network_off_blocks_tcp_and_keeps_unix_sockets() {
+    let Some(_) = landlock() else { return };
+    let world = World::new("network");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = format!("(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo refused");
+    let (_, output) = world.run(&world.sandbox(SandboxConfig::default()), &script);
+    assert_eq!(output.trim(), "connected");
+    let config = SandboxConfig { network: false, ..SandboxConfig::default() };
+    let sandbox = world.sandbox(config);
+    let (_, output) = world.run(&sandbox, &script);
+    assert_eq!(output.trim(), "refused");
+    // Unix sockets (local tools, language servers) still work.
+    let (_, output) = world.run(
+        &sandbox,
+        "python3 -c 'import socket; a, b = socket.socketpair(); a.send(b\"ok\"); print(b.recv(2).decode())'",
+    );
+    assert_eq!(output.trim(), "ok");
+}
+
+#[test]
+fn the_ruleset_is_reused_until_a_directory_it_read_changes() {
+    let Some(_) = landlock() else { return };
+    let world = World::new("cache");
+    let sandbox = world.sandbox(SandboxConfig::default());
+    let first = sandbox.confinement().unwrap().unwrap().ruleset.unwrap();
+    let again = sandbox.confinement().unwrap().unwrap().ruleset.unwrap();
+    assert!(Arc::ptr_eq(&first, &again));
+    // A new entry in the home dir (an ancestor of a hidden path) makes it stale.
+    std::fs::write(world.home.join("new.txt"), "fresh").unwrap();
+    let rebuilt = sandbox.confinement().unwrap().unwrap().ruleset.unwrap();
+    assert!(!Arc::ptr_eq(&first, &rebuilt));
+    let (_, output) = world.run(&sandbox, &format!("cat {}/new.txt", world.home.display()));
+    assert_eq!(output, "fresh");
+}

@@ -1,0 +1,99 @@
+//! The session's private temp dir: the only writable place outside the project for commands
+//! (`$TMPDIR`), so one session's scratch files are not another's, and a command cannot write into
+//! the rest of the system temp dir (other projects, other users' sockets, `$MEWCODE_HOME` when it
+//! lives there).
+//!
+//! Invariant: created with mode 0700 under a name no other process uses
+//! (`mewcode-tmp-<pid>-<nanos>`), removed with everything in it when the guard drops; directories
+//! of that shape whose process is gone (a crash, `kill -9`) are removed at the next start.
+
+use std::path::{Path, PathBuf};
+
+const PREFIX: &str = "mewcode-tmp-";
+
+/// The temp dir; removed on drop.
+#[derive(Debug)]
+pub struct SessionTmp {
+    path: PathBuf,
+}
+
+impl SessionTmp {
+    /// Creates a fresh dir under `base` (the system temp dir) and removes stale ones.
+    pub fn create(base: &Path) -> std::io::Result<SessionTmp> {
+        remove_stale(base);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let path = base.join(format!("{PREFIX}{}-{nanos}", std::process::id()));
+        let mut builder = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(&path)?;
+        // Canonical, so the sandbox's rule and the explanations name the same path.
+        let path = std::fs::canonicalize(&path)?;
+        Ok(SessionTmp { path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for SessionTmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The pid in a session temp dir's name, if the name has that shape.
+fn owner_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(PREFIX)?;
+    let (pid, nanos) = rest.split_once('-')?;
+    if nanos.is_empty() || !nanos.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+fn remove_stale(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(owner_pid) else { continue };
+        let Ok(meta) = entry.metadata() else { continue };
+        let ours = std::os::unix::fs::MetadataExt::uid(&meta) == crate::sys::current_uid();
+        if ours && !crate::sys::process_exists(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_session_dirs_are_recognised_and_others_are_not() {
+        assert_eq!(owner_pid("mewcode-tmp-123-456"), Some(123));
+        for other in ["mewcode-tmp-123", "mewcode-tmp-x-1", "mewcode-tmp-1-", "mewcode-tmp-1-2a", "other-1-2"] {
+            assert_eq!(owner_pid(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_session_dir_is_private_removed_on_drop_and_stale_ones_go() {
+        let base = std::env::temp_dir().join(format!("mewcode-tmp-test-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        // A dead process's dir (pid 0 never exists as a process we can see) and a live one's.
+        std::fs::create_dir_all(base.join("mewcode-tmp-999999999-1/inner")).unwrap();
+        let live = base.join(format!("mewcode-tmp-{}-1", std::process::id()));
+        std::fs::create_dir_all(&live).unwrap();
+        let tmp = SessionTmp::create(&base).unwrap();
+        assert!(!base.join("mewcode-tmp-999999999-1").exists());
+        assert!(live.exists());
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(tmp.path()).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o700);
+        let path = tmp.path().to_path_buf();
+        std::fs::write(path.join("f"), "x").unwrap();
+        drop(tmp);
+        assert!(!path.exists());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

@@ -1,0 +1,230 @@
+//! Landlock, the kernel's unprivileged access control: the ABI probe, the rights each ABI knows,
+//! and a ruleset built in the parent (rules added from `O_PATH` descriptors).
+//!
+//! Invariant: nothing here restricts mewcode itself. A `Ruleset` is only a file descriptor; it is
+//! enforced in a forked child by `child::spawn_setup` (`landlock_restrict_self` is per thread,
+//! and the forked child has one thread). What to allow is decided by the caller (`confine/`).
+//!
+//! ABI history (the kernel's `Documentation/userspace-api/landlock.rst`): 1 (5.13) filesystem
+//! rights; 2 (5.19) REFER, so a file may be renamed or linked into another directory (before it,
+//! any such rename is denied); 3 (6.2) TRUNCATE; 4 (6.7) TCP bind/connect; 5 (6.10) IOCTL_DEV
+//! (ioctl on device files); 6 (6.12) scopes: signals and abstract unix sockets stay within the
+//! domain; 7 (6.15) audit logging flags only. Rights an ABI does not know are left unhandled
+//! (allowed), so the best the kernel offers is used and nothing fails on an older one.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+pub const ACCESS_FS_EXECUTE: u64 = 1 << 0;
+pub const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
+pub const ACCESS_FS_READ_FILE: u64 = 1 << 2;
+pub const ACCESS_FS_READ_DIR: u64 = 1 << 3;
+pub const ACCESS_FS_REMOVE_DIR: u64 = 1 << 4;
+pub const ACCESS_FS_REMOVE_FILE: u64 = 1 << 5;
+pub const ACCESS_FS_MAKE_CHAR: u64 = 1 << 6;
+pub const ACCESS_FS_MAKE_DIR: u64 = 1 << 7;
+pub const ACCESS_FS_MAKE_REG: u64 = 1 << 8;
+pub const ACCESS_FS_MAKE_SOCK: u64 = 1 << 9;
+pub const ACCESS_FS_MAKE_FIFO: u64 = 1 << 10;
+pub const ACCESS_FS_MAKE_BLOCK: u64 = 1 << 11;
+pub const ACCESS_FS_MAKE_SYM: u64 = 1 << 12;
+/// ABI 2: link or rename a file into another directory.
+pub const ACCESS_FS_REFER: u64 = 1 << 13;
+/// ABI 3: truncate (and open with O_TRUNC).
+pub const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
+/// ABI 5: ioctl on character and block devices.
+pub const ACCESS_FS_IOCTL_DEV: u64 = 1 << 15;
+/// ABI 4: bind and connect TCP ports.
+pub const ACCESS_NET_BIND_TCP: u64 = 1 << 0;
+pub const ACCESS_NET_CONNECT_TCP: u64 = 1 << 1;
+/// ABI 6: no connecting to abstract unix sockets created outside the domain.
+pub const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
+/// ABI 6: no signals to processes outside the domain.
+pub const SCOPE_SIGNAL: u64 = 1 << 1;
+
+/// The rights that make sense on a file that is not a directory (a rule on a file with any
+/// other right is rejected by the kernel).
+pub const FILE_RIGHTS: u64 =
+    ACCESS_FS_EXECUTE | ACCESS_FS_WRITE_FILE | ACCESS_FS_READ_FILE | ACCESS_FS_TRUNCATE | ACCESS_FS_IOCTL_DEV;
+
+const CREATE_RULESET_VERSION: u32 = 1 << 0;
+const RULE_PATH_BENEATH: libc::c_int = 1;
+
+#[repr(C)]
+struct RulesetAttr {
+    handled_access_fs: u64,
+    handled_access_net: u64,
+    scoped: u64,
+}
+
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The filesystem rights ABI `abi` knows (0 when Landlock is absent).
+pub fn fs_rights_for_abi(abi: u32) -> u64 {
+    let mut rights = match abi {
+        0 => return 0,
+        _ => (1 << 13) - 1,
+    };
+    if abi >= 2 {
+        rights |= ACCESS_FS_REFER;
+    }
+    if abi >= 3 {
+        rights |= ACCESS_FS_TRUNCATE;
+    }
+    if abi >= 5 {
+        rights |= ACCESS_FS_IOCTL_DEV;
+    }
+    rights
+}
+
+/// The Landlock ABI version the running kernel offers, or the reason there is none.
+pub fn abi_version() -> Result<u32, String> {
+    // SAFETY: with a null attribute, size 0 and the VERSION flag, the call reads no memory and
+    // only returns the ABI number (or -1 with errno).
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<RulesetAttr>(),
+            0usize,
+            CREATE_RULESET_VERSION,
+        )
+    };
+    if rc >= 1 {
+        return u32::try_from(rc).map_err(|_| "Landlock reported an invalid ABI version".to_string());
+    }
+    let err = io::Error::last_os_error();
+    Err(match err.raw_os_error() {
+        Some(libc::ENOSYS) => "the kernel has no Landlock (Linux 5.13 or later built with it is needed)".to_string(),
+        Some(libc::EOPNOTSUPP) => "Landlock is built into the kernel but disabled (boot option lsm=)".to_string(),
+        _ => format!("Landlock is not usable: {err}"),
+    })
+}
+
+/// A Landlock ruleset under construction (and, once built, ready to be enforced in children).
+#[derive(Debug)]
+pub struct Ruleset {
+    fd: OwnedFd,
+    handled_fs: u64,
+}
+
+impl Ruleset {
+    /// A ruleset handling these rights: what it handles is denied unless a rule allows it.
+    pub fn create(handled_fs: u64, handled_net: u64, scoped: u64) -> io::Result<Ruleset> {
+        let attr = RulesetAttr { handled_access_fs: handled_fs, handled_access_net: handled_net, scoped };
+        // SAFETY: `attr` is a valid ruleset attribute on our stack, its exact size is passed, and
+        // the kernel only reads it during the call.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                &attr as *const RulesetAttr,
+                std::mem::size_of::<RulesetAttr>(),
+                0u32,
+            )
+        };
+        let raw = RawFd::try_from(rc).map_err(|_| io::Error::last_os_error())?;
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the kernel just returned this descriptor (close-on-exec) and nobody else owns it.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        Ok(Ruleset { fd, handled_fs })
+    }
+
+    /// The descriptor, for `child::spawn_setup`.
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Allows `access` beneath `path` (or on it, for a file). The path is opened with `O_PATH`,
+    /// following symlinks unless `follow` is false (then a symlink is refused: rules never
+    /// reach through a link to its target). Rights the ruleset does not handle are dropped, and a
+    /// file gets only file rights.
+    pub fn allow(&self, path: &Path, access: u64, follow: bool) -> io::Result<()> {
+        let c_path = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path holds a NUL byte"))?;
+        let mut flags = libc::O_PATH | libc::O_CLOEXEC;
+        if !follow {
+            flags |= libc::O_NOFOLLOW;
+        }
+        // SAFETY: `c_path` is a NUL-terminated string that outlives the call.
+        let raw = unsafe { libc::open(c_path.as_ptr(), flags) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the descriptor was just opened by us and is owned by nobody else.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: an all-zero stat is a valid value of this plain C struct; fstat overwrites it.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: `fd` is open and `stat` is a valid, exclusively borrowed struct.
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let kind = stat.st_mode & libc::S_IFMT;
+        if kind == libc::S_IFLNK {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "a symlink is never a rule's target"));
+        }
+        let mut allowed = access & self.handled_fs;
+        if kind != libc::S_IFDIR {
+            allowed &= FILE_RIGHTS;
+        }
+        if allowed == 0 {
+            return Ok(());
+        }
+        let attr = PathBeneathAttr { allowed_access: allowed, parent_fd: fd.as_raw_fd() };
+        // SAFETY: `attr` is a valid packed path-beneath attribute on our stack and `fd` is open
+        // for the duration of the call; the kernel copies what it needs.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                self.fd.as_raw_fd(),
+                RULE_PATH_BENEATH,
+                &attr as *const PathBeneathAttr,
+                0u32,
+            )
+        };
+        if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_abi_adds_its_rights() {
+        assert_eq!(fs_rights_for_abi(0), 0);
+        assert_eq!(fs_rights_for_abi(1), 0x1fff);
+        assert_eq!(fs_rights_for_abi(2), 0x3fff);
+        assert_eq!(fs_rights_for_abi(3), 0x7fff);
+        assert_eq!(fs_rights_for_abi(4), 0x7fff);
+        assert_eq!(fs_rights_for_abi(5), 0xffff);
+        assert_eq!(fs_rights_for_abi(7), 0xffff);
+    }
+
+    #[test]
+    fn a_ruleset_takes_rules_on_directories_and_files_but_not_symlinks() {
+        let Ok(abi) = abi_version() else {
+            eprintln!("skipped: no Landlock on this kernel");
+            return;
+        };
+        let ruleset = Ruleset::create(fs_rights_for_abi(abi), 0, 0).unwrap();
+        let dir = std::env::temp_dir().join(format!("mewcode-landlock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("file"), "x").unwrap();
+        let _ = std::fs::remove_file(dir.join("link"));
+        std::os::unix::fs::symlink("file", dir.join("link")).unwrap();
+        ruleset.allow(&dir, u64::MAX, true).unwrap();
+        // A file gets only file rights: asking for every right is not an error.
+        ruleset.allow(&dir.join("file"), u64::MAX, false).unwrap();
+        assert!(ruleset.allow(&dir.join("link"), ACCESS_FS_READ_FILE, false).is_err());
+        assert!(ruleset.allow(&dir.join("missing"), ACCESS_FS_READ_FILE, true).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
