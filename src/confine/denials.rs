@@ -11,8 +11,8 @@ use std::path::{Component, Path, PathBuf};
 /// Phrases with which programs report EACCES / EPERM / EROFS.
 const DENIAL_PHRASES: [&str; 4] =
     ["Permission denied", "Operation not permitted", "Read-only file system", "permission denied"];
-/// At most this many explanations per result.
-const MAX_LINES: usize = 5;
+/// At most this many paths per kind of denial.
+const MAX_PATHS: usize = 5;
 
 /// What the command may touch, as the explanation needs it.
 pub struct Allowed<'a> {
@@ -23,40 +23,75 @@ pub struct Allowed<'a> {
     pub cwd: &'a Path,
 }
 
-/// One line per distinct path named by a denial line of `output` that the sandbox explains.
+/// One line per kind of denial reported by `output`, naming the paths of that kind (at most
+/// `MAX_PATHS`, then how many more).
 pub fn explain(output: &str, allowed: &Allowed) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
+    let mut kinds: Vec<(Refusal, Vec<PathBuf>)> = Vec::new();
     for line in output.lines().filter(|line| DENIAL_PHRASES.iter().any(|phrase| line.contains(phrase))) {
         for candidate in path_candidates(line) {
             let Some(path) = absolute(&candidate, allowed.cwd) else { continue };
-            let Some(reason) = classify(&path, allowed) else { continue };
-            let text = format!("denied by sandbox: {reason}: {}", path.display());
-            if !lines.contains(&text) {
-                lines.push(text);
-            }
-            if lines.len() == MAX_LINES {
-                return lines;
+            let Some(refusal) = classify(&path, allowed) else { continue };
+            match kinds.iter_mut().find(|(kind, _)| *kind == refusal) {
+                Some((_, paths)) if !paths.contains(&path) => paths.push(path),
+                Some(_) => {}
+                None => kinds.push((refusal, vec![path])),
             }
         }
     }
-    lines
+    kinds
+        .into_iter()
+        .map(|(refusal, paths)| {
+            let shown: Vec<String> = paths.iter().take(MAX_PATHS).map(|path| path.display().to_string()).collect();
+            let more = paths.len().saturating_sub(MAX_PATHS);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("denied by sandbox: {}: {}{more} ({})", refusal.what(), shown.join(", "), refusal.hint())
+        })
+        .collect()
+}
+
+/// The kinds of denial, each with its sentence and what the user can change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refusal {
+    Outside,
+    Secret,
+    Terminal,
+}
+
+impl Refusal {
+    fn what(self) -> &'static str {
+        match self {
+            Refusal::Outside => "write outside the project",
+            Refusal::Secret => "a protected secret store",
+            Refusal::Terminal => "commands have no terminal",
+        }
+    }
+
+    fn hint(self) -> &'static str {
+        match self {
+            Refusal::Outside => {
+                "only the project and $TMPDIR are writable; sandbox.writable in the user's config adds paths"
+            }
+            Refusal::Secret => "sandbox.readable_secrets in the user's config lists the ones commands may read",
+            Refusal::Terminal => "run it without a terminal, or ask the user to run it",
+        }
+    }
 }
 
 /// Why the sandbox refused `path`, or None when the sandbox allows it.
-fn classify(path: &Path, allowed: &Allowed) -> Option<&'static str> {
+fn classify(path: &Path, allowed: &Allowed) -> Option<Refusal> {
     if allowed.devices.iter().any(|device| path == device) {
         return None;
     }
     if is_terminal(path) {
-        return Some("commands have no terminal");
+        return Some(Refusal::Terminal);
     }
     if allowed.hidden.iter().any(|hidden| path.starts_with(hidden)) {
-        return Some("a protected secret store (sandbox.readable_secrets lists the ones commands may read)");
+        return Some(Refusal::Secret);
     }
     if allowed.writable.iter().any(|dir| path.starts_with(dir)) {
         return None;
     }
-    Some("write outside the project (sandbox.writable lists more writable paths)")
+    Some(Refusal::Outside)
 }
 
 fn is_terminal(path: &Path) -> bool {
@@ -119,29 +154,50 @@ mod tests {
         assert_eq!(explain(output, &allowed), expected, "{output}");
     }
 
-    const OUTSIDE: &str = "denied by sandbox: write outside the project (sandbox.writable lists more writable paths)";
+    fn outside(paths: &str) -> String {
+        format!(
+            "denied by sandbox: write outside the project: {paths} (only the project and $TMPDIR are writable; sandbox.writable in the user's config adds paths)"
+        )
+    }
 
     #[test]
     fn common_denial_messages_name_their_path() {
-        check("bash: /etc/x: Permission denied\nexit", &[&format!("{OUTSIDE}: /etc/x")]);
-        check("touch: cannot touch '/h/y': Permission denied", &[&format!("{OUTSIDE}: /h/y")]);
-        check("rm: cannot remove '../../etc/passwd': Permission denied", &[&format!("{OUTSIDE}: /etc/passwd")]);
-        check(
-            "PermissionError: [Errno 13] Permission denied: '/usr/lib/x.so'",
-            &[&format!("{OUTSIDE}: /usr/lib/x.so")],
-        );
+        check("bash: /etc/x: Permission denied\nexit", &[&outside("/etc/x")]);
+        check("touch: cannot touch '/h/y': Permission denied", &[&outside("/h/y")]);
+        check("rm: cannot remove '../../etc/passwd': Permission denied", &[&outside("/etc/passwd")]);
+        check("PermissionError: [Errno 13] Permission denied: '/usr/lib/x.so'", &[&outside("/usr/lib/x.so")]);
         check(
             "cat: /h/.ssh/id_ed25519: Permission denied",
             &[
-                "denied by sandbox: a protected secret store (sandbox.readable_secrets lists the ones commands may read): /h/.ssh/id_ed25519",
+                "denied by sandbox: a protected secret store: /h/.ssh/id_ed25519 (sandbox.readable_secrets in the user's config lists the ones commands may read)",
             ],
         );
         check("bash: /dev/tty: No such device or address", &[]);
         check(
             "sh: 1: cannot create /dev/pts/0: Permission denied",
-            &["denied by sandbox: commands have no terminal: /dev/pts/0"],
+            &[
+                "denied by sandbox: commands have no terminal: /dev/pts/0 (run it without a terminal, or ask the user to run it)",
+            ],
         );
-        check("mv: cannot move 'a' to '/srv/a': Operation not permitted", &[&format!("{OUTSIDE}: /srv/a")]);
+        check("mv: cannot move 'a' to '/srv/a': Operation not permitted", &[&outside("/srv/a")]);
+    }
+
+    #[test]
+    fn kinds_are_grouped_in_order_of_appearance_and_paths_capped() {
+        let output = "/etc/a: Permission denied\ncat: /h/.ssh/k: Permission denied\n/etc/b: Permission denied";
+        let explained = explain_with_defaults(output);
+        assert_eq!(explained.len(), 2);
+        assert!(explained[0].starts_with("denied by sandbox: write outside the project: /etc/a, /etc/b ("));
+        assert!(explained[1].starts_with("denied by sandbox: a protected secret store: /h/.ssh/k ("));
+        let many: String = (0..9).map(|n| format!("/etc/{n}: Permission denied\n")).collect();
+        check(&many, &[&outside("/etc/0, /etc/1, /etc/2, /etc/3, /etc/4 and 4 more")]);
+    }
+
+    fn explain_with_defaults(output: &str) -> Vec<String> {
+        let writable = vec![PathBuf::from("/p")];
+        let hidden = vec![PathBuf::from("/h/.ssh")];
+        let allowed = Allowed { writable: &writable, hidden: &hidden, devices: &[], cwd: Path::new("/p") };
+        explain(output, &allowed)
     }
 
     #[test]
@@ -151,11 +207,6 @@ mod tests {
         check("bash: /dev/null: Permission denied", &[]);
         check("error: /etc/x not found", &[]);
         check("", &[]);
-        // The same path twice is one line; many paths are capped.
-        check("/etc/a: Permission denied\n/etc/a: Permission denied", &[&format!("{OUTSIDE}: /etc/a")]);
-        let many: String = (0..9).map(|n| format!("/etc/{n}: Permission denied\n")).collect();
-        let expected: Vec<String> = (0..5).map(|n| format!("{OUTSIDE}: /etc/{n}")).collect();
-        let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
-        check(&many, &expected);
+        check("/etc/a: Permission denied\n/etc/a: Permission denied", &[&outside("/etc/a")]);
     }
 }

@@ -14,8 +14,8 @@
 //!   stdin is /dev/null. A call no person approved (a rule or the mode let it through) also gets
 //!   `HARDENED_GIT`, so the repository's own git config cannot make an auto-allowed `git status`
 //!   run code.
-//! - A failed command whose output reports "Permission denied" for a path the sandbox forbids
-//!   gets a `denied by sandbox: ...` line per path, so the model knows why and does not retry.
+//! - A command whose output reports "Permission denied" for a path the sandbox forbids gets a
+//!   `denied by sandbox: ...` line per path, so the model knows why and does not retry.
 //! - `timeout` is in seconds (default 120, max 600); a value of 1000 or more is read as
 //!   milliseconds, since models trained on other agents often send milliseconds.
 //! - The exit code is always reported on the last line (`exit code: N`); a non-zero code, a
@@ -151,8 +151,9 @@ impl BashTool {
         };
         match proc::run(job) {
             Ok(finished) => {
-                let failed = !matches!(&finished.ending, Ending::Exited(status) if status.success());
-                let notes = if failed { self.sandbox.explain_denials(&finished.stdout) } else { Vec::new() };
+                // Also when the command succeeded: a script that ignores a failed write still
+                // reports it, and the model must not build on the write.
+                let notes = self.sandbox.explain_denials(&finished.stdout);
                 render_result(finished.stdout, finished.ending, timeout, &notes)
             }
             Err(message) => ToolOutput::error(format!("{message} (in {})", ctx.root.display())),

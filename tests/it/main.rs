@@ -14,5 +14,6 @@ mod permissions;
 mod print;
 mod repl;
 mod repl_edits;
+mod sandbox;
 mod session;
 mod tidy;
