@@ -23,6 +23,8 @@ const DRAIN_GRACE: Duration = Duration::from_millis(500);
 /// The longest pause between two checks of the child; short checks come first so quick commands
 /// return at once.
 const MAX_POLL: Duration = Duration::from_millis(50);
+/// The longest wait between two looks at the cancel token while output is still flowing.
+const CANCEL_CHECK: Duration = Duration::from_millis(25);
 /// How long the reaper may take to kill a command's tree after SIGTERM before the group is
 /// killed from here (the reaper only makes a few system calls, so this is generous).
 const REAPER_GRACE: Duration = Duration::from_secs(2);
@@ -110,9 +112,9 @@ pub fn run(job: Job<'_>) -> Result<Finished, String> {
             }
         }
     }
-    let ending = wait_for_exit(&mut child, timeout, cancel);
-    let pgid = child.id();
     let mut finished = 0;
+    let ending = wait_for_exit(&mut child, timeout, cancel, (&done_rx, drains.len(), &mut finished));
+    let pgid = child.id();
     let mut deadline = Instant::now() + DRAIN_GRACE;
     let mut killed_stragglers = false;
     while finished < drains.len() {
@@ -137,12 +139,41 @@ pub fn run(job: Job<'_>) -> Result<Finished, String> {
     Ok(Finished { ending, stdout, stderr })
 }
 
-/// Waits for the child, killing its whole group on timeout or cancel. Polls with `try_wait` and
-/// the cancel token's sleep (which wakes at once on cancel), backing off from 1 ms to `MAX_POLL`.
-fn wait_for_exit(child: &mut Child, timeout: Duration, cancel: &CancelToken) -> Ending {
+/// Waits for the child, killing its whole group on timeout or cancel. While output pipes are
+/// open it waits for them to close (the reaper closes its own at once, so they close when the
+/// command's tree is gone: no polling delay on a quick command), counting closed pipes into
+/// `drains.2`; after that it polls with `try_wait` and the cancel token's sleep (which wakes at
+/// once on cancel), backing off from 0.1 ms to `MAX_POLL`.
+fn wait_for_exit(
+    child: &mut Child,
+    timeout: Duration,
+    cancel: &CancelToken,
+    drains: (&crossbeam_channel::Receiver<()>, usize, &mut usize),
+) -> Ending {
+    let (done_rx, total, finished) = drains;
     let deadline = Instant::now() + timeout;
-    let mut pause = Duration::from_millis(1);
+    // Once the pipes closed the child is usually exiting already: look again soon.
+    let mut pause = Duration::from_micros(100);
     loop {
+        if *finished < total && !cancel.is_cancelled() {
+            let slice = deadline.saturating_duration_since(Instant::now()).min(CANCEL_CHECK);
+            match done_rx.recv_timeout(slice) {
+                Ok(()) => *finished += 1,
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                // Every drain sent or is gone: from now on poll the child.
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => *finished = total,
+            }
+            if Instant::now() < deadline {
+                match child.try_wait() {
+                    Ok(Some(status)) => return Ending::Exited(status),
+                    Ok(None) => continue,
+                    Err(err) => {
+                        kill_and_reap(child);
+                        return Ending::WaitFailed(err);
+                    }
+                }
+            }
+        }
         match child.try_wait() {
             Ok(Some(status)) => return Ending::Exited(status),
             Ok(None) => {}

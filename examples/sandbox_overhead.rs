@@ -1,0 +1,84 @@
+//! What confining a command costs (issue 10: under 2 ms on a trivial command): `true` run through
+//! `proc::run` as the bash tool runs it, side by side in one loop, four ways: a bare
+//! `Command::spawn` + `wait` (the serial baseline), proc's session + reaper unconfined
+//! (`sandbox: off`), confined with the cached ruleset (every call after the first), and confined
+//! with the ruleset rebuilt each time (what a call pays after a directory on the way to a secret
+//! changed). Prints the medians, the ratios to the baseline and the added milliseconds.
+//! Usage: `sandbox_overhead [RUNS]`.
+
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
+
+use mewcode::cancel::CancelToken;
+use mewcode::config::SandboxConfig;
+use mewcode::confine::{Paths, Sandbox};
+use mewcode::proc;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn main() {
+    let runs: usize = std::env::args().nth(1).and_then(|runs| runs.parse().ok()).unwrap_or(200);
+    let root = std::env::temp_dir().join(format!("mewcode-sandbox-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    let root = std::fs::canonicalize(&root).unwrap();
+    let paths = || Paths {
+        root: root.clone(),
+        home: std::env::var_os("HOME").map(PathBuf::from),
+        mewcode_home: None,
+        tmp: None,
+    };
+    let cached = Sandbox::detect(SandboxConfig::default(), paths());
+    if let Err(reason) = mewcode::sys::landlock::abi_version() {
+        println!("no Landlock here ({reason}): only the unconfined figures are meaningful");
+    }
+    let cancel = CancelToken::new();
+    let through_proc = |confinement| {
+        let mut command = Command::new("true");
+        command.current_dir(&root);
+        let job = proc::Job {
+            command,
+            stdin: None,
+            timeout: Duration::from_secs(10),
+            cancel: &cancel,
+            merge_output: true,
+            head_bytes: 1000,
+            tail_bytes: 1000,
+            label: "bench",
+            confinement,
+        };
+        let started = Instant::now();
+        proc::run(job).unwrap();
+        started.elapsed()
+    };
+    let mut samples: [Vec<f64>; 4] = Default::default();
+    for _ in 0..runs {
+        let started = Instant::now();
+        Command::new("true").current_dir(&root).stdout(Stdio::piped()).stderr(Stdio::piped()).status().unwrap();
+        samples[0].push(started.elapsed().as_secs_f64() * 1000.0);
+        samples[1].push(through_proc(None).as_secs_f64() * 1000.0);
+        samples[2].push(through_proc(cached.confinement().unwrap()).as_secs_f64() * 1000.0);
+        let fresh = Sandbox::detect(SandboxConfig::default(), paths());
+        let started = Instant::now();
+        let confinement = fresh.confinement().unwrap();
+        let build = started.elapsed();
+        samples[3].push((build + through_proc(confinement)).as_secs_f64() * 1000.0);
+    }
+    let medians: Vec<f64> = samples.iter_mut().map(|list| median(list)).collect();
+    println!("== sandbox overhead on `true` (median of {runs} interleaved runs; target: < 2 ms added)");
+    let names = [
+        "bare spawn + wait (baseline)",
+        "session + reaper, unconfined",
+        "confined (cached ruleset)",
+        "confined (ruleset rebuilt)",
+    ];
+    for (name, value) in names.iter().zip(&medians) {
+        println!("{name:<32} {value:>7.3} ms  ratio {:>5.2}  added {:>6.3} ms", value / medians[0], value - medians[0]);
+    }
+    println!("confinement alone (cached vs unconfined): {:.3} ms", medians[2] - medians[1]);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    values[values.len() / 2]
+}
