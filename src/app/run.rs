@@ -156,6 +156,13 @@ pub(super) fn make_sandbox(
             }
         }
     };
+    for (key, paths) in [("writable", &config.sandbox.writable), ("readable_secrets", &config.sandbox.readable_secrets)]
+    {
+        for path in paths.iter().filter(|path| !path.exists()) {
+            let message = format!("sandbox.{key}: {} does not exist; ignored until it does", path.display());
+            warnings.push(Warning::new("sandbox", message));
+        }
+    }
     let paths = confine::Paths {
         root: context.root.clone(),
         home: env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from),

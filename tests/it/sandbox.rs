@@ -85,6 +85,7 @@ fn in_bypass_mode_commands_cannot_change_anything_outside_the_project() {
          echo through > link.txt; echo symlink=$?\n\
          sh -c 'sh -c \"echo grandchild > {o}/grandchild.txt\"'; echo grandchild=$?\n\
          cat ~/.ssh/id_ed25519; echo ssh=$?\n\
+         python3 -c \"open('/dev/loop7', 'r+b').write(b'x')\" 2>/dev/null; echo block_device=$?\n\
          echo ok > inside.txt && mkdir -p a/b && mv inside.txt a/b/ && : > a/b/inside.txt && rm -r a && echo inside=0\n\
          echo scratch > \"$TMPDIR/s\" && cat \"$TMPDIR/s\""
     );
@@ -104,6 +105,29 @@ fn in_bypass_mode_commands_cannot_change_anything_outside_the_project() {
         assert_eq!(std::fs::read_to_string(outside.join(name)).unwrap(), "original", "{name}");
     }
     assert!(!outside.join("new.txt").exists() && !outside.join("grandchild.txt").exists());
+}
+
+#[test]
+fn kill_minus_one_reaches_only_the_commands_own_processes() {
+    // Without signal scoping (Landlock ABI 6) this would signal every process we may signal.
+    match mewcode::sys::landlock::abi_version() {
+        Ok(abi) if abi >= 6 => {}
+        other => {
+            eprintln!("sandbox-kill-all: skipped: needs Landlock ABI 6 for signal scoping ({other:?})");
+            return;
+        }
+    }
+    let mut bystander = std::process::Command::new("sleep").arg("300").spawn().unwrap();
+    let model = FakeModel::start();
+    let env = env_with("sandbox-kill-all", &model, "");
+    script_command(&model, "python3 -c 'import os, signal; os.kill(-1, signal.SIGKILL)'; echo survived");
+    let run = env.run(&["-p", "go", "--mode", "bypass"]);
+    let alive = bystander.try_wait().unwrap().is_none();
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+    assert_eq!((run.code, run.stdout.as_str()), (0, "done\n"), "mewcode itself survived: {}", run.stderr);
+    assert!(alive, "a process outside the sandbox was killed");
+    assert!(tool_result(&model, 1).contains("killed by signal 9"), "{}", tool_result(&model, 1));
 }
 
 #[test]
