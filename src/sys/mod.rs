@@ -20,37 +20,35 @@ pub mod seccomp;
 /// `pgid` must be positive; 0 or negative would address our own group or every process we may
 /// signal, so those are refused instead of passed to the kernel.
 pub fn kill_process_group(pgid: u32) -> io::Result<()> {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "process group id out of range"));
-    };
-    if pgid <= 1 {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "refusing to signal process group <= 1"));
+    let pgid = signal_target(pgid)?;
+    // SAFETY: killpg takes two integers and touches no memory of ours; pgid > 1 was checked.
+    signal_result(unsafe { libc::killpg(pgid, libc::SIGKILL) })
+}
+
+/// Sends SIGTERM to one process (a command's reaper, which then ends the command's whole tree).
+/// A process that is already gone is not an error; ids 0 and 1 are refused.
+pub fn terminate(pid: u32) -> io::Result<()> {
+    let pid = signal_target(pid)?;
+    // SAFETY: kill takes two integers and touches no memory of ours; pid > 1 was checked.
+    signal_result(unsafe { libc::kill(pid, libc::SIGTERM) })
+}
+
+/// A process (group) id we may signal: representable and above 1 (0, 1 and negative ids address
+/// our own group, init or every process).
+fn signal_target(id: u32) -> io::Result<libc::pid_t> {
+    match libc::pid_t::try_from(id) {
+        Ok(id) if id > 1 => Ok(id),
+        _ => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("refusing to signal process (group) {id}"))),
     }
-    // SAFETY: killpg takes two integers and touches no memory of ours; pgid > 1 was checked above.
-    let rc = unsafe { libc::killpg(pgid, libc::SIGKILL) };
+}
+
+/// A signal call's return code as a result; a target already gone (ESRCH) is success.
+fn signal_result(rc: libc::c_int) -> io::Result<()> {
     if rc == 0 {
         return Ok(());
     }
     let err = io::Error::last_os_error();
     if err.raw_os_error() == Some(libc::ESRCH) { Ok(()) } else { Err(err) }
-}
-
-/// Sends SIGTERM to one process (a command's reaper, which then ends the command's whole tree).
-/// A process that is already gone is not an error.
-pub fn terminate(pid: u32) -> io::Result<()> {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "process id out of range"));
-    };
-    if pid <= 1 {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "refusing to signal process <= 1"));
-    }
-    // SAFETY: kill takes two integers and touches no memory of ours; pid > 1 was checked above.
-    let rc = unsafe { libc::kill(pid, libc::SIGTERM) };
-    if rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
 }
 
 /// Makes mewcode non-dumpable: no core file, and a process of the same user without
@@ -165,6 +163,20 @@ mod tests {
         assert!(process_exists(std::process::id()));
         assert!(!process_exists(0));
         assert!(!process_exists(u32::MAX));
+    }
+
+    #[test]
+    fn terminate_refuses_dangerous_ids_and_a_gone_process_is_fine() {
+        assert!(terminate(0).is_err());
+        assert!(terminate(1).is_err());
+        assert!(terminate(u32::MAX).is_err());
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        assert!(terminate(pid).is_ok());
+        let mut sleeper = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        terminate(sleeper.id()).unwrap();
+        assert!(!sleeper.wait().unwrap().success());
     }
 
     #[test]
