@@ -10,8 +10,9 @@
 //! The reaper is a subreaper, so every descendant that outlives its parent (a daemon that
 //! double-forked and called setsid) becomes its child. When bash ends, or when mewcode sends
 //! the reaper SIGTERM (timeout, cancel), it kills every child it has, again and again, until it
-//! has none, then exits with bash's status. The reaper stays outside the command's Landlock
-//! domain, so (with ABI 6) the command can neither signal it nor read its memory or environment.
+//! has none, then exits with bash's status; if mewcode dies first, the parent-death signal
+//! (SIGTERM) does the same. The reaper stays outside the command's Landlock domain, so (with
+//! ABI 6) the command can neither signal it nor read its memory or environment.
 //!
 //! Invariant: the code after `fork` (everything in this file's closures) only makes system
 //! calls: no allocation, no locks (the parent has other threads; a lock held by one of them at
@@ -23,6 +24,7 @@ use std::io;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+const PR_SET_PDEATHSIG: libc::c_int = 1;
 const PR_SET_SECCOMP: libc::c_int = 22;
 const PR_CAPBSET_DROP: libc::c_int = 24;
 const PR_SET_CHILD_SUBREAPER: libc::c_int = 36;
@@ -64,6 +66,7 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
         // SAFETY (whole closure): runs in the forked child before exec; every call below is a
         // plain system call on integers or on pointers to data owned by this closure or the stack.
         unsafe {
+            let parent = libc::getppid();
             if libc::setsid() < 0 {
                 return Err(io::Error::last_os_error());
             }
@@ -80,6 +83,13 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
             libc::sigaddset(&mut watched, libc::SIGTERM);
             libc::signal(libc::SIGCHLD, libc::SIG_DFL);
             libc::sigprocmask(libc::SIG_BLOCK, &watched, &mut previous);
+            // If mewcode dies (even by SIGKILL), the reaper hears SIGTERM and ends the command's
+            // tree. The signal follows the spawning thread, which waits for us until we exit.
+            libc::prctl(PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
+            if libc::getppid() != parent {
+                // Already orphaned before the line above: stop at once (the signal stays pending).
+                libc::kill(libc::getpid(), libc::SIGTERM);
+            }
             let command_pid = libc::fork();
             if command_pid < 0 {
                 return Err(io::Error::last_os_error());
@@ -89,6 +99,7 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
             }
             libc::sigprocmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut());
             libc::prctl(PR_SET_CHILD_SUBREAPER, 0 as libc::c_ulong, 0, 0, 0);
+            libc::prctl(PR_SET_PDEATHSIG, 0 as libc::c_ulong, 0, 0, 0);
             if let Some(confinement) = &confinement {
                 confine(confinement)?;
             }

@@ -175,6 +175,36 @@ fn nothing_a_command_started_survives_the_call() {
 }
 
 #[test]
+fn a_command_dies_with_mewcode_even_when_mewcode_is_killed() {
+    let model = FakeModel::start();
+    let env = env_with("sandbox-parent-death", &model, "");
+    script_command(&model, "echo $$ > command.pid; exec sleep 300");
+    let mut child = env
+        .command(&["-p", "go", "--mode", "bypass"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = env.project.join("command.pid");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let pid: u32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|text| text.trim().parse().ok()) {
+            break pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "the command never started");
+        std::thread::yield_now();
+    };
+    child.kill().unwrap(); // SIGKILL: mewcode gets no chance to clean up itself
+    child.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while is_running(pid) {
+        assert!(std::time::Instant::now() < deadline, "the command outlived mewcode");
+        std::thread::yield_now();
+    }
+}
+
+#[test]
 fn a_command_cannot_read_the_provider_key_from_its_parents() {
     let model = FakeModel::start();
     let mut env = TestEnv::new("sandbox-environ");
