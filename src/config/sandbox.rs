@@ -228,7 +228,24 @@ mod tests {
         assert!(entry("{network: maybe}").unwrap_err().contains("sandbox.network"));
         assert!(entry("{writable: /tmp}").unwrap_err().contains("list of paths"));
         assert!(entry("off").unwrap_err().contains("{mode: off}"));
+        assert_eq!(
+            entry("yes"),
+            Err("f.yaml: sandbox: expected a mapping with mode, writable, readable_secrets, network".into())
+        );
+        assert!(entry("{writable: ['']}").unwrap_err().contains("sandbox.writable: expected a list of paths"));
+        assert!(entry("{readable_secrets: [1]}").unwrap_err().contains("sandbox.readable_secrets"));
         assert_eq!(entry("~"), Ok(SandboxEntry::default()));
+    }
+
+    #[test]
+    fn unknown_keys_are_warnings_and_known_ones_are_not() {
+        let value: Value = serde_yaml::from_str("{mode: auto, network: true, writeable: [x]}").unwrap();
+        let mut warnings = Vec::new();
+        let parsed = parse_sandbox(&value, "f.yaml", &mut warnings).unwrap();
+        assert_eq!(parsed.mode, Some(SandboxMode::Auto));
+        let texts: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(texts.len(), 1, "{texts:?}");
+        assert!(texts[0].contains("sandbox.writeable: unknown key"), "{texts:?}");
     }
 
     fn merged(level: Level, yaml: &str, start: SandboxConfig) -> (SandboxConfig, Vec<Warning>) {
@@ -269,8 +286,8 @@ mod tests {
             (SandboxMode::Required, false, "x.yaml")
         );
         assert!(warnings.is_empty());
-        // Restating the current mode is not loosening.
-        let (_, warnings) = merged(Level::Project, "{mode: auto}", SandboxConfig::default());
-        assert!(warnings.is_empty());
+        // Restating the current settings is not loosening.
+        let (_, warnings) = merged(Level::Project, "{mode: auto, network: true}", SandboxConfig::default());
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 }
