@@ -180,6 +180,17 @@ mod tests {
             ],
         );
         check("mv: cannot move 'a' to '/srv/a': Operation not permitted", &[&outside("/srv/a")]);
+        // An unbalanced quote or backtick before the path still leaves the path a word.
+        check("error: `/etc/b: Permission denied", &[&outside("/etc/b")]);
+        check("error: \"/etc/c: Permission denied", &[&outside("/etc/c")]);
+        let terminal = |path: &str| {
+            format!(
+                "denied by sandbox: commands have no terminal: {path} (run it without a terminal, or ask the user to run it)"
+            )
+        };
+        for device in ["/dev/tty", "/dev/console", "/dev/tty1"] {
+            check(&format!("cat: {device}: Permission denied"), &[&terminal(device)]);
+        }
     }
 
     #[test]
