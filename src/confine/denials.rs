@@ -99,8 +99,8 @@ fn is_terminal(path: &Path) -> bool {
     text == "/dev/tty" || text == "/dev/console" || text.starts_with("/dev/pts/") || text.starts_with("/dev/tty")
 }
 
-/// Path-looking words of a line: quoted strings and words starting with `/`, `./`, `../` or `~`,
-/// with the punctuation programs put around them removed.
+/// Path-looking words of a line: quoted strings (a path may hold spaces) and words starting with
+/// `/`, `./` or `../`, with the punctuation programs put around them removed.
 fn path_candidates(line: &str) -> Vec<String> {
     let mut candidates = Vec::new();
     for quote in ['\'', '"', '`', '‘', '’'] {
@@ -113,16 +113,15 @@ fn path_candidates(line: &str) -> Vec<String> {
     }
     for word in line.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '`') {
         let word = word.trim_end_matches([':', ',', ';', ')', '.']).trim_start_matches('(');
-        if word.starts_with('/') || word.starts_with("./") || word.starts_with("../") {
+        // A word inside a quoted path with spaces is a piece of that path, not a path.
+        let in_quotes = candidates.iter().any(|quoted| quoted.contains(word));
+        if (word.starts_with('/') || word.starts_with("./") || word.starts_with("../")) && !in_quotes {
             candidates.push(word.to_string());
         }
     }
-    candidates.retain(|candidate| looks_like_path(candidate));
+    // Quoted words that are not paths ('a', 'Cannot write') resolve under the working directory,
+    // which is writable, so `classify` drops them: no separate filter is needed.
     candidates
-}
-
-fn looks_like_path(text: &str) -> bool {
-    !text.is_empty() && !text.contains(char::is_whitespace) && (text.contains('/') || !text.starts_with('-'))
 }
 
 /// `text` made absolute against `cwd` and cleaned of `.` and `..` (lexically: the kernel already
@@ -183,6 +182,10 @@ mod tests {
         // An unbalanced quote or backtick before the path still leaves the path a word.
         check("error: `/etc/b: Permission denied", &[&outside("/etc/b")]);
         check("error: \"/etc/c: Permission denied", &[&outside("/etc/c")]);
+        check("bash: ../../etc/d: Permission denied", &[&outside("/etc/d")]);
+        check("bash: ./../../../etc/e: Permission denied", &[&outside("/etc/e")]);
+        check("touch: cannot touch '/etc/my file': Permission denied", &[&outside("/etc/my file")]);
+        check("error: 'Cannot write' here: Permission denied", &[]);
         let terminal = |path: &str| {
             format!(
                 "denied by sandbox: commands have no terminal: {path} (run it without a terminal, or ask the user to run it)"

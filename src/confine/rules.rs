@@ -64,13 +64,18 @@ pub fn skip_entry(entry: &Path, hidden: &[PathBuf]) -> bool {
     hidden.iter().any(|hidden| hidden.starts_with(entry))
 }
 
-/// Builds the ruleset for `abi` from `layout`. `network` false also handles TCP bind/connect
-/// (ABI 4) with no port allowed; ABI 6 scopes signals and abstract unix sockets to the domain.
-pub fn build(layout: &Layout, abi: u32, network: bool) -> io::Result<(Ruleset, Stamps)> {
+/// What a ruleset for `abi` handles: (filesystem rights, network rights, scopes). Pure.
+pub fn plan_handled(abi: u32, network: bool) -> (u64, u64, u64) {
     let handled_net =
         if !network && abi >= 4 { landlock::ACCESS_NET_BIND_TCP | landlock::ACCESS_NET_CONNECT_TCP } else { 0 };
     let scoped = if abi >= 6 { landlock::SCOPE_SIGNAL | landlock::SCOPE_ABSTRACT_UNIX_SOCKET } else { 0 };
-    let all = landlock::fs_rights_for_abi(abi);
+    (landlock::fs_rights_for_abi(abi), handled_net, scoped)
+}
+
+/// Builds the ruleset for `abi` from `layout`. `network` false also handles TCP bind/connect
+/// (ABI 4) with no port allowed; ABI 6 scopes signals and abstract unix sockets to the domain.
+pub fn build(layout: &Layout, abi: u32, network: bool) -> io::Result<(Ruleset, Stamps)> {
+    let (all, handled_net, scoped) = plan_handled(abi, network);
     let ruleset = Ruleset::create(all, handled_net, scoped)?;
     ruleset.allow(Path::new("/"), landlock::ACCESS_FS_READ_DIR, true)?;
     let mut stamps = Vec::new();
@@ -122,6 +127,17 @@ mod tests {
         // Nested hidden paths: nothing inside a hidden path is enumerated.
         assert_eq!(plan_ancestors(&paths(&["/a", "/a/b/c"])), paths(&["/"]));
         assert_eq!(plan_ancestors(&[]), Vec::<PathBuf>::new());
+    }
+
+    #[test]
+    fn each_abi_handles_what_it_knows() {
+        assert_eq!(plan_handled(1, false), (0x1fff, 0, 0));
+        assert_eq!(plan_handled(3, true), (0x7fff, 0, 0));
+        assert_eq!(plan_handled(4, true), (0x7fff, 0, 0));
+        assert_eq!(plan_handled(4, false), (0x7fff, 0b11, 0));
+        assert_eq!(plan_handled(5, false), (0xffff, 0b11, 0));
+        assert_eq!(plan_handled(6, true), (0xffff, 0, 0b11));
+        assert_eq!(plan_handled(7, false), (0xffff, 0b11, 0b11));
     }
 
     #[test]
