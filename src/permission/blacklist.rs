@@ -1,24 +1,35 @@
 //! Layer 1: the non-negotiable blacklist of catastrophic shell commands (SPEC §5.1).
 //!
-//! The seed's ten regexes become ten families checked on the structure of the command, not
-//! its spelling: every simple command the splitter finds (substitution bodies, groups, `-c`
+//! The seed's ten regexes become families checked on the structure of the command, not its
+//! spelling: every simple command the splitter finds (substitution bodies, groups, `-c`
 //! scripts, `eval`, `env -S`, `find -exec`, here-docs fed to a shell) is normalised — wrappers
 //! peeled, program basenames taken, braces expanded, same-script variables substituted,
-//! `$IFS` split — and then checked. Invariant: nothing caps the number of sub-commands, and a
-//! command that cannot be parsed is still checked, on its raw text split as well as possible.
-//! It cannot be configured and applies in every mode. It is a seatbelt against catastrophe,
-//! not a sandbox. Known blind spots: code in other languages (`python -c 'shutil.rmtree("/")'`,
-//! `perl -e 'system …'` beyond a shell-looking `-e` string); values computed at run time
-//! (`X=$(cat f); rm -rf $X`, `read X`, `xargs` fed from a file, arithmetic); scripts written by
-//! anything but echo/printf/cat here-docs (`sed`, `tee`, `cp`) and run later; `ssh host CMD`;
-//! `case` bodies and other unparseable text beyond the raw-text word scan; a fork bomb whose body
-//! is padded past 4 KiB; anything done through an interpreter, a compiled program or a script
-//! already on disk.
+//! `$IFS` split, relative paths read from where the script's `cd`s led — and then checked.
+//! A family is a class, not a list of spellings: any program that deletes recursively
+//! (`rm`, `find -delete`, `find -exec rm`, `xargs rm` fed by `find`, `rsync --delete`,
+//! `git clean -f`, an interpreter's `rmtree`) on `/`, home or a system directory however
+//! spelled; any tool that formats, partitions or wipes a block device (the table in
+//! `disks.rs`); any download fed to any shell or interpreter (piped, substituted, redirected,
+//! saved then run); signalling every process (`processes.rs`); any writer overwriting files in
+//! `/etc`, `/boot`, `/bin`, `/sbin`, `/lib*`, `/usr/bin`, `/usr/lib*`. Each hit names its
+//! family and the offending sub-command.
+//!
+//! Invariant: nothing caps the number of sub-commands, and a command that cannot be parsed is
+//! still checked, on its raw text split as well as possible. It cannot be configured and
+//! applies in every mode. It is a seatbelt against catastrophe, not a sandbox (the OS-level
+//! confinement is the guarantee). Known blind spots: interpreter code beyond literal targets
+//! and argument lists (`rmtree(sys.argv[1])`, `perl -e 'system $x'`); values computed at run
+//! time (`X=$(cat f); rm -rf $X`, `read X`, `xargs` fed from a file, arithmetic); scripts
+//! written by anything but echo/printf/cat here-docs (`sed`, `tee`, `cp`) and run later;
+//! `ssh host CMD`; `case` bodies and other unparseable text beyond the raw-text word scan; a
+//! fork bomb whose body is padded past 4 KiB; anything done through a compiled program or a
+//! script already on disk.
 
 use super::normalize::{self, Variables};
 use super::shell::{self, RedirectOp, SimpleCommand};
-use super::wrappers::{self, SHELLS};
+use super::wrappers::{self, SHELLS, is_interpreter};
 use regex::Regex;
+use scope::Scope;
 use std::sync::LazyLock;
 
 /// The blacklist families; the number is the seed's pattern it generalises.
@@ -40,9 +51,13 @@ pub enum Family {
     SystemFileOverwrite,
     /// Seed 10: wiping partition tables or discarding a device (`wipefs`, `blkdiscard`, `shred`).
     PartitionWipe,
-    /// SPEC: `shutdown`, `reboot`, `halt`, `poweroff`, `init 0`, `systemctl poweroff`, `kill -9 -1`.
+    /// SPEC: `shutdown`, `reboot`, `halt`, `poweroff`, `init 0`, `systemctl poweroff`, `kill 1`.
     Shutdown,
-    /// SPEC (the seed's admitted gap): a download piped or substituted into a shell.
+    /// Signalling every process, or every process of a user: `kill -9 -1`, `killall5`,
+    /// `pkill -u alice`, `pkill .`.
+    KillAll,
+    /// SPEC (the seed's admitted gap): a download piped, substituted or redirected into a shell
+    /// or an interpreter.
     PipeToShell,
     /// Fail-closed guard: shell scripts nested deeper than we inspect.
     TooDeep,
@@ -61,7 +76,8 @@ impl Family {
             Family::SystemFileOverwrite => "overwrite of a critical system file",
             Family::PartitionWipe => "partition table or device wipe",
             Family::Shutdown => "shutdown or reboot",
-            Family::PipeToShell => "download piped into a shell",
+            Family::KillAll => "killing every process or every process of a user",
+            Family::PipeToShell => "download fed to a shell or interpreter",
             Family::TooDeep => "shell scripts nested too deeply to inspect",
         }
     }
@@ -88,6 +104,12 @@ fn hit(family: Family, what: &str) -> Option<BlacklistHit> {
 }
 
 fn check_script(command: &str, depth: usize) -> Option<BlacklistHit> {
+    check_script_in(command, depth, &Scope::default())
+}
+
+/// Checks a script that starts where `outer` is (a `bash -c` script starts in its parent's
+/// directory).
+fn check_script_in(command: &str, depth: usize, outer: &Scope) -> Option<BlacklistHit> {
     if depth > MAX_NESTING {
         return hit(Family::TooDeep, command);
     }
@@ -95,20 +117,12 @@ fn check_script(command: &str, depth: usize) -> Option<BlacklistHit> {
         return Some(found);
     }
     match shell::parse_command(command) {
-        Ok(parsed) => check_parsed(&parsed.subcommands, depth),
+        Ok(parsed) => check_parsed(&parsed.subcommands, depth, outer.clone()),
         Err(_) => check_unparsed(command, depth),
     }
 }
 
-/// State carried along the script: literal variables and whether `cd` went somewhere critical.
-#[derive(Default)]
-struct Scope {
-    variables: Variables,
-    cwd_is_critical: bool,
-}
-
-fn check_parsed(commands: &[SimpleCommand], depth: usize) -> Option<BlacklistHit> {
-    let mut scope = Scope::default();
+fn check_parsed(commands: &[SimpleCommand], depth: usize, mut scope: Scope) -> Option<BlacklistHit> {
     // Variables first, so a use before the assignment in our order (substitutions are listed
     // before their command) still sees the value.
     for command in commands {
@@ -137,27 +151,26 @@ fn check_parsed(commands: &[SimpleCommand], depth: usize) -> Option<BlacklistHit
         return Some(found);
     }
     for command in commands {
-        for redirect in &command.redirections {
-            if redirect.op.writes() {
-                if normalize::is_block_device(&redirect.target) {
-                    return hit(Family::BlockDeviceWrite, &command.raw);
-                }
-                if normalize::is_system_file(&redirect.target) {
-                    return hit(Family::SystemFileOverwrite, &command.raw);
-                }
+        for redirect in command.redirections.iter().filter(|redirect| redirect.op.writes()) {
+            if scope.names(&redirect.target, normalize::is_block_device) {
+                return hit(Family::BlockDeviceWrite, &command.raw);
+            }
+            if scope.names(&redirect.target, normalize::is_system_file) {
+                return hit(Family::SystemFileOverwrite, &command.raw);
             }
         }
+        let mut moves = Vec::new();
         for words in word_variants(command, &scope.variables) {
             let mut effective = wrappers::unwrap_command(&words);
-            // `echo / | xargs rm -rf`: xargs appends what it reads to the command.
             if effective.wrappers.iter().any(|wrapper| wrapper == "xargs") {
-                effective.words.extend(staged::piped_echo_words(command, commands));
+                effective.words.extend(xargs_input(command, commands, &scope));
             }
             if let Some(found) = check_effective(&effective, command, commands, &scope, depth) {
                 return Some(found);
             }
-            update_cwd(&effective.words, &mut scope);
+            moves.extend(scope::directory_move(&effective.words));
         }
+        scope.change_directory(&moves);
     }
     None
 }
@@ -185,20 +198,28 @@ fn word_variants(command: &SimpleCommand, variables: &Variables) -> Vec<Vec<Stri
         .collect()
 }
 
-fn update_cwd(words: &[String], scope: &mut Scope) {
-    let program = words.first().map(|word| wrappers::program_name(word));
-    if matches!(program, Some("cd" | "pushd")) {
-        scope.cwd_is_critical = match words.get(1).filter(|arg| *arg != "--") {
-            None => true,
-            Some(target) => normalize::is_critical_target(target, scope.cwd_is_critical),
-        };
+/// The words xargs appends to its command, as far as the script tells: what an upstream
+/// `echo` prints (`echo / | xargs rm -rf`); for an upstream `find`, its start directories
+/// with `-r` (running a program on every entry under a directory is running it recursively on
+/// the directory); for unknown input in a critical directory, `*` (its entries).
+fn xargs_input(command: &SimpleCommand, all: &[SimpleCommand], scope: &Scope) -> Vec<String> {
+    let echoed = staged::piped_echo_words(command, all);
+    if !echoed.is_empty() {
+        return echoed;
     }
+    let upstream = command.pipe_input_from.and_then(|index| all.get(index));
+    let upstream_words = upstream.map(|stage| wrappers::unwrap_command(&stage.words).words).unwrap_or_default();
+    if upstream_words.first().is_some_and(|program| wrappers::program_name(program) == "find") {
+        let starts = find_starts(&upstream_words[1..]);
+        return std::iter::once("-r".to_string()).chain(starts).collect();
+    }
+    if scope.cwd_is_critical() { vec!["*".to_string()] } else { Vec::new() }
 }
 
 /// Programs an unresolvable program name (`$cmd -rf /`) is assumed to possibly be.
 /// Only programs whose check depends on the arguments: an unknown program with any arguments
 /// must not count as `mkfs`.
-const SUSPECTS: &[&str] = &["rm", "chmod", "chown", "dd", "mv", "cp", "tee", "shred"];
+const SUSPECTS: &[&str] = &["rm", "chmod", "chown", "dd", "mv", "cp", "tee", "shred", "rsync", "git"];
 
 fn check_effective(
     effective: &wrappers::Effective,
@@ -208,40 +229,73 @@ fn check_effective(
     depth: usize,
 ) -> Option<BlacklistHit> {
     for script in &effective.scripts {
-        if let Some(found) = check_script(script, depth + 1) {
+        if let Some(found) = check_script_in(script, depth + 1, scope) {
             return Some(found);
         }
     }
     let program_word = effective.words.first()?;
     let args = &effective.words[1..];
-    if program_word.contains(['$', '*', '?', '[']) {
-        // An expansion we could not resolve or a glob (`/bin/r?`): it may be any program, so
-        // check the arguments as each dangerous program would read them.
-        return SUSPECTS.iter().find_map(|suspect| check_program(suspect, args, &command.raw, scope));
+    if program_word.contains(['$', '*', '?', '[', '`']) {
+        // `$(curl …)` as the program runs the download's words as a command.
+        if is_substitution(program_word) && fetches(program_word) {
+            return hit(Family::PipeToShell, &command.raw);
+        }
+        // An expansion we could not resolve or a glob (`/bin/r?`, `$SHELL`): it may be any
+        // program, so check the arguments as each dangerous program would read them, and
+        // what it is fed as a shell would.
+        return SUSPECTS
+            .iter()
+            .find_map(|suspect| check_program(suspect, args, &command.raw, scope))
+            .or_else(|| check_nested(program_word, args, command, all, scope, depth));
     }
     let program = wrappers::program_name(program_word);
     if let Some(found) = check_program(program, args, &command.raw, scope) {
         return Some(found);
     }
-    check_nested(program, args, command, all, depth)
+    check_nested(program, args, command, all, scope, depth)
+}
+
+fn fetches(text: &str) -> bool {
+    DOWNLOADER.is_match(text) || DECODER.is_match(text)
+}
+
+fn is_substitution(text: &str) -> bool {
+    text.contains("$(") || text.contains('`') || text.contains("<(")
 }
 
 /// Scripts run by the command itself: `sh -c`, `eval`, `su -c`, `trap`, `alias`, `watch`,
-/// `find -exec`, and a shell's stdin (here-doc, here-string, or an upstream pipe stage).
+/// `find -exec`, a shell's stdin (here-doc, here-string, or an upstream pipe stage), and an
+/// interpreter's code. `program` is a basename, or the word as written when it could not be
+/// resolved.
 fn check_nested(
     program: &str,
     args: &[String],
     command: &SimpleCommand,
     all: &[SimpleCommand],
+    scope: &Scope,
     depth: usize,
 ) -> Option<BlacklistHit> {
-    let fetches = |text: &str| DOWNLOADER.is_match(text) || DECODER.is_match(text);
-    let substitutes = |arg: &String| arg.contains("$(") || arg.contains('`') || arg.contains("<(");
     let option_value =
         |flags: &[&str]| args.iter().position(|arg| flags.contains(&arg.as_str())).and_then(|i| args.get(i + 1));
-    let is_shell = SHELLS.contains(&program) || is_interpreter(program);
+    // A program we could not name (`$SHELL`, `$(which python3)`) may be any shell or interpreter.
+    let unknown = program.contains(['$', '*', '?', '[', '`']);
+    let is_shell = SHELLS.contains(&program) || is_interpreter(program) || unknown;
     let runs_text = is_shell || matches!(program, "eval" | "source" | ".");
-    if runs_text && args.iter().any(substitutes) && args.iter().any(|arg| fetches(arg)) {
+    // What the program reads as its script besides its arguments: `bash < <(curl …)`,
+    // `bash <<< "$(curl …)"`, `bash < /dev/tcp/host/80`.
+    let fed: Vec<&String> = command
+        .redirections
+        .iter()
+        .filter(|redirect| {
+            matches!(redirect.op, RedirectOp::Read | RedirectOp::HereString | RedirectOp::HereDoc { quoted: false })
+        })
+        .map(|redirect| &redirect.target)
+        .collect();
+    let texts = || args.iter().chain(fed.iter().copied());
+    if runs_text && texts().any(|text| is_substitution(text)) && texts().any(|text| fetches(text)) {
+        return hit(Family::PipeToShell, &command.raw);
+    }
+    if runs_text && fed.iter().any(|target| is_network_socket(target)) {
         return hit(Family::PipeToShell, &command.raw);
     }
     let scripts: Vec<String> = match program {
@@ -257,16 +311,37 @@ fn check_nested(
             }
             vec![rest.join(" ")]
         }
-        "find" => return check_find(args, &command.raw, depth),
+        "find" => return check_find(args, &command.raw, scope, depth),
         _ => Vec::new(),
     };
     for script in scripts {
-        if let Some(found) = check_script(&script, depth + 1) {
+        if let Some(found) = check_script_in(&script, depth + 1, scope) {
             return Some(found);
         }
     }
     if !is_shell {
         return None;
+    }
+    if is_interpreter(program) || unknown {
+        let here_docs = command
+            .redirections
+            .iter()
+            .filter(|redirect| matches!(redirect.op, RedirectOp::HereDoc { .. } | RedirectOp::HereString))
+            .map(|redirect| redirect.target.clone());
+        let piped = command
+            .pipe_input_from
+            .and_then(|index| all.get(index))
+            .and_then(|stage| staged::echo_text(&wrappers::unwrap_command(&stage.words).words));
+        let code: Vec<String> = args.iter().cloned().chain(here_docs).chain(piped).collect();
+        if code.iter().any(|text| inline_code::deletes_critical_tree(text, scope)) {
+            return hit(Family::RecursiveDelete, &command.raw);
+        }
+        for words in code.iter().flat_map(|text| inline_code::argv_lists(text)) {
+            let script = words.iter().map(|word| quote(word)).collect::<Vec<_>>().join(" ");
+            if let Some(found) = check_script_in(&script, depth + 1, scope) {
+                return Some(found);
+            }
+        }
     }
     let dash_c = args
         .iter()
@@ -274,12 +349,12 @@ fn check_nested(
     if let Some(position) = dash_c
         && let Some(script) = args[position + 1..].iter().find(|arg| !arg.starts_with('-'))
     {
-        return check_script(script, depth + 1);
+        return check_script_in(script, depth + 1, scope);
     }
     // The shell reads its script from stdin: a here-doc, a here-string, or a pipe.
     for redirect in &command.redirections {
         if matches!(redirect.op, RedirectOp::HereDoc { .. } | RedirectOp::HereString)
-            && let Some(found) = check_script(&redirect.target, depth + 1)
+            && let Some(found) = check_script_in(&redirect.target, depth + 1, scope)
         {
             return Some(found);
         }
@@ -290,12 +365,16 @@ fn check_nested(
         let stage = all.get(index)?;
         let effective = wrappers::unwrap_command(&stage.words);
         let stage_program = effective.words.first().map(|word| wrappers::program_name(word)).unwrap_or_default();
-        if DOWNLOADER.is_match(stage_program) || DECODER.is_match(stage_program) {
+        let reads_socket = stage
+            .redirections
+            .iter()
+            .any(|redirect| redirect.op == RedirectOp::Read && is_network_socket(&redirect.target));
+        if DOWNLOADER.is_match(stage_program) || DECODER.is_match(stage_program) || reads_socket {
             return hit(Family::PipeToShell, &format!("{} | {}", stage.raw, command.raw));
         }
         if immediate
             && let Some(text) = staged::echo_text(&effective.words)
-            && let Some(found) = check_script(&text, depth + 1)
+            && let Some(found) = check_script_in(&text, depth + 1, scope)
         {
             return Some(found);
         }
@@ -305,9 +384,9 @@ fn check_nested(
     None
 }
 
-fn is_interpreter(program: &str) -> bool {
-    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    matches!(base, "python" | "perl" | "ruby" | "node" | "php")
+/// bash's `/dev/tcp/HOST/PORT` and `/dev/udp/…`: reading one is a download.
+fn is_network_socket(target: &str) -> bool {
+    target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/")
 }
 
 /// Programs that turn an opaque blob into a script: piping them into a shell hides the script.
@@ -318,8 +397,14 @@ static DECODER: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
-static DOWNLOADER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(^|[^A-Za-z0-9_-])(curl|wget|fetch|aria2c|http|https|xh)([^A-Za-z0-9_-]|$)").ok());
+/// Programs that fetch bytes from the network.
+static DOWNLOADER: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(^|[^A-Za-z0-9_-])(curl|curlie|wget|wget2|fetch|aria2c|axel|http|https|xh|lwp-request|lwp-download|GET",
+        r"|nc|ncat|netcat|socat|ftp|tftp)([^A-Za-z0-9_-]|$)",
+    ))
+    .ok()
+});
 
 trait MaybeMatch {
     fn is_match(&self, text: &str) -> bool;
@@ -330,37 +415,6 @@ impl MaybeMatch for LazyLock<Option<Regex>> {
     fn is_match(&self, text: &str) -> bool {
         self.as_ref().is_none_or(|regex| regex.is_match(text))
     }
-}
-
-/// `find START… -delete` and `find START… -exec CMD {} ;`, with `{}` taken as each start path.
-fn check_find(args: &[String], raw: &str, depth: usize) -> Option<BlacklistHit> {
-    let starts: Vec<&String> =
-        args.iter().take_while(|arg| !arg.starts_with('-') && *arg != "(" && *arg != "!").collect();
-    let starts: Vec<&String> = if starts.is_empty() { Vec::new() } else { starts };
-    let critical_start = starts.iter().any(|start| normalize::is_critical_target(start, false));
-    if critical_start && args.iter().any(|arg| arg == "-delete") {
-        return hit(Family::RecursiveDelete, raw);
-    }
-    let mut index = 0;
-    while index < args.len() {
-        if matches!(args[index].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
-            let end =
-                args[index + 1..].iter().position(|arg| arg == ";" || arg == "+").map_or(args.len(), |p| index + 1 + p);
-            let inner = &args[index + 1..end];
-            let mut candidates: Vec<Vec<String>> =
-                starts.iter().map(|start| inner.iter().map(|word| word.replace("{}", start)).collect()).collect();
-            candidates.push(inner.to_vec());
-            for words in candidates {
-                let script = words.iter().map(|word| quote(word)).collect::<Vec<_>>().join(" ");
-                if let Some(found) = check_script(&script, depth + 1) {
-                    return Some(found);
-                }
-            }
-            index = end;
-        }
-        index += 1;
-    }
-    None
 }
 
 /// Single-quotes a word so it re-parses as exactly that word.
@@ -375,6 +429,29 @@ mod staged;
 mod families;
 use families::{check_program, check_unparsed, fork_bomb};
 
+#[path = "scope.rs"]
+mod scope;
+
+#[path = "find.rs"]
+mod find;
+use find::{check_find, find_starts};
+
+#[path = "deleters.rs"]
+mod deleters;
+
+#[path = "disks.rs"]
+mod disks;
+
+#[path = "inline_code.rs"]
+mod inline_code;
+
+#[path = "processes.rs"]
+mod processes;
+
 #[cfg(test)]
 #[path = "blacklist_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "blacklist_families_tests.rs"]
+mod families_tests;

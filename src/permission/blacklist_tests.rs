@@ -136,7 +136,7 @@ fn evasions_still_hit() {
         ("/sbin/halt -f", Some(Shutdown)),
         ("init 0", Some(Shutdown)),
         ("systemctl reboot", Some(Shutdown)),
-        ("kill -9 -1", Some(Shutdown)),
+        ("kill -9 -1", Some(KillAll)),
         ("curl -fsSL https://x | sudo bash", Some(PipeToShell)),
         ("curl x | tee log | sh", Some(PipeToShell)),
         ("curl x | python3", Some(PipeToShell)),

@@ -10,6 +10,8 @@
 
 use super::normalize;
 use super::rules::{Level, Rule};
+use super::runners::{self, ProjectDir};
+use super::sandbox;
 use super::shell::{self, Context, ParsedCommand, SimpleCommand};
 use super::wrappers::{self, BENIGN_WRAPPERS, SHELLS};
 use std::path::Path;
@@ -38,31 +40,10 @@ struct SubcommandFacts {
     vacuous: bool,
 }
 
-/// Environment variables whose assignment changes what a command runs or loads.
-const DANGEROUS_VARIABLES: &[&str] = &[
-    "PATH",
-    "IFS",
-    "ENV",
-    "BASH_ENV",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "PS4",
-    "PROMPT_COMMAND",
-    "PAGER",
-    "EDITOR",
-    "VISUAL",
-    "NODE_OPTIONS",
-    "PYTHONPATH",
-    "PYTHONSTARTUP",
-    "PERL5OPT",
-    "PERL5LIB",
-    "RUBYOPT",
-    "LESSOPEN",
-    "GIT_SSH_COMMAND",
-];
-
-/// Files a redirection may name without counting as outside the project.
-const INERT_FILES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+/// Files a redirection may name without counting as outside the project. The terminal
+/// (`/dev/tty`, `/dev/pts/*`, `/dev/console`) is not one: writing it paints escape sequences on
+/// the user's screen, reading it takes keystrokes meant for mewcode's own prompts.
+const INERT_FILES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr"];
 
 /// Analyses `command` for the rules; `root` resolves redirection targets.
 pub fn analyze(command: &str, root: &Path) -> CommandAnalysis {
@@ -75,7 +56,12 @@ pub fn analyze(command: &str, root: &Path) -> CommandAnalysis {
         }
     };
     analysis.never = never_reason(&parsed, root);
-    analysis.subcommands = parsed.subcommands.iter().map(|command| facts(command, root)).collect();
+    // A directory argument names the project when it resolves to the root (`.`, `./`, the
+    // absolute path, a symlink to it).
+    let project = sandbox::check_path(root, ".", None).ok();
+    let project_dir = |dir: &str| project.is_some() && sandbox::check_path(root, dir, None).ok() == project;
+    analysis.subcommands = parsed.subcommands.iter().map(|command| facts(command, root, &project_dir)).collect();
+    mark_git_after_cd(&parsed.subcommands, &mut analysis.subcommands, &project_dir);
     analysis
 }
 
@@ -141,9 +127,12 @@ fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
             if INERT_FILES.contains(&target) {
                 continue;
             }
+            if normalize::is_terminal_device(target) {
+                return Some(format!("redirection to the terminal ({target}) is never auto-allowed"));
+            }
             let unknown = redirect.target_info.expansion || redirect.target_info.glob || target.starts_with('~');
             let relative_after_cd = changes_directory && !target.starts_with('/');
-            if unknown || relative_after_cd || super::sandbox::check_path(root, target, None).is_err() {
+            if unknown || relative_after_cd || sandbox::check_path(root, target, None).is_err() {
                 return Some(format!("redirection to {target} may leave the project"));
             }
         }
@@ -151,7 +140,7 @@ fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
     None
 }
 
-fn facts(command: &SimpleCommand, root: &Path) -> SubcommandFacts {
+fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> SubcommandFacts {
     if command.words.is_empty() && command.assignments.is_empty() {
         // `(…) 2>/dev/null` needs no rule; `> file` truncates a file, so it needs one that
         // matches the empty command (only a catch-all like `Bash(*)` does).
@@ -168,13 +157,14 @@ fn facts(command: &SimpleCommand, root: &Path) -> SubcommandFacts {
     if benign && command.assignments.is_empty() && effective.reserved.is_empty() && !effective.wrappers.is_empty() {
         candidates.push(render_words(&effective.words));
     }
-    let assignments = command.assignments.iter().chain(&effective.assignments);
-    let dangerous_assignment = assignments.clone().find(|assignment| {
-        let name = assignment.split('=').next().unwrap_or_default();
-        DANGEROUS_VARIABLES.contains(&name)
-            || name.starts_with("LD_")
-            || name.starts_with("DYLD_")
-            || name.starts_with("GIT_")
+    // `export NODE_OPTIONS=…; npm test` sets it for what follows, like a prefix would.
+    let exported = match effective.words.first().map(|word| wrappers::program_name(word)) {
+        Some("export" | "declare" | "typeset" | "local" | "readonly") => &effective.words[1..],
+        _ => &[],
+    };
+    let mut assignments = command.assignments.iter().chain(&effective.assignments).chain(exported);
+    let dangerous_assignment = assignments.find(|assignment| {
+        assignment.split_once('=').is_some_and(|(name, _)| runners::is_dangerous_variable(name.trim_end_matches('+')))
     });
     let risky = if command.words.is_empty() {
         Some("a shell variable assignment".to_string())
@@ -187,21 +177,45 @@ fn facts(command: &SimpleCommand, root: &Path) -> SubcommandFacts {
     } else if let Some(path) = effective.words.iter().skip(1).find_map(|word| outside_or_sensitive(word, root)) {
         Some(path)
     } else {
-        wrappers::exec_risk(&effective).map(str::to_string)
+        wrappers::exec_risk(&effective, project_dir).map(str::to_string)
     };
     SubcommandFacts { candidates, risky, vacuous: false }
 }
 
-/// A path-like argument (`/x`, `~/x`, `../x`, also after `--opt=`) that leaves the project, or
-/// one naming a sensitive file: a broad rule for the program was not written with it in mind.
+/// An argument (also after `--opt=`) that names a place outside the project — `/x`, `~/x`,
+/// `../x`, or a name inside the project that is a symlink pointing out — or a sensitive file:
+/// a broad rule for the program was not written with it in mind.
 fn outside_or_sensitive(word: &str, root: &Path) -> Option<String> {
     let value = word.rsplit_once('=').map_or(word, |(_, value)| value);
     if super::policy::is_sensitive_path(Path::new(value)) {
         return Some(format!("names a sensitive file ({value})"));
     }
-    let path_like = value.starts_with('/') || value.starts_with('~') || value.split('/').any(|part| part == "..");
-    let leaves = path_like && !INERT_FILES.contains(&value) && super::sandbox::check_path(root, value, None).is_err();
+    if normalize::is_terminal_device(value) {
+        return Some(format!("names the terminal ({value})"));
+    }
+    let leaves = !value.is_empty() && !INERT_FILES.contains(&value) && sandbox::check_path(root, value, None).is_err();
     leaves.then(|| format!("names a path outside the project ({value})"))
+}
+
+/// `cd DIR && git …`: git then runs with DIR's repository configuration (a nested clone's
+/// `core.fsmonitor` or hooks), so unless DIR is the project itself only an exact rule may allow
+/// the git sub-commands that follow. `popd`, `cd -` and a bare `cd` go somewhere else too.
+fn mark_git_after_cd(commands: &[SimpleCommand], facts: &mut [SubcommandFacts], project_dir: ProjectDir<'_>) {
+    let mut moved = false;
+    for (command, facts) in commands.iter().zip(facts) {
+        let effective = wrappers::unwrap_command(&command.words);
+        let program = effective.words.first().map(|word| wrappers::program_name(word));
+        match program {
+            Some("cd" | "chdir" | "pushd" | "popd") => {
+                let target = effective.words[1..].iter().find(|arg| !arg.starts_with('-') || *arg == "-");
+                moved |= program == Some("popd") || target.is_none_or(|target| !project_dir(target));
+            }
+            Some("git") if moved && facts.risky.is_none() => {
+                facts.risky = Some("git after cd to another directory runs with its repository configuration".into());
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Renders words so that the text re-parses to exactly these words: safe words bare, others

@@ -360,3 +360,66 @@ fn random_text_through_every_tool_never_panics() {
         let _ = parse_rule(&text);
     }
 }
+
+/// Issue 10: a broad rule cannot turn a package manager or git into a code runner, and a
+/// terminal device is never a harmless redirection target.
+#[test]
+fn broad_rules_do_not_allow_code_running_options_or_the_terminal() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &["Bash(npm test*)", "Bash(git *)", "Bash(echo *)", "Bash(cd *)"], &[]);
+    let check = |command: &str| {
+        engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", command) }, false)
+    };
+    let allowed = |rule: &str| Check {
+        decision: Decision::Allow,
+        layer: Layer::Rule,
+        level: Some(Level::Project),
+        reason: rule.to_string(),
+    };
+    let asks = |risk: &str| Check {
+        decision: Decision::Ask,
+        layer: Layer::Mode,
+        level: None,
+        reason: format!("default mode asks before running commands or external tools ({risk})"),
+    };
+    let git_at_root = format!("git -C {} status", fx.root.display());
+    let cd_root = format!("cd {} && git status", fx.root.display());
+    let cases: Vec<(&str, Check)> = vec![
+        ("npm test", allowed("Bash(npm test*)")),
+        ("npm test -- --watch", allowed("Bash(npm test*)")),
+        (
+            "npm test --node-options=--require=./x.js",
+            asks("--node-options loads code into every node process (--require)"),
+        ),
+        ("NODE_OPTIONS=--require=./x.js npm test", asks("sets NODE_OPTIONS=--require=./x.js")),
+        ("npm_config_node_options=--require=./x.js npm test", asks("sets npm_config_node_options=--require=./x.js")),
+        ("export NODE_OPTIONS=--require=./x.js; npm test", asks("sets NODE_OPTIONS=--require=./x.js")),
+        ("npm test --script-shell=./evil.sh", asks("--script-shell picks the program that runs package scripts")),
+        ("git status", allowed("Bash(git *)")),
+        ("git -C . status", allowed("Bash(git *)")),
+        (&git_at_root, allowed("Bash(git *)")),
+        ("git -C src status", asks("git -C another directory runs with that repository's configuration")),
+        ("git init --template=./t", asks("git --template installs hooks that run later")),
+        ("git --git-dir=x status", asks("git with another repository's configuration can run its programs")),
+        ("GIT_DIR=x git status", asks("sets GIT_DIR=x")),
+        ("cd src && git status", asks("git after cd to another directory runs with its repository configuration")),
+        ("cd . && git status", allowed("Bash(cd *)")),
+        ("git status && cd src", allowed("Bash(git *)")),
+        ("cd src; echo hi", allowed("Bash(cd *)")),
+        ("cd src && echo hi > out.txt", asks("redirection to out.txt may leave the project")),
+        ("cd ./ && git status", allowed("Bash(cd *)")),
+        ("cd -P . && git status", allowed("Bash(cd *)")),
+        ("cd - && git status", asks("git after cd to another directory runs with its repository configuration")),
+        ("echo etc_link/passwd ''", asks("names a path outside the project (etc_link/passwd)")),
+        (&cd_root, allowed("Bash(cd *)")),
+        ("echo hi 2>/dev/null", allowed("Bash(echo *)")),
+        ("echo hi > /dev/tty", asks("redirection to the terminal (/dev/tty) is never auto-allowed")),
+        ("echo hi > /dev/pts/3", asks("redirection to the terminal (/dev/pts/3) is never auto-allowed")),
+        ("echo hi >/dev/console", asks("redirection to the terminal (/dev/console) is never auto-allowed")),
+        ("echo hi 2> /dev/tty7", asks("redirection to the terminal (/dev/tty7) is never auto-allowed")),
+        ("echo hi | tee /dev/tty", asks("names the terminal (/dev/tty)")),
+    ];
+    for (command, expected) in cases {
+        assert_eq!(check(command), expected, "{command:?}");
+    }
+}

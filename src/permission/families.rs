@@ -4,20 +4,22 @@
 //! Invariant: a check reads options the way the program does (GNU option permutation, short
 //! clusters, `--` ending options), so `rm / -rf`, `rm -r -f`, `rm --recursive` all count.
 
-use super::normalize::{is_block_device, is_critical_target, is_system_file};
-use super::{BlacklistHit, Family, MaybeMatch, Scope, hit};
+use super::normalize::{clean_path, is_block_device, is_system_file};
+use super::scope::Scope;
+use super::{BlacklistHit, Family, MaybeMatch, deleters, disks, hit, processes};
 use regex::Regex;
 use std::sync::LazyLock;
 
 /// Options and operands of a GNU-style command line.
-struct CommandLine<'a> {
-    /// Short letters and long names (without dashes) given before `--`.
-    flags: Vec<&'a str>,
-    short: String,
-    operands: Vec<&'a str>,
+pub(super) struct CommandLine<'a> {
+    /// Long names (without dashes and without `=value`) given before `--`.
+    pub(super) flags: Vec<&'a str>,
+    /// Short option letters given before `--`, clusters concatenated.
+    pub(super) short: String,
+    pub(super) operands: Vec<&'a str>,
 }
 
-fn split_options(args: &[String]) -> CommandLine<'_> {
+pub(super) fn split_options(args: &[String]) -> CommandLine<'_> {
     let mut line = CommandLine { flags: Vec::new(), short: String::new(), operands: Vec::new() };
     let mut options_done = false;
     for arg in args {
@@ -34,12 +36,21 @@ fn split_options(args: &[String]) -> CommandLine<'_> {
     line
 }
 
-/// Checks one program's arguments against the families.
+/// Checks one program's arguments against the families. Relative operands are read from the
+/// directory the script's `cd`s led to, when known.
 pub(super) fn check_program(program: &str, args: &[String], raw: &str, scope: &Scope) -> Option<BlacklistHit> {
     let line = split_options(args);
     let recursive = line.short.contains(['r', 'R']) || line.flags.contains(&"recursive");
-    let critical = |operand: &&str| is_critical_target(operand, scope.cwd_is_critical);
+    let critical = |operand: &&str| scope.is_critical(operand);
+    let system = |operand: &&str| scope.names(operand, is_system_file);
+    let device = |operand: &&str| scope.names(operand, is_block_device);
     let has_flag = |name: &str| line.flags.contains(&name);
+    if let Some(found) = disks::check_disk_tool(program, &line, raw, scope) {
+        return Some(found);
+    }
+    if let Some(found) = processes::check_processes(program, args, raw) {
+        return Some(found);
+    }
     match program {
         "rm" | "rmdir" | "unlink" | "shred" | "srm" => {
             if has_flag("no-preserve-root") {
@@ -48,10 +59,10 @@ pub(super) fn check_program(program: &str, args: &[String], raw: &str, scope: &S
             if (recursive || program == "srm") && line.operands.iter().any(critical) {
                 return hit(Family::RecursiveDelete, raw);
             }
-            if line.operands.iter().any(|operand| is_system_file(operand)) {
+            if line.operands.iter().any(system) {
                 return hit(Family::SystemFileOverwrite, raw);
             }
-            if program == "shred" && line.operands.iter().any(|operand| is_block_device(operand)) {
+            if program == "shred" && line.operands.iter().any(device) {
                 return hit(Family::PartitionWipe, raw);
             }
         }
@@ -63,59 +74,63 @@ pub(super) fn check_program(program: &str, args: &[String], raw: &str, scope: &S
                 return hit(Family::RecursivePermissionChange, raw);
             }
         }
-        "dd" => {
-            for arg in args {
-                if let Some(target) = arg.strip_prefix("of=") {
-                    if is_block_device(target) {
-                        return hit(Family::BlockDeviceWrite, raw);
-                    }
-                    if is_system_file(target) {
-                        return hit(Family::SystemFileOverwrite, raw);
-                    }
+        "dd" | "dcfldd" | "dc3dd" => {
+            for target in args.iter().filter_map(|arg| arg.strip_prefix("of=")) {
+                if device(&target) {
+                    return hit(Family::BlockDeviceWrite, raw);
+                }
+                if system(&target) {
+                    return hit(Family::SystemFileOverwrite, raw);
                 }
             }
         }
-        "mke2fs" | "mkswap" | "mkdosfs" | "mkntfs" | "newfs" => return hit(Family::Mkfs, raw),
-        mkfs if mkfs.starts_with("mkfs") => return hit(Family::Mkfs, raw),
-        "wipefs" | "blkdiscard" => return hit(Family::PartitionWipe, raw),
-        "sgdisk" | "gdisk" if line.short.contains(['Z', 'z', 'o']) || has_flag("zap-all") || has_flag("clear") => {
-            return hit(Family::PartitionWipe, raw);
+        // ddrescue refuses to write a device without --force; its output follows its input.
+        "ddrescue" if (line.short.contains('f') || has_flag("force")) && line.operands.iter().skip(1).any(device) => {
+            return hit(Family::BlockDeviceWrite, raw);
         }
-        "sfdisk" if has_flag("delete") || line.short.contains('X') => return hit(Family::PartitionWipe, raw),
-        "parted" if args.iter().any(|arg| arg == "mklabel" || arg == "rm") => return hit(Family::PartitionWipe, raw),
+        "mv" => {
+            let sources = &line.operands[..line.operands.len().saturating_sub(1)];
+            if sources.iter().any(critical) {
+                return hit(Family::RecursiveDelete, raw);
+            }
+            if sources.iter().any(system) {
+                return hit(Family::SystemFileOverwrite, raw);
+            }
+            return destination_check(program, &line, args, raw, scope);
+        }
+        "rsync" => {
+            return deleters::check_rsync(args, raw, scope)
+                .or_else(|| destination_check(program, &line, args, raw, scope));
+        }
+        "cp" | "install" | "ln" => return destination_check(program, &line, args, raw, scope),
+        "git" => return deleters::check_git(args, raw, scope),
         "shutdown" | "reboot" | "halt" | "poweroff" => return hit(Family::Shutdown, raw),
-        "init" | "telinit" if line.operands.iter().any(|operand| *operand == "0" || *operand == "6") => {
+        // Runlevels 0 and 6 stop or restart the machine, 1/S drop every service.
+        "init" | "telinit" if line.operands.iter().any(|operand| matches!(*operand, "0" | "6" | "1" | "s" | "S")) => {
             return hit(Family::Shutdown, raw);
         }
         "systemctl" | "loginctl"
-            if line
-                .operands
-                .iter()
-                .any(|operand| matches!(*operand, "poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot")) =>
+            if line.operands.iter().any(|operand| {
+                matches!(*operand, "poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot" | "rescue" | "emergency")
+            }) =>
         {
             return hit(Family::Shutdown, raw);
         }
-        "kill" | "pkill" if args.len() >= 2 && args.last().is_some_and(|last| last == "-1" || last == "1") => {
-            return hit(Family::Shutdown, raw);
-        }
-        "mv" => {
-            if line.operands.len() >= 2 && line.operands[..line.operands.len() - 1].iter().any(critical) {
-                return hit(Family::RecursiveDelete, raw);
-            }
-            return destination_check(&line, args, raw);
-        }
-        "cp" | "install" | "ln" | "rsync" => return destination_check(&line, args, raw),
         "tee" | "truncate" => {
-            if line.operands.iter().any(|operand| is_block_device(operand)) {
+            if line.operands.iter().any(device) {
                 return hit(Family::BlockDeviceWrite, raw);
             }
-            if line.operands.iter().any(|operand| is_system_file(operand)) {
+            if line.operands.iter().any(system) {
                 return hit(Family::SystemFileOverwrite, raw);
             }
         }
-        "sed" | "perl"
-            if (line.short.contains('i') || has_flag("in-place"))
-                && line.operands.iter().any(|operand| is_system_file(operand)) =>
+        "sed" | "perl" if (line.short.contains('i') || has_flag("in-place")) && line.operands.iter().any(system) => {
+            return hit(Family::SystemFileOverwrite, raw);
+        }
+        "curl" | "wget" | "tar" | "gtar" | "bsdtar" | "unzip"
+            if output_places(program, args)
+                .iter()
+                .any(|place| scope.names(place, |place| is_system_file(place) || clean_path(place) == "/")) =>
         {
             return hit(Family::SystemFileOverwrite, raw);
         }
@@ -124,18 +139,66 @@ pub(super) fn check_program(program: &str, args: &[String], raw: &str, scope: &S
     None
 }
 
-/// `cp`/`mv`/`install`/`ln`/`rsync`: the destination is the last operand or `-t DIR`.
-fn destination_check(line: &CommandLine<'_>, args: &[String], raw: &str) -> Option<BlacklistHit> {
-    let target_dir = args.iter().position(|arg| arg == "-t").and_then(|i| args.get(i + 1)).map(String::as_str);
+/// Where a downloader or an archive extractor writes: `curl -o F`, `wget -O F`/`-P DIR`,
+/// `tar -x -C DIR`, `unzip -d DIR`.
+fn output_places(program: &str, args: &[String]) -> Vec<String> {
+    let (short, long): (&[&str], &[&str]) = match program {
+        "curl" => (&["-o"], &["--output"]),
+        "wget" => (&["-O", "-P"], &["--output-document", "--directory-prefix"]),
+        "unzip" => (&["-d"], &[]),
+        "tar" | "gtar" | "bsdtar" => {
+            // `tar xf a.tar` (old style, no dash) or `-x`/`--extract` anywhere.
+            let extracts = args.first().is_some_and(|first| !first.starts_with('-') && first.contains('x'))
+                || args.iter().any(|arg| is_short_with(arg, 'x') || arg == "--extract" || arg == "--get");
+            if !extracts {
+                return Vec::new();
+            }
+            (&["-C"], &["--directory"])
+        }
+        _ => return Vec::new(),
+    };
+    let mut places = Vec::new();
+    for (index, arg) in args.iter().enumerate() {
+        if let Some((name, value)) = arg.split_once('=')
+            && long.contains(&name)
+        {
+            places.push(value.to_string());
+        } else if long.contains(&arg.as_str()) || short.contains(&arg.as_str()) {
+            places.extend(args.get(index + 1).cloned());
+        } else if let Some(attached) =
+            short.iter().find_map(|flag| arg.strip_prefix(flag)).filter(|rest| !rest.is_empty())
+        {
+            places.push(attached.to_string());
+        }
+    }
+    places
+}
+
+/// `-xvf` containing `letter` (not `--long`).
+fn is_short_with(arg: &str, letter: char) -> bool {
+    arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(letter)
+}
+
+/// `cp`/`mv`/`install`/`ln`/`rsync`: the destination is the last operand or `-t DIR` (rsync's
+/// `-t` keeps times, so only its last operand counts).
+fn destination_check(
+    program: &str,
+    line: &CommandLine<'_>,
+    args: &[String],
+    raw: &str,
+    scope: &Scope,
+) -> Option<BlacklistHit> {
+    let target_dir =
+        args.iter().position(|arg| arg == "-t" && program != "rsync").and_then(|i| args.get(i + 1)).map(String::as_str);
     let long_target = args.iter().find_map(|arg| arg.strip_prefix("--target-directory="));
     let destination = target_dir
         .or(long_target)
         .or_else(|| if line.operands.len() >= 2 { line.operands.last().copied() } else { None });
     let destination = destination?;
-    if is_block_device(destination) {
+    if scope.names(destination, is_block_device) {
         return hit(Family::BlockDeviceWrite, raw);
     }
-    if is_system_file(destination) {
+    if scope.names(destination, is_system_file) {
         return hit(Family::SystemFileOverwrite, raw);
     }
     None
@@ -184,8 +247,14 @@ pub(super) fn check_unparsed(text: &str, depth: usize) -> Option<BlacklistHit> {
     }
     let unquoted: String = text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
     let unquoted = unquoted.replace("${HOME}", "$HOME").replace("$HOME", super::normalize::HOME);
+    // A downloader, a pipe, any wrapper words, then a shell or an interpreter.
     static PIPE_TO_SHELL: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"(curl|wget|fetch)\b[^;\n]*\|\s*(\S*/)?(sudo\s+)?(\S*/)?(ba|z|da|k|mk|fi)?sh\b").ok()
+        Regex::new(concat!(
+            r"(curl|wget|fetch|aria2c|axel|xh|nc|ncat|netcat|socat)\b[^;\n]*\|\s*(?:\S+\s+)*?(?:\S*/)?",
+            r"(?:(?:ba|rba|z|da|k|mk|fi|c|tc|a|ya)?sh|python[\d.]*|perl|ruby|node|php|lua|\$\{?SHELL\}?)",
+            r"(?:[\s;&|)]|$)",
+        ))
+        .ok()
     });
     if PIPE_TO_SHELL.is_match(&unquoted) {
         return hit(Family::PipeToShell, text);

@@ -13,6 +13,7 @@ pub mod command_rules;
 pub mod normalize;
 pub mod policy;
 pub mod rules;
+pub mod runners;
 pub mod sandbox;
 pub mod sed;
 pub mod shell;

@@ -41,20 +41,16 @@ const SYSTEM_DIRS: &[&str] = &[
     "Applications",
 ];
 
-/// Files whose overwrite breaks logins, privileges or booting.
-const SYSTEM_FILES: &[&str] = &[
-    "/etc/passwd",
-    "/etc/shadow",
-    "/etc/group",
-    "/etc/gshadow",
-    "/etc/sudoers",
-    "/etc/fstab",
-    "/etc/hosts",
-    "/etc/pam.d",
-    "/etc/sudoers.d",
-    "/etc/ssh/sshd_config",
-    "/etc/ld.so.preload",
+/// Second-level directories whose recursive deletion breaks the system as surely as a top-level
+/// one: the programs and libraries under `/usr`, and the package databases under `/var`.
+const SYSTEM_SUBDIRS: &[(&str, &[&str])] = &[
+    ("usr", &["bin", "sbin", "lib", "lib32", "lib64", "libx32", "libexec", "share", "include", "local"]),
+    ("var", &["lib"]),
+    ("System", &["Library"]),
 ];
+
+/// Directories whose children are users' home directories (`/home/alice`, `/Users/alice`).
+const HOME_PARENTS: &[&str] = &["home", "Users"];
 
 /// A marker standing for the user's home directory, whatever it is.
 pub const HOME: &str = "/\u{0}home";
@@ -308,7 +304,8 @@ fn is_glob_only(part: &str) -> bool {
 }
 
 /// True when deleting (or chmod-ing) `word` recursively would wreck the system or the home
-/// directory: `/`, `/*`, `~`, `$HOME/*`, a top-level system directory, `/u*`, `..`.
+/// directory: `/`, `/*`, `~`, `$HOME/*`, `/home/alice`, a top-level system directory, `/usr/lib`,
+/// `/u*`, `..`.
 pub fn is_critical_target(word: &str, cwd_is_critical: bool) -> bool {
     let cleaned = clean_path(word);
     let mut parts: Vec<&str> = cleaned.split('/').filter(|part| !part.is_empty()).collect();
@@ -327,6 +324,11 @@ pub fn is_critical_target(word: &str, cwd_is_critical: bool) -> bool {
     match parts.as_slice() {
         [] => true,
         [top] => SYSTEM_DIRS.contains(top) || top.contains(['*', '?', '[']),
+        // A user's home spelled absolutely (`/home/alice`, `/Users/*`), or `/usr/lib`.
+        [top, _] if HOME_PARENTS.contains(top) => true,
+        [top, second] if SYSTEM_SUBDIRS.iter().any(|(parent, children)| parent == top && children.contains(second)) => {
+            true
+        }
         [first, ..] => first.contains(['*', '?', '[']),
     }
 }
@@ -337,15 +339,36 @@ pub fn is_block_device(word: &str) -> bool {
     let Some(name) = cleaned.strip_prefix("/dev/") else { return false };
     const PREFIXES: &[&str] = &[
         "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "loop", "ram", "pmem", "disk", "rdisk", "md", "dm-", "nbd", "zd",
-        "mapper/", "disk/", "sr", "fd", "root",
+        "mapper/", "disk/", "block/", "zvol/", "bcache", "rbd", "mtdblock", "sr", "root",
     ];
-    PREFIXES.iter().any(|prefix| name.starts_with(prefix))
+    // `/dev/fd0` is a floppy drive, `/dev/fd/1` is standard output.
+    let floppy = name.strip_prefix("fd").is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    floppy || PREFIXES.iter().any(|prefix| name.starts_with(prefix))
 }
 
-/// True for files whose overwrite breaks logins, privileges or booting.
+/// True for the terminal devices (`/dev/tty`, `/dev/tty3`, `/dev/pts/0`, `/dev/console`,
+/// `/dev/vcs*`, `/dev/ptmx`): writing one reaches the user's screen, reading one the keyboard.
+pub fn is_terminal_device(word: &str) -> bool {
+    let cleaned = clean_path(word);
+    let Some(name) = cleaned.strip_prefix("/dev/") else { return false };
+    ["tty", "pts/", "console", "vcs", "ptmx"].iter().any(|prefix| name.starts_with(prefix))
+}
+
+/// True for files whose overwrite or deletion breaks logins, privileges, booting or every
+/// program: anything in `/etc`, `/boot`, `/bin`, `/sbin`, `/lib*`, `/usr/bin`, `/usr/sbin`,
+/// `/usr/lib*`, `/usr/libexec` (the directories themselves included). `/usr/local` is the
+/// administrator's own, so installing a program there is not a catastrophe.
 pub fn is_system_file(word: &str) -> bool {
     let cleaned = clean_path(word);
-    cleaned.starts_with("/boot/")
-        || cleaned == "/boot"
-        || SYSTEM_FILES.iter().any(|file| cleaned == *file || cleaned.starts_with(&format!("{file}/")))
+    if !cleaned.starts_with('/') {
+        return false;
+    }
+    let parts: Vec<&str> = cleaned.split('/').filter(|part| !part.is_empty()).collect();
+    let binaries = |name: &str| matches!(name, "bin" | "sbin") || name.starts_with("lib");
+    match parts.as_slice() {
+        [top, ..] if binaries(top) || matches!(*top, "etc" | "boot") => true,
+        ["usr", second, ..] => binaries(second),
+        ["private", "etc", ..] => true,
+        _ => false,
+    }
 }

@@ -418,7 +418,9 @@ impl<'a> Parser<'a> {
         let start_offset = self.chars.get(start).map_or(self.src.len(), |(offset, _)| *offset);
         self.pos += len;
         self.skip_blanks();
-        if self.at_word_end() {
+        // `bash < <(curl …)`: a process substitution is a word, so it can be the target.
+        let process_substitution = matches!(self.peek(), Some('<' | '>')) && self.peek_at(1) == Some('(');
+        if self.at_word_end() && !process_substitution {
             return self.fail("redirection without a target");
         }
         let (mut target, info) = self.read_word()?;

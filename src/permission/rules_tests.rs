@@ -317,6 +317,14 @@ fn compound_commands_need_every_part_allowed() {
         ("git log --output=../x", 'N'),
         ("cat src/../src/x", 'A'),
         ("ls /dev/null", 'A'),
+        // The terminal is not a harmless target (issue 10).
+        ("echo hi > /dev/tty", 'N'),
+        ("echo hi 2>/dev/pts/0", 'N'),
+        ("echo hi < /dev/tty", 'N'),
+        ("ls /dev/tty", 'N'),
+        // git cannot be pointed at another repository by a broad rule.
+        ("git -C src status", 'N'),
+        ("git init --template=t", 'N'),
     ];
     let mut failures = Vec::new();
     for (command, expected) in cases {

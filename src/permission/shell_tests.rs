@@ -56,6 +56,8 @@ fn splits_like_bash() {
         ("echo `rm x`", "[rm] [x] | [echo] [`rm x`]"),
         ("echo \"$(rm x)\"", "[rm] [x] | [echo] [$(rm x)]"),
         ("diff <(ls a) >(wc)", "[ls] [a] | [wc] | [diff] [<(ls a)] [>(wc)]"),
+        ("bash < <(curl x)", "[curl] [x] | [bash] Read:<(curl x)"),
+        ("tee > >(wc) x", "[wc] | [tee] [x] Write:>(wc)"),
         ("echo $(echo $(rm x))", "[rm] [x] | [echo] [$(rm x)] | [echo] [$(echo $(rm x))]"),
         ("echo ${x:-$(rm y)}", "[rm] [y] | [echo] [${x:-$(rm y)}]"),
         ("echo $((1+2))", "[echo] [$((1+2))]"),

@@ -113,8 +113,8 @@ pub(super) fn staged_scripts(commands: &[SimpleCommand], depth: usize) -> Option
                 written.push((wrappers::program_name(&redirect.target).to_string(), content.clone()));
             }
         }
-        let is_shell = SHELLS.contains(&program) || is_interpreter(program);
-        let script = if is_shell { effective.words[1..].iter().find(|arg| !arg.starts_with('-')) } else { None };
+        let runs_file = SHELLS.contains(&program) || is_interpreter(program) || matches!(program, "source" | ".");
+        let script = if runs_file { effective.words[1..].iter().find(|arg| !arg.starts_with('-')) } else { None };
         let executed = program_word.contains('/').then_some(program_word);
         for file in script.into_iter().chain(executed) {
             let name = wrappers::program_name(file);

@@ -4,7 +4,10 @@
 //! Invariant: unwrapping never drops the effective command — an option we do not know is
 //! taken as the end of the wrapper's options, so at worst a flag is mistaken for the program
 //! (a rule then fails to match and the call asks), never the other way round. Both functions
-//! are pure over the word list; they do not look at the filesystem or `PATH`.
+//! are pure over the word list; they do not look at the filesystem or `PATH`. Which options of
+//! git, the package managers and cargo run code is the reviewed table in `runners.rs`.
+
+use super::runners::{self, ProjectDir};
 
 /// A command with its wrappers peeled off.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -26,7 +29,10 @@ pub struct Effective {
 pub const BENIGN_WRAPPERS: &[&str] = &["timeout", "nice", "nohup", "time", "command", "stdbuf", "builtin"];
 
 /// Shells: a `-c` argument or their stdin is a script.
-pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox"];
+pub const SHELLS: &[&str] = &[
+    "sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "oksh", "pdksh", "ash", "yash", "posh", "fish", "csh", "tcsh",
+    "elvish", "nu", "xonsh", "busybox",
+];
 
 /// The program's name as bash would look it up: the basename of `/bin/rm`, `./rm`.
 pub fn program_name(word: &str) -> &str {
@@ -208,7 +214,8 @@ fn skip_options(words: &[String], mut index: usize, spec: &Spec, effective: &mut
 
 /// Why running these (already unwrapped) words may execute a program other than the one
 /// named, or `None`. Such commands are allowed only by an `=exact` rule, never by a glob.
-pub fn exec_risk(effective: &Effective) -> Option<&'static str> {
+/// `project_dir` tells whether a directory argument (`git -C DIR`) names the project itself.
+pub fn exec_risk(effective: &Effective, project_dir: ProjectDir<'_>) -> Option<&'static str> {
     for wrapper in &effective.wrappers {
         match wrapper.as_str() {
             "sudo" | "doas" => return Some("runs as another user"),
@@ -240,7 +247,9 @@ pub fn exec_risk(effective: &Effective) -> Option<&'static str> {
         }
         "find" => has(&["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint", "-fprint0", "-fprintf"])
             .then_some("find can run programs or delete files"),
-        "git" => git_risk(args),
+        "git" => runners::git_risk(args, project_dir),
+        "npm" | "npx" | "pnpm" | "pnpx" | "yarn" => runners::package_manager_risk(program, args, project_dir),
+        "cargo" => runners::cargo_risk(args, project_dir),
         "rg" => (has(&["--pre", "--hostname-bin", "--search-zip"]) || short_cluster('z'))
             .then_some("rg can run preprocessors"),
         "sed" | "gsed" => sed_risk(args),
@@ -257,91 +266,58 @@ pub fn exec_risk(effective: &Effective) -> Option<&'static str> {
         .then_some("tar can run programs"),
         "rsync" => (has(&["--rsh", "-e"]) || short_cluster('e')).then_some("rsync can run a remote shell"),
         "zip" => has(&["-TT", "--unzip-command"]).then_some("zip can run a test command"),
-        interpreter if is_interpreter(interpreter) => (has(&["-c", "-e", "-E", "-r", "--eval", "-p", "--print"])
-            || short_cluster('e'))
+        interpreter if is_interpreter(interpreter) => (has(&[
+            "-c",
+            "-e",
+            "-E",
+            "-r",
+            "--eval",
+            "-p",
+            "--print",
+            "--require",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+            "--preload",
+        ]) || short_cluster('e'))
         .then_some("runs inline code"),
         _ => None,
     }
 }
 
-fn is_interpreter(program: &str) -> bool {
+/// Programs that run code given as text (`-c`/`-e`, stdin, a script file): `python3.12`,
+/// `perl`, `node`, …, version suffixes ignored.
+pub fn is_interpreter(program: &str) -> bool {
     let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    matches!(base, "python" | "perl" | "ruby" | "node" | "php" | "lua" | "deno" | "bun")
+    matches!(
+        base,
+        "python"
+            | "pypy"
+            | "perl"
+            | "ruby"
+            | "irb"
+            | "node"
+            | "nodejs"
+            | "php"
+            | "lua"
+            | "luajit"
+            | "deno"
+            | "bun"
+            | "tclsh"
+            | "wish"
+            | "expect"
+            | "Rscript"
+            | "pwsh"
+            | "powershell"
+            | "osascript"
+            | "jshell"
+            | "groovy"
+    )
 }
 
 /// `-xyz` containing `letter` (not `--long`).
 fn is_short_cluster_with(arg: &str, letter: char) -> bool {
     arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(letter)
-}
-
-fn git_risk(args: &[String]) -> Option<&'static str> {
-    let mut index = 0;
-    // Global options come before the subcommand; the first positional is the subcommand.
-    while let Some(arg) = args.get(index) {
-        if arg == "-c" || arg.starts_with("-c") || arg.starts_with("--config-env") {
-            return Some("git -c can set program-running configuration");
-        }
-        if arg.starts_with("--exec-path=") || arg == "-p" || arg == "--paginate" {
-            return Some("git can run a pager or helper programs");
-        }
-        if arg.starts_with("--git-dir") || arg.starts_with("--work-tree") {
-            return Some("git with another repository's configuration can run its programs");
-        }
-        if arg == "-C" {
-            let dir = args.get(index + 1).map(String::as_str).unwrap_or_default();
-            if dir.starts_with('/') || dir.starts_with('~') || dir.split('/').any(|part| part == "..") {
-                return Some("git -C outside the project runs with that repository's configuration");
-            }
-        }
-        if ["-C", "--namespace", "--super-prefix"].contains(&arg.as_str()) {
-            index += 2;
-            continue;
-        }
-        if !arg.starts_with('-') {
-            break;
-        }
-        index += 1;
-    }
-    let subcommand = args.get(index).map(String::as_str).unwrap_or_default();
-    let rest = args.get(index + 1..).unwrap_or_default();
-    // Long options also take `--opt=value`; short ones also an attached value (`-Osh`).
-    let flagged = |flags: &[&str]| {
-        rest.iter().any(|arg| {
-            flags.iter().any(|flag| {
-                let short = flag.len() == 2 && !flag.starts_with("--");
-                arg == flag || arg.starts_with(&format!("{flag}=")) || (short && arg.starts_with(flag))
-            })
-        })
-    };
-    match subcommand {
-        "config" => {
-            let reads = ["--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"];
-            (!rest.iter().any(|arg| reads.contains(&arg.as_str()))).then_some("git config can set program-running keys")
-        }
-        "submodule" if rest.iter().any(|arg| arg == "foreach") => Some("git submodule foreach runs commands"),
-        "bisect" if rest.iter().any(|arg| arg == "run") => Some("git bisect run runs commands"),
-        "filter-branch" | "difftool" | "mergetool" => Some("git runs external programs"),
-        "rebase" if flagged(&["--exec", "-x"]) => Some("git rebase --exec runs commands"),
-        "grep" if flagged(&["-O", "--open-files-in-pager"]) => Some("git grep -O runs a pager"),
-        "clone" | "fetch" | "pull" | "ls-remote" | "archive" if flagged(&["-u", "-c", "--config"]) => {
-            Some("git can run an upload-pack program or set configuration in a new repository")
-        }
-        _ if flagged(&[
-            "--output",
-            "--ext-diff",
-            "--textconv",
-            "--upload-pack",
-            "--receive-pack",
-            "--exec",
-            "--config",
-            "--sendmail-cmd",
-            "--smtp-server",
-        ]) =>
-        {
-            Some("git option can run a program or write a file")
-        }
-        _ => None,
-    }
 }
 
 /// sed's `e` command and `s///e` run commands; `w`/`W` and `s///w` write files. A script from

@@ -62,7 +62,8 @@ fn program_running_flags_are_risky() {
         ("git -ccore.pager=sh log", true),
         ("git --config-env=core.pager=X log", true),
         ("git --exec-path=/tmp log", true),
-        ("git -C sub status", false),
+        ("git -C sub status", true),
+        ("git -C . status", false),
         ("git -C /tmp/evil status", true),
         ("git -C ../other status", true),
         ("git --git-dir=/tmp/x/.git status", true),
@@ -113,13 +114,24 @@ fn program_running_flags_are_risky() {
         ("tar -xf a.tar", false),
         ("rsync -e ssh a b", true),
         ("ls -la", false),
+        ("node --require ./x.js app.js", true),
+        ("node --import=./x.mjs app.js", true),
+        ("pwsh -c x", true),
+        ("npm test --node-options=x", true),
+        ("npm test", false),
+        ("cargo test --config x", true),
+        ("cargo test", false),
+        ("zip -TT ./check.sh a.zip f", true),
+        ("zip -r a.zip src", false),
+        ("grep -r -e foo -c src", false),
+        ("cp -r -p a b", false),
     ];
     for (input, risky) in cases {
         let effective = unwrap_command(&words(input));
-        assert_eq!(exec_risk(&effective).is_some(), *risky, "{input:?}");
+        assert_eq!(exec_risk(&effective, &|dir| dir == ".").is_some(), *risky, "{input:?}");
     }
     for wrapped in ["sudo ls", "xargs ls", "env -S ls x"] {
-        assert!(exec_risk(&unwrap_command(&words(wrapped))).is_some(), "{wrapped:?}");
+        assert!(exec_risk(&unwrap_command(&words(wrapped)), &|dir| dir == ".").is_some(), "{wrapped:?}");
     }
-    assert_eq!(exec_risk(&unwrap_command(&words("timeout 5 ls"))), None);
+    assert_eq!(exec_risk(&unwrap_command(&words("timeout 5 ls")), &|dir| dir == "."), None);
 }
