@@ -346,3 +346,34 @@ EOF";
     assert!(tool_result(&model, 2).contains("denied by user"), "{}", tool_result(&model, 2));
     assert!(!env.project.join("approved-by-injection.txt").exists());
 }
+
+#[test]
+fn broad_rules_do_not_allow_options_that_make_git_or_npm_run_other_code() {
+    let env = TestEnv::new("sandbox-runners");
+    env.write(
+        ".mewcode/settings.local.yaml",
+        "permissions:\n  allow: [\"Bash(npm test*)\", \"Bash(git *)\", \"Bash(echo *)\"]\n",
+    );
+    mewcode::config::trust::record_local_settings(&env.home, &env.project).unwrap();
+    let decision = |command: &str| -> String {
+        let run = env.run(&["check", "Bash", &json!({ "command": command }).to_string()]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let decided: Value = serde_json::from_str(&run.stdout).unwrap();
+        decided["decision"].as_str().unwrap().to_string()
+    };
+    for allowed in ["npm test", "npm test -- --watch", "git status", "echo hi > /dev/null"] {
+        assert_eq!(decision(allowed), "allow", "{allowed}");
+    }
+    for asks in [
+        "npm test --node-options=--require=./x.js",
+        "NODE_OPTIONS=--require=./x.js npm test",
+        "npm test --script-shell=./evil.sh",
+        "git init --template=./t",
+        "git -C ../other status",
+        "cd vendor/lib && git status",
+        "echo hi > /dev/tty",
+        "echo hi > /dev/pts/0",
+    ] {
+        assert_eq!(decision(asks), "ask", "{asks}");
+    }
+}
