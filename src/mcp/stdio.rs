@@ -340,6 +340,11 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(5);
         let info = client.initialize(far, &CancelToken::new()).unwrap();
         assert_eq!(info.protocol_version, "2025-06-18");
+        // The stderr drain runs on its own thread: the line was written before the answer but may
+        // be read after it.
+        while client.stderr_head().is_empty() && Instant::now() < far {
+            std::thread::yield_now();
+        }
         assert_eq!(client.stderr_head(), vec!["oops".to_string()]);
         client.shutdown(far);
     }
