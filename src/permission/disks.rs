@@ -254,7 +254,7 @@ fn present(word: &str, line: &CommandLine<'_>) -> bool {
         return line.flags.contains(&long);
     }
     match word.strip_prefix('-') {
-        Some(letter) if !letter.is_empty() => line.short.contains(letter),
+        Some(letter) => line.short.contains(letter),
         _ => line.operands.contains(&word),
     }
 }

@@ -38,20 +38,13 @@ fn check_kill(args: &[String], raw: &str) -> Option<BlacklistHit> {
     let mut signal_given = false;
     while let Some(arg) = args.get(index) {
         match arg.as_str() {
-            "--" => {
-                index += 1;
-                break;
-            }
             "-l" | "-L" | "--list" | "--table" => return None,
             "-s" | "-n" | "--signal" => {
                 signal_given = true;
                 index += 2;
             }
-            _ if arg.starts_with("--signal=") => {
-                signal_given = true;
-                index += 1;
-            }
-            // The first `-X` is the signal; after it, `-1` is a process id.
+            // The first `-X` (`-9`, `-KILL`, `--signal=KILL`, or `--` ending the options) is the
+            // signal; after it, `-1` is a process id. A `--` among the ids is no number.
             _ if arg.starts_with('-') && arg.len() > 1 && !signal_given => {
                 signal_given = true;
                 index += 1;
