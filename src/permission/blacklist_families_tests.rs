@@ -313,6 +313,10 @@ fn killing_every_process_hits_and_killing_one_program_passes() {
         ("killall -9 -u root", Some(KillAll)),
         ("killall --user=alice", Some(KillAll)),
         ("killall -r '.*'", Some(KillAll)),
+        ("killall --regexp '.*'", Some(KillAll)),
+        ("killall -rI '^[a-z]'", Some(KillAll)),
+        ("killall -r --ignore-case '^[a-z]'", Some(KillAll)),
+        ("killall --user alice", Some(KillAll)),
         ("skill -KILL -u bob", Some(KillAll)),
         ("loginctl terminate-user alice", Some(KillAll)),
         ("kill 1", Some(Shutdown)),
@@ -342,6 +346,10 @@ fn killing_every_process_hits_and_killing_one_program_passes() {
         ("killall -9 sshd", None),
         ("killall -r firefox", None),
         ("killall -u alice firefox", None),
+        ("killall --user=alice firefox", None),
+        ("killall -r '^[a-z]'", None),
+        ("killall -HUP nginx", None),
+        ("pkill -HUP -P 1234", None),
     ]);
 }
 

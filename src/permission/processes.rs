@@ -94,7 +94,7 @@ fn check_pkill(args: &[String], raw: &str) -> Option<BlacklistHit> {
     }
     while let Some(arg) = args.get(index) {
         index += 1;
-        if let Some(long) = arg.strip_prefix("--").filter(|long| !long.is_empty()) {
+        if let Some(long) = arg.strip_prefix("--") {
             let name = long.split('=').next().unwrap_or(long);
             whole_user |= matches!(name, "euid" | "uid" | "group");
             inverse |= name == "inverse";
@@ -135,7 +135,7 @@ fn check_killall(args: &[String], raw: &str) -> Option<BlacklistHit> {
     let mut index = 0;
     while let Some(arg) = args.get(index) {
         index += 1;
-        if let Some(long) = arg.strip_prefix("--").filter(|long| !long.is_empty()) {
+        if let Some(long) = arg.strip_prefix("--") {
             let name = long.split('=').next().unwrap_or(long);
             user |= name == "user";
             regex |= name == "regexp";
