@@ -8,6 +8,8 @@
 //! `sudo`/`env`/`xargs`), lets only an exact rule allow a command that can run other programs,
 //! and never allows substitutions, unparseable text or file redirections outside the project.
 
+use super::builtins;
+use super::expansion;
 use super::normalize;
 use super::rules::{Level, Rule};
 use super::runners::{self, ProjectDir};
@@ -157,12 +159,7 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
     if benign && command.assignments.is_empty() && effective.reserved.is_empty() && !effective.wrappers.is_empty() {
         candidates.push(render_words(&effective.words));
     }
-    // `export NODE_OPTIONS=…; npm test` sets it for what follows, like a prefix would.
-    let exported = match effective.words.first().map(|word| wrappers::program_name(word)) {
-        Some("export" | "declare" | "typeset" | "local" | "readonly") => &effective.words[1..],
-        _ => &[],
-    };
-    let mut assignments = command.assignments.iter().chain(&effective.assignments).chain(exported);
+    let mut assignments = command.assignments.iter().chain(&effective.assignments);
     let dangerous_assignment = assignments.find(|assignment| {
         assignment.split_once('=').is_some_and(|(name, _)| runners::is_dangerous_variable(name.trim_end_matches('+')))
     });
@@ -170,31 +167,75 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
         Some("a shell variable assignment".to_string())
     } else if let Some(assignment) = dangerous_assignment {
         Some(format!("sets {assignment}"))
+    } else if let Some(reason) = builtins::builtin_risk(&effective.words) {
+        // `export NODE_OPTIONS=…; npm test`, `printf -v PATH …`, `alias git=…`: what follows runs
+        // differently, as after a prefix assignment.
+        Some(reason)
     } else if !effective.reserved.is_empty() {
         Some("shell control flow".to_string())
     } else if command.word_info.iter().any(|info| info.expansion) {
         Some("a variable expansion".to_string())
-    } else if let Some(path) = effective.words.iter().skip(1).find_map(|word| outside_or_sensitive(word, root)) {
-        Some(path)
+    } else if let Some(reason) = expanded_arguments_risk(command, &effective.words, root) {
+        Some(reason)
+    } else if let Some(reason) = command.redirections.iter().find_map(|redirect| sensitive_redirect(redirect, root)) {
+        Some(reason)
     } else {
         wrappers::exec_risk(&effective, project_dir).map(str::to_string)
     };
     SubcommandFacts { candidates, risky, vacuous: false }
 }
 
+/// The first argument that, as written or as bash expands it (braces, globs against the files
+/// that exist), names a place outside the project or a sensitive file.
+fn expanded_arguments_risk(command: &SimpleCommand, effective: &[String], root: &Path) -> Option<String> {
+    let written = command.words.iter().zip(&command.word_info).skip(1);
+    for (word, info) in written {
+        let expansion = expansion::expand(word, info, root);
+        if expansion.truncated {
+            return Some(format!("{word} matches too many files to check"));
+        }
+        if let Some(reason) = expansion.words.iter().find_map(|word| outside_or_sensitive(word, root)) {
+            return Some(reason);
+        }
+    }
+    effective.iter().skip(1).find_map(|word| outside_or_sensitive(word, root))
+}
+
 /// An argument (also after `--opt=`) that names a place outside the project — `/x`, `~/x`,
-/// `../x`, or a name inside the project that is a symlink pointing out — or a sensitive file:
-/// a broad rule for the program was not written with it in mind.
+/// `../x`, or a name inside the project that is a symlink pointing out — or a sensitive file
+/// (also after `:`, as in `git show HEAD:.env`, or behind a symlink): a broad rule for the program
+/// was not written with it in mind.
 fn outside_or_sensitive(word: &str, root: &Path) -> Option<String> {
     let value = word.rsplit_once('=').map_or(word, |(_, value)| value);
-    if super::policy::is_sensitive_path(Path::new(value)) {
-        return Some(format!("names a sensitive file ({value})"));
+    if let Some(part) = value.split(':').find(|part| super::policy::is_sensitive_path(Path::new(part))) {
+        return Some(format!("names a sensitive file ({part})"));
     }
     if normalize::is_terminal_device(value) {
         return Some(format!("names the terminal ({value})"));
     }
-    let leaves = !value.is_empty() && !INERT_FILES.contains(&value) && sandbox::check_path(root, value, None).is_err();
-    leaves.then(|| format!("names a path outside the project ({value})"))
+    if value.is_empty() || INERT_FILES.contains(&value) {
+        return None;
+    }
+    match sandbox::check_path(root, value, None) {
+        Err(_) => Some(format!("names a path outside the project ({value})")),
+        Ok(resolved) if super::policy::is_sensitive_path(&resolved) => {
+            Some(format!("names a sensitive file ({value} is {})", resolved.display()))
+        }
+        Ok(_) => None,
+    }
+}
+
+/// A redirection that reads (or writes) a sensitive file, directly or through a symlink:
+/// `wc -l < .env` shows its content as surely as `cat .env`.
+fn sensitive_redirect(redirect: &shell::Redirect, root: &Path) -> Option<String> {
+    if !redirect.op.names_file() || INERT_FILES.contains(&redirect.target.as_str()) {
+        return None;
+    }
+    let target = &redirect.target;
+    let resolved = sandbox::check_path(root, target, None).ok();
+    let sensitive = super::policy::is_sensitive_path(Path::new(target))
+        || resolved.as_deref().is_some_and(super::policy::is_sensitive_path);
+    sensitive.then(|| format!("redirection names a sensitive file ({target})"))
 }
 
 /// `cd DIR && git …`: git then runs with DIR's repository configuration (a nested clone's
@@ -310,6 +351,7 @@ fn git_subcommand(args: &[String]) -> &[String] {
 fn nested_scripts(program: &str, args: &[String]) -> Vec<String> {
     match program {
         "eval" => vec![args.join(" ")],
+        "trap" => builtins::trap_action(args).map(str::to_string).into_iter().collect(),
         "su" | "runuser" => {
             args.iter().position(|arg| arg == "-c").and_then(|i| args.get(i + 1)).cloned().into_iter().collect()
         }

@@ -393,7 +393,7 @@ fn broad_rules_do_not_allow_code_running_options_or_the_terminal() {
         ),
         ("NODE_OPTIONS=--require=./x.js npm test", asks("sets NODE_OPTIONS=--require=./x.js")),
         ("npm_config_node_options=--require=./x.js npm test", asks("sets npm_config_node_options=--require=./x.js")),
-        ("export NODE_OPTIONS=--require=./x.js; npm test", asks("sets NODE_OPTIONS=--require=./x.js")),
+        ("export NODE_OPTIONS=--require=./x.js; npm test", asks("export sets NODE_OPTIONS")),
         ("npm test --script-shell=./evil.sh", asks("--script-shell picks the program that runs package scripts")),
         ("git status", allowed("Bash(git *)")),
         ("git -C . status", allowed("Bash(git *)")),

@@ -158,7 +158,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 return self.read_double_quoted(text, info);
             }
-            Some('(') if self.peek_at(2) == Some('(') => self.read_arithmetic()?,
+            Some('(') if self.peek_at(2) == Some('(') => self.read_arithmetic(info)?,
             Some('(') => {
                 self.pos += 2;
                 self.nested(Term::Paren, Context::Substitution)?;
@@ -200,8 +200,11 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// `$((…))`: an arithmetic expansion; one that hides a substitution is refused.
-    fn read_arithmetic(&mut self) -> Result<(), Unparseable> {
+    /// `$((…))`: an arithmetic expansion; one that hides a substitution is refused. One that
+    /// names a variable has an unknown value (bash evaluates the variable's text as an
+    /// expression in turn, assignments included), so it counts as an expansion of the word.
+    fn read_arithmetic(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
+        let body_start = self.offset() + 3;
         self.pos += 3;
         let mut depth = 2usize;
         while depth > 0 {
@@ -216,6 +219,8 @@ impl Parser<'_> {
             self.pos += 1;
         }
         self.out.has_expansion = true;
+        let body = self.src.get(body_start..self.offset().saturating_sub(2)).unwrap_or_default();
+        info.expansion |= !crate::permission::builtins::arithmetic_names(body).is_empty();
         Ok(())
     }
 

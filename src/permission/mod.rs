@@ -9,7 +9,9 @@
 //! live in the agent; they only use [`refusal_text`] and [`Layer::Hook`] from here.
 
 pub mod blacklist;
+pub mod builtins;
 pub mod command_rules;
+pub mod expansion;
 pub mod normalize;
 pub mod policy;
 pub mod rules;
@@ -178,7 +180,7 @@ impl Engine {
             }
             TargetKind::None => {
                 let view = CallView { tool: call.rule_name, target: CallTarget::None };
-                self.after_rules(mode, rules::check_rules(&self.rules, &view), class, false, false, None)
+                self.after_rules(mode, rules::check_rules(&self.rules, &view), class, None, false, None)
             }
         }
     }
@@ -189,7 +191,11 @@ impl Engine {
         }
         let view = CallView { tool: "Bash", target: CallTarget::Command { command, root: &self.root } };
         let decision = rules::check_rules(&self.rules, &view);
-        let protected = policy::bash_touches_protected(command, &self.root);
+        let protected = policy::bash_touches_protected(command, &self.root).then(|| {
+            "writes to control files always ask: the command may write .git, hooks, editor tasks, \
+             .envrc, AGENTS.md or another file that runs code later (see the README)"
+                .to_string()
+        });
         let risk = command_rules::analyze(command, &self.root).risk().map(str::to_string);
         self.after_rules(mode, decision, class, protected, false, risk)
     }
@@ -205,8 +211,10 @@ impl Engine {
         let relative = |path: &&PathBuf| {
             path.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
         };
-        let protected =
-            class == ToolClass::Write && spellings.iter().map(relative).any(|path| policy::is_protected_path(&path));
+        let protected = (class == ToolClass::Write)
+            .then(|| spellings.iter().map(relative).find_map(|path| policy::protected_spot(&path)))
+            .flatten()
+            .map(|(name, why)| format!("writes to control files always ask: {name} ({why})"));
         let sensitive = spellings.iter().any(|path| policy::is_sensitive_path(path));
         let view = CallView { tool, target: CallTarget::Path(target.clone()) };
         self.after_rules(mode, rules::check_rules(&self.rules, &view), class, protected, sensitive, None)
@@ -218,7 +226,7 @@ impl Engine {
         mode: Mode,
         decision: RuleDecision,
         class: ToolClass,
-        protected: bool,
+        protected: Option<String>,
         sensitive: bool,
         risk: Option<String>,
     ) -> Check {
@@ -229,9 +237,9 @@ impl Engine {
             RuleDecision::Allow { level, rule } => Some((level, rule)),
             RuleDecision::NoMatch => None,
         };
-        if protected && mode != Mode::Bypass {
-            let reason =
-                "writes to the agent's own control files (.git, .mewcode, .mewcode.yaml, AGENTS.md) always ask";
+        if let Some(reason) = protected
+            && mode != Mode::Bypass
+        {
             return Check::new(Decision::Ask, Layer::Sandbox, reason);
         }
         if let Some((level, rule)) = allowed_by {

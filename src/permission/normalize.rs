@@ -70,9 +70,14 @@ pub fn record_assignment(variables: &mut Variables, assignment: &str) {
 
 /// Brace-expands a word's pattern (`{rm,-rf,/}` → three words) and removes the escapes.
 pub fn brace_words(pattern: &str) -> Vec<String> {
+    brace_patterns(pattern).iter().map(|word| unescape(word)).collect()
+}
+
+/// Brace-expands a word's pattern, keeping the escapes (so globs stay distinguishable).
+pub fn brace_patterns(pattern: &str) -> Vec<String> {
     let mut out = Vec::new();
     expand_braces(pattern, &mut out);
-    out.iter().map(|word| unescape(word)).collect()
+    out
 }
 
 fn expand_braces(pattern: &str, out: &mut Vec<String>) {
@@ -157,7 +162,8 @@ fn sequence(body: &str) -> Vec<String> {
     }
 }
 
-fn unescape(pattern: &str) -> String {
+/// Removes a pattern's backslash escapes.
+pub fn unescape(pattern: &str) -> String {
     let mut out = String::new();
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {

@@ -46,18 +46,102 @@ pub fn mode_allows(mode: Mode, class: ToolClass) -> (bool, String) {
     }
 }
 
-/// Directory names under which every write is protected.
-const PROTECTED_DIRS: &[&str] = &[".git", ".mewcode"];
-/// File names that are protected wherever they are.
-const PROTECTED_FILES: &[&str] = &[".mewcode.yaml", "agents.md"];
+/// How a protected name is recognised in a path (components compared lower-cased).
+#[derive(Clone, Copy, Debug)]
+enum Spot {
+    /// A directory: the name itself and everything beneath it.
+    Dir(&'static str),
+    /// A file name anywhere.
+    File(&'static str),
+    /// A file name directly inside a directory of the given name.
+    In(&'static str, &'static str),
+    /// A file name ending with this suffix.
+    Suffix(&'static str),
+}
 
-/// True when a path (relative to the root, or absolute) names the agent's control files:
-/// anything under `.git/` or `.mewcode/`, `.mewcode.yaml`, `AGENTS.md`.
-pub fn is_protected_path(path: &Path) -> bool {
+/// The files whose writes always ask (outside bypass mode): each one makes code run later
+/// without anyone typing a command, or changes the agent's own instructions. The test is what
+/// runs *automatically* on checkout, commit, `cd` or opening the editor — files that only run
+/// when someone runs them (`Makefile`, `package.json` scripts, `build.rs`) are normal work.
+const PROTECTED: &[(Spot, &str)] = &[
+    (Spot::Dir(".git"), "git: hooks run on commit and checkout, config can name programs to run"),
+    (Spot::Dir(".mewcode"), "mewcode's own settings, permissions and sessions"),
+    (Spot::File(".mewcode.yaml"), "mewcode's project config (providers, hooks, MCP servers)"),
+    (Spot::File("agents.md"), "the agent's instructions"),
+    (Spot::File("claude.md"), "the agent's instructions when AGENTS.md is absent"),
+    (Spot::File(".mcp.json"), "MCP servers a coding agent starts"),
+    (Spot::Dir(".claude"), "Claude Code settings: hooks run when it starts"),
+    (Spot::Dir(".husky"), "husky's git hooks, run on commit"),
+    (Spot::Dir(".githooks"), "the usual core.hooksPath directory, run on commit"),
+    (Spot::Dir(".lefthook"), "lefthook's scripts, run on commit"),
+    (Spot::File("lefthook.yml"), "lefthook's hook commands, run on commit"),
+    (Spot::File(".lefthook.yml"), "lefthook's hook commands, run on commit"),
+    (Spot::File("lefthook.yaml"), "lefthook's hook commands, run on commit"),
+    (Spot::File(".lefthook.yaml"), "lefthook's hook commands, run on commit"),
+    (Spot::File(".pre-commit-config.yaml"), "pre-commit's hook commands, run on commit"),
+    (Spot::File(".envrc"), "direnv: runs on cd"),
+    (Spot::File(".autoenv.zsh"), "zsh-autoenv: runs on cd"),
+    (Spot::File(".autoenv_leave.zsh"), "zsh-autoenv: runs on leaving the directory"),
+    (Spot::File("mise.toml"), "mise: environment and hooks on cd"),
+    (Spot::File(".mise.toml"), "mise: environment and hooks on cd"),
+    (Spot::In(".vscode", "tasks.json"), "VS Code: tasks can run when the folder opens"),
+    (Spot::In(".vscode", "settings.json"), "VS Code: settings name programs the editor runs"),
+    (Spot::Suffix(".code-workspace"), "VS Code workspace: settings and tasks"),
+    (Spot::Dir(".devcontainer"), "dev containers: initializeCommand runs on the host"),
+    (Spot::Dir(".idea"), "JetBrains IDEs: run configurations and startup tasks"),
+    (Spot::File(".exrc"), "vim/neovim exrc: runs when the editor opens"),
+    (Spot::File(".nvimrc"), "neovim exrc: runs when the editor opens"),
+    (Spot::File(".nvim.lua"), "neovim exrc: runs when the editor opens"),
+    (Spot::File(".dir-locals.el"), "Emacs: directory variables can eval code"),
+    (Spot::File(".dir-locals-2.el"), "Emacs: directory variables can eval code"),
+];
+
+/// The name of the first protected spot `path` (relative to the root, or absolute) lies in,
+/// with why it is protected.
+pub fn protected_spot(path: &Path) -> Option<(&'static str, &'static str)> {
     let components: Vec<String> =
         path.components().map(|component| component.as_os_str().to_string_lossy().to_lowercase()).collect();
-    components.iter().any(|name| PROTECTED_DIRS.contains(&name.as_str()))
-        || components.last().is_some_and(|name| PROTECTED_FILES.contains(&name.as_str()))
+    let last = components.last()?;
+    PROTECTED.iter().find_map(|&(spot, why)| {
+        let hit = match spot {
+            Spot::Dir(name) => components.iter().any(|component| component == name).then_some(name),
+            Spot::File(name) => (last == name).then_some(name),
+            Spot::In(dir, name) => {
+                let parent = components.len().checked_sub(2).map(|index| components[index].as_str());
+                (last == name && parent == Some(dir)).then_some(name)
+            }
+            Spot::Suffix(suffix) => last.ends_with(suffix).then_some(suffix),
+        };
+        hit.map(|name| (name, why))
+    })
+}
+
+/// True when a path (relative to the root, or absolute) lies in a protected spot.
+pub fn is_protected_path(path: &Path) -> bool {
+    protected_spot(path).is_some()
+}
+
+/// The protected names a single path component may equal (the directory and file of `In`
+/// spots both), for checking what a glob could match; suffix spots are checked apart.
+fn protected_names() -> impl Iterator<Item = &'static str> {
+    PROTECTED
+        .iter()
+        .flat_map(|&(spot, _)| match spot {
+            Spot::Dir(name) | Spot::File(name) => [Some(name), None],
+            Spot::In(dir, name) => [Some(dir), Some(name)],
+            Spot::Suffix(_) => [None, None],
+        })
+        .flatten()
+}
+
+/// Whether a component names a protected spot on its own, for words like `cp x .husky/`: a
+/// protected directory or file name, or the directory of an `In` spot (`cp -r x .vscode` may
+/// write its `tasks.json`).
+fn is_protected_component(lower: &str) -> bool {
+    PROTECTED.iter().any(|&(spot, _)| match spot {
+        Spot::Dir(name) | Spot::File(name) | Spot::In(name, _) => name == lower,
+        Spot::Suffix(suffix) => lower.ends_with(suffix),
+    })
 }
 
 /// True for files whose content should not reach the model without asking.
@@ -136,9 +220,21 @@ fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
     let words =
         command.words.iter().zip(&command.word_info).map(|(word, info)| (word.as_str(), info.glob || info.brace));
     let assignments = command.assignments.iter().map(|assignment| (assignment.as_str(), false));
-    words
+    let mentioned = words
         .chain(assignments)
-        .any(|(word, globbed)| mentions_protected(word, globbed, root) || resolves_protected(word, root))
+        .any(|(word, globbed)| mentions_protected(word, globbed, root) || resolves_protected(word, root));
+    // What the globs and braces match among the files that exist (`cp x *.code-workspace`).
+    mentioned
+        || command.words.iter().zip(&command.word_info).filter(|(_, info)| info.glob || info.brace).any(
+            |(word, info)| {
+                // A glob matching too many files to list stays with the pattern-level check above.
+                let expansion = super::expansion::expand(word, info, root);
+                expansion
+                    .words
+                    .iter()
+                    .any(|word| mentions_protected(word, false, root) || resolves_protected(word, root))
+            },
+        )
 }
 
 /// True when some `/`, `=` or `:`-separated part of `word` is (or, for a glob, could match) a
@@ -150,7 +246,7 @@ fn mentions_protected(word: &str, globbed: bool, root: &Path) -> bool {
         let parts: Vec<&str> = path.split('/').collect();
         parts.iter().enumerate().any(|(index, part)| {
             let lower = part.to_lowercase();
-            if PROTECTED_DIRS.contains(&lower.as_str()) || PROTECTED_FILES.contains(&lower.as_str()) {
+            if is_protected_component(&lower) {
                 return true;
             }
             if !(globbed && part.contains(['*', '?', '[', '{'])) {
@@ -178,8 +274,5 @@ fn glob_could_match_protected(part: &str) -> bool {
         return true;
     }
     let Ok(regex) = Regex::new(&format!("(?i)^{}$", glob_to_regex(part, true))) else { return true };
-    PROTECTED_DIRS
-        .iter()
-        .chain(PROTECTED_FILES)
-        .any(|name| (part.starts_with('.') || !name.starts_with('.')) && regex.is_match(name))
+    protected_names().any(|name| (part.starts_with('.') || !name.starts_with('.')) && regex.is_match(name))
 }

@@ -290,6 +290,9 @@ const DANGEROUS_VARIABLES: &[&str] = &[
     "PS4",
     "PROMPT_COMMAND",
     "SHELL",
+    "CDPATH",
+    "EXECIGNORE",
+    "BASH_LOADABLES_PATH",
     // Where per-user configuration (~/.gitconfig, ~/.npmrc) is read from.
     "HOME",
     "XDG_CONFIG_HOME",

@@ -1,0 +1,279 @@
+//! Shell builtins that change what later commands run: variable assignments made by builtins
+//! (`printf -v`, `declare`, `read`, `mapfile`, `let`, `getopts`, `unset`, `for`), and builtins that
+//! rebind names (`alias`, `hash -p`, `enable`) or register code to run later (`trap`).
+//!
+//! Invariant: over-approximate. A name the builtin may assign is reported even when an option
+//! might make it only print (`declare -p PATH`); an option that is not understood counts as
+//! taking no value, so its operand is read as a name rather than skipped.
+
+use super::runners;
+
+/// Why `words` (a simple command, wrappers already peeled) changes what later commands run, if it
+/// does: a dangerous variable it may assign or unset, or a name it rebinds.
+pub fn builtin_risk(words: &[String]) -> Option<String> {
+    let (program, args) = words.split_first()?;
+    match program.as_str() {
+        "alias" => args.iter().any(|arg| arg.contains('=')).then(|| "alias rebinds a command name".to_string()),
+        "hash" => option_value(args, "p").is_some().then(|| "hash -p rebinds a command name".to_string()),
+        "enable" => (!args.is_empty()).then(|| "enable changes which builtins exist".to_string()),
+        "trap" => trap_action(args).map(|_| "trap registers a command to run later".to_string()),
+        "mapfile" | "readarray" if option_value(args, "C").is_some() => Some(format!("{program} -C runs a callback")),
+        _ => assigned_names(words)
+            .into_iter()
+            .find(|name| runners::is_dangerous_variable(name))
+            .map(|name| format!("{program} sets {name}")),
+    }
+}
+
+/// The script a `trap` registers: its first operand, unless it only lists or resets traps.
+pub fn trap_action(args: &[String]) -> Option<&str> {
+    let operands: Vec<&String> = args.iter().skip_while(|arg| arg.starts_with('-') && *arg != "-").collect();
+    match operands.as_slice() {
+        [] | [_] => None,
+        [action, ..] if action.is_empty() || action.as_str() == "-" => None,
+        [action, ..] => Some(action.as_str()),
+    }
+}
+
+/// Every variable name `words` may assign (or unset), by builtin.
+pub fn assigned_names(words: &[String]) -> Vec<String> {
+    let Some((program, args)) = words.split_first() else { return Vec::new() };
+    let mut names = Vec::new();
+    match program.as_str() {
+        "export" | "declare" | "typeset" | "local" | "readonly" => {
+            let nameref = args.iter().any(|arg| is_flag_cluster(arg) && arg.contains('n'));
+            for operand in args.iter().filter(|arg| !is_flag_cluster(arg)) {
+                let (name, value) = operand.split_once('=').map_or((operand.as_str(), None), |(n, v)| (n, Some(v)));
+                names.push(variable_of(name));
+                // `declare -n ref=PATH` makes every later `ref=…` an assignment to PATH.
+                if let (true, Some(value)) = (nameref, value) {
+                    names.push(variable_of(value));
+                }
+            }
+        }
+        "unset" => names.extend(args.iter().filter(|arg| !arg.starts_with('-')).map(|arg| variable_of(arg))),
+        "printf" => names.extend(option_value(args, "v").map(variable_of)),
+        "read" => {
+            names.extend(option_value(args, "a").map(variable_of));
+            let operands = operands_after_options(args, &["a", "d", "i", "n", "N", "p", "t", "u"]);
+            names.extend(operands.iter().map(|name| variable_of(name)));
+            names.push("REPLY".into());
+        }
+        "mapfile" | "readarray" => {
+            let operands = operands_after_options(args, &["d", "n", "O", "s", "u", "C", "c"]);
+            names.extend(operands.iter().map(|name| variable_of(name)));
+            names.push("MAPFILE".into());
+        }
+        "getopts" => {
+            names.extend(args.get(1).map(|name| variable_of(name)));
+            names.extend(["OPTARG".to_string(), "OPTIND".to_string()]);
+        }
+        "for" | "select" => names.extend(args.first().filter(|arg| !arg.starts_with("((")).map(|n| variable_of(n))),
+        "let" => names.extend(args.iter().flat_map(|expression| arithmetic_names(expression))),
+        _ => {}
+    }
+    names.retain(|name| !name.is_empty());
+    names
+}
+
+/// Every identifier in an arithmetic expression: any of them may be assigned (`x=1`, `x++`,
+/// `x+=1`), and a variable's value is itself evaluated as an expression, so naming one is enough.
+pub fn arithmetic_names(expression: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut current = String::new();
+    let mut after_digit = false;
+    for c in expression.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            if current.is_empty() && (c.is_ascii_digit() || after_digit) {
+                // A number (`10`, `0x1f`, `64#zz`): its letters are digits, not names.
+                after_digit = true;
+                continue;
+            }
+            current.push(c);
+        } else {
+            after_digit = c == '#' && after_digit;
+            if !current.is_empty() {
+                names.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    names
+}
+
+/// `name[subscript]` or `name+` (from `name+=`) → `name`.
+fn variable_of(text: &str) -> String {
+    let name = text.split('[').next().unwrap_or_default();
+    name.trim_end_matches('+').to_string()
+}
+
+/// `-x`, `+x`, `-xn`: an option cluster of a declaration builtin.
+fn is_flag_cluster(arg: &str) -> bool {
+    arg.len() > 1 && (arg.starts_with('-') || arg.starts_with('+')) && !arg.contains('=')
+}
+
+/// The value of a one-letter option that takes one: `-v NAME`, `-vNAME`, or inside a cluster
+/// (`-rv NAME`). Option parsing stops at `--` or the first operand.
+fn option_value<'a>(args: &'a [String], letter: &str) -> Option<&'a str> {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if arg == "--" || !arg.starts_with('-') || arg == "-" {
+            return None;
+        }
+        if let Some(position) = arg[1..].find(letter) {
+            let rest = &arg[1 + position + letter.len()..];
+            return if rest.is_empty() { args.get(index + 1).map(String::as_str) } else { Some(rest) };
+        }
+        index += 1;
+    }
+    None
+}
+
+/// The operands after the options, where `valued` options take the next word (or the rest of
+/// their cluster) as their value.
+fn operands_after_options<'a>(args: &'a [String], valued: &[&str]) -> &'a [String] {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if arg == "--" {
+            return &args[index + 1..];
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        let takes_next = arg[1..]
+            .char_indices()
+            .find(|(_, c)| valued.contains(&c.to_string().as_str()))
+            .is_some_and(|(position, c)| position + 1 + c.len_utf8() == arg.len());
+        index += if takes_next { 2 } else { 1 };
+    }
+    args.get(index..).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_string).collect()
+    }
+
+    fn risk(text: &str) -> Option<String> {
+        builtin_risk(&words(text))
+    }
+
+    #[test]
+    fn builtins_that_assign_dangerous_names_are_risky() {
+        for command in [
+            "printf -v HOME x",
+            "printf -vPATH %s x",
+            "printf -- -v",
+            "declare PATH=/tmp",
+            "declare -x PAGER",
+            "declare -gx GIT_DIR",
+            "typeset -g BASH_ENV=x",
+            "local -n ref=PATH",
+            "readonly LD_PRELOAD",
+            "export GIT_SSH_COMMAND=x",
+            "export -n HOME",
+            "read PAGER",
+            "read -r -p prompt EDITOR",
+            "read -ra PATH",
+            "read -a LD_PRELOAD",
+            "read -d x -t 1 HOME",
+            "mapfile LD_PRELOAD",
+            "mapfile -t -n 3 GIT_DIR",
+            "readarray -t PATH",
+            "let HOME=1",
+            "let x=1 PATH++",
+            "getopts ab PATH",
+            "unset GIT_CONFIG_COUNT",
+            "unset -v PATH",
+            "for PATH in /tmp",
+            "select EDITOR in vi",
+            "declare PATH[0]=/tmp",
+            "declare PATH+=:/tmp",
+        ] {
+            let reason = risk(command);
+            if command == "printf -- -v" {
+                assert_eq!(reason, None, "{command}");
+            } else {
+                assert!(reason.as_deref().is_some_and(|r| r.contains(" sets ")), "{command}: {reason:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn builtins_assigning_harmless_names_are_not_risky() {
+        for command in [
+            "printf %s x",
+            "printf -v line %s x",
+            "declare -p",
+            "declare -i count=1",
+            "export FOO=1",
+            "read -r line",
+            "read -p PATH line",
+            "mapfile -t lines",
+            "mapfile -d PATH lines",
+            "let count=count+1",
+            "let 0x1f+64#zz",
+            "getopts ab opt",
+            "unset tmp",
+            "for file in a b",
+            "for ((i=0;i<3;i++))",
+            "echo HOME=1",
+            "alias",
+            "alias ll",
+            "hash git",
+            "hash -r",
+            "trap",
+            "trap -p",
+            "trap - EXIT",
+            "trap '' INT",
+            "enable",
+        ] {
+            let words: Vec<String> =
+                if command.contains("''") { vec!["trap".into(), String::new(), "INT".into()] } else { words(command) };
+            assert_eq!(builtin_risk(&words), None, "{command}");
+        }
+    }
+
+    #[test]
+    fn builtins_that_rebind_names_or_register_code_are_risky() {
+        assert!(risk("alias git=id").unwrap().contains("alias"));
+        assert!(risk("hash -p /tmp/evil git").unwrap().contains("hash"));
+        assert!(risk("hash -dp /tmp/evil git").unwrap().contains("hash"));
+        assert!(risk("enable -f ./x.so foo").unwrap().contains("enable"));
+        assert!(risk("enable -n echo").unwrap().contains("enable"));
+        assert!(risk("trap id EXIT").unwrap().contains("trap"));
+        assert!(risk("trap -- id EXIT").unwrap().contains("trap"));
+        assert!(risk("mapfile -C cb -c 1 lines").unwrap().contains("callback"));
+        assert!(risk("readarray -Ccb lines").unwrap().contains("callback"));
+    }
+
+    #[test]
+    fn trap_actions_are_the_first_operand() {
+        assert_eq!(trap_action(&words("id EXIT")), Some("id"));
+        assert_eq!(trap_action(&words("-- id EXIT")), Some("id"));
+        assert_eq!(trap_action(&words("- EXIT")), None);
+        assert_eq!(trap_action(&words("-l")), None);
+        assert_eq!(trap_action(&words("EXIT")), None);
+    }
+
+    #[test]
+    fn arithmetic_names_skip_numbers_in_any_base() {
+        assert_eq!(arithmetic_names("x=y+1"), ["x", "y"]);
+        assert_eq!(arithmetic_names("0x1f + 2#101 + 64#zZ_@ + n"), ["n"]);
+        assert_eq!(arithmetic_names("a[i]++"), ["a", "i"]);
+        assert!(arithmetic_names("1+2*3").is_empty());
+    }
+
+    #[test]
+    fn assigned_names_of_declarations_and_loops() {
+        assert_eq!(assigned_names(&words("declare -n ref=PATH")), ["ref", "PATH"]);
+        assert_eq!(assigned_names(&words("declare -x a=1 b")), ["a", "b"]);
+        assert_eq!(assigned_names(&words("read -a arr x y")), ["arr", "x", "y", "REPLY"]);
+        assert_eq!(assigned_names(&words("mapfile -u 3 arr")), ["arr", "MAPFILE"]);
+        assert_eq!(assigned_names(&words("getopts ab opt")), ["opt", "OPTARG", "OPTIND"]);
+        assert_eq!(assigned_names(&words("read -- x")), ["x", "REPLY"]);
+        assert!(assigned_names(&words("ls -la")).is_empty());
+    }
+}

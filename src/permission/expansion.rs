@@ -1,0 +1,179 @@
+//! What a word may become after brace and pathname expansion, for the checks against sensitive
+//! and protected names: `cat {.env,x}` is `cat .env x`, and `cat .e*` is `cat .env` in a
+//! directory that holds one.
+//!
+//! Invariant: over-approximate what bash would produce. Globs are matched against the files
+//! that exist (bash never expands a glob to a missing file), case-insensitively and with dot
+//! files included (`shopt -s nocaseglob dotglob` may come earlier in the same script); the
+//! pattern itself is always kept too. Directories outside the project are not listed (the
+//! sandbox check refuses those words on its own). More matches than [`MAX_MATCHES`] make the
+//! expansion [`Expansion::truncated`], which callers treat as unknown.
+
+use super::normalize;
+use super::rules::glob_to_regex;
+use super::shell::WordInfo;
+use regex::Regex;
+use std::path::{Path, PathBuf};
+
+/// Paths kept per word before the expansion counts as too large to check.
+pub const MAX_MATCHES: usize = 256;
+
+/// The words a shell word may expand to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expansion {
+    /// The candidates, escapes removed: brace alternatives, glob matches (spelled relative to
+    /// the word's own base, as bash prints them) and the patterns themselves.
+    pub words: Vec<String>,
+    /// More than [`MAX_MATCHES`] paths matched: what the word becomes is not fully known.
+    pub truncated: bool,
+}
+
+/// Expands `word` (with its lexer facts) against the files under `root` (the command's cwd).
+pub fn expand(word: &str, info: &WordInfo, root: &Path) -> Expansion {
+    let mut expansion = Expansion::default();
+    if !info.glob && !info.brace {
+        expansion.words.push(word.to_string());
+        return expansion;
+    }
+    let patterns = if info.brace { normalize::brace_patterns(&info.pattern) } else { vec![info.pattern.clone()] };
+    for pattern in patterns {
+        expansion.words.push(normalize::unescape(&pattern));
+        if info.glob && has_glob(&pattern) {
+            expansion.truncated |= !glob_paths(&pattern, root, &mut expansion.words);
+        }
+    }
+    expansion.words.dedup();
+    expansion
+}
+
+/// Unescaped `*`, `?` or `[` in a pattern.
+fn has_glob(pattern: &str) -> bool {
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '*' | '?' | '[' => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Adds the existing paths matching `pattern` to `out`; false when there were too many.
+fn glob_paths(pattern: &str, root: &Path, out: &mut Vec<String>) -> bool {
+    let Ok(root) = std::fs::canonicalize(root) else { return true };
+    let absolute = pattern.starts_with('/');
+    // (path on disk, spelling as bash would print it)
+    let mut current: Vec<(PathBuf, String)> =
+        vec![if absolute { (PathBuf::from("/"), String::new()) } else { (root.clone(), String::new()) }];
+    let components: Vec<&str> = pattern.split('/').filter(|part| !part.is_empty()).collect();
+    let separator = |spelled: &str| if spelled.is_empty() && !absolute { String::new() } else { format!("{spelled}/") };
+    for component in components {
+        let mut next = Vec::new();
+        if has_glob(component) {
+            let Ok(regex) = Regex::new(&format!("(?i)^{}$", glob_to_regex(component, true))) else { return true };
+            for (dir, spelled) in &current {
+                // Only the project is listed; a word reaching outside is the sandbox check's.
+                let inside = std::fs::canonicalize(dir).is_ok_and(|dir| dir.starts_with(&root));
+                let Ok(entries) = std::fs::read_dir(dir).map_err(drop).and_then(|e| inside.then_some(e).ok_or(()))
+                else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    if regex.is_match(&name) {
+                        next.push((dir.join(&name), format!("{}{name}", separator(spelled))));
+                        if next.len() > MAX_MATCHES {
+                            return false;
+                        }
+                    }
+                }
+            }
+        } else {
+            let literal = normalize::unescape(component);
+            next = current
+                .iter()
+                .filter(|(dir, _)| dir.join(&literal).symlink_metadata().is_ok())
+                .map(|(dir, spelled)| (dir.join(&literal), format!("{}{literal}", separator(spelled))))
+                .collect();
+        }
+        current = next;
+        if current.is_empty() {
+            return true;
+        }
+    }
+    out.extend(current.into_iter().map(|(_, spelled)| spelled));
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::shell;
+
+    fn project() -> PathBuf {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let index = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("mewcode-expansion-{}-{index}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub/deeper")).unwrap();
+        for file in [".env", "README.md", "sub/server.key", "sub/deeper/id_rsa", "sub/notes.txt"] {
+            std::fs::write(dir.join(file), "x").unwrap();
+        }
+        dir
+    }
+
+    fn words_of(command: &str, root: &Path) -> Vec<String> {
+        let parsed = shell::parse_command(command).unwrap();
+        let command = &parsed.subcommands[0];
+        command.words.iter().zip(&command.word_info).skip(1).flat_map(|(w, i)| expand(w, i, root).words).collect()
+    }
+
+    #[test]
+    fn globs_match_existing_files_dot_files_and_case_included() {
+        let root = project();
+        assert_eq!(words_of("cat .e*", &root), [".e*", ".env"]);
+        assert_eq!(words_of("cat .[e]nv", &root), [".[e]nv", ".env"]);
+        assert!(words_of("cat *", &root).contains(&".env".to_string()));
+        assert!(words_of("cat ./*", &root).contains(&"./.env".to_string()));
+        assert_eq!(words_of("cat sub/*.KEY", &root), ["sub/*.KEY", "sub/server.key"]);
+        assert_eq!(words_of("cat */*/id_*", &root), ["*/*/id_*", "sub/deeper/id_rsa"]);
+        assert_eq!(words_of("cat sub/deeper/../*.key", &root), ["sub/deeper/../*.key", "sub/deeper/../server.key"]);
+        assert_eq!(words_of("cat nothing*", &root), ["nothing*"]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn braces_expand_and_quoted_glob_characters_stay_literal() {
+        let root = project();
+        assert_eq!(words_of("cat {.env,x}", &root), [".env", "x"]);
+        assert_eq!(words_of("cat {.e,y}*", &root), [".e*", ".env", "y*"]);
+        assert_eq!(words_of("cat '.e*'", &root), [".e*"]);
+        assert_eq!(words_of("cat .e'*'", &root), [".e*"]);
+        assert_eq!(words_of("cat README.md", &root), ["README.md"]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn absolute_globs_are_spelled_absolute_and_outside_directories_are_not_listed() {
+        let root = project();
+        let inside = format!("cat {}/.e*", root.display());
+        assert_eq!(words_of(&inside, &root)[1], format!("{}/.env", std::fs::canonicalize(&root).unwrap().display()));
+        assert_eq!(words_of("cat /etc/pass*", &root), ["/etc/pass*"]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn too_many_matches_truncate() {
+        let root = project();
+        for index in 0..=MAX_MATCHES {
+            std::fs::write(root.join(format!("f{index}")), "").unwrap();
+        }
+        let parsed = shell::parse_command("cat f*").unwrap();
+        let command = &parsed.subcommands[0];
+        assert!(expand(&command.words[1], &command.word_info[1], &root).truncated);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}
