@@ -40,6 +40,9 @@ struct SubcommandFacts {
     risky: Option<String>,
     /// Redirection-only sub-commands touching no file (`(…) 2>/dev/null`) need no rule.
     vacuous: bool,
+    /// The command runs through a wrapper (`env`, `timeout`, …): the first candidate, the
+    /// literal spelling, is for exact rules only.
+    wrapped: bool,
 }
 
 /// Files a redirection may name without counting as outside the project. The terminal
@@ -105,8 +108,12 @@ fn allows(rule: &Rule, facts: &SubcommandFacts) -> bool {
     match &rule.pattern {
         None => facts.risky.is_none(),
         Some(pattern) => {
-            (facts.risky.is_none() || pattern.matcher.is_exact())
-                && facts.candidates.iter().any(|candidate| pattern.matcher.matches(candidate))
+            let exact = pattern.matcher.is_exact();
+            // `Bash(env *)` was not written to allow whatever env runs: through a wrapper, a
+            // broad rule sees only the unwrapped command (when the wrapper is harmless).
+            let skip = usize::from(facts.wrapped && !exact);
+            (facts.risky.is_none() || exact)
+                && facts.candidates.iter().skip(skip).any(|candidate| pattern.matcher.matches(candidate))
         }
     }
 }
@@ -150,7 +157,7 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
             .redirections
             .iter()
             .all(|redirect| !redirect.op.names_file() || INERT_FILES.contains(&redirect.target.as_str()));
-        return SubcommandFacts { vacuous: inert, candidates: vec![String::new()], risky: None };
+        return SubcommandFacts { vacuous: inert, candidates: vec![String::new()], risky: None, wrapped: false };
     }
     let literal = render_words(command.assignments.iter().chain(&command.words));
     let effective = wrappers::unwrap_command(&command.words);
@@ -182,7 +189,7 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
     } else {
         wrappers::exec_risk(&effective, project_dir).map(str::to_string)
     };
-    SubcommandFacts { candidates, risky, vacuous: false }
+    SubcommandFacts { candidates, risky, vacuous: false, wrapped: !effective.wrappers.is_empty() }
 }
 
 /// The first argument that, as written or as bash expands it (braces, globs against the files
@@ -301,7 +308,10 @@ fn deny_targets(command: &str, depth: usize) -> Vec<String> {
         }
         return targets;
     };
-    for sub in &parsed.subcommands {
+    for (index, sub) in parsed.subcommands.iter().enumerate() {
+        for script in stdin_scripts(&parsed.subcommands, index) {
+            targets.extend(deny_targets(&script, depth + 1));
+        }
         targets.push(render_words(sub.assignments.iter().chain(&sub.words)));
         targets.push(render_words(&sub.words));
         // What bash would run after brace expansion and `$IFS` splitting (`{rm,x}` is `rm x`).
@@ -332,6 +342,35 @@ fn deny_targets(command: &str, depth: usize) -> Vec<String> {
     }
     targets.dedup();
     targets
+}
+
+/// The script a shell reading its standard input gets: a here-doc or here-string body, or the
+/// text `echo`/`printf` pipe into it (`echo 'curl x' | bash`).
+fn stdin_scripts(commands: &[SimpleCommand], index: usize) -> Vec<String> {
+    let command = &commands[index];
+    let effective = wrappers::unwrap_command(&command.words);
+    let Some(program) = effective.words.first().map(|word| wrappers::program_name(word)) else { return Vec::new() };
+    let reads_stdin = SHELLS.contains(&program) && nested_scripts(program, &effective.words[1..]).is_empty();
+    if !reads_stdin {
+        return Vec::new();
+    }
+    let mut scripts: Vec<String> = command
+        .redirections
+        .iter()
+        .filter(|redirect| matches!(redirect.op, shell::RedirectOp::HereDoc { .. } | shell::RedirectOp::HereString))
+        .map(|redirect| redirect.target.clone())
+        .collect();
+    if let Some(source) = command.pipe_input_from.and_then(|from| commands.get(from)) {
+        let source = wrappers::unwrap_command(&source.words);
+        if let Some((printer, args)) = source.words.split_first()
+            && matches!(wrappers::program_name(printer), "echo" | "printf")
+        {
+            let args: Vec<&String> = args.iter().filter(|arg| !matches!(arg.as_str(), "-e" | "-n" | "-E")).collect();
+            let text = args.iter().map(|arg| arg.as_str()).collect::<Vec<_>>().join(" ");
+            scripts.push(normalize::decode_escapes(&text));
+        }
+    }
+    scripts
 }
 
 /// git's arguments from the subcommand on: global options (and their values) skipped.

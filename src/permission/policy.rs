@@ -237,16 +237,30 @@ fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
         )
 }
 
+/// True when `lower` is only protected as the directory of an `In` spot (`.vscode`).
+fn is_in_directory(lower: &str) -> bool {
+    PROTECTED.iter().all(|&(spot, _)| match spot {
+        Spot::In(..) => true,
+        Spot::Dir(name) | Spot::File(name) => name != lower,
+        Spot::Suffix(suffix) => !lower.ends_with(suffix),
+    }) && PROTECTED.iter().any(|&(spot, _)| matches!(spot, Spot::In(dir, _) if dir == lower))
+}
+
 /// True when some `/`, `=` or `:`-separated part of `word` is (or, for a glob, could match) a
 /// protected name. A glob below the root (`build/*`) can only reach a nested control directory
 /// (`sub/.git`) when it starts with a dot, because bash globs skip dot files; at the root it
 /// could match any protected name (`*` matches `AGENTS.md`).
 fn mentions_protected(word: &str, globbed: bool, root: &Path) -> bool {
     word.split(['=', ':']).any(|path| {
-        let parts: Vec<&str> = path.split('/').collect();
+        let parts: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+        if is_protected_path(Path::new(path)) {
+            return true;
+        }
         parts.iter().enumerate().any(|(index, part)| {
             let lower = part.to_lowercase();
-            if is_protected_component(&lower) {
+            // `.vscode` named last may be written whole (`cp -r x .vscode`); `.vscode/launch.json`
+            // is decided by the whole path above.
+            if is_protected_component(&lower) && (index + 1 == parts.len() || !is_in_directory(&lower)) {
                 return true;
             }
             if !(globbed && part.contains(['*', '?', '[', '{'])) {

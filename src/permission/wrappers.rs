@@ -266,6 +266,9 @@ pub fn exec_risk(effective: &Effective, project_dir: ProjectDir<'_>) -> Option<&
         .then_some("tar can run programs"),
         "rsync" => (has(&["--rsh", "-e"]) || short_cluster('e')).then_some("rsync can run a remote shell"),
         "zip" => has(&["-TT", "--unzip-command"]).then_some("zip can run a test command"),
+        "make" | "gmake" => (has(&["--eval", "-E"])
+            || args.iter().any(|arg| ["SHELL=", ".SHELLFLAGS=", "MAKESHELL="].iter().any(|var| arg.starts_with(var))))
+        .then_some("make runs recipes given on the command line or another shell"),
         interpreter if is_interpreter(interpreter) => (has(&[
             "-c",
             "-e",
@@ -361,8 +364,10 @@ fn awk_risk(args: &[String]) -> Option<&'static str> {
         }
         if !arg.starts_with('-') {
             let program = arg.as_str();
+            // `print > "file"` writes anywhere; a comparison `$1 > 5` is caught too (over-approximate).
             return (program.contains("system") || program.contains('|') || program.contains("@load"))
-                .then_some("awk program can run commands");
+                .then_some("awk program can run commands")
+                .or(program.contains('>').then_some("awk program can write files"));
         }
         index += 1;
     }
