@@ -5,6 +5,7 @@
 mod support;
 
 mod agent;
+mod attack_classes;
 mod cli;
 mod context;
 mod harness;
