@@ -158,12 +158,14 @@ fn prompt_and_stop_hooks_fire_around_the_parent_turn_only() {
         &[
             (HookEvent::UserPromptSubmit, "", "cat >/dev/null; echo prompt >> turns.log", None),
             (HookEvent::Stop, "", "cat >/dev/null; echo stop >> turns.log", None),
+            // Marks the end of the sub-agent's run, so a Stop fired inside it would come first.
+            (HookEvent::PostToolUse, "Task", "cat >/dev/null; echo task >> turns.log", None),
         ],
     );
     let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
     let (_, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
-    assert_eq!(std::fs::read_to_string(dir.join("turns.log")).unwrap(), "prompt\nstop\n");
+    assert_eq!(std::fs::read_to_string(dir.join("turns.log")).unwrap(), "prompt\ntask\nstop\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
