@@ -6,11 +6,11 @@
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use crossbeam_channel::Receiver;
-use mewcode::agent::{Agent, Conversation, Event, ModeMatrix, Settings};
+use mewcode::agent::{Agent, Conversation, Event, ModeMatrix, Settings, Toolbox};
 use mewcode::cancel::CancelToken;
 use mewcode::llm::{Completion, Provider, StopReason, StreamEvent};
 use mewcode::mode::Mode;
-use mewcode::msg::{Message, Request, System, ToolCall};
+use mewcode::msg::{Message, Request, ToolCall};
 use mewcode::tools::{Registry, Tool, ToolContext, ToolOutput};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -76,20 +76,24 @@ fn tool_phase(per_turn: usize) -> Duration {
     let mut registry = Registry::new();
     registry.register(Arc::new(Sleep));
     let agent = Arc::new(Agent {
-        provider: Arc::new(Script { per_turn, asked: AtomicUsize::new(0) }),
+        toolbox: Arc::new(Toolbox {
+            provider: Arc::new(Script { per_turn, asked: AtomicUsize::new(0) }),
+            max_tokens: 100,
+            gate: Arc::new(ModeMatrix),
+            hooks: mewcode::hooks::Hooks::default(),
+            environment: String::new(),
+        }),
         registry,
-        gate: Arc::new(ModeMatrix),
-        system: System::default(),
+        stable_prompt: String::new(),
         settings: Settings {
             root: std::env::temp_dir(),
             max_iterations: 25,
             unknown_tool_limit: 3,
-            max_tokens: 100,
             interactive: false,
+            turn_hooks: true,
             reads: mewcode::tools::ReadTracker::new(),
             log: Default::default(),
         },
-        hooks: mewcode::hooks::Hooks::default(),
         context: mewcode::context::Context::default(),
     });
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));

@@ -7,11 +7,11 @@
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use crossbeam_channel::Receiver;
-use mewcode::agent::{Agent, Conversation, Event, ModeMatrix, Settings};
+use mewcode::agent::{Agent, Conversation, Event, ModeMatrix, Settings, Toolbox};
 use mewcode::cancel::CancelToken;
 use mewcode::llm::{Completion, Provider, StopReason, StreamEvent};
 use mewcode::mode::Mode;
-use mewcode::msg::{Message, Request, System, ToolCall, ToolResult};
+use mewcode::msg::{Message, Request, ToolCall, ToolResult};
 use mewcode::tools::{Registry, Tool, ToolContext, ToolOutput};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -82,20 +82,24 @@ fn per_iteration(messages: usize) -> Duration {
     let mut registry = Registry::new();
     registry.register(Arc::new(Noop));
     let agent = Arc::new(Agent {
-        provider: Arc::new(Instant_),
+        toolbox: Arc::new(Toolbox {
+            provider: Arc::new(Instant_),
+            max_tokens: 1000,
+            gate: Arc::new(ModeMatrix),
+            hooks: mewcode::hooks::Hooks::default(),
+            environment: "e".into(),
+        }),
         registry,
-        gate: Arc::new(ModeMatrix),
-        system: System { stable: "s".into(), environment: "e".into() },
+        stable_prompt: "s".into(),
         settings: Settings {
             root: std::env::temp_dir(),
             max_iterations: 24,
             unknown_tool_limit: 3,
-            max_tokens: 1000,
             interactive: false,
+            turn_hooks: true,
             reads: mewcode::tools::ReadTracker::new(),
             log: Default::default(),
         },
-        hooks: mewcode::hooks::Hooks::default(),
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.
         context: mewcode::context::Context::new(mewcode::context::ContextConfig {
             window: u64::MAX / 2,

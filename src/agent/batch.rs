@@ -3,7 +3,9 @@
 //! Invariant: results pair with call ids in the request order. A maximal run of consecutive
 //! read-only calls is one batch: decisions first, in order; then every Start; then the allowed
 //! calls concurrently (each into its own slot); then every End in order. A mutating call runs
-//! alone. Denials are error results and never stop the batch.
+//! alone. Denials are error results and never stop the batch. This is the only path a tool call
+//! takes, for main agents and `task` sub-agents alike; its policy (gate, hooks) is the agent's
+//! `Toolbox`, which a sub-agent shares with its parent.
 
 use super::{Agent, Approval, ApprovalRequest, Event, POLL, Verdict, emit, preview};
 use crate::cancel::CancelToken;
@@ -92,11 +94,12 @@ impl Agent {
                     elapsed,
                 };
                 let ran = matches!(decisions_ran.get(offset), Some(true));
-                if ran && !self.hooks.is_empty_for(HookEvent::PostToolUse) {
+                let hooks = &self.toolbox.hooks;
+                if ran && !hooks.is_empty_for(HookEvent::PostToolUse) {
                     let rule_name =
                         self.registry.get(&call.name).map_or(call.name.clone(), |tool| tool.rule_name().to_string());
                     let outcome =
-                        self.hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, cancel);
+                        hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, cancel);
                     if let Some(feedback) = super::report_hook(&outcome, cancel, tx, hook_context) {
                         hook_context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
                     }
@@ -128,8 +131,9 @@ impl Agent {
                 self.registry.definitions().into_iter().map(|definition| definition.name).collect();
             return Decision::Refused(format!("unknown tool: {} (available: {})", call.name, known.join(", ")));
         };
-        if !self.hooks.is_empty_for(HookEvent::PreToolUse) {
-            let outcome = self.hooks.pre_tool_use(tool.rule_name(), &call.input, cancel);
+        let hooks = &self.toolbox.hooks;
+        if !hooks.is_empty_for(HookEvent::PreToolUse) {
+            let outcome = hooks.pre_tool_use(tool.rule_name(), &call.input, cancel);
             for warning in &outcome.warnings {
                 emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
             }
@@ -143,7 +147,7 @@ impl Agent {
                 call.name
             ));
         }
-        match self.gate.check(mode, call, tool.rule_name(), tool.read_only()) {
+        match self.toolbox.gate.check(mode, call, tool.rule_name(), tool.read_only()) {
             Verdict::Allow => Decision::Run { tool, approved_by_user: false },
             Verdict::Deny { message } => Decision::Refused(message),
             Verdict::Ask { reason } if !self.settings.interactive => Decision::Refused(format!(
@@ -152,7 +156,7 @@ impl Agent {
             Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
                 Approval::Once => Decision::Run { tool, approved_by_user: true },
                 Approval::Always => {
-                    if let Err(problem) = self.gate.remember(call, tool.rule_name()) {
+                    if let Err(problem) = self.toolbox.gate.remember(call, tool.rule_name()) {
                         emit(cancel, tx, Event::Notice(format!("could not save the rule: {problem}")));
                     }
                     Decision::Run { tool, approved_by_user: true }

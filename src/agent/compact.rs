@@ -156,7 +156,7 @@ impl Agent {
         let result = if start == 0 {
             Err(SummaryError::TooShort)
         } else {
-            summary::summarize(self.provider.as_ref(), &snapshot[..start], self.settings.max_tokens, cancel)
+            summary::summarize(self.toolbox.provider.as_ref(), &snapshot[..start], self.toolbox.max_tokens, cancel)
         };
         let text = match result {
             Ok(text) => text,

@@ -2,7 +2,7 @@
 //! after a usage crossing the threshold, emergency compaction on prompt-too-long (once per
 //! iteration), the breaker, and the manual `/compact`.
 
-use super::tests::{LogTool, Script, ScriptedProvider, done, text_turn};
+use super::tests::{LogTool, Script, ScriptedProvider, done, settings, text_turn, toolbox};
 use super::*;
 use crate::context::summary::SUMMARY_PROMPT;
 use crate::context::{Context, ContextConfig, Trigger, estimate_messages};
@@ -16,20 +16,10 @@ fn scripted_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
     let log = Arc::new(Mutex::new(Vec::new()));
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log }));
     Arc::new(Agent {
-        provider,
+        toolbox: toolbox(provider, crate::hooks::Hooks::default()),
         registry,
-        gate: Arc::new(ModeMatrix),
-        system: System { stable: "stable".into(), environment: "env".into() },
-        settings: Settings {
-            root: std::env::temp_dir(),
-            max_iterations: 10,
-            unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
-            max_tokens: 1000,
-            interactive: false,
-            reads: crate::tools::ReadTracker::new(),
-            log: Default::default(),
-        },
-        hooks: crate::hooks::Hooks::default(),
+        stable_prompt: "stable".into(),
+        settings: settings(10, false),
         context: Context::new(ContextConfig { window: WINDOW, compact_at: None, session_dir: None }),
     })
 }

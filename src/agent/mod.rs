@@ -13,15 +13,18 @@ mod preview;
 pub mod prompt;
 mod reminder;
 pub mod subagent;
+pub mod toolbox;
 
 #[cfg(test)]
 mod compact_tests;
 #[cfg(test)]
+mod subagent_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::cancel::CancelToken;
-use crate::hooks::{HookOutcome, Hooks};
-use crate::llm::{LlmError, Provider, StreamEvent};
+use crate::hooks::HookOutcome;
+use crate::llm::{LlmError, StreamEvent};
 use crate::mode::Mode;
 use crate::msg::{History, Message, Request, Role, System, ToolCall, Usage};
 pub use crate::sync::lock;
@@ -32,6 +35,7 @@ pub use gate::{EngineGate, Gate, ModeMatrix, Verdict};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+pub use toolbox::Toolbox;
 
 /// The iteration cap of a main run (SPEC §3); `--max-iterations` may only lower it.
 pub const MAX_ITERATIONS: u32 = 25;
@@ -51,10 +55,12 @@ pub struct Settings {
     pub max_iterations: u32,
     /// Consecutive all-unknown-tool iterations that stop a run (sub-agents: 2).
     pub unknown_tool_limit: u32,
-    /// Output cap per request.
-    pub max_tokens: u32,
     /// False in -p mode and for sub-agents: an Ask becomes a "needs approval:" denial.
     pub interactive: bool,
+    /// True when UserPromptSubmit and Stop hooks fire around a run: a main agent's turn. False
+    /// for sub-agents, whose run is one tool call of the parent (its Pre/PostToolUse hooks fire
+    /// around it); their own tool calls get Pre/PostToolUse all the same.
+    pub turn_hooks: bool,
     /// The files read during the session, most recent last (for compaction recovery).
     pub reads: ReadTracker,
     /// The session log every message pushed by the loop is appended to (none for sub-agents).
@@ -63,13 +69,13 @@ pub struct Settings {
 
 /// A model, its tools, its permission gate and its system prompt.
 pub struct Agent {
-    pub provider: Arc<dyn Provider>,
+    /// The model, permission gate, hooks and environment; a sub-agent shares its parent's.
+    pub toolbox: Arc<Toolbox>,
+    /// The tools this agent offers (a sub-agent: the parent's read-only ones, without `task`).
     pub registry: Registry,
-    pub gate: Arc<dyn Gate>,
-    pub system: System,
+    /// The stable part of the system prompt (the environment part is the toolbox's).
+    pub stable_prompt: String,
     pub settings: Settings,
-    /// The user's hook commands (none for sub-agents).
-    pub hooks: Hooks,
     /// Context management: window, thresholds, session directory and the state between runs.
     pub context: crate::context::Context,
 }
@@ -95,10 +101,11 @@ impl Agent {
         let mut unknown_run = 0;
         // Text hooks add for the model, delivered in the next request's reminder.
         let mut hook_context: Vec<String> = Vec::new();
-        if !self.hooks.is_empty_for(crate::config::HookEvent::UserPromptSubmit) {
+        let hooks = &self.toolbox.hooks;
+        if self.settings.turn_hooks && !hooks.is_empty_for(crate::config::HookEvent::UserPromptSubmit) {
             let prompt = lock(conversation).last().filter(|m| m.role == Role::User).map(|m| m.content.clone());
             if let Some(prompt) = prompt {
-                let outcome = self.hooks.user_prompt_submit(&prompt, cancel);
+                let outcome = hooks.user_prompt_submit(&prompt, cancel);
                 if let Some(reason) = report_hook(&outcome, cancel, tx, &mut hook_context) {
                     // The prompt never reaches the model: take it back out so the history stays valid.
                     let mut history = lock(conversation);
@@ -123,11 +130,11 @@ impl Agent {
             let mut emergency_tried = false;
             let (turn, covered) = loop {
                 let request = Request {
-                    system: self.system.clone(),
+                    system: self.system(),
                     messages: lock(conversation).snapshot(),
                     tools: tools.clone(),
                     reminder: reminder.clone(),
-                    max_tokens: self.settings.max_tokens,
+                    max_tokens: self.toolbox.max_tokens,
                 };
                 // The response's usage covers the request's messages and the reply appended next.
                 let covered = request.messages.len() + 1;
@@ -169,10 +176,10 @@ impl Agent {
                 message.thinking = turn.thinking;
                 self.push(conversation, cancel, tx, message);
                 if turn.dropped_tool_calls.is_empty() {
-                    if self.hooks.is_empty_for(crate::config::HookEvent::Stop) {
+                    if !self.settings.turn_hooks || hooks.is_empty_for(crate::config::HookEvent::Stop) {
                         return Stop::Completed;
                     }
-                    let outcome = self.hooks.stop(stop_hook_blocked, cancel);
+                    let outcome = hooks.stop(stop_hook_blocked, cancel);
                     let Some(reason) = report_hook(&outcome, cancel, tx, &mut hook_context) else {
                         return Stop::Completed;
                     };
@@ -218,6 +225,11 @@ impl Agent {
         self.finish(conversation, Stop::IterationLimit)
     }
 
+    /// The system prompt of every request: this agent's stable part, the toolbox's environment.
+    fn system(&self) -> System {
+        System { stable: self.stable_prompt.clone(), environment: self.toolbox.environment.clone() }
+    }
+
     /// Appends a message to the conversation, then (outside the conversation lock) to the session
     /// log; a log failure is shown once as a notice and the run goes on.
     fn push(&self, conversation: &Conversation, cancel: &CancelToken, tx: &Sender<Event>, message: Message) {
@@ -242,7 +254,7 @@ impl Agent {
 
     /// Streams one model turn, forwarding text to the front end; returns the completed attempt.
     fn stream_turn(&self, request: Request, cancel: &CancelToken, tx: &Sender<Event>) -> Result<Turn, LlmError> {
-        let stream = self.provider.stream(request, cancel.clone());
+        let stream = self.toolbox.provider.stream(request, cancel.clone());
         let mut turn = Turn::default();
         let mut silent_since_cancel = Duration::ZERO;
         loop {

@@ -2,14 +2,17 @@
 //! completion and returns its final answer.
 //!
 //! Invariant: it lives in `agent/` and implements `tools::Tool`, so `tools/` never depends on the
-//! agent (app.rs registers it). The sub-agent cannot write, has a lower iteration budget and
-//! stops after 2 all-unknown-tool iterations; it never asks the human.
+//! agent (app.rs registers it). The sub-agent is built from its parent's `Toolbox` (the same
+//! Arc), so its calls take the parent's path with the parent's gate and PreToolUse/PostToolUse
+//! hooks; what differs is only what a sub-agent is: read-only tools in plan mode, a lower
+//! iteration budget, a stop after 2 all-unknown-tool iterations, no human to ask (an Ask is a
+//! refusal), no turn hooks, and its own conversation (hook context goes there, not to the parent).
 
-use super::{Agent, Conversation, Event, Gate, Settings, Stop};
-use crate::llm::Provider;
+use super::{Agent, Conversation, Event, Settings, Stop, Toolbox};
 use crate::mode::Mode;
-use crate::msg::{Message, Role, System};
+use crate::msg::{Message, Role};
 use crate::tools::{Registry, Tool, ToolContext, ToolOutput};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// Iteration budget of a sub-agent run.
@@ -25,23 +28,16 @@ or run commands; do not ask the user questions.";
 
 /// The sub-agent tool.
 pub struct TaskTool {
-    provider: Arc<dyn Provider>,
+    /// The parent agent's toolbox: the sub-agent runs with the same model, gate and hooks.
+    toolbox: Arc<Toolbox>,
     /// Read-only tools only (never `task` itself: no recursion).
     registry: Registry,
-    gate: Arc<dyn Gate>,
-    environment: String,
-    max_tokens: u32,
 }
 
 impl TaskTool {
-    /// Builds the tool from the main registry's read-only tools.
-    pub fn new(
-        provider: Arc<dyn Provider>,
-        main_registry: &Registry,
-        gate: Arc<dyn Gate>,
-        environment: String,
-        max_tokens: u32,
-    ) -> TaskTool {
+    /// Builds the tool from the parent's toolbox (pass the very Arc the parent `Agent` gets) and
+    /// the read-only tools of the parent's registry.
+    pub fn new(toolbox: Arc<Toolbox>, main_registry: &Registry) -> TaskTool {
         let mut registry = Registry::new();
         for definition in main_registry.read_only_definitions() {
             if definition.name != "task"
@@ -50,7 +46,28 @@ impl TaskTool {
                 registry.register(tool);
             }
         }
-        TaskTool { provider, registry, gate, environment, max_tokens }
+        TaskTool { toolbox, registry }
+    }
+
+    /// The sub-agent for one call: everything but its own limits comes from the parent.
+    fn subagent(&self, root: &Path) -> Agent {
+        Agent {
+            toolbox: Arc::clone(&self.toolbox),
+            registry: self.registry.clone(),
+            stable_prompt: SUBAGENT_PROMPT.to_string(),
+            settings: Settings {
+                root: root.to_path_buf(),
+                max_iterations: SUBAGENT_MAX_ITERATIONS,
+                unknown_tool_limit: SUBAGENT_UNKNOWN_TOOL_LIMIT,
+                interactive: false,
+                turn_hooks: false,
+                reads: crate::tools::ReadTracker::new(),
+                log: Default::default(),
+            },
+            // A sub-agent's conversation is short-lived: no window (no summaries), no session
+            // directory (no offloads); a prompt-too-long ends it with an error result.
+            context: crate::context::Context::default(),
+        }
     }
 }
 
@@ -93,25 +110,7 @@ impl Tool for TaskTool {
         else {
             return ToolOutput::error("missing required string field: prompt");
         };
-        let agent = Arc::new(Agent {
-            provider: Arc::clone(&self.provider),
-            registry: self.registry.clone(),
-            gate: Arc::clone(&self.gate),
-            system: System { stable: SUBAGENT_PROMPT.to_string(), environment: self.environment.clone() },
-            settings: Settings {
-                root: ctx.root.clone(),
-                max_iterations: SUBAGENT_MAX_ITERATIONS,
-                unknown_tool_limit: SUBAGENT_UNKNOWN_TOOL_LIMIT,
-                max_tokens: self.max_tokens,
-                interactive: false,
-                reads: crate::tools::ReadTracker::new(),
-                log: Default::default(),
-            },
-            hooks: crate::hooks::Hooks::default(),
-            // A sub-agent's conversation is short-lived: no window (no summaries), no session
-            // directory (no offloads); a prompt-too-long ends it with an error result.
-            context: crate::context::Context::default(),
-        });
+        let agent = Arc::new(self.subagent(&ctx.root));
         let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
         let events = agent.run(Arc::clone(&conversation), Mode::Plan, ctx.cancel.clone());
         let mut stop = Stop::Cancelled;

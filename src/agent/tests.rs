@@ -2,7 +2,7 @@
 //! are the only fakes; tool threads and channels are real).
 
 use super::*;
-use crate::llm::{Completion, StopReason};
+use crate::llm::{Completion, Provider, StopReason};
 use crate::msg::ToolDefinition;
 use crate::tools::{Tool, ToolContext, ToolOutput};
 use std::collections::VecDeque;
@@ -118,6 +118,24 @@ impl Tool for LogTool {
     }
 }
 
+/// A toolbox over the scripted model with the mode matrix as its gate.
+pub(super) fn toolbox(provider: Arc<ScriptedProvider>, hooks: crate::hooks::Hooks) -> Arc<Toolbox> {
+    Arc::new(Toolbox { provider, max_tokens: 1000, gate: Arc::new(ModeMatrix), hooks, environment: "env".into() })
+}
+
+/// A main agent's settings in a temp root.
+pub(super) fn settings(max_iterations: u32, interactive: bool) -> Settings {
+    Settings {
+        root: std::env::temp_dir(),
+        max_iterations,
+        unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
+        interactive,
+        turn_hooks: true,
+        reads: crate::tools::ReadTracker::new(),
+        log: Default::default(),
+    }
+}
+
 struct Fixture {
     provider: Arc<ScriptedProvider>,
     agent: Arc<Agent>,
@@ -131,20 +149,10 @@ fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_it
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: read_delay, log: log.clone() }));
     registry.register(Arc::new(LogTool { name: "write", read_only: false, delay: Duration::ZERO, log: log.clone() }));
     let agent = Arc::new(Agent {
-        provider: provider.clone(),
+        toolbox: toolbox(provider.clone(), crate::hooks::Hooks::default()),
         registry,
-        gate: Arc::new(ModeMatrix),
-        system: System { stable: "stable".into(), environment: "env".into() },
-        settings: Settings {
-            root: std::env::temp_dir(),
-            max_iterations,
-            unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
-            max_tokens: 1000,
-            interactive,
-            reads: crate::tools::ReadTracker::new(),
-            log: Default::default(),
-        },
-        hooks: crate::hooks::Hooks::default(),
+        stable_prompt: "stable".into(),
+        settings: settings(max_iterations, interactive),
         context: crate::context::Context::default(),
     });
     Fixture { provider, agent, log }
@@ -152,8 +160,14 @@ fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_it
 
 /// Runs one turn to the end, answering approvals with `answers` in order.
 fn run(fixture: &Fixture, mode: Mode, answers: &[Approval]) -> (Conversation, Vec<Event>, Stop) {
+    run_agent(&fixture.agent, mode, answers)
+}
+
+/// Runs one turn of `agent` on the prompt "do it" to the end, answering approvals with
+/// `answers` in order (a missing answer fails the test).
+pub(super) fn run_agent(agent: &Arc<Agent>, mode: Mode, answers: &[Approval]) -> (Conversation, Vec<Event>, Stop) {
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("do it")].into()));
-    let events = fixture.agent.run(conversation.clone(), mode, CancelToken::new());
+    let events = agent.run(conversation.clone(), mode, CancelToken::new());
     let mut answers = answers.iter();
     let mut seen = Vec::new();
     let mut stop = None;

@@ -17,7 +17,7 @@ use sessions::*;
 use setup::*;
 
 use crate::agent::subagent::TaskTool;
-use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt};
 use crate::cancel::CancelToken;
 use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, Resume, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, HookConfig, LoadOptions, Protocol, ProviderConfig};
@@ -30,7 +30,7 @@ use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
 use crate::llm::provider;
 use crate::mcp;
 use crate::mcp_cli;
-use crate::msg::{Message, System};
+use crate::msg::Message;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::store;
 use crate::repl;

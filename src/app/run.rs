@@ -317,15 +317,17 @@ pub(super) fn build_agent(
     let mut registry = Registry::with_builtins(bash_env, Arc::clone(&sandbox));
     // MCP tools before the task tool, so sub-agents see the read-only ones too.
     mcp.register_tools(&mut registry);
-    let task = TaskTool::new(
-        Arc::clone(&provider),
-        &registry,
-        Arc::clone(&gate),
-        environment.clone(),
-        provider_config.max_tokens,
-    );
+    let toolbox = Arc::new(Toolbox {
+        provider,
+        max_tokens: provider_config.max_tokens,
+        gate,
+        // Hooks are the user's own commands: they get the whole host environment.
+        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id, sandbox),
+        environment,
+    });
+    // The same Arc as the agent's: the sub-agent runs with this agent's gate and hooks.
+    let task = TaskTool::new(Arc::clone(&toolbox), &registry);
     registry.register(Arc::new(task));
-    let stable = prompt::stable_prompt(&prompt::load_instructions(&context.root, &context.home));
     let window = match provider_config.context_window {
         0 => provider_config.protocol.default_context_window(),
         window => window,
@@ -338,21 +340,18 @@ pub(super) fn build_agent(
         session_dir: Some(crate::session::sessions_dir(&context.root).join(session_id)),
     };
     Ok(Arc::new(Agent {
-        provider,
+        toolbox,
         registry,
-        gate,
-        system: System { stable, environment },
+        stable_prompt: prompt::stable_prompt(&prompt::load_instructions(&context.root, &context.home)),
         settings: Settings {
             root: context.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),
             unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
-            max_tokens: provider_config.max_tokens,
             interactive,
+            turn_hooks: true,
             reads: crate::tools::ReadTracker::new(),
             log,
         },
-        // Hooks are the user's own commands: they get the whole host environment.
-        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id, sandbox),
         context: crate::context::Context::new(context_config),
     }))
 }

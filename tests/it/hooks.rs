@@ -1,5 +1,6 @@
 //! Hooks end to end (Claude Code's contract): a PreToolUse hook that blocks, a PostToolUse hook
-//! whose stdout reaches the model, and a hook that hangs (timeout, the loop goes on).
+//! whose stdout reaches the model, a hook that hangs (timeout, the loop goes on), and the same
+//! hooks around the calls of the `task` sub-agent.
 
 use crate::support::script::anthropic;
 use crate::support::{FakeModel, TestEnv};
@@ -76,4 +77,60 @@ fn user_prompt_submit_hook_can_block_the_prompt() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("no secrets in prompts"), "{}", run.stderr);
     assert!(model.requests().is_empty(), "the prompt never reaches the model");
+}
+
+/// The tool result for `id` in a request body (Anthropic): (content, is_error).
+fn tool_result(body: &serde_json::Value, id: &str) -> Option<(String, bool)> {
+    let messages = body["messages"].as_array()?;
+    let blocks = messages.iter().filter_map(|message| message["content"].as_array()).flatten();
+    let block = blocks.into_iter().find(|block| block["type"] == "tool_result" && block["tool_use_id"] == id)?;
+    Some((block["content"].as_str()?.to_string(), block["is_error"] == serde_json::Value::Bool(true)))
+}
+
+#[test]
+fn the_task_sub_agent_runs_the_users_pre_and_post_tool_use_hooks() {
+    let model = FakeModel::start();
+    // The main agent tries the secret itself, then delegates.
+    model.push(anthropic("", &[("m1", "read_file", r#"{"path":"secret.txt"}"#)]));
+    model.push(anthropic("", &[("t1", "task", r#"{"prompt":"Read secret.txt and public.txt."}"#)]));
+    // The sub-agent (same model): the blocked read and an allowed one, then its report.
+    model.push(anthropic(
+        "",
+        &[("s1", "read_file", r#"{"path":"secret.txt"}"#), ("s2", "read_file", r#"{"path":"public.txt"}"#)],
+    ));
+    model.push(anthropic("secret.txt is blocked; public.txt says hello", &[]));
+    model.push(anthropic("done", &[]));
+    let hooks = "  PreToolUse:\n    - matcher: Read\n      hooks:\n        - {type: command, command: 'sh hooks/block.sh'}\n  PostToolUse:\n    - hooks:\n        - {type: command, command: 'sh hooks/post.sh'}\n";
+    let env = env_with_hooks("hook-task", &model, hooks);
+    env.write(
+        "hooks/block.sh",
+        "input=$(cat)\ncase \"$input\" in *secret.txt*) echo 'secret.txt is off limits' >&2; exit 2;; esac\nexit 0\n",
+    );
+    // Appends the name of every tool that ran, main agent's or sub-agent's.
+    env.write(
+        "hooks/post.sh",
+        "input=$(cat)\nprintf '%s\\n' \"$input\" | sed -n 's/.*\"tool_name\":\"\\([^\"]*\\)\".*/\\1/p' >> post-tools.log\n",
+    );
+    env.write("secret.txt", "TOP-SECRET-CONTENT\n");
+    env.write("public.txt", "hello from public\n");
+    let run = env.run(&["-p", "what is in secret.txt?"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "done\n"), "{}", run.stderr);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5);
+    let bodies: Vec<&serde_json::Value> = requests.iter().map(|request| request.json.as_ref().unwrap()).collect();
+    let refusal = ("denied by hook: secret.txt is off limits".to_string(), true);
+    assert_eq!(tool_result(bodies[1], "m1"), Some(refusal.clone()), "the main agent's read is blocked");
+    // Requests 2 and 3 are the sub-agent's own conversation.
+    assert!(bodies[2]["system"].to_string().contains("research sub-agent"), "{}", bodies[2]["system"]);
+    assert_eq!(tool_result(bodies[3], "s1"), Some(refusal), "the sub-agent's read is blocked");
+    let (public, is_error) = tool_result(bodies[3], "s2").unwrap();
+    assert!(public.contains("hello from public") && !is_error, "{public}");
+    assert_eq!(tool_result(bodies[4], "t1"), Some(("secret.txt is blocked; public.txt says hello".to_string(), false)));
+    for (index, request) in requests.iter().enumerate() {
+        assert!(!request.body.contains("TOP-SECRET-CONTENT"), "request {index} leaks the file: {}", request.body);
+    }
+    // PostToolUse ran for the sub-agent's read (the blocked ones never ran), then for `task`.
+    let post = std::fs::read_to_string(env.project.join("post-tools.log")).unwrap();
+    assert_eq!(post, "Read\nTask\n");
+    assert_eq!(model.violations(), Vec::<String>::new());
 }

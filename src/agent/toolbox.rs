@@ -1,0 +1,31 @@
+//! The parts an agent runs its tool calls with, shared with the `task` sub-agents it starts.
+//!
+//! Invariant: a sub-agent is derived from its parent's `Arc<Toolbox>` (the `TaskTool` holds a
+//! clone of the very Arc its parent `Agent` holds), never assembled from parts of its own. Every
+//! tool call of any agent goes through the one path of `batch.rs` (PreToolUse hook → plan-mode
+//! check → permission gate → approval → execute → PostToolUse hook → result), which reads its
+//! policy from here, so a policy added to this struct applies to main agents and sub-agents
+//! alike. What a sub-agent does differently (read-only tools, no human to ask, no turn hooks,
+//! its own conversation) lives in its `Registry` and `Settings`, not here.
+
+use super::gate::Gate;
+use crate::hooks::Hooks;
+use crate::llm::Provider;
+use std::sync::Arc;
+
+/// The model, the per-call policy and the environment of one agent and its sub-agents. There is
+/// deliberately no `Default`: a toolbox is built once, by the wiring, from the session's parts.
+pub struct Toolbox {
+    /// The model every request of the agent and its sub-agents goes to.
+    pub provider: Arc<dyn Provider>,
+    /// Output cap per request (the provider's setting).
+    pub max_tokens: u32,
+    /// The permission system, asked about every call.
+    pub gate: Arc<dyn Gate>,
+    /// The user's hook commands. PreToolUse and PostToolUse fire around every call of every
+    /// agent; UserPromptSubmit and Stop only around a turn of an agent whose
+    /// `Settings::turn_hooks` is set (a sub-agent's run is a tool call of its parent).
+    pub hooks: Hooks,
+    /// The environment part of the system prompt (cwd, OS, date, model, git state).
+    pub environment: String,
+}
