@@ -17,3 +17,4 @@ mod repl_edits;
 mod sandbox;
 mod session;
 mod tidy;
+mod walk;
