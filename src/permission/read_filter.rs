@@ -79,12 +79,10 @@ impl ReadFilter {
         if !sandbox::is_inside(&root, &resolved_start) {
             return Err(SandboxDenial::Outside(resolved_start));
         }
-        let start_is_file = std::fs::metadata(&resolved_start).is_ok_and(|meta| meta.is_file());
         let honoured = honoured_rule_tools(tool_rule_name);
         let deny =
             self.deny.iter().filter(|(_, rule)| honoured.iter().any(|tool| rule.matches_tool(tool))).cloned().collect();
-        let start_is_resolved = start == resolved_start;
-        Ok(FileGate { root, home: self.home.clone(), deny, start, resolved_start, start_is_resolved, start_is_file })
+        Ok(FileGate { root, home: self.home.clone(), deny, start, resolved_start })
     }
 }
 
@@ -104,11 +102,9 @@ pub struct FileGate {
     /// The deny rules this walk honours, nearest level first.
     deny: Vec<(Level, Rule)>,
     /// The start as the walk spells it (its files are `start` joined with their relative path).
+    /// When it is a file, the caller named it and the engine has asked about it.
     start: PathBuf,
     resolved_start: PathBuf,
-    start_is_resolved: bool,
-    /// The caller named a file: the walk visits it alone and the engine has asked about it.
-    start_is_file: bool,
 }
 
 impl FileGate {
@@ -117,38 +113,53 @@ impl FileGate {
     /// symlinked one) — what `tools::walk` produces; `is_symlink` says whether the entry itself
     /// is a symlink (then, and only then, it is resolved here).
     pub fn admits(&self, path: &Path, is_symlink: bool) -> Result<(), SkipReason> {
-        let named_by_caller = self.start_is_file && path == self.start;
-        let resolved: Cow<'_, Path> = if named_by_caller {
-            Cow::Borrowed(&self.resolved_start)
-        } else if is_symlink {
+        // Only a start that is a file is ever visited itself (a byte compare: lengths differ for
+        // every file below a directory start).
+        let named_by_caller = path.as_os_str() == self.start.as_os_str();
+        // Where a link leads; a plain entry is trusted to be where the walk found it (see above).
+        let link_target = if is_symlink && !named_by_caller {
             let resolved = sandbox::resolve(path).map_err(|_| SkipReason::Outside)?;
             if !sandbox::is_inside(&self.root, &resolved) {
                 return Err(SkipReason::Outside);
             }
-            Cow::Owned(resolved)
-        } else if self.start_is_resolved || self.deny.is_empty() {
-            // Only the rules below look at the resolved spelling.
-            Cow::Borrowed(path)
+            Some(resolved)
         } else {
-            match path.strip_prefix(&self.start) {
-                Ok(relative) => Cow::Owned(self.resolved_start.join(relative)),
-                Err(_) => Cow::Borrowed(path),
-            }
+            None
         };
         if !self.deny.is_empty() {
-            // Deny rules see both spellings, as in `check_rules`: `link.txt -> secret/key` is
-            // named by `Read(secret/**)`, and `secret/key` by `Read(secret/key)` however reached.
-            let two_spellings = resolved.as_ref() != path;
-            for (level, rule) in &self.deny {
-                let names = |spelling: &Path| rules::path_rule_names(rule, spelling, &self.root, self.home.as_deref());
-                if names(&resolved) || (two_spellings && names(path)) {
-                    return Err(SkipReason::Denied { level: *level, rule: rule.text.clone() });
-                }
-            }
+            self.check_deny_rules(path, named_by_caller, link_target.as_deref())?;
         }
-        let sensitive = policy::is_sensitive_path(path) || (is_symlink && policy::is_sensitive_path(&resolved));
+        let sensitive =
+            policy::is_sensitive_path(path) || link_target.as_deref().is_some_and(policy::is_sensitive_path);
         if sensitive && !named_by_caller {
             return Err(SkipReason::Sensitive);
+        }
+        Ok(())
+    }
+
+    /// Deny rules see both spellings, as in `check_rules`: the walked path and the resolved one,
+    /// so `link.txt -> secret/key` is named by `Read(secret/**)`, and `secret/key` by
+    /// `Read(secret/key)` however the walk reached it (also through a symlinked start).
+    fn check_deny_rules(
+        &self,
+        path: &Path,
+        named_by_caller: bool,
+        link_target: Option<&Path>,
+    ) -> Result<(), SkipReason> {
+        let resolved: Cow<'_, Path> = match (link_target, named_by_caller) {
+            (Some(target), _) => Cow::Borrowed(target),
+            (None, true) => Cow::Borrowed(&self.resolved_start),
+            (None, false) => match path.strip_prefix(&self.start) {
+                Ok(relative) => Cow::Owned(self.resolved_start.join(relative)),
+                Err(_) => Cow::Borrowed(path),
+            },
+        };
+        let two_spellings = resolved.as_ref() != path;
+        for (level, rule) in &self.deny {
+            let names = |spelling: &Path| rules::path_rule_names(rule, spelling, &self.root, self.home.as_deref());
+            if names(&resolved) || (two_spellings && names(path)) {
+                return Err(SkipReason::Denied { level: *level, rule: rule.text.clone() });
+            }
         }
         Ok(())
     }

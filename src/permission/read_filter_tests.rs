@@ -221,3 +221,18 @@ fn an_unresolvable_root_refuses_the_walk() {
     let filter = ReadFilter::builtin(tree.root.join("gone"));
     assert!(matches!(filter.gate("Grep", Path::new(".")), Err(SandboxDenial::BadRoot(_))));
 }
+
+#[test]
+fn plain_entries_are_trusted_to_be_where_the_walk_found_them_and_never_resolved() {
+    // The walk never descends a symlinked directory, so a plain entry is inside when its start
+    // is; resolving it would cost system calls per file for nothing. A caller that lies about
+    // a link gets what it asked for.
+    let tree = tree();
+    let filter = ReadFilter::builtin(tree.root.clone());
+    let gate = filter.gate("Grep", &tree.root).unwrap();
+    check(
+        &gate,
+        &tree.root,
+        &[("src/fixture.txt", false, Ok(())), ("src/fixture.txt", true, Err(SkipReason::Outside))],
+    );
+}
