@@ -82,6 +82,7 @@ impl Agent {
                 cancel: cancel.clone(),
                 reads: self.settings.reads.clone(),
                 approved_by_user: false,
+                read_filter: self.toolbox.gate.read_filter(),
             };
             let timed = run_batch(&calls[batch.clone()], decisions, &ctx);
             for (offset, (output, elapsed)) in timed.into_iter().enumerate() {

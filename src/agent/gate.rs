@@ -7,7 +7,7 @@
 use crate::mode::Mode;
 use crate::msg::ToolCall;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
-use crate::permission::{CallInfo, Check, Decision, Engine, refusal_text, store};
+use crate::permission::{CallInfo, Check, Decision, Engine, ReadFilter, refusal_text, store};
 use std::path::PathBuf;
 
 /// What the gate decided for one call.
@@ -30,6 +30,11 @@ pub trait Gate: Send + Sync {
     fn check(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> Verdict;
     /// Persists an exact allow rule for this call ("always"). Returns a message on failure.
     fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<(), String>;
+    /// What the walks of grep and glob must leave out, as the rules stand now; `None` leaves the
+    /// tools their built-in sandbox and sensitive-file checks.
+    fn read_filter(&self) -> Option<ReadFilter> {
+        None
+    }
 }
 
 /// The mode matrix alone (SPEC §5 layer 4): read-only → Allow; bypass → Allow; acceptEdits +
@@ -126,6 +131,10 @@ impl Gate for EngineGate {
         let mut engine = crate::sync::write(&self.engine);
         *engine = Engine::new(self.root.clone(), self.user_home.clone(), ruleset);
         Ok(())
+    }
+
+    fn read_filter(&self) -> Option<ReadFilter> {
+        Some(crate::sync::read(&self.engine).read_filter())
     }
 }
 

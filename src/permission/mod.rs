@@ -6,7 +6,9 @@
 //! sandbox, given the root as a value); it reads no environment and holds no mode, so a mode
 //! switch applies from the next call. Loading settings files is not done here: rule texts
 //! come in as strings per level (`RuleSet::from_texts`). The human-approval layer and hooks
-//! live in the agent; they only use [`refusal_text`] and [`Layer::Hook`] from here.
+//! live in the agent; they only use [`refusal_text`] and [`Layer::Hook`] from here. A grep or
+//! glob call is checked on its search root; [`Engine::read_filter`] hands the walk below it the
+//! same file decisions (sandbox, sensitive files, deny rules) to make file by file.
 
 pub mod blacklist;
 pub mod builtins;
@@ -14,6 +16,7 @@ pub mod command_rules;
 pub mod expansion;
 pub mod normalize;
 pub mod policy;
+pub mod read_filter;
 pub mod rules;
 pub mod runners;
 pub mod sandbox;
@@ -24,6 +27,7 @@ pub mod wrappers;
 
 use crate::mode::Mode;
 use policy::ToolClass;
+pub use read_filter::{FileGate, ReadFilter, SkipReason};
 use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet, TargetKind};
 use std::path::{Component, Path, PathBuf};
 
@@ -277,6 +281,13 @@ impl Engine {
             }
         }
         cleaned
+    }
+
+    /// What the walks of grep and glob must leave out of the files they meet below a search root
+    /// this engine allowed: the sandbox and sensitive files as in `check`, and the deny rules of
+    /// Read, Grep and Glob at every level (SPEC §5; see `read_filter`).
+    pub fn read_filter(&self) -> ReadFilter {
+        ReadFilter::from_rules(self.root.clone(), self.home.clone(), &self.rules)
     }
 
     /// The exact rules "always allow" would persist for this call: one per Bash sub-command

@@ -144,16 +144,35 @@ fn is_protected_component(lower: &str) -> bool {
     })
 }
 
-/// True for files whose content should not reach the model without asking.
+/// Sensitive file names, matched whole (lowercase).
+const SENSITIVE_NAMES: &[&str] = &[".env", ".netrc"];
+/// Sensitive file name beginnings (lowercase).
+const SENSITIVE_PREFIXES: &[&str] = &[".env.", "id_rsa", "id_ed25519"];
+/// Sensitive file name endings (lowercase).
+const SENSITIVE_SUFFIXES: &[&str] = &[".pem", ".key"];
+
+/// True for files whose content should not reach the model without asking: `.env`, `.env.*`,
+/// `*.pem`, `*.key`, `id_rsa*`, `id_ed25519*`, `.netrc`, in any case.
+///
+/// The walk of grep and glob asks this for every file it meets, so an ASCII name (nearly all
+/// of them) is compared in place without allocating; other names are lowercased the Unicode
+/// way first (the Kelvin sign `K` lowercases to an ASCII `k`).
 pub fn is_sensitive_path(path: &Path) -> bool {
-    let Some(name) = path.file_name().map(|name| name.to_string_lossy().to_lowercase()) else { return false };
-    name == ".env"
-        || name.starts_with(".env.")
-        || name.ends_with(".pem")
-        || name.ends_with(".key")
-        || name.starts_with("id_rsa")
-        || name.starts_with("id_ed25519")
-        || name == ".netrc"
+    let Some(name) = path.file_name() else { return false };
+    let bytes = name.as_encoded_bytes();
+    if bytes.is_ascii() {
+        return is_sensitive_name(bytes);
+    }
+    is_sensitive_name(name.to_string_lossy().to_lowercase().as_bytes())
+}
+
+fn is_sensitive_name(name: &[u8]) -> bool {
+    let same = |part: &[u8], pattern: &str| part.eq_ignore_ascii_case(pattern.as_bytes());
+    SENSITIVE_NAMES.iter().any(|pattern| same(name, pattern))
+        || SENSITIVE_PREFIXES.iter().any(|pattern| name.get(..pattern.len()).is_some_and(|head| same(head, pattern)))
+        || SENSITIVE_SUFFIXES
+            .iter()
+            .any(|pattern| name.len() >= pattern.len() && same(&name[name.len() - pattern.len()..], pattern))
 }
 
 /// Programs that only read the files they name, so naming `.git/…` with them is harmless.

@@ -6,6 +6,7 @@
 //! and skipped; a negated allow rule loads but warns, because it grants everything else.
 
 use super::{Anchor, Level, Rule, RuleList, TargetKind, parse_rule, target_kind};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The rule texts of one level, as the settings file lists them.
@@ -110,22 +111,16 @@ pub struct PathTarget {
     pub home: Option<PathBuf>,
 }
 
-impl PathTarget {
-    /// The spellings of one path for a pattern anchor.
-    fn spellings(&self, path: &Path, anchor: Anchor) -> Option<String> {
-        let text = |p: &Path| p.to_str().map(str::to_string);
-        match anchor {
-            Anchor::Absolute => text(path),
-            Anchor::Root => path
-                .strip_prefix(&self.root)
-                .ok()
-                .and_then(text)
-                .map(|rel| if rel.is_empty() { ".".into() } else { rel }),
-            Anchor::Home => {
-                let home = self.home.as_ref()?;
-                path.strip_prefix(home).ok().and_then(text).map(|rel| format!("~/{rel}"))
-            }
+/// The spelling of `path` a pattern with `anchor` is matched against: the absolute path, the
+/// path relative to `root` (`.` for the root itself), or `~/` and the path relative to `home`;
+/// `None` when the path is not under that anchor (or not UTF-8), so the pattern cannot match.
+fn spelling<'p>(path: &'p Path, anchor: Anchor, root: &Path, home: Option<&Path>) -> Option<Cow<'p, str>> {
+    match anchor {
+        Anchor::Absolute => path.to_str().map(Cow::Borrowed),
+        Anchor::Root => {
+            path.strip_prefix(root).ok()?.to_str().map(|rel| if rel.is_empty() { Cow::from(".") } else { rel.into() })
         }
+        Anchor::Home => path.strip_prefix(home?).ok()?.to_str().map(|rel| Cow::Owned(format!("~/{rel}"))),
     }
 }
 
@@ -205,8 +200,15 @@ pub(crate) fn pattern_matches(rule: &Rule, target: &str) -> bool {
 }
 
 fn path_rule_matches(rule: &Rule, target: &PathTarget, path: &Path) -> bool {
+    path_rule_names(rule, path, &target.root, target.home.as_deref())
+}
+
+/// True when a path rule names `path` (one spelling of a file under `root`): a rule without a
+/// pattern names every path. The one path matcher of `check_rules`, shared with the walk's
+/// `ReadFilter`.
+pub(crate) fn path_rule_names(rule: &Rule, path: &Path, root: &Path, home: Option<&Path>) -> bool {
     let Some(pattern) = &rule.pattern else { return true };
     // A rule on a non-path tool name (a glob like `Re*`) has no pattern, so this is a path rule.
     debug_assert!(target_kind(&rule.tool) == TargetKind::Path || rule.tool.contains(['*', '?']));
-    target.spellings(path, pattern.matcher.anchor()).is_some_and(|spelling| pattern.matcher.matches(&spelling))
+    spelling(path, pattern.matcher.anchor(), root, home).is_some_and(|spelling| pattern.matcher.matches(&spelling))
 }

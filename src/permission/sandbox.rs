@@ -73,7 +73,13 @@ pub fn check_path(root: &Path, raw: &str, home: Option<&Path>) -> Result<PathBuf
         root.join(raw)
     };
     let resolved = resolve(&joined)?;
-    if resolved == root || resolved.starts_with(&root) { Ok(resolved) } else { Err(SandboxDenial::Outside(resolved)) }
+    if is_inside(&root, &resolved) { Ok(resolved) } else { Err(SandboxDenial::Outside(resolved)) }
+}
+
+/// The sandbox's comparison: `resolved` (free of symlinks) is the canonical `root` or beneath
+/// it, component-wise (so `/proj-evil` is not inside `/proj`).
+pub fn is_inside(root: &Path, resolved: &Path) -> bool {
+    resolved.starts_with(root)
 }
 
 /// Resolves an absolute path like `realpath -m`, but following dangling symlinks too.

@@ -8,9 +8,13 @@
 //! and `[...]` never crossing `/` and `**` spanning directories (`**/*.rs` finds every Rust file,
 //! `*.rs` only those directly in the search directory), case-sensitive; hidden files match `*`.
 //! An absolute pattern inside the search directory is made relative to it.
+//!
+//! Permissions: a matching file is listed only when the `permission::FileGate` admits it (inside
+//! the project once resolved, not sensitive, named by no deny rule of Read, Grep or Glob);
+//! the others are counted on a last line and never named.
 
 use super::walk::walk_parallel;
-use super::{GLOB, Tool, ToolContext, ToolOutput, display_path, parse_input};
+use super::{GLOB, Tool, ToolContext, ToolOutput, display_path, parse_input, skipped_note};
 use crate::fsx::resolve_path;
 use glob::{MatchOptions, Pattern};
 use serde::Deserialize;
@@ -81,17 +85,38 @@ impl Tool for GlobTool {
             Err(err) => return ToolOutput::error(format!("invalid glob pattern {:?}: {err}", input.pattern)),
         };
         let patterns: Vec<Pattern> = patterns;
-        let states = walk_parallel(&search_dir, &ctx.root, &ctx.cancel, Vec::new, |found: &mut Vec<Found>, entry| {
-            if patterns.iter().any(|pattern| pattern.matches_with(&entry.rel, MATCH_OPTIONS)) {
-                let modified = std::fs::metadata(&entry.path).and_then(|meta| meta.modified()).ok();
-                found.push(Found { path: entry.path.clone(), modified: modified.unwrap_or(SystemTime::UNIX_EPOCH) });
+        let gate = match ctx.file_gate(GLOB.rule, &search_dir) {
+            Ok(gate) => gate,
+            Err(denial) => {
+                return ToolOutput::error(format!(
+                    "denied by sandbox: {}: {denial}",
+                    display_path(&ctx.root, &search_dir)
+                ));
             }
+        };
+        let states = walk_parallel(&search_dir, &ctx.root, &ctx.cancel, Listing::default, |listing, entry| {
+            if !patterns.iter().any(|pattern| pattern.matches_with(&entry.rel, MATCH_OPTIONS)) {
+                return;
+            }
+            if gate.admits(&entry.path, entry.is_symlink).is_err() {
+                listing.skipped += 1;
+                return;
+            }
+            let modified = std::fs::metadata(&entry.path).and_then(|meta| meta.modified()).ok();
+            listing
+                .found
+                .push(Found { path: entry.path.clone(), modified: modified.unwrap_or(SystemTime::UNIX_EPOCH) });
         });
         if ctx.cancel.is_cancelled() {
             return ToolOutput::error("cancelled");
         }
-        let mut found: Vec<Found> = states.into_iter().flatten().collect();
-        ToolOutput::ok(render(&mut found, &ctx.root, &input.pattern))
+        let mut found = Vec::new();
+        let mut skipped = 0;
+        for listing in states {
+            found.extend(listing.found);
+            skipped += listing.skipped;
+        }
+        ToolOutput::ok(render(&mut found, skipped, &ctx.root, &input.pattern))
     }
 }
 
@@ -147,6 +172,13 @@ struct Found {
     modified: SystemTime,
 }
 
+/// A walker thread's findings, and how many matching files the gate left out.
+#[derive(Default)]
+struct Listing {
+    found: Vec<Found>,
+    skipped: usize,
+}
+
 fn relative_pattern(raw: &str, search_dir: &std::path::Path) -> Result<String, String> {
     let pattern = raw.strip_prefix("./").unwrap_or(raw);
     if !pattern.starts_with('/') {
@@ -162,9 +194,14 @@ fn relative_pattern(raw: &str, search_dir: &std::path::Path) -> Result<String, S
     }
 }
 
-fn render(found: &mut [Found], root: &std::path::Path, pattern: &str) -> String {
+fn render(found: &mut [Found], skipped: usize, root: &std::path::Path, pattern: &str) -> String {
     if found.is_empty() {
-        return format!("no files match {pattern:?}");
+        let note = skipped_note(skipped);
+        return if note.is_empty() {
+            format!("no files match {pattern:?}")
+        } else {
+            format!("no files match {pattern:?}\n{note}")
+        };
     }
     found.sort_by(|left, right| right.modified.cmp(&left.modified).then_with(|| left.path.cmp(&right.path)));
     let mut out = String::new();
@@ -178,6 +215,7 @@ fn render(found: &mut [Found], root: &std::path::Path, pattern: &str) -> String 
             found.len() - MAX_RESULTS
         ));
     }
+    out.push_str(&skipped_note(skipped));
     out
 }
 
@@ -295,5 +333,65 @@ mod tests {
     #[test]
     fn glob_rejects_bad_arguments() {
         check_rejects_bad_arguments(&GlobTool, "pattern");
+    }
+
+    /// A project with a link to a key outside it, a link inside it, a loop, a `.env` and a
+    /// directory a rule may deny; every file has the same age, so the listing is by path.
+    fn guarded_tree() -> (TempProject, TempProject) {
+        let outside = TempProject::new("glob-outside");
+        outside.write("id_ed25519", "PRIVATE");
+        let project = TempProject::new("glob-guarded");
+        for rel in ["src/main.rs", ".env", "secret/plan.txt"] {
+            project.write(rel, "");
+            set_mtime(&project, rel, 5);
+        }
+        let link = |target: &std::path::Path, rel: &str| std::os::unix::fs::symlink(target, project.path(rel)).unwrap();
+        link(&outside.path("id_ed25519"), "src/id.txt");
+        link(std::path::Path::new("main.rs"), "src/alias.rs");
+        link(std::path::Path::new("loop"), "src/loop");
+        link(&outside.root, "away");
+        (project, outside)
+    }
+
+    fn ctx_denying(project: &TempProject, deny: &str) -> ToolContext {
+        use crate::permission::Engine;
+        use crate::permission::rules::{Level, RuleSet, RuleTexts};
+        let (rules, _) =
+            RuleSet::from_texts(vec![(Level::Project, RuleTexts { allow: Vec::new(), deny: vec![deny.into()] })]);
+        let engine = Engine::new(project.root.clone(), None, rules);
+        ToolContext { read_filter: Some(engine.read_filter()), ..project.ctx() }
+    }
+
+    #[test]
+    fn glob_omits_links_out_of_the_project_and_sensitive_files_and_counts_them() {
+        let (project, _outside) = guarded_tree();
+        let output = glob(&project, json!({"pattern": "**/*"}));
+        let expected =
+            "secret/plan.txt\nsrc/alias.rs\nsrc/main.rs\n2 files skipped: outside the project or protected\n";
+        assert_eq!(output, ToolOutput::ok(expected));
+        // Only matching files are counted.
+        assert_eq!(glob(&project, json!({"pattern": "**/*.rs"})), ToolOutput::ok("src/alias.rs\nsrc/main.rs\n"));
+        let output = glob(&project, json!({"pattern": "**/.env"}));
+        assert_eq!(
+            output,
+            ToolOutput::ok("no files match \"**/.env\"\n1 file skipped: outside the project or protected\n")
+        );
+        let output = glob(&project, json!({"pattern": "*", "path": "away"}));
+        assert!(output.is_error && output.content.starts_with("denied by sandbox: away: "), "{}", output.content);
+    }
+
+    #[test]
+    fn glob_omits_files_named_by_read_grep_or_glob_deny_rules() {
+        let (project, _outside) = guarded_tree();
+        for rule in ["Read(secret/**)", "Grep(secret/plan.txt)", "Glob(**/plan.*)"] {
+            let output = run(&GlobTool, &ctx_denying(&project, rule), json!({"pattern": "**/*.txt"}));
+            assert_eq!(
+                output,
+                ToolOutput::ok("no files match \"**/*.txt\"\n2 files skipped: outside the project or protected\n"),
+                "{rule}"
+            );
+        }
+        let output = run(&GlobTool, &ctx_denying(&project, "Edit(secret/**)"), json!({"pattern": "**/*.txt"}));
+        assert_eq!(output, ToolOutput::ok("secret/plan.txt\n1 file skipped: outside the project or protected\n"));
     }
 }

@@ -12,6 +12,10 @@
 //! then the files are sorted and only those whose lines fit in the output are read again and
 //! formatted, so a pattern matching millions of lines costs no more memory than the output.
 //!
+//! Permissions: every file is passed through the `permission::FileGate` before it is opened, so a
+//! link out of the project, a sensitive file (unless it is the `path` searched) or a file a deny
+//! rule names is never read; such files are counted on a last line, never named.
+//!
 //! Semantics: `.gitignore` is honoured and `.git` skipped (see `walk`); files with a NUL byte in
 //! their first 8 KB are binary and skipped silently, as ripgrep does; files over
 //! `MAX_FILE_BYTES` are skipped with a note. `^` and `$` match at line boundaries (also before
@@ -22,8 +26,9 @@
 
 use super::glob::expand_braces;
 use super::walk::{WalkEntry, walk_parallel};
-use super::{GREP, Tool, ToolContext, ToolOutput, display_path, lenient, parse_input};
+use super::{GREP, Tool, ToolContext, ToolOutput, display_path, lenient, parse_input, skipped_note};
 use crate::fsx::resolve_path;
+use crate::permission::FileGate;
 use glob::{MatchOptions, Pattern};
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
@@ -134,17 +139,25 @@ impl Tool for GrepTool {
         if !start.exists() {
             return ToolOutput::error(format!("path not found: {}", display_path(&ctx.root, &start)));
         }
+        let gate = match ctx.file_gate(GREP.rule, &start) {
+            Ok(gate) => gate,
+            Err(denial) => {
+                return ToolOutput::error(format!("denied by sandbox: {}: {denial}", display_path(&ctx.root, &start)));
+            }
+        };
         let states = walk_parallel(&start, &ctx.root, &ctx.cancel, Worker::default, |worker, entry| {
-            worker.search_file(&search, entry)
+            worker.search_file(&search, &gate, entry)
         });
         if ctx.cancel.is_cancelled() {
             return ToolOutput::error("cancelled");
         }
         let mut results = Vec::new();
         let mut skipped_large = 0;
+        let mut skipped_protected = 0;
         for worker in states {
             results.extend(worker.results);
             skipped_large += worker.skipped_large;
+            skipped_protected += worker.skipped_protected;
         }
         results.sort_by(|left, right| left.path.cmp(&right.path));
         let limit = input.head_limit.filter(|&limit| limit > 0).map_or(DEFAULT_HEAD_LIMIT, |limit| limit as usize);
@@ -158,6 +171,7 @@ impl Tool for GrepTool {
         if skipped_large > 0 {
             out.push_str(&format!("({skipped_large} files over {} MB were not searched)\n", MAX_FILE_BYTES >> 20));
         }
+        out.push_str(&skipped_note(skipped_protected));
         ToolOutput::ok(out)
     }
 }
@@ -212,15 +226,22 @@ struct Worker {
     buf: ReadBuffer,
     results: Vec<FileResult>,
     skipped_large: usize,
+    /// Files the gate left out (outside the project, sensitive, denied by a rule): counted only.
+    skipped_protected: usize,
 }
 
 impl Worker {
-    fn search_file(&mut self, search: &Search, entry: &WalkEntry) {
+    fn search_file(&mut self, search: &Search, gate: &FileGate, entry: &WalkEntry) {
         if !search.filter.is_empty() {
             let subject = if search.filter_on_path { entry.rel.as_str() } else { file_name(&entry.rel) };
             if !search.filter.iter().any(|pattern| pattern.matches_with(subject, FILTER_OPTIONS)) {
                 return;
             }
+        }
+        // Before the file is opened: its content must not even be read.
+        if gate.admits(&entry.path, entry.is_symlink).is_err() {
+            self.skipped_protected += 1;
+            return;
         }
         match self.buf.read_file(&entry.path) {
             ReadOutcome::Read => {}

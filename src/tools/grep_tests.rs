@@ -227,3 +227,102 @@ fn grep_and_glob_report_a_cancelled_turn() {
     let glob = crate::tools::GlobTool;
     assert_eq!(glob.execute(r#"{"pattern": "**/*"}"#, &ctx), ToolOutput::error("cancelled"));
 }
+
+/// A project whose walk meets a link to a secret outside it, a link into it, a link loop, a
+/// dangling link, a link to a directory outside, a `.env` and a file a rule may deny.
+fn guarded_tree() -> (TempProject, TempProject) {
+    let outside = TempProject::new("grep-outside");
+    outside.write(".ssh/id_ed25519", "needle PRIVATE KEY\n");
+    outside.write("notes.txt", "needle outside\n");
+    let project = TempProject::new("grep-guarded");
+    project.write("src/main.rs", "needle in main\n");
+    project.write(".env", "needle=SECRET_ENV\n");
+    project.write("secret/plan.txt", "needle SECRET_PLAN\n");
+    let link = |target: &std::path::Path, rel: &str| std::os::unix::fs::symlink(target, project.path(rel)).unwrap();
+    link(&outside.path(".ssh/id_ed25519"), "src/fixture.txt");
+    link(std::path::Path::new("main.rs"), "src/alias.rs");
+    link(std::path::Path::new("loop-b"), "src/loop-a");
+    link(std::path::Path::new("loop-a"), "src/loop-b");
+    link(std::path::Path::new("gone.txt"), "src/dangling.txt");
+    link(&outside.root, "away");
+    link(&project.path("secret"), "inside");
+    (project, outside)
+}
+
+fn deny_ctx(project: &TempProject, deny: &[&str]) -> ToolContext {
+    use crate::permission::Engine;
+    use crate::permission::rules::{Level, RuleSet, RuleTexts};
+    let texts = RuleTexts { allow: Vec::new(), deny: deny.iter().map(|rule| rule.to_string()).collect() };
+    let (rules, _) = RuleSet::from_texts(vec![(Level::User, texts)]);
+    let engine = Engine::new(project.root.clone(), None, rules);
+    ToolContext { read_filter: Some(engine.read_filter()), ..project.ctx() }
+}
+
+#[test]
+fn grep_never_reads_links_out_of_the_project_or_sensitive_files_and_counts_them() {
+    let (project, _outside) = guarded_tree();
+    let note = "2 files skipped: outside the project or protected\n";
+    let cases = [
+        ("files_with_matches", format!("secret/plan.txt\nsrc/alias.rs\nsrc/main.rs\n{note}")),
+        (
+            "content",
+            format!(
+                "secret/plan.txt:1:needle SECRET_PLAN\nsrc/alias.rs:1:needle in main\nsrc/main.rs:1:needle in main\n{note}"
+            ),
+        ),
+        ("count", format!("secret/plan.txt:1\nsrc/alias.rs:1\nsrc/main.rs:1\n3 matching lines in 3 files\n{note}")),
+    ];
+    for (mode, expected) in cases {
+        assert_eq!(
+            grep(&project, json!({"pattern": "needle", "output_mode": mode})),
+            ToolOutput::ok(expected),
+            "{mode}"
+        );
+    }
+    // Only files the glob filter selects are counted.
+    assert_eq!(grep(&project, json!({"pattern": "needle", "glob": "*.rs"})).content, "src/alias.rs\nsrc/main.rs\n");
+    let nothing = grep(&project, json!({"pattern": "PRIVATE|SECRET_ENV", "output_mode": "content"}));
+    assert_eq!(nothing, ToolOutput::ok(format!("no matches for \"PRIVATE|SECRET_ENV\"\n{note}")));
+}
+
+#[test]
+fn grep_reads_a_sensitive_file_only_when_it_is_the_path_searched() {
+    let (project, _outside) = guarded_tree();
+    let output = grep(&project, json!({"pattern": "needle", "path": ".env", "output_mode": "content"}));
+    assert_eq!(output, ToolOutput::ok(".env:1:needle=SECRET_ENV\n"));
+}
+
+#[test]
+fn grep_refuses_a_search_root_that_resolves_outside_the_project() {
+    let (project, _outside) = guarded_tree();
+    for path in ["away", "src/fixture.txt", "src/loop-a"] {
+        let output = grep(&project, json!({"pattern": "needle", "path": path}));
+        let refused = output.is_error
+            && (output.content.starts_with("denied by sandbox: ") || output.content.starts_with("path not found"));
+        assert!(refused && !output.content.contains("PRIVATE"), "{path}: {}", output.content);
+    }
+    let inside = grep(&project, json!({"pattern": "needle", "path": "inside", "output_mode": "content"}));
+    assert_eq!(inside, ToolOutput::ok("inside/plan.txt:1:needle SECRET_PLAN\n"));
+}
+
+#[test]
+fn grep_skips_files_named_by_read_or_grep_deny_rules() {
+    let (project, _outside) = guarded_tree();
+    for rule in ["Read(secret/**)", "Grep(secret/*.txt)", "Read(/**/plan.txt)"] {
+        let ctx = deny_ctx(&project, &[rule]);
+        let output = run(&GrepTool, &ctx, json!({"pattern": "needle", "output_mode": "content"}));
+        let expected = "src/alias.rs:1:needle in main\nsrc/main.rs:1:needle in main\n\
+                        3 files skipped: outside the project or protected\n";
+        assert_eq!(output, ToolOutput::ok(expected), "{rule}");
+        // Also when the search root is the file, or a link to its directory.
+        for path in ["secret/plan.txt", "inside"] {
+            let output = run(&GrepTool, &ctx, json!({"pattern": "needle", "path": path}));
+            let expected = "no matches for \"needle\"\n1 file skipped: outside the project or protected\n";
+            assert_eq!(output, ToolOutput::ok(expected), "{rule} {path}");
+        }
+    }
+    // A Glob rule hides names from glob, not contents from grep; other tools' rules do nothing.
+    let ctx = deny_ctx(&project, &["Glob(secret/**)", "Write(secret/**)", "Bash(cat *)"]);
+    let output = run(&GrepTool, &ctx, json!({"pattern": "SECRET_PLAN"}));
+    assert_eq!(output, ToolOutput::ok("secret/plan.txt\n2 files skipped: outside the project or protected\n"));
+}

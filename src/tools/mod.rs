@@ -3,9 +3,12 @@
 //! Invariant: a tool failure is data (an `is_error` output the model reads), never a panic or an
 //! `Err` that stops the turn; unknown names become "unknown tool: X" errors, and arguments that are
 //! not valid JSON for the tool's input become "invalid arguments for X: ..." errors. Tools resolve
-//! relative paths against `ToolContext::root` with `fsx::resolve_path`; they do no permission or
-//! sandbox checks (that is `permission/`, which runs before `execute`). Nothing here reads the
-//! process environment: the bash environment is built once by the caller and handed in.
+//! relative paths against `ToolContext::root` with `fsx::resolve_path`; the permission check of a
+//! call is `permission/`'s and runs before `execute`. The one exception is the walk of `grep` and
+//! `glob`, which meets files the engine never saw: every file it reads or lists passes the
+//! `permission::FileGate` of `ToolContext::file_gate` (sandbox, sensitive files, deny rules), and
+//! what it leaves out is only counted. Nothing here reads the process environment: the bash
+//! environment is built once by the caller and handed in.
 
 mod bash;
 mod edit_file;
@@ -27,6 +30,8 @@ pub use write_file::WriteFileTool;
 use crate::cancel::CancelToken;
 use crate::confine::Sandbox;
 use crate::msg::ToolDefinition;
+use crate::permission::read_filter::{FileGate, ReadFilter};
+use crate::permission::sandbox::SandboxDenial;
 use crate::sync::lock;
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
@@ -96,12 +101,33 @@ pub struct ToolContext {
     /// True when a person approved this call at the prompt; false when a rule or the mode let it
     /// through unasked (then the bash tool hardens git against the repository's own config).
     pub approved_by_user: bool,
+    /// What the walks of grep and glob must leave out, from the permission engine (its deny
+    /// rules); `None` still applies the built-in sandbox and sensitive-file checks.
+    pub read_filter: Option<ReadFilter>,
 }
 
 impl ToolContext {
-    /// A context with a fresh, empty read tracker, for a call nobody was asked about.
+    /// A context with a fresh, empty read tracker and no rules, for a call nobody was asked about.
     pub fn new(root: PathBuf, cancel: CancelToken) -> ToolContext {
-        ToolContext { root, cancel, reads: ReadTracker::new(), approved_by_user: false }
+        ToolContext { root, cancel, reads: ReadTracker::new(), approved_by_user: false, read_filter: None }
+    }
+
+    /// The gate every file of a walk by `tool_rule_name` from `start` must pass; an error when
+    /// `start` itself resolves outside the project.
+    pub fn file_gate(&self, tool_rule_name: &str, start: &Path) -> Result<FileGate, SandboxDenial> {
+        match &self.read_filter {
+            Some(filter) => filter.gate(tool_rule_name, start),
+            None => ReadFilter::builtin(self.root.clone()).gate(tool_rule_name, start),
+        }
+    }
+}
+
+/// The closing line of grep and glob when their walk left files out: a count, never a name.
+pub(crate) fn skipped_note(skipped: usize) -> String {
+    match skipped {
+        0 => String::new(),
+        1 => "1 file skipped: outside the project or protected\n".to_string(),
+        _ => format!("{skipped} files skipped: outside the project or protected\n"),
     }
 }
 

@@ -8,7 +8,9 @@
 //! What is skipped:
 //! - `.git` entries, always.
 //! - Symlinked directories are not followed (no loops, no escaping the project through a link);
-//!   symlinks to regular files are visited like files. Other file types (sockets, fifos) are not.
+//!   symlinks to regular files are visited like files, marked `is_symlink` so that the callers'
+//!   `permission::FileGate` resolves them (and only them). Other file types (sockets, fifos) are
+//!   not visited.
 //! - Paths ignored by `.gitignore` files: the one in each visited directory, plus those in the
 //!   directories between `ignore_root` and the start directory, whether or not a `.git` exists.
 //!   Not read: `.git/info/exclude`, the global excludes file, `.ignore`. Hidden files are visited.
@@ -48,6 +50,9 @@ pub struct WalkEntry {
     /// The path relative to the start directory, `/`-separated (lossy for non-UTF-8 names). For a
     /// start that is itself a file, its file name.
     pub rel: String,
+    /// True when the directory entry is a symlink (to a file). Plain entries need no resolving:
+    /// the walk only descends real directories, so they are where their directory is.
+    pub is_symlink: bool,
 }
 
 /// Walks `start` in parallel, calling `visit` with a worker's own state for every file that is not
@@ -65,7 +70,8 @@ where
         let mut state = make_state();
         if start.is_file() {
             let rel = start.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-            visit(&mut state, &WalkEntry { path: start.to_path_buf(), rel });
+            let is_symlink = start.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink());
+            visit(&mut state, &WalkEntry { path: start.to_path_buf(), rel, is_symlink });
         }
         return vec![state];
     }
@@ -442,7 +448,9 @@ where
         let Ok(file_type) = entry.file_type() else { continue };
         let path = entry.path();
         let is_dir = file_type.is_dir();
-        let is_file = file_type.is_file() || (file_type.is_symlink() && path.is_file());
+        let is_symlink = file_type.is_symlink();
+        // A link is visited only when it leads to a file; dangling links and loops fail `is_file`.
+        let is_file = file_type.is_file() || (is_symlink && path.is_file());
         if !is_dir && !is_file {
             continue;
         }
@@ -455,7 +463,7 @@ where
         if is_dir {
             shared.send(Job::Dir(DirJob { path, rel_base, rel_start, ignores: ignores.clone() }));
         } else {
-            files.push(WalkEntry { path, rel: rel_start });
+            files.push(WalkEntry { path, rel: rel_start, is_symlink });
         }
     }
     if files.len() <= FILE_BATCH {

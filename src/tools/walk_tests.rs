@@ -158,8 +158,17 @@ fn walk_does_not_follow_symlinked_directories_but_visits_linked_files() {
     project.write("real/f.txt", "");
     std::os::unix::fs::symlink(project.path("real"), project.path("loop")).unwrap();
     std::os::unix::fs::symlink(project.path("real/f.txt"), project.path("link.txt")).unwrap();
+    std::os::unix::fs::symlink("self", project.path("self")).unwrap();
+    std::os::unix::fs::symlink("missing", project.path("dangling")).unwrap();
     let files = walk_files(&project.root, &project.root, &CancelToken::new());
     assert_eq!(rels(&files), vec!["link.txt", "real/f.txt"]);
+    let links: Vec<bool> = files.iter().map(|entry| entry.is_symlink).collect();
+    assert_eq!(links, vec![true, false], "only the link is marked for the gate to resolve");
+    let start = walk_files(&project.path("link.txt"), &project.root, &CancelToken::new());
+    assert_eq!(
+        start.iter().map(|entry| (entry.rel.as_str(), entry.is_symlink)).collect::<Vec<_>>(),
+        [("link.txt", true)]
+    );
 }
 
 #[test]

@@ -18,3 +18,4 @@ mod repl_edits;
 mod sandbox;
 mod session;
 mod tidy;
+mod walk;
