@@ -232,10 +232,8 @@ pub fn plan_latest(sessions: &[SessionInfo], now_ms: u64, now_local_s: i64) -> O
 pub fn latest_session(sessions_dir: &Path, owner: &Owner) -> Result<SessionInfo, SessionError> {
     let sessions = list_sessions(sessions_dir, owner);
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    let utc = i64::try_from(now.as_secs()).unwrap_or(0);
-    let now_local = utc + crate::sys::local_utc_offset_s(utc);
     let now_ms = u64::try_from(now.as_millis()).unwrap_or(u64::MAX);
-    match plan_latest(&sessions, now_ms, now_local) {
+    match plan_latest(&sessions, now_ms, to_local(now.as_secs())) {
         Some(info) => Ok(info.clone()),
         None => Err(SessionError::NoSessions { not_owned: sessions.iter().filter(|info| !info.owned).count() }),
     }

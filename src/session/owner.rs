@@ -161,6 +161,25 @@ mod tests {
     }
 
     #[test]
+    fn a_key_another_run_created_first_is_adopted_not_replaced() {
+        // Two first runs race: the other one linked its key between our read and our link.
+        let home = std::env::temp_dir().join(format!("mewcode-owner-race-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&home);
+        fs::create_dir_all(&home).unwrap();
+        let path = home.join(KEY_FILE);
+        let theirs = "ab".repeat(32);
+        fs::write(&path, format!("{theirs}\n")).unwrap();
+        let owner = create_key(&home, &path).unwrap();
+        assert_eq!(owner, Owner::from_key(parse_key(&theirs).unwrap()));
+        assert_eq!(fs::read_to_string(&path).unwrap(), format!("{theirs}\n"));
+        let names: Vec<_> = fs::read_dir(&home).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from(KEY_FILE)], "no temporary file left");
+        fs::write(&path, "torn").unwrap();
+        assert!(create_key(&home, &path).is_err(), "a half-written key of theirs is an error, not ours");
+        fs::remove_dir_all(&home).unwrap();
+    }
+
+    #[test]
     fn the_key_is_created_once_private_and_then_reused() {
         let home = std::env::temp_dir().join(format!("mewcode-owner-{}", std::process::id())).join("home");
         let _ = fs::remove_dir_all(&home);

@@ -192,3 +192,17 @@ fn plan_latest_picks_the_newest_owned_session_dated_in_the_past() {
     // A name that is not an id is never picked.
     check(&[info("notes", 99, true)], None);
 }
+
+#[test]
+fn listing_lines_flag_sessions_not_created_here_before_the_fields_their_header_chose() {
+    let mut session = info("20261202-131500-a1b2", 1_700_000_000_999, true);
+    session.model = "test-model".into();
+    session.title = "fix the bug".into();
+    let time = render_time(to_local(1_700_000_000));
+    assert_eq!(render_line(&session), format!("20261202-131500-a1b2  {time}  test-model            fix the bug"));
+    session.owned = false;
+    assert_eq!(
+        render_line(&session),
+        format!("20261202-131500-a1b2  {time}  [not created here]  test-model            fix the bug")
+    );
+}
