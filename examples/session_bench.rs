@@ -17,11 +17,20 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("mewcode-session-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let sessions_dir = session::sessions_dir(&dir);
+    // Listing checks every header's mark, so the sessions carry real ones.
+    let owner = session::Owner::from_key([9; 32]);
 
     // One 100 000-line log: rounds of user, assistant with a call and thinking, tool result, answer.
     let id = session::format_id(1_800_000_000, 1);
     let path = session::log_path(&sessions_dir, &id);
-    let meta = Meta { version: record::VERSION, id: id.clone(), created: 1, title: "bench".into(), model: "m".into() };
+    let meta = Meta {
+        version: record::VERSION,
+        id: id.clone(),
+        created: 1,
+        title: "bench".into(),
+        model: "m".into(),
+        owner: owner.mark(&id),
+    };
     drop(SessionWriter::create(&path, &meta).unwrap());
     {
         // Buffered here (no fsync per line) only to generate fast; the format is the writer's.
@@ -53,6 +62,7 @@ fn main() {
             created: 1,
             title: session::title_of(&format!("task number {index} with a fairly long description")),
             model: "m".into(),
+            owner: owner.mark(&id),
         };
         let path = session::log_path(&sessions_dir, &id);
         drop(SessionWriter::create(&path, &meta).unwrap());
@@ -60,7 +70,7 @@ fn main() {
         let text = if index % 100 == 0 { big.as_str() } else { "hello" };
         writeln!(out, "{}", record::render_message(&Message::user(text), 1, None)).unwrap();
     }
-    let listing = median(|| assert_eq!(session::list_sessions(&sessions_dir).len(), SESSIONS + 1));
+    let listing = median(|| assert_eq!(session::list_sessions(&sessions_dir, &owner).len(), SESSIONS + 1));
     println!("listing {} sessions: {:.1} ms (target <= 100 ms)", SESSIONS + 1, ms(listing));
 
     // The price of durability: one fsynced append of a typical message.

@@ -4,11 +4,17 @@
 //! Invariant: `write_atomic` never leaves a half-written target. Readers see either the old
 //! content or the new content, because the bytes go to a temporary file in the same directory,
 //! are fsynced, and only then renamed over the target (rename is atomic within one file system).
+//! Its destination is resolved once: after that, a symlink swapped into the path cannot move the
+//! write to another directory (the directory is held open, reached without following symlinks).
 //! Path helpers are pure: they never touch the disk, never resolve symlinks and never read the
-//! environment (`~` is not expanded). Permission checks are not done here.
+//! environment (`~` is not expanded). Permission checks are not done here; `write_atomic_beneath`
+//! only re-asserts, at write time, the root the file tools' sandbox already checked.
 
+use crate::sys::dir::{Dir, Entry, is_not_a_plain_directory};
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -48,60 +54,134 @@ pub fn clean_path(path: &Path) -> PathBuf {
 ///
 /// An existing file keeps its permission bits. When `path` is a symlink, the file it points to is
 /// replaced and the link is kept (renaming over the link would silently turn it into a regular
-/// file). The parent directory must exist; callers that want it created call `create_dir_all`.
+/// file); a dangling link is an error. The parent directory must exist; callers that want it
+/// created call `create_dir_all`.
+///
+/// The destination is resolved once, at the start (the link at `path`, and every symlink on the
+/// way to its directory, as the permission check before the call resolved them). The directory is
+/// then opened component by component from `/` without following symlinks, and the temporary
+/// file, the rename and the clean-up all name entries of that open directory. So a directory on
+/// the way that is swapped for a symlink after the resolution makes the write fail (nothing is
+/// written anywhere); one swapped after the directory was opened does not move the write (it
+/// lands in the directory that was opened, wherever that now is); and a symlink planted at the
+/// final name is replaced, never followed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_observed(path, None, bytes, &mut |_| {})
+}
+
+/// `write_atomic` for a file that must lie in `root` (absolute, canonical) or beneath it, as the
+/// file tools' sandbox demands: the destination, resolved once here, is checked against `root`
+/// before anything is written. This closes the window between the permission check and the
+/// write (which includes the wait for the user's approval): a directory on the way, or the link
+/// at the name, that is swapped to point outside after the check makes the write fail.
+pub fn write_atomic_beneath(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_observed(path, Some(root), bytes, &mut |_| {})
+}
+
+/// The points inside `write_atomic` where another process could change the file system; the
+/// tests play that process here, without timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// The destination directory and name are resolved; the directory is not open yet.
+    Resolved,
+    /// The directory is open; nothing is written yet.
+    Opened,
+}
+
+fn write_atomic_observed(
+    path: &Path,
+    root: Option<&Path>,
+    bytes: &[u8],
+    observe: &mut dyn FnMut(Step),
+) -> io::Result<()> {
+    let (dir_path, name) = resolve_destination(path)?;
+    if let Some(root) = root
+        && !dir_path.starts_with(root)
+    {
+        let message = format!(
+            "{} resolves to {}, outside {} (a symbolic link changed since the path was checked?); nothing was written",
+            path.display(),
+            dir_path.join(&name).display(),
+            root.display()
+        );
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, message));
+    }
+    observe(Step::Resolved);
+    let dir = Dir::open_no_symlinks(&dir_path).map_err(|err| {
+        if !is_not_a_plain_directory(&err) {
+            return err;
+        }
+        let message = format!(
+            "{}: a directory on the way was replaced (by a symbolic link or a file) after the path was resolved; \
+             nothing was written",
+            dir_path.display()
+        );
+        io::Error::new(err.kind(), message)
+    })?;
+    observe(Step::Opened);
+    // Only a regular file's mode is carried over: whatever else sits at the name now (a symlink
+    // planted since the check, say) is replaced by the rename, and its mode means nothing.
+    let permissions = match dir.entry(&name)? {
+        Entry::RegularFile { permissions } => Some(fs::Permissions::from_mode(permissions)),
+        Entry::Missing | Entry::Other => None,
+    };
+    let temp = OsString::from(temp_name(&name));
+    let result = write_and_rename(&dir, &temp, &name, bytes, permissions);
+    if result.is_err() {
+        // The temporary file is ours and useless now; failing to remove it changes nothing.
+        let _ = dir.remove_file(&temp);
+    }
+    result?;
+    // Not every file system supports fsync on a directory; the data itself is already safe.
+    let _ = dir.sync();
+    Ok(())
+}
+
+/// The directory (absolute, free of symlinks) and the file name that a write to `path` replaces:
+/// `path` itself, or the file a symlink at `path` points to.
+fn resolve_destination(path: &Path) -> io::Result<(PathBuf, OsString)> {
     let target = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
         _ => path.to_path_buf(),
     };
-    let existing_permissions = fs::metadata(&target).ok().map(|meta| meta.permissions());
-    let dir = match target.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
+    let Some(name) = target.file_name() else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", path.display())));
     };
-    let temp_path = dir.join(temp_name(&target));
-    let result = write_and_rename(&temp_path, &target, bytes, existing_permissions);
-    if result.is_err() {
-        // The temporary file is ours and useless now; failing to remove it changes nothing.
-        let _ = fs::remove_file(&temp_path);
-    }
-    result?;
-    if let Ok(dir_handle) = fs::File::open(&dir) {
-        // Not every file system supports fsync on a directory; the data itself is already safe.
-        let _ = dir_handle.sync_all();
-    }
-    Ok(())
+    let parent = match target.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    Ok((fs::canonicalize(parent)?, name.to_os_string()))
 }
 
 fn write_and_rename(
-    temp_path: &Path,
-    target: &Path,
+    dir: &Dir,
+    temp: &OsStr,
+    name: &OsStr,
     bytes: &[u8],
     permissions: Option<fs::Permissions>,
 ) -> io::Result<()> {
-    let mut file = fs::OpenOptions::new().write(true).create_new(true).open(temp_path)?;
+    let mut file = dir.create_new(temp)?;
     file.write_all(bytes)?;
     if let Some(permissions) = permissions {
         file.set_permissions(permissions)?;
     }
     file.sync_all()?;
     drop(file);
-    fs::rename(temp_path, target)
+    dir.rename(temp, name)
 }
 
 /// A name no other writer uses: hidden, with our pid and a process-wide counter, so concurrent
 /// writers (threads or processes) never share a temporary file.
-fn temp_name(target: &Path) -> String {
+fn temp_name(name: &OsStr) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let base = target.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    format!(".{base}.mewcode-tmp-{}-{count}", std::process::id())
+    format!(".{}.mewcode-tmp-{}-{count}", name.to_string_lossy(), std::process::id())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     fn temp_dir(tag: &str) -> PathBuf {
         static N: AtomicU64 = AtomicU64::new(0);
@@ -174,6 +254,206 @@ mod tests {
         assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert_eq!(fs::read(&real).unwrap(), b"new");
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn write_atomic_refuses_a_dangling_symlink() {
+        let dir = temp_dir("dangling");
+        let link = dir.join("link.txt");
+        std::os::unix::fs::symlink(dir.join("nowhere/new.txt"), &link).unwrap();
+        assert!(write_atomic(&link, b"x").is_err());
+        assert!(!dir.join("nowhere").exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A project with `sub/file.txt` (content "old") and, beside it, an `outside` directory with
+    /// `secret.txt`, the place an attacker wants the write to land.
+    struct Race {
+        base: PathBuf,
+        project: PathBuf,
+        outside: PathBuf,
+    }
+
+    impl Race {
+        fn new(tag: &str) -> Race {
+            let base = fs::canonicalize(temp_dir(tag)).unwrap();
+            let (project, outside) = (base.join("project"), base.join("outside"));
+            fs::create_dir_all(project.join("sub")).unwrap();
+            fs::create_dir_all(&outside).unwrap();
+            fs::write(project.join("sub/file.txt"), "old").unwrap();
+            fs::write(outside.join("secret.txt"), "secret").unwrap();
+            Race { base, project, outside }
+        }
+
+        /// Moves directory `dir` aside (to `<dir>-moved`, returned) and puts a symlink to
+        /// `outside` in its place: the swap an attacker races against the write.
+        fn swap_for_symlink(&self, dir: &Path) -> PathBuf {
+            let moved = PathBuf::from(format!("{}-moved", dir.display()));
+            fs::rename(dir, &moved).unwrap();
+            std::os::unix::fs::symlink(&self.outside, dir).unwrap();
+            moved
+        }
+
+        /// Every file under `dir` with its content, sorted.
+        fn files(dir: &Path) -> Vec<(String, String)> {
+            let mut found = Vec::new();
+            for entry in fs::read_dir(dir).unwrap() {
+                let entry = entry.unwrap();
+                let path = entry.path();
+                if entry.file_type().unwrap().is_dir() {
+                    found.extend(Race::files(&path));
+                } else {
+                    found.push((path.display().to_string(), fs::read_to_string(&path).unwrap_or_default()));
+                }
+            }
+            found.sort();
+            found
+        }
+
+        fn outside_untouched(&self) {
+            let secret = self.outside.join("secret.txt").display().to_string();
+            assert_eq!(Race::files(&self.outside), vec![(secret, "secret".to_string())]);
+        }
+    }
+
+    impl Drop for Race {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.base);
+        }
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_symlink_after_resolution_is_refused_and_nothing_is_written() {
+        // The file's parent, then its grandparent (the project directory itself).
+        for (swapped, file_in_moved) in [("project/sub", "file.txt"), ("project", "sub/file.txt")] {
+            let race = Race::new("race-resolved");
+            let swapped = race.base.join(swapped);
+            let mut moved = None;
+            let result = write_atomic_observed(&race.project.join("sub/file.txt"), None, b"payload", &mut |step| {
+                if step == Step::Resolved {
+                    moved = Some(race.swap_for_symlink(&swapped));
+                }
+            });
+            let err = result.unwrap_err().to_string();
+            assert!(err.contains("was replaced") && err.contains("nothing was written"), "{err}");
+            race.outside_untouched();
+            let moved = moved.unwrap();
+            let original = moved.join(file_in_moved).display().to_string();
+            assert_eq!(Race::files(&moved), vec![(original, "old".to_string())], "unchanged, no temporary file");
+        }
+    }
+
+    #[test]
+    fn a_directory_swapped_after_it_was_opened_does_not_move_the_write() {
+        let race = Race::new("race-opened");
+        let mut moved = None;
+        write_atomic_observed(&race.project.join("sub/file.txt"), None, b"payload", &mut |step| {
+            if step == Step::Opened {
+                moved = Some(race.swap_for_symlink(&race.project.join("sub")));
+            }
+        })
+        .unwrap();
+        race.outside_untouched();
+        let written = moved.unwrap().join("file.txt");
+        assert_eq!(fs::read_to_string(written).unwrap(), "payload", "in the directory that was opened");
+    }
+
+    #[test]
+    fn a_symlink_planted_at_the_file_name_after_resolution_is_replaced_not_followed() {
+        for step_of_swap in [Step::Resolved, Step::Opened] {
+            let race = Race::new("race-leaf");
+            let target = race.project.join("sub/file.txt");
+            write_atomic_observed(&target, None, b"payload", &mut |step| {
+                if step == step_of_swap {
+                    fs::remove_file(&target).unwrap();
+                    std::os::unix::fs::symlink(race.outside.join("secret.txt"), &target).unwrap();
+                }
+            })
+            .unwrap();
+            race.outside_untouched();
+            let meta = fs::symlink_metadata(&target).unwrap();
+            assert!(meta.file_type().is_file(), "{step_of_swap:?}: the planted link was replaced by the file");
+            assert_eq!(fs::read_to_string(&target).unwrap(), "payload");
+            // A link's mode (0777) is not carried over to the new file.
+            assert_ne!(meta.permissions().mode() & 0o777, 0o777);
+        }
+    }
+
+    #[test]
+    fn a_swap_between_the_permission_check_and_the_call_is_caught_beneath_the_root() {
+        // The check saw `sub/` inside the project; by the time the write comes (after the user
+        // approved it, say) `sub` points outside, and so does the link at another name.
+        let race = Race::new("race-before-call");
+        let target = race.project.join("sub/file.txt");
+        let moved = race.swap_for_symlink(&race.project.join("sub"));
+        let err = write_atomic_beneath(&race.project, &target, b"payload").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied, "{err}");
+        assert!(err.to_string().contains("outside") && err.to_string().contains("nothing was written"), "{err}");
+        std::os::unix::fs::symlink(race.outside.join("secret.txt"), race.project.join("link.txt")).unwrap();
+        assert!(write_atomic_beneath(&race.project, &race.project.join("link.txt"), b"payload").is_err());
+        race.outside_untouched();
+        assert_eq!(fs::read_to_string(moved.join("file.txt")).unwrap(), "old");
+        // The same swap after resolution is the walk's to catch, with the root given too.
+        let race = Race::new("race-beneath-resolved");
+        let target = race.project.join("sub/file.txt");
+        let result = write_atomic_observed(&target, Some(&race.project), b"payload", &mut |step| {
+            if step == Step::Resolved {
+                race.swap_for_symlink(&race.project.join("sub"));
+            }
+        });
+        assert!(result.unwrap_err().to_string().contains("was replaced"));
+        race.outside_untouched();
+    }
+
+    #[test]
+    fn beneath_the_root_allows_the_root_itself_its_subdirectories_and_links_inside_it() {
+        let race = Race::new("beneath");
+        let root = &race.project;
+        fs::create_dir_all(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("alias")).unwrap();
+        std::os::unix::fs::symlink(root.join("real/target.txt"), root.join("link.txt")).unwrap();
+        fs::write(root.join("real/target.txt"), "old").unwrap();
+        write_atomic_beneath(root, &root.join("top.txt"), b"top").unwrap();
+        write_atomic_beneath(root, &root.join("sub/file.txt"), b"sub").unwrap();
+        write_atomic_beneath(root, &root.join("alias/new.txt"), b"aliased").unwrap();
+        write_atomic_beneath(root, &root.join("link.txt"), b"linked").unwrap();
+        let read = |rel: &str| fs::read_to_string(root.join(rel)).unwrap();
+        assert_eq!(
+            [read("top.txt"), read("sub/file.txt"), read("real/new.txt"), read("real/target.txt")],
+            ["top", "sub", "aliased", "linked"]
+        );
+        // A sibling that merely shares the root's name as a prefix is outside.
+        let sibling = race.base.join("project-evil");
+        fs::create_dir_all(&sibling).unwrap();
+        assert!(write_atomic_beneath(root, &sibling.join("x.txt"), b"x").is_err());
+        assert!(!sibling.join("x.txt").exists());
+    }
+
+    #[test]
+    fn write_atomic_through_a_symlinked_directory_resolved_before_the_call_still_works() {
+        // A link the permission check saw and followed (here: into the project's own `real/`).
+        let race = Race::new("linked-dir");
+        fs::create_dir_all(race.project.join("real")).unwrap();
+        std::os::unix::fs::symlink(race.project.join("real"), race.project.join("alias")).unwrap();
+        write_atomic(&race.project.join("alias/new.txt"), b"via alias").unwrap();
+        assert_eq!(fs::read_to_string(race.project.join("real/new.txt")).unwrap(), "via alias");
+        assert!(fs::symlink_metadata(race.project.join("alias")).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn temporary_names_are_hidden_named_after_the_file_and_never_repeat() {
+        let (first, second) = (temp_name(OsStr::new("a.rs")), temp_name(OsStr::new("a.rs")));
+        let prefix = format!(".a.rs.mewcode-tmp-{}-", std::process::id());
+        assert!(first.starts_with(&prefix) && second.starts_with(&prefix), "{first} {second}");
+        assert_ne!(first, second, "two writers of one file in one process must not share a temporary file");
+    }
+
+    #[test]
+    fn a_bare_file_name_resolves_to_the_current_directory() {
+        let here = fs::canonicalize(".").unwrap();
+        assert_eq!(resolve_destination(Path::new("x.txt")).unwrap(), (here.clone(), OsString::from("x.txt")));
+        assert_eq!(resolve_destination(Path::new("./x.txt")).unwrap(), (here, OsString::from("x.txt")));
+        assert_eq!(resolve_destination(Path::new("/")).unwrap_err().kind(), io::ErrorKind::InvalidInput);
     }
 
     #[test]

@@ -10,20 +10,27 @@ use super::*;
 pub(super) fn run(context: &Context, options: Options, env: &Env) -> Exit {
     // Old sessions go while we start (but the one resumed); joined at the end (long done by then).
     let sessions_dir = crate::session::sessions_dir(&context.root);
+    let (owner, owner_warning) = session_owner(context);
     let keep = match &options.resume {
-        Resume::Latest => crate::session::latest_session(&sessions_dir).ok().map(|info| info.id),
+        Resume::Latest => crate::session::latest_session(&sessions_dir, &owner).ok().map(|info| info.id),
         Resume::Id(id) => Some(id.clone()),
         Resume::No | Resume::Picker => None,
     };
     let cleanup = crate::session::spawn_cleanup(sessions_dir, keep);
-    let exit = run_with_sessions(context, options, env);
+    let exit = run_with_sessions(context, options, env, &owner, owner_warning);
     if let Some(cleanup) = cleanup {
         let _ = cleanup.join();
     }
     exit
 }
 
-fn run_with_sessions(context: &Context, mut options: Options, env: &Env) -> Exit {
+fn run_with_sessions(
+    context: &Context,
+    mut options: Options,
+    env: &Env,
+    owner: &crate::session::Owner,
+    owner_warning: Option<Warning>,
+) -> Exit {
     if options.prompt.is_none() && !std::io::stdin().is_terminal() {
         options.prompt = Some(PromptSource::Stdin);
     }
@@ -31,12 +38,13 @@ fn run_with_sessions(context: &Context, mut options: Options, env: &Env) -> Exit
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
+    warnings.extend(owner_warning);
     let provider = match choose_provider(&config, &options, env, &mut warnings) {
         Ok(provider) => provider,
         Err(exit) => return exit,
     };
     let Some(prompt_source) = options.prompt.clone() else {
-        return run_repl(context, provider, &config, warnings, &options, env);
+        return run_repl(context, provider, &config, warnings, &options, env, owner);
     };
     let prompt = match prompt_source {
         PromptSource::Arg(text) => text,
@@ -70,7 +78,7 @@ fn run_with_sessions(context: &Context, mut options: Options, env: &Env) -> Exit
         eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
     }
     // The session exists (and holds the prompt) before the agent runs.
-    let opened = match open_print_session(context, &options.resume, &prompt, &provider) {
+    let opened = match open_print_session(context, &options.resume, &prompt, &provider, owner) {
         Ok(opened) => opened,
         Err(exit) => return exit,
     };
@@ -182,11 +190,12 @@ pub(super) fn run_repl(
     mut warnings: Vec<Warning>,
     options: &Options,
     env: &Env,
+    owner: &crate::session::Owner,
 ) -> Exit {
     let sessions_dir = crate::session::sessions_dir(&context.root);
     let start = match &options.resume {
         Resume::Picker => repl::sessions::Start::Picker,
-        other => match resume_id(&sessions_dir, other) {
+        other => match resume_id(&sessions_dir, other, owner) {
             Ok(Some(id)) => repl::sessions::Start::Resume(id),
             Ok(None) => repl::sessions::Start::New,
             Err(exit) => return exit,
@@ -268,6 +277,7 @@ pub(super) fn run_repl(
         mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
         sessions: repl::sessions::Sessions {
             dir: sessions_dir,
+            owner: owner.clone(),
             recorder: recorder.clone(),
             first_id: std::cell::Cell::new(Some(first_id.clone())),
             start,

@@ -26,22 +26,24 @@ pub(super) fn open_print_session(
     resume: &Resume,
     prompt: &str,
     provider: &ProviderConfig,
+    owner: &session::Owner,
 ) -> Result<PrintSession, Exit> {
     let dir = session::sessions_dir(&context.root);
     let mut notices = Vec::new();
     let mut compact_first = false;
-    let (recorder, id, mut history, note) = match resume_id(&dir, resume)? {
+    let (recorder, id, mut history, note) = match resume_id(&dir, resume, owner)? {
         Some(id) => {
-            let resumed =
-                session::resume_session(&dir, &id, &provider.model, context_window(provider), session::now_s())
-                    .map_err(session_exit)?;
+            let window = context_window(provider);
+            let resumed = session::resume_session(&dir, &id, &provider.model, window, session::now_s(), owner)
+                .map_err(session_exit)?;
+            notices.extend(resumed.not_owned_note.clone());
             notices.extend(resumed.stale_note.clone());
             compact_first = resumed.needs_compaction;
             (Recorder::new(resumed.writer), Some(id), resumed.messages, resumed.stale_note)
         }
         None => {
             let id = session::new_id();
-            match session::create_session(&dir, &id, prompt, &provider.model) {
+            match session::create_session(&dir, &id, prompt, &provider.model, owner) {
                 Ok(writer) => (Recorder::new(writer), Some(id), Vec::new(), None),
                 Err(err) => {
                     notices.push(format!("{err}; this run is not saved as a session"));
@@ -57,11 +59,12 @@ pub(super) fn open_print_session(
 }
 
 /// The session id a `--continue` / `--resume ID` names, checked to exist; `None` for a new one.
-/// The picker (`--resume` alone) needs the REPL.
-pub(super) fn resume_id(dir: &Path, resume: &Resume) -> Result<Option<String>, Exit> {
+/// `--continue` only ever names a session `owner` created. The picker (`--resume` alone) needs
+/// the REPL.
+pub(super) fn resume_id(dir: &Path, resume: &Resume, owner: &session::Owner) -> Result<Option<String>, Exit> {
     match resume {
         Resume::No => Ok(None),
-        Resume::Latest => session::latest_session(dir).map(|info| Some(info.id)).map_err(session_exit),
+        Resume::Latest => session::latest_session(dir, owner).map(|info| Some(info.id)).map_err(session_exit),
         Resume::Id(id) => session::find_session(dir, id).map(|_| Some(id.clone())).map_err(session_exit),
         Resume::Picker => Err(Exit::Usage(UsageError(
             "--resume without an ID opens the picker, which needs the REPL; give the ID (see `mewcode sessions`)"
@@ -78,14 +81,31 @@ pub(super) fn context_window(provider: &ProviderConfig) -> u64 {
 /// One boundary mapping: a missing session is the user's mistake (exit 2), IO is a failure (1).
 pub(super) fn session_exit(err: SessionError) -> Exit {
     match err {
-        SessionError::NotFound { .. } | SessionError::NoSessions => Exit::Usage(UsageError(err.to_string())),
+        SessionError::NotFound { .. } | SessionError::NoSessions { .. } => Exit::Usage(UsageError(err.to_string())),
         SessionError::Io { .. } => Exit::Runtime(err.to_string()),
     }
 }
 
-/// `mewcode sessions [--json]`: this project's sessions, newest first.
+/// This installation's session key (created on first use). Without one, sessions are still
+/// logged, but none counts as created here, so `--continue` finds none: say so.
+pub(super) fn session_owner(context: &Context) -> (session::Owner, Option<Warning>) {
+    match session::load_owner(&context.home) {
+        Ok(owner) => (owner, None),
+        Err(err) => {
+            let message = format!("{err}; no session counts as created here, so --continue finds none");
+            (session::Owner::none(), Some(Warning::new("sessions", message)))
+        }
+    }
+}
+
+/// `mewcode sessions [--json]`: this project's sessions, the ones created here first, newest
+/// first.
 pub(super) fn run_sessions(context: &Context, json: bool) -> Exit {
-    let sessions = session::list_sessions(&session::sessions_dir(&context.root));
+    let (owner, warning) = session_owner(context);
+    if let Some(warning) = warning {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let sessions = session::list_sessions(&session::sessions_dir(&context.root), &owner);
     if json {
         let list: Vec<serde_json::Value> = sessions
             .iter()
@@ -95,6 +115,7 @@ pub(super) fn run_sessions(context: &Context, json: bool) -> Exit {
                     "time": session::render_time(session::to_local(info.modified_ms / 1000)),
                     "title": info.title,
                     "model": info.model,
+                    "created_here": info.owned,
                 })
             })
             .collect();

@@ -61,7 +61,7 @@ pub struct ToolInfo {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
-    /// `annotations.readOnlyHint == true`; anything else (absent, false, not a bool) is false.
+    /// What `parse_read_only` made of the tool's `annotations`.
     pub read_only: bool,
 }
 
@@ -224,12 +224,34 @@ pub fn parse_tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>
                 name,
                 description: tool.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
                 input_schema,
-                read_only: tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true)),
+                read_only: parse_read_only(tool.get("annotations")),
             })
         })
         .collect();
     let next = result.get("nextCursor").and_then(Value::as_str).filter(|cursor| !cursor.is_empty());
     Ok((tools, next.map(str::to_string)))
+}
+
+/// The boolean hints of MCP's `ToolAnnotations`. Each must be a JSON boolean when present.
+const BOOLEAN_HINTS: [&str; 4] = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+
+/// Whether a tool's `annotations` make it read-only, reading the hints as strictly as they allow.
+///
+/// Read-only means the permission engine may run the tool without asking (and the agent may batch
+/// it with other reads), so every doubt falls to "not read-only": annotations that are absent or
+/// not an object; any known hint that is present but not a boolean (a server that writes
+/// `"readOnlyHint": "true"` or `null` is not speaking the schema, so none of its hints is
+/// believed); and the contradiction `readOnlyHint: true` with `destructiveHint: true`, where the
+/// destructive claim wins. `destructiveHint` absent is fine: the spec gives it meaning only when
+/// `readOnlyHint` is false. `openWorldHint` does not change the answer (a read-only tool that
+/// searches the web is not a contradiction; whether to believe a server at all is the user's
+/// choice of servers), and `idempotentHint` says nothing about writes.
+pub fn parse_read_only(annotations: Option<&Value>) -> bool {
+    let Some(Value::Object(hints)) = annotations else { return false };
+    if BOOLEAN_HINTS.iter().any(|hint| hints.get(*hint).is_some_and(|value| !value.is_boolean())) {
+        return false;
+    }
+    hints.get("readOnlyHint") == Some(&Value::Bool(true)) && hints.get("destructiveHint") != Some(&Value::Bool(true))
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //!
 //! Invariants: the full name is both the model-facing name and the rule name, and matches
 //! `^[A-Za-z0-9_-]+$` within 64 characters (providers reject anything else), or the tool is not
-//! registered. Read-only only when the server says `readOnlyHint: true`. Every failure (a protocol
+//! registered. Read-only only when the server says `readOnlyHint: true`, does not also say
+//! `destructiveHint: true`, and every hint is a boolean (`client::parse_read_only`). Every failure (a protocol
 //! error, a timeout, a dead server) becomes an `is_error` output; nothing here panics or stops a
 //! turn. Content the model cannot see (images, audio, binary resources) becomes a one-line
 //! placeholder, and the user is warned once per tool.

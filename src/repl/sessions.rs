@@ -29,6 +29,8 @@ pub enum Start {
 pub struct Sessions {
     /// `<root>/.mewcode/sessions`.
     pub dir: PathBuf,
+    /// This installation's mark: new sessions carry it, listings flag sessions without it.
+    pub owner: session::Owner,
     /// Shared with every agent `connect` builds.
     pub recorder: Recorder,
     /// The id the first new session takes (hooks were told it); later ones get fresh ids.
@@ -51,7 +53,7 @@ pub fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> Str
     let sessions = &setup.sessions;
     if sessions.recorder.id().is_none() {
         let id = sessions.first_id.take().unwrap_or_else(session::new_id);
-        match session::create_session(&sessions.dir, &id, prompt, &session.provider.model) {
+        match session::create_session(&sessions.dir, &id, prompt, &session.provider.model, &sessions.owner) {
             Ok(writer) => {
                 sessions.recorder.set(Some(writer));
                 follow_session(session, setup, &id);
@@ -87,7 +89,7 @@ pub fn clear(setup: &Setup) {
 /// `/resume` without argument: the numbered list. True when there is one to pick: then a bare
 /// number on the next line picks it.
 pub fn list(setup: &Setup) -> bool {
-    let sessions = session::list_sessions(&setup.sessions.dir);
+    let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     if sessions.is_empty() {
         say("no sessions in this project yet");
         return false;
@@ -103,7 +105,7 @@ pub fn list(setup: &Setup) -> bool {
 
 /// `/resume N|ID`.
 pub fn pick(session: &mut Session, setup: &Setup, choice: &str) {
-    let sessions = session::list_sessions(&setup.sessions.dir);
+    let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     match plan_pick(&sessions, choice) {
         Ok(id) => resume(session, setup, &id),
         Err(message) => say(&paint(setup.color, RED, &neutralize(&message))),
@@ -127,14 +129,24 @@ pub fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, Strin
 /// Loads session `id`, switches the log to it, then replaces the conversation.
 fn resume(session: &mut Session, setup: &Setup, id: &str) {
     let window = context_window(&session.provider);
-    let resumed =
-        match session::resume_session(&setup.sessions.dir, id, &session.provider.model, window, session::now_s()) {
-            Ok(resumed) => resumed,
-            Err(err) => {
-                say(&paint(setup.color, RED, &neutralize(&format!("/resume: {err}"))));
-                return;
-            }
-        };
+    let sessions = &setup.sessions;
+    let resumed = match session::resume_session(
+        &sessions.dir,
+        id,
+        &session.provider.model,
+        window,
+        session::now_s(),
+        &sessions.owner,
+    ) {
+        Ok(resumed) => resumed,
+        Err(err) => {
+            say(&paint(setup.color, RED, &neutralize(&format!("/resume: {err}"))));
+            return;
+        }
+    };
+    if let Some(note) = &resumed.not_owned_note {
+        say(&paint(setup.color, YELLOW, &format!("⚠ {note}")));
+    }
     setup.sessions.recorder.set(Some(resumed.writer));
     follow_session(session, setup, id);
     let count = resumed.messages.len();
@@ -165,7 +177,13 @@ mod tests {
 
     #[test]
     fn picks_by_number_or_id() {
-        let info = |id: &str| SessionInfo { id: id.into(), modified_ms: 0, title: String::new(), model: String::new() };
+        let info = |id: &str| SessionInfo {
+            id: id.into(),
+            modified_ms: 0,
+            title: String::new(),
+            model: String::new(),
+            owned: true,
+        };
         let sessions = vec![info("20261202-131500-aaaa"), info("20261201-131500-bbbb")];
         assert_eq!(plan_pick(&sessions, "2"), Ok("20261201-131500-bbbb".into()));
         assert_eq!(plan_pick(&sessions, "20261202-131500-aaaa"), Ok("20261202-131500-aaaa".into()));

@@ -6,16 +6,24 @@
 //! in local time (from `sys::local_utc_offset_s`; UTC when the zone is unknown) plus 4 hex
 //! digits mixed from the clock's nanoseconds and the pid.
 //!
+//! Ownership: a session directory may come from anywhere (a cloned repository can ship one with
+//! any id, header and file times), so each header carries this installation's mark
+//! (`owner.rs`). `--continue` (`plan_latest`) only ever picks a session this installation
+//! created whose id is not dated in the future; listings show the others last, flagged; an
+//! explicit `--resume ID` of one still works, with `not_owned_note` shown to the user.
+//!
 //! Invariant: only directories whose names are ids are ever listed or removed; listing reads one
-//! bounded header line per session, never a whole log. Decisions (`plan_cleanup`, `parse_id`,
-//! `title_of`, `stale_note`) are pure and take "now" as a value.
+//! bounded header line per session, never a whole log. Decisions (`plan_cleanup`, `plan_latest`,
+//! `parse_id`, `title_of`, `stale_note`) are pure and take "now" as a value.
 
+pub mod owner;
 pub mod reader;
 pub mod record;
 pub mod writer;
 
 pub use crate::clock::to_local;
 use crate::clock::{civil_from_days, days_from_civil};
+pub use owner::{Owner, load_owner};
 pub use reader::{Loaded, load_log};
 pub use record::Meta;
 pub use writer::{Recorder, SessionWriter};
@@ -32,6 +40,9 @@ pub const STALE_AFTER_S: u64 = 6 * 3600;
 pub const TITLE_CHARS: usize = 50;
 /// Listing reads at most this much of each log (the header line is far smaller).
 const HEADER_LIMIT: u64 = 16 * 1024;
+/// How far past "now" an id may be dated and still count as past: ids are in local time, and
+/// moving to another time zone shifts "now" by at most 26 hours (UTC+14 to UTC-12).
+pub const FUTURE_SLACK_S: i64 = 26 * 3600;
 
 /// What can go wrong with sessions. Callers: a failed create/append becomes a notice and the
 /// conversation continues; a failed resume is a usage error (exit 2) naming the session.
@@ -41,8 +52,9 @@ pub enum SessionError {
     Io { path: PathBuf, err: std::io::Error },
     /// `--resume ID` names no session of this project.
     NotFound { id: String },
-    /// `--continue` in a project with no sessions.
-    NoSessions,
+    /// `--continue` in a project with no session this installation created; `not_owned` others
+    /// (planted by a repository, or from an older build) were passed over.
+    NoSessions { not_owned: usize },
 }
 
 impl SessionError {
@@ -59,7 +71,15 @@ impl fmt::Display for SessionError {
             SessionError::NotFound { id } => {
                 write!(f, "no session {id} in this project (see `mewcode sessions`)")
             }
-            SessionError::NoSessions => write!(f, "no session to continue in this project (start one without -c)"),
+            SessionError::NoSessions { not_owned: 0 } => {
+                write!(f, "no session to continue in this project (start one without -c)")
+            }
+            SessionError::NoSessions { not_owned } => write!(
+                f,
+                "no session to continue in this project (start one without -c); {not_owned} session(s) here were \
+                 not created by this mewcode (from the repository or an older version) and are never continued \
+                 automatically: see `mewcode sessions` and use --resume ID to open one anyway"
+            ),
         }
     }
 }
@@ -75,6 +95,8 @@ pub struct SessionInfo {
     pub modified_ms: u64,
     pub title: String,
     pub model: String,
+    /// Created by this installation (its header carries our mark for this id).
+    pub owned: bool,
 }
 
 /// `<root>/.mewcode/sessions`.
@@ -165,9 +187,10 @@ pub fn spawn_cleanup(sessions_dir: PathBuf, keep: Option<String>) -> Option<std:
         .ok()
 }
 
-/// This project's sessions, newest first (by last write, then id). Directories that are not ids
-/// or hold no log are skipped; a log without a readable header is listed with an empty title.
-pub fn list_sessions(sessions_dir: &Path) -> Vec<SessionInfo> {
+/// This project's sessions: the ones `owner` created first, each group newest first (by last
+/// write, then id). Directories that are not ids or hold no log are skipped; a log without a
+/// readable header is listed with an empty title (and is not owned).
+pub fn list_sessions(sessions_dir: &Path, owner: &Owner) -> Vec<SessionInfo> {
     let Ok(entries) = std::fs::read_dir(sessions_dir) else { return Vec::new() };
     let mut sessions: Vec<SessionInfo> = entries
         .filter_map(|entry| {
@@ -181,17 +204,53 @@ pub fn list_sessions(sessions_dir: &Path) -> Vec<SessionInfo> {
                 .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
                 .map_or(0, |elapsed| elapsed.as_millis() as u64);
             let meta = reader::read_meta(file, HEADER_LIMIT);
+            let owned = owner.owns(&id, meta.as_ref().and_then(|meta| meta.owner.as_deref()));
             let (title, model) = meta.map(|meta| (meta.title, meta.model)).unwrap_or_default();
-            Some(SessionInfo { id, modified_ms, title, model })
+            Some(SessionInfo { id, modified_ms, title, model, owned })
         })
         .collect();
-    sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| b.id.cmp(&a.id)));
+    sessions.sort_by(|a, b| {
+        b.owned.cmp(&a.owned).then_with(|| b.modified_ms.cmp(&a.modified_ms)).then_with(|| b.id.cmp(&a.id))
+    });
     sessions
 }
 
-/// The session `--continue` resumes.
-pub fn latest_session(sessions_dir: &Path) -> Result<SessionInfo, SessionError> {
-    list_sessions(sessions_dir).into_iter().next().ok_or(SessionError::NoSessions)
+/// The session `--continue` resumes: the most recently written one this installation created,
+/// passing over ids dated more than `FUTURE_SLACK_S` after `now_local_s`; a write time after
+/// `now_ms` counts as now, so a skewed clock cannot pin one session on top. File times and ids
+/// are only compared among owned sessions: a planted session is never a candidate, whatever it
+/// claims.
+pub fn plan_latest(sessions: &[SessionInfo], now_ms: u64, now_local_s: i64) -> Option<&SessionInfo> {
+    sessions
+        .iter()
+        .filter(|info| info.owned)
+        .filter(|info| parse_id(&info.id).is_some_and(|time| time <= now_local_s + FUTURE_SLACK_S))
+        .max_by(|a, b| a.modified_ms.min(now_ms).cmp(&b.modified_ms.min(now_ms)).then_with(|| a.id.cmp(&b.id)))
+}
+
+/// The session `--continue` resumes (`plan_latest` over the listing, now).
+pub fn latest_session(sessions_dir: &Path, owner: &Owner) -> Result<SessionInfo, SessionError> {
+    let sessions = list_sessions(sessions_dir, owner);
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let now_ms = u64::try_from(now.as_millis()).unwrap_or(u64::MAX);
+    match plan_latest(&sessions, now_ms, to_local(now.as_secs())) {
+        Some(info) => Ok(info.clone()),
+        None => Err(SessionError::NoSessions { not_owned: sessions.iter().filter(|info| !info.owned).count() }),
+    }
+}
+
+/// True when the log at `path` is session `id` created by `owner` (its header carries the mark).
+pub fn is_owned(path: &Path, id: &str, owner: &Owner) -> bool {
+    let meta = std::fs::File::open(path).ok().and_then(|file| reader::read_meta(file, HEADER_LIMIT));
+    owner.owns(id, meta.as_ref().and_then(|meta| meta.owner.as_deref()))
+}
+
+/// What the user is told when resuming a session this installation did not create.
+pub fn not_owned_note(id: &str) -> String {
+    format!(
+        "session {id} was not created by this mewcode (it may come from the repository or an older version); \
+         its history goes to the model as written there"
+    )
 }
 
 /// Checks that `id` is a session of this project.
@@ -200,12 +259,13 @@ pub fn find_session(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionErr
     if parse_id(id).is_some() && path.is_file() { Ok(path) } else { Err(SessionError::NotFound { id: id.to_string() }) }
 }
 
-/// Starts the log of a new session whose first prompt is `first_prompt`.
+/// Starts the log of a new session whose first prompt is `first_prompt`, marked as `owner`'s.
 pub fn create_session(
     sessions_dir: &Path,
     id: &str,
     first_prompt: &str,
     model: &str,
+    owner: &Owner,
 ) -> Result<SessionWriter, SessionError> {
     let meta = Meta {
         version: record::VERSION,
@@ -213,6 +273,7 @@ pub fn create_session(
         created: now_s(),
         title: title_of(first_prompt),
         model: model.to_string(),
+        owner: owner.mark(id),
     };
     SessionWriter::create(&log_path(sessions_dir, id), &meta)
 }
@@ -230,22 +291,33 @@ pub struct Resumed {
     /// The compaction seam: true when the history is too big for `context_window` to go on
     /// without compacting first (see `context::should_compact_on_resume`).
     pub needs_compaction: bool,
+    /// Set when this installation did not create the session (`not_owned_note`): tell the user.
+    pub not_owned_note: Option<String>,
 }
 
 /// Loads session `id` and reopens its log for append, in that order (SPEC §8), before the caller
-/// builds its conversation from `messages`.
+/// builds its conversation from `messages`. A session `owner` did not create still loads (the
+/// user named it), with `not_owned_note` set.
 pub fn resume_session(
     sessions_dir: &Path,
     id: &str,
     model: &str,
     context_window: u64,
     now_s: u64,
+    owner: &Owner,
 ) -> Result<Resumed, SessionError> {
     let path = find_session(sessions_dir, id)?;
+    let not_owned_note = (!is_owned(&path, id, owner)).then(|| not_owned_note(id));
     let loaded = load_log(&path)?;
     let writer = SessionWriter::reopen(&path, id, model)?;
     let needs_compaction = crate::context::should_compact_on_resume(&loaded.messages, context_window);
-    Ok(Resumed { writer, stale_note: stale_note(loaded.last_ts, now_s), needs_compaction, messages: loaded.messages })
+    Ok(Resumed {
+        writer,
+        stale_note: stale_note(loaded.last_ts, now_s),
+        needs_compaction,
+        messages: loaded.messages,
+        not_owned_note,
+    })
 }
 
 /// The user's prompt with a note for the model appended (the stale-files note of a resume).
@@ -283,9 +355,12 @@ pub fn render_time(local_s: i64) -> String {
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}", second_of_day / 3600, second_of_day / 60 % 60)
 }
 
-/// One listing line: id, local time of the last write, model, title (not neutralised).
+/// One listing line: id, local time of the last write, model, title (not neutralised). A session
+/// this installation did not create says so before the fields its header chose.
 pub fn render_line(info: &SessionInfo) -> String {
-    format!("{}  {}  {:<20}  {}", info.id, render_time(to_local(info.modified_ms / 1000)), info.model, info.title)
+    let time = render_time(to_local(info.modified_ms / 1000));
+    let flag = if info.owned { "" } else { "[not created here]  " };
+    format!("{}  {time}  {flag}{:<20}  {}", info.id, info.model, info.title)
 }
 
 #[cfg(test)]

@@ -217,8 +217,14 @@ mod tests {
 
     #[test]
     fn loading_starts_after_the_last_compact_marker_and_skips_torn_lines() {
-        let meta =
-            Meta { version: 1, id: "20261202-131500-a1b2".into(), created: 1, title: "t".into(), model: "m".into() };
+        let meta = Meta {
+            version: 1,
+            id: "20261202-131500-a1b2".into(),
+            created: 1,
+            title: "t".into(),
+            model: "m".into(),
+            owner: None,
+        };
         let mut text = render_meta(&meta) + "\n";
         text += &log(&[Message::user("old"), Message::assistant("old answer")]);
         text += &(render_compact(5) + "\n");
@@ -236,7 +242,7 @@ mod tests {
 
     #[test]
     fn read_meta_reads_only_the_header() {
-        let meta = Meta { version: 1, id: "x".into(), created: 1, title: "t".into(), model: "m".into() };
+        let meta = Meta { version: 1, id: "x".into(), created: 1, title: "t".into(), model: "m".into(), owner: None };
         let text = render_meta(&meta) + "\n" + &log(&[Message::user("u")]);
         assert_eq!(read_meta(text.as_bytes(), 4096), Some(meta));
         assert_eq!(read_meta(log(&[Message::user("u")]).as_bytes(), 4096), None);

@@ -5,8 +5,9 @@
 //! signed and redacted thinking blocks (Anthropic needs them back byte-identical) and error tool
 //! results; serde lives here, never in msg.rs. The layout, one JSON object per line:
 //!
-//! - line 1, the header: `{"type":"meta","version":1,"id":..,"created":secs,"title":..,"model":..}`,
-//!   small (the title is cut to 50 characters) so listing reads only this line;
+//! - line 1, the header: `{"type":"meta","version":1,"id":..,"created":secs,"title":..,"model":..,
+//!   "owner"?:..}`, small (the title is cut to 50 characters) so listing reads only this line;
+//!   `owner` is this installation's mark (`owner.rs`), absent in logs of older builds;
 //! - a message: `{"role":"user|assistant|tool","content":..,"tool_calls":[..],"tool_results":[..],
 //!   "thinking":[..],"ts":secs,"model"?:..}` (no `type`);
 //! - a compact marker: `{"type":"compact","ts":secs}`; loading starts after the last one.
@@ -37,6 +38,8 @@ pub struct Meta {
     /// The first user message, at most 50 characters.
     pub title: String,
     pub model: String,
+    /// The creating installation's mark for this id (`Owner::mark`); `None` in older logs.
+    pub owner: Option<String>,
 }
 
 /// The raw mirror of one line, all fields optional so that any of the three kinds parses.
@@ -67,6 +70,8 @@ struct RawLine {
     created: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -142,6 +147,7 @@ pub fn render_meta(meta: &Meta) -> String {
         created: Some(meta.created),
         title: Some(meta.title.clone()),
         model: Some(meta.model.clone()),
+        owner: meta.owner.clone(),
         ts: meta.created,
         ..RawLine::default()
     };
@@ -165,6 +171,7 @@ pub fn parse_line(line: &str) -> Option<Line> {
             created: raw.created.unwrap_or(raw.ts),
             title: raw.title.unwrap_or_default(),
             model: raw.model.unwrap_or_default(),
+            owner: raw.owner,
         })),
         Some(_) => None,
         None => {
@@ -260,8 +267,17 @@ mod tests {
 
     #[test]
     fn meta_and_compact_round_trip_and_junk_is_none() {
-        let meta =
-            Meta { version: 1, id: "20261202-131500-a1b2".into(), created: 7, title: "fix".into(), model: "m".into() };
+        let mut meta = Meta {
+            version: 1,
+            id: "20261202-131500-a1b2".into(),
+            created: 7,
+            title: "fix".into(),
+            model: "m".into(),
+            owner: None,
+        };
+        assert_eq!(parse_line(&render_meta(&meta)), Some(Line::Meta(meta.clone())));
+        assert!(!render_meta(&meta).contains("owner"), "older readers see the same header as before");
+        meta.owner = Some("ab".repeat(32));
         assert_eq!(parse_line(&render_meta(&meta)), Some(Line::Meta(meta)));
         assert_eq!(parse_line(&render_compact(9)), Some(Line::Compact { ts: 9 }));
         for junk in ["", "{", r#"{"role":"user","content":"to"#, r#"{"type":"future"}"#, r#"{"role":"robot"}"#, "[1]"] {

@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::msg::Message;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 const DAY: i64 = 86_400;
 
@@ -65,36 +67,142 @@ fn stale_decisions() {
     assert_eq!(stale_note(10, 5), None);
 }
 
-#[test]
-fn listing_is_newest_first_and_skips_non_sessions() {
-    let dir = std::env::temp_dir().join(format!("mewcode-list-{}", std::process::id()));
+/// Writes a session log in `sessions` with header `meta` and one user message.
+fn write_session(sessions: &Path, meta: &Meta) {
+    let mut writer = SessionWriter::create(&log_path(sessions, &meta.id), meta).unwrap();
+    writer.append(&Message::user("hi"), 1);
+}
+
+fn meta_for(id: &str, title: &str, model: &str, owner: &Owner) -> Meta {
+    Meta {
+        version: record::VERSION,
+        id: id.to_string(),
+        created: 0,
+        title: title_of(title),
+        model: model.to_string(),
+        owner: owner.mark(id),
+    }
+}
+
+fn temp_sessions(tag: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("mewcode-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let sessions = sessions_dir(&dir);
+    (dir, sessions)
+}
+
+#[test]
+fn listing_is_newest_first_and_skips_non_sessions() {
+    let (dir, sessions) = temp_sessions("list");
+    let owner = Owner::from_key([1; 32]);
     let base = days_from_civil(2026, 12, 1) * DAY;
     let ids: Vec<String> = (0..3).map(|n| format_id(base + n * 60, n as u16)).collect();
     for (index, id) in ids.iter().enumerate() {
-        let meta = Meta {
-            version: record::VERSION,
-            id: id.clone(),
-            created: 0,
-            title: title_of(&format!("task {index} — ünïcødé {}", "x".repeat(60))),
-            model: format!("model-{index}"),
-        };
-        let mut writer = SessionWriter::create(&log_path(&sessions, id), &meta).unwrap();
-        writer.append(&Message::user("hi"), 1);
+        let title = format!("task {index} — ünïcødé {}", "x".repeat(60));
+        write_session(&sessions, &meta_for(id, &title, &format!("model-{index}"), &owner));
     }
     // Equal mtimes are likely within one test: the id breaks the tie, newest first.
     std::fs::create_dir_all(sessions.join("not-a-session")).unwrap();
     std::fs::create_dir_all(sessions.join(format_id(base, 9))).unwrap(); // an id without a log
-    let listed = list_sessions(&sessions);
+    let listed = list_sessions(&sessions, &owner);
     let listed_ids: Vec<&str> = listed.iter().map(|info| info.id.as_str()).collect();
     assert_eq!(listed_ids, vec![ids[2].as_str(), ids[1].as_str(), ids[0].as_str()]);
+    assert!(listed.iter().all(|info| info.owned));
     assert_eq!(listed[0].model, "model-2");
     assert_eq!(listed[0].title.chars().count(), 50);
     assert!(listed[0].title.starts_with("task 2 — ünïcødé x"));
-    assert_eq!(latest_session(&sessions).unwrap().id, ids[2]);
+    assert_eq!(latest_session(&sessions, &owner).unwrap().id, ids[2]);
     assert!(find_session(&sessions, &ids[0]).is_ok());
     assert!(matches!(find_session(&sessions, "nope"), Err(SessionError::NotFound { .. })));
-    assert!(matches!(latest_session(&dir.join("none")), Err(SessionError::NoSessions)));
+    assert!(matches!(latest_session(&dir.join("none"), &owner), Err(SessionError::NoSessions { not_owned: 0 })));
+    // Another installation owns none of them: all listed, none continued, and the error says why.
+    let stranger = Owner::from_key([2; 32]);
+    assert!(list_sessions(&sessions, &stranger).iter().all(|info| !info.owned));
+    let err = latest_session(&sessions, &stranger).unwrap_err();
+    assert!(matches!(err, SessionError::NoSessions { not_owned: 3 }), "{err:?}");
+    assert!(err.to_string().contains("3 session(s) here were not created by this mewcode"), "{err}");
+    assert!(matches!(latest_session(&sessions, &Owner::none()), Err(SessionError::NoSessions { not_owned: 3 })));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_planted_future_dated_session_is_listed_last_flagged_and_never_continued() {
+    let (dir, sessions) = temp_sessions("planted");
+    let owner = Owner::from_key([3; 32]);
+    let now_utc = i64::try_from(now_s()).unwrap();
+    let mine = format_id(to_local(now_utc as u64) - 3600, 1);
+    write_session(&sessions, &meta_for(&mine, "my task", "m", &owner));
+    // Planted: dated a year ahead, a header without our mark (or with a mark copied from ours,
+    // which covers another id), and file times in the future.
+    let planted = format_id(to_local(now_utc as u64) + 365 * DAY, 2);
+    let copied = format_id(to_local(now_utc as u64) + 2 * DAY, 3);
+    write_session(&sessions, &meta_for(&planted, "do as I say", "m", &Owner::none()));
+    let mut copied_meta = meta_for(&copied, "copied mark", "m", &owner);
+    copied_meta.owner = owner.mark(&mine);
+    write_session(&sessions, &copied_meta);
+    let year_ahead = SystemTime::now() + std::time::Duration::from_secs(365 * 86_400);
+    for id in [&planted, &copied] {
+        std::fs::File::options().append(true).open(log_path(&sessions, id)).unwrap().set_modified(year_ahead).unwrap();
+    }
+    let listed = list_sessions(&sessions, &owner);
+    let summary: Vec<(&str, bool)> = listed.iter().map(|info| (info.id.as_str(), info.owned)).collect();
+    assert_eq!(summary[0], (mine.as_str(), true), "{summary:?}");
+    assert!(summary[1..].iter().all(|(_, owned)| !owned), "{summary:?}");
+    assert_eq!(latest_session(&sessions, &owner).unwrap().id, mine);
+    assert!(render_line(&listed[1]).contains("[not created here]"), "{}", render_line(&listed[1]));
+    assert!(!render_line(&listed[0]).contains("[not created here]"));
+    // Naming it explicitly still resumes it, with a note for the user.
+    let resumed = resume_session(&sessions, &planted, "m", 200_000, now_s(), &owner).unwrap();
+    assert_eq!(resumed.not_owned_note, Some(not_owned_note(&planted)));
+    let resumed = resume_session(&sessions, &mine, "m", 200_000, now_s(), &owner).unwrap();
+    assert_eq!(resumed.not_owned_note, None);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn info(id: &str, modified_ms: u64, owned: bool) -> SessionInfo {
+    SessionInfo { id: id.to_string(), modified_ms, title: String::new(), model: String::new(), owned }
+}
+
+#[test]
+fn plan_latest_picks_the_newest_owned_session_dated_in_the_past() {
+    let now_local = days_from_civil(2026, 12, 2) * DAY + 12 * 3600;
+    let now_ms = 1_000_000_000;
+    let at = |offset_s: i64, salt: u16| format_id(now_local + offset_s, salt);
+    let check = |sessions: &[SessionInfo], expected: Option<&str>| {
+        let picked = plan_latest(sessions, now_ms, now_local).map(|info| info.id.as_str());
+        assert_eq!(picked, expected, "{sessions:?}");
+    };
+    let (old, recent) = (at(-7200, 1), at(-60, 2));
+    check(&[], None);
+    check(&[info(&old, 10, true), info(&recent, 20, true)], Some(&recent));
+    check(&[info(&old, 30, true), info(&recent, 20, true)], Some(&old));
+    // Not owned: never, however new.
+    check(&[info(&old, 10, true), info(&recent, now_ms, false)], Some(&old));
+    check(&[info(&recent, 20, false)], None);
+    // Dated in the future beyond a time zone's worth of slack: passed over.
+    let (ahead_ok, ahead_far) = (at(FUTURE_SLACK_S, 3), at(FUTURE_SLACK_S + 1, 4));
+    check(&[info(&old, 10, true), info(&ahead_far, 20, true)], Some(&old));
+    check(&[info(&old, 10, true), info(&ahead_ok, 20, true)], Some(&ahead_ok));
+    // A write time in the future counts as now: the id breaks the tie, it does not win outright.
+    check(&[info(&recent, now_ms, true), info(&old, now_ms + 1, true)], Some(&recent));
+    check(&[info(&old, now_ms - 1, true), info(&recent, now_ms - 2, true)], Some(&old));
+    check(&[info(&recent, now_ms + 5, true), info(&old, now_ms - 1, true)], Some(&recent));
+    // Equal times: the later id.
+    check(&[info(&recent, 5, true), info(&old, 5, true)], Some(&recent));
+    // A name that is not an id is never picked.
+    check(&[info("notes", 99, true)], None);
+}
+
+#[test]
+fn listing_lines_flag_sessions_not_created_here_before_the_fields_their_header_chose() {
+    let mut session = info("20261202-131500-a1b2", 1_700_000_000_999, true);
+    session.model = "test-model".into();
+    session.title = "fix the bug".into();
+    let time = render_time(to_local(1_700_000_000));
+    assert_eq!(render_line(&session), format!("20261202-131500-a1b2  {time}  test-model            fix the bug"));
+    session.owned = false;
+    assert_eq!(
+        render_line(&session),
+        format!("20261202-131500-a1b2  {time}  [not created here]  test-model            fix the bug")
+    );
 }

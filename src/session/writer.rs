@@ -172,7 +172,14 @@ mod tests {
     use crate::session::reader::load_log;
 
     fn meta() -> Meta {
-        Meta { version: 1, id: "20261202-131500-a1b2".into(), created: 1, title: "t".into(), model: "m".into() }
+        Meta {
+            version: 1,
+            id: "20261202-131500-a1b2".into(),
+            created: 1,
+            title: "t".into(),
+            model: "m".into(),
+            owner: None,
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The only home of `unsafe`: process-group signals, process probes, raw terminal (termios)
-//! calls, and (in `child`, `landlock`, `seccomp`) how a command's process is started and confined,
-//! each wrapped in small safe functions.
+//! calls, (in `child`, `landlock`, `seccomp`) how a command's process is started and confined,
+//! and (in `dir`) directories opened without following symlinks, each wrapped in small safe
+//! functions.
 //!
 //! Invariant: every `unsafe` block in the crate is under `sys/`; here each is one libc call whose
 //! pointer arguments are references to locals or to values we own, and its safety argument is
@@ -11,6 +12,7 @@
 use std::io;
 
 pub mod child;
+pub mod dir;
 pub mod landlock;
 pub mod seccomp;
 

@@ -16,7 +16,7 @@
 //!   corrupt the rest of the file.
 
 use super::{EDIT_FILE, Tool, ToolContext, ToolOutput, display_path, lenient, parse_input};
-use crate::fsx::{resolve_path, write_atomic};
+use crate::fsx::{resolve_path, write_atomic_beneath};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -72,21 +72,21 @@ impl Tool for EditFileTool {
         };
         let path = resolve_path(&ctx.root, &input.path);
         let shown = display_path(&ctx.root, &path);
-        match edit(&path, &shown, &input) {
+        match edit(&ctx.root, &path, &shown, &input) {
             Ok(message) => ToolOutput::ok(message),
             Err(message) => ToolOutput::error(message),
         }
     }
 }
 
-fn edit(path: &Path, shown: &str, input: &Input) -> Result<String, String> {
+fn edit(root: &Path, path: &Path, shown: &str, input: &Input) -> Result<String, String> {
     if input.old_string == input.new_string {
         return Err("old_string and new_string are identical; there is nothing to change".to_string());
     }
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound && input.old_string.is_empty() => {
-            return create(path, shown, &input.new_string);
+            return create(root, path, shown, &input.new_string);
         }
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Err(format!("file not found: {shown}")),
         Err(_) if path.is_dir() => return Err(format!("{shown} is a directory, not a file")),
@@ -102,7 +102,7 @@ fn edit(path: &Path, shown: &str, input: &Input) -> Result<String, String> {
                  or use write_file to replace the whole file"
             ));
         }
-        write(path, shown, &input.new_string)?;
+        write(root, path, shown, &input.new_string)?;
         return Ok(format!("wrote {shown} (it was empty)"));
     }
     let (old, new) = choose_strings(&content, &input.old_string, &input.new_string);
@@ -121,22 +121,22 @@ fn edit(path: &Path, shown: &str, input: &Input) -> Result<String, String> {
     let first_line = line_of(&content, content.find(old.as_str()).unwrap_or(0));
     let updated =
         if replace_all { content.replace(old.as_str(), &new) } else { content.replacen(old.as_str(), &new, 1) };
-    write(path, shown, &updated)?;
+    write(root, path, shown, &updated)?;
     let noun = if count == 1 { "replacement" } else { "replacements" };
     Ok(format!("edited {shown}: {count} {noun} (first at line {first_line})"))
 }
 
-fn create(path: &Path, shown: &str, content: &str) -> Result<String, String> {
+fn create(root: &Path, path: &Path, shown: &str, content: &str) -> Result<String, String> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|err| format!("cannot create directory {}: {err}", parent.display()))?;
     }
-    write(path, shown, content)?;
+    write(root, path, shown, content)?;
     Ok(format!("created {shown} ({} lines)", super::write_file::count_lines(content)))
 }
 
-fn write(path: &Path, shown: &str, content: &str) -> Result<(), String> {
-    write_atomic(path, content.as_bytes()).map_err(|err| format!("cannot write {shown}: {err}"))
+fn write(root: &Path, path: &Path, shown: &str, content: &str) -> Result<(), String> {
+    write_atomic_beneath(root, path, content.as_bytes()).map_err(|err| format!("cannot write {shown}: {err}"))
 }
 
 /// The strings to match and insert: converted to CRLF for a CRLF file when that matches.

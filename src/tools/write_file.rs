@@ -5,7 +5,7 @@
 //! Content is written byte for byte as given (no line-ending or trailing-newline changes).
 
 use super::{Tool, ToolContext, ToolOutput, WRITE_FILE, display_path, parse_input};
-use crate::fsx::{resolve_path, write_atomic};
+use crate::fsx::{resolve_path, write_atomic_beneath};
 use serde::Deserialize;
 
 /// The `write_file` tool.
@@ -64,7 +64,7 @@ impl Tool for WriteFileTool {
         {
             return ToolOutput::error(format!("cannot create directory {}: {err}", parent.display()));
         }
-        if let Err(err) = write_atomic(&path, input.content.as_bytes()) {
+        if let Err(err) = write_atomic_beneath(&ctx.root, &path, input.content.as_bytes()) {
             return ToolOutput::error(format!("cannot write {shown}: {err}"));
         }
         let verb = if existed { "overwrote" } else { "created" };

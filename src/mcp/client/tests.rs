@@ -149,3 +149,52 @@ fn a_timed_out_call_is_cancelled_on_the_server_but_initialize_never_is() {
     assert!(client.initialize(far(), &CancelToken::new()).is_err());
     assert_eq!(lock(&log).len(), 3, "no cancellation for initialize");
 }
+
+#[test]
+fn read_only_needs_a_clean_read_only_hint_and_no_destructive_one() {
+    let cases = [
+        (json!({"readOnlyHint": true}), true),
+        (json!({"readOnlyHint": true, "destructiveHint": false}), true),
+        (json!({"readOnlyHint": true, "openWorldHint": false}), true),
+        (json!({"readOnlyHint": true, "openWorldHint": true, "idempotentHint": true}), true),
+        (json!({"readOnlyHint": true, "title": "Read", "futureHint": "anything"}), true),
+        // Contradictory hints take the strictest reading.
+        (json!({"readOnlyHint": true, "destructiveHint": true}), false),
+        (json!({"readOnlyHint": true, "destructiveHint": true, "openWorldHint": false}), false),
+        (json!({"readOnlyHint": false}), false),
+        (json!({"readOnlyHint": false, "destructiveHint": false}), false),
+        (json!({"destructiveHint": false}), false),
+        (json!({}), false),
+        // Malformed hints: none of the server's hints is believed.
+        (json!({"readOnlyHint": "true"}), false),
+        (json!({"readOnlyHint": 1}), false),
+        (json!({"readOnlyHint": null}), false),
+        (json!({"readOnlyHint": true, "destructiveHint": "false"}), false),
+        (json!({"readOnlyHint": true, "destructiveHint": null}), false),
+        (json!({"readOnlyHint": true, "destructiveHint": 0}), false),
+        (json!({"readOnlyHint": true, "idempotentHint": "yes"}), false),
+        (json!({"readOnlyHint": true, "openWorldHint": []}), false),
+        (json!({"readOnlyHint": true, "openWorldHint": {}}), false),
+        // Annotations that are not an object.
+        (json!([{"readOnlyHint": true}]), false),
+        (json!("readOnlyHint"), false),
+        (json!(true), false),
+        (Value::Null, false),
+    ];
+    for (annotations, expected) in cases {
+        assert_eq!(parse_read_only(Some(&annotations)), expected, "{annotations}");
+    }
+    assert!(!parse_read_only(None));
+}
+
+#[test]
+fn a_listed_tool_with_contradictory_hints_is_not_read_only() {
+    let page = json!({"tools": [
+        {"name": "rm", "annotations": {"readOnlyHint": true, "destructiveHint": true}},
+        {"name": "cat", "annotations": {"readOnlyHint": true, "destructiveHint": false}},
+        {"name": "odd", "annotations": {"readOnlyHint": true, "openWorldHint": "no"}},
+    ]});
+    let (tools, _) = parse_tools_page(&page).unwrap();
+    let summary: Vec<(&str, bool)> = tools.iter().map(|tool| (tool.name.as_str(), tool.read_only)).collect();
+    assert_eq!(summary, vec![("rm", false), ("cat", true), ("odd", false)]);
+}

@@ -1,0 +1,199 @@
+//! Which sessions this installation created: a per-install secret key in `$MEWCODE_HOME` and the
+//! mark (an HMAC of the session id under that key) that `create_session` writes into each header.
+//!
+//! Why: sessions live inside the project, so a cloned repository can ship a session directory
+//! with any id, header and file times it likes. `--continue` resumes "the most recent session"
+//! without asking, and a planted history is a prompt injection the user never sees. Times and ids
+//! are the attacker's to choose; the mark is not, because the key never leaves `$MEWCODE_HOME`
+//! (and the command sandbox hides that directory).
+//!
+//! Invariant: without a key nothing is owned (a session is never trusted by default); the key file
+//! is created once, whole, with mode 0600, and never overwritten. What this does not do: it does
+//! not authenticate a log's content, only which installation created the session.
+
+use super::SessionError;
+use crate::digest::hmac_sha256;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// The key file under `$MEWCODE_HOME`.
+pub const KEY_FILE: &str = "session-key";
+/// Bytes of key material (64 hex digits in the file).
+const KEY_BYTES: usize = 32;
+
+/// This installation's key, or none when it could not be loaded (then no session is owned).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Owner {
+    key: Option<[u8; KEY_BYTES]>,
+}
+
+impl std::fmt::Debug for Owner {
+    /// Never prints the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Owner {{ key: {} }}", if self.key.is_some() { "set" } else { "none" })
+    }
+}
+
+impl Owner {
+    /// An owner with this key.
+    pub fn from_key(key: [u8; KEY_BYTES]) -> Owner {
+        Owner { key: Some(key) }
+    }
+
+    /// No key: marks nothing and owns nothing.
+    pub fn none() -> Owner {
+        Owner { key: None }
+    }
+
+    /// The mark for session `id` (64 hex digits), or `None` without a key.
+    pub fn mark(&self, id: &str) -> Option<String> {
+        let key = self.key.as_ref()?;
+        let message = format!("mewcode session {id}");
+        Some(hmac_sha256(key, message.as_bytes()).iter().map(|byte| format!("{byte:02x}")).collect())
+    }
+
+    /// True when `mark` (from the header of the session in directory `id`) is ours for that id.
+    /// The directory name is what gets resumed, so it is what the mark must cover: a header
+    /// copied from another session does not carry over.
+    pub fn owns(&self, id: &str, mark: Option<&str>) -> bool {
+        match (self.mark(id), mark) {
+            (Some(expected), Some(found)) => expected == found,
+            (None, _) | (_, None) => false,
+        }
+    }
+}
+
+/// Loads the key from `home`, creating it on first use.
+pub fn load_owner(home: &Path) -> Result<Owner, SessionError> {
+    let path = home.join(KEY_FILE);
+    match fs::read_to_string(&path) {
+        Ok(text) => parse_key(&text).map(Owner::from_key).ok_or_else(|| malformed(&path)),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => create_key(home, &path),
+        Err(err) => Err(SessionError::io(&path, err)),
+    }
+}
+
+/// A key file's content: 64 lowercase hex digits and an optional newline.
+pub fn parse_key(text: &str) -> Option<[u8; KEY_BYTES]> {
+    let hex = text.strip_suffix('\n').unwrap_or(text);
+    if hex.len() != KEY_BYTES * 2 || !hex.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)) {
+        return None;
+    }
+    let mut key = [0u8; KEY_BYTES];
+    for (index, byte) in key.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[index * 2..index * 2 + 2], 16).ok()?;
+    }
+    Some(key)
+}
+
+fn malformed(path: &Path) -> SessionError {
+    let err = io::Error::new(io::ErrorKind::InvalidData, "not a session key (delete it and mewcode makes a new one)");
+    SessionError::io(path, err)
+}
+
+/// Writes a fresh key to a private temporary file, then links it into place: `hard_link` fails
+/// when the name exists, so two first runs racing agree on one key and nobody reads half a file.
+fn create_key(home: &Path, path: &Path) -> Result<Owner, SessionError> {
+    fs::create_dir_all(home).map_err(|err| SessionError::io(home, err))?;
+    let mut key = [0u8; KEY_BYTES];
+    fs::File::open("/dev/urandom")
+        .and_then(|mut random| random.read_exact(&mut key))
+        .map_err(|err| SessionError::io(Path::new("/dev/urandom"), err))?;
+    let hex: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
+    let temp = home.join(format!(".{KEY_FILE}.tmp-{}", std::process::id()));
+    let written = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temp)
+        .and_then(|mut file| file.write_all(format!("{hex}\n").as_bytes()).and_then(|()| file.sync_all()));
+    let linked = written.and_then(|()| fs::hard_link(&temp, path));
+    // The temporary name is ours alone; whether linking worked or not it has no further use.
+    let _ = fs::remove_file(&temp);
+    match linked {
+        Ok(()) => Ok(Owner::from_key(key)),
+        // Another run created it first: use theirs.
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+            let text = fs::read_to_string(path).map_err(|err| SessionError::io(path, err))?;
+            parse_key(&text).map(Owner::from_key).ok_or_else(|| malformed(path))
+        }
+        Err(err) => Err(SessionError::io(path, err)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    const ID: &str = "20261202-131500-a1b2";
+
+    #[test]
+    fn marks_are_per_key_and_per_id() {
+        let owner = Owner::from_key([7; KEY_BYTES]);
+        let mark = owner.mark(ID).unwrap();
+        assert_eq!(mark.len(), 64);
+        assert!(owner.owns(ID, Some(&mark)));
+        assert!(!owner.owns("20261202-131500-a1b3", Some(&mark)), "a mark does not move to another id");
+        assert!(!Owner::from_key([8; KEY_BYTES]).owns(ID, Some(&mark)), "another install's key");
+        assert!(!owner.owns(ID, None));
+        assert!(!owner.owns(ID, Some("")));
+        assert!(!owner.owns(ID, Some(&mark.to_uppercase())));
+        assert_eq!(Owner::none().mark(ID), None);
+        assert!(!Owner::none().owns(ID, Some(&mark)));
+        assert!(!Owner::none().owns(ID, None));
+        assert_eq!(format!("{owner:?}"), "Owner { key: set }");
+    }
+
+    #[test]
+    fn key_files_parse_only_as_64_lowercase_hex_digits() {
+        let hex = "0123456789abcdef".repeat(4);
+        let key = parse_key(&hex).unwrap();
+        assert_eq!(key[..3], [0x01, 0x23, 0x45]);
+        assert_eq!(parse_key(&format!("{hex}\n")), Some(key));
+        for bad in [String::new(), hex[1..].to_string(), format!("{hex}0"), hex.to_uppercase(), format!("{hex}\n\n")] {
+            assert_eq!(parse_key(&bad), None, "{bad:?}");
+        }
+        assert_eq!(parse_key(&format!("{}g", &hex[1..])), None);
+        assert_eq!(parse_key(&format!("+{}", &hex[1..])), None);
+    }
+
+    #[test]
+    fn a_key_another_run_created_first_is_adopted_not_replaced() {
+        // Two first runs race: the other one linked its key between our read and our link.
+        let home = std::env::temp_dir().join(format!("mewcode-owner-race-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&home);
+        fs::create_dir_all(&home).unwrap();
+        let path = home.join(KEY_FILE);
+        let theirs = "ab".repeat(32);
+        fs::write(&path, format!("{theirs}\n")).unwrap();
+        let owner = create_key(&home, &path).unwrap();
+        assert_eq!(owner, Owner::from_key(parse_key(&theirs).unwrap()));
+        assert_eq!(fs::read_to_string(&path).unwrap(), format!("{theirs}\n"));
+        let names: Vec<_> = fs::read_dir(&home).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from(KEY_FILE)], "no temporary file left");
+        fs::write(&path, "torn").unwrap();
+        assert!(create_key(&home, &path).is_err(), "a half-written key of theirs is an error, not ours");
+        fs::remove_dir_all(&home).unwrap();
+    }
+
+    #[test]
+    fn the_key_is_created_once_private_and_then_reused() {
+        let home = std::env::temp_dir().join(format!("mewcode-owner-{}", std::process::id())).join("home");
+        let _ = fs::remove_dir_all(&home);
+        let first = load_owner(&home).unwrap();
+        let path = home.join(KEY_FILE);
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(load_owner(&home).unwrap(), first);
+        assert_ne!(first, Owner::none());
+        let names: Vec<_> = fs::read_dir(&home).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from(KEY_FILE)], "no temporary file left");
+        fs::write(&path, "garbage").unwrap();
+        let err = load_owner(&home).unwrap_err().to_string();
+        assert!(err.contains("session-key") && err.contains("delete it"), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "garbage", "a bad key is never overwritten");
+        fs::remove_dir_all(home.parent().unwrap()).unwrap();
+    }
+}
