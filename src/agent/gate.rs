@@ -113,8 +113,7 @@ impl Gate for EngineGate {
         if rules.is_empty() {
             return Err("no exact rule can allow this call (it was allowed once)".to_string());
         }
-        let local = self.root.join(crate::config::trust::LOCAL_SETTINGS);
-        store::save_allow_rules(&local, &rules)?;
+        store::save_allow_rules(&self.root, crate::config::trust::LOCAL_SETTINGS, &rules)?;
         crate::config::trust::record_local_settings(&self.mewcode_home, &self.root)?;
         let mut texts = crate::sync::lock(&self.texts);
         match texts.iter_mut().find(|(level, _)| *level == Level::Local) {

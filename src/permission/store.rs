@@ -60,10 +60,20 @@ pub fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
     Ok(RuleTexts { allow: list("allow")?, deny: list("deny")? })
 }
 
-/// Adds allow rules to the file (creating it), skipping those already present. Returns how many
-/// were added.
-pub fn save_allow_rules(path: &Path, rules: &[String]) -> Result<usize, String> {
-    let existing = match std::fs::read_to_string(path) {
+/// Adds allow rules to the settings file `rel` under `root` (creating it), skipping those
+/// already present. Returns how many were added. The file must be a plain file inside the
+/// project: a repository can ship `.mewcode/settings.local.yaml` (or `.mewcode`) as a symlink
+/// to a file elsewhere, and answering "always" must not write through it.
+pub fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Result<usize, String> {
+    let path = root.join(rel);
+    let root = super::sandbox::check_path(root, ".", None).map_err(|denial| format!("{}: {denial}", root.display()))?;
+    if let Err(denial) = super::sandbox::check_path(&root, rel, None) {
+        return Err(format!("{}: {denial}; not writing through it", path.display()));
+    }
+    if std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return Err(format!("{}: is a symbolic link; settings are only written to a plain file", path.display()));
+    }
+    let existing = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(format!("{}: {err}", path.display())),
@@ -76,7 +86,7 @@ pub fn save_allow_rules(path: &Path, rules: &[String]) -> Result<usize, String> 
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|err| format!("{}: {err}", parent.display()))?;
     }
-    fsx::write_atomic(path, text.as_bytes()).map_err(|err| format!("{}: {err}", path.display()))?;
+    fsx::write_atomic_beneath(&root, &path, text.as_bytes()).map_err(|err| format!("{}: {err}", path.display()))?;
     Ok(added)
 }
 
@@ -156,11 +166,39 @@ mod tests {
     #[test]
     fn save_creates_the_file_and_its_directory() {
         let dir = std::env::temp_dir().join(format!("mewcode-store-{}", std::process::id()));
-        let path = dir.join(".mewcode/settings.local.yaml");
+        std::fs::create_dir_all(&dir).unwrap();
+        let rel = ".mewcode/settings.local.yaml";
         let rules = vec!["Write(=notes.md)".to_string()];
-        assert_eq!(save_allow_rules(&path, &rules).unwrap(), 1);
-        assert_eq!(save_allow_rules(&path, &rules).unwrap(), 0);
-        assert_eq!(load_rule_texts(&path).unwrap().allow, rules);
+        assert_eq!(save_allow_rules(&dir, rel, &rules).unwrap(), 1);
+        assert_eq!(save_allow_rules(&dir, rel, &rules).unwrap(), 0);
+        assert_eq!(load_rule_texts(&dir.join(rel)).unwrap().allow, rules);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn save_never_writes_through_a_planted_symlink() {
+        let base = std::env::temp_dir().join(format!("mewcode-store-link-{}", std::process::id()));
+        let (project, outside) = (base.join("project"), base.join("outside"));
+        std::fs::create_dir_all(project.join(".mewcode")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("victim.yaml"), "").unwrap();
+        let rel = ".mewcode/settings.local.yaml";
+        let rules = vec!["Bash(=ls)".to_string()];
+        // The file itself links out.
+        std::os::unix::fs::symlink(outside.join("victim.yaml"), project.join(rel)).unwrap();
+        assert!(save_allow_rules(&project, rel, &rules).unwrap_err().contains("outside the project"));
+        // The file links to another file inside the project.
+        std::fs::remove_file(project.join(rel)).unwrap();
+        std::fs::write(project.join("AGENTS.md"), "").unwrap();
+        std::os::unix::fs::symlink("../AGENTS.md", project.join(rel)).unwrap();
+        assert!(save_allow_rules(&project, rel, &rules).unwrap_err().contains("symbolic link"));
+        // The directory links out.
+        std::fs::remove_dir_all(project.join(".mewcode")).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join(".mewcode")).unwrap();
+        assert!(save_allow_rules(&project, rel, &rules).is_err());
+        assert_eq!(std::fs::read_to_string(outside.join("victim.yaml")).unwrap(), "");
+        assert_eq!(std::fs::read_to_string(project.join("AGENTS.md")).unwrap(), "");
+        assert!(!outside.join("settings.local.yaml").exists());
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -6,13 +6,15 @@
 //! each case is `DECISION MODE TOOL INPUT`, where DECISION is `allow`, `ask` or `deny` (or
 //! `!allow`: anything but allow), MODE is `default`, `acceptEdits`, `plan` or `bypass`, TOOL is
 //! the rule name (`Bash`, `Read`, `Write`, `mcp__srv__tool`, …) and INPUT runs to the end of the
-//! line: for Bash the command itself (or JSON arguments when it starts with `{"`), or a JSON string literal when it needs escapes (`"a\nb"`);
+//! line (no spaces in TOOL): for Bash the command itself (or JSON arguments when it starts with `{"`), or a JSON string literal when it needs escapes (`"a\nb"`);
 //! for the other tools the JSON arguments. A tool name may carry `[ro]` (the tool says it is
-//! read-only). `#` starts a comment line.
+//! read-only) or, for MCP tools, `[hints:{…}]`: the server's annotations, read the way the
+//! client reads them. `#` starts a comment line.
 
 // A test runner without the harness: printing is its report, and a broken plant is a panic.
 #![allow(clippy::expect_used, clippy::print_stdout, clippy::print_stderr, clippy::panic)]
 
+use mewcode::mcp::client::parse_read_only;
 use mewcode::mode::Mode;
 use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
 use mewcode::permission::{CallInfo, Decision, Engine};
@@ -175,9 +177,15 @@ fn parse(text: &str) -> Result<Vec<Case>, String> {
             other => return Err(format!("line {line_number}: unknown decision {other}")),
         };
         let mode = Mode::parse(mode).ok_or(format!("line {line_number}: unknown mode {mode}"))?;
-        let (tool, read_only) = match tool.strip_suffix("[ro]") {
-            Some(tool) => (tool.to_string(), true),
-            None => (tool.to_string(), false),
+        let (tool, read_only) = match (tool.strip_suffix("[ro]"), tool.split_once("[hints:")) {
+            (Some(tool), _) => (tool.to_string(), true),
+            (None, Some((tool, hints))) => {
+                let hints = hints.strip_suffix(']').unwrap_or(hints);
+                let hints: serde_json::Value =
+                    serde_json::from_str(hints).map_err(|error| format!("line {line_number}: hints: {error}"))?;
+                (tool.to_string(), parse_read_only(Some(&hints)))
+            }
+            (None, None) => (tool.to_string(), false),
         };
         let input = if input.starts_with('"') {
             serde_json::from_str::<String>(input).map_err(|error| format!("line {line_number}: {error}"))?
