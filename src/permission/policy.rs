@@ -256,13 +256,18 @@ fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
         )
 }
 
-/// True when `lower` is only protected as the directory of an `In` spot (`.vscode`).
+/// True when `lower` is protected only as the directory of an `In` spot (`.vscode`).
 fn is_in_directory(lower: &str) -> bool {
-    PROTECTED.iter().all(|&(spot, _)| match spot {
-        Spot::In(..) => true,
-        Spot::Dir(name) | Spot::File(name) => name != lower,
-        Spot::Suffix(suffix) => !lower.ends_with(suffix),
-    }) && PROTECTED.iter().any(|&(spot, _)| matches!(spot, Spot::In(dir, _) if dir == lower))
+    let mut in_directory = false;
+    for &(spot, _) in PROTECTED {
+        match spot {
+            Spot::In(dir, _) => in_directory |= dir == lower,
+            Spot::Dir(name) | Spot::File(name) if name == lower => return false,
+            Spot::Suffix(suffix) if lower.ends_with(suffix) => return false,
+            Spot::Dir(_) | Spot::File(_) | Spot::Suffix(_) => {}
+        }
+    }
+    in_directory
 }
 
 /// True when some `/`, `=` or `:`-separated part of `word` is (or, for a glob, could match) a
