@@ -82,7 +82,8 @@ impl ReadFilter {
         let honoured = honoured_rule_tools(tool_rule_name);
         let deny =
             self.deny.iter().filter(|(_, rule)| honoured.iter().any(|tool| rule.matches_tool(tool))).cloned().collect();
-        Ok(FileGate { root, home: self.home.clone(), deny, start, resolved_start })
+        let transcripts = root.join(".mewcode/sessions");
+        Ok(FileGate { root, home: self.home.clone(), deny, start, resolved_start, transcripts })
     }
 }
 
@@ -105,6 +106,8 @@ pub struct FileGate {
     /// When it is a file, the caller named it and the engine has asked about it.
     start: PathBuf,
     resolved_start: PathBuf,
+    /// `<root>/.mewcode/sessions`, never searched.
+    transcripts: PathBuf,
 }
 
 impl FileGate {
@@ -126,8 +129,14 @@ impl FileGate {
         } else {
             None
         };
+        let resolved = self.resolved(path, named_by_caller, link_target.as_deref());
+        // Session logs hold whatever the model was once shown with approval (keys included):
+        // a later search must not bring it back unasked.
+        if resolved.starts_with(&self.transcripts) || path.starts_with(&self.transcripts) {
+            return Err(SkipReason::Sensitive);
+        }
         if !self.deny.is_empty() {
-            self.check_deny_rules(path, named_by_caller, link_target.as_deref())?;
+            self.check_deny_rules(path, &resolved)?;
         }
         let sensitive =
             policy::is_sensitive_path(path) || link_target.as_deref().is_some_and(policy::is_sensitive_path);
@@ -137,27 +146,27 @@ impl FileGate {
         Ok(())
     }
 
-    /// Deny rules see both spellings, as in `check_rules`: the walked path and the resolved one,
-    /// so `link.txt -> secret/key` is named by `Read(secret/**)`, and `secret/key` by
-    /// `Read(secret/key)` however the walk reached it (also through a symlinked start).
-    fn check_deny_rules(
-        &self,
-        path: &Path,
-        named_by_caller: bool,
-        link_target: Option<&Path>,
-    ) -> Result<(), SkipReason> {
-        let resolved: Cow<'_, Path> = match (link_target, named_by_caller) {
+    /// Where the walked `path` really is: the link's target, the resolved start, or the resolved
+    /// start joined with the path below it.
+    fn resolved<'a>(&'a self, path: &'a Path, named_by_caller: bool, link_target: Option<&'a Path>) -> Cow<'a, Path> {
+        match (link_target, named_by_caller) {
             (Some(target), _) => Cow::Borrowed(target),
             (None, true) => Cow::Borrowed(&self.resolved_start),
             (None, false) => match path.strip_prefix(&self.start) {
                 Ok(relative) => Cow::Owned(self.resolved_start.join(relative)),
                 Err(_) => Cow::Borrowed(path),
             },
-        };
-        let two_spellings = resolved.as_ref() != path;
+        }
+    }
+
+    /// Deny rules see both spellings, as in `check_rules`: the walked path and the resolved one,
+    /// so `link.txt -> secret/key` is named by `Read(secret/**)`, and `secret/key` by
+    /// `Read(secret/key)` however the walk reached it (also through a symlinked start).
+    fn check_deny_rules(&self, path: &Path, resolved: &Path) -> Result<(), SkipReason> {
+        let two_spellings = resolved != path;
         for (level, rule) in &self.deny {
             let names = |spelling: &Path| rules::path_rule_names(rule, spelling, &self.root, self.home.as_deref());
-            if names(&resolved) || (two_spellings && names(path)) {
+            if names(resolved) || (two_spellings && names(path)) {
                 return Err(SkipReason::Denied { level: *level, rule: rule.text.clone() });
             }
         }

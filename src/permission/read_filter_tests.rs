@@ -236,3 +236,23 @@ fn plain_entries_are_trusted_to_be_where_the_walk_found_them_and_never_resolved(
         &[("src/fixture.txt", false, Ok(())), ("src/fixture.txt", true, Err(SkipReason::Outside))],
     );
 }
+
+#[test]
+fn session_logs_are_never_searched_however_the_walk_reaches_them() {
+    let tree = tree();
+    let log = tree.root.join(".mewcode/sessions/20261203-1/log.jsonl");
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::write(&log, "{\"content\":\"TOKEN=1\"}").unwrap();
+    symlink(".mewcode/sessions/20261203-1/log.jsonl", tree.root.join("old-chat.txt")).unwrap();
+    let filter = ReadFilter::builtin(tree.root.clone());
+    let gate = filter.gate("Grep", &tree.root).unwrap();
+    assert_eq!(gate.admits(&log, false), Err(SkipReason::Sensitive));
+    assert_eq!(gate.admits(&tree.root.join("old-chat.txt"), true), Err(SkipReason::Sensitive));
+    let below = filter.gate("Grep", Path::new(".mewcode")).unwrap();
+    assert_eq!(
+        below.admits(&tree.root.join(".mewcode/sessions/20261203-1/log.jsonl"), false),
+        Err(SkipReason::Sensitive)
+    );
+    assert_eq!(gate.admits(&tree.root.join(".mewcode/settings.yaml"), false), Ok(()));
+    assert_eq!(gate.admits(&tree.root.join("src/main.rs"), false), Ok(()));
+}
