@@ -228,8 +228,15 @@ fn outside_or_sensitive(word: &str, root: &Path) -> Option<String> {
         Ok(resolved) if super::policy::is_sensitive_path(&resolved) => {
             Some(format!("names a sensitive file ({value} is {})", resolved.display()))
         }
+        Ok(resolved) if is_session_log(root, &resolved) => Some(format!("names a session log ({value})")),
         Ok(_) => None,
     }
+}
+
+/// True when a resolved path lies in the project's session logs.
+fn is_session_log(root: &Path, resolved: &Path) -> bool {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    resolved.strip_prefix(&root).is_ok_and(super::policy::is_session_log)
 }
 
 /// A redirection that reads (or writes) a sensitive file, directly or through a symlink:
@@ -241,7 +248,7 @@ fn sensitive_redirect(redirect: &shell::Redirect, root: &Path) -> Option<String>
     let target = &redirect.target;
     let resolved = sandbox::check_path(root, target, None).ok();
     let sensitive = super::policy::is_sensitive_path(Path::new(target))
-        || resolved.as_deref().is_some_and(super::policy::is_sensitive_path);
+        || resolved.as_deref().is_some_and(|path| super::policy::is_sensitive_path(path) || is_session_log(root, path));
     sensitive.then(|| format!("redirection names a sensitive file ({target})"))
 }
 

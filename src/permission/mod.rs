@@ -219,7 +219,8 @@ impl Engine {
             .then(|| spellings.iter().map(relative).find_map(|path| policy::protected_spot(&path)))
             .flatten()
             .map(|(name, why)| format!("writes to control files always ask: {name} ({why})"));
-        let sensitive = spellings.iter().any(|path| policy::is_sensitive_path(path));
+        let sensitive = spellings.iter().any(|path| policy::is_sensitive_path(path))
+            || spellings.iter().map(relative).any(|path| policy::is_session_log(&path));
         let view = CallView { tool, target: CallTarget::Path(target.clone()) };
         self.after_rules(mode, rules::check_rules(&self.rules, &view), class, protected, sensitive, None)
     }

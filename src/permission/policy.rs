@@ -144,6 +144,17 @@ fn is_protected_component(lower: &str) -> bool {
     })
 }
 
+/// True for a session log: a path (relative to the root) in `.mewcode/sessions/<id>/`, except
+/// the session's `tool-results/` (offloaded results the model is told to read back). Logs hold
+/// whatever the model was once shown with approval, so reading them again counts as sensitive.
+pub fn is_session_log(relative: &Path) -> bool {
+    let components: Vec<String> =
+        relative.components().map(|component| component.as_os_str().to_string_lossy().to_lowercase()).collect();
+    components.first().is_some_and(|first| first == ".mewcode")
+        && components.get(1).is_some_and(|second| second == "sessions")
+        && components.get(3).is_none_or(|fourth| fourth != "tool-results")
+}
+
 /// Sensitive file names, matched whole (lowercase).
 const SENSITIVE_NAMES: &[&str] = &[".env", ".netrc"];
 /// Sensitive file name beginnings (lowercase).
