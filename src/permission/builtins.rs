@@ -275,5 +275,11 @@ mod tests {
         assert_eq!(assigned_names(&words("getopts ab opt")), ["opt", "OPTARG", "OPTIND"]);
         assert_eq!(assigned_names(&words("read -- x")), ["x", "REPLY"]);
         assert!(assigned_names(&words("ls -la")).is_empty());
+        // A lone `-` is an operand, not an option cluster.
+        assert_eq!(assigned_names(&words("export -")), ["-"]);
+        // Options end at `--` and at the first operand.
+        assert_eq!(risk("printf -- -v HOME x"), None);
+        assert_eq!(risk("printf %s -v PATH"), None);
+        assert_eq!(risk("printf - -v PATH"), None);
     }
 }

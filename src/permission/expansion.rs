@@ -38,7 +38,8 @@ pub fn expand(word: &str, info: &WordInfo, root: &Path) -> Expansion {
     let patterns = if info.brace { normalize::brace_patterns(&info.pattern) } else { vec![info.pattern.clone()] };
     for pattern in patterns {
         expansion.words.push(normalize::unescape(&pattern));
-        if info.glob && has_glob(&pattern) {
+        // Quoted glob characters are escaped in the pattern, so this is bash's own test.
+        if has_glob(&pattern) {
             expansion.truncated |= !glob_paths(&pattern, root, &mut expansion.words);
         }
     }
@@ -153,6 +154,8 @@ mod tests {
         assert_eq!(words_of("cat '.e*'", &root), [".e*"]);
         assert_eq!(words_of("cat .e'*'", &root), [".e*"]);
         assert_eq!(words_of("cat README.md", &root), ["README.md"]);
+        assert_eq!(words_of("cat {.e'*',x}", &root), [".e*", "x"]);
+        assert_eq!(words_of("cat {.e\\*,x}", &root), [".e*", "x"]);
         std::fs::remove_dir_all(&root).unwrap();
     }
 
@@ -168,11 +171,16 @@ mod tests {
     #[test]
     fn too_many_matches_truncate() {
         let root = project();
-        for index in 0..=MAX_MATCHES {
-            std::fs::write(root.join(format!("f{index}")), "").unwrap();
-        }
         let parsed = shell::parse_command("cat f*").unwrap();
         let command = &parsed.subcommands[0];
+        for index in 1..MAX_MATCHES {
+            std::fs::write(root.join(format!("f{index}")), "").unwrap();
+        }
+        std::fs::write(root.join("f0"), "").unwrap();
+        let exactly = expand(&command.words[1], &command.word_info[1], &root);
+        assert!(!exactly.truncated);
+        assert_eq!(exactly.words.len(), MAX_MATCHES + 1, "the pattern and every match");
+        std::fs::write(root.join(format!("f{MAX_MATCHES}")), "").unwrap();
         assert!(expand(&command.words[1], &command.word_info[1], &root).truncated);
         std::fs::remove_dir_all(&root).unwrap();
     }
