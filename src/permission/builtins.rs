@@ -12,6 +12,9 @@ use super::runners;
 /// does: a dangerous variable it may assign or unset, or a name it rebinds.
 pub fn builtin_risk(words: &[String]) -> Option<String> {
     let (program, args) = words.split_first()?;
+    if let Some(arg) = code_evaluated(program, args) {
+        return Some(format!("{program} evaluates {arg} as code (a subscript or arithmetic runs its substitutions)"));
+    }
     match program.as_str() {
         "alias" => args.iter().any(|arg| arg.contains('=')).then(|| "alias rebinds a command name".to_string()),
         "hash" => option_value(args, "p").is_some().then(|| "hash -p rebinds a command name".to_string()),
@@ -23,6 +26,28 @@ pub fn builtin_risk(words: &[String]) -> Option<String> {
             .find(|name| runners::is_dangerous_variable(name))
             .map(|name| format!("{program} sets {name}")),
     }
+}
+
+/// The argument of a builtin that bash evaluates as an arithmetic expression or as a variable
+/// name with a subscript, when it holds a substitution: the subscript of `a[$(id)]` is
+/// expanded when it is evaluated, even though the word was single-quoted
+/// (`printf -v 'a[$(id)]' x`, `read`, `test -v`, `[[ -v`, `declare`, `let`, `unset`, …).
+fn code_evaluated<'a>(program: &str, args: &'a [String]) -> Option<&'a str> {
+    let evaluated: Vec<&String> = match program {
+        "printf" => return option_value(args, "v").filter(|value| code_marker(value)),
+        "let" | "declare" | "typeset" | "local" | "export" | "readonly" | "read" | "unset" | "test" | "[" | "[["
+        | "getopts" | "mapfile" | "readarray" | "wait" | "((" => args.iter().collect(),
+        _ => return None,
+    };
+    evaluated.into_iter().find(|arg| code_marker(arg)).map(String::as_str)
+}
+
+/// True when `text` holds something that runs a command once bash expands it: `$(`, a
+/// backtick, or a bash 5.3 function substitution `${ …}` / `${|…}`.
+pub fn code_marker(text: &str) -> bool {
+    text.contains("$(")
+        || text.contains('`')
+        || ["${ ", "${\t", "${\n", "${|"].iter().any(|marker| text.contains(marker))
 }
 
 /// The script a `trap` registers: its first operand, unless it only lists or resets traps.

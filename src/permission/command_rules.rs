@@ -40,9 +40,11 @@ struct SubcommandFacts {
     risky: Option<String>,
     /// Redirection-only sub-commands touching no file (`(…) 2>/dev/null`) need no rule.
     vacuous: bool,
-    /// The command runs through a wrapper (`env`, `timeout`, …): the first candidate, the
-    /// literal spelling, is for exact rules only.
-    wrapped: bool,
+    /// The command runs through a wrapper (`env`, `timeout`, …) or after assignment prefixes
+    /// (`X=1 make`): the first candidate, the literal spelling, is for exact rules only. A
+    /// prefix rule matches a command word, never an assignment (`Bash(git*)` must not allow
+    /// `git=1 other`).
+    literal_exact_only: bool,
 }
 
 /// Files a redirection may name without counting as outside the project. The terminal
@@ -111,7 +113,7 @@ fn allows(rule: &Rule, facts: &SubcommandFacts) -> bool {
             let exact = pattern.matcher.is_exact();
             // `Bash(env *)` was not written to allow whatever env runs: through a wrapper, a
             // broad rule sees only the unwrapped command (when the wrapper is harmless).
-            let skip = usize::from(facts.wrapped && !exact);
+            let skip = usize::from(facts.literal_exact_only && !exact);
             (facts.risky.is_none() || exact)
                 && facts.candidates.iter().skip(skip).any(|candidate| pattern.matcher.matches(candidate))
         }
@@ -157,13 +159,22 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
             .redirections
             .iter()
             .all(|redirect| !redirect.op.names_file() || INERT_FILES.contains(&redirect.target.as_str()));
-        return SubcommandFacts { vacuous: inert, candidates: vec![String::new()], risky: None, wrapped: false };
+        return SubcommandFacts {
+            vacuous: inert,
+            candidates: vec![String::new()],
+            risky: None,
+            literal_exact_only: false,
+        };
     }
     let literal = render_words(command.assignments.iter().chain(&command.words));
     let effective = wrappers::unwrap_command(&command.words);
     let mut candidates = vec![literal];
+    // Assignment prefixes are judged on their own (below) and never seen by a broad rule.
+    if !command.assignments.is_empty() {
+        candidates.push(render_words(&command.words));
+    }
     let benign = effective.wrappers.iter().all(|wrapper| BENIGN_WRAPPERS.contains(&wrapper.as_str()));
-    if benign && command.assignments.is_empty() && effective.reserved.is_empty() && !effective.wrappers.is_empty() {
+    if benign && effective.reserved.is_empty() && !effective.wrappers.is_empty() {
         candidates.push(render_words(&effective.words));
     }
     let mut assignments = command.assignments.iter().chain(&effective.assignments);
@@ -174,6 +185,9 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
         Some("a shell variable assignment".to_string())
     } else if let Some(assignment) = dangerous_assignment {
         Some(format!("sets {assignment}"))
+    } else if let Some(assignment) = command.assignments.iter().find(|assignment| builtins::code_marker(assignment)) {
+        // `i='a[$(id)]' make` runs `id` when `i` is an integer or a name reference.
+        Some(format!("the assignment {assignment} may be evaluated as code"))
     } else if let Some(reason) = builtins::builtin_risk(&effective.words) {
         // `export NODE_OPTIONS=…; npm test`, `printf -v PATH …`, `alias git=…`: what follows runs
         // differently, as after a prefix assignment.
@@ -189,7 +203,8 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
     } else {
         wrappers::exec_risk(&effective, project_dir).map(str::to_string)
     };
-    SubcommandFacts { candidates, risky, vacuous: false, wrapped: !effective.wrappers.is_empty() }
+    let literal_exact_only = !effective.wrappers.is_empty() || !command.assignments.is_empty();
+    SubcommandFacts { candidates, risky, vacuous: false, literal_exact_only }
 }
 
 /// The first argument that, as written or as bash expands it (braces, globs against the files

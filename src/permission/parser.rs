@@ -15,6 +15,8 @@ pub(super) enum Term {
     Eof,
     Paren,
     Brace,
+    /// A bash 5.3 function substitution `${ …; }`: any `}` in command position closes it.
+    FunSub,
 }
 
 pub(super) struct PendingHeredoc {
@@ -203,6 +205,10 @@ impl<'a> Parser<'a> {
                     self.nested(Term::Brace, context)?;
                     self.group_redirections(context)?;
                     (last_stage, piped) = (None, false);
+                }
+                '}' if term == Term::FunSub => {
+                    self.pos += 1;
+                    return Ok(());
                 }
                 '}' if term == Term::Brace
                     && matches!(

@@ -93,6 +93,7 @@ fn splits_like_bash() {
         ("echo $IFS'x' \"$a\"b", "[echo] [${IFS}x] [${a}b]"),
         ("a;b&&c||d|e", "[a] | [b] | [c] | [d] | [e]"),
         ("ls\r\nrm x", "[ls\r] | [rm] [x]"),
+        ("echo $((1 + $(rm x)))", "[rm] [x] | [echo] [$((1 + $(rm x)))]"),
     ];
     for (input, expected) in cases {
         assert_eq!(render(input), *expected, "input {input:?}");
@@ -114,7 +115,6 @@ fn fails_closed_on_what_it_cannot_read() {
         "case x in a) rm -rf /;; esac",
         "a=(1 2)",
         "ls >",
-        "echo $((1 + $(rm x)))",
         "echo ${x",
         "$'abc",
         "coproc x { rm -rf /; }",
@@ -206,4 +206,97 @@ fn deep_nesting_is_refused_not_overflowed() {
     assert!(parse_command(&deep).is_err());
     let backticks = "echo ".to_string() + &"(".repeat(5_000);
     assert!(parse_command(&backticks).is_err());
+}
+
+/// The programs a parse says will run, in order (substitution bodies first, as parsed).
+fn programs(src: &str) -> Vec<String> {
+    match parse_command(src) {
+        Err(_) => vec!["UNPARSEABLE".to_string()],
+        Ok(parsed) => parsed.subcommands.iter().filter_map(|command| command.words.first().cloned()).collect(),
+    }
+}
+
+#[test]
+fn dollar_double_paren_is_a_command_substitution_unless_bash_reads_arithmetic() {
+    // subst.c: arithmetic only when the text up to the matching `)` is `(…)` and balanced.
+    let cases: &[(&str, &[&str])] = &[
+        ("git status $((x -y) && git log)", &["x", "git", "git"]),
+        ("git status \"$((x -y) && git log)\"", &["x", "git", "git"]),
+        ("git status > $((x) ; y)", &["x", "y", "git"]),
+        ("git status <<< $((x) | y)", &["x", "y", "git"]),
+        ("git status $(( (x) ; y) )", &["x", "y", "git"]),
+        ("echo $((1+(2)))", &["echo"]),
+        ("echo $(( (1) ))", &["echo"]),
+        ("echo $((a) + (b))", &["UNPARSEABLE"]),
+        ("echo \"$(( ')' ))\"", &["echo"]),
+        ("echo $((x #c\n) )", &["UNPARSEABLE"]),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(programs(input), *expected, "input {input:?}");
+    }
+}
+
+#[test]
+fn dollar_double_paren_in_a_heredoc_body_follows_the_same_rule() {
+    let parsed = parse_command("cat <<EOF\n$((x -y) && git log)\nEOF").unwrap();
+    assert!(parsed.has_substitution);
+    assert_eq!(programs("cat <<EOF\n$((x -y) && git log)\nEOF"), ["cat", "x", "git"]);
+    assert_eq!(programs("cat <<EOF\n$((1 + 2))\nEOF"), ["cat"]);
+    assert_eq!(programs("cat <<'EOF'\n$((x -y) && git log)\nEOF"), ["cat"]);
+}
+
+#[test]
+fn dollar_bracket_is_arithmetic_not_a_heredoc() {
+    assert_eq!(programs("echo $[1<<2]\nx after"), ["echo", "x"]);
+    assert_eq!(programs("echo \"$[1<<2]\"; x"), ["echo", "x"]);
+    assert_eq!(programs("echo $[ $(x) + 1 ]"), ["x", "echo"]);
+    assert_eq!(programs("echo $[ 'a[$(x)]' ]"), ["x", "echo"]);
+    assert!(parse_command("echo $[1").is_err());
+}
+
+#[test]
+fn arithmetic_subscripts_hide_no_substitution_behind_quotes() {
+    for input in [
+        "echo $(( 'a[$(x)]' ))",
+        "echo $(( a[\\$(x)] ))",
+        "echo ${a['$(x)']}",
+        "echo ${v:'a[$(x)]'}",
+        "echo \"${a[\"$(x)\"]}\"",
+        "echo ${a[`x`]}",
+    ] {
+        let parsed = parse_command(input).unwrap_or_else(|error| panic!("{input:?}: {error}"));
+        assert!(parsed.has_substitution, "{input:?}");
+        assert_eq!(parsed.subcommands[0].words, ["x"], "{input:?}");
+    }
+}
+
+#[test]
+fn heredoc_lines_join_at_backslash_newline_before_the_delimiter() {
+    assert_eq!(programs("cat <<EOF\nEO\\\nF\nx inside\nEOF\n"), ["cat", "x", "EOF"]);
+    assert_eq!(programs("cat <<EOF\nEOF\\\n\nx inside\nEOF\n"), ["cat", "x", "EOF"]);
+    assert_eq!(programs("cat <<-EOF\n\tEO\\\nF\nx inside\nEOF\n"), ["cat", "x", "EOF"]);
+    // An escaped backslash does not join; a quoted delimiter joins nothing.
+    assert_eq!(programs("cat <<EOF\nEO\\\\\nF\nx inside\nEOF\n"), ["cat"]);
+    assert_eq!(programs("cat <<'EOF'\nEO\\\nF\nx inside\nEOF\n"), ["cat"]);
+    // The joined text is what bash expands: `$\` + newline + `(x)` is `$(x)`.
+    assert_eq!(programs("cat <<EOF\n$\\\n(x)\nEOF\n"), ["cat", "x"]);
+}
+
+#[test]
+fn function_substitutions_are_command_substitutions_everywhere() {
+    for input in [
+        "echo ${ x; }",
+        "echo ${| x; }",
+        "echo \"${ x; }\"",
+        "cat <<< ${ x; }",
+        "cat <<< \"${| x; }\"",
+        "cat > ${ x; }",
+        "cat <<EOF\n${ x; }\nEOF",
+        "cat <<EOF\n${|x;}\nEOF",
+        "echo ${a[${ x; }]}",
+    ] {
+        let parsed = parse_command(input).unwrap_or_else(|error| panic!("{input:?}: {error}"));
+        assert!(parsed.has_substitution, "{input:?}");
+        assert!(parsed.subcommands.iter().any(|command| command.words == ["x"]), "{input:?}");
+    }
 }
