@@ -275,6 +275,34 @@ mod tests {
     }
 
     #[test]
+    fn builtins_that_evaluate_subscripts_with_substitutions_are_risky() {
+        for command in [
+            "printf -v a[$(id)] x",
+            "printf -va[`id`] x",
+            "read a[$(id)]",
+            "declare a[$(id)]=1",
+            "declare -i i=a[$(id)]",
+            "typeset -n r=a[$(id)]",
+            "let a[$(id)]=1",
+            "test -v a[$(id)]",
+            "[ -v a[$(id)] ]",
+            "[[ -v a[$(id)] ]]",
+            "[[ a[$(id)] -eq 1 ]]",
+            "unset a[$(id)]",
+            "mapfile a[$(id)]",
+            "wait -p a[$(id)]",
+            "getopts a a[$(id)]",
+            "let x=${|id;}",
+        ] {
+            let reason = risk(command);
+            assert!(reason.as_deref().is_some_and(|r| r.contains("as code")), "{command}: {reason:?}");
+        }
+        for command in ["printf %s $(not-evaluated)", "echo a[$(id)]", "test -f a", "let i=i+1"] {
+            assert_eq!(risk(command), None, "{command}");
+        }
+    }
+
+    #[test]
     fn trap_actions_are_the_first_operand() {
         assert_eq!(trap_action(&words("id EXIT")), Some("id"));
         assert_eq!(trap_action(&words("-- id EXIT")), Some("id"));

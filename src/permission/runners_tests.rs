@@ -204,3 +204,47 @@ fn the_package_option_table_is_consistent() {
         assert!(PACKAGE_OPTIONS.iter().any(|option| option.long == *name && option.runs.is_some()), "{name}");
     }
 }
+
+#[test]
+fn the_program_option_table_spots_options_that_run_programs() {
+    let words = |text: &str| text.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let cases: &[(&str, bool)] = &[
+        ("sort --compress-program=gzip a", true),
+        ("sort --compress-program gzip a", true),
+        ("sort -o out a", false),
+        ("ssh -o ProxyCommand=x host", true),
+        ("ssh -oproxycommand=x host", true),
+        ("ssh -o LocalCommand=x host", true),
+        ("ssh -o ConnectTimeout=5 host", false),
+        ("ssh host uptime", false),
+        ("ssh -Fcfg host", true),
+        ("scp -S prog a b", true),
+        ("vim +!id a", true),
+        ("vim -c !id a", true),
+        ("vim -R a", false),
+        ("less +!id a", true),
+        ("less -R a", false),
+        ("man -Pcat ls", true),
+        ("man --pager=cat ls", true),
+        ("man ls", false),
+        ("go test -exec prog ./...", true),
+        ("go build -toolexec=prog .", true),
+        ("go test ./...", false),
+        ("sqlite3 db .shell id", true),
+        ("sqlite3 db select", false),
+        ("tar -Iprog -cf a src", true),
+        ("tar -xf a", false),
+        ("find . -exec id ;", true),
+        ("find . -name x", false),
+        ("rg -z x", true),
+        ("rsync -avze ssh a b", true),
+        ("zip -TT id a.zip a", true),
+        ("make --eval=x", true),
+        ("sort -- --compress-program=x", false),
+    ];
+    for (command, risky) in cases {
+        let words = words(command);
+        let (program, args) = words.split_first().unwrap();
+        assert_eq!(program_option_risk(program, args).is_some(), *risky, "{command}");
+    }
+}

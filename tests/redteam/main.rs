@@ -9,9 +9,14 @@
 //! line: for Bash the command itself (or JSON arguments when it starts with `{"`), or a JSON string literal when it needs escapes (`"a\nb"`);
 //! for the other tools the JSON arguments. A tool name may carry `[ro]` (the tool says it is
 //! read-only). `#` starts a comment line.
+//!
+//! After the corpus, `differential.rs` runs generated and hand-written commands under real bash
+//! with stub programs and fails on any program bash ran that the engine let through unjudged.
 
 // A test runner without the harness: printing is its report, and a broken plant is a panic.
 #![allow(clippy::expect_used, clippy::print_stdout, clippy::print_stderr, clippy::panic)]
+
+mod differential;
 
 use mewcode::mode::Mode;
 use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
@@ -153,8 +158,13 @@ fn main() {
     }
     let held: usize = per_family.values().map(|(_, held)| held).sum();
     println!("score: {held}/{} held", cases.len());
+    let differential_held = differential::run(&plant.root);
     if !misses.is_empty() {
         println!("misses:\n{}", misses.join("\n"));
+    }
+    if !misses.is_empty() || !differential_held {
+        drop(engine);
+        drop(plant);
         std::process::exit(1);
     }
 }
