@@ -120,9 +120,11 @@ fn allows(rule: &Rule, facts: &SubcommandFacts) -> bool {
     }
 }
 
-/// Substitutions, and file redirections that leave the project, are never auto-allowed.
+/// Command substitutions, and file redirections that leave the project, are never auto-allowed.
+/// A process substitution (`diff <(a) <(b)`, `while …; done < <(git log)`) is not one: its
+/// output is data read through a file name, and its commands are judged like the others.
 fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
-    if parsed.has_substitution || parsed.subcommands.iter().any(|command| command.context != Context::Script) {
+    if parsed.has_substitution || parsed.subcommands.iter().any(|command| command.context == Context::Substitution) {
         return Some("command substitution is never auto-allowed".into());
     }
     let changes_directory = parsed.subcommands.iter().any(|command| {
@@ -133,7 +135,11 @@ fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
             .is_some_and(|program| matches!(wrappers::program_name(program), "cd" | "pushd" | "popd"))
     });
     for command in &parsed.subcommands {
-        for redirect in command.redirections.iter().filter(|redirect| redirect.op.names_file()) {
+        for redirect in command
+            .redirections
+            .iter()
+            .filter(|redirect| redirect.op.names_file() && !is_process_substitution(redirect))
+        {
             let target = redirect.target.as_str();
             if INERT_FILES.contains(&target) {
                 continue;
@@ -155,16 +161,23 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
     if command.words.is_empty() && command.assignments.is_empty() {
         // `(…) 2>/dev/null` needs no rule; `> file` truncates a file, so it needs one that
         // matches the empty command (only a catch-all like `Bash(*)` does).
-        let inert = command
-            .redirections
-            .iter()
-            .all(|redirect| !redirect.op.names_file() || INERT_FILES.contains(&redirect.target.as_str()));
+        let inert = command.redirections.iter().all(|redirect| {
+            !redirect.op.names_file()
+                || INERT_FILES.contains(&redirect.target.as_str())
+                || is_process_substitution(redirect)
+        });
         return SubcommandFacts {
             vacuous: inert,
             candidates: vec![String::new()],
             risky: None,
             literal_exact_only: false,
         };
+    }
+    if command.header {
+        // `for NAME in …`, `((…))`: syntax, no program — judged for what it assigns and evaluates.
+        let risky = builtins::builtin_risk(&command.words);
+        let candidates = vec![render_words(&command.words)];
+        return SubcommandFacts { vacuous: risky.is_none(), candidates, risky, literal_exact_only: false };
     }
     let literal = render_words(command.assignments.iter().chain(&command.words));
     let effective = wrappers::unwrap_command(&command.words);
@@ -279,6 +292,11 @@ fn mark_git_after_cd(commands: &[SimpleCommand], facts: &mut [SubcommandFacts], 
             _ => {}
         }
     }
+}
+
+/// `< <(cmd)`, `> >(cmd)`: the target is a pipe to commands that are judged on their own.
+fn is_process_substitution(redirect: &shell::Redirect) -> bool {
+    redirect.target_info.substitution && (redirect.target.starts_with("<(") || redirect.target.starts_with(">("))
 }
 
 /// Renders words so that the text re-parses to exactly these words: safe words bare, others

@@ -16,7 +16,7 @@ use crate::permission::builtins::code_marker as has_code_marker;
 
 /// bash's `chk_arithsub`: parentheses balance and never close more than were opened, quotes
 /// and escapes skipped.
-fn balanced_parens(text: &str) -> bool {
+pub(super) fn balanced_parens(text: &str) -> bool {
     let mut depth = 0usize;
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
@@ -516,7 +516,6 @@ impl Parser<'_> {
         let start = self.offset();
         self.pos += 2;
         self.nested(Term::Paren, Context::ProcessSubstitution)?;
-        self.out.has_substitution = true;
         info.substitution = true;
         let literal = self.src.get(start..self.offset()).unwrap_or_default().to_string();
         push_literal(text, info, &literal);

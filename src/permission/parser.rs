@@ -17,6 +17,9 @@ pub(super) enum Term {
     Brace,
     /// A bash 5.3 function substitution `${ …; }`: any `}` in command position closes it.
     FunSub,
+    /// The commands of one `case` item: closed by `;;`, `;&` or `;;&` (consumed) or by `esac`
+    /// (left for the caller).
+    Case,
 }
 
 pub(super) struct PendingHeredoc {
@@ -37,6 +40,7 @@ struct Draft {
     heredocs: Vec<(usize, String, bool, bool)>,
     start: Option<usize>,
     end: usize,
+    header: bool,
 }
 
 pub(super) struct Parser<'a> {
@@ -128,6 +132,19 @@ impl<'a> Parser<'a> {
         let mut have_command = false;
         loop {
             self.skip_blanks();
+            if term == Term::Case {
+                if self.at_keyword("esac") && !need_command {
+                    return Ok(());
+                }
+                if self.peek() == Some(';') && matches!(self.peek_at(1), Some(';' | '&')) {
+                    if need_command {
+                        return self.fail("operator without a command after it");
+                    }
+                    let fallthrough = self.peek_at(1) == Some(';') && self.peek_at(2) == Some('&');
+                    self.pos += if fallthrough { 3 } else { 2 };
+                    return Ok(());
+                }
+            }
             let c = self.peek();
             let operator = matches!(c, Some(';' | '|')) || (c == Some('&') && self.peek_at(1) != Some('>'));
             if need_command && (operator || matches!(c, None | Some(')' | '}'))) {
@@ -191,6 +208,9 @@ impl<'a> Parser<'a> {
                     }
                     self.pos += 1;
                     return Ok(());
+                }
+                '(' if self.peek_at(1) == Some('(') && self.arithmetic_command(context)? => {
+                    (last_stage, piped) = (None, false);
                 }
                 '(' => {
                     self.pos += 1;
@@ -294,11 +314,14 @@ impl<'a> Parser<'a> {
             draft.start.get_or_insert(start);
             draft.end = self.offset();
             if at_command_start && !info.quoted && RESERVED_WORDS.contains(&word.as_str()) {
-                return self.reserved_word(&word, start).map(|()| None);
+                return self.reserved_word(&word, start, context).map(|()| None);
             }
-            if self.peek() == Some('(') && is_assignment(&info.pattern) && word.ends_with('=') {
-                return self.fail("array assignment is not supported");
-            }
+            let (word, info) = if self.peek() == Some('(') && is_assignment(&info.pattern) && word.ends_with('=') {
+                self.array_elements(word, info)?
+            } else {
+                (word, info)
+            };
+            draft.end = self.offset();
             if draft.words.is_empty() && is_assignment(&info.pattern) {
                 draft.assignments.push(word);
             } else {
@@ -314,9 +337,11 @@ impl<'a> Parser<'a> {
 
     /// A reserved word at the start of a command is syntax, not a command: what follows it
     /// starts a new command (so `if { rm x; }` and `time ( rm x )` are seen as groups).
-    fn reserved_word(&mut self, word: &str, start: usize) -> Result<(), Unparseable> {
+    fn reserved_word(&mut self, word: &str, start: usize, context: Context) -> Result<(), Unparseable> {
         self.out.has_control_flow = true;
         match word {
+            "case" => return self.case_command(start, context),
+            "for" | "select" => return self.loop_header(word, start, context),
             "coproc" => return self.fail("coproc is not supported"),
             "function" => {
                 self.skip_blanks();
@@ -380,8 +405,191 @@ impl<'a> Parser<'a> {
             span: self.span(start..draft.end),
             context,
             pipe_input_from: input,
+            header: draft.header,
         });
         index
+    }
+
+    /// True at the unquoted word `keyword` (followed by a character that ends a word).
+    fn at_keyword(&self, keyword: &str) -> bool {
+        let length = keyword.chars().count();
+        keyword.chars().enumerate().all(|(offset, c)| self.peek_at(offset) == Some(c))
+            && matches!(self.peek_at(length), None | Some(' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>'))
+    }
+
+    /// Skips blanks, newlines (reading the here-doc bodies they start) and comments.
+    fn skip_separating_space(&mut self) -> Result<(), Unparseable> {
+        loop {
+            self.skip_blanks();
+            match self.peek() {
+                Some('\n') => {
+                    self.pos += 1;
+                    self.read_heredoc_bodies()?;
+                }
+                Some('#') => self.skip_comment(),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Accounts for syntax text (`case x in`, a pattern, `esac`) that is no command.
+    fn syntax_span(&mut self, start: usize) {
+        let span = self.span(start..self.offset());
+        self.out.other_spans.push(span);
+    }
+
+    /// `case WORD in [(]PATTERN[|PATTERN]…) LIST ;; … esac`: the word and the patterns are
+    /// expanded (their substitutions run and are parsed), each item's commands are parsed.
+    fn case_command(&mut self, start: usize, context: Context) -> Result<(), Unparseable> {
+        self.skip_blanks();
+        if self.at_word_end() {
+            return self.fail("case without a word");
+        }
+        self.read_word()?;
+        self.skip_separating_space()?;
+        if !self.at_keyword("in") {
+            return self.fail("case without in");
+        }
+        self.pos += 2;
+        self.syntax_span(start);
+        loop {
+            self.skip_separating_space()?;
+            let item_start = self.offset();
+            if self.at_keyword("esac") {
+                self.pos += 4;
+                self.syntax_span(item_start);
+                return self.group_redirections(context);
+            }
+            if self.peek() == Some('(') {
+                self.pos += 1;
+            }
+            loop {
+                self.skip_blanks();
+                if self.at_word_end() {
+                    return self.fail("case pattern expected");
+                }
+                self.read_word()?;
+                self.skip_blanks();
+                match self.peek() {
+                    Some('|') => self.pos += 1,
+                    Some(')') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return self.fail("case pattern without )"),
+                }
+            }
+            self.syntax_span(item_start);
+            self.nested(Term::Case, context)?;
+        }
+    }
+
+    /// `for NAME [in WORDS]` / `select …`: kept as a header command (`for NAME in WORDS`) that
+    /// needs no rule but is judged for the variable it assigns; `for ((…))` is an arithmetic
+    /// command. The `do … done` body is parsed by the list that follows.
+    fn loop_header(&mut self, keyword: &str, start: usize, context: Context) -> Result<(), Unparseable> {
+        self.skip_blanks();
+        if keyword == "for" && self.peek() == Some('(') && self.peek_at(1) == Some('(') {
+            if !self.arithmetic_command(context)? {
+                return self.fail("for (( without a closing ))");
+            }
+            let span = self.span(start..self.offset());
+            self.out.other_spans.push(span);
+            return Ok(());
+        }
+        let mut draft = Draft { header: true, start: Some(start), ..Draft::default() };
+        draft.words.push(keyword.to_string());
+        draft.word_info.push(WordInfo::default());
+        if self.at_word_end() {
+            return self.fail("for without a name");
+        }
+        let (name, info) = self.read_word()?;
+        draft.words.push(name);
+        draft.word_info.push(info);
+        self.skip_blanks();
+        if self.at_keyword("in") {
+            self.pos += 2;
+            draft.words.push("in".to_string());
+            draft.word_info.push(WordInfo::default());
+            loop {
+                self.skip_blanks();
+                if matches!(self.peek(), None | Some(';' | '\n')) {
+                    break;
+                }
+                if self.at_word_end() {
+                    return self.fail("unexpected operator in a for list");
+                }
+                let (word, info) = self.read_word()?;
+                draft.words.push(word);
+                draft.word_info.push(info);
+            }
+        }
+        draft.end = self.offset();
+        self.push(draft, context, None);
+        Ok(())
+    }
+
+    /// `((…))` at the cursor: an arithmetic command when bash reads one (the text up to the
+    /// matching `)` is `(…)` with balanced parentheses inside), kept as a header command
+    /// `(( EXPR` judged for what it assigns and evaluates; false (nothing consumed) when bash
+    /// reads nested subshells instead.
+    fn arithmetic_command(&mut self, context: Context) -> Result<bool, Unparseable> {
+        let start = self.offset();
+        let end = self.matched_end(self.pos)?;
+        let content: String = self.chars[self.pos + 1..end - 1].iter().map(|(_, c)| *c).collect();
+        let Some(inner) = content.strip_prefix('(').and_then(|rest| rest.strip_suffix(')')) else {
+            return Ok(false);
+        };
+        if !super::lexer::balanced_parens(inner) {
+            return Ok(false);
+        }
+        let inner = inner.to_string();
+        let span = self.span(start..self.offset_of_index(end));
+        let mut info = WordInfo::default();
+        self.scan_arithmetic(&inner, span, &mut info)?;
+        self.pos = end;
+        let mut draft = Draft { header: true, start: Some(start), end: self.offset(), ..Draft::default() };
+        draft.words = vec!["((".to_string(), inner];
+        draft.word_info = vec![WordInfo::default(), info];
+        loop {
+            self.skip_blanks();
+            if !self.try_redirect(&mut draft)? {
+                break;
+            }
+        }
+        self.push(draft, context, None);
+        Ok(true)
+    }
+
+    /// `NAME=(…)`: the elements of an array assignment, read as words (their substitutions
+    /// run); the assignment is kept as `NAME=(e1 e2 …)`.
+    fn array_elements(&mut self, mut text: String, mut info: WordInfo) -> Result<(String, WordInfo), Unparseable> {
+        self.pos += 1;
+        text.push('(');
+        let mut first = true;
+        loop {
+            self.skip_separating_space()?;
+            match self.peek() {
+                None => return self.fail("unterminated array assignment"),
+                Some(')') => {
+                    self.pos += 1;
+                    text.push(')');
+                    return Ok((text, info));
+                }
+                _ if self.at_word_end() => return self.fail("unexpected operator in an array assignment"),
+                _ => {
+                    let (element, element_info) = self.read_word()?;
+                    if !first {
+                        text.push(' ');
+                    }
+                    first = false;
+                    text.push_str(&element);
+                    info.quoted |= element_info.quoted;
+                    info.expansion |= element_info.expansion;
+                    info.substitution |= element_info.substitution;
+                }
+            }
+        }
     }
 
     /// Reads a redirection at the cursor into `draft`; false when there is none.

@@ -156,8 +156,21 @@ pub fn is_sensitive_path(path: &Path) -> bool {
         || name == ".netrc"
 }
 
-/// Programs that only read the files they name, so naming `.git/…` with them is harmless.
+/// Programs that only read the files they name (or, like `echo`, only print their arguments),
+/// so naming `.git/…` with them — or a glob such as `echo *` — is harmless.
 const VIEWERS: &[&str] = &[
+    "echo",
+    "printf",
+    "true",
+    ":",
+    "test",
+    "[",
+    "[[",
+    "pwd",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
     "cat",
     "head",
     "tail",
