@@ -83,8 +83,10 @@ const HAND_WRITTEN: &[&str] = &[
 pub fn run(root: &Path) -> bool {
     let started = Instant::now();
     let sandbox = Sandbox::new(root);
-    let everything = engine(root, None);
-    let without: Vec<Engine> = STUBS.iter().map(|stub| engine(root, Some(stub))).collect();
+    // The project is bash's working directory, as for the agent.
+    let project = std::fs::canonicalize(&sandbox.work).expect("work dir");
+    let everything = engine(&project, None);
+    let without: Vec<Engine> = STUBS.iter().map(|stub| engine(&project, Some(stub))).collect();
     let mut rng = XorShift(SEED);
     let mut cases: Vec<(String, bool)> = HAND_WRITTEN.iter().map(|case| (case.to_string(), false)).collect();
     cases.extend((0..GENERATED).map(|_| (top_level(&mut rng, false), false)));
