@@ -250,6 +250,10 @@ pub fn package_manager_risk(program: &str, args: &[String], project_dir: Project
         ("npm", ["set", ..]) => Some("config set can set program-running keys (node-options, script-shell)"),
         ("npm", ["explore", ..]) => Some("npm explore runs a command in a dependency's directory"),
         ("yarn", ["exec", ..]) => Some("yarn exec runs a shell command line"),
+        // npm-exec(1), pnpm dlx, yarn dlx: fetch a package and run its program.
+        ("npm" | "pnpm", ["exec" | "x", ..]) | ("pnpm" | "yarn", ["dlx", ..]) => {
+            Some("runs a package's program, which the rule does not name")
+        }
         _ => None,
     }
 }

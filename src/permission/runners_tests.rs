@@ -98,6 +98,10 @@ fn package_manager_options_that_run_code_are_exec_class() {
         ("yarn --use-yarnrc ./x test", Some("--use-yarnrc loads another yarnrc, which can set yarn-path")),
         ("yarn run --require ./x.js test", Some("--require loads a module into node")),
         ("yarn exec 'rm x'", Some("yarn exec runs a shell command line")),
+        ("yarn dlx cowsay", Some("runs a package's program, which the rule does not name")),
+        ("npm exec cowsay", Some("runs a package's program, which the rule does not name")),
+        ("npm x -- cowsay", Some("runs a package's program, which the rule does not name")),
+        ("pnpm dlx cowsay", Some("runs a package's program, which the rule does not name")),
         ("yarn config set yarn-path ./x", CONFIG_SET),
         // yarn does not expand abbreviations, so an unknown prefix is just unknown.
         ("yarn test --node", None),
