@@ -174,8 +174,16 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
         };
     }
     if command.header {
-        // `for NAME in …`, `((…))`: syntax, no program — judged for what it assigns and evaluates.
-        let risky = builtins::builtin_risk(&command.words);
+        // `for NAME in …`, `((…))`, `[[ … ]]`, `case WORD`: syntax, no program — judged for what
+        // it assigns and evaluates. A plain `$NAME` is only a value here; `$((x))`, `${a[x]}`
+        // or `${v:x}` evaluate `x` as arithmetic, whose value may hold `a[$(cmd)]`.
+        let evaluating = command
+            .words
+            .iter()
+            .zip(&command.word_info)
+            .find(|(word, info)| info.expansion && !only_plain_expansions(word))
+            .map(|(word, _)| format!("{word} evaluates variables as arithmetic"));
+        let risky = evaluating.or_else(|| builtins::builtin_risk(&command.words));
         let candidates = vec![render_words(&command.words)];
         return SubcommandFacts { vacuous: risky.is_none(), candidates, risky, literal_exact_only: false };
     }
@@ -292,6 +300,26 @@ fn mark_git_after_cd(commands: &[SimpleCommand], facts: &mut [SubcommandFacts], 
             _ => {}
         }
     }
+}
+
+/// True when every `$` in `word` (as the lexer writes expansions) starts `${NAME}` or a
+/// special parameter (`$1`, `$?`): expansions whose value is never evaluated.
+fn only_plain_expansions(word: &str) -> bool {
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        rest = &rest[at + 1..];
+        if let Some(braced) = rest.strip_prefix('{') {
+            let Some(end) = braced.find('}') else { return false };
+            let name = &braced[..end];
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return false;
+            }
+            rest = &braced[end + 1..];
+        } else if !rest.starts_with(|c: char| c.is_ascii_digit() || "@*#?$!-".contains(c)) {
+            return false;
+        }
+    }
+    true
 }
 
 /// `< <(cmd)`, `> >(cmd)`: the target is a pipe to commands that are judged on their own.

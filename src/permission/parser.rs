@@ -316,6 +316,9 @@ impl<'a> Parser<'a> {
             if at_command_start && !info.quoted && RESERVED_WORDS.contains(&word.as_str()) {
                 return self.reserved_word(&word, start, context).map(|()| None);
             }
+            if at_command_start && !info.quoted && word == "[[" {
+                return self.conditional(start, context).map(|()| None);
+            }
             let (word, info) = if self.peek() == Some('(') && is_assignment(&info.pattern) && word.ends_with('=') {
                 self.array_elements(word, info)?
             } else {
@@ -445,7 +448,15 @@ impl<'a> Parser<'a> {
         if self.at_word_end() {
             return self.fail("case without a word");
         }
-        self.read_word()?;
+        // The word and the patterns are expanded: kept as header commands to be judged.
+        let mut header = Draft { header: true, start: Some(start), ..Draft::default() };
+        header.words.push("case".to_string());
+        header.word_info.push(WordInfo::default());
+        let (subject, subject_info) = self.read_word()?;
+        header.words.push(subject);
+        header.word_info.push(subject_info);
+        header.end = self.offset();
+        self.push(header, context, None);
         self.skip_separating_space()?;
         if !self.at_keyword("in") {
             return self.fail("case without in");
@@ -463,12 +474,18 @@ impl<'a> Parser<'a> {
             if self.peek() == Some('(') {
                 self.pos += 1;
             }
+            let mut patterns = Draft { header: true, start: Some(self.offset()), ..Draft::default() };
+            patterns.words.push("case".to_string());
+            patterns.word_info.push(WordInfo::default());
             loop {
                 self.skip_blanks();
                 if self.at_word_end() {
                     return self.fail("case pattern expected");
                 }
-                self.read_word()?;
+                let (pattern, pattern_info) = self.read_word()?;
+                patterns.words.push(pattern);
+                patterns.word_info.push(pattern_info);
+                patterns.end = self.offset();
                 self.skip_blanks();
                 match self.peek() {
                     Some('|') => self.pos += 1,
@@ -480,6 +497,7 @@ impl<'a> Parser<'a> {
                 }
             }
             self.syntax_span(item_start);
+            self.push(patterns, context, None);
             self.nested(Term::Case, context)?;
         }
     }
@@ -559,6 +577,98 @@ impl<'a> Parser<'a> {
         }
         self.push(draft, context, None);
         Ok(true)
+    }
+
+    /// `[[ … ]]`: inside, `&&`, `||`, `(`, `)`, `<`, `>` and `!` are the conditional's own
+    /// operators and the word after `=~` is a regular expression that may hold `(`, `)` and `|`.
+    /// Kept as a header command `[[ … ]]` (words as read) judged for what it evaluates.
+    fn conditional(&mut self, start: usize, context: Context) -> Result<(), Unparseable> {
+        let mut draft = Draft { header: true, start: Some(start), ..Draft::default() };
+        let push = |draft: &mut Draft, word: String, info: WordInfo| {
+            draft.words.push(word);
+            draft.word_info.push(info);
+        };
+        push(&mut draft, "[[".to_string(), WordInfo::default());
+        let mut regex_next = false;
+        loop {
+            self.skip_separating_space()?;
+            let operator = match (self.peek(), self.peek_at(1)) {
+                (None, _) => return self.fail("unterminated [["),
+                (Some(']'), Some(']'))
+                    if matches!(self.peek_at(2), None | Some(' ' | '\t' | '\n' | ';' | '&' | '|' | ')')) =>
+                {
+                    self.pos += 2;
+                    push(&mut draft, "]]".to_string(), WordInfo::default());
+                    break;
+                }
+                (Some('&'), Some('&')) => Some("&&"),
+                (Some('|'), Some('|')) => Some("||"),
+                (Some('!'), Some(' ' | '\t')) => Some("!"),
+                (Some(c @ ('(' | ')' | '<' | '>')), _) if !regex_next => Some(match c {
+                    '(' => "(",
+                    ')' => ")",
+                    '<' => "<",
+                    _ => ">",
+                }),
+                _ => None,
+            };
+            if let Some(operator) = operator {
+                self.pos += operator.len();
+                push(&mut draft, operator.to_string(), WordInfo::default());
+                continue;
+            }
+            let (word, info) = if regex_next { self.regex_word()? } else { self.read_word()? };
+            regex_next = word == "=~" && !info.quoted;
+            push(&mut draft, word, info);
+        }
+        draft.end = self.offset();
+        loop {
+            self.skip_blanks();
+            if !self.try_redirect(&mut draft)? {
+                break;
+            }
+        }
+        self.push(draft, context, None);
+        Ok(())
+    }
+
+    /// The regular expression after `=~`: word pieces joined with the `(`, `)` and `|` between
+    /// them, up to a blank outside parentheses.
+    fn regex_word(&mut self) -> Result<(String, WordInfo), Unparseable> {
+        let mut text = String::new();
+        let mut info = WordInfo::default();
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                None | Some('\n') => break,
+                Some(' ' | '\t') if depth == 0 => break,
+                Some(c @ (' ' | '\t' | '|')) => {
+                    text.push(c);
+                    self.pos += 1;
+                }
+                Some('(') => {
+                    depth += 1;
+                    text.push('(');
+                    self.pos += 1;
+                }
+                Some(')') if depth > 0 => {
+                    depth -= 1;
+                    text.push(')');
+                    self.pos += 1;
+                }
+                Some(_) => {
+                    let (piece, piece_info) = self.read_word()?;
+                    text.push_str(&piece);
+                    info.quoted |= piece_info.quoted;
+                    info.expansion |= piece_info.expansion;
+                    info.substitution |= piece_info.substitution;
+                }
+            }
+        }
+        if text.is_empty() {
+            return self.fail("=~ without a regular expression");
+        }
+        Ok((text, info))
     }
 
     /// `NAME=(…)`: the elements of an array assignment, read as words (their substitutions

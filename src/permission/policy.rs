@@ -216,8 +216,9 @@ fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
         redirect.op.writes()
             && (mentions_protected(&redirect.target, false, false, root) || resolves_protected(&redirect.target, root))
     });
-    if writes_protected {
-        return true;
+    // A `for`/`case`/`[[`/`((` header writes nothing but its redirections.
+    if writes_protected || command.header {
+        return writes_protected;
     }
     let effective = wrappers::unwrap_command(&command.words);
     let program = effective.words.first().map(|word| wrappers::program_name(word)).unwrap_or_default();

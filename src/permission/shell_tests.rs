@@ -94,9 +94,12 @@ fn splits_like_bash() {
         ("a;b&&c||d|e", "[a] | [b] | [c] | [d] | [e]"),
         ("ls\r\nrm x", "[ls\r] | [rm] [x]"),
         ("echo $((1 + $(rm x)))", "[rm] [x] | [echo] [$((1 + $(rm x)))]"),
-        ("case x in a) rm -rf /;; esac", "[rm] [-rf] [/]"),
-        ("case $(a) in (x|$(b)) c;& y) ;; *) d; e;;& esac > f", "[a] | [b] | [c] | [d] | [e] | Write:f"),
-        ("case x in\n  a | b )\n    c\n    ;;\nesac; d", "[c] | [d]"),
+        ("case x in a) rm -rf /;; esac", "[case] [x] | [case] [a] | [rm] [-rf] [/]"),
+        (
+            "case $(a) in (x|$(b)) c;& y) ;; *) d; e;;& esac > f",
+            "[a] | [case] [$(a)] | [b] | [case] [x] [$(b)] | [c] | [case] [y] | [case] [*] | [d] | [e] | Write:f",
+        ),
+        ("case x in\n  a | b )\n    c\n    ;;\nesac; d", "[case] [x] | [case] [a] [b] | [c] | [d]"),
         ("for i in a $(b) *; do c; done", "[b] | [for] [i] [in] [a] [$(b)] [*] | [c]"),
         ("for i\ndo c; done", "[for] [i] | [c]"),
         ("for ((i=0;i<2;i++)); do c; done", "[((] [i=0;i<2;i++] | [c]"),
@@ -105,6 +108,12 @@ fn splits_like_bash() {
         ("a=(1 $(b) 'c d'); e", "[b] | a=(1 $(b) c d)= | [e]"),
         ("declare -a a=(1 2)", "[declare] [-a] [a=(1 2)]"),
         ("while read l; do c; done < <(d)", "[read] [l] | [c] | [d] | Read:<(d)"),
+        (
+            "[[ -f a && ( b < c || ! -n $(d) ) ]] && e",
+            "[d] | [[[] [-f] [a] [&&] [(] [b] [<] [c] [||] [!] [-n] [$(d)] [)] []]] | [e]",
+        ),
+        ("[[ $x =~ ^(a|b)+ c$ ]]; e", "[[[] [${x}] [=~] [^(a|b)+] [c$] []]] | [e]"),
+        ("[[ $x =~ (a b) ]] > f", "[[[] [${x}] [=~] [(a b)] []]] Write:f"),
     ];
     for (input, expected) in cases {
         assert_eq!(render(input), *expected, "input {input:?}");
