@@ -252,6 +252,12 @@ fn dollar_double_paren_is_a_command_substitution_unless_bash_reads_arithmetic() 
         ("echo $(( (1) ))", &["echo"]),
         ("echo $((a) + (b))", &["UNPARSEABLE"]),
         ("echo \"$(( ')' ))\"", &["echo"]),
+        // Quotes and escapes hide parentheses from bash's balance check too.
+        ("echo $(( \")\" ))", &["echo"]),
+        ("echo $(( \\) ))", &["echo"]),
+        ("echo $(( \"(\\\"\" ))", &["echo"]),
+        ("echo $(( ')' ))", &["echo"]),
+        ("echo $(( \"(\" ))", &["echo"]),
         ("echo $((x #c\n) )", &["UNPARSEABLE"]),
     ];
     for (input, expected) in cases {
@@ -321,5 +327,46 @@ fn function_substitutions_are_command_substitutions_everywhere() {
         let parsed = parse_command(input).unwrap_or_else(|error| panic!("{input:?}: {error}"));
         assert!(parsed.has_substitution, "{input:?}");
         assert!(parsed.subcommands.iter().any(|command| command.words == ["x"]), "{input:?}");
+    }
+}
+
+#[test]
+fn arithmetic_balance_follows_bash_quoting() {
+    let cases: &[(&str, bool)] = &[
+        ("1 + (2)", true),
+        ("a) + (b", false),
+        ("(", false),
+        ("\\)", true),
+        ("')'", true),
+        ("')", false),
+        ("\")\"", true),
+        ("\"\\\")\"", true),
+        ("\"(", false),
+        ("\"a\" )", false),
+        ("'a' (", false),
+    ];
+    for (text, balanced) in cases {
+        assert_eq!(lexer::balanced_parens(text), *balanced, "{text:?}");
+    }
+}
+
+#[test]
+fn bracket_extents_read_quotes_and_nesting_like_bash() {
+    let cases: &[(&str, &[&str])] = &[
+        ("echo $[ \"]\" ]; x", &["echo", "x"]),
+        ("echo $[ ']' ]; x", &["echo", "x"]),
+        ("echo $[ \\] ]; x", &["echo", "x"]),
+        ("echo $[ $'\\']' ]; x", &["echo", "x"]),
+        ("echo $[ `a ]` ]; x", &["a", "echo", "x"]),
+        ("echo $[ $(a ]) ]; x", &["a", "echo", "x"]),
+        ("echo $[ a[1] + ${b[2]} ]; x", &["echo", "x"]),
+        // bash's balance check skips `$(…)` inside double quotes; ours does not, so this reads
+        // as a command substitution (judging more, never less: `a` is seen either way).
+        ("echo $(( \"$(a \")\")\" )); x", &["a", "$(a \")\")", "echo", "x"]),
+        ("echo $(( (1) + $[ (2) ] )); x", &["echo", "x"]),
+        ("echo $[ 1", &["UNPARSEABLE"]),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(programs(input), *expected, "input {input:?}");
     }
 }
