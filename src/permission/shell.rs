@@ -192,6 +192,9 @@ mod lexer;
 #[path = "heredoc.rs"]
 mod heredoc;
 
+#[path = "compound.rs"]
+mod compound;
+
 #[cfg(test)]
 #[path = "shell_tests.rs"]
 mod tests;
