@@ -49,7 +49,7 @@ impl Parser<'_> {
         let mut header = Draft { header: true, start: Some(start), ..Draft::default() };
         header.words.push("case".to_string());
         header.word_info.push(WordInfo::default());
-        let (subject, subject_info) = self.read_word()?;
+        let (subject, subject_info) = self.read_word_advancing()?;
         header.words.push(subject);
         header.word_info.push(subject_info);
         header.end = self.offset();
@@ -79,7 +79,7 @@ impl Parser<'_> {
                 if self.at_word_end() {
                     return self.fail("case pattern expected");
                 }
-                let (pattern, pattern_info) = self.read_word()?;
+                let (pattern, pattern_info) = self.read_word_advancing()?;
                 patterns.words.push(pattern);
                 patterns.word_info.push(pattern_info);
                 patterns.end = self.offset();
@@ -118,7 +118,7 @@ impl Parser<'_> {
         if self.at_word_end() {
             return self.fail("for without a name");
         }
-        let (name, info) = self.read_word()?;
+        let (name, info) = self.read_word_advancing()?;
         draft.words.push(name);
         draft.word_info.push(info);
         self.skip_blanks();
@@ -134,7 +134,7 @@ impl Parser<'_> {
                 if self.at_word_end() {
                     return self.fail("unexpected operator in a for list");
                 }
-                let (word, info) = self.read_word()?;
+                let (word, info) = self.read_word_advancing()?;
                 draft.words.push(word);
                 draft.word_info.push(info);
             }
@@ -214,7 +214,7 @@ impl Parser<'_> {
                 push(&mut draft, operator.to_string(), WordInfo::default());
                 continue;
             }
-            let (word, info) = if regex_next { self.regex_word()? } else { self.read_word()? };
+            let (word, info) = if regex_next { self.regex_word()? } else { self.read_word_advancing()? };
             regex_next = word == "=~" && !info.quoted;
             push(&mut draft, word, info);
         }
@@ -254,7 +254,7 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 Some(_) => {
-                    let (piece, piece_info) = self.read_word()?;
+                    let (piece, piece_info) = self.read_word_advancing()?;
                     text.push_str(&piece);
                     info.quoted |= piece_info.quoted;
                     info.expansion |= piece_info.expansion;
@@ -289,7 +289,7 @@ impl Parser<'_> {
                 }
                 _ if self.at_word_end() => return self.fail("unexpected operator in an array assignment"),
                 _ => {
-                    let (element, element_info) = self.read_word()?;
+                    let (element, element_info) = self.read_word_advancing()?;
                     if !first {
                         text.push(' ');
                     }

@@ -251,6 +251,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Reads a word and checks that the cursor moved: a reader that consumed nothing would
+    /// make every loop here spin, so that is refused rather than hanging (linear time).
+    pub(super) fn read_word_advancing(&mut self) -> Result<(String, WordInfo), Unparseable> {
+        let before = self.pos;
+        let word = self.read_word()?;
+        if self.pos == before {
+            return self.fail("no progress reading a word");
+        }
+        Ok(word)
+    }
+
     pub(super) fn nested(&mut self, term: Term, context: Context) -> Result<(), Unparseable> {
         self.depth += 1;
         let result = self.parse_list(term, context);
@@ -311,7 +322,7 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let start = self.offset();
-            let (word, info) = self.read_word()?;
+            let (word, info) = self.read_word_advancing()?;
             let at_command_start = draft.start.is_none();
             draft.start.get_or_insert(start);
             draft.end = self.offset();
@@ -353,7 +364,7 @@ impl<'a> Parser<'a> {
                 if self.at_word_end() {
                     return self.fail("function without a name");
                 }
-                self.read_word()?;
+                self.read_word_advancing()?;
                 self.skip_blanks();
                 if self.peek() == Some('(') {
                     self.pos += 1;
@@ -460,7 +471,7 @@ impl<'a> Parser<'a> {
         if self.at_word_end() && !process_substitution {
             return self.fail("redirection without a target");
         }
-        let (mut target, info) = self.read_word()?;
+        let (mut target, info) = self.read_word_advancing()?;
         let mut op = op;
         if op == RedirectOp::Dup && !(target == "-" || target.trim_end_matches('-').chars().all(|c| c.is_ascii_digit()))
         {
