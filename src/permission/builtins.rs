@@ -41,6 +41,13 @@ fn arithmetic_risk(program: &str, args: &[String]) -> Option<String> {
         "[[" => arithmetic_operands(args)
             .find(|operand| !is_integer(operand))
             .map(|operand| format!("[[ evaluates {operand} as an arithmetic expression")),
+        // `declare -i x=y` evaluates `y` (whose value may hold `a[$(cmd)]`) as arithmetic.
+        "declare" | "typeset" | "local" if args.iter().any(|arg| is_flag_cluster(arg) && arg.contains('i')) => args
+            .iter()
+            .filter_map(|arg| arg.split_once('=').map(|(_, value)| value))
+            .flat_map(arithmetic_unknown_reads)
+            .next()
+            .map(|name| format!("{program} -i evaluates the value of {name} as code")),
         _ => None,
     }
 }
@@ -394,6 +401,10 @@ mod tests {
         assert!(risk("[[ x -eq 1 ]]").is_some_and(|r| r.contains("arithmetic")));
         assert!(risk("[[ 2 -eq 1 ]]").is_none());
         assert!(risk("[[ -f x ]]").is_none());
+        assert!(risk("declare -i x=y").is_some_and(|r| r.contains("value of y")));
+        assert!(risk("local -ri x=y+1").is_some());
+        assert!(risk("declare -i x=1").is_none());
+        assert!(risk("declare x=y").is_none());
     }
 
     #[test]
