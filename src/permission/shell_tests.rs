@@ -370,3 +370,22 @@ fn bracket_extents_read_quotes_and_nesting_like_bash() {
         assert_eq!(programs(input), *expected, "input {input:?}");
     }
 }
+
+#[test]
+fn corner_cases_mutation_runs_found_unpinned() {
+    let cases: &[(&str, &str)] = &[
+        ("echo a\\\nb", "[echo] [ab]"),
+        ("echo \"a\\\nb\"", "[echo] [ab]"),
+        ("echo \"$'x'\"", "[echo] [$'x']"),
+        ("echo $'\\x411' $'\\u00e9x' $'\\1012'", "[echo] [A1] [éx] [A2]"),
+        ("echo `echo \\`rm x\\``", "[rm] [x] | [echo] [`rm x`] | [echo] [`echo \\`rm x\\``]"),
+        ("_A_1=x B2=y cmd", "_A_1=x= B2=y= [cmd]"),
+        ("1A=x cmd", "[1A=x] [cmd]"),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(render(input), *expected, "input {input:?}");
+    }
+    let parsed = parse_command("echo `a | b`").unwrap();
+    assert_eq!(parsed.subcommands[1].words, ["b"]);
+    assert_eq!(parsed.subcommands[1].pipe_input_from, Some(0));
+}
