@@ -155,7 +155,9 @@ mod tests {
         let wipe = call("rm -rf build/*");
         assert!(matches!(gate.check(Mode::Default, &wipe, "Bash", false), Verdict::Ask { .. }));
         let layer = |command: &str| gate.explain(Mode::Bypass, "Bash", &call(command).input, false);
-        // A glob below the root cannot reach the root's control files; one at the root can.
+        // A glob below the root cannot reach the root's control files; one at the root reaches
+        // those that exist.
+        std::fs::write(root.join("AGENTS.md"), "planted\n").unwrap();
         assert_eq!(layer("rm -rf build/*").decision, Decision::Allow);
         assert_eq!(layer("rm -rf *").decision, Decision::Allow, "bypass mode allows even self-protected writes");
         let protected = gate.explain(Mode::AcceptEdits, "Bash", &call("rm -rf *").input, false);

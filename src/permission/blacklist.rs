@@ -235,7 +235,7 @@ fn check_effective(
     }
     let program_word = effective.words.first()?;
     let args = &effective.words[1..];
-    if program_word.contains(['$', '*', '?', '[', '`']) {
+    if !command.header && program_word.contains(['$', '*', '?', '[', '`']) {
         // `$(curl …)` as the program runs the download's words as a command.
         if is_substitution(program_word) && fetches(program_word) {
             return hit(Family::PipeToShell, &command.raw);
@@ -278,7 +278,8 @@ fn check_nested(
     let option_value =
         |flags: &[&str]| args.iter().position(|arg| flags.contains(&arg.as_str())).and_then(|i| args.get(i + 1));
     // A program we could not name (`$SHELL`, `$(which python3)`) may be any shell or interpreter.
-    let unknown = program.contains(['$', '*', '?', '[', '`']);
+    // A header (`[[ … ]]`, `for`, `case`, `((…))`) is syntax, not a program whose name is unknown.
+    let unknown = !command.header && program.contains(['$', '*', '?', '[', '`']);
     let is_shell = SHELLS.contains(&program) || is_interpreter(program) || unknown;
     let runs_text = is_shell || matches!(program, "eval" | "source" | ".");
     // What the program reads as its script besides its arguments: `bash < <(curl …)`,

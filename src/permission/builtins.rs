@@ -12,7 +12,10 @@ use super::runners;
 /// does: a dangerous variable it may assign or unset, or a name it rebinds.
 pub fn builtin_risk(words: &[String]) -> Option<String> {
     let (program, args) = words.split_first()?;
-    match program.as_str() {
+    if let Some(arg) = code_evaluated(program, args) {
+        return Some(format!("{program} evaluates {arg} as code (a subscript or arithmetic runs its substitutions)"));
+    }
+    let rebinding_or_assigning = match program.as_str() {
         "alias" => args.iter().any(|arg| arg.contains('=')).then(|| "alias rebinds a command name".to_string()),
         "hash" => option_value(args, "p").is_some().then(|| "hash -p rebinds a command name".to_string()),
         "enable" => (!args.is_empty()).then(|| "enable changes which builtins exist".to_string()),
@@ -22,7 +25,53 @@ pub fn builtin_risk(words: &[String]) -> Option<String> {
             .into_iter()
             .find(|name| runners::is_dangerous_variable(name))
             .map(|name| format!("{program} sets {name}")),
+    };
+    rebinding_or_assigning.or_else(|| arithmetic_risk(program, args))
+}
+
+/// `let`/`((…))` reading a variable, or `[[`'s arithmetic comparisons on anything but a number:
+/// the value is evaluated as an expression, and a subscript in it runs its substitutions.
+fn arithmetic_risk(program: &str, args: &[String]) -> Option<String> {
+    match program {
+        "let" | "((" => args
+            .iter()
+            .flat_map(|expression| arithmetic_unknown_reads(expression))
+            .next()
+            .map(|name| format!("{program} evaluates the value of {name} as code")),
+        "[[" => arithmetic_operands(args)
+            .find(|operand| !is_integer(operand))
+            .map(|operand| format!("[[ evaluates {operand} as an arithmetic expression")),
+        // `declare -i x=y` evaluates `y` (whose value may hold `a[$(cmd)]`) as arithmetic.
+        "declare" | "typeset" | "local" if args.iter().any(|arg| is_flag_cluster(arg) && arg.contains('i')) => args
+            .iter()
+            .filter_map(|arg| arg.split_once('=').map(|(_, value)| value))
+            .flat_map(arithmetic_unknown_reads)
+            .next()
+            .map(|name| format!("{program} -i evaluates the value of {name} as code")),
+        _ => None,
     }
+}
+
+/// The argument of a builtin that bash evaluates as an arithmetic expression or as a variable
+/// name with a subscript, when it holds a substitution: the subscript of `a[$(id)]` is
+/// expanded when it is evaluated, even though the word was single-quoted
+/// (`printf -v 'a[$(id)]' x`, `read`, `test -v`, `[[ -v`, `declare`, `let`, `unset`, …).
+fn code_evaluated<'a>(program: &str, args: &'a [String]) -> Option<&'a str> {
+    let evaluated: Vec<&String> = match program {
+        "printf" => return option_value(args, "v").filter(|value| code_marker(value)),
+        "let" | "declare" | "typeset" | "local" | "export" | "readonly" | "read" | "unset" | "test" | "[" | "[["
+        | "getopts" | "mapfile" | "readarray" | "wait" | "((" => args.iter().collect(),
+        _ => return None,
+    };
+    evaluated.into_iter().find(|arg| code_marker(arg)).map(String::as_str)
+}
+
+/// True when `text` holds something that runs a command once bash expands it: `$(`, a
+/// backtick, or a bash 5.3 function substitution `${ …}` / `${|…}`.
+pub fn code_marker(text: &str) -> bool {
+    text.contains("$(")
+        || text.contains('`')
+        || ["${ ", "${\t", "${\n", "${|"].iter().any(|marker| text.contains(marker))
 }
 
 /// The script a `trap` registers: its first operand, unless it only lists or resets traps.
@@ -69,7 +118,7 @@ pub fn assigned_names(words: &[String]) -> Vec<String> {
             names.extend(["OPTARG".to_string(), "OPTIND".to_string()]);
         }
         "for" | "select" => names.extend(args.first().filter(|arg| !arg.starts_with("((")).map(|n| variable_of(n))),
-        "let" => names.extend(args.iter().flat_map(|expression| arithmetic_names(expression))),
+        "let" | "((" => names.extend(args.iter().flat_map(|expression| arithmetic_names(expression))),
         _ => {}
     }
     names.retain(|name| !name.is_empty());
@@ -98,6 +147,66 @@ pub fn arithmetic_names(expression: &str) -> Vec<String> {
         }
     }
     names
+}
+
+/// The variables an arithmetic expression reads before assigning them: their values are
+/// evaluated as expressions in turn, so a value read from a file (`read x < f; (( x ))`) can
+/// hold `a[$(cmd)]`. A name first assigned with a plain `=` (`i=0` in `for ((i=0;i<3;i++))`)
+/// holds a number afterwards and is not reported; subscripted names always are.
+pub fn arithmetic_unknown_reads(expression: &str) -> Vec<String> {
+    let chars: Vec<char> = expression.chars().collect();
+    let mut known: Vec<String> = Vec::new();
+    // Assigned names become known once their expression is done (`n = n + 1` reads `n` first).
+    let mut assigned: Vec<String> = Vec::new();
+    let mut unknown = Vec::new();
+    let mut index = 0;
+    let mut after_digit = false;
+    while index < chars.len() {
+        let c = chars[index];
+        if matches!(c, ';' | ',') {
+            known.append(&mut assigned);
+        }
+        if !(c.is_ascii_alphanumeric() || c == '_') {
+            after_digit = c == '#' && after_digit;
+            index += 1;
+            continue;
+        }
+        if c.is_ascii_digit() || after_digit {
+            after_digit = true;
+            index += 1;
+            continue;
+        }
+        let start = index;
+        while index < chars.len() && (chars[index].is_ascii_alphanumeric() || chars[index] == '_') {
+            index += 1;
+        }
+        let name: String = chars[start..index].iter().collect();
+        let mut next = index;
+        while next < chars.len() && chars[next] == ' ' {
+            next += 1;
+        }
+        let plain_assignment = chars.get(next) == Some(&'=') && chars.get(next + 1) != Some(&'=');
+        if plain_assignment {
+            assigned.push(name);
+        } else if !known.contains(&name) && !unknown.contains(&name) {
+            unknown.push(name);
+        }
+    }
+    unknown
+}
+
+/// The operands of `[[`'s arithmetic comparisons (`-eq`, `-lt`, …), which bash evaluates as
+/// arithmetic expressions.
+fn arithmetic_operands(args: &[String]) -> impl Iterator<Item = &String> {
+    const OPERATORS: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
+    args.iter().enumerate().filter(|(_, arg)| OPERATORS.contains(&arg.as_str())).flat_map(|(index, _)| {
+        [index.checked_sub(1).and_then(|before| args.get(before)), args.get(index + 1)].into_iter().flatten()
+    })
+}
+
+fn is_integer(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
 }
 
 /// `name[subscript]` or `name+` (from `name+=`) → `name`.
@@ -213,7 +322,7 @@ mod tests {
             "read -p PATH line",
             "mapfile -t lines",
             "mapfile -d PATH lines",
-            "let count=count+1",
+            "let count=1+2",
             "let 0x1f+64#zz",
             "getopts ab opt",
             "unset tmp",
@@ -247,6 +356,55 @@ mod tests {
         assert!(risk("trap -- id EXIT").unwrap().contains("trap"));
         assert!(risk("mapfile -C cb -c 1 lines").unwrap().contains("callback"));
         assert!(risk("readarray -Ccb lines").unwrap().contains("callback"));
+    }
+
+    #[test]
+    fn builtins_that_evaluate_subscripts_with_substitutions_are_risky() {
+        for command in [
+            "printf -v a[$(id)] x",
+            "printf -va[`id`] x",
+            "read a[$(id)]",
+            "declare a[$(id)]=1",
+            "declare -i i=a[$(id)]",
+            "typeset -n r=a[$(id)]",
+            "let a[$(id)]=1",
+            "test -v a[$(id)]",
+            "[ -v a[$(id)] ]",
+            "[[ -v a[$(id)] ]]",
+            "[[ a[$(id)] -eq 1 ]]",
+            "unset a[$(id)]",
+            "mapfile a[$(id)]",
+            "wait -p a[$(id)]",
+            "getopts a a[$(id)]",
+            "let x=${|id;}",
+        ] {
+            let reason = risk(command);
+            assert!(reason.as_deref().is_some_and(|r| r.contains("as code")), "{command}: {reason:?}");
+        }
+        for command in ["printf %s $(not-evaluated)", "echo a[$(id)]", "test -f a", "let i=1"] {
+            assert_eq!(risk(command), None, "{command}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_reads_of_unassigned_names_are_reported() {
+        assert_eq!(arithmetic_unknown_reads("i=0;i<3;i++"), Vec::<String>::new());
+        assert_eq!(arithmetic_unknown_reads("x"), ["x"]);
+        assert_eq!(arithmetic_unknown_reads("count = count + 1"), ["count"]);
+        assert_eq!(arithmetic_unknown_reads("i == 1"), ["i"]);
+        assert_eq!(arithmetic_unknown_reads("a[1]=2"), ["a"]);
+        assert!(risk("let count=count+1").is_some_and(|r| r.contains("value of count")));
+        assert_eq!(arithmetic_unknown_reads("j = 16#ff + 2"), Vec::<String>::new());
+        assert!(risk("let x").is_some_and(|r| r.contains("value of x")));
+        assert!(risk("let count=1+2").is_none());
+        assert!(risk("(( n ))").is_some());
+        assert!(risk("[[ x -eq 1 ]]").is_some_and(|r| r.contains("arithmetic")));
+        assert!(risk("[[ 2 -eq 1 ]]").is_none());
+        assert!(risk("[[ -f x ]]").is_none());
+        assert!(risk("declare -i x=y").is_some_and(|r| r.contains("value of y")));
+        assert!(risk("local -ri x=y+1").is_some());
+        assert!(risk("declare -i x=1").is_none());
+        assert!(risk("declare x=y").is_none());
     }
 
     #[test]

@@ -40,9 +40,11 @@ struct SubcommandFacts {
     risky: Option<String>,
     /// Redirection-only sub-commands touching no file (`(…) 2>/dev/null`) need no rule.
     vacuous: bool,
-    /// The command runs through a wrapper (`env`, `timeout`, …): the first candidate, the
-    /// literal spelling, is for exact rules only.
-    wrapped: bool,
+    /// The command runs through a wrapper (`env`, `timeout`, …) or after assignment prefixes
+    /// (`X=1 make`): the first candidate, the literal spelling, is for exact rules only. A
+    /// prefix rule matches a command word, never an assignment (`Bash(git*)` must not allow
+    /// `git=1 other`).
+    literal_exact_only: bool,
 }
 
 /// Files a redirection may name without counting as outside the project. The terminal
@@ -111,16 +113,18 @@ fn allows(rule: &Rule, facts: &SubcommandFacts) -> bool {
             let exact = pattern.matcher.is_exact();
             // `Bash(env *)` was not written to allow whatever env runs: through a wrapper, a
             // broad rule sees only the unwrapped command (when the wrapper is harmless).
-            let skip = usize::from(facts.wrapped && !exact);
+            let skip = usize::from(facts.literal_exact_only && !exact);
             (facts.risky.is_none() || exact)
                 && facts.candidates.iter().skip(skip).any(|candidate| pattern.matcher.matches(candidate))
         }
     }
 }
 
-/// Substitutions, and file redirections that leave the project, are never auto-allowed.
+/// Command substitutions, and file redirections that leave the project, are never auto-allowed.
+/// A process substitution (`diff <(a) <(b)`, `while …; done < <(git log)`) is not one: its
+/// output is data read through a file name, and its commands are judged like the others.
 fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
-    if parsed.has_substitution || parsed.subcommands.iter().any(|command| command.context != Context::Script) {
+    if parsed.has_substitution || parsed.subcommands.iter().any(|command| command.context == Context::Substitution) {
         return Some("command substitution is never auto-allowed".into());
     }
     let changes_directory = parsed.subcommands.iter().any(|command| {
@@ -131,7 +135,11 @@ fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
             .is_some_and(|program| matches!(wrappers::program_name(program), "cd" | "pushd" | "popd"))
     });
     for command in &parsed.subcommands {
-        for redirect in command.redirections.iter().filter(|redirect| redirect.op.names_file()) {
+        for redirect in command
+            .redirections
+            .iter()
+            .filter(|redirect| redirect.op.names_file() && !is_process_substitution(redirect))
+        {
             let target = redirect.target.as_str();
             if INERT_FILES.contains(&target) {
                 continue;
@@ -153,17 +161,41 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
     if command.words.is_empty() && command.assignments.is_empty() {
         // `(…) 2>/dev/null` needs no rule; `> file` truncates a file, so it needs one that
         // matches the empty command (only a catch-all like `Bash(*)` does).
-        let inert = command
-            .redirections
+        let inert = command.redirections.iter().all(|redirect| {
+            !redirect.op.names_file()
+                || INERT_FILES.contains(&redirect.target.as_str())
+                || is_process_substitution(redirect)
+        });
+        return SubcommandFacts {
+            vacuous: inert,
+            candidates: vec![String::new()],
+            risky: None,
+            literal_exact_only: false,
+        };
+    }
+    if command.header {
+        // `for NAME in …`, `((…))`, `[[ … ]]`, `case WORD`: syntax, no program — judged for what
+        // it assigns and evaluates. A plain `$NAME` is only a value here; `$((x))`, `${a[x]}`
+        // or `${v:x}` evaluate `x` as arithmetic, whose value may hold `a[$(cmd)]`.
+        let evaluating = command
+            .words
             .iter()
-            .all(|redirect| !redirect.op.names_file() || INERT_FILES.contains(&redirect.target.as_str()));
-        return SubcommandFacts { vacuous: inert, candidates: vec![String::new()], risky: None, wrapped: false };
+            .zip(&command.word_info)
+            .find(|(word, info)| info.expansion && !only_plain_expansions(word))
+            .map(|(word, _)| format!("{word} evaluates variables as arithmetic"));
+        let risky = evaluating.or_else(|| builtins::builtin_risk(&command.words));
+        let candidates = vec![render_words(&command.words)];
+        return SubcommandFacts { vacuous: risky.is_none(), candidates, risky, literal_exact_only: false };
     }
     let literal = render_words(command.assignments.iter().chain(&command.words));
     let effective = wrappers::unwrap_command(&command.words);
     let mut candidates = vec![literal];
+    // Assignment prefixes are judged on their own (below) and never seen by a broad rule.
+    if !command.assignments.is_empty() {
+        candidates.push(render_words(&command.words));
+    }
     let benign = effective.wrappers.iter().all(|wrapper| BENIGN_WRAPPERS.contains(&wrapper.as_str()));
-    if benign && command.assignments.is_empty() && effective.reserved.is_empty() && !effective.wrappers.is_empty() {
+    if benign && effective.reserved.is_empty() && !effective.wrappers.is_empty() {
         candidates.push(render_words(&effective.words));
     }
     let mut assignments = command.assignments.iter().chain(&effective.assignments);
@@ -174,6 +206,9 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
         Some("a shell variable assignment".to_string())
     } else if let Some(assignment) = dangerous_assignment {
         Some(format!("sets {assignment}"))
+    } else if let Some(assignment) = command.assignments.iter().find(|assignment| builtins::code_marker(assignment)) {
+        // `i='a[$(id)]' make` runs `id` when `i` is an integer or a name reference.
+        Some(format!("the assignment {assignment} may be evaluated as code"))
     } else if let Some(reason) = builtins::builtin_risk(&effective.words) {
         // `export NODE_OPTIONS=…; npm test`, `printf -v PATH …`, `alias git=…`: what follows runs
         // differently, as after a prefix assignment.
@@ -189,7 +224,8 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
     } else {
         wrappers::exec_risk(&effective, project_dir).map(str::to_string)
     };
-    SubcommandFacts { candidates, risky, vacuous: false, wrapped: !effective.wrappers.is_empty() }
+    let literal_exact_only = !effective.wrappers.is_empty() || !command.assignments.is_empty();
+    SubcommandFacts { candidates, risky, vacuous: false, literal_exact_only }
 }
 
 /// The first argument that, as written or as bash expands it (braces, globs against the files
@@ -271,6 +307,31 @@ fn mark_git_after_cd(commands: &[SimpleCommand], facts: &mut [SubcommandFacts], 
             _ => {}
         }
     }
+}
+
+/// True when every `$` in `word` (as the lexer writes expansions) starts `${NAME}` or a
+/// special parameter (`$1`, `$?`): expansions whose value is never evaluated.
+fn only_plain_expansions(word: &str) -> bool {
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        rest = &rest[at + 1..];
+        if let Some(braced) = rest.strip_prefix('{') {
+            let Some(end) = braced.find('}') else { return false };
+            let name = &braced[..end];
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return false;
+            }
+            rest = &braced[end + 1..];
+        } else if !rest.starts_with(|c: char| c.is_ascii_digit() || "@*#?$!-".contains(c)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// `< <(cmd)`, `> >(cmd)`: the target is a pipe to commands that are judged on their own.
+fn is_process_substitution(redirect: &shell::Redirect) -> bool {
+    redirect.target_info.substitution && (redirect.target.starts_with("<(") || redirect.target.starts_with(">("))
 }
 
 /// Renders words so that the text re-parses to exactly these words: safe words bare, others

@@ -168,6 +168,28 @@ fn control_files_always_ask_outside_bypass() {
         (Mode::Default, "Bash", input("command", "git status"), false, Allow, Rule),
         (Mode::Default, "Bash", input("command", "touch *.rs"), false, Allow, Rule),
         (Mode::Bypass, "Bash", input("command", "echo x > .git/hooks/x"), false, Allow, Rule),
+        (Mode::Default, "Bash", input("command", "cp x *"), false, Ask, Sandbox),
+    ];
+    run(&engine, &cases);
+    // A glob names the files that exist (dot files included: `shopt -s dotglob` is possible):
+    // without `.git` and `innocent -> .git` no top-level control file is left, so `*` is
+    // harmless; a dot-led glob may still create `.git`.
+    std::fs::remove_file(fx.root.join("innocent")).unwrap();
+    std::fs::remove_dir_all(fx.root.join(".git")).unwrap();
+    std::fs::remove_file(fx.root.join("etc_link")).unwrap();
+    let cases: Vec<Case<'_>> = vec![
+        (Mode::Default, "Bash", input("command", "cp x *"), false, Allow, Rule),
+        (Mode::Default, "Bash", input("command", "mv {a,b} src"), false, Allow, Rule),
+        (Mode::Default, "Bash", input("command", "cp x .*"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "cp x {.git,y}"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "echo .g*"), false, Allow, Rule),
+    ];
+    run(&engine, &cases);
+    std::fs::write(fx.root.join("AGENTS.md"), "x").unwrap();
+    let cases: Vec<Case<'_>> = vec![
+        (Mode::Default, "Bash", input("command", "cp x *"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "cp x A*"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "echo *"), false, Allow, Rule),
     ];
     run(&engine, &cases);
 }

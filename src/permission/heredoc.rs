@@ -2,9 +2,10 @@
 //!
 //! Invariant: a body is consumed whole (up to its delimiter line, or to the end of input as bash
 //! does with a warning), so its text can never be mistaken for commands of the outer script; an
-//! unquoted body's substitutions are still parsed, because bash runs them.
+//! unquoted body's substitutions are still parsed, because bash runs them, and its lines are
+//! joined at backslash-newlines before the delimiter is looked for, as bash does.
 
-use super::{Parser, Unparseable, WordInfo};
+use super::{Parser, Unparseable};
 
 impl Parser<'_> {
     /// Reads here-doc bodies pending since the last newline.
@@ -14,11 +15,7 @@ impl Parser<'_> {
             let mut body = String::new();
             let mut closed = false;
             while self.pos < self.chars.len() {
-                let line_start = self.pos;
-                while self.peek().is_some_and(|c| c != '\n') {
-                    self.pos += 1;
-                }
-                let line: String = self.chars[line_start..self.pos].iter().map(|(_, c)| *c).collect();
+                let line = self.read_body_line(!pending.quoted);
                 let end_of_line = self.pos;
                 if self.peek() == Some('\n') {
                     self.pos += 1;
@@ -39,7 +36,8 @@ impl Parser<'_> {
                 self.out.other_spans.push(span);
             }
             if !pending.quoted {
-                self.scan_heredoc_substitutions(body_start, &body)?;
+                let span = self.span(self.offset_of(body_start)..self.offset());
+                self.scan_substitutions(&body, span)?;
             }
             if let Some(redirect) = self
                 .out
@@ -61,25 +59,30 @@ impl Parser<'_> {
         self.chars.get(index).map_or(self.src.len(), |(offset, _)| *offset)
     }
 
-    /// An unquoted here-doc body is expanded by bash, so its substitutions run: parse them.
-    fn scan_heredoc_substitutions(&mut self, body_start: usize, body: &str) -> Result<(), Unparseable> {
-        if !body.contains("$(") && !body.contains('`') {
-            return Ok(());
-        }
-        let mut inner = Parser::new(body, self.depth + 1);
-        inner.span_override = Some(self.span(self.offset_of(body_start)..self.offset()));
-        while inner.pos < inner.chars.len() {
-            match (inner.peek(), inner.peek_at(1)) {
-                (Some('\\'), _) => inner.pos += 2,
-                (Some('$'), Some('(')) | (Some('`'), _) => {
-                    let mut sink = String::new();
-                    let mut info = WordInfo::default();
-                    inner.read_dollar_or_backtick(&mut sink, &mut info)?;
+    /// One line of a body. In an unquoted body bash joins a backslash-newline with the next
+    /// line before it compares the line with the delimiter (`EO\` + newline + `F` ends a body
+    /// delimited by `EOF`); an escaped backslash (`\\`) does not join.
+    fn read_body_line(&mut self, join_continuations: bool) -> String {
+        let mut line = String::new();
+        while let Some(c) = self.peek().filter(|c| *c != '\n') {
+            if join_continuations && c == '\\' {
+                match self.peek_at(1) {
+                    Some('\n') => {
+                        self.pos += 2;
+                        continue;
+                    }
+                    Some(next) => {
+                        line.push(c);
+                        line.push(next);
+                        self.pos += 2;
+                        continue;
+                    }
+                    None => {}
                 }
-                _ => inner.pos += 1,
             }
+            line.push(c);
+            self.pos += 1;
         }
-        self.merge(inner.out);
-        Ok(())
+        line
     }
 }

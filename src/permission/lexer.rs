@@ -1,11 +1,58 @@
 //! Word reading for the shell parser: quotes, escapes, `$'…'`, expansions and substitutions.
 //!
 //! Invariant: a word's text is what bash would pass after quote removal, with expansions left
-//! literal; every substitution met on the way (also inside double quotes and `${…}`) is parsed
-//! into sub-commands, never skipped. Unterminated quotes and arithmetic that contains a
-//! substitution are Unparseable.
+//! literal; every substitution met on the way (also inside double quotes, `${…}`, arithmetic and
+//! bash 5.3's `${ cmd; }`/`${| cmd; }`) is parsed into sub-commands, never skipped. `$((` is
+//! arithmetic only when bash would read it so (subst.c: the text up to the matching `)` must be
+//! `(…)` with balanced parentheses inside); otherwise it is a command substitution whose body
+//! starts with a subshell. Arithmetic text is scanned for substitutions with its quotes and
+//! backslashes removed, because bash expands array subscripts a second time when it evaluates
+//! them (`$(( 'a[$(id)]' ))` runs `id`). Unterminated quotes are Unparseable.
 
 use super::{Context, Parser, Term, Unparseable, WordInfo};
+use std::ops::Range;
+
+use crate::permission::builtins::code_marker as has_code_marker;
+
+/// bash's `chk_arithsub`: parentheses balance and never close more than were opened, quotes
+/// and escapes skipped.
+pub(super) fn balanced_parens(text: &str) -> bool {
+    let mut depth = 0usize;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                let Some(less) = depth.checked_sub(1) else { return false };
+                depth = less;
+            }
+            '\\' => {
+                chars.next();
+            }
+            '\'' if !chars.any(|q| q == '\'') => return false,
+            '"' => {
+                let mut closed = false;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => {
+                            closed = true;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                if !closed {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
 
 /// Characters escaped in [`WordInfo::pattern`] when they came from quoted text.
 const PATTERN_SPECIAL: &[char] = &['\\', '*', '?', '[', ']', '{', '}', ','];
@@ -133,16 +180,7 @@ impl Parser<'_> {
         }
     }
 
-    /// Reads `$…` or a backtick substitution at the cursor (used by here-doc scanning too).
-    pub(super) fn read_dollar_or_backtick(
-        &mut self,
-        text: &mut String,
-        info: &mut WordInfo,
-    ) -> Result<(), Unparseable> {
-        self.read_dollar_or_backtick_in(text, info, true)
-    }
-
-    fn read_dollar_or_backtick_in(
+    pub(super) fn read_dollar_or_backtick_in(
         &mut self,
         text: &mut String,
         info: &mut WordInfo,
@@ -158,7 +196,14 @@ impl Parser<'_> {
                 self.pos += 1;
                 return self.read_double_quoted(text, info);
             }
-            Some('(') if self.peek_at(2) == Some('(') => self.read_arithmetic(info)?,
+            Some('(') if self.peek_at(2) == Some('(') => self.read_dollar_double_paren(info)?,
+            Some('[') => {
+                let end = self.matched_end(self.pos + 1)?;
+                let body: String = self.chars[self.pos + 2..end - 1].iter().map(|(_, c)| *c).collect();
+                let span = self.span(start..self.offset_of_index(end));
+                self.pos = end;
+                self.scan_arithmetic(&body, span, info)?;
+            }
             Some('(') => {
                 self.pos += 2;
                 self.nested(Term::Paren, Context::Substitution)?;
@@ -200,32 +245,193 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// `$((…))`: an arithmetic expansion; one that hides a substitution is refused. One that
-    /// names a variable has an unknown value (bash evaluates the variable's text as an
-    /// expression in turn, assignments included), so it counts as an expansion of the word.
-    fn read_arithmetic(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
-        let body_start = self.offset() + 3;
-        self.pos += 3;
-        let mut depth = 2usize;
-        while depth > 0 {
-            match self.peek() {
-                None => return self.fail("unterminated $(("),
-                Some('(') => depth += 1,
-                Some(')') => depth -= 1,
-                Some('`') => return self.fail("substitution inside arithmetic"),
-                Some('$') if self.peek_at(1) == Some('(') => return self.fail("substitution inside arithmetic"),
-                _ => {}
-            }
-            self.pos += 1;
+    /// `$((…`: bash reads the text up to the `)` matching the first `(`; it is arithmetic when
+    /// that text is `(…)` with balanced parentheses inside, otherwise a command substitution
+    /// whose body starts with a subshell (`$((x) && y)` runs `x` and `y`).
+    fn read_dollar_double_paren(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
+        let start = self.offset();
+        let end = self.matched_end(self.pos + 1)?;
+        let content: String = self.chars[self.pos + 2..end - 1].iter().map(|(_, c)| *c).collect();
+        let span = self.span(start..self.offset_of_index(end));
+        self.pos = end;
+        let arithmetic =
+            content.strip_prefix('(').and_then(|rest| rest.strip_suffix(')')).filter(|inner| balanced_parens(inner));
+        if let Some(inner) = arithmetic {
+            return self.scan_arithmetic(inner, span, info);
         }
-        self.out.has_expansion = true;
-        let body = self.src.get(body_start..self.offset().saturating_sub(2)).unwrap_or_default();
-        info.expansion |= !crate::permission::builtins::arithmetic_names(body).is_empty();
+        // bash re-reads the body on its own at expansion time; a comment or a here-doc there
+        // could end it elsewhere than the parenthesis count does, so those are refused.
+        if content.contains('#') || content.contains("<<") {
+            return self.fail("comment or here-doc inside a $(( command substitution");
+        }
+        self.parse_substitution_text(&content, span)?;
+        info.substitution = true;
         Ok(())
     }
 
+    /// Arithmetic text (`$((…))`, `$[…]`, `((…))`): its variables have unknown values (bash
+    /// evaluates a variable's text as an expression in turn, assignments included), and its
+    /// substitutions run — also those hidden behind quotes or backslashes, because subscripts
+    /// are expanded again when they are evaluated.
+    pub(super) fn scan_arithmetic(
+        &mut self,
+        text: &str,
+        span: Range<usize>,
+        info: &mut WordInfo,
+    ) -> Result<(), Unparseable> {
+        self.out.has_expansion = true;
+        info.expansion |= !crate::permission::builtins::arithmetic_names(text).is_empty();
+        if self.scan_substitutions(text, span.clone())? {
+            info.substitution = true;
+            return Ok(());
+        }
+        let plain: String = text.chars().filter(|c| !matches!(c, '\\' | '\'' | '"')).collect();
+        if has_code_marker(&plain) && self.scan_substitutions(&plain, span)? {
+            info.substitution = true;
+        }
+        Ok(())
+    }
+
+    /// Parses `text` as the body of a command substitution (its commands run).
+    fn parse_substitution_text(&mut self, text: &str, span: Range<usize>) -> Result<(), Unparseable> {
+        if self.depth >= super::MAX_DEPTH {
+            return self.fail("nesting too deep");
+        }
+        let mut inner = Parser::new(text, self.depth + 1);
+        inner.span_override = Some(span);
+        inner.parse_list(Term::Eof, Context::Substitution)?;
+        inner.finish_heredocs()?;
+        self.merge(inner.out);
+        self.out.has_substitution = true;
+        Ok(())
+    }
+
+    /// Parses every substitution in `text` read the way bash expands a here-doc body or an
+    /// arithmetic expression (double-quote rules: `\` escapes, quotes are literal); true when
+    /// one was found. Nothing in the text is left unread.
+    pub(super) fn scan_substitutions(&mut self, text: &str, span: Range<usize>) -> Result<bool, Unparseable> {
+        if !text.contains('$') && !text.contains('`') {
+            return Ok(false);
+        }
+        if self.depth >= super::MAX_DEPTH {
+            return self.fail("nesting too deep");
+        }
+        let mut inner = Parser::new(text, self.depth + 1);
+        inner.span_override = Some(span);
+        while inner.pos < inner.chars.len() {
+            match (inner.peek(), inner.peek_at(1)) {
+                (Some('\\'), _) => inner.pos += 2,
+                (Some('$'), Some('(' | '{' | '[')) | (Some('`'), _) => {
+                    let mut sink = String::new();
+                    let mut sink_info = WordInfo::default();
+                    inner.read_dollar_or_backtick_in(&mut sink, &mut sink_info, true)?;
+                }
+                _ => inner.pos += 1,
+            }
+        }
+        let found = inner.out.has_substitution;
+        self.merge(inner.out);
+        Ok(found)
+    }
+
+    /// The char index just past the bracket that closes the one at `open_index` (`(`, `[` or
+    /// `{`), reading quotes, escapes, backticks and nested `$(`/`${`/`$[` the way bash's
+    /// `parse_matched_pair` does.
+    pub(super) fn matched_end(&self, open_index: usize) -> Result<usize, Unparseable> {
+        // Each entry is the closing character awaited, or '"' inside double quotes.
+        let mut stack: Vec<char> = Vec::new();
+        let char_at = |index: usize| self.chars.get(index).map(|(_, c)| *c);
+        let mut index = open_index;
+        loop {
+            let Some(c) = char_at(index) else { return self.fail("unterminated bracket") };
+            let in_double = stack.last() == Some(&'"');
+            let closing = |open: char| match open {
+                '(' => ')',
+                '[' => ']',
+                _ => '}',
+            };
+            match c {
+                '\\' => index += 1,
+                '"' if in_double => {
+                    stack.pop();
+                }
+                '"' => stack.push('"'),
+                '\'' if !in_double => {
+                    let ansi_c = index > 0 && char_at(index - 1) == Some('$');
+                    index += 1;
+                    while let Some(q) = char_at(index) {
+                        if q == '\'' {
+                            break;
+                        }
+                        index += if ansi_c && q == '\\' { 2 } else { 1 };
+                    }
+                }
+                '`' => {
+                    index += 1;
+                    while let Some(q) = char_at(index) {
+                        if q == '`' {
+                            break;
+                        }
+                        index += if q == '\\' { 2 } else { 1 };
+                    }
+                }
+                '$' if matches!(char_at(index + 1), Some('(' | '[' | '{')) => {
+                    index += 1;
+                    stack.push(closing(char_at(index).unwrap_or('(')));
+                }
+                open @ ('(' | '[' | '{') if index == open_index => stack.push(closing(open)),
+                open @ ('(' | '[' | '{') if !in_double && stack.last() == Some(&closing(open)) => {
+                    stack.push(closing(open));
+                }
+                close if !in_double && stack.last() == Some(&close) => {
+                    stack.pop();
+                    if stack.is_empty() {
+                        return Ok(index + 1);
+                    }
+                }
+                _ => {}
+            }
+            index += 1;
+        }
+    }
+
+    pub(super) fn offset_of_index(&self, index: usize) -> usize {
+        self.chars.get(index).map_or(self.src.len(), |(offset, _)| *offset)
+    }
+
     /// `${…}`: skipped to its closing brace, parsing any substitution inside it.
+    ///
+    /// `${ cmd; }` and `${| cmd; }` (bash 5.3 function substitutions) are command
+    /// substitutions. Inside `${…}`, subscripts and offsets are arithmetic, where quotes hide no
+    /// substitution (`${a['$(id)']}` runs `id`), so quoted text is scanned as well.
     fn read_braced_parameter(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
+        if matches!(self.peek_at(2), Some(' ' | '\t' | '\n' | '|')) {
+            self.pos += if self.peek_at(2) == Some('|') { 3 } else { 2 };
+            self.nested(Term::FunSub, Context::Substitution)?;
+            info.substitution = true;
+            self.out.has_substitution = true;
+            return Ok(());
+        }
+        let start = self.pos;
+        let commands_before = self.out.subcommands.len();
+        self.read_braced_body(info)?;
+        if self.out.subcommands.len() == commands_before {
+            let plain: String = self.chars[start..self.pos]
+                .iter()
+                .map(|(_, c)| *c)
+                .filter(|c| !matches!(c, '\\' | '\'' | '"'))
+                .collect();
+            if has_code_marker(&plain[2..]) {
+                let span = self.span(self.offset_of_index(start)..self.offset());
+                if self.scan_substitutions(&plain[2..], span)? {
+                    info.substitution = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_braced_body(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
         self.pos += 2;
         info.expansion = true;
         self.out.has_expansion = true;
@@ -310,7 +516,6 @@ impl Parser<'_> {
         let start = self.offset();
         self.pos += 2;
         self.nested(Term::Paren, Context::ProcessSubstitution)?;
-        self.out.has_substitution = true;
         info.substitution = true;
         let literal = self.src.get(start..self.offset()).unwrap_or_default().to_string();
         push_literal(text, info, &literal);

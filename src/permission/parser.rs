@@ -1,5 +1,6 @@
 //! The recursive-descent part of the shell parser: lists, pipelines, groups, simple commands
-//! and redirections. Words are read by `lexer.rs`, here-doc bodies by `heredoc.rs`.
+//! and redirections. Words are read by `lexer.rs`, here-doc bodies by `heredoc.rs`, compound
+//! commands (`case`, `for`, `[[`, `((`, arrays) by `compound.rs`.
 //!
 //! Invariant: every byte of the input is consumed by exactly one of a simple command's span,
 //! a comment or here-doc span, or a separator — nothing is skipped silently.
@@ -15,6 +16,11 @@ pub(super) enum Term {
     Eof,
     Paren,
     Brace,
+    /// A bash 5.3 function substitution `${ …; }`: any `}` in command position closes it.
+    FunSub,
+    /// The commands of one `case` item: closed by `;;`, `;&` or `;;&` (consumed) or by `esac`
+    /// (left for the caller).
+    Case,
 }
 
 pub(super) struct PendingHeredoc {
@@ -27,14 +33,16 @@ pub(super) struct PendingHeredoc {
 
 /// A simple command being assembled.
 #[derive(Default)]
-struct Draft {
-    assignments: Vec<String>,
-    words: Vec<String>,
-    word_info: Vec<WordInfo>,
-    redirections: Vec<Redirect>,
-    heredocs: Vec<(usize, String, bool, bool)>,
-    start: Option<usize>,
-    end: usize,
+pub(super) struct Draft {
+    pub(super) assignments: Vec<String>,
+    pub(super) words: Vec<String>,
+    pub(super) word_info: Vec<WordInfo>,
+    pub(super) redirections: Vec<Redirect>,
+    pub(super) heredocs: Vec<(usize, String, bool, bool)>,
+    pub(super) start: Option<usize>,
+    pub(super) end: usize,
+    /// A header command (`for`, `case`, `[[`, `((`): see [`super::SimpleCommand::header`].
+    pub(super) header: bool,
 }
 
 pub(super) struct Parser<'a> {
@@ -126,6 +134,19 @@ impl<'a> Parser<'a> {
         let mut have_command = false;
         loop {
             self.skip_blanks();
+            if term == Term::Case {
+                if self.at_keyword("esac") && !need_command {
+                    return Ok(());
+                }
+                if self.peek() == Some(';') && matches!(self.peek_at(1), Some(';' | '&')) {
+                    if need_command {
+                        return self.fail("operator without a command after it");
+                    }
+                    let fallthrough = self.peek_at(1) == Some(';') && self.peek_at(2) == Some('&');
+                    self.pos += if fallthrough { 3 } else { 2 };
+                    return Ok(());
+                }
+            }
             let c = self.peek();
             let operator = matches!(c, Some(';' | '|')) || (c == Some('&') && self.peek_at(1) != Some('>'));
             if need_command && (operator || matches!(c, None | Some(')' | '}'))) {
@@ -190,6 +211,9 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     return Ok(());
                 }
+                '(' if self.peek_at(1) == Some('(') && self.arithmetic_command(context)? => {
+                    (last_stage, piped) = (None, false);
+                }
                 '(' => {
                     self.pos += 1;
                     self.out.has_group = true;
@@ -203,6 +227,10 @@ impl<'a> Parser<'a> {
                     self.nested(Term::Brace, context)?;
                     self.group_redirections(context)?;
                     (last_stage, piped) = (None, false);
+                }
+                '}' if term == Term::FunSub => {
+                    self.pos += 1;
+                    return Ok(());
                 }
                 '}' if term == Term::Brace
                     && matches!(
@@ -223,6 +251,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Reads a word and checks that the cursor moved: a reader that consumed nothing would
+    /// make every loop here spin, so that is refused rather than hanging (linear time).
+    pub(super) fn read_word_advancing(&mut self) -> Result<(String, WordInfo), Unparseable> {
+        let before = self.pos;
+        let word = self.read_word()?;
+        if self.pos == before {
+            return self.fail("no progress reading a word");
+        }
+        Ok(word)
+    }
+
     pub(super) fn nested(&mut self, term: Term, context: Context) -> Result<(), Unparseable> {
         self.depth += 1;
         let result = self.parse_list(term, context);
@@ -232,7 +271,7 @@ impl<'a> Parser<'a> {
 
     /// Redirections after `)` or `}` apply to the whole group; they become a word-less command
     /// so the checks see them.
-    fn group_redirections(&mut self, context: Context) -> Result<(), Unparseable> {
+    pub(super) fn group_redirections(&mut self, context: Context) -> Result<(), Unparseable> {
         let mut draft = Draft::default();
         loop {
             self.skip_blanks();
@@ -283,16 +322,22 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let start = self.offset();
-            let (word, info) = self.read_word()?;
+            let (word, info) = self.read_word_advancing()?;
             let at_command_start = draft.start.is_none();
             draft.start.get_or_insert(start);
             draft.end = self.offset();
             if at_command_start && !info.quoted && RESERVED_WORDS.contains(&word.as_str()) {
-                return self.reserved_word(&word, start).map(|()| None);
+                return self.reserved_word(&word, start, context).map(|()| None);
             }
-            if self.peek() == Some('(') && is_assignment(&info.pattern) && word.ends_with('=') {
-                return self.fail("array assignment is not supported");
+            if at_command_start && !info.quoted && word == "[[" {
+                return self.conditional(start, context).map(|()| None);
             }
+            let (word, info) = if self.peek() == Some('(') && is_assignment(&info.pattern) && word.ends_with('=') {
+                self.array_elements(word, info)?
+            } else {
+                (word, info)
+            };
+            draft.end = self.offset();
             if draft.words.is_empty() && is_assignment(&info.pattern) {
                 draft.assignments.push(word);
             } else {
@@ -308,16 +353,18 @@ impl<'a> Parser<'a> {
 
     /// A reserved word at the start of a command is syntax, not a command: what follows it
     /// starts a new command (so `if { rm x; }` and `time ( rm x )` are seen as groups).
-    fn reserved_word(&mut self, word: &str, start: usize) -> Result<(), Unparseable> {
+    fn reserved_word(&mut self, word: &str, start: usize, context: Context) -> Result<(), Unparseable> {
         self.out.has_control_flow = true;
         match word {
+            "case" => return self.case_command(start, context),
+            "for" | "select" => return self.loop_header(word, start, context),
             "coproc" => return self.fail("coproc is not supported"),
             "function" => {
                 self.skip_blanks();
                 if self.at_word_end() {
                     return self.fail("function without a name");
                 }
-                self.read_word()?;
+                self.read_word_advancing()?;
                 self.skip_blanks();
                 if self.peek() == Some('(') {
                     self.pos += 1;
@@ -359,7 +406,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn push(&mut self, draft: Draft, context: Context, input: Option<usize>) -> usize {
+    pub(super) fn push(&mut self, draft: Draft, context: Context, input: Option<usize>) -> usize {
         let start = draft.start.unwrap_or(0);
         let index = self.out.subcommands.len();
         for (redirect, delimiter, strip_tabs, quoted) in draft.heredocs {
@@ -374,12 +421,13 @@ impl<'a> Parser<'a> {
             span: self.span(start..draft.end),
             context,
             pipe_input_from: input,
+            header: draft.header,
         });
         index
     }
 
     /// Reads a redirection at the cursor into `draft`; false when there is none.
-    fn try_redirect(&mut self, draft: &mut Draft) -> Result<bool, Unparseable> {
+    pub(super) fn try_redirect(&mut self, draft: &mut Draft) -> Result<bool, Unparseable> {
         let start = self.pos;
         let mut digits = String::new();
         while let Some(c) = self.peek().filter(char::is_ascii_digit) {
@@ -423,7 +471,7 @@ impl<'a> Parser<'a> {
         if self.at_word_end() && !process_substitution {
             return self.fail("redirection without a target");
         }
-        let (mut target, info) = self.read_word()?;
+        let (mut target, info) = self.read_word_advancing()?;
         let mut op = op;
         if op == RedirectOp::Dup && !(target == "-" || target.trim_end_matches('-').chars().all(|c| c.is_ascii_digit()))
         {

@@ -186,8 +186,21 @@ fn is_sensitive_name(name: &[u8]) -> bool {
             .any(|pattern| name.len() >= pattern.len() && same(&name[name.len() - pattern.len()..], pattern))
 }
 
-/// Programs that only read the files they name, so naming `.git/…` with them is harmless.
+/// Programs that only read the files they name (or, like `echo`, only print their arguments),
+/// so naming `.git/…` with them — or a glob such as `echo *` — is harmless.
 const VIEWERS: &[&str] = &[
+    "echo",
+    "printf",
+    "true",
+    ":",
+    "test",
+    "[",
+    "[[",
+    "pwd",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
     "cat",
     "head",
     "tail",
@@ -231,10 +244,11 @@ fn resolves_protected(word: &str, root: &Path) -> bool {
 fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
     let writes_protected = command.redirections.iter().any(|redirect| {
         redirect.op.writes()
-            && (mentions_protected(&redirect.target, false, root) || resolves_protected(&redirect.target, root))
+            && (mentions_protected(&redirect.target, false, false, root) || resolves_protected(&redirect.target, root))
     });
-    if writes_protected {
-        return true;
+    // A `for`/`case`/`[[`/`((` header writes nothing but its redirections.
+    if writes_protected || command.header {
+        return writes_protected;
     }
     let effective = wrappers::unwrap_command(&command.words);
     let program = effective.words.first().map(|word| wrappers::program_name(word)).unwrap_or_default();
@@ -247,24 +261,25 @@ fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
     if VIEWERS.contains(&program) && effective.wrappers.is_empty() {
         return false;
     }
-    let words =
-        command.words.iter().zip(&command.word_info).map(|(word, info)| (word.as_str(), info.glob || info.brace));
-    let assignments = command.assignments.iter().map(|assignment| (assignment.as_str(), false));
-    let mentioned = words
-        .chain(assignments)
-        .any(|(word, globbed)| mentions_protected(word, globbed, root) || resolves_protected(word, root));
-    // What the globs and braces match among the files that exist (`cp x *.code-workspace`).
-    mentioned
-        || command.words.iter().zip(&command.word_info).filter(|(_, info)| info.glob || info.brace).any(
-            |(word, info)| {
-                // A glob matching too many files to list stays with the pattern-level check above.
-                let expansion = super::expansion::expand(word, info, root);
-                expansion
-                    .words
-                    .iter()
-                    .any(|word| mentions_protected(word, false, root) || resolves_protected(word, root))
-            },
-        )
+    // A glob names only files that exist when it expands, and those are listed by the expansion;
+    // the pattern itself counts at the root only when that list is cut short (`echo *` in a
+    // project without a top-level control file is harmless, `cp x *` next to AGENTS.md is not).
+    let mut expanded = Vec::new();
+    let mut words = Vec::new();
+    for (word, info) in command.words.iter().zip(&command.word_info) {
+        let globbed = info.glob || info.brace;
+        let mut root_pattern = false;
+        if globbed {
+            let expansion = super::expansion::expand(word, info, root);
+            root_pattern = expansion.truncated;
+            expanded.extend(expansion.words);
+        }
+        words.push((word.as_str(), globbed, root_pattern));
+    }
+    let assignments = command.assignments.iter().map(|assignment| (assignment.as_str(), false, false));
+    words.into_iter().chain(assignments).any(|(word, globbed, root_pattern)| {
+        mentions_protected(word, globbed, root_pattern, root) || resolves_protected(word, root)
+    }) || expanded.iter().any(|word| mentions_protected(word, false, false, root) || resolves_protected(word, root))
 }
 
 /// True when `lower` is protected only as the directory of an `In` spot (`.vscode`).
@@ -284,8 +299,9 @@ fn is_in_directory(lower: &str) -> bool {
 /// True when some `/`, `=` or `:`-separated part of `word` is (or, for a glob, could match) a
 /// protected name. A glob below the root (`build/*`) can only reach a nested control directory
 /// (`sub/.git`) when it starts with a dot, because bash globs skip dot files; at the root it
-/// could match any protected name (`*` matches `AGENTS.md`).
-fn mentions_protected(word: &str, globbed: bool, root: &Path) -> bool {
+/// could match any protected name (`*` matches `AGENTS.md`), which counts when `root_pattern`
+/// says the files it matches could not all be listed.
+fn mentions_protected(word: &str, globbed: bool, root_pattern: bool, root: &Path) -> bool {
     word.split(['=', ':']).any(|path| {
         let parts: Vec<&str> = path.trim_end_matches('/').split('/').collect();
         if is_protected_path(Path::new(path)) {
@@ -307,11 +323,7 @@ fn mentions_protected(word: &str, globbed: bool, root: &Path) -> bool {
                 || super::sandbox::check_path(root, &parent, None).is_ok_and(|resolved| {
                     std::fs::canonicalize(root).is_ok_and(|canonical_root| resolved == canonical_root)
                 });
-            if at_root {
-                glob_could_match_protected(&lower)
-            } else {
-                lower.starts_with('.') && glob_could_match_protected(&lower)
-            }
+            (lower.starts_with('.') || (at_root && root_pattern)) && glob_could_match_protected(&lower)
         })
     })
 }

@@ -5,7 +5,8 @@
 //! `mcp__github__*`) or `Tool(pattern)`, where the pattern runs from the first `(` to the final
 //! `)` (so it may contain parentheses). Patterns: `=exact`, `~regex` (must match the whole
 //! target), `!inner` (negation, nests: `!!x`, `!~re`, `!=x`), otherwise a glob in which `\`
-//! escapes the next character. Bash patterns use command globs (`*` matches anything, spaces
+//! escapes the next character. `Bash(git:*)` (Claude Code's prefix spelling) is `Bash(git *)`.
+//! Bash patterns use command globs (`*` matches anything, spaces
 //! and `/` included; a trailing ` *` also matches nothing, so `git push *` covers a bare
 //! `git push`); Read/Write/Edit/Glob/Grep use path globs (`*` and `?` within one segment,
 //! `**` across segments; relative patterns match paths relative to the root, absolute ones
@@ -171,6 +172,16 @@ fn compile(source: &str, path: bool) -> Result<Matcher, RuleError> {
         return Ok(Matcher::Not(Box::new(compile(inner, path)?)));
     }
     let source = if path { source.strip_prefix("./").unwrap_or(source) } else { source };
+    // Claude Code's prefix spelling `git:*` means what `git *` means here: the command `git`,
+    // alone or with arguments — never `gitx` or `git=1 other`.
+    let prefix_rule;
+    let source = match source.strip_suffix(":*") {
+        Some(head) if !path && !head.is_empty() && !head.ends_with('\\') => {
+            prefix_rule = format!("{head} *");
+            prefix_rule.as_str()
+        }
+        _ => source,
+    };
     // `git push *` also matches a bare `git push`: a deny written that way must not be dodged
     // by leaving the arguments off.
     let body = match source.strip_suffix(" *") {

@@ -250,6 +250,10 @@ pub fn package_manager_risk(program: &str, args: &[String], project_dir: Project
         ("npm", ["set", ..]) => Some("config set can set program-running keys (node-options, script-shell)"),
         ("npm", ["explore", ..]) => Some("npm explore runs a command in a dependency's directory"),
         ("yarn", ["exec", ..]) => Some("yarn exec runs a shell command line"),
+        // npm-exec(1), pnpm dlx, yarn dlx: fetch a package and run its program.
+        ("npm" | "pnpm", ["exec" | "x", ..]) | ("pnpm" | "yarn", ["dlx", ..]) => {
+            Some("runs a package's program, which the rule does not name")
+        }
         _ => None,
     }
 }
@@ -269,6 +273,155 @@ pub fn cargo_risk(args: &[String], project_dir: ProjectDir<'_>) -> Option<&'stat
         }
         if arg == "-C" && !args.get(index + 1).is_some_and(|dir| project_dir(dir)) {
             return Some("cargo -C builds the package in another directory");
+        }
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// Other programs: options that make a program run another program (or a shell command line)
+// that the rule never named. One row per option, with the manual it was read from. Reviewed and
+// harmless (no row): `sort -o`, `ssh` remote commands (they run on the other host), `less -R`,
+// `man -k`, `go build/test/vet` without the rows below (they build and run the project's own
+// code, as `cargo test` does), `tar -x`, `zip -r`, `rsync -a`.
+// ---------------------------------------------------------------------------------------------
+
+/// How a row's option is written on the command line.
+#[derive(Clone, Copy)]
+enum Spelling {
+    /// `--name`, `--name=value`, or a single-dash word option (`-exec`, `-TT`).
+    Word(&'static str),
+    /// A letter inside a short-option cluster (`-e`, `-avze`).
+    Short(char),
+    /// Any argument starting with this text (`+cmd`, `-Pcat`, `.shell`).
+    Prefix(&'static str),
+    /// The value of an option (`-o KEY…`, `-oKEY…`) starting with one of these keys,
+    /// compared case-insensitively.
+    Value(&'static str, &'static [&'static str]),
+}
+
+/// One reviewed option.
+struct ProgramOption {
+    programs: &'static [&'static str],
+    spelling: Spelling,
+    why: &'static str,
+    /// Where the behaviour is documented.
+    #[allow(dead_code)]
+    source: &'static str,
+}
+
+const fn row(
+    programs: &'static [&'static str],
+    spelling: Spelling,
+    why: &'static str,
+    source: &'static str,
+) -> ProgramOption {
+    ProgramOption { programs, spelling, why, source }
+}
+
+const FIND: &[&str] = &["find"];
+const TAR: &[&str] = &["tar", "gtar"];
+const SSH: &[&str] = &["ssh", "scp", "sftp"];
+const VIM: &[&str] = &["vi", "vim", "nvim", "view", "vimdiff", "ex", "gvim", "rvim"];
+const MAKE: &[&str] = &["make", "gmake"];
+const SSH_COMMANDS: &[&str] = &["proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "match"];
+
+const PROGRAM_OPTIONS: &[ProgramOption] = &[
+    row(FIND, Spelling::Word("-exec"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(FIND, Spelling::Word("-execdir"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(FIND, Spelling::Word("-ok"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(FIND, Spelling::Word("-okdir"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(FIND, Spelling::Word("-delete"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(FIND, Spelling::Word("-fls"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(FIND, Spelling::Word("-fprint"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(FIND, Spelling::Word("-fprint0"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(FIND, Spelling::Word("-fprintf"), "find can run programs or delete files", "find(1) ACTIONS"),
+    row(&["rg"], Spelling::Word("--pre"), "rg can run preprocessors", "rg(1) --pre"),
+    row(&["rg"], Spelling::Word("--hostname-bin"), "rg can run preprocessors", "rg(1) --hostname-bin"),
+    row(&["rg"], Spelling::Word("--search-zip"), "rg can run preprocessors", "rg(1) --search-zip"),
+    row(&["rg"], Spelling::Short('z'), "rg can run preprocessors", "rg(1) -z"),
+    row(TAR, Spelling::Word("--to-command"), "tar can run programs", "tar(1) --to-command"),
+    row(TAR, Spelling::Word("--checkpoint-action"), "tar can run programs", "tar(1) --checkpoint-action=exec"),
+    row(TAR, Spelling::Word("--use-compress-program"), "tar can run programs", "tar(1) -I"),
+    row(TAR, Spelling::Word("--info-script"), "tar can run programs", "tar(1) -F"),
+    row(TAR, Spelling::Word("--new-volume-script"), "tar can run programs", "tar(1) -F"),
+    row(TAR, Spelling::Prefix("-I"), "tar can run programs", "tar(1) -I"),
+    row(TAR, Spelling::Prefix("-F"), "tar can run programs", "tar(1) -F"),
+    row(&["rsync"], Spelling::Word("--rsh"), "rsync can run a remote shell", "rsync(1) -e"),
+    row(&["rsync"], Spelling::Short('e'), "rsync can run a remote shell", "rsync(1) -e"),
+    row(&["zip"], Spelling::Word("-TT"), "zip can run a test command", "zip(1) -TT"),
+    row(&["zip"], Spelling::Word("--unzip-command"), "zip can run a test command", "zip(1) -TT"),
+    row(MAKE, Spelling::Word("--eval"), "make runs recipes given on the command line or another shell", "make(1) -E"),
+    row(MAKE, Spelling::Word("-E"), "make runs recipes given on the command line or another shell", "make(1) -E"),
+    row(&["sort"], Spelling::Word("--compress-program"), "sort can run a compressor", "sort(1)"),
+    row(SSH, Spelling::Value("-o", SSH_COMMANDS), "ssh can run a local command", "ssh_config(5)"),
+    row(SSH, Spelling::Prefix("-F"), "ssh reads a configuration that can run commands", "ssh(1) -F"),
+    row(&["scp", "sftp"], Spelling::Prefix("-S"), "scp/sftp run the given program as ssh", "scp(1) -S"),
+    row(VIM, Spelling::Prefix("+"), "vim runs an Ex command (:!cmd runs a program)", "vim(1) +cmd"),
+    row(VIM, Spelling::Prefix("-c"), "vim runs an Ex command (:!cmd runs a program)", "vim(1) -c"),
+    row(VIM, Spelling::Word("--cmd"), "vim runs an Ex command (:!cmd runs a program)", "vim(1) --cmd"),
+    row(VIM, Spelling::Prefix("-S"), "vim sources a script", "vim(1) -S"),
+    row(VIM, Spelling::Prefix("-s"), "vim replays typed commands from a file", "vim(1) -s"),
+    row(VIM, Spelling::Prefix("-u"), "vim reads another vimrc", "vim(1) -u"),
+    row(
+        &["less", "more"],
+        Spelling::Prefix("+"),
+        "less runs a command at start (+!cmd runs a program)",
+        "less(1) +cmd",
+    ),
+    row(&["man"], Spelling::Prefix("-P"), "man runs the given pager", "man(1) -P"),
+    row(&["man"], Spelling::Word("--pager"), "man runs the given pager", "man(1) --pager"),
+    row(&["man"], Spelling::Prefix("-H"), "man runs a browser", "man(1) -H"),
+    row(&["man"], Spelling::Word("--html"), "man runs a browser", "man(1) --html"),
+    row(&["go"], Spelling::Word("-exec"), "go runs the binary through the given program", "go help test, go help run"),
+    row(&["go"], Spelling::Word("--exec"), "go runs the binary through the given program", "go help test"),
+    row(&["go"], Spelling::Word("-toolexec"), "go runs the toolchain through the given program", "go help build"),
+    row(&["go"], Spelling::Word("-vettool"), "go vet runs the given program", "go help vet"),
+    row(&["npm", "npx"], Spelling::Word("--call"), "npm exec runs a shell command line", "npm-exec(1) --call"),
+    row(&["npx"], Spelling::Word("-c"), "npx runs a shell command line", "npm-exec(1) -c"),
+    row(&["sqlite3"], Spelling::Prefix(".shell"), "sqlite3 runs a shell command", "sqlite3(1) .shell"),
+    row(&["sqlite3"], Spelling::Prefix(".system"), "sqlite3 runs a shell command", "sqlite3(1) .system"),
+    row(&["sqlite3"], Spelling::Word("-cmd"), "sqlite3 runs dot-commands (.shell)", "sqlite3(1) -cmd"),
+    row(&["sqlite3"], Spelling::Word("-init"), "sqlite3 runs dot-commands (.shell)", "sqlite3(1) -init"),
+    row(&["wget"], Spelling::Word("--use-askpass"), "wget runs the askpass program", "wget(1) --use-askpass"),
+    row(&["hg"], Spelling::Word("--config"), "hg --config can set hooks and aliases", "hg help config"),
+    row(&["emacs"], Spelling::Word("--eval"), "emacs evaluates Lisp", "emacs(1) --eval"),
+    row(&["emacs"], Spelling::Word("-l"), "emacs loads Lisp", "emacs(1) -l"),
+    row(&["emacs"], Spelling::Word("--load"), "emacs loads Lisp", "emacs(1) --load"),
+    row(&["gdb"], Spelling::Word("-ex"), "gdb runs commands (shell included)", "gdb(1) -ex"),
+    row(&["gdb"], Spelling::Word("-x"), "gdb runs a command file", "gdb(1) -x"),
+];
+
+/// Why these arguments make `program` run another program, per the reviewed table, or `None`.
+/// Options are read up to `--`.
+pub fn program_option_risk(program: &str, args: &[String]) -> Option<&'static str> {
+    let rows: Vec<&ProgramOption> = PROGRAM_OPTIONS.iter().filter(|row| row.programs.contains(&program)).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    for (index, arg) in args.iter().enumerate() {
+        if arg == "--" {
+            break;
+        }
+        for row in &rows {
+            let hit = match row.spelling {
+                Spelling::Word(flag) => arg == flag || arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')),
+                Spelling::Short(letter) => {
+                    arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(letter)
+                }
+                Spelling::Prefix(prefix) => arg.starts_with(prefix),
+                Spelling::Value(flag, keys) => {
+                    let value =
+                        if arg == flag { args.get(index + 1).map(String::as_str) } else { arg.strip_prefix(flag) };
+                    value.is_some_and(|value| {
+                        let value = value.trim_start().to_ascii_lowercase();
+                        keys.iter().any(|key| value.starts_with(key))
+                    })
+                }
+            };
+            if hit {
+                return Some(row.why);
+            }
         }
     }
     None

@@ -98,6 +98,10 @@ fn package_manager_options_that_run_code_are_exec_class() {
         ("yarn --use-yarnrc ./x test", Some("--use-yarnrc loads another yarnrc, which can set yarn-path")),
         ("yarn run --require ./x.js test", Some("--require loads a module into node")),
         ("yarn exec 'rm x'", Some("yarn exec runs a shell command line")),
+        ("yarn dlx cowsay", Some("runs a package's program, which the rule does not name")),
+        ("npm exec cowsay", Some("runs a package's program, which the rule does not name")),
+        ("npm x -- cowsay", Some("runs a package's program, which the rule does not name")),
+        ("pnpm dlx cowsay", Some("runs a package's program, which the rule does not name")),
         ("yarn config set yarn-path ./x", CONFIG_SET),
         // yarn does not expand abbreviations, so an unknown prefix is just unknown.
         ("yarn test --node", None),
@@ -202,5 +206,49 @@ fn the_package_option_table_is_consistent() {
     // Directory options must be code-running ones, or naming the project would not matter.
     for name in DIRECTORY_OPTIONS {
         assert!(PACKAGE_OPTIONS.iter().any(|option| option.long == *name && option.runs.is_some()), "{name}");
+    }
+}
+
+#[test]
+fn the_program_option_table_spots_options_that_run_programs() {
+    let words = |text: &str| text.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let cases: &[(&str, bool)] = &[
+        ("sort --compress-program=gzip a", true),
+        ("sort --compress-program gzip a", true),
+        ("sort -o out a", false),
+        ("ssh -o ProxyCommand=x host", true),
+        ("ssh -oproxycommand=x host", true),
+        ("ssh -o LocalCommand=x host", true),
+        ("ssh -o ConnectTimeout=5 host", false),
+        ("ssh host uptime", false),
+        ("ssh -Fcfg host", true),
+        ("scp -S prog a b", true),
+        ("vim +!id a", true),
+        ("vim -c !id a", true),
+        ("vim -R a", false),
+        ("less +!id a", true),
+        ("less -R a", false),
+        ("man -Pcat ls", true),
+        ("man --pager=cat ls", true),
+        ("man ls", false),
+        ("go test -exec prog ./...", true),
+        ("go build -toolexec=prog .", true),
+        ("go test ./...", false),
+        ("sqlite3 db .shell id", true),
+        ("sqlite3 db select", false),
+        ("tar -Iprog -cf a src", true),
+        ("tar -xf a", false),
+        ("find . -exec id ;", true),
+        ("find . -name x", false),
+        ("rg -z x", true),
+        ("rsync -avze ssh a b", true),
+        ("zip -TT id a.zip a", true),
+        ("make --eval=x", true),
+        ("sort -- --compress-program=x", false),
+    ];
+    for (command, risky) in cases {
+        let words = words(command);
+        let (program, args) = words.split_first().unwrap();
+        assert_eq!(program_option_risk(program, args).is_some(), *risky, "{command}");
     }
 }

@@ -3,9 +3,10 @@
 //! It reads a bash command string the way bash would tokenise it (quotes, `$'…'`, escapes,
 //! operators, groups, comments, here-docs, redirections, `$(…)`, backticks, `<(…)`) and returns
 //! every simple command it contains, the ones inside substitutions included, so nothing that
-//! would run is hidden from a check. Invariant: it fails closed — anything it does not
-//! understand (an unbalanced quote or paren, `case`'s `;;`, an array assignment, `coproc`, a
-//! function without a `{ }`/`( )` body, nesting deeper than [`MAX_DEPTH`]) is [`Unparseable`],
+//! would run is hidden from a check. It reads `case … esac`, `for`/`select` headers, `for ((…))`,
+//! arithmetic commands `((…))` and array assignments `a=(…)`. Invariant: it fails closed —
+//! anything it does not understand (an unbalanced quote or paren, `coproc`, a function without
+//! a `{ }`/`( )` body, nesting deeper than [`MAX_DEPTH`]) is [`Unparseable`],
 //! and callers then treat the command as unknown (the blacklist scans the raw text, rules
 //! never allow it). It does not expand anything: `$HOME`,
 //! `~` and globs stay literal in the words and are flagged in [`WordInfo`]; a `$NAME` is
@@ -21,10 +22,11 @@
 use std::ops::Range;
 
 /// Words that are syntax when they start a command (bash's reserved words that can precede
-/// or close commands; `for`/`select`/`case` headers are kept as words, and `case` bodies are
-/// refused at `;;`).
-const RESERVED_WORDS: &[&str] =
-    &["if", "then", "else", "elif", "fi", "while", "until", "do", "done", "!", "time", "function", "coproc", "}"];
+/// or close commands, and those that open `case`, `for` and `select`).
+const RESERVED_WORDS: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "while", "until", "do", "done", "!", "time", "function", "coproc", "}", "case",
+    "for", "select",
+];
 
 /// Nesting limit for substitutions and groups; deeper input is Unparseable instead of a stack
 /// overflow (the parser is recursive).
@@ -36,7 +38,9 @@ pub struct ParsedCommand {
     /// Every simple command, substitution bodies included (an inner command comes before the
     /// command whose word contains it).
     pub subcommands: Vec<SimpleCommand>,
-    /// `$(…)`, backticks, or `<(…)`/`>(…)` somewhere (also inside double quotes or here-docs).
+    /// `$(…)`, backticks or `${ …; }` somewhere (also inside double quotes, here-docs or
+    /// arithmetic); process substitutions `<(…)`/`>(…)` are not counted here: their commands
+    /// are in `subcommands` with [`Context::ProcessSubstitution`].
     pub has_substitution: bool,
     /// A parameter or arithmetic expansion (`$X`, `${X}`, `$((…))`) somewhere.
     pub has_expansion: bool,
@@ -82,6 +86,11 @@ pub struct SimpleCommand {
     pub context: Context,
     /// The index in `subcommands` of the command whose stdout feeds this one through `|`.
     pub pipe_input_from: Option<usize>,
+    /// Syntax kept as a command so it can be judged, not a program: a `for NAME in WORDS` or
+    /// `select` header (words as written, keyword first) or an arithmetic command `((…))` /
+    /// `for ((…))` (words `((` and the expression). No rule is needed to run it; what it
+    /// assigns and evaluates is judged like the builtins that do the same.
+    pub header: bool,
 }
 
 /// What quote removal hid about a word.
@@ -182,6 +191,9 @@ mod lexer;
 
 #[path = "heredoc.rs"]
 mod heredoc;
+
+#[path = "compound.rs"]
+mod compound;
 
 #[cfg(test)]
 #[path = "shell_tests.rs"]

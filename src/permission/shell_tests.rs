@@ -93,6 +93,27 @@ fn splits_like_bash() {
         ("echo $IFS'x' \"$a\"b", "[echo] [${IFS}x] [${a}b]"),
         ("a;b&&c||d|e", "[a] | [b] | [c] | [d] | [e]"),
         ("ls\r\nrm x", "[ls\r] | [rm] [x]"),
+        ("echo $((1 + $(rm x)))", "[rm] [x] | [echo] [$((1 + $(rm x)))]"),
+        ("case x in a) rm -rf /;; esac", "[case] [x] | [case] [a] | [rm] [-rf] [/]"),
+        (
+            "case $(a) in (x|$(b)) c;& y) ;; *) d; e;;& esac > f",
+            "[a] | [case] [$(a)] | [b] | [case] [x] [$(b)] | [c] | [case] [y] | [case] [*] | [d] | [e] | Write:f",
+        ),
+        ("case x in\n  a | b )\n    c\n    ;;\nesac; d", "[case] [x] | [case] [a] [b] | [c] | [d]"),
+        ("for i in a $(b) *; do c; done", "[b] | [for] [i] [in] [a] [$(b)] [*] | [c]"),
+        ("for i\ndo c; done", "[for] [i] | [c]"),
+        ("for ((i=0;i<2;i++)); do c; done", "[((] [i=0;i<2;i++] | [c]"),
+        ("(( x = 1 )) && y", "[((] [ x = 1 ] | [y]"),
+        ("((a) ; (b))", "[a] | [b]"),
+        ("a=(1 $(b) 'c d'); e", "[b] | a=(1 $(b) c d)= | [e]"),
+        ("declare -a a=(1 2)", "[declare] [-a] [a=(1 2)]"),
+        ("while read l; do c; done < <(d)", "[read] [l] | [c] | [d] | Read:<(d)"),
+        (
+            "[[ -f a && ( b < c || ! -n $(d) ) ]] && e",
+            "[d] | [[[] [-f] [a] [&&] [(] [b] [<] [c] [||] [!] [-n] [$(d)] [)] []]] | [e]",
+        ),
+        ("[[ $x =~ ^(a|b)+ c$ ]]; e", "[[[] [${x}] [=~] [^(a|b)+] [c$] []]] | [e]"),
+        ("[[ $x =~ (a b) ]] > f", "[[[] [${x}] [=~] [(a b)] []]] Write:f"),
     ];
     for (input, expected) in cases {
         assert_eq!(render(input), *expected, "input {input:?}");
@@ -111,10 +132,12 @@ fn fails_closed_on_what_it_cannot_read() {
         "{ ls; ",
         "ls &&",
         "ls | | wc",
-        "case x in a) rm -rf /;; esac",
-        "a=(1 2)",
+        "case x in a) rm -rf /;; ",
+        "case x a) b;; esac",
+        "a=(1 2",
+        "for ((i=0;i<2;i++",
+        "for i in a | b; do c; done",
         "ls >",
-        "echo $((1 + $(rm x)))",
         "echo ${x",
         "$'abc",
         "coproc x { rm -rf /; }",
@@ -206,4 +229,163 @@ fn deep_nesting_is_refused_not_overflowed() {
     assert!(parse_command(&deep).is_err());
     let backticks = "echo ".to_string() + &"(".repeat(5_000);
     assert!(parse_command(&backticks).is_err());
+}
+
+/// The programs a parse says will run, in order (substitution bodies first, as parsed).
+fn programs(src: &str) -> Vec<String> {
+    match parse_command(src) {
+        Err(_) => vec!["UNPARSEABLE".to_string()],
+        Ok(parsed) => parsed.subcommands.iter().filter_map(|command| command.words.first().cloned()).collect(),
+    }
+}
+
+#[test]
+fn dollar_double_paren_is_a_command_substitution_unless_bash_reads_arithmetic() {
+    // subst.c: arithmetic only when the text up to the matching `)` is `(…)` and balanced.
+    let cases: &[(&str, &[&str])] = &[
+        ("git status $((x -y) && git log)", &["x", "git", "git"]),
+        ("git status \"$((x -y) && git log)\"", &["x", "git", "git"]),
+        ("git status > $((x) ; y)", &["x", "y", "git"]),
+        ("git status <<< $((x) | y)", &["x", "y", "git"]),
+        ("git status $(( (x) ; y) )", &["x", "y", "git"]),
+        ("echo $((1+(2)))", &["echo"]),
+        ("echo $(( (1) ))", &["echo"]),
+        ("echo $((a) + (b))", &["UNPARSEABLE"]),
+        ("echo \"$(( ')' ))\"", &["echo"]),
+        // Quotes and escapes hide parentheses from bash's balance check too.
+        ("echo $(( \")\" ))", &["echo"]),
+        ("echo $(( \\) ))", &["echo"]),
+        ("echo $(( \"(\\\"\" ))", &["echo"]),
+        ("echo $(( ')' ))", &["echo"]),
+        ("echo $(( \"(\" ))", &["echo"]),
+        ("echo $((x #c\n) )", &["UNPARSEABLE"]),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(programs(input), *expected, "input {input:?}");
+    }
+}
+
+#[test]
+fn dollar_double_paren_in_a_heredoc_body_follows_the_same_rule() {
+    let parsed = parse_command("cat <<EOF\n$((x -y) && git log)\nEOF").unwrap();
+    assert!(parsed.has_substitution);
+    assert_eq!(programs("cat <<EOF\n$((x -y) && git log)\nEOF"), ["cat", "x", "git"]);
+    assert_eq!(programs("cat <<EOF\n$((1 + 2))\nEOF"), ["cat"]);
+    assert_eq!(programs("cat <<'EOF'\n$((x -y) && git log)\nEOF"), ["cat"]);
+}
+
+#[test]
+fn dollar_bracket_is_arithmetic_not_a_heredoc() {
+    assert_eq!(programs("echo $[1<<2]\nx after"), ["echo", "x"]);
+    assert_eq!(programs("echo \"$[1<<2]\"; x"), ["echo", "x"]);
+    assert_eq!(programs("echo $[ $(x) + 1 ]"), ["x", "echo"]);
+    assert_eq!(programs("echo $[ 'a[$(x)]' ]"), ["x", "echo"]);
+    assert!(parse_command("echo $[1").is_err());
+}
+
+#[test]
+fn arithmetic_subscripts_hide_no_substitution_behind_quotes() {
+    for input in [
+        "echo $(( 'a[$(x)]' ))",
+        "echo $(( a[\\$(x)] ))",
+        "echo ${a['$(x)']}",
+        "echo ${v:'a[$(x)]'}",
+        "echo \"${a[\"$(x)\"]}\"",
+        "echo ${a[`x`]}",
+    ] {
+        let parsed = parse_command(input).unwrap_or_else(|error| panic!("{input:?}: {error}"));
+        assert!(parsed.has_substitution, "{input:?}");
+        assert_eq!(parsed.subcommands[0].words, ["x"], "{input:?}");
+    }
+}
+
+#[test]
+fn heredoc_lines_join_at_backslash_newline_before_the_delimiter() {
+    assert_eq!(programs("cat <<EOF\nEO\\\nF\nx inside\nEOF\n"), ["cat", "x", "EOF"]);
+    assert_eq!(programs("cat <<EOF\nEOF\\\n\nx inside\nEOF\n"), ["cat", "x", "EOF"]);
+    assert_eq!(programs("cat <<-EOF\n\tEO\\\nF\nx inside\nEOF\n"), ["cat", "x", "EOF"]);
+    // An escaped backslash does not join; a quoted delimiter joins nothing.
+    assert_eq!(programs("cat <<EOF\nEO\\\\\nF\nx inside\nEOF\n"), ["cat"]);
+    assert_eq!(programs("cat <<'EOF'\nEO\\\nF\nx inside\nEOF\n"), ["cat"]);
+    // The joined text is what bash expands: `$\` + newline + `(x)` is `$(x)`.
+    assert_eq!(programs("cat <<EOF\n$\\\n(x)\nEOF\n"), ["cat", "x"]);
+}
+
+#[test]
+fn function_substitutions_are_command_substitutions_everywhere() {
+    for input in [
+        "echo ${ x; }",
+        "echo ${| x; }",
+        "echo \"${ x; }\"",
+        "cat <<< ${ x; }",
+        "cat <<< \"${| x; }\"",
+        "cat > ${ x; }",
+        "cat <<EOF\n${ x; }\nEOF",
+        "cat <<EOF\n${|x;}\nEOF",
+        "echo ${a[${ x; }]}",
+    ] {
+        let parsed = parse_command(input).unwrap_or_else(|error| panic!("{input:?}: {error}"));
+        assert!(parsed.has_substitution, "{input:?}");
+        assert!(parsed.subcommands.iter().any(|command| command.words == ["x"]), "{input:?}");
+    }
+}
+
+#[test]
+fn arithmetic_balance_follows_bash_quoting() {
+    let cases: &[(&str, bool)] = &[
+        ("1 + (2)", true),
+        ("a) + (b", false),
+        ("(", false),
+        ("\\)", true),
+        ("')'", true),
+        ("')", false),
+        ("\")\"", true),
+        ("\"\\\")\"", true),
+        ("\"(", false),
+        ("\"a\" )", false),
+        ("'a' (", false),
+    ];
+    for (text, balanced) in cases {
+        assert_eq!(lexer::balanced_parens(text), *balanced, "{text:?}");
+    }
+}
+
+#[test]
+fn bracket_extents_read_quotes_and_nesting_like_bash() {
+    let cases: &[(&str, &[&str])] = &[
+        ("echo $[ \"]\" ]; x", &["echo", "x"]),
+        ("echo $[ ']' ]; x", &["echo", "x"]),
+        ("echo $[ \\] ]; x", &["echo", "x"]),
+        ("echo $[ $'\\']' ]; x", &["echo", "x"]),
+        ("echo $[ `a ]` ]; x", &["a", "echo", "x"]),
+        ("echo $[ $(a ]) ]; x", &["a", "echo", "x"]),
+        ("echo $[ a[1] + ${b[2]} ]; x", &["echo", "x"]),
+        // bash's balance check skips `$(…)` inside double quotes; ours does not, so this reads
+        // as a command substitution (judging more, never less: `a` is seen either way).
+        ("echo $(( \"$(a \")\")\" )); x", &["a", "$(a \")\")", "echo", "x"]),
+        ("echo $(( (1) + $[ (2) ] )); x", &["echo", "x"]),
+        ("echo $[ 1", &["UNPARSEABLE"]),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(programs(input), *expected, "input {input:?}");
+    }
+}
+
+#[test]
+fn corner_cases_mutation_runs_found_unpinned() {
+    let cases: &[(&str, &str)] = &[
+        ("echo a\\\nb", "[echo] [ab]"),
+        ("echo \"a\\\nb\"", "[echo] [ab]"),
+        ("echo \"$'x'\"", "[echo] [$'x']"),
+        ("echo $'\\x411' $'\\u00e9x' $'\\1012'", "[echo] [A1] [éx] [A2]"),
+        ("echo `echo \\`rm x\\``", "[rm] [x] | [echo] [`rm x`] | [echo] [`echo \\`rm x\\``]"),
+        ("_A_1=x B2=y cmd", "_A_1=x= B2=y= [cmd]"),
+        ("1A=x cmd", "[1A=x] [cmd]"),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(render(input), *expected, "input {input:?}");
+    }
+    let parsed = parse_command("echo `a | b`").unwrap();
+    assert_eq!(parsed.subcommands[1].words, ["b"]);
+    assert_eq!(parsed.subcommands[1].pipe_input_from, Some(0));
 }

@@ -233,6 +233,9 @@ pub fn exec_risk(effective: &Effective, project_dir: ProjectDir<'_>) -> Option<&
         args.iter().any(|arg| flags.iter().any(|flag| arg == flag || arg.starts_with(&format!("{flag}="))))
     };
     let short_cluster = |letter: char| args.iter().any(|arg| is_short_cluster_with(arg, letter));
+    if let Some(why) = runners::program_option_risk(program, args) {
+        return Some(why);
+    }
     match program {
         "eval" | "source" | "." => Some("runs a script"),
         shell if SHELLS.contains(&shell) => {
@@ -245,30 +248,15 @@ pub fn exec_risk(effective: &Effective, project_dir: ProjectDir<'_>) -> Option<&
                 None
             }
         }
-        "find" => has(&["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint", "-fprint0", "-fprintf"])
-            .then_some("find can run programs or delete files"),
         "git" => runners::git_risk(args, project_dir),
         "npm" | "npx" | "pnpm" | "pnpx" | "yarn" => runners::package_manager_risk(program, args, project_dir),
         "cargo" => runners::cargo_risk(args, project_dir),
-        "rg" => (has(&["--pre", "--hostname-bin", "--search-zip"]) || short_cluster('z'))
-            .then_some("rg can run preprocessors"),
         "sed" | "gsed" => sed_risk(args),
         "awk" | "gawk" | "mawk" | "nawk" => awk_risk(args),
-        "tar" | "gtar" => has(&[
-            "--to-command",
-            "--checkpoint-action",
-            "--use-compress-program",
-            "--info-script",
-            "--new-volume-script",
-            "-I",
-            "-F",
-        ])
-        .then_some("tar can run programs"),
-        "rsync" => (has(&["--rsh", "-e"]) || short_cluster('e')).then_some("rsync can run a remote shell"),
-        "zip" => has(&["-TT", "--unzip-command"]).then_some("zip can run a test command"),
-        "make" | "gmake" => (has(&["--eval", "-E"])
-            || args.iter().any(|arg| ["SHELL=", ".SHELLFLAGS=", "MAKESHELL="].iter().any(|var| arg.starts_with(var))))
-        .then_some("make runs recipes given on the command line or another shell"),
+        "make" | "gmake" => args
+            .iter()
+            .any(|arg| ["SHELL=", ".SHELLFLAGS=", "MAKESHELL="].iter().any(|var| arg.starts_with(var)))
+            .then_some("make runs recipes given on the command line or another shell"),
         interpreter if is_interpreter(interpreter) => (has(&[
             "-c",
             "-e",

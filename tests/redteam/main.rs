@@ -6,13 +6,19 @@
 //! each case is `DECISION MODE TOOL INPUT`, where DECISION is `allow`, `ask` or `deny` (or
 //! `!allow`: anything but allow), MODE is `default`, `acceptEdits`, `plan` or `bypass`, TOOL is
 //! the rule name (`Bash`, `Read`, `Write`, `mcp__srv__tool`, …) and INPUT runs to the end of the
-//! line (no spaces in TOOL): for Bash the command itself (or JSON arguments when it starts with `{"`), or a JSON string literal when it needs escapes (`"a\nb"`);
-//! for the other tools the JSON arguments. A tool name may carry `[ro]` (the tool says it is
-//! read-only) or, for MCP tools, `[hints:{…}]`: the server's annotations, read the way the
-//! client reads them. `#` starts a comment line.
+//! line (no spaces in TOOL): for Bash the command itself (or JSON arguments when it starts
+//! with `{"`), or a JSON string literal when it needs escapes (`"a\nb"`); for the other tools
+//! the JSON arguments. A tool name may carry `[ro]` (the tool says it is read-only) or, for
+//! MCP tools, `[hints:{…}]`: the server's annotations, read the way the client reads them. `#`
+//! starts a comment line.
+//!
+//! After the corpus, `differential.rs` runs generated and hand-written commands under real bash
+//! with stub programs and fails on any program bash ran that the engine let through unjudged.
 
 // A test runner without the harness: printing is its report, and a broken plant is a panic.
 #![allow(clippy::expect_used, clippy::print_stdout, clippy::print_stderr, clippy::panic)]
+
+mod differential;
 
 use mewcode::mcp::client::parse_read_only;
 use mewcode::mode::Mode;
@@ -61,6 +67,19 @@ const ALLOW: &[&str] = &[
     "Bash(timeout *)",
     "Bash(xargs *)",
     "Bash(env *)",
+    "Bash(du:*)",
+    "Bash(stat*)",
+    "Bash(sort *)",
+    "Bash(ssh *)",
+    "Bash(scp *)",
+    "Bash(vim *)",
+    "Bash(less *)",
+    "Bash(man *)",
+    "Bash(go *)",
+    "Bash(npx *)",
+    "Bash(sqlite3 *)",
+    "Bash(wget *)",
+    "Bash(test *)",
     "Read(docs/**)",
     "Edit(src/**)",
 ];
@@ -142,8 +161,13 @@ fn main() {
     }
     let held: usize = per_family.values().map(|(_, held)| held).sum();
     println!("score: {held}/{} held", cases.len());
+    let differential_held = differential::run(&plant.root);
     if !misses.is_empty() {
         println!("misses:\n{}", misses.join("\n"));
+    }
+    if !misses.is_empty() || !differential_held {
+        drop(engine);
+        drop(plant);
         std::process::exit(1);
     }
 }
