@@ -400,6 +400,10 @@ fn deny_targets(command: &str, depth: usize) -> Vec<String> {
         let rest = &effective.words[1..];
         targets.push(render_words(&effective.words));
         targets.push(render_words(std::iter::once(&base).chain(rest)));
+        // `rm -r -f x` and `rm -fr x` are `rm -rf x` to a deny rule written either way.
+        for spelling in flag_spellings(rest) {
+            targets.push(render_words(std::iter::once(&base).chain(&spelling)));
+        }
         if base == "git" {
             // `git -C . --no-pager push` is still `git push` to a deny rule.
             targets.push(render_words(std::iter::once(&base).chain(git_subcommand(rest))));
@@ -439,6 +443,57 @@ fn stdin_scripts(commands: &[SimpleCommand], index: usize) -> Vec<String> {
         }
     }
     scripts
+}
+
+/// Letters of leading short-option clusters beyond which flag orders are not enumerated.
+const MAX_FLAG_LETTERS: usize = 4;
+
+/// Other spellings of the leading short options of `args` (`-r -f`, `-rf`, `-fr`): each flag on
+/// its own, and clusters in every order, when there are two to four letters in all. Only plain
+/// letter flags before the first other word are respelled.
+fn flag_spellings(args: &[String]) -> Vec<Vec<String>> {
+    let leading = args
+        .iter()
+        .take_while(|arg| arg.len() > 1 && arg.starts_with('-') && arg[1..].chars().all(|c| c.is_ascii_alphabetic()))
+        .count();
+    let mut letters: Vec<char> = args[..leading].iter().flat_map(|arg| arg[1..].chars()).collect();
+    letters.dedup();
+    if !(2..=MAX_FLAG_LETTERS).contains(&letters.len()) {
+        return Vec::new();
+    }
+    let rest = &args[leading..];
+    let with_rest = |flags: Vec<String>| flags.into_iter().chain(rest.iter().cloned()).collect::<Vec<String>>();
+    let mut spellings = vec![with_rest(letters.iter().map(|letter| format!("-{letter}")).collect())];
+    // A cluster of any two or more of them, in any order, then the others one by one
+    // (`rm -vfr` is `rm -rf -v` to `Bash(rm -rf *)`).
+    for order in permutations(&letters) {
+        for size in 2..=order.len() {
+            let cluster = format!("-{}", order[..size].iter().collect::<String>());
+            let others = order[size..].iter().map(|letter| format!("-{letter}"));
+            let spelling = with_rest(std::iter::once(cluster).chain(others).collect());
+            if !spellings.contains(&spelling) {
+                spellings.push(spelling);
+            }
+        }
+    }
+    spellings
+}
+
+/// Every order of `items` (callers keep it short).
+fn permutations(items: &[char]) -> Vec<Vec<char>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for (index, first) in items.iter().enumerate() {
+        let mut others = items.to_vec();
+        others.remove(index);
+        for mut tail in permutations(&others) {
+            tail.insert(0, *first);
+            out.push(tail);
+        }
+    }
+    out
 }
 
 /// git's arguments from the subcommand on: global options (and their values) skipped.
