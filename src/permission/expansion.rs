@@ -10,7 +10,7 @@
 //! expansion [`Expansion::truncated`], which callers treat as unknown.
 
 use super::normalize;
-use super::rules::glob_to_regex;
+use super::rules::{glob_to_regex, has_wildcard};
 use super::shell::WordInfo;
 use regex::Regex;
 use std::path::{Path, PathBuf};
@@ -39,27 +39,12 @@ pub fn expand(word: &str, info: &WordInfo, root: &Path) -> Expansion {
     for pattern in patterns {
         expansion.words.push(normalize::unescape(&pattern));
         // Quoted glob characters are escaped in the pattern, so this is bash's own test.
-        if has_glob(&pattern) {
+        if has_wildcard(&pattern) {
             expansion.truncated |= !glob_paths(&pattern, root, &mut expansion.words);
         }
     }
     expansion.words.dedup();
     expansion
-}
-
-/// Unescaped `*`, `?` or `[` in a pattern.
-fn has_glob(pattern: &str) -> bool {
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            '*' | '?' | '[' => return true,
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Adds the existing paths matching `pattern` to `out`; false when there were too many.
@@ -73,7 +58,7 @@ fn glob_paths(pattern: &str, root: &Path, out: &mut Vec<String>) -> bool {
     let separator = |spelled: &str| if spelled.is_empty() && !absolute { String::new() } else { format!("{spelled}/") };
     for component in components {
         let mut next = Vec::new();
-        if has_glob(component) {
+        if has_wildcard(component) {
             let Ok(regex) = Regex::new(&format!("(?i)^{}$", glob_to_regex(component, true))) else { return true };
             for (dir, spelled) in &current {
                 // Only the project is listed; a word reaching outside is the sandbox check's.

@@ -246,7 +246,8 @@ impl Rule {
     }
 }
 
-fn has_wildcard(source: &str) -> bool {
+/// True when a glob has an unescaped `*`, `?` or `[` (a backslash escapes the next character).
+pub fn has_wildcard(source: &str) -> bool {
     let mut chars = source.chars();
     while let Some(c) = chars.next() {
         match c {

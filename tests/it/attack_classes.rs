@@ -6,14 +6,7 @@ use crate::support::script::openai;
 use crate::support::{FakeModel, TestEnv};
 
 fn env_for(label: &str, model: &FakeModel, allow: &[&str]) -> TestEnv {
-    let env = TestEnv::new(label);
-    env.write_home(
-        "config.yaml",
-        &format!(
-            "providers:\n  - {{name: fake, protocol: openai, model: m, api_key: k, base_url: \"{}/v1\"}}\n",
-            model.url()
-        ),
-    );
+    let env = crate::permissions::env_for(label, model);
     let rules: Vec<String> = allow.iter().map(|rule| format!("\"{rule}\"")).collect();
     env.write_home("settings.yaml", &format!("permissions:\n  allow: [{}]\n", rules.join(", ")));
     env
@@ -29,15 +22,7 @@ fn results_of(env: &TestEnv, model: &FakeModel, mode: &str, calls: &[(&str, Stri
     model.push(openai("done", &[]));
     let run = env.run(&["-p", "go", "--mode", mode]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let requests = model.requests();
-    let body = requests.last().unwrap().json.clone().unwrap();
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "tool")
-        .map(|message| message["content"].as_str().unwrap_or_default().to_string())
-        .collect()
+    crate::permissions::tool_messages(model, model.requests().len() - 1)
 }
 
 fn bash(command: &str) -> (&'static str, String) {

@@ -5,7 +5,7 @@ use crate::support::script::openai;
 use crate::support::{FakeModel, TestEnv};
 use serde_json::Value;
 
-fn env_for(label: &str, model: &FakeModel) -> TestEnv {
+pub(crate) fn env_for(label: &str, model: &FakeModel) -> TestEnv {
     let env = TestEnv::new(label);
     env.write_home(
         "config.yaml",
@@ -17,7 +17,8 @@ fn env_for(label: &str, model: &FakeModel) -> TestEnv {
     env
 }
 
-fn tool_messages(model: &FakeModel, request: usize) -> Vec<String> {
+/// The tool results the `request`-th request to the model carried, in order.
+pub(crate) fn tool_messages(model: &FakeModel, request: usize) -> Vec<String> {
     let body = model.requests()[request].json.clone().unwrap();
     body["messages"]
         .as_array()
