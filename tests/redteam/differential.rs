@@ -179,8 +179,7 @@ impl Tally {
         without: &[Engine],
     ) {
         let parsed = shell::parse_command(case);
-        let background = parsed.as_ref().map_or(true, |parsed| parsed.has_background);
-        let ran = sandbox.run(index, case, background);
+        let ran = sandbox.run(index, case);
         self.ran_something += usize::from(!ran.is_empty());
         let input = serde_json::json!({ "command": case }).to_string();
         let call = CallInfo { rule_name: "Bash", input: &input };
@@ -249,9 +248,14 @@ impl Sandbox {
     }
 
     /// The stubs bash ran for `command` (killed with its process group after a second).
-    fn run(&self, index: usize, command: &str, background: bool) -> BTreeSet<String> {
+    ///
+    /// Bash and everything it starts hold one pipe as stdout and stderr; its end of file says
+    /// that every process, background jobs included, has exited, so no sleep or poll is needed.
+    fn run(&self, index: usize, command: &str) -> BTreeSet<String> {
         // One log per command, so a background job of an earlier one cannot write into it.
         let log = self.base.join(format!("log-{index}"));
+        let Ok((mut reader, writer)) = std::io::pipe() else { return BTreeSet::new() };
+        let Ok(second) = writer.try_clone() else { return BTreeSet::new() };
         let mut bash = Command::new("/bin/bash");
         // Its own process group, so a runaway command is killed with everything it started.
         std::os::unix::process::CommandExt::process_group(&mut bash, 0);
@@ -266,28 +270,26 @@ impl Sandbox {
             .env("STUB_LOG", &log)
             .current_dir(&self.work)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(writer)
+            .stderr(second)
             .spawn();
+        // `bash` still holds the parent's copies of the write end until dropped.
+        drop(bash);
         let Ok(mut child) = child else { return BTreeSet::new() };
-        let deadline = Instant::now() + Duration::from_secs(1);
-        loop {
-            match child.try_wait() {
-                Ok(Some(_)) | Err(_) => break,
-                Ok(None) if Instant::now() > deadline => {
-                    let group = format!("-{}", child.id());
-                    let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(1)),
-            }
+        let (done, finished) = crossbeam_channel::bounded::<()>(1);
+        let drain = std::thread::spawn(move || {
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+            let _ = done.send(());
+        });
+        if finished.recv_timeout(Duration::from_secs(1)).is_err() {
+            let group = format!("-{}", child.id());
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+            let _ = child.kill();
+            // A process that closed both descriptors and outlived the kill is not waited for.
+            let _ = finished.recv_timeout(Duration::from_secs(1));
         }
-        if background {
-            // A background job may still be writing its line.
-            std::thread::sleep(Duration::from_millis(30));
-        }
+        let _ = child.wait();
+        drop(drain);
         std::fs::read_to_string(&log).unwrap_or_default().lines().map(str::to_string).collect()
     }
 }
