@@ -33,18 +33,18 @@ pub struct CommandAnalysis {
 
 #[derive(Clone, Debug, Default)]
 struct SubcommandFacts {
-    /// Spellings an allow rule may match: the literal one, and the unwrapped one when only
-    /// harmless wrappers were peeled.
+    /// Spellings an allow rule may match: the literal one, the one without assignment
+    /// prefixes, and the unwrapped one when only harmless wrappers were peeled.
     candidates: Vec<String>,
     /// Set when only an exact rule may allow this sub-command.
     risky: Option<String>,
     /// Redirection-only sub-commands touching no file (`(…) 2>/dev/null`) need no rule.
     vacuous: bool,
-    /// The command runs through a wrapper (`env`, `timeout`, …) or after assignment prefixes
-    /// (`X=1 make`): the first candidate, the literal spelling, is for exact rules only. A
-    /// prefix rule matches a command word, never an assignment (`Bash(git*)` must not allow
-    /// `git=1 other`).
-    literal_exact_only: bool,
+    /// The first candidate a rule with a wildcard may match; those before it are for exact
+    /// rules only. A prefix rule matches a command word, never an assignment (`Bash(git*)` must
+    /// not allow `git=1 other`), and never a wrapper's (`Bash(exec *)` must not allow
+    /// `X=1 exec other`, whichever prefixes come first).
+    broad_from: usize,
 }
 
 /// Files a redirection may name without counting as outside the project. The terminal
@@ -113,7 +113,7 @@ fn allows(rule: &Rule, facts: &SubcommandFacts) -> bool {
             let exact = pattern.matcher.is_exact();
             // `Bash(env *)` was not written to allow whatever env runs: through a wrapper, a
             // broad rule sees only the unwrapped command (when the wrapper is harmless).
-            let skip = usize::from(facts.literal_exact_only && !exact);
+            let skip = if exact { 0 } else { facts.broad_from };
             (facts.risky.is_none() || exact)
                 && facts.candidates.iter().skip(skip).any(|candidate| pattern.matcher.matches(candidate))
         }
@@ -166,12 +166,7 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
                 || INERT_FILES.contains(&redirect.target.as_str())
                 || is_process_substitution(redirect)
         });
-        return SubcommandFacts {
-            vacuous: inert,
-            candidates: vec![String::new()],
-            risky: None,
-            literal_exact_only: false,
-        };
+        return SubcommandFacts { vacuous: inert, candidates: vec![String::new()], risky: None, broad_from: 0 };
     }
     if command.header {
         // `for NAME in …`, `((…))`, `[[ … ]]`, `case WORD`: syntax, no program — judged for what
@@ -185,18 +180,24 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
             .map(|(word, _)| format!("{word} evaluates variables as arithmetic"));
         let risky = evaluating.or_else(|| builtins::builtin_risk(&command.words));
         let candidates = vec![render_words(&command.words)];
-        return SubcommandFacts { vacuous: risky.is_none(), candidates, risky, literal_exact_only: false };
+        return SubcommandFacts { vacuous: risky.is_none(), candidates, risky, broad_from: 0 };
     }
     let literal = render_words(command.assignments.iter().chain(&command.words));
     let effective = wrappers::unwrap_command(&command.words);
     let mut candidates = vec![literal];
+    let mut broad_from = 0;
     // Assignment prefixes are judged on their own (below) and never seen by a broad rule.
     if !command.assignments.is_empty() {
         candidates.push(render_words(&command.words));
+        broad_from = 1;
     }
-    let benign = effective.wrappers.iter().all(|wrapper| BENIGN_WRAPPERS.contains(&wrapper.as_str()));
-    if benign && effective.reserved.is_empty() && !effective.wrappers.is_empty() {
-        candidates.push(render_words(&effective.words));
+    if !effective.wrappers.is_empty() {
+        // Every spelling so far starts with the wrapper: a broad rule sees only what it runs.
+        broad_from = candidates.len();
+        let benign = effective.wrappers.iter().all(|wrapper| BENIGN_WRAPPERS.contains(&wrapper.as_str()));
+        if benign && effective.reserved.is_empty() {
+            candidates.push(render_words(&effective.words));
+        }
     }
     let mut assignments = command.assignments.iter().chain(&effective.assignments);
     let dangerous_assignment = assignments.find(|assignment| {
@@ -224,8 +225,7 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
     } else {
         wrappers::exec_risk(&effective, project_dir).map(str::to_string)
     };
-    let literal_exact_only = !effective.wrappers.is_empty() || !command.assignments.is_empty();
-    SubcommandFacts { candidates, risky, vacuous: false, literal_exact_only }
+    SubcommandFacts { candidates, risky, vacuous: false, broad_from }
 }
 
 /// The first argument that, as written or as bash expands it (braces, globs against the files

@@ -52,7 +52,8 @@ impl Parser<'_> {
     }
 
     pub(super) fn finish_heredocs(&mut self) -> Result<(), Unparseable> {
-        self.read_heredoc_bodies()
+        self.read_heredoc_bodies()?;
+        self.check_stall()
     }
 
     fn offset_of(&self, index: usize) -> usize {

@@ -329,6 +329,7 @@ impl Parser<'_> {
                 _ => inner.pos += 1,
             }
         }
+        inner.check_stall()?;
         let found = inner.out.has_substitution;
         self.merge(inner.out);
         Ok(found)

@@ -8,7 +8,13 @@
 use super::{
     Context, MAX_DEPTH, ParsedCommand, RESERVED_WORDS, Redirect, RedirectOp, SimpleCommand, Unparseable, WordInfo,
 };
+use std::cell::Cell;
 use std::ops::Range;
+
+/// Looks at one position more often than this without moving on: a loop that cannot end (a
+/// defect of the reader). `peek` then reports the end of input, so every loop stops, and the
+/// command is refused as unreadable: it is asked about instead of hanging the agent.
+const STALL_LIMIT: u32 = 10_000;
 
 /// What closes the list being parsed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +62,8 @@ pub(super) struct Parser<'a> {
     pub(super) base: usize,
     /// When set, every span is replaced by this one (backtick bodies: their text was unescaped).
     pub(super) span_override: Option<Range<usize>>,
+    /// The position `peek` last looked at, and how many times in a row (see [`STALL_LIMIT`]).
+    stall: Cell<(usize, u32)>,
 }
 
 impl<'a> Parser<'a> {
@@ -69,11 +77,30 @@ impl<'a> Parser<'a> {
             pending: Vec::new(),
             base: 0,
             span_override: None,
+            stall: Cell::new((0, 0)),
         }
     }
 
     pub(super) fn peek(&self) -> Option<char> {
+        let (at, count) = self.stall.get();
+        if count > STALL_LIMIT {
+            // Once stalled, the input has ended for good: whatever moves on, it reads nothing.
+            return None;
+        }
+        let count = if at == self.pos { count + 1 } else { 0 };
+        self.stall.set((self.pos, count));
+        if count > STALL_LIMIT {
+            return None;
+        }
         self.chars.get(self.pos).map(|(_, c)| *c)
+    }
+
+    /// Fails when the reader stalled (see [`STALL_LIMIT`]): what it read cannot be trusted.
+    pub(super) fn check_stall(&self) -> Result<(), Unparseable> {
+        if self.stall.get().1 > STALL_LIMIT {
+            return Err(Unparseable { reason: "the reader stalled".to_string(), offset: self.base });
+        }
+        Ok(())
     }
 
     pub(super) fn peek_at(&self, ahead: usize) -> Option<char> {

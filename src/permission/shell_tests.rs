@@ -389,3 +389,19 @@ fn corner_cases_mutation_runs_found_unpinned() {
     assert_eq!(parsed.subcommands[1].words, ["b"]);
     assert_eq!(parsed.subcommands[1].pipe_input_from, Some(0));
 }
+
+#[test]
+fn a_reader_that_stops_moving_refuses_instead_of_hanging() {
+    let parser = super::Parser::new("echo", 0);
+    assert!(parser.check_stall().is_ok());
+    for _ in 0..10_000 {
+        assert_eq!(parser.peek(), Some('e'));
+    }
+    assert!(parser.check_stall().is_ok(), "looking at one place 10 000 times is still reading");
+    assert_eq!(parser.peek(), None, "past the limit the reader sees the end");
+    let mut moved = parser;
+    moved.pos += 1;
+    assert_eq!(moved.peek(), None, "and sees it wherever it goes next");
+    let stalled = moved.check_stall().expect_err("stalled");
+    assert!(stalled.reason.contains("stalled"));
+}

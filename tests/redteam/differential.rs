@@ -8,13 +8,13 @@
 //! Also measured: the over-ask rate, the share of commands that an engine allowing every
 //! program in them still asks about (printed; the corpus keeps its own expectations).
 
+use crate::bash_run::BashRun;
 use mewcode::mode::Mode;
 use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
 use mewcode::permission::{CallInfo, Decision, Engine, shell, wrappers};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Instant;
 
 /// The stub programs: ordinary names that are no wrapper, shell or interpreter.
 const STUBS: &[&str] = &["pa", "pb", "pc", "pd", "pe"];
@@ -105,11 +105,10 @@ const HAND_WRITTEN: &[&str] = &[
 /// Runs the differential test; returns false when a program ran unseen or was allowed unnamed.
 pub fn run(root: &Path) -> bool {
     let started = Instant::now();
-    let sandbox = Sandbox::new(root);
+    let sandbox = BashRun::new(root.join(".differential"), STUBS.iter().copied(), false);
     // The project is bash's working directory, as for the agent.
-    let project = std::fs::canonicalize(&sandbox.work).expect("work dir");
-    let everything = engine(&project, None);
-    let without: Vec<Engine> = STUBS.iter().map(|stub| engine(&project, Some(stub))).collect();
+    let everything = engine(sandbox.project(), None);
+    let without: Vec<Engine> = STUBS.iter().map(|stub| engine(sandbox.project(), Some(stub))).collect();
     let mut rng = XorShift(SEED);
     let mut cases: Vec<(String, bool)> = HAND_WRITTEN.iter().map(|case| (case.to_string(), false)).collect();
     cases.extend((0..GENERATED).map(|_| (top_level(&mut rng, false), false)));
@@ -174,7 +173,7 @@ impl Tally {
         index: usize,
         case: &str,
         control: bool,
-        sandbox: &Sandbox,
+        sandbox: &BashRun,
         everything: &Engine,
         without: &[Engine],
     ) {
@@ -222,82 +221,6 @@ fn engine(root: &Path, missing: Option<&str>) -> Engine {
         .collect();
     let (set, _) = RuleSet::from_texts(vec![(Level::User, RuleTexts { allow, deny: Vec::new() })]);
     Engine::new(root.to_path_buf(), None, set)
-}
-
-/// A temp dir with `bin/` (the stubs) and `work/` (the working directory and home).
-struct Sandbox {
-    base: PathBuf,
-    bin: PathBuf,
-    work: PathBuf,
-}
-
-impl Sandbox {
-    fn new(root: &Path) -> Sandbox {
-        let base = root.join(".differential");
-        let (bin, work) = (base.join("bin"), base.join("work"));
-        std::fs::create_dir_all(&bin).expect("stub dir");
-        std::fs::create_dir_all(&work).expect("work dir");
-        for stub in STUBS {
-            let path = bin.join(stub);
-            std::fs::write(&path, "#!/bin/sh\nprintf '%s\\n' \"${0##*/}\" >> \"$STUB_LOG\"\n").expect("stub");
-            let mut permissions = std::fs::metadata(&path).expect("stub").permissions();
-            std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-            std::fs::set_permissions(&path, permissions).expect("stub mode");
-        }
-        Sandbox { base, bin, work }
-    }
-
-    /// The stubs bash ran for `command` (killed with its process group after a second).
-    ///
-    /// Bash and everything it starts hold one pipe as stdout and stderr; its end of file says
-    /// that every process, background jobs included, has exited, so no sleep or poll is needed.
-    fn run(&self, index: usize, command: &str) -> BTreeSet<String> {
-        // One log per command, so a background job of an earlier one cannot write into it.
-        let log = self.base.join(format!("log-{index}"));
-        let Ok((mut reader, writer)) = std::io::pipe() else { return BTreeSet::new() };
-        let Ok(second) = writer.try_clone() else { return BTreeSet::new() };
-        let mut bash = Command::new("/bin/bash");
-        // Its own process group, so a runaway command is killed with everything it started.
-        std::os::unix::process::CommandExt::process_group(&mut bash, 0);
-        let child = bash
-            .arg("--norc")
-            .arg("--noprofile")
-            .arg("-c")
-            .arg(command)
-            .env_clear()
-            .env("PATH", &self.bin)
-            .env("HOME", &self.work)
-            .env("STUB_LOG", &log)
-            .current_dir(&self.work)
-            .stdin(Stdio::null())
-            .stdout(writer)
-            .stderr(second)
-            .spawn();
-        // `bash` still holds the parent's copies of the write end until dropped.
-        drop(bash);
-        let Ok(mut child) = child else { return BTreeSet::new() };
-        let (done, finished) = crossbeam_channel::bounded::<()>(1);
-        let drain = std::thread::spawn(move || {
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-            let _ = done.send(());
-        });
-        if finished.recv_timeout(Duration::from_secs(1)).is_err() {
-            let group = format!("-{}", child.id());
-            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-            let _ = child.kill();
-            // A process that closed both descriptors and outlived the kill is not waited for.
-            let _ = finished.recv_timeout(Duration::from_secs(1));
-        }
-        let _ = child.wait();
-        drop(drain);
-        std::fs::read_to_string(&log).unwrap_or_default().lines().map(str::to_string).collect()
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.base);
-    }
 }
 
 struct XorShift(u64);

@@ -12,13 +12,16 @@
 //! MCP tools, `[hints:{…}]`: the server's annotations, read the way the client reads them. `#`
 //! starts a comment line.
 //!
-//! After the corpus, `differential.rs` runs generated and hand-written commands under real bash
-//! with stub programs and fails on any program bash ran that the engine let through unjudged.
+//! After the corpus, `differential.rs` runs generated and hand-written commands, and
+//! `scripts.rs` the commands of bash's own test suite, under real bash (`bash_run.rs`: stub
+//! programs, confined) and fail on any program bash ran that the engine let through unjudged.
 
 // A test runner without the harness: printing is its report, and a broken plant is a panic.
 #![allow(clippy::expect_used, clippy::print_stdout, clippy::print_stderr, clippy::panic)]
 
+mod bash_run;
 mod differential;
+mod scripts;
 
 use mewcode::mcp::client::parse_read_only;
 use mewcode::mode::Mode;
@@ -161,7 +164,9 @@ fn main() {
     }
     let held: usize = per_family.values().map(|(_, held)| held).sum();
     println!("score: {held}/{} held", cases.len());
-    let differential_held = differential::run(&plant.root);
+    // Mutation runs set MEWCODE_REDTEAM_QUICK: the generated commands, not the five thousand real ones.
+    let quick = std::env::var_os("MEWCODE_REDTEAM_QUICK").is_some();
+    let differential_held = differential::run(&plant.root) & (quick || scripts::run(&plant.root));
     if !misses.is_empty() {
         println!("misses:\n{}", misses.join("\n"));
     }
