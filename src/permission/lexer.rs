@@ -110,6 +110,9 @@ impl Parser<'_> {
                 '\'' => self.read_single_quoted(&mut text, &mut info)?,
                 '"' => self.read_double_quoted(&mut text, &mut info)?,
                 '$' | '`' => self.read_dollar_or_backtick_in(&mut text, &mut info, false)?,
+                '*' | '?' | '+' | '@' if self.peek_at(1) == Some('(') && self.peek_at(2) != Some(')') => {
+                    self.read_extglob(&mut text, &mut info)?;
+                }
                 '*' | '?' | '[' => {
                     info.glob = true;
                     push_unquoted(&mut text, &mut info, c);
@@ -130,6 +133,45 @@ impl Parser<'_> {
             return self.fail("unexpected character");
         }
         Ok((text, info))
+    }
+
+    /// An extended glob `?(…)`, `*(…)`, `+(…)`, `@(…)` (always on in `[[ == ]]`, elsewhere after
+    /// `shopt -s extglob`): one pattern word up to the matching `)`, blanks and `|` included;
+    /// quotes and substitutions inside are read as in any word. `f?()` stays a function name,
+    /// and `!(…)` is not read this way: without extglob, bash runs `!(cmd)` as a negated subshell.
+    fn read_extglob(&mut self, text: &mut String, info: &mut WordInfo) -> Result<(), Unparseable> {
+        info.glob = true;
+        let mut depth = 0usize;
+        while let Some(c) = self.peek() {
+            match c {
+                '\\' => match self.peek_at(1) {
+                    Some('\n') => self.pos += 2,
+                    Some(next) => {
+                        info.quoted = true;
+                        self.pos += 2;
+                        push_quoted(text, info, next);
+                    }
+                    None => return self.fail("unterminated extended glob"),
+                },
+                '\'' => self.read_single_quoted(text, info)?,
+                '"' => self.read_double_quoted(text, info)?,
+                '$' | '`' => self.read_dollar_or_backtick_in(text, info, false)?,
+                '\n' => return self.fail("unterminated extended glob"),
+                _ => {
+                    depth = match c {
+                        '(' => depth + 1,
+                        ')' => depth - 1,
+                        _ => depth,
+                    };
+                    push_unquoted(text, info, c);
+                    self.pos += 1;
+                    if c == ')' && depth == 0 {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        self.fail("unterminated extended glob")
     }
 
     fn read_single_quoted(&mut self, text: &mut String, info: &mut WordInfo) -> Result<(), Unparseable> {

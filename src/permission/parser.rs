@@ -385,7 +385,7 @@ impl<'a> Parser<'a> {
         match word {
             "case" => return self.case_command(start, context),
             "for" | "select" => return self.loop_header(word, start, context),
-            "coproc" => return self.fail("coproc is not supported"),
+            "coproc" => self.coproc_name(context)?,
             "function" => {
                 self.skip_blanks();
                 if self.at_word_end() {
@@ -416,6 +416,33 @@ impl<'a> Parser<'a> {
         }
         let span = self.span(start..self.offset());
         self.out.other_spans.push(span);
+        Ok(())
+    }
+
+    /// `coproc [NAME] command`: the command that follows runs in the background, judged as any
+    /// other. NAME is taken only before a `{ …; }` or `( … )` group, as bash does; bash assigns
+    /// the array NAME and NAME_PID, so NAME is recorded as a variable assignment (`coproc PATH
+    /// { :; }` would make PATH a descriptor number).
+    fn coproc_name(&mut self, context: Context) -> Result<(), Unparseable> {
+        self.out.has_background = true;
+        self.skip_blanks();
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            self.pos += 1;
+        }
+        let name: String = self.chars[start..self.pos].iter().map(|(_, c)| *c).collect();
+        let word_end = self.pos;
+        self.skip_blanks();
+        let group = matches!((self.peek(), self.peek_at(1)), (Some('{'), Some(' ' | '\t' | '\n')) | (Some('('), _));
+        let named = !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) && word_end > start;
+        if !(group && named && matches!(self.chars.get(word_end), Some((_, ' ' | '\t')))) {
+            // No NAME: what follows is the command itself.
+            self.pos = start;
+            return Ok(());
+        }
+        let (begin, end) = (self.offset_of_index(start), self.offset_of_index(word_end));
+        let draft = Draft { assignments: vec![format!("{name}=")], start: Some(begin), end, ..Draft::default() };
+        self.push(draft, context, None);
         Ok(())
     }
 

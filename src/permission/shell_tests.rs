@@ -140,7 +140,9 @@ fn fails_closed_on_what_it_cannot_read() {
         "ls >",
         "echo ${x",
         "$'abc",
-        "coproc x { rm -rf /; }",
+        "coproc x { rm -rf /; ",
+        "echo @(a|b",
+        "echo +(a\nb)",
         "rm ( )",
         "f() rm -rf /",
         "function f rm -rf /",
@@ -404,4 +406,31 @@ fn a_reader_that_stops_moving_refuses_instead_of_hanging() {
     assert_eq!(moved.peek(), None, "and sees it wherever it goes next");
     let stalled = moved.check_stall().expect_err("stalled");
     assert!(stalled.reason.contains("stalled"));
+}
+
+#[test]
+fn coproc_runs_its_command_and_a_name_is_an_assignment() {
+    assert_eq!(programs("coproc pa x"), ["pa"]);
+    assert_eq!(programs("coproc xcase -n -u"), ["xcase"], "a name not before a group is the command");
+    assert_eq!(programs("coproc { pa; pb; }; pc"), ["pa", "pb", "pc"]);
+    assert_eq!(programs("coproc ( pa )"), ["pa"]);
+    let named = parse_command("coproc PATH { pa; }").expect("parses");
+    assert!(named.has_background && named.has_control_flow);
+    assert_eq!(named.subcommands[0].assignments, ["PATH="], "bash assigns the array PATH and PATH_PID");
+    assert!(named.subcommands[0].words.is_empty());
+    assert_eq!(named.subcommands[1].words, ["pa"]);
+    assert_eq!(programs("coproc N (pb)"), ["pb"]);
+    assert_eq!(programs("coproc 9x y"), ["9x"], "9x is no name: it is the command");
+}
+
+#[test]
+fn extended_globs_are_pattern_words_whose_substitutions_run() {
+    assert_eq!(programs("[[ ab == @(ab|+([!/]))/..?(/) ]] && pa"), ["[[", "pa"]);
+    assert_eq!(programs("echo a@(b|$(pb)) +(x y)"), ["pb", "echo"], "substitutions are recorded first");
+    let parsed = parse_command("ls *(a|b)").expect("parses");
+    assert_eq!(parsed.subcommands[0].words, ["ls", "*(a|b)"]);
+    assert!(parsed.subcommands[0].word_info[1].glob);
+    assert_eq!(programs("f?() { pa; }"), ["pa"], "f?() stays a function definition");
+    assert_eq!(programs("!(pa)"), ["pa"], "without extglob bash runs !(cmd) as a negated subshell");
+    assert_eq!(programs("echo ?('a)b'|\\))"), ["echo"]);
 }

@@ -99,6 +99,11 @@ const HAND_WRITTEN: &[&str] = &[
     "if [[ -n $(pa) ]]; then pb; fi",
     "pa & pb & wait",
     "coproc pa",
+    "coproc N { pa; pb; }; pc",
+    "coproc ( pa ); wait",
+    "coproc PATH { pa; }; pb",
+    "[[ x == @(a|$(pb)) ]] && pc",
+    "shopt -s extglob\necho +(a|$(pa)) *(b)",
     "select x in a; do pa; break; done < /dev/null",
 ];
 
