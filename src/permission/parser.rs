@@ -58,8 +58,6 @@ pub(super) struct Parser<'a> {
     pub(super) depth: usize,
     pub(super) out: ParsedCommand,
     pub(super) pending: Vec<PendingHeredoc>,
-    /// Added to every recorded span (nonzero for a backtick body parsed on its own).
-    pub(super) base: usize,
     /// When set, every span is replaced by this one (backtick bodies: their text was unescaped).
     pub(super) span_override: Option<Range<usize>>,
     /// The position `peek` last looked at, and how many times in a row (see [`STALL_LIMIT`]).
@@ -75,7 +73,6 @@ impl<'a> Parser<'a> {
             depth,
             out: ParsedCommand::default(),
             pending: Vec::new(),
-            base: 0,
             span_override: None,
             stall: Cell::new((0, 0)),
         }
@@ -98,7 +95,7 @@ impl<'a> Parser<'a> {
     /// Fails when the reader stalled (see [`STALL_LIMIT`]): what it read cannot be trusted.
     pub(super) fn check_stall(&self) -> Result<(), Unparseable> {
         if self.stall.get().1 > STALL_LIMIT {
-            return Err(Unparseable { reason: "the reader stalled".to_string(), offset: self.base });
+            return Err(Unparseable { reason: "the reader stalled".to_string(), offset: self.offset() });
         }
         Ok(())
     }
@@ -112,13 +109,13 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn fail<T>(&self, reason: &str) -> Result<T, Unparseable> {
-        Err(Unparseable { reason: reason.to_string(), offset: self.base + self.offset() })
+        Err(Unparseable { reason: reason.to_string(), offset: self.offset() })
     }
 
     pub(super) fn span(&self, range: Range<usize>) -> Range<usize> {
         match &self.span_override {
             Some(span) => span.clone(),
-            None => self.base + range.start..self.base + range.end,
+            None => range,
         }
     }
 

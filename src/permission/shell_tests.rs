@@ -434,3 +434,11 @@ fn extended_globs_are_pattern_words_whose_substitutions_run() {
     assert_eq!(programs("!(pa)"), ["pa"], "without extglob bash runs !(cmd) as a negated subshell");
     assert_eq!(programs("echo ?('a)b'|\\))"), ["echo"]);
 }
+
+#[test]
+fn a_refusal_says_where_the_reader_stopped() {
+    let error = parse_command("ls; echo 'open").expect_err("unparseable");
+    assert_eq!(error.offset, 14, "{error}");
+    let error = parse_command("ls; rm ( )").expect_err("unparseable");
+    assert_eq!(error.to_string(), "cannot parse command at byte 10: function without a { } or ( ) body");
+}
