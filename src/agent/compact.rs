@@ -182,12 +182,13 @@ impl Agent {
         let snapshot = lock(conversation).snapshot();
         state.estimate.update(&snapshot);
         let before_tokens = state.estimate.with_overhead(overhead);
-        let result = match summary::plan_tail(&snapshot, &limits) {
-            None => Err(SummaryError::TooShort),
-            Some(tail) => match limits.explain_no_fit(overhead, latest_user_tokens(&snapshot), None) {
-                // The latest message is always kept: if it cannot fit, no summary can help.
-                Some(reason) => Err(SummaryError::DoesNotFit(reason)),
-                None => {
+        // The latest message is always kept: if it cannot fit, no summary can help (and saying
+        // so beats "nothing to compact" for a one-message conversation).
+        let result = match limits.explain_no_fit(overhead, latest_user_tokens(&snapshot), None) {
+            Some(reason) => Err(SummaryError::DoesNotFit(reason)),
+            None => match summary::plan_tail(&snapshot, &limits) {
+                None => Err(SummaryError::TooShort),
+                Some(tail) => {
                     let max_tokens = limits.summary_max_tokens(self.toolbox.max_tokens);
                     let transcript_chars = limits.summary_transcript_chars(max_tokens);
                     let provider = self.toolbox.provider.as_ref();

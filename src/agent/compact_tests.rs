@@ -192,3 +192,48 @@ fn manual_compaction_of_a_short_conversation_fails_and_keeps_the_history() {
     assert_eq!(lock(&conversation).len(), 2);
     assert!(provider.requests().is_empty());
 }
+
+/// An agent for a local model with a 4 096-token window.
+fn small_window_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
+    let agent = scripted_agent(provider);
+    let mut agent = Arc::into_inner(agent).unwrap();
+    agent.context = Context::new(ContextConfig { window: 4_096, compact_at: None, session_dir: None });
+    Arc::new(agent)
+}
+
+#[test]
+fn a_small_window_compacts_a_three_message_conversation_and_restates_the_prompt() {
+    // The first answer's usage (2 950 tokens) is over 4 096's threshold (2 902): the next
+    // iteration compacts [prompt, call, result] and keeps the prompt verbatim.
+    let provider = ScriptedProvider::new(vec![read_turn("r1", 2_940), summary_turn("SMALL"), text_turn("done")]);
+    let agent = small_window_agent(provider.clone());
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("read the log")].into()));
+    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
+    let requests = provider.requests();
+    assert!(is_summary_request(&requests[1]));
+    assert_eq!(requests[1].max_tokens, 512, "the summary's output fits the window");
+    assert!(requests[1].messages[0].content.contains("[tool result r1]"));
+    let next = &requests[2];
+    assert_eq!(next.messages.len(), 1);
+    assert!(next.messages[0].content.contains("SMALL") && next.messages[0].content.ends_with("read the log"));
+}
+
+#[test]
+fn a_latest_message_larger_than_a_small_window_fails_with_the_reason() {
+    let too_long = || failing_turn(LlmError::PromptTooLong { message: "exceeds the available context size".into() });
+    let provider = ScriptedProvider::new(vec![too_long()]);
+    let agent = small_window_agent(provider.clone());
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("z".repeat(21_000))].into()));
+    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(provider.requests().len(), 1, "no summary request: it could not help");
+    let error = events.iter().find_map(|event| if let Event::Error(text) = event { Some(text.clone()) } else { None });
+    let error = error.unwrap();
+    assert!(
+        error.contains("compaction could not make it fit: the latest message alone is about 6000 tokens and the context window is 4096 tokens"),
+        "{error}"
+    );
+    assert!(error.contains("raise context_window"), "{error}");
+}

@@ -13,6 +13,8 @@ pub mod offload;
 pub mod summary;
 
 #[cfg(test)]
+mod small_window_tests;
+#[cfg(test)]
 mod tests;
 
 pub use limits::{EMERGENCY_FLOOR, Limits, RESUME_MARGIN, SAFETY_MARGIN, SUMMARY_RESERVE};
