@@ -237,3 +237,27 @@ fn a_latest_message_larger_than_a_small_window_fails_with_the_reason() {
     );
     assert!(error.contains("raise context_window"), "{error}");
 }
+
+#[test]
+fn manual_compaction_in_a_small_window_keeps_the_prompt_and_the_final_answer() {
+    let provider = ScriptedProvider::new(vec![summary_turn("MANUAL-SMALL")]);
+    let agent = small_window_agent(provider.clone());
+    let mut call = Message::assistant("");
+    call.tool_calls = vec![ToolCall { id: "r1".into(), name: "read".into(), input: "{}".into() }];
+    let result = Message::tool_results(vec![crate::msg::ToolResult {
+        tool_call_id: "r1".into(),
+        content: "x".repeat(3_000),
+        is_error: false,
+    }]);
+    let conversation: Conversation = Arc::new(Mutex::new(
+        vec![Message::user("read the log"), call, result, Message::assistant("It is all x.")].into(),
+    ));
+    let (events, stop) = collect(agent.compact(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Manual), ("finished", Trigger::Manual)]);
+    let history = lock(&conversation);
+    assert_eq!(history.iter().map(|message| message.role).collect::<Vec<_>>(), [Role::User, Role::Assistant]);
+    assert!(history[0].content.contains("MANUAL-SMALL") && history[0].content.ends_with("read the log"));
+    assert_eq!(history[1].content, "It is all x.", "the answer stays, so the next prompt follows an assistant message");
+    assert!(provider.requests()[0].messages[0].content.contains(&"x".repeat(1_000)), "the read is summarised");
+}
