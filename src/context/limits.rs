@@ -178,8 +178,9 @@ impl Limits {
         }
         match after {
             Some(after) if after >= usable => Some(format!(
-                "the conversation is still about {after} tokens after compaction and the context window is {} tokens: \
-                 {RAISE_WINDOW}, or start a new conversation",
+                "the conversation is still about {after} tokens after compaction ({overhead} for the system prompt and \
+                 tools, {latest_user} for the latest message, which is always kept) and the context window is {} \
+                 tokens: {RAISE_WINDOW}, or start a new conversation",
                 self.window
             )),
             _ => None,

@@ -275,7 +275,8 @@ pub enum SummaryError {
     TooShort,
     /// The conversation cannot fit the window whatever is summarised: why, and what to do.
     DoesNotFit(String),
-    /// Even with every user turn dropped, the summary request was too long.
+    /// Even with every older user turn dropped and the last one cut short, the summary request
+    /// was too long.
     NothingLeft,
     /// The model answered with no text.
     Empty,
@@ -286,19 +287,25 @@ pub enum SummaryError {
 impl std::fmt::Display for SummaryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SummaryError::TooShort => {
-                write!(f, "there is nothing to compact: the conversation is only the latest message and its answer")
-            }
+            SummaryError::TooShort => write!(f, "the conversation is too short to compact"),
             SummaryError::DoesNotFit(reason) => write!(f, "{reason}"),
-            SummaryError::NothingLeft => write!(f, "the summary request is too long even with every turn dropped"),
+            SummaryError::NothingLeft => {
+                write!(f, "the summary request is too long even with every turn dropped and the last one cut short")
+            }
             SummaryError::Empty => write!(f, "the model returned an empty summary"),
             SummaryError::Llm(err) => write!(f, "the summary request failed: {err}"),
         }
     }
 }
 
+/// The smallest transcript a summary request is tried with before giving up.
+pub const MIN_TRANSCRIPT_CHARS: usize = 512;
+
 /// Summarises `messages` with `provider` (output cap `max_tokens`, transcript within
-/// `transcript_chars`), dropping the oldest user turns on prompt-too-long.
+/// `transcript_chars`). On prompt-too-long the oldest user turns are dropped (SPEC's schedule);
+/// once a single turn is left — a 3-message conversation in a small window, or text that
+/// tokenises far worse than 3.5 characters a token — its transcript is halved instead, down to
+/// `MIN_TRANSCRIPT_CHARS`, so the estimate's error cannot make the summary impossible.
 pub fn summarize(
     provider: &dyn Provider,
     messages: &[Message],
@@ -309,19 +316,26 @@ pub fn summarize(
     let starts = user_turn_starts(messages);
     let mut first_group = 0;
     let mut attempt = 0;
+    let mut cap = transcript_chars;
     loop {
         let from = starts.get(first_group).copied().unwrap_or(messages.len());
-        match collect_text(provider, summary_request(&messages[from..], max_tokens, transcript_chars), cancel) {
+        match collect_text(provider, summary_request(&messages[from..], max_tokens, cap), cancel) {
             Ok(raw) => {
                 let summary = extract_summary(&raw);
                 return if summary.is_empty() { Err(SummaryError::Empty) } else { Ok(summary) };
             }
             Err(LlmError::PromptTooLong { .. }) => {
-                first_group += next_drop(attempt, starts.len() - first_group);
-                attempt += 1;
-                if first_group >= starts.len() {
-                    return Err(SummaryError::NothingLeft);
+                let groups_left = starts.len().saturating_sub(first_group);
+                if groups_left > 1 {
+                    first_group += next_drop(attempt, groups_left).min(groups_left - 1);
+                } else {
+                    let sent = render_transcript(&messages[from..], cap).len();
+                    if sent <= MIN_TRANSCRIPT_CHARS {
+                        return Err(SummaryError::NothingLeft);
+                    }
+                    cap = (sent / 2).max(MIN_TRANSCRIPT_CHARS);
                 }
+                attempt += 1;
             }
             Err(err) => return Err(SummaryError::Llm(err)),
         }

@@ -346,7 +346,10 @@ fn summary_request_drops_the_oldest_turns_until_it_fits_or_nothing_is_left() {
     // One turn at a time three times, then 20 % of the 7 left (2), then 20 % of 5 (1).
     assert_eq!(first_turn_sent(5), (Ok("ok".to_string()), vec![0, 1, 2, 3, 5, 6]));
     let (result, firsts) = first_turn_sent(usize::MAX);
-    assert_eq!(result, Err("the summary request is too long even with every turn dropped".to_string()));
+    assert_eq!(
+        result,
+        Err("the summary request is too long even with every turn dropped and the last one cut short".to_string())
+    );
     assert_eq!(firsts, [0, 1, 2, 3, 5, 6, 7, 8, 9]);
 }
 
@@ -366,4 +369,21 @@ fn offload_never_writes_through_a_planted_symlink() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert_eq!(std::fs::read_to_string(results_dir.join("big")).unwrap().len(), 60_000);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_single_turn_too_long_for_the_summary_request_is_cut_in_half_until_it_fits() {
+    // One user turn (a 3-message conversation): nothing to drop, so the transcript halves.
+    let messages = vec![user("read it"), call("c"), results(&[("c", 8_000)])];
+    let provider = TooLong { refusals: std::sync::Mutex::new(2), seen: std::sync::Mutex::new(Vec::new()) };
+    let result = summary::summarize(&provider, &messages, 100, 20_000, &crate::cancel::CancelToken::new());
+    assert_eq!(result.map_err(|err| err.to_string()), Ok("ok".to_string()));
+    let sizes: Vec<usize> = crate::sync::lock(&provider.seen).iter().map(|text| text.len()).collect();
+    assert_eq!(sizes.len(), 3);
+    assert!(sizes[0] > sizes[1] && sizes[1] > sizes[2], "{sizes:?}");
+    assert!(crate::sync::lock(&provider.seen).iter().all(|text| text.contains("read it")));
+    let provider = TooLong { refusals: std::sync::Mutex::new(usize::MAX), seen: std::sync::Mutex::new(Vec::new()) };
+    let result = summary::summarize(&provider, &messages, 100, 20_000, &crate::cancel::CancelToken::new());
+    assert!(matches!(result, Err(summary::SummaryError::NothingLeft)));
+    assert!(crate::sync::lock(&provider.seen).len() < 10, "halving ends at a few hundred bytes");
 }
