@@ -134,6 +134,19 @@ impl Limits {
         self.summary_output.min(u64::from(configured)).max(1) as u32
     }
 
+    /// The max_tokens a main request can ask for when it is about `estimate` tokens: the
+    /// configured cap, lowered so input + output stay inside the window with the margin (vLLM
+    /// rejects a request whose prompt plus max_tokens exceed the model's length, and the default
+    /// 8 192 is twice a 4 096 window), never below `window/16`. Not wired into the loop yet: the
+    /// request is built in `agent/mod.rs`.
+    pub fn reply_max_tokens(&self, configured: u32, estimate: u64) -> u32 {
+        if self.window == 0 {
+            return configured;
+        }
+        let room = self.window.saturating_sub(estimate + self.safety_margin).max(self.window / 16).max(1);
+        room.min(u64::from(configured)) as u32
+    }
+
     /// Characters of conversation transcript a summary request may carry: what is left of the
     /// window after the summary's output, the margin and the fixed instructions. Unbounded when
     /// the window is unknown.

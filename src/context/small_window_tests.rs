@@ -257,3 +257,13 @@ fn a_conversation_that_cannot_fit_says_why_and_what_to_do() {
     assert!(after.starts_with("the conversation is still about 3900 tokens after compaction"), "{after}");
     assert_eq!(Limits::for_window(0).explain_no_fit(u64::MAX, u64::MAX, None), None);
 }
+
+#[test]
+fn a_reply_cap_keeps_input_and_output_inside_the_window() {
+    let small = Limits::for_window(4_096);
+    assert_eq!(small.reply_max_tokens(8_192, 2_500), 1_084, "4 096 − 2 500 − 512");
+    assert_eq!(small.reply_max_tokens(8_192, 4_000), 256, "never below window/16");
+    assert_eq!(small.reply_max_tokens(500, 2_000), 500, "the configured cap wins when lower");
+    assert_eq!(Limits::for_window(200_000).reply_max_tokens(8_192, 150_000), 8_192);
+    assert_eq!(Limits::for_window(0).reply_max_tokens(8_192, 1_000_000), 8_192);
+}
