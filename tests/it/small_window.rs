@@ -246,3 +246,34 @@ fn window_4096_prompt_too_long_after_the_first_tool_call_compacts_and_retries() 
 fn window_8192_prompt_too_long_after_the_first_tool_call_compacts_and_retries() {
     emergency_after_the_first_tool_call(8_192);
 }
+
+#[test]
+fn window_4096_a_prompt_bigger_than_the_window_fails_saying_why_and_what_to_do() {
+    let model = FakeModel::start();
+    model.push(Reply::status(
+        400,
+        r#"{"error":{"code":400,"message":"request (7100 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error"}}"#,
+    ));
+    let env = env_for("small-too-big", &model, "openai", 4_096);
+    let prompt = format!("check this log:\n{}", "log entry: all systems nominal\n".repeat(560));
+    let run = env.run(&["-p", &prompt]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("compaction could not make it fit: the latest message alone is about 4965 tokens and the context window is 4096 tokens"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("raise context_window to the model's real context size (llama.cpp -c"),
+        "{}",
+        run.stderr
+    );
+    // No summary request: it could not have helped.
+    assert_eq!(check_requests_kinds(&model), ["main"]);
+}
+
+/// The request kinds in order, without the window checks (for a run that overflows on purpose).
+fn check_requests_kinds(model: &FakeModel) -> Vec<&'static str> {
+    assert_eq!(model.violations(), Vec::<String>::new());
+    model.requests().iter().map(kind).collect()
+}
