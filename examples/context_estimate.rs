@@ -41,7 +41,7 @@ fn median_iteration(messages: usize) -> (Duration, Duration) {
     // The first pass counts the whole history once (a new agent or a replaced history).
     let first = Instant::now();
     estimate.update(&history);
-    offloader.run(&mut history, None);
+    offloader.run(&mut history, None, &config.limits());
     let first = first.elapsed();
     let mut times = Vec::new();
     for _ in 0..1000 {
@@ -50,7 +50,7 @@ fn median_iteration(messages: usize) -> (Duration, Duration) {
         }
         let started = Instant::now();
         estimate.update(&history);
-        let outcome = offloader.run(&mut history, None);
+        let outcome = offloader.run(&mut history, None, &config.limits());
         estimate.shrink(outcome.chars_removed);
         let due = should_summarize(estimate.tokens(), &config, &breaker);
         times.push(started.elapsed());

@@ -3,7 +3,9 @@
 //! usage anchor after each main response.
 //!
 //! Invariant: the decisions live in `context/`; this file only sequences them and reports them
-//! as `Event::Compact` / `Event::Notice`. The history is replaced in exactly one place
+//! as `Event::Compact` / `Event::Notice`. Every figure comes from the window (`Limits`), and every
+//! estimate compared with one includes the system prompt and tools (`overhead`) when no usage
+//! anchors it yet. The history is replaced in exactly one place
 //! (`install_history`), always with a history that is valid for both protocols; a failed or
 //! cancelled compaction leaves the history untouched. Only automatic failures count toward the
 //! breaker, and summary requests never move the anchor.
@@ -12,7 +14,7 @@ use super::event::CompactPhase;
 use super::{Agent, Conversation, Event, Stop, emit, lock};
 use crate::cancel::CancelToken;
 use crate::context::summary::{self, SummaryError};
-use crate::context::{self, State, Trigger};
+use crate::context::{self, Limits, State, Trigger};
 use crate::llm::LlmError;
 use crate::mode::Mode;
 use crate::msg::{Message, ToolDefinition, Usage};
@@ -57,13 +59,18 @@ impl Agent {
         cancel: &CancelToken,
         tx: &Sender<Event>,
     ) -> bool {
+        let limits = self.context.config.limits();
         let mut state = lock(&self.context.state);
         state.bind(conversation);
         // Count first, then offload, so the characters layer 1 removes were counted before.
         state.estimate.update(&lock(conversation));
-        self.offload(&mut state, conversation, cancel, tx);
-        let estimate = state.estimate.tokens();
-        if !context::should_summarize(estimate, &self.context.config, &state.breaker) {
+        self.offload(&mut state, conversation, &limits, cancel, tx);
+        let estimate = state.estimate.with_overhead(self.overhead(tools));
+        // In a small window the compacted conversation may sit near the threshold: summarise again
+        // only once it grew, not on every iteration.
+        if !context::should_summarize(estimate, &self.context.config, &state.breaker)
+            || !context::grew_since_compaction(estimate, state.compacted_at, &limits)
+        {
             return true;
         }
         let result = self.summarize_into(&mut state, Trigger::Auto, conversation, tools, cancel, tx);
@@ -96,15 +103,23 @@ impl Agent {
         if self.context.config.window == 0 {
             return Err("context management is off for this agent".to_string());
         }
+        let limits = self.context.config.limits();
         let mut state = lock(&self.context.state);
         state.bind(conversation);
         state.estimate.update(&lock(conversation));
-        self.offload(&mut state, conversation, cancel, tx);
+        self.offload(&mut state, conversation, &limits, cancel, tx);
         self.summarize_into(&mut state, Trigger::Emergency, conversation, tools, cancel, tx)
             .map_err(|err| err.to_string())?;
-        let estimate = state.estimate.tokens();
+        let overhead = self.overhead(tools);
+        let estimate = state.estimate.with_overhead(overhead);
         if context::still_too_long(estimate, self.context.config.window) {
-            return Err(format!("the conversation is still about {estimate} tokens after compaction"));
+            let latest = latest_user_tokens(&lock(conversation));
+            return Err(limits.explain_no_fit(overhead, latest, Some(estimate)).unwrap_or_else(|| {
+                format!(
+                    "the conversation is still about {estimate} tokens after compaction and the context window is {}",
+                    limits.window
+                )
+            }));
         }
         Ok(())
     }
@@ -117,10 +132,22 @@ impl Agent {
         state.estimate.anchor(usage.total(), covered);
     }
 
+    /// Tokens every request carries besides the messages: system prompt and tool definitions.
+    fn overhead(&self, tools: &[ToolDefinition]) -> u64 {
+        context::overhead_tokens(&self.system(), tools)
+    }
+
     /// Layer 1 over the messages not yet settled; tells the user what moved to disk.
-    fn offload(&self, state: &mut State, conversation: &Conversation, cancel: &CancelToken, tx: &Sender<Event>) {
+    fn offload(
+        &self,
+        state: &mut State,
+        conversation: &Conversation,
+        limits: &Limits,
+        cancel: &CancelToken,
+        tx: &Sender<Event>,
+    ) {
         let session_dir = self.context.config.session_dir.as_deref();
-        let outcome = state.offload.run(&mut lock(conversation), session_dir);
+        let outcome = state.offload.run(&mut lock(conversation), session_dir, limits);
         state.estimate.shrink(outcome.chars_removed);
         if outcome.replaced > 0
             && let Some(dir) = session_dir
@@ -150,25 +177,37 @@ impl Agent {
         tx: &Sender<Event>,
     ) -> Result<(), SummaryError> {
         emit(cancel, tx, Event::Compact(CompactPhase::Started { trigger }));
+        let limits = self.context.config.limits();
+        let overhead = self.overhead(tools);
         let snapshot = lock(conversation).snapshot();
-        let before_tokens = state.estimate.update(&snapshot);
-        let start = summary::select_tail_start(&snapshot);
-        let result = if start == 0 {
-            Err(SummaryError::TooShort)
-        } else {
-            summary::summarize(self.toolbox.provider.as_ref(), &snapshot[..start], self.toolbox.max_tokens, cancel)
+        state.estimate.update(&snapshot);
+        let before_tokens = state.estimate.with_overhead(overhead);
+        // The latest message is always kept: if it cannot fit, no summary can help (and saying
+        // so beats "nothing to compact" for a one-message conversation).
+        let result = match limits.explain_no_fit(overhead, latest_user_tokens(&snapshot), None) {
+            Some(reason) => Err(SummaryError::DoesNotFit(reason)),
+            None => match summary::plan_tail(&snapshot, &limits) {
+                None => Err(SummaryError::TooShort),
+                Some(tail) => {
+                    let max_tokens = limits.summary_max_tokens(self.toolbox.max_tokens);
+                    let transcript_chars = limits.summary_transcript_chars(max_tokens);
+                    let provider = self.toolbox.provider.as_ref();
+                    summary::summarize(provider, &snapshot[..tail.start], max_tokens, transcript_chars, cancel)
+                        .map(|text| (text, tail))
+                }
+            },
         };
-        let text = match result {
-            Ok(text) => text,
+        let (text, tail) = match result {
+            Ok(done) => done,
             Err(err) => {
                 emit(cancel, tx, Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
                 return Err(err);
             }
         };
-        let files =
-            summary::load_recovery_files(&self.settings.reads.recent(summary::RECOVERY_FILES), &self.settings.root);
+        let recent = self.settings.reads.recent(summary::RECOVERY_FILES);
+        let files = summary::load_recovery_files(&recent, &self.settings.root, &limits);
         let attachment = summary::recovery_attachment(&files, tools);
-        let rebuilt = summary::build_history(&text, &attachment, &snapshot[start..]);
+        let rebuilt = summary::build_history(&text, &attachment, &summary::tail_messages(&snapshot, tail));
         drop(snapshot);
         let history = install_history(conversation, rebuilt);
         // The session log gets a compact marker and the new history (outside the lock), so a
@@ -178,7 +217,9 @@ impl Agent {
         }
         state.estimate.reset();
         state.offload.reset_scan();
-        let after_tokens = state.estimate.update(&history);
+        state.estimate.update(&history);
+        let after_tokens = state.estimate.with_overhead(overhead);
+        state.compacted_at = Some(after_tokens);
         emit(cancel, tx, Event::Compact(CompactPhase::Finished { trigger, before_tokens, after_tokens, history }));
         Ok(())
     }
@@ -190,6 +231,12 @@ fn install_history(conversation: &Conversation, messages: Vec<Message>) -> Arc<V
     let mut history = lock(conversation);
     history.replace(messages);
     history.snapshot()
+}
+
+/// Tokens of the latest user message (what every compaction keeps verbatim).
+fn latest_user_tokens(messages: &[Message]) -> u64 {
+    let latest = messages.iter().rev().find(|message| message.role == crate::msg::Role::User);
+    latest.map_or(0, |message| context::tokens_for_chars(context::message_chars(message)))
 }
 
 /// Maps the failure of an emergency compaction to what the run reports.

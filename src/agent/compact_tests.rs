@@ -8,7 +8,7 @@ use crate::context::summary::SUMMARY_PROMPT;
 use crate::context::{Context, ContextConfig, Trigger, estimate_messages};
 use crate::llm::StopReason;
 
-/// A window whose automatic threshold is 67 000 tokens.
+/// A window whose automatic threshold is 70 834 tokens (100 000 − 100 000/6 − 100 000/8).
 const WINDOW: u64 = 100_000;
 
 fn scripted_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
@@ -77,13 +77,13 @@ fn phases(events: &[Event]) -> Vec<(&'static str, Trigger)> {
 }
 
 fn is_summary_request(request: &Request) -> bool {
-    request.tools.is_empty() && request.messages.len() == 1 && request.messages[0].content.ends_with(SUMMARY_PROMPT)
+    request.tools.is_empty() && request.messages.len() == 1 && request.messages[0].content.contains(SUMMARY_PROMPT)
 }
 
 #[test]
 fn usage_over_the_threshold_compacts_before_the_next_request() {
     let provider =
-        ScriptedProvider::new(vec![read_turn("r1", 70_000), summary_turn("SUMMARY-TEXT"), text_turn("finished")]);
+        ScriptedProvider::new(vec![read_turn("r1", 75_000), summary_turn("SUMMARY-TEXT"), text_turn("finished")]);
     let agent = scripted_agent(provider.clone());
     let conversation = old_conversation(4);
     let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
@@ -115,8 +115,10 @@ fn usage_over_the_threshold_compacts_before_the_next_request() {
             _ => None,
         })
         .unwrap();
-    assert!(before >= 70_010, "{before}");
-    assert_eq!(after, estimate_messages(&history), "after compaction the estimate is by characters");
+    assert!(before >= 75_010, "{before}");
+    let overhead = crate::context::overhead_tokens(&agent.system(), &agent.tools_for(Mode::Default));
+    assert!(overhead > 0);
+    assert_eq!(after, estimate_messages(&history) + overhead, "after compaction: characters plus system and tools");
     assert_eq!(*history, *next.messages);
 }
 
@@ -150,13 +152,13 @@ fn prompt_too_long_compacts_and_retries_the_request_once() {
 fn three_automatic_failures_open_the_breaker() {
     let broken = || failing_turn(LlmError::Protocol { message: "summary broke".into() });
     let provider = ScriptedProvider::new(vec![
-        read_turn("r1", 70_000),
+        read_turn("r1", 75_000),
         broken(),
-        read_turn("r2", 70_000),
+        read_turn("r2", 75_000),
         broken(),
-        read_turn("r3", 70_000),
+        read_turn("r3", 75_000),
         broken(),
-        read_turn("r4", 70_000),
+        read_turn("r4", 75_000),
         // Breaker open: no summary request here.
         text_turn("done"),
     ]);
@@ -189,4 +191,73 @@ fn manual_compaction_of_a_short_conversation_fails_and_keeps_the_history() {
     assert_eq!(phases(&events), [("started", Trigger::Manual), ("failed", Trigger::Manual)]);
     assert_eq!(lock(&conversation).len(), 2);
     assert!(provider.requests().is_empty());
+}
+
+/// An agent for a local model with a 4 096-token window.
+fn small_window_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
+    let agent = scripted_agent(provider);
+    let mut agent = Arc::into_inner(agent).unwrap();
+    agent.context = Context::new(ContextConfig { window: 4_096, compact_at: None, session_dir: None });
+    Arc::new(agent)
+}
+
+#[test]
+fn a_small_window_compacts_a_three_message_conversation_and_restates_the_prompt() {
+    // The first answer's usage (2 950 tokens) is over 4 096's threshold (2 902): the next
+    // iteration compacts [prompt, call, result] and keeps the prompt verbatim.
+    let provider = ScriptedProvider::new(vec![read_turn("r1", 2_940), summary_turn("SMALL"), text_turn("done")]);
+    let agent = small_window_agent(provider.clone());
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("read the log")].into()));
+    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
+    let requests = provider.requests();
+    assert!(is_summary_request(&requests[1]));
+    assert_eq!(requests[1].max_tokens, 512, "the summary's output fits the window");
+    assert!(requests[1].messages[0].content.contains("[tool result r1]"));
+    let next = &requests[2];
+    assert_eq!(next.messages.len(), 1);
+    assert!(next.messages[0].content.contains("SMALL") && next.messages[0].content.ends_with("read the log"));
+}
+
+#[test]
+fn a_latest_message_larger_than_a_small_window_fails_with_the_reason() {
+    let too_long = || failing_turn(LlmError::PromptTooLong { message: "exceeds the available context size".into() });
+    let provider = ScriptedProvider::new(vec![too_long()]);
+    let agent = small_window_agent(provider.clone());
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("z".repeat(21_000))].into()));
+    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(provider.requests().len(), 1, "no summary request: it could not help");
+    let error = events.iter().find_map(|event| if let Event::Error(text) = event { Some(text.clone()) } else { None });
+    let error = error.unwrap();
+    assert!(
+        error.contains("compaction could not make it fit: the latest message alone is about 6000 tokens and the context window is 4096 tokens"),
+        "{error}"
+    );
+    assert!(error.contains("raise context_window"), "{error}");
+}
+
+#[test]
+fn manual_compaction_in_a_small_window_keeps_the_prompt_and_the_final_answer() {
+    let provider = ScriptedProvider::new(vec![summary_turn("MANUAL-SMALL")]);
+    let agent = small_window_agent(provider.clone());
+    let mut call = Message::assistant("");
+    call.tool_calls = vec![ToolCall { id: "r1".into(), name: "read".into(), input: "{}".into() }];
+    let result = Message::tool_results(vec![crate::msg::ToolResult {
+        tool_call_id: "r1".into(),
+        content: "x".repeat(3_000),
+        is_error: false,
+    }]);
+    let conversation: Conversation = Arc::new(Mutex::new(
+        vec![Message::user("read the log"), call, result, Message::assistant("It is all x.")].into(),
+    ));
+    let (events, stop) = collect(agent.compact(conversation.clone(), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Manual), ("finished", Trigger::Manual)]);
+    let history = lock(&conversation);
+    assert_eq!(history.iter().map(|message| message.role).collect::<Vec<_>>(), [Role::User, Role::Assistant]);
+    assert!(history[0].content.contains("MANUAL-SMALL") && history[0].content.ends_with("read the log"));
+    assert_eq!(history[1].content, "It is all x.", "the answer stays, so the next prompt follows an assistant message");
+    assert!(provider.requests()[0].messages[0].content.contains(&"x".repeat(1_000)), "the read is summarised");
 }

@@ -8,24 +8,23 @@
 //! per iteration: it keeps a running character count and never rescans the history unless the
 //! history was replaced. This module does not emit events or touch the session log.
 
+pub mod limits;
 pub mod offload;
 pub mod summary;
 
 #[cfg(test)]
+mod small_window_tests;
+#[cfg(test)]
 mod tests;
 
-use crate::msg::{History, Message};
+pub use limits::{EMERGENCY_FLOOR, Limits, RESUME_MARGIN, SAFETY_MARGIN, SUMMARY_RESERVE};
+
+use crate::msg::{History, Message, System, ToolDefinition};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
 /// Characters per token for every estimate in the program (one constant, SPEC §6).
 pub const CHARS_PER_TOKEN: f64 = 3.5;
-/// Room left for the summary request itself (its input and its output).
-pub const SUMMARY_RESERVE: u64 = 20_000;
-/// Room left for the estimate's error (text that tokenises worse than 3.5 chars per token).
-pub const SAFETY_MARGIN: u64 = 13_000;
-/// After an emergency compaction, an estimate this close to the window gives up.
-pub const EMERGENCY_FLOOR: u64 = 3_000;
 /// Consecutive automatic summary failures that stop automatic summarising.
 pub const BREAKER_LIMIT: u32 = 3;
 
@@ -91,17 +90,23 @@ pub struct ContextConfig {
     pub session_dir: Option<PathBuf>,
 }
 
-/// The estimate at which automatic summarising starts: `window − 20 000 − 13 000`, or the
-/// `compact_at` fraction of the window when that is lower. None when the window is unknown (0).
-/// A window under 66 000 tokens (a small local model) starts at half the window instead of at
-/// almost nothing, so it does not try to summarise on every iteration.
+/// Tokens every request carries besides the messages: the system prompt and the tool
+/// definitions. An anchored estimate already includes them (usage counts the whole request); an
+/// unanchored one (before the first answer, after a compaction) must add them, which matters in a
+/// small window where they are half of it.
+pub fn overhead_tokens(system: &System, tools: &[ToolDefinition]) -> u64 {
+    let tools: usize = tools
+        .iter()
+        .map(|tool| {
+            tool.name.chars().count() + tool.description.chars().count() + tool.input_schema.to_string().chars().count()
+        })
+        .sum();
+    tokens_for_chars((system.stable.chars().count() + system.environment.chars().count() + tools) as u64)
+}
+
+/// The estimate at which automatic summarising starts (see `Limits::auto_threshold`).
 pub fn auto_threshold(window: u64, compact_at: Option<f64>) -> Option<u64> {
-    if window == 0 {
-        return None;
-    }
-    let fixed = window.saturating_sub(SUMMARY_RESERVE + SAFETY_MARGIN).max(window / 2);
-    let fraction = compact_at.filter(|fraction| *fraction > 0.0 && *fraction <= 1.0);
-    Some(fraction.map_or(fixed, |fraction| fixed.min((window as f64 * fraction) as u64)))
+    Limits::for_window(window).auto_threshold(compact_at)
 }
 
 /// True when an automatic summary is due: over the threshold and the breaker closed.
@@ -110,18 +115,21 @@ pub fn should_summarize(estimate: u64, config: &ContextConfig, breaker: &Breaker
         && !breaker.is_open()
 }
 
-/// True when an emergency compaction left the conversation still too close to the window.
-pub fn still_too_long(estimate: u64, window: u64) -> bool {
-    estimate >= window.saturating_sub(EMERGENCY_FLOOR)
+/// True when the estimate grew enough since the last compaction (`compacted_at`, the estimate
+/// right after it) for another automatic one to gain something; always true before the first.
+pub fn grew_since_compaction(estimate: u64, compacted_at: Option<u64>, limits: &Limits) -> bool {
+    compacted_at.is_none_or(|after| estimate >= after.saturating_add(limits.min_growth))
 }
 
-/// Room a resumed session must leave: a resume compacts first when its estimate is above
-/// `window − 8 000` (SPEC §8).
-pub const RESUME_MARGIN: u64 = 8_000;
+/// True when an emergency compaction left the conversation still too close to the window.
+pub fn still_too_long(estimate: u64, window: u64) -> bool {
+    estimate >= window.saturating_sub(Limits::for_window(window).emergency_floor)
+}
 
-/// True when a freshly loaded history should be compacted before the first turn.
+/// True when a freshly loaded history should be compacted before the first turn: its estimate
+/// is within the resume margin of the window (SPEC §8: 8 000, scaled for small windows).
 pub fn should_compact_on_resume(messages: &[Message], window: u64) -> bool {
-    window > 0 && estimate_messages(messages) > window.saturating_sub(RESUME_MARGIN)
+    window > 0 && estimate_messages(messages) > window.saturating_sub(Limits::for_window(window).resume_margin)
 }
 
 /// The estimate of SPEC §6: the last main response's usage (the anchor, covering the first
@@ -148,6 +156,18 @@ impl Estimate {
         }
         self.counted_len = messages.len();
         self.tokens()
+    }
+
+    /// True when a main response's usage anchors the estimate (it then covers the system
+    /// prompt and tools too).
+    pub fn is_anchored(&self) -> bool {
+        self.anchor_tokens > 0
+    }
+
+    /// The estimate of the next request: `tokens()`, plus `overhead` (system prompt and tools)
+    /// when no usage anchors it.
+    pub fn with_overhead(&self, overhead: u64) -> u64 {
+        if self.is_anchored() { self.tokens() } else { self.tokens() + overhead }
     }
 
     /// The current estimate without counting anything new.
@@ -207,6 +227,9 @@ pub struct State {
     pub estimate: Estimate,
     pub offload: offload::Offloader,
     pub breaker: Breaker,
+    /// The estimate right after the last compaction of this conversation (for
+    /// `grew_since_compaction`).
+    pub compacted_at: Option<u64>,
 }
 
 impl State {
@@ -218,6 +241,7 @@ impl State {
             self.conversation = Arc::downgrade(conversation);
             self.estimate.reset();
             self.offload.reset_scan();
+            self.compacted_at = None;
         }
     }
 }
@@ -227,6 +251,13 @@ impl State {
 pub struct Context {
     pub config: ContextConfig,
     pub state: Mutex<State>,
+}
+
+impl ContextConfig {
+    /// The window-scaled figures for this configuration.
+    pub fn limits(&self) -> Limits {
+        Limits::for_window(self.window)
+    }
 }
 
 impl Context {

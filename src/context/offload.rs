@@ -1,6 +1,7 @@
 //! Layer 1 (SPEC §6): a tool result over 50 000 bytes, or the undecided results of one tool
 //! message totalling over 200 000 bytes (largest first), is written to
-//! `<session>/tool-results/<id>` and replaced in history by a preview.
+//! `<session>/tool-results/<id>` and replaced in history by a preview. In a small window the
+//! limits and the preview shrink with it (`Limits`: a result over a quarter of the window goes).
 //!
 //! Invariant: every decision is final. A ledger keyed by tool_call_id remembers "kept" or
 //! "replaced (with this preview)", so a result never flips between iterations (the model's view
@@ -8,11 +9,12 @@
 //! iteration. File names are sanitised to `[A-Za-z0-9_-]` so a hostile id cannot steer the write.
 //! Work per iteration is O(new messages): settled messages are never visited again.
 
+use super::Limits;
 use crate::msg::{History, Role};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-/// A single result larger than this (bytes) is offloaded.
+/// A single result larger than this (bytes) is offloaded (a small window: less, see `Limits`).
 pub const SINGLE_RESULT_LIMIT: usize = 50_000;
 /// Undecided results of one tool message totalling more than this (bytes) are offloaded,
 /// largest first, until the rest fits.
@@ -35,15 +37,15 @@ pub enum Decision {
 
 /// Which of one message's undecided results go to disk, given their sizes in bytes in message
 /// order: largest first, while a result is over the single limit or the undecided total still
-/// left is over the aggregate limit.
-pub fn plan_offload(sizes: &[usize]) -> Vec<bool> {
+/// left is over the aggregate limit (both from `limits`).
+pub fn plan_offload(sizes: &[usize], limits: &Limits) -> Vec<bool> {
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     // Largest first; ties keep message order, so the plan is deterministic.
     order.sort_by(|a, b| sizes[*b].cmp(&sizes[*a]).then(a.cmp(b)));
     let mut remaining: usize = sizes.iter().sum();
     let mut spill = vec![false; sizes.len()];
     for index in order {
-        if sizes[index] > SINGLE_RESULT_LIMIT || remaining > MESSAGE_AGGREGATE_LIMIT {
+        if sizes[index] > limits.single_result_bytes || remaining > limits.aggregate_bytes {
             spill[index] = true;
             remaining -= sizes[index];
         }
@@ -63,14 +65,15 @@ pub fn sanitize_id(id: &str) -> String {
     format!("{short}-{}", &crate::digest::sha256_hex(id.as_bytes())[..12])
 }
 
-/// The text that replaces an offloaded result.
-pub fn render_preview(original: &str, saved: &Path) -> String {
+/// The text that replaces an offloaded result: the first lines (at most `limits.preview_bytes`)
+/// and how to read the rest in parts small enough to stay in the conversation.
+pub fn render_preview(original: &str, saved: &Path, limits: &Limits) -> String {
     let mut head = String::new();
     for line in original.split_inclusive('\n').take(PREVIEW_LINES) {
         head.push_str(line);
     }
-    if head.len() > PREVIEW_BYTES {
-        let mut cut = PREVIEW_BYTES;
+    if head.len() > limits.preview_bytes {
+        let mut cut = limits.preview_bytes;
         while !head.is_char_boundary(cut) {
             cut -= 1;
         }
@@ -79,11 +82,20 @@ pub fn render_preview(original: &str, saved: &Path) -> String {
     format!(
         "[content offloaded] original size: {} bytes\n[saved to] {}\n[head preview]\n{}\n[end of preview]\n\n\
          This is only the beginning. The full content is saved at the path above: read it with read_file \
-         (offset and limit read it in parts) instead of guessing the rest from this preview.",
+         (offset and limit read it in parts{}) instead of guessing the rest from this preview.",
         original.len(),
         saved.display(),
-        head.trim_end_matches('\n')
+        head.trim_end_matches('\n'),
+        part_hint(limits)
     )
+}
+
+/// In a window smaller than SPEC's, how big a part may be without being saved again.
+fn part_hint(limits: &Limits) -> String {
+    if limits.single_result_bytes >= SINGLE_RESULT_LIMIT {
+        return String::new();
+    }
+    format!("; keep each part under {} bytes or it is saved to a file again", limits.single_result_bytes)
 }
 
 /// What one layer-1 pass did.
@@ -121,7 +133,7 @@ impl Offloader {
 
     /// One pass over the messages not yet settled. `session_dir` None: nothing is offloaded and
     /// nothing is decided (the results wait for a directory).
-    pub fn run(&mut self, history: &mut History, session_dir: Option<&Path>) -> Outcome {
+    pub fn run(&mut self, history: &mut History, session_dir: Option<&Path>, limits: &Limits) -> Outcome {
         let mut outcome = Outcome::default();
         if history.len() < self.scanned {
             self.reset_scan();
@@ -134,7 +146,7 @@ impl Offloader {
                 self.pending.remove(&index);
                 continue;
             }
-            let settled = self.settle_message(history, index, session_dir, &mut outcome);
+            let settled = self.settle_message(history, index, session_dir, limits, &mut outcome);
             if settled {
                 self.pending.remove(&index);
             } else {
@@ -151,6 +163,7 @@ impl Offloader {
         history: &mut History,
         index: usize,
         session_dir: Option<&Path>,
+        limits: &Limits,
         outcome: &mut Outcome,
     ) -> bool {
         let results = &history[index].tool_results;
@@ -166,7 +179,7 @@ impl Offloader {
             }
         }
         let sizes: Vec<usize> = undecided.iter().map(|position| results[*position].content.len()).collect();
-        let plan = plan_offload(&sizes);
+        let plan = plan_offload(&sizes, limits);
         let mut all_decided = true;
         for (position, spill) in undecided.into_iter().zip(plan) {
             let result = &results[position];
@@ -180,7 +193,7 @@ impl Offloader {
             };
             match save(dir, &result.tool_call_id, &result.content) {
                 Ok(path) => {
-                    let preview = render_preview(&result.content, &path);
+                    let preview = render_preview(&result.content, &path, limits);
                     self.ledger.insert(result.tool_call_id.clone(), Decision::Replaced(preview.clone()));
                     swaps.push((position, preview));
                 }

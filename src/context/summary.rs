@@ -2,13 +2,16 @@
 //! rebuild the history as [summary + recovery attachment] + the recent tail.
 //!
 //! Invariant: the rebuilt history is a valid request for both protocols — it starts with a user
-//! message, alternates, and never starts the tail between a tool call and its results. The
-//! summary request is a separate one-message conversation: its usage never moves the anchor, and
-//! when it is itself too long the oldest user turns are dropped (one at a time three times, then
-//! 20 % per try) until it fits or nothing is left. Decisions (tail, drop schedule, extraction)
-//! are pure; `summarize` and `load_recovery_files` are the IO.
+//! message, alternates, and never starts the tail between a tool call and its results; the
+//! latest user message is always in it verbatim (restated after the summary when the tail starts
+//! later), and a history that ended with an answer still does. The summary request is a separate
+//! one-message conversation sized to the window (`Limits`): its transcript is cut to fit from the
+//! start, its usage never moves the anchor, and when it is still too long the oldest user turns
+//! are dropped (one at a time three times, then 20 % per try) until it fits or nothing is left.
+//! Decisions (tail, transcript cuts, drop schedule, extraction) are pure; `summarize` and
+//! `load_recovery_files` are the IO.
 
-use super::{message_chars, tokens_for_chars};
+use super::{Limits, message_chars, tokens_for_chars};
 use crate::cancel::CancelToken;
 use crate::llm::{LlmError, Provider, StreamEvent};
 use crate::msg::{Message, Request, Role, System, ToolDefinition};
@@ -69,13 +72,14 @@ The summary above only gives the context. If you need a file's full content, an 
 message or the user's exact words, read the file again with read_file. Do not infer or guess code \
 from the summary's descriptions.";
 
-/// Where the recent tail starts: walking back from the end until it holds at least
-/// `RECENT_KEEP_TOKENS` tokens and `RECENT_KEEP_MESSAGES` messages, then further back while the
-/// start is a tool message, so a tool round is never split. 0 means everything is tail.
-pub fn select_tail_start(messages: &[Message]) -> usize {
+/// Where the recent tail starts before any budget: walking back from the end until it holds at
+/// least `limits.tail_keep_tokens` tokens and `limits.tail_keep_messages` messages, then further
+/// back while the start is a tool message, so a tool round is never split. 0 means everything is
+/// tail.
+pub fn select_tail_start(messages: &[Message], limits: &Limits) -> usize {
     let mut start = messages.len();
     let mut tokens = 0;
-    while start > 0 && (tokens < RECENT_KEEP_TOKENS || messages.len() - start < RECENT_KEEP_MESSAGES) {
+    while start > 0 && (tokens < limits.tail_keep_tokens || messages.len() - start < limits.tail_keep_messages) {
         start -= 1;
         tokens += tokens_for_chars(message_chars(&messages[start]));
     }
@@ -83,6 +87,51 @@ pub fn select_tail_start(messages: &[Message]) -> usize {
         start -= 1;
     }
     start
+}
+
+/// The part of a conversation a compaction keeps verbatim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tail {
+    /// `messages[start..]` stay as they are; `messages[..start]` are summarised.
+    pub start: usize,
+    /// The latest user message, when it is among the summarised ones: it is restated verbatim
+    /// right after the summary (it is the task; a summary is not authoritative).
+    pub restated: Option<usize>,
+}
+
+/// Chooses the tail: `select_tail_start`, then later starts (never on a tool message) while the
+/// tail is over `limits.tail_budget`, down to no message at all; the latest user message is then
+/// restated. When that would summarise nothing but the restated message, the tail shrinks further
+/// so a compaction always gains something. A conversation that ends with an answer keeps it
+/// (the next user message must follow an assistant one). None: there is nothing to summarise
+/// (only the latest user message and its answer).
+pub fn plan_tail(messages: &[Message], limits: &Limits) -> Option<Tail> {
+    let len = messages.len();
+    let last_start = if messages.last().is_some_and(|message| message.role == Role::Assistant) { len - 1 } else { len };
+    let next_cut =
+        |from: usize| (from + 1..=last_start).find(|index| *index == len || messages[*index].role != Role::Tool);
+    let mut start = select_tail_start(messages, limits).min(last_start);
+    let mut tail_tokens: u64 = messages[start..].iter().map(|message| tokens_for_chars(message_chars(message))).sum();
+    while tail_tokens > limits.tail_budget {
+        let Some(next) = next_cut(start) else { break };
+        tail_tokens -=
+            messages[start..next].iter().map(|message| tokens_for_chars(message_chars(message))).sum::<u64>();
+        start = next;
+    }
+    let latest_user = messages.iter().rposition(|message| message.role == Role::User);
+    loop {
+        let restated = latest_user.filter(|index| *index < start);
+        if start > usize::from(restated.is_some()) {
+            return Some(Tail { start, restated });
+        }
+        start = next_cut(start)?;
+    }
+}
+
+/// The messages kept after the summary: the restated latest user message, then the tail.
+pub fn tail_messages(messages: &[Message], tail: Tail) -> Vec<Message> {
+    let restated = tail.restated.and_then(|index| messages.get(index)).cloned();
+    restated.into_iter().chain(messages[tail.start..].iter().cloned()).collect()
 }
 
 /// The start index of each user-turn group (a group runs from one user message to the next;
@@ -111,34 +160,105 @@ pub fn extract_summary(raw: &str) -> String {
     body.trim().to_string()
 }
 
-/// The conversation as plain text for the summary request.
-pub fn render_transcript(messages: &[Message]) -> String {
+/// The conversation as plain text for the summary request, in at most about `max_chars` bytes:
+/// a text or tool result longer than a quarter of that keeps only its head, and when the whole is
+/// still too long the oldest messages are left out (a note says how many), so the request fits
+/// the window from the first try.
+pub fn render_transcript(messages: &[Message], max_chars: usize) -> String {
+    let item_cap = (max_chars / 4).max(200);
+    let blocks: Vec<String> = messages.iter().map(|message| render_message(message, item_cap)).collect();
+    let mut first = blocks.len();
+    let mut total = 0;
+    while first > 0 && total + blocks[first - 1].len() <= max_chars {
+        first -= 1;
+        total += blocks[first].len();
+    }
     let mut out = String::new();
-    for message in messages {
-        match message.role {
-            Role::User => out.push_str("[user]\n"),
-            Role::Assistant => out.push_str("[assistant]\n"),
-            Role::Tool => {}
+    if first > 0 {
+        out.push_str(&format!(
+            "[{first} earlier message(s) left out: the model's context window cannot hold them]\n\n"
+        ));
+    }
+    if first == blocks.len()
+        && let Some(last) = blocks.last()
+    {
+        // The newest message alone is too long: keep its end, the most recent part.
+        let mut cut = last.len().saturating_sub(max_chars);
+        while !last.is_char_boundary(cut) {
+            cut += 1;
         }
-        if !message.content.is_empty() {
-            out.push_str(&message.content);
-            out.push('\n');
-        }
-        for call in &message.tool_calls {
-            out.push_str(&format!("[tool call {} {}] {}\n", call.name, call.id, call.input));
-        }
-        for result in &message.tool_results {
-            let error = if result.is_error { " (error)" } else { "" };
-            out.push_str(&format!("[tool result {}{error}]\n{}\n", result.tool_call_id, result.content));
-        }
-        out.push('\n');
+        out.push_str(&last[cut..]);
+    }
+    for block in &blocks[first..] {
+        out.push_str(block);
     }
     out
 }
 
-/// The summary request for `messages`: one user message, no tools.
-pub fn summary_request(messages: &[Message], max_tokens: u32) -> Request {
-    let text = format!("<conversation>\n{}</conversation>\n\n{SUMMARY_PROMPT}", render_transcript(messages));
+/// One message of the transcript, each text cut to `item_cap` bytes.
+fn render_message(message: &Message, item_cap: usize) -> String {
+    let mut out = String::new();
+    match message.role {
+        Role::User => out.push_str("[user]\n"),
+        Role::Assistant => out.push_str("[assistant]\n"),
+        Role::Tool => {}
+    }
+    if !message.content.is_empty() {
+        out.push_str(&cut_head(&message.content, item_cap));
+        out.push('\n');
+    }
+    for call in &message.tool_calls {
+        out.push_str(&format!("[tool call {} {}] {}\n", call.name, call.id, cut_head(&call.input, item_cap)));
+    }
+    for result in &message.tool_results {
+        let error = if result.is_error { " (error)" } else { "" };
+        out.push_str(&format!(
+            "[tool result {}{error}]\n{}\n",
+            result.tool_call_id,
+            cut_head(&result.content, item_cap)
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// `text` cut to its first `max` bytes (at a character boundary), with a note of what was cut.
+fn cut_head(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    std::borrow::Cow::Owned(format!(
+        "{}\n[… {} more bytes cut to fit the summary request]",
+        &text[..cut],
+        text.len() - cut
+    ))
+}
+
+/// Characters of a summary request besides the transcript: the instructions and the framing.
+pub fn fixed_request_chars() -> usize {
+    SUMMARIZER_SYSTEM.len() + SUMMARY_PROMPT.len() + length_note(u32::MAX).len() + 200
+}
+
+/// The sentence that keeps the summary within its output cap.
+fn length_note(max_tokens: u32) -> String {
+    format!(
+        "\n\nYour whole answer, the analysis included, must fit in {max_tokens} tokens: keep the analysis to a \
+         few lines and the summary to what the work needs."
+    )
+}
+
+/// The summary request for `messages`: one user message, no tools, the transcript within
+/// `transcript_chars` (see `render_transcript`).
+pub fn summary_request(messages: &[Message], max_tokens: u32, transcript_chars: usize) -> Request {
+    let text = format!(
+        "<conversation>\n{}</conversation>\n\n{SUMMARY_PROMPT}{}",
+        render_transcript(messages, transcript_chars),
+        length_note(max_tokens)
+    );
     Request {
         system: System { stable: SUMMARIZER_SYSTEM.to_string(), environment: String::new() },
         messages: Arc::new(vec![Message::user(text)]),
@@ -151,9 +271,12 @@ pub fn summary_request(messages: &[Message], max_tokens: u32) -> Request {
 /// Why a summary could not be made.
 #[derive(Debug)]
 pub enum SummaryError {
-    /// The conversation is all tail: there is nothing older to summarise.
+    /// There is nothing to summarise: only the latest user message (and its answer).
     TooShort,
-    /// Even with every user turn dropped, the summary request was too long.
+    /// The conversation cannot fit the window whatever is summarised: why, and what to do.
+    DoesNotFit(String),
+    /// Even with every older user turn dropped and the last one cut short, the summary request
+    /// was too long.
     NothingLeft,
     /// The model answered with no text.
     Empty,
@@ -165,36 +288,54 @@ impl std::fmt::Display for SummaryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SummaryError::TooShort => write!(f, "the conversation is too short to compact"),
-            SummaryError::NothingLeft => write!(f, "the summary request is too long even with every turn dropped"),
+            SummaryError::DoesNotFit(reason) => write!(f, "{reason}"),
+            SummaryError::NothingLeft => {
+                write!(f, "the summary request is too long even with every turn dropped and the last one cut short")
+            }
             SummaryError::Empty => write!(f, "the model returned an empty summary"),
             SummaryError::Llm(err) => write!(f, "the summary request failed: {err}"),
         }
     }
 }
 
-/// Summarises `messages` with `provider`, dropping the oldest user turns on prompt-too-long.
+/// The smallest transcript a summary request is tried with before giving up.
+pub const MIN_TRANSCRIPT_CHARS: usize = 512;
+
+/// Summarises `messages` with `provider` (output cap `max_tokens`, transcript within
+/// `transcript_chars`). On prompt-too-long the oldest user turns are dropped (SPEC's schedule);
+/// once a single turn is left — a 3-message conversation in a small window, or text that
+/// tokenises far worse than 3.5 characters a token — its transcript is halved instead, down to
+/// `MIN_TRANSCRIPT_CHARS`, so the estimate's error cannot make the summary impossible.
 pub fn summarize(
     provider: &dyn Provider,
     messages: &[Message],
     max_tokens: u32,
+    transcript_chars: usize,
     cancel: &CancelToken,
 ) -> Result<String, SummaryError> {
     let starts = user_turn_starts(messages);
     let mut first_group = 0;
     let mut attempt = 0;
+    let mut cap = transcript_chars;
     loop {
         let from = starts.get(first_group).copied().unwrap_or(messages.len());
-        match collect_text(provider, summary_request(&messages[from..], max_tokens), cancel) {
+        match collect_text(provider, summary_request(&messages[from..], max_tokens, cap), cancel) {
             Ok(raw) => {
                 let summary = extract_summary(&raw);
                 return if summary.is_empty() { Err(SummaryError::Empty) } else { Ok(summary) };
             }
             Err(LlmError::PromptTooLong { .. }) => {
-                first_group += next_drop(attempt, starts.len() - first_group);
-                attempt += 1;
-                if first_group >= starts.len() {
-                    return Err(SummaryError::NothingLeft);
+                let groups_left = starts.len().saturating_sub(first_group);
+                if groups_left > 1 {
+                    first_group += next_drop(attempt, groups_left).min(groups_left - 1);
+                } else {
+                    let sent = render_transcript(&messages[from..], cap).len();
+                    if sent <= MIN_TRANSCRIPT_CHARS {
+                        return Err(SummaryError::NothingLeft);
+                    }
+                    cap = (sent / 2).max(MIN_TRANSCRIPT_CHARS);
                 }
+                attempt += 1;
             }
             Err(err) => return Err(SummaryError::Llm(err)),
         }
@@ -225,24 +366,28 @@ fn collect_text(provider: &dyn Provider, request: Request, cancel: &CancelToken)
 }
 
 /// Re-reads up to `RECOVERY_FILES` files now (most recent first), each cut to
-/// `RECOVERY_TOKENS_PER_FILE` tokens; unreadable files are skipped. Paths are shown relative to
-/// `root` when inside it.
-pub fn load_recovery_files(recent_last: &[PathBuf], root: &Path) -> Vec<(String, String)> {
-    let max_chars = (RECOVERY_TOKENS_PER_FILE as f64 * super::CHARS_PER_TOKEN) as usize;
-    recent_last
-        .iter()
-        .rev()
-        .take(RECOVERY_FILES)
-        .filter_map(|path| {
-            let bytes = std::fs::read(path).ok()?;
-            let text = String::from_utf8_lossy(&bytes);
-            let mut content: String = text.chars().take(max_chars).collect();
-            if content.len() < text.len() {
-                content.push_str("\n… (cut at 5 000 tokens; read the file for the rest)");
-            }
-            Some((crate::tools::display_path(root, path), content))
-        })
-        .collect()
+/// `limits.recovery_per_file` tokens and all together to `limits.recovery_total`; unreadable files
+/// are skipped. Paths are shown relative to `root` when inside it.
+pub fn load_recovery_files(recent_last: &[PathBuf], root: &Path, limits: &Limits) -> Vec<(String, String)> {
+    let to_chars = |tokens: u64| (tokens as f64 * super::CHARS_PER_TOKEN) as usize;
+    let mut left = to_chars(limits.recovery_total);
+    let mut files = Vec::new();
+    for path in recent_last.iter().rev().take(RECOVERY_FILES) {
+        let max_chars = left.min(to_chars(limits.recovery_per_file));
+        if max_chars == 0 {
+            break;
+        }
+        let Ok(bytes) = std::fs::read(path) else { continue };
+        let text = String::from_utf8_lossy(&bytes);
+        let mut content: String = text.chars().take(max_chars).collect();
+        left -= content.chars().count();
+        if content.len() < text.len() {
+            let tokens = tokens_for_chars(max_chars as u64);
+            content.push_str(&format!("\n… (cut at {tokens} tokens; read the file for the rest)"));
+        }
+        files.push((crate::tools::display_path(root, path), content));
+    }
+    files
 }
 
 /// The recovery attachment: the re-read files, the current tools and the boundary notice.

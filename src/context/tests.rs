@@ -3,6 +3,11 @@
 
 use super::offload::{Decision, Offloader, plan_offload, render_preview, sanitize_id};
 use super::summary::{build_history, extract_summary, next_drop, select_tail_start, user_turn_starts};
+
+/// SPEC's own figures (a 200 000-token window).
+fn spec() -> Limits {
+    Limits::for_window(200_000)
+}
 use super::*;
 use crate::msg::{History, Role, ToolCall, ToolResult};
 
@@ -65,9 +70,12 @@ fn thresholds_take_the_lower_of_the_fixed_margin_and_compact_at() {
         (200_000, None, Some(167_000)),
         (200_000, Some(0.5), Some(100_000)),
         (200_000, Some(0.95), Some(167_000)),
-        (30_000, None, Some(15_000)),
-        (66_000, None, Some(33_000)),
-        (70_000, None, Some(37_000)),
+        // Below 104 000 tokens: window − window/6 − window/8, about 70.8 %.
+        (30_000, None, Some(21_250)),
+        (66_000, None, Some(46_750)),
+        (70_000, None, Some(49_584)),
+        (8_192, None, Some(5_803)),
+        (4_096, None, Some(2_902)),
         (0, None, None),
         (128_000, Some(0.0), Some(95_000)),
     ];
@@ -115,7 +123,7 @@ fn offload_plan_spills_big_results_and_the_largest_until_the_message_fits() {
         (&[], &[]),
     ];
     for (sizes, expected) in cases {
-        assert_eq!(plan_offload(sizes), expected, "{sizes:?}");
+        assert_eq!(plan_offload(sizes, &spec()), expected, "{sizes:?}");
     }
 }
 
@@ -134,12 +142,12 @@ fn ids_are_sanitised_so_they_cannot_leave_the_directory() {
 #[test]
 fn preview_shows_size_path_head_and_the_read_it_sentence() {
     let original: String = (1..=30).map(|n| format!("line {n}\n")).collect();
-    let preview = render_preview(&original, std::path::Path::new("/s/tool-results/id"));
+    let preview = render_preview(&original, std::path::Path::new("/s/tool-results/id"), &spec());
     assert!(preview.starts_with(&format!("[content offloaded] original size: {} bytes\n", original.len())));
     assert!(preview.contains("[saved to] /s/tool-results/id\n"));
     assert!(preview.contains("line 20\n") && !preview.contains("line 21"));
     assert!(preview.contains("read it with read_file"));
-    let wide = render_preview(&"é".repeat(5000), std::path::Path::new("/p"));
+    let wide = render_preview(&"é".repeat(5000), std::path::Path::new("/p"), &spec());
     assert!(wide.len() < 2048 + 500);
 }
 
@@ -151,7 +159,7 @@ fn ledger_makes_decisions_final_and_a_failed_write_is_retried() {
         vec![user("go"), call("big"), results(&[("big", 60_000), ("small", 10)]), Message::assistant("ok")].into();
     let mut offloader = Offloader::default();
     // No directory: nothing is decided for the big one; the small one is kept.
-    let outcome = offloader.run(&mut history, None);
+    let outcome = offloader.run(&mut history, None, &spec());
     assert_eq!(outcome.replaced, 0);
     assert_eq!(offloader.decision("big"), None);
     assert_eq!(offloader.decision("small"), Some(&Decision::Kept));
@@ -159,11 +167,11 @@ fn ledger_makes_decisions_final_and_a_failed_write_is_retried() {
     std::fs::create_dir_all(&dir).unwrap();
     let blocked = dir.join("blocked");
     std::fs::write(&blocked, "file").unwrap();
-    let outcome = offloader.run(&mut history, Some(&blocked));
+    let outcome = offloader.run(&mut history, Some(&blocked), &spec());
     assert_eq!(outcome.failures.len(), 1);
     assert_eq!(offloader.decision("big"), None);
     let session = dir.join("session");
-    let outcome = offloader.run(&mut history, Some(&session));
+    let outcome = offloader.run(&mut history, Some(&session), &spec());
     assert_eq!(outcome.replaced, 1);
     assert!(outcome.chars_removed > 55_000);
     let saved = session.join("tool-results").join("big");
@@ -174,7 +182,7 @@ fn ledger_makes_decisions_final_and_a_failed_write_is_retried() {
     // preview back from the ledger, without a new decision.
     let mut rebuilt: History = vec![call("big"), results(&[("big", 60_000)])].into();
     offloader.reset_scan();
-    let outcome = offloader.run(&mut rebuilt, None);
+    let outcome = offloader.run(&mut rebuilt, None, &spec());
     assert_eq!(outcome.replaced, 1);
     assert_eq!(rebuilt[1].tool_results[0].content, history[2].tool_results[0].content);
     let _ = std::fs::remove_dir_all(&dir);
@@ -188,11 +196,11 @@ fn tail_keeps_ten_thousand_tokens_and_five_messages_without_splitting_a_tool_rou
     for _ in 0..5 {
         messages.push(user("small"));
     }
-    assert_eq!(select_tail_start(&messages), 1);
+    assert_eq!(select_tail_start(&messages, &spec()), 1);
     // One huge message at the end: the message floor pulls in five.
     let mut messages: Vec<Message> = (0..8).map(|n| user(&format!("m{n}"))).collect();
     messages.push(user(&big));
-    assert_eq!(select_tail_start(&messages), 4);
+    assert_eq!(select_tail_start(&messages, &spec()), 4);
     // The cut would land on tool results: it moves back to the call.
     let messages = vec![
         user("start"),
@@ -204,7 +212,7 @@ fn tail_keeps_ten_thousand_tokens_and_five_messages_without_splitting_a_tool_rou
         call("c"),
         results(&[("c", 10)]),
     ];
-    let start = select_tail_start(&messages);
+    let start = select_tail_start(&messages, &spec());
     assert_eq!(start, 1);
     let messages = vec![
         user("s"),
@@ -215,10 +223,10 @@ fn tail_keeps_ten_thousand_tokens_and_five_messages_without_splitting_a_tool_rou
         user("u"),
         Message::assistant("v"),
     ];
-    let start = select_tail_start(&messages);
+    let start = select_tail_start(&messages, &spec());
     assert_ne!(messages[start].role, Role::Tool);
     assert_eq!(start, 1);
-    assert_eq!(select_tail_start(&[user("only")]), 0);
+    assert_eq!(select_tail_start(&[user("only")], &spec()), 0);
 }
 
 #[test]
@@ -274,10 +282,14 @@ fn a_different_conversation_starts_a_fresh_estimate() {
 
 #[test]
 fn resume_compacts_first_when_within_eight_thousand_of_the_window() {
-    let history = vec![user(&"a".repeat(35_000))]; // 10 000 tokens
-    assert!(should_compact_on_resume(&history, 17_999));
-    assert!(!should_compact_on_resume(&history, 18_000));
+    let history = vec![user(&"a".repeat(105_000))]; // 30 000 tokens
+    assert!(should_compact_on_resume(&history, 37_999));
+    assert!(!should_compact_on_resume(&history, 38_000));
     assert!(!should_compact_on_resume(&history, 0));
+    // A small window keeps a quarter of itself free instead of 8 000 tokens (more than it has).
+    let history = vec![user(&"a".repeat(10_500))]; // 3 000 tokens
+    assert!(!should_compact_on_resume(&history, 4_096));
+    assert!(should_compact_on_resume(&[user(&"a".repeat(10_780))], 4_096), "3 080 > 4 096 − 1 024");
 }
 
 /// A provider that answers prompt-too-long a given number of times, recording each request's
@@ -325,7 +337,7 @@ fn summary_request_drops_the_oldest_turns_until_it_fits_or_nothing_is_left() {
         (0..10).flat_map(|turn| [user(&format!("<t{turn}>")), Message::assistant("answer")]).collect();
     let first_turn_sent = |refusals: usize| {
         let provider = TooLong { refusals: std::sync::Mutex::new(refusals), seen: std::sync::Mutex::new(Vec::new()) };
-        let result = summary::summarize(&provider, &messages, 100, &crate::cancel::CancelToken::new());
+        let result = summary::summarize(&provider, &messages, 100, usize::MAX, &crate::cancel::CancelToken::new());
         let seen = crate::sync::lock(&provider.seen).clone();
         let firsts: Vec<usize> =
             seen.iter().map(|text| (0..10).find(|turn| text.contains(&format!("<t{turn}>"))).unwrap_or(99)).collect();
@@ -334,7 +346,10 @@ fn summary_request_drops_the_oldest_turns_until_it_fits_or_nothing_is_left() {
     // One turn at a time three times, then 20 % of the 7 left (2), then 20 % of 5 (1).
     assert_eq!(first_turn_sent(5), (Ok("ok".to_string()), vec![0, 1, 2, 3, 5, 6]));
     let (result, firsts) = first_turn_sent(usize::MAX);
-    assert_eq!(result, Err("the summary request is too long even with every turn dropped".to_string()));
+    assert_eq!(
+        result,
+        Err("the summary request is too long even with every turn dropped and the last one cut short".to_string())
+    );
     assert_eq!(firsts, [0, 1, 2, 3, 5, 6, 7, 8, 9]);
 }
 
@@ -349,9 +364,26 @@ fn offload_never_writes_through_a_planted_symlink() {
     std::fs::write(&victim, "precious").unwrap();
     std::os::unix::fs::symlink(&victim, results_dir.join("big")).unwrap();
     let mut history: History = vec![user("go"), call("big"), results(&[("big", 60_000)])].into();
-    let outcome = Offloader::default().run(&mut history, Some(&dir.join("session")));
+    let outcome = Offloader::default().run(&mut history, Some(&dir.join("session")), &spec());
     assert_eq!(outcome.replaced, 1);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert_eq!(std::fs::read_to_string(results_dir.join("big")).unwrap().len(), 60_000);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_single_turn_too_long_for_the_summary_request_is_cut_in_half_until_it_fits() {
+    // One user turn (a 3-message conversation): nothing to drop, so the transcript halves.
+    let messages = vec![user("read it"), call("c"), results(&[("c", 8_000)])];
+    let provider = TooLong { refusals: std::sync::Mutex::new(2), seen: std::sync::Mutex::new(Vec::new()) };
+    let result = summary::summarize(&provider, &messages, 100, 20_000, &crate::cancel::CancelToken::new());
+    assert_eq!(result.map_err(|err| err.to_string()), Ok("ok".to_string()));
+    let sizes: Vec<usize> = crate::sync::lock(&provider.seen).iter().map(|text| text.len()).collect();
+    assert_eq!(sizes.len(), 3);
+    assert!(sizes[0] > sizes[1] && sizes[1] > sizes[2], "{sizes:?}");
+    assert!(crate::sync::lock(&provider.seen).iter().all(|text| text.contains("read it")));
+    let provider = TooLong { refusals: std::sync::Mutex::new(usize::MAX), seen: std::sync::Mutex::new(Vec::new()) };
+    let result = summary::summarize(&provider, &messages, 100, 20_000, &crate::cancel::CancelToken::new());
+    assert!(matches!(result, Err(summary::SummaryError::NothingLeft)));
+    assert!(crate::sync::lock(&provider.seen).len() < 10, "halving ends at a few hundred bytes");
 }

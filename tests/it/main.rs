@@ -17,5 +17,6 @@ mod repl;
 mod repl_edits;
 mod sandbox;
 mod session;
+mod small_window;
 mod tidy;
 mod walk;

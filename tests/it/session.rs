@@ -466,8 +466,11 @@ fn a_resumed_history_that_nearly_fills_the_window_is_compacted_before_the_run() 
     assert_eq!(requests.len(), 5, "three runs, the summary request, the run after it");
     let run_request = requests[4].json.as_ref().unwrap()["messages"].to_string();
     assert!(run_request.contains("The user asked to remember a long text."), "{run_request}");
-    assert!(run_request.contains("and now?") && run_request.contains("Remember C"));
+    assert!(run_request.contains("and now?") && run_request.contains("Noted C."));
+    // A 24 000-token window keeps a tail of at most 3 000 tokens (window/8): the 8 000-token
+    // prompts are all summarised, the latest exchange stays.
     assert!(!run_request.contains("Remember A"), "the oldest prompt was summarised away");
+    assert!(!run_request.contains("Remember C"), "a tail over window/8 is cut");
     // The log holds a compact marker, so a later resume starts from the compacted history.
     assert!(log_lines(&env, &id).iter().any(|line| line["type"] == "compact"));
 }

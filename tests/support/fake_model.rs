@@ -24,6 +24,8 @@ pub enum Reply {
     Stall { body: Vec<u8>, release: Receiver<()> },
     /// Any status with a body (JSON error bodies) and extra headers such as retry-after.
     Status { status: u16, body: String, headers: Vec<(String, String)> },
+    /// A reply built from the request it answers (e.g. usage that matches the request's size).
+    Respond(Box<dyn FnOnce(&RecordedRequest) -> Reply + Send>),
 }
 
 impl Reply {
@@ -40,6 +42,11 @@ impl Reply {
     /// An SSE body given as text.
     pub fn sse(body: &str) -> Reply {
         Reply::Sse { body: body.as_bytes().to_vec(), chunk: None, pause: Duration::ZERO }
+    }
+
+    /// A reply built from the request it answers.
+    pub fn respond(build: impl FnOnce(&RecordedRequest) -> Reply + Send + 'static) -> Reply {
+        Reply::Respond(Box::new(build))
     }
 
     /// An error status with a JSON body.
@@ -183,8 +190,11 @@ fn accept_loop(server: &tiny_http::Server, shared: &Arc<Shared>) {
                 .expect("violations")
                 .push(format!("request {index} ({}): {problem}", recorded.path));
         }
+        let reply = match shared.queue.lock().expect("queue").pop_front() {
+            Some(Reply::Respond(build)) => Some(build(&recorded)),
+            reply => reply,
+        };
         shared.requests.lock().expect("requests").push(recorded);
-        let reply = shared.queue.lock().expect("queue").pop_front();
         let worker = std::thread::Builder::new().name("fake-model-reply".into()).spawn(move || answer(request, reply));
         if let Ok(worker) = worker {
             workers.push(worker);
@@ -238,6 +248,8 @@ fn answer(request: tiny_http::Request, reply: Option<Reply>) {
             }
             let _ = release.recv();
         }
+        // Resolved in the accept loop, before the reply is answered.
+        Reply::Respond(_) => {}
     }
 }
 

@@ -6,11 +6,16 @@ use serde_json::json;
 
 /// An Anthropic stream: optional text, then tool_use blocks (`(id, name, input_json)`).
 pub fn anthropic(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    anthropic_with_usage(text, calls, 100, 20)
+}
+
+/// `anthropic` reporting `input_tokens` and `output_tokens` as the usage.
+pub fn anthropic_with_usage(text: &str, calls: &[(&str, &str, &str)], input_tokens: u64, output_tokens: u64) -> Reply {
     let mut out = String::new();
     let mut event = |name: &str, data: serde_json::Value| out.push_str(&format!("event: {name}\ndata: {data}\n\n"));
     event(
         "message_start",
-        json!({"type":"message_start","message":{"id":"msg_test","type":"message","role":"assistant","content":[],"model":"test-model","stop_reason":null,"usage":{"input_tokens":100,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}),
+        json!({"type":"message_start","message":{"id":"msg_test","type":"message","role":"assistant","content":[],"model":"test-model","stop_reason":null,"usage":{"input_tokens":input_tokens,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}),
     );
     let mut index = 0;
     if !text.is_empty() {
@@ -44,7 +49,7 @@ pub fn anthropic(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
     let stop = if calls.is_empty() { "end_turn" } else { "tool_use" };
     event(
         "message_delta",
-        json!({"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":null},"usage":{"output_tokens":20}}),
+        json!({"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":null},"usage":{"output_tokens":output_tokens}}),
     );
     event("message_stop", json!({"type":"message_stop"}));
     Reply::sse(&out)
@@ -52,6 +57,16 @@ pub fn anthropic(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
 
 /// An OpenAI Chat Completions stream: optional text, then tool calls with arguments in fragments.
 pub fn openai(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    openai_with_usage(text, calls, 100, 20)
+}
+
+/// `openai` reporting `prompt_tokens` and `completion_tokens` as the usage.
+pub fn openai_with_usage(
+    text: &str,
+    calls: &[(&str, &str, &str)],
+    prompt_tokens: u64,
+    completion_tokens: u64,
+) -> Reply {
     let mut out = String::new();
     let mut chunk = |delta: serde_json::Value, finish: Option<&str>| {
         let value = json!({"id":"chatcmpl-test","object":"chat.completion.chunk","created":1,"model":"test-model",
@@ -74,7 +89,7 @@ pub fn openai(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
     }
     chunk(json!({}), Some(if calls.is_empty() { "stop" } else { "tool_calls" }));
     let usage = json!({"id":"chatcmpl-test","object":"chat.completion.chunk","created":1,"model":"test-model","choices":[],
-        "usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120}});
+        "usage":{"prompt_tokens":prompt_tokens,"completion_tokens":completion_tokens,"total_tokens":prompt_tokens + completion_tokens}});
     out.push_str(&format!("data: {usage}\n\ndata: [DONE]\n\n"));
     Reply::sse(&out)
 }
