@@ -132,6 +132,21 @@ impl Agent {
         state.estimate.anchor(usage.total(), covered);
     }
 
+    /// The max_tokens of the next main request: the configured cap, lowered so that input and
+    /// output fit the window (a server such as vLLM refuses a prompt plus max_tokens over the
+    /// model's length, and the default 8 192 is twice a 4 096 window).
+    pub(super) fn reply_max_tokens(&self, conversation: &Conversation, tools: &[ToolDefinition]) -> u32 {
+        let configured = self.toolbox.max_tokens;
+        if self.context.config.window == 0 {
+            return configured;
+        }
+        let mut state = lock(&self.context.state);
+        state.bind(conversation);
+        state.estimate.update(&lock(conversation));
+        let estimate = state.estimate.with_overhead(self.overhead(tools));
+        self.context.config.limits().reply_max_tokens(configured, estimate)
+    }
+
     /// Tokens every request carries besides the messages: system prompt and tool definitions.
     fn overhead(&self, tools: &[ToolDefinition]) -> u64 {
         context::overhead_tokens(&self.system(), tools)

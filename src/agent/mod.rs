@@ -129,12 +129,14 @@ impl Agent {
             let reminder = reminder::build(mode, iteration, &std::mem::take(&mut hook_context));
             let mut emergency_tried = false;
             let (turn, covered) = loop {
+                // Before the literal: its `lock(conversation)` temporary lives to the end of it.
+                let max_tokens = self.reply_max_tokens(conversation, &tools);
                 let request = Request {
                     system: self.system(),
                     messages: lock(conversation).snapshot(),
                     tools: tools.clone(),
                     reminder: reminder.clone(),
-                    max_tokens: self.toolbox.max_tokens,
+                    max_tokens,
                 };
                 // The response's usage covers the request's messages and the reply appended next.
                 let covered = request.messages.len() + 1;

@@ -137,8 +137,7 @@ impl Limits {
     /// The max_tokens a main request can ask for when it is about `estimate` tokens: the
     /// configured cap, lowered so input + output stay inside the window with the margin (vLLM
     /// rejects a request whose prompt plus max_tokens exceed the model's length, and the default
-    /// 8 192 is twice a 4 096 window), never below `window/16`. Not wired into the loop yet: the
-    /// request is built in `agent/mod.rs`.
+    /// 8 192 is twice a 4 096 window), never below `window/16`.
     pub fn reply_max_tokens(&self, configured: u32, estimate: u64) -> u32 {
         if self.window == 0 {
             return configured;

@@ -442,3 +442,21 @@ fn a_refusal_says_where_the_reader_stopped() {
     let error = parse_command("ls; rm ( )").expect_err("unparseable");
     assert_eq!(error.to_string(), "cannot parse command at byte 10: function without a { } or ( ) body");
 }
+
+#[test]
+fn list_operators_comments_and_leading_redirects() {
+    for complete in ["ls;", "ls &", "ls; ", "ls & pwd", "ls;\npwd", "ls\n\n", "(ls;)", "{ ls & }"] {
+        assert!(parse_command(complete).is_ok(), "{complete:?} is complete");
+    }
+    for open in ["ls &&", "ls && ", "ls ||", "ls |", "ls | ", "ls &&\n", "ls && # more"] {
+        assert!(parse_command(open).is_err(), "{open:?} needs a command after it");
+    }
+    assert_eq!(programs("# rm -rf /\nls"), ["ls"], "a comment line runs nothing");
+    assert_eq!(programs("ls; # rm -rf /\npwd"), ["ls", "pwd"]);
+    assert_eq!(programs("ls && # rm\npwd"), ["ls", "pwd"], "a comment may sit after && before the command");
+    let leading = parse_command("&>/dev/null ls").expect("a redirect may come first");
+    assert!(!leading.has_background, "&> is a redirect, not a background job");
+    assert_eq!(leading.subcommands[0].words, ["ls"]);
+    let appended = parse_command("&>>log ls").expect("a redirect may come first");
+    assert!(!appended.has_background);
+}
