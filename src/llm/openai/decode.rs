@@ -9,7 +9,7 @@
 //! seed the provider passes in.
 
 use crate::llm::decode::Decoder;
-use crate::llm::error::classify;
+use crate::llm::error::{classify, parse_stray_error};
 use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
 use crate::msg::{ToolCall, Usage};
 use crate::sse::SseEvent;
@@ -51,6 +51,10 @@ impl Decoder for OpenAiDecoder {
     fn feed(&mut self, event: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<bool, LlmError> {
         if event.data.trim() == "[DONE]" {
             return Ok(true);
+        }
+        if event.event == "error" {
+            // `event: error` (TGI, LiteLLM, some proxies): whatever the data, it is an error.
+            return Err(parse_stray_error(&event.data));
         }
         let chunk: Value = serde_json::from_str(&event.data)
             .map_err(|err| LlmError::Protocol { message: format!("openai stream chunk is not valid JSON: {err}") })?;
