@@ -8,8 +8,10 @@
 //! choice 0 is read (mewcode never asks for n > 1). No IO, no clock: synthesised ids come from a
 //! seed the provider passes in.
 
+use crate::llm::content::ContentFilter;
 use crate::llm::decode::Decoder;
 use crate::llm::error::{classify, parse_stray_error};
+use crate::llm::text_calls::ToolNames;
 use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
 use crate::msg::{ToolCall, Usage};
 use crate::sse::SseEvent;
@@ -28,6 +30,8 @@ pub struct OpenAiDecoder {
     /// Seed and counter of the ids synthesised for calls that arrived without one.
     id_seed: u64,
     ids_made: u64,
+    /// Answer text goes through here: `<think>` and tool calls written as text.
+    content: ContentFilter,
 }
 
 impl OpenAiDecoder {
@@ -43,7 +47,15 @@ impl OpenAiDecoder {
             has_output: false,
             id_seed,
             ids_made: 0,
+            content: ContentFilter::new(None),
         }
+    }
+
+    /// Recovers tool calls a model wrote as text (`text_calls.rs`) for these offered tools;
+    /// None (the `text_tool_calls: off` setting) leaves such text as text.
+    pub fn with_text_tool_calls(mut self, tools: Option<ToolNames>) -> OpenAiDecoder {
+        self.content = ContentFilter::new(tools);
+        self
     }
 }
 
@@ -97,11 +109,17 @@ impl Decoder for OpenAiDecoder {
                 return Err(truncated("the stream ended without [DONE] in the middle of a tool call"));
             }
         }
+        let text_calls = self.content.finish(out);
         // Cut off by the output cap: a call with incomplete arguments is dropped, never run.
         let cut_off = self.finish_reason.as_deref() == Some("length");
         let (dropped, kept): (Vec<Slot>, Vec<Slot>) =
             std::mem::take(&mut self.slots).into_iter().partition(|slot| cut_off && !is_complete_json(&slot.arguments));
-        let tool_calls: Vec<ToolCall> = kept.into_iter().map(|slot| self.tool_call(slot)).collect();
+        let mut tool_calls: Vec<ToolCall> = kept.into_iter().map(|slot| self.tool_call(slot)).collect();
+        for text_call in text_calls {
+            // `call_text_` marks a call recovered from text in logs and sessions.
+            let id = self.synthesise_id().replacen("call_", "call_text_", 1);
+            tool_calls.push(ToolCall { id, name: text_call.name, input: text_call.input });
+        }
         let stop_reason = if tool_calls.is_empty() {
             stop_reason(self.finish_reason.as_deref())
         } else {
@@ -155,9 +173,14 @@ impl OpenAiDecoder {
             self.has_output = true;
             out.push(StreamEvent::Thinking(reasoning.to_string()));
         }
+        if let Some(text) = non_empty(delta.get("content")) {
+            self.saw_text = true;
+            self.has_output = true;
+            self.content.push(text, out);
+        }
         // A refusal is shown as answer text: it is what the model said, and the user must see
         // why nothing happened. It enters history as the assistant's content.
-        for text in [non_empty(delta.get("content")), non_empty(delta.get("refusal"))].into_iter().flatten() {
+        if let Some(text) = non_empty(delta.get("refusal")) {
             self.saw_text = true;
             self.has_output = true;
             out.push(StreamEvent::Text(text.to_string()));

@@ -15,3 +15,5 @@ mod decode_tests;
 mod encode_tests;
 #[cfg(test)]
 mod error_shape_tests;
+#[cfg(test)]
+mod local_decode_tests;
