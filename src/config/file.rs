@@ -244,6 +244,10 @@ fn parse_provider(
             return Err(error(ctx, &format!("{path}.text_tool_calls"), message));
         }
     };
+    if text_tool_calls.is_some() && protocol == Protocol::Anthropic {
+        let message = format!("{path}.text_tool_calls: only the openai protocol has it; ignored");
+        warnings.push(Warning::new(ctx.display, message));
+    }
     let ca_file =
         opt_string(map, "ca_file", &path, ctx)?.filter(|file| !file.is_empty()).map(|file| ctx.dir.join(file));
     Ok(ProviderEntry {

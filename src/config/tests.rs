@@ -221,6 +221,16 @@ fn unknown_keys_are_warnings() {
 }
 
 #[test]
+fn text_tool_calls_on_an_anthropic_provider_is_a_warning() {
+    let fixture = Fixture::new("text-calls-anthropic");
+    fixture
+        .write("home/config.yaml", "providers:\n  - {name: a, protocol: anthropic, model: m, text_tool_calls: off}\n");
+    let (_, warnings) = fixture.load(false, None, &[]).unwrap();
+    let text: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
+    assert_eq!(text, ["providers[0].text_tool_calls: only the openai protocol has it; ignored"]);
+}
+
+#[test]
 fn missing_extra_config_is_an_error_but_missing_levels_are_not() {
     let fixture = Fixture::new("missing");
     let (config, warnings) = fixture.load(true, None, &[]).unwrap();

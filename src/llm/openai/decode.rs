@@ -10,7 +10,7 @@
 
 use crate::llm::content::ContentFilter;
 use crate::llm::decode::Decoder;
-use crate::llm::error::{classify, parse_stray_error};
+use crate::llm::error::{classify, is_error_body, parse_error_value, parse_stray_error};
 use crate::llm::text_calls::ToolNames;
 use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
 use crate::msg::{ToolCall, Usage};
@@ -68,10 +68,20 @@ impl Decoder for OpenAiDecoder {
             // `event: error` (TGI, LiteLLM, some proxies): whatever the data, it is an error.
             return Err(parse_stray_error(&event.data));
         }
-        let chunk: Value = serde_json::from_str(&event.data)
-            .map_err(|err| LlmError::Protocol { message: format!("openai stream chunk is not valid JSON: {err}") })?;
+        let chunk: Value = match serde_json::from_str(&event.data) {
+            Ok(chunk) => chunk,
+            // Broken JSON is a damaged stream; words that are not JSON at all are a proxy's or
+            // server's message (`data: upstream connect error`), and say what went wrong.
+            Err(err) if event.data.trim_start().starts_with(['{', '[']) => {
+                return Err(LlmError::Protocol { message: format!("openai stream chunk is not valid JSON: {err}") });
+            }
+            Err(_) => return Err(parse_stray_error(&event.data)),
+        };
         if let Some(error) = chunk.get("error").filter(|error| !error.is_null()) {
             return Err(in_band_error(error));
+        }
+        if chunk.get("choices").is_none() && is_error_body(&chunk) {
+            return Err(parse_error_value(None, &chunk)); // FastAPI's `{"detail": ...}`
         }
         let choice = chunk.get("choices").and_then(Value::as_array).and_then(|choices| {
             choices.iter().find(|choice| choice.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)

@@ -119,3 +119,12 @@ fn a_complete_stream_with_stray_lines_is_still_complete() {
     assert_eq!(events.first(), Some(&StreamEvent::Text("ok".to_string())));
     assert!(matches!(events.last(), Some(StreamEvent::Done(_))), "{events:?}");
 }
+
+#[test]
+fn data_that_is_words_not_json_is_the_error_but_broken_json_is_a_damaged_stream() {
+    let words = "data: upstream connect error or disconnect/reset before headers\n\n";
+    assert_eq!(error_of(sse(words)), server_error("upstream connect error or disconnect/reset before headers"));
+    let detail = "data: {\"detail\":\"input length exceeds the context length\"}\n\n";
+    assert_eq!(error_of(sse(detail)), prompt_too_long("input length exceeds the context length"));
+    assert!(matches!(error_of(sse("data: {\"choices\":[\n\n")), LlmError::Protocol { .. }));
+}
