@@ -12,6 +12,7 @@ use super::text_calls::{Format, MARKERS, Opening, TextCall, ToolNames, classify_
 
 const THINK_OPEN: &str = "<think>";
 const THINK_CLOSE: &str = "</think>";
+const FENCE: &str = "```";
 
 /// Splits streamed content into Text, Thinking and recovered calls.
 #[derive(Debug)]
@@ -25,6 +26,8 @@ pub struct ContentFilter {
     at_start: bool,
     /// Drop whitespace before the next text (after `</think>` or a removed call).
     trim_leading: bool,
+    /// The last text released ended with a backtick: a marker right after it is quoted.
+    after_backtick: bool,
     /// How far an open capture was searched for its end, so long calls are scanned once.
     searched: usize,
     calls: Vec<TextCall>,
@@ -35,6 +38,9 @@ enum State {
     Text,
     Think,
     Capture(Format),
+    /// Inside a code block that is not a call (```` ```xml ````, ```` ```rust ````): an example
+    /// of a call shown there is prose, so markers are not looked for until the closing fence.
+    Code,
 }
 
 impl ContentFilter {
@@ -46,6 +52,7 @@ impl ContentFilter {
             state: State::Text,
             at_start: true,
             trim_leading: false,
+            after_backtick: false,
             searched: 0,
             calls: Vec::new(),
         }
@@ -69,6 +76,7 @@ impl ContentFilter {
                 State::Think => self.think(at_end, out),
                 State::Capture(format) => self.capture(format, at_end, out),
                 State::Text => self.text(at_end, out),
+                State::Code => self.code(at_end, out),
             };
             if !progressed {
                 return;
@@ -88,6 +96,20 @@ impl ContentFilter {
         let keep = if at_end { 0 } else { partial_suffix(&self.held, THINK_CLOSE) };
         let reasoning: String = self.held.drain(..self.held.len() - keep).collect();
         emit_thinking(&reasoning, out);
+        false
+    }
+
+    /// Releases a code block through its closing fence; true when it closed.
+    fn code(&mut self, at_end: bool, out: &mut Vec<StreamEvent>) -> bool {
+        if let Some(close) = self.held.find(FENCE) {
+            let block: String = self.held.drain(..close + FENCE.len()).collect();
+            self.emit_text(&block, out);
+            self.state = State::Text;
+            return true;
+        }
+        let keep = if at_end { 0 } else { partial_suffix(&self.held, FENCE) };
+        let block: String = self.held.drain(..self.held.len() - keep).collect();
+        self.emit_text(&block, out);
         false
     }
 
@@ -146,11 +168,17 @@ impl ContentFilter {
             self.emit_text(&text, out);
             return false;
         }
-        match find_marker(&self.held, at_end) {
+        match find_marker(&self.held, at_end, self.after_backtick) {
             Found::Opening(at, format) => {
                 let prose: String = self.held.drain(..at).collect();
                 self.emit_text(&prose, out);
                 self.state = State::Capture(format);
+                true
+            }
+            Found::CodeBlock(body) => {
+                let opening: String = self.held.drain(..body).collect();
+                self.emit_text(&opening, out);
+                self.state = State::Code;
                 true
             }
             Found::HoldFrom(at) => {
@@ -169,6 +197,7 @@ impl ContentFilter {
     fn emit_text(&mut self, text: &str, out: &mut Vec<StreamEvent>) {
         if !text.is_empty() {
             self.at_start = false;
+            self.after_backtick = text.ends_with('`');
             out.push(StreamEvent::Text(text.to_string()));
         }
     }
@@ -178,20 +207,27 @@ impl ContentFilter {
 enum Found {
     /// A marker that opens a call starts here.
     Opening(usize, Format),
+    /// A code block that is not a call opens; its body starts here.
+    CodeBlock(usize),
     /// From here on the text might still become a marker: hold it.
     HoldFrom(usize),
     Nothing,
 }
 
-fn find_marker(text: &str, at_end: bool) -> Found {
+fn find_marker(text: &str, at_end: bool, after_backtick: bool) -> Found {
     for (at, _) in text.match_indices(['<', '[', '`']) {
         let tail = &text[at..];
+        // `<tool_call>` in backticks is quoted, not called.
+        let quoted = if at == 0 { after_backtick } else { text[..at].ends_with('`') };
         for &(marker, format) in MARKERS {
             if let Some(rest) = tail.strip_prefix(marker) {
                 match classify_opening(format, rest) {
-                    Opening::Call => return Found::Opening(at, format),
+                    Opening::Call if !quoted || format == Format::Fence => return Found::Opening(at, format),
                     Opening::Undecided if !at_end => return Found::HoldFrom(at),
-                    Opening::Undecided | Opening::Prose => {}
+                    Opening::Prose if format == Format::Fence && rest.contains('\n') => {
+                        return Found::CodeBlock(at + marker.len() + rest.find('\n').unwrap_or(0) + 1);
+                    }
+                    Opening::Call | Opening::Undecided | Opening::Prose => {}
                 }
             } else if !at_end && marker.starts_with(tail) {
                 return Found::HoldFrom(at);

@@ -160,10 +160,26 @@ pub fn parse_segment(format: Format, segment: &str, tools: &ToolNames) -> Option
     let (calls, used) = match format {
         Format::Hermes => {
             let inner = segment.strip_prefix("<tool_call>")?;
-            let inner = inner.strip_suffix("</tool_call>").unwrap_or(inner).trim();
-            let calls =
-                if inner.starts_with("<function=") { function_calls(inner, tools)? } else { json_calls(inner, false)? };
-            (calls, segment.len())
+            match inner.strip_suffix("</tool_call>") {
+                Some(inner) if inner.trim_start().starts_with("<function=") => {
+                    (function_calls(inner.trim(), tools)?, segment.len())
+                }
+                Some(inner) => (json_calls(inner.trim(), false)?, segment.len()),
+                None if inner.trim_start().starts_with("<function=") => {
+                    (function_calls(inner.trim(), tools)?, segment.len())
+                }
+                // Unclosed at the end of the answer (the model stopped at its end-of-turn token
+                // instead): one JSON value, and whatever prose follows it stays prose.
+                None => {
+                    let json = inner.trim_start();
+                    let (value, used) = first_json(json)?;
+                    let calls = match value {
+                        Value::Array(items) => items.iter().map(call_from_json).collect::<Option<Vec<_>>>()?,
+                        object => vec![call_from_json(&object)?],
+                    };
+                    (calls, segment.len() - json.len() + used)
+                }
+            }
         }
         Format::Function => (function_calls(segment.trim_end(), tools)?, segment.len()),
         Format::Mistral => mistral_calls(segment)?,

@@ -143,3 +143,23 @@ fn a_long_call_in_many_deltas_is_found_once_it_closes() {
     assert_eq!(events, vec![]);
     assert_eq!(calls, vec![TextCall { name: "read_file".to_string(), input: format!("{{\"path\":\"{content}\"}}") }]);
 }
+
+#[test]
+fn a_call_shown_inside_a_code_block_or_backticks_is_an_example() {
+    let example = "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}</tool_call>";
+    let block = format!("The format:\n```xml\n{example}\n```\nThat is all.");
+    check(&block, vec![text(&block)], &[]);
+    let plain_block = format!("```\n{example}\n```");
+    check(&plain_block, vec![text(&plain_block)], &[]);
+    let inline = format!("Write `{example}` to call it.");
+    check(&inline, vec![text(&inline)], &[]);
+}
+
+#[test]
+fn an_unclosed_hermes_call_at_the_end_keeps_the_prose_after_it() {
+    check(
+        "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\nI will wait.",
+        vec![text("I will wait.")],
+        &[READ_A],
+    );
+}
