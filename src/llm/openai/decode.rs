@@ -125,6 +125,9 @@ impl Decoder for OpenAiDecoder {
         let (dropped, kept): (Vec<Slot>, Vec<Slot>) =
             std::mem::take(&mut self.slots).into_iter().partition(|slot| cut_off && !is_complete_json(&slot.arguments));
         let mut tool_calls: Vec<ToolCall> = kept.into_iter().map(|slot| self.tool_call(slot)).collect();
+        // A server that parsed calls itself parsed them all; some also leave the raw text in
+        // content, and recovering it too would run the same call twice. Native calls win.
+        let text_calls = if tool_calls.is_empty() && dropped.is_empty() { text_calls } else { Vec::new() };
         for text_call in text_calls {
             // `call_text_` marks a call recovered from text in logs and sessions.
             let id = self.synthesise_id().replacen("call_", "call_text_", 1);
