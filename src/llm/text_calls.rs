@@ -1,7 +1,8 @@
 //! Deterministic recognisers for tool calls that small local models write as text in the
 //! answer instead of as structured calls: Hermes/Qwen `<tool_call>{json}</tool_call>`, Qwen3-coder
 //! `<function=NAME><parameter=K>V</parameter></function>`, Mistral `[TOOL_CALLS][...]` and
-//! `[TOOL_CALLS]name[ARGS]{json}`, and a fenced JSON block naming a tool.
+//! `[TOOL_CALLS]name[ARGS]{json}` (optionally `name[CALL_ID]id[ARGS]`), and a fenced JSON block
+//! naming a tool.
 //!
 //! Invariant: a segment becomes calls only when every call in it parses and names a tool offered
 //! in the request; anything else stays text, unchanged. This module decides on complete segments
@@ -283,7 +284,13 @@ fn mistral_calls(segment: &str) -> Option<(Vec<TextCall>, usize)> {
             position = start + used;
         } else {
             let name_length = after.find(|character: char| !is_name_char(character)).unwrap_or(after.len());
-            let arguments_text = after[name_length..].strip_prefix("[ARGS]")?;
+            let mut arguments_text = &after[name_length..];
+            // Newer Mistral templates put the call's id between the name and the arguments.
+            if let Some(id_and_rest) = arguments_text.strip_prefix("[CALL_ID]") {
+                let id_length = id_and_rest.find(|character: char| !character.is_ascii_alphanumeric());
+                arguments_text = &id_and_rest[id_length.unwrap_or(id_and_rest.len())..];
+            }
+            let arguments_text = arguments_text.strip_prefix("[ARGS]")?;
             let (arguments, used) = first_json(arguments_text)?;
             if !arguments.is_object() || name_length == 0 {
                 return None;

@@ -100,6 +100,14 @@ fn qwen3_parameters_follow_the_schema_types() {
 }
 
 #[test]
+fn mistral_call_ids_between_name_and_arguments_are_skipped() {
+    assert_eq!(
+        parsed(Format::Mistral, "[TOOL_CALLS]bash[CALL_ID]a1B2c3D4e[ARGS]{\"path\": \"x\"}"),
+        Some(vec![call("bash", r#"{"path":"x"}"#)])
+    );
+}
+
+#[test]
 fn mistral_reports_the_bytes_it_used() {
     let segment = "[TOOL_CALLS][{\"name\": \"bash\", \"arguments\": {}}]\nDone.";
     let (calls, used) = parse_segment(Format::Mistral, segment, &tools()).unwrap();
