@@ -229,8 +229,7 @@ impl Canceller {
 }
 
 /// A 2xx JSON body on a streaming request: an error object (`error`, or FastAPI's `detail`) is
-/// classified; anything else means
-/// the endpoint does not stream, which retrying will not change.
+/// classified; anything else means the endpoint does not stream, which retrying will not change.
 fn ignored_stream_error(text: &str, key_hint: &str) -> LlmError {
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(value) if is_error_body(&value) => with_key_hint(parse_error_value(None, &value), key_hint),

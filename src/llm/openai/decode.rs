@@ -4,7 +4,9 @@
 //! Invariant: it implements the accumulation algorithm of README §3.3 exactly — tool-call
 //! fragments go to a slot by `index`, else by a new `id`, else to the most recent slot; ids and
 //! names are set once and never concatenated; arguments are appended and kept as raw text (invalid
-//! JSON reaches the tool, which reports it). Reasoning fields are Thinking, never content. Only
+//! JSON reaches the tool, which reports it). Reasoning fields are Thinking, never content; so is
+//! a leading `<think>` in content, and tool calls written as text become calls
+//! (`llm/content.rs`, `llm/text_calls.rs`) unless the server sent native ones. Only
 //! choice 0 is read (mewcode never asks for n > 1). No IO, no clock: synthesised ids come from a
 //! seed the provider passes in.
 
