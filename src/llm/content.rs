@@ -224,8 +224,8 @@ fn find_marker(text: &str, at_end: bool, after_backtick: bool) -> Found {
                 match classify_opening(format, rest) {
                     Opening::Call if !quoted || format == Format::Fence => return Found::Opening(at, format),
                     Opening::Undecided if !at_end => return Found::HoldFrom(at),
-                    Opening::Prose if format == Format::Fence && rest.contains('\n') => {
-                        return Found::CodeBlock(at + marker.len() + rest.find('\n').unwrap_or(0) + 1);
+                    Opening::Block => {
+                        return Found::CodeBlock(at + marker.len() + rest.find('\n').map_or(0, |at| at + 1));
                     }
                     Opening::Call | Opening::Undecided | Opening::Prose => {}
                 }

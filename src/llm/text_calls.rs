@@ -84,6 +84,8 @@ pub enum Opening {
     Call,
     /// Plain prose that mentions the marker.
     Prose,
+    /// A code block that is not a call (```` ```rust ````): what it shows is an example.
+    Block,
     /// Too little text yet to tell.
     Undecided,
 }
@@ -107,7 +109,7 @@ pub fn classify_opening(format: Format, rest: &str) -> Opening {
             let name_length = rest.find(|character: char| !is_name_char(character)).unwrap_or(rest.len());
             match rest[name_length..].chars().next() {
                 None if name_length <= 64 => Opening::Undecided,
-                Some('>') if name_length > 0 => Opening::Call,
+                Some('>') if (1..=64).contains(&name_length) => Opening::Call,
                 _ => Opening::Prose,
             }
         }
@@ -117,18 +119,23 @@ pub fn classify_opening(format: Format, rest: &str) -> Opening {
             Some(_) => Opening::Prose,
         },
         Format::Fence => {
-            let Some((info, body)) = rest.split_once('\n') else {
-                // An info string is one short word; a long line is prose or inline code.
-                return if rest.len() <= 32 && !rest.contains('`') { Opening::Undecided } else { Opening::Prose };
-            };
+            // The info string is one short word: a long first line, or one with a backtick, is
+            // inline code or prose. Deciding on the first 33 bytes keeps the answer the same
+            // however the text is split.
+            let info_end = rest.find('\n');
+            let info = &rest[..info_end.unwrap_or(rest.len())];
+            if info.len() > 32 || info.contains('`') {
+                return Opening::Prose;
+            }
+            let Some(info_end) = info_end else { return Opening::Undecided };
             match info.trim() {
                 "json" | "json5" | "tool_call" | "tool_code" => Opening::Call,
-                "" => match body.trim_start().chars().next() {
+                "" => match rest[info_end + 1..].trim_start().chars().next() {
                     None => Opening::Undecided,
                     Some('{' | '[') => Opening::Call,
-                    Some(_) => Opening::Prose,
+                    Some(_) => Opening::Block,
                 },
-                _ => Opening::Prose,
+                _ => Opening::Block,
             }
         }
     }

@@ -32,14 +32,16 @@ fn openings_are_decided_by_what_follows_the_marker() {
         (Format::Function, "read_file>", Opening::Call),
         (Format::Function, " alone", Opening::Prose),
         (Format::Function, ">", Opening::Prose),
+        (Format::Function, &format!("{}>", "n".repeat(65)), Opening::Prose),
         (Format::Mistral, "[{", Opening::Call),
         (Format::Mistral, "bash[ARGS]", Opening::Call),
         (Format::Mistral, " token", Opening::Prose),
         (Format::Fence, "json", Opening::Undecided),
         (Format::Fence, "json\n", Opening::Call),
         (Format::Fence, "\n{", Opening::Call),
-        (Format::Fence, "\nfn main", Opening::Prose),
-        (Format::Fence, "rust\n", Opening::Prose),
+        (Format::Fence, "\nfn main", Opening::Block),
+        (Format::Fence, "rust\n", Opening::Block),
+        (Format::Fence, "an info line much longer than one word\n{", Opening::Prose),
         (Format::Fence, "inline code spans are not fences, however long they run`", Opening::Prose),
     ];
     for (format, rest, expected) in cases {
