@@ -206,6 +206,7 @@ pub fn parse_segment(format: Format, segment: &str, tools: &ToolNames) -> Option
 /// `require_arguments` an object without either key is not a call.
 fn json_calls(text: &str, require_arguments: bool) -> Option<Vec<TextCall>> {
     let call = |value: &Value| {
+        let value = unwrap_function(value);
         let has_arguments = value.get("arguments").or_else(|| value.get("parameters")).is_some();
         if require_arguments && !has_arguments { None } else { call_from_json(value) }
     };
@@ -215,10 +216,10 @@ fn json_calls(text: &str, require_arguments: bool) -> Option<Vec<TextCall>> {
     }
 }
 
-/// One call object. Arguments must be an object, or a string holding one (some templates
-/// double-encode); absent arguments mean `{}`.
+/// One call object, bare or in the API's `function` wrapper. Arguments must be an object, or a
+/// string holding one (some templates double-encode); absent arguments mean `{}`.
 fn call_from_json(value: &Value) -> Option<TextCall> {
-    let object = value.as_object()?;
+    let object = unwrap_function(value).as_object()?;
     let name = object.get("name")?.as_str()?.to_string();
     let arguments = object.get("arguments").or_else(|| object.get("parameters"));
     let input = match arguments {
@@ -275,6 +276,11 @@ fn parameters(tool: &str, body: &str, tools: &ToolNames) -> Option<String> {
         rest = after[end + "</parameter>".len()..].trim_start();
     }
     Some(Value::Object(object).to_string())
+}
+
+/// Some models copy the API's shape: `{"type": "function", "function": {"name", "arguments"}}`.
+fn unwrap_function(value: &Value) -> &Value {
+    value.get("function").filter(|function| function.get("name").is_some()).unwrap_or(value)
 }
 
 /// `[TOOL_CALLS][{...}, ...]` or one or more `[TOOL_CALLS]name[ARGS]{...}`; returns the bytes used.

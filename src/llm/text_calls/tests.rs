@@ -63,6 +63,17 @@ fn hermes_accepts_parameters_string_arguments_and_arrays() {
         parsed(Format::Hermes, r#"<tool_call>[{"name": "bash"}, {"name": "read_file", "arguments": {}}]</tool_call>"#),
         Some(vec![call("bash", "{}"), call("read_file", "{}")])
     );
+    assert_eq!(
+        parsed(
+            Format::Hermes,
+            r#"<tool_call>{"type": "function", "function": {"name": "bash", "arguments": {"n": 2}}}</tool_call>"#
+        ),
+        Some(vec![call("bash", r#"{"n":2}"#)])
+    );
+    assert_eq!(
+        parsed(Format::Fence, "```json\n{\"function\": {\"name\": \"bash\", \"parameters\": {}}}\n```"),
+        Some(vec![call("bash", "{}")])
+    );
 }
 
 #[test]
