@@ -49,6 +49,8 @@ pub struct ProviderEntry {
     pub max_tokens_field: Option<String>,
     pub stream_options: Option<bool>,
     pub compact_at: Option<f64>,
+    /// `text_tool_calls: auto|off`, as a switch (None = not set).
+    pub text_tool_calls: Option<bool>,
 }
 
 /// Everything one file declares.
@@ -85,6 +87,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "max_tokens_field",
     "stream_options",
     "compact_at",
+    "text_tool_calls",
 ];
 const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "timeout_s"];
 const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s"];
@@ -232,6 +235,19 @@ fn parse_provider(
         warnings
             .push(Warning::new(ctx.display, format!("{path}.thinking: only the anthropic protocol has it; ignored")));
     }
+    let text_tool_calls = match opt_string(map, "text_tool_calls", &path, ctx)?.as_deref() {
+        None => None,
+        Some("auto") => Some(true),
+        Some("off") => Some(false),
+        Some(other) => {
+            let message = format!("expected auto|off, got {other:?}");
+            return Err(error(ctx, &format!("{path}.text_tool_calls"), message));
+        }
+    };
+    if text_tool_calls.is_some() && protocol == Protocol::Anthropic {
+        let message = format!("{path}.text_tool_calls: only the openai protocol has it; ignored");
+        warnings.push(Warning::new(ctx.display, message));
+    }
     let ca_file =
         opt_string(map, "ca_file", &path, ctx)?.filter(|file| !file.is_empty()).map(|file| ctx.dir.join(file));
     Ok(ProviderEntry {
@@ -249,6 +265,7 @@ fn parse_provider(
         max_tokens_field,
         stream_options: opt_bool(map, "stream_options", &path, ctx)?,
         compact_at,
+        text_tool_calls,
     })
 }
 

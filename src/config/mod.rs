@@ -98,6 +98,9 @@ pub struct ProviderConfig {
     pub stream_options: bool,
     /// Fraction of the window at which automatic compaction starts, if lower than the default.
     pub compact_at: Option<f64>,
+    /// OpenAI only: recover tool calls a model wrote as text in its answer (`text_tool_calls:
+    /// auto`, the default) or leave such text alone (`off`).
+    pub text_tool_calls: bool,
     /// The file the entry came from (display form), or "probe" for a detected local server.
     pub source: String,
 }
@@ -121,6 +124,7 @@ impl ProviderConfig {
             max_tokens_field: "max_tokens".to_string(),
             stream_options: true,
             compact_at: None,
+            text_tool_calls: true,
             source: String::new(),
         }
     }
@@ -403,6 +407,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
         max_tokens_field,
         stream_options: entry.stream_options.unwrap_or(true),
         compact_at: entry.compact_at,
+        text_tool_calls: entry.text_tool_calls.unwrap_or(true),
         base_url,
         source: display.to_string(),
     }

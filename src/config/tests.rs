@@ -92,6 +92,10 @@ fn provider_errors_name_file_and_key_path() {
             "providers:\n  - {name: a, protocol: openai, model: m, max_tokens_field: cap}\n",
             ".mewcode.yaml: providers[0].max_tokens_field: expected max_tokens|max_completion_tokens",
         ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, text_tool_calls: sometimes}\n",
+            ".mewcode.yaml: providers[0].text_tool_calls: expected auto|off, got \"sometimes\"",
+        ),
         ("providers: [\n", ".mewcode.yaml: invalid YAML"),
         ("- just a list\n", ".mewcode.yaml: expected a mapping at the top level"),
         (
@@ -110,7 +114,7 @@ fn defaults_are_applied_per_protocol() {
     let fixture = Fixture::new("defaults");
     fixture.write(
         "home/config.yaml",
-        "providers:\n  - {name: c, protocol: anthropic, model: claude}\n  - {name: o, protocol: openai, model: gpt, context_window: 64000}\n",
+        "providers:\n  - {name: c, protocol: anthropic, model: claude}\n  - {name: o, protocol: openai, model: gpt, context_window: 64000}\n  - {name: l, protocol: openai, model: qwen, text_tool_calls: off}\n",
     );
     let (config, warnings) = fixture.load(false, None, &[("ANTHROPIC_API_KEY", "sk-ant")]).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -126,6 +130,8 @@ fn defaults_are_applied_per_protocol() {
     assert_eq!(openai.max_tokens_field, "max_completion_tokens");
     assert_eq!(openai.api_key, "");
     assert!(openai.api_key_hint.contains("OPENAI_API_KEY"));
+    assert!(openai.text_tool_calls, "text tool-call recovery defaults to auto");
+    assert!(!config.providers[2].text_tool_calls);
     let (selected, warning) = select_provider(&config, Some("o")).unwrap();
     assert_eq!(selected.name, "o");
     assert!(warning.unwrap().message.contains("OPENAI_API_KEY"));
@@ -212,6 +218,16 @@ fn unknown_keys_are_warnings() {
     let text: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
     assert!(text.iter().any(|w| w.starts_with("colour: unknown key")), "{text:?}");
     assert!(text.iter().any(|w| w.starts_with("providers[0].modle: unknown key")), "{text:?}");
+}
+
+#[test]
+fn text_tool_calls_on_an_anthropic_provider_is_a_warning() {
+    let fixture = Fixture::new("text-calls-anthropic");
+    fixture
+        .write("home/config.yaml", "providers:\n  - {name: a, protocol: anthropic, model: m, text_tool_calls: off}\n");
+    let (_, warnings) = fixture.load(false, None, &[]).unwrap();
+    let text: Vec<String> = warnings.iter().map(|w| w.message.clone()).collect();
+    assert_eq!(text, ["providers[0].text_tool_calls: only the openai protocol has it; ignored"]);
 }
 
 #[test]

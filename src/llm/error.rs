@@ -112,6 +112,10 @@ pub fn parse_error_value(status: Option<u16>, value: &serde_json::Value) -> LlmE
         message = inner.and_then(|inner| inner.as_str()).map(str::to_string).unwrap_or_default();
     }
     if message.is_empty() {
+        // FastAPI-style servers (vLLM's router, TGI, LocalAI) say `{"detail": ...}`.
+        message = value.get("detail").map(detail_text).unwrap_or_default();
+    }
+    if message.is_empty() {
         message = cap(&value.to_string(), MAX_MESSAGE_CHARS);
     }
     let error_type = field("type");
@@ -120,6 +124,23 @@ pub fn parse_error_value(status: Option<u16>, value: &serde_json::Value) -> LlmE
     let code = field("code");
     let status = status.or_else(|| code.parse::<u16>().ok().filter(|code| (400..600).contains(code)));
     classify(status, &error_type, &code, &cap(message.trim(), MAX_MESSAGE_CHARS))
+}
+
+/// Classifies an error a server wrote outside the JSON `data:` path of a 200 stream: the data of
+/// an `event: error`, a non-standard `error:` field, a bare JSON body or plain text. JSON objects
+/// go through `parse_error_value`; other text is the message itself (summarised like a raw
+/// body), so a readable failure is never reported as a malformed stream.
+pub fn parse_stray_error(text: &str) -> LlmError {
+    match serde_json::from_str::<serde_json::Value>(text.trim()) {
+        Ok(value) if value.is_object() => parse_error_value(None, &value),
+        Ok(serde_json::Value::String(message)) => classify(None, "", "", &cap(message.trim(), MAX_MESSAGE_CHARS)),
+        _ => classify(None, "", "", &summarize_raw_body(text, 200)),
+    }
+}
+
+/// Whether a bare JSON body is an error object (`error` or FastAPI's `detail`).
+pub fn is_error_body(value: &serde_json::Value) -> bool {
+    ["error", "detail"].iter().any(|key| value.get(key).is_some_and(|field| !field.is_null()))
 }
 
 /// Reads `retry-after-ms` (preferred, fractional milliseconds) or `retry-after` in seconds. The
@@ -332,6 +353,27 @@ fn strip_tags(html: &str) -> String {
         }
     }
     text
+}
+
+/// FastAPI's `detail`: a string, an object with a message, or a list of validation errors
+/// (each with `msg`).
+fn detail_text(detail: &serde_json::Value) -> String {
+    match detail {
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Array(items) => {
+            let messages: Vec<String> = items
+                .iter()
+                .map(|item| {
+                    item.get("msg").or_else(|| item.get("message")).map(scalar_text).unwrap_or_else(|| item.to_string())
+                })
+                .collect();
+            messages.join("; ")
+        }
+        serde_json::Value::Object(object) => {
+            object.get("message").or_else(|| object.get("msg")).map(scalar_text).unwrap_or_else(|| detail.to_string())
+        }
+        other => scalar_text(other),
+    }
 }
 
 /// JSON strings as their text, numbers and other scalars as written; null as empty.

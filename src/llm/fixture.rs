@@ -10,7 +10,12 @@ use crate::sse::SseEvent;
 
 /// Reads `fixtures/transcripts/<name>` and splits it into SSE events.
 pub fn load(name: &str) -> Vec<SseEvent> {
-    let path = format!("{}/fixtures/transcripts/{name}", env!("CARGO_MANIFEST_DIR"));
+    load_from("transcripts", name)
+}
+
+/// Reads `fixtures/<dir>/<name>` (e.g. `local-models`) and splits it into SSE events.
+pub fn load_from(dir: &str, name: &str) -> Vec<SseEvent> {
+    let path = format!("{}/fixtures/{dir}/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"));
     split(&text)
 }

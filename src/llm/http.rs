@@ -18,7 +18,7 @@
 //! Error mapping of ureq errors lives here, once, and names the host (and proxy) involved.
 
 use super::LlmError;
-use super::error::{parse_error_body, parse_error_value, parse_retry_after, with_key_hint};
+use super::error::{is_error_body, parse_error_body, parse_error_value, parse_retry_after, with_key_hint};
 use super::net::{NetEnv, host_of, plan_proxy};
 use crate::config::ProviderConfig;
 use crate::sse::{SseError, SseReader};
@@ -228,13 +228,11 @@ impl Canceller {
     }
 }
 
-/// A 2xx JSON body on a streaming request: an error object is classified; anything else means
-/// the endpoint does not stream, which retrying will not change.
+/// A 2xx JSON body on a streaming request: an error object (`error`, or FastAPI's `detail`) is
+/// classified; anything else means the endpoint does not stream, which retrying will not change.
 fn ignored_stream_error(text: &str, key_hint: &str) -> LlmError {
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(value) if value.get("error").is_some_and(|error| !error.is_null()) => {
-            with_key_hint(parse_error_value(None, &value), key_hint)
-        }
+        Ok(value) if is_error_body(&value) => with_key_hint(parse_error_value(None, &value), key_hint),
         _ => LlmError::Request {
             status: 200,
             message: "the server ignored \"stream\": true and answered with one JSON body; \

@@ -9,6 +9,7 @@ use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
 use crossbeam_channel::Receiver;
 
 pub mod anthropic;
+pub mod content;
 pub mod decode;
 pub mod error;
 #[cfg(test)]
@@ -22,6 +23,7 @@ pub mod retry;
 pub mod stream;
 #[cfg(test)]
 pub(crate) mod test_server;
+pub mod text_calls;
 
 pub use error::LlmError;
 

@@ -7,6 +7,7 @@ use super::http::HttpClient;
 use super::net::NetEnv;
 use super::retry::RetryPolicy;
 use super::stream::{Fallback, HttpCall, spawn_stream};
+use super::text_calls::ToolNames;
 use super::{LlmError, Provider, StreamEvent, anthropic, openai};
 use crate::cancel::CancelToken;
 use crate::config::{Protocol, ProviderConfig};
@@ -114,9 +115,12 @@ impl Provider for HttpProvider {
             Protocol::OpenAi => {
                 let seed = self.calls.fetch_add(1, Ordering::Relaxed) ^ clock_seed();
                 let attempt = AtomicU64::new(0);
+                // Only the tools offered in this request can be recovered from text.
+                let tools = self.config.text_tool_calls.then(|| ToolNames::from_definitions(&request.tools));
                 let make = move || {
                     let salt = attempt.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                    Box::new(openai::OpenAiDecoder::new(seed ^ salt)) as Box<dyn super::decode::Decoder>
+                    let decoder = openai::OpenAiDecoder::new(seed ^ salt).with_text_tool_calls(tools.clone());
+                    Box::new(decoder) as Box<dyn super::decode::Decoder>
                 };
                 spawn_stream(&self.config.name, client, call, make, policy, cancel)
             }

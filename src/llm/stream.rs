@@ -17,6 +17,7 @@
 //! `[DONE]`.
 
 use super::decode::Decoder;
+use super::error::parse_stray_error;
 use super::http::{EventStream, Exchange, HttpClient};
 use super::retry::{AttemptState, RetryDecision, RetryPolicy, plan_retry};
 use super::{LlmError, StreamEvent};
@@ -87,8 +88,9 @@ struct Producer {
 /// What the body thread hands the producer.
 enum BodyMessage {
     Events(Vec<SseEvent>),
-    /// Clean end of the body, with the unterminated last event if there was one.
-    End(Option<SseEvent>),
+    /// Clean end of the body, with the unterminated last event if there was one and the body's
+    /// lines that were not event-stream fields (a server's non-standard error), if any.
+    End(Option<SseEvent>, Option<String>),
     Failed(LlmError),
 }
 
@@ -222,7 +224,7 @@ impl Producer {
             }
             let step = match message {
                 BodyMessage::Events(events) => feed_all(decoder, &events, &mut out),
-                BodyMessage::End(remainder) => end_of_body(decoder, remainder, &mut out),
+                BodyMessage::End(remainder, stray) => end_of_body(decoder, remainder, stray, &mut out),
                 BodyMessage::Failed(error) => Err(error),
             };
             // Forward what was decoded even when the step then failed: the consumer drops it
@@ -254,8 +256,22 @@ fn feed_all(decoder: &mut dyn Decoder, events: &[SseEvent], out: &mut Vec<Stream
 
 /// The body ended without the terminal marker having been fed. The lenient rule: an
 /// unterminated `[DONE]` counts; any other unterminated event is a truncation. Otherwise the
-/// decoder decides whether what it saw is complete.
+/// decoder decides whether what it saw is complete. When it was not, and the body carried text
+/// outside the event-stream fields (old llama.cpp's `error:` line, a plain-text or bare-JSON
+/// error sent with status 200), that text is the error, classified, rather than "malformed".
 fn end_of_body(
+    decoder: &mut dyn Decoder,
+    remainder: Option<SseEvent>,
+    stray: Option<String>,
+    out: &mut Vec<StreamEvent>,
+) -> Result<bool, LlmError> {
+    match complete_at_end(decoder, remainder, out) {
+        Err(LlmError::Protocol { .. }) if let Some(stray) = stray => Err(parse_stray_error(&stray)),
+        other => other,
+    }
+}
+
+fn complete_at_end(
     decoder: &mut dyn Decoder,
     remainder: Option<SseEvent>,
     out: &mut Vec<StreamEvent>,
@@ -285,7 +301,7 @@ fn read_body(exchange: &Exchange, url: &str, headers: &[(String, String)], body:
     let mut events = Vec::new();
     loop {
         let message = match stream.read_some(&mut events) {
-            Ok(0) => BodyMessage::End(stream.finish()),
+            Ok(0) => BodyMessage::End(stream.finish(), stream.stray_text().map(str::to_string)),
             Ok(_) if events.is_empty() => continue, // a keep-alive or part of an event
             Ok(_) => BodyMessage::Events(std::mem::take(&mut events)),
             Err(error) => BodyMessage::Failed(exchange.read_error(error)),

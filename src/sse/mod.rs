@@ -71,7 +71,13 @@ pub struct SseParser {
     bom_matched: Option<usize>,
     bytes_received: u64,
     limit_bytes: usize,
+    /// Lines that are not event-stream fields, kept (capped) so a caller can show a server's
+    /// non-standard error: an `error:` field's value, or a plain-text or bare-JSON body.
+    stray: String,
 }
+
+/// How much stray text is kept: enough for any error message, bounded for a hostile stream.
+const MAX_STRAY_BYTES: usize = 4096;
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
@@ -100,6 +106,7 @@ impl SseParser {
             bom_matched: Some(0),
             bytes_received: 0,
             limit_bytes,
+            stray: String::new(),
         }
     }
 
@@ -107,6 +114,14 @@ impl SseParser {
     /// whenever this moves.
     pub fn bytes_received(&self) -> u64 {
         self.bytes_received
+    }
+
+    /// The lines that were not event-stream fields, joined by newlines (an `error:` field
+    /// contributes its value, any other line itself), capped at 4 KiB; None when there were none.
+    /// The WHATWG rules ignore such lines, and so does `feed`: this is only for explaining a
+    /// stream that carried no usable events.
+    pub fn stray_text(&self) -> Option<&str> {
+        (!self.stray.is_empty()).then_some(self.stray.as_str())
     }
 
     /// Parses `input`, pushing every event completed by it onto `out`.
@@ -242,9 +257,23 @@ impl SseParser {
                     self.retry_ms = Some(retry_ms);
                 }
             }
-            _ => {} // unknown fields are ignored
+            // Unknown fields are ignored, but remembered for `stray_text`.
+            b"error" => self.keep_stray(value),
+            _ => self.keep_stray(line),
         }
         Ok(())
+    }
+
+    fn keep_stray(&mut self, text: &[u8]) {
+        let room = MAX_STRAY_BYTES.saturating_sub(self.stray.len());
+        if room == 0 {
+            return;
+        }
+        if !self.stray.is_empty() {
+            self.stray.push('\n');
+        }
+        let text = String::from_utf8_lossy(&text[..text.len().min(room)]);
+        self.stray.push_str(&text);
     }
 
     /// Builds the event from the buffers and resets them (the last event id persists).
@@ -366,5 +395,10 @@ impl<R: Read> SseReader<R> {
     /// Total bytes read from the stream so far.
     pub fn bytes_received(&self) -> u64 {
         self.parser.bytes_received()
+    }
+
+    /// See `SseParser::stray_text`.
+    pub fn stray_text(&self) -> Option<&str> {
+        self.parser.stray_text()
     }
 }

@@ -332,3 +332,24 @@ fn fixtures_under_random_chunkings_match_the_whole_parse() {
         }
     }
 }
+
+#[test]
+fn lines_that_are_not_fields_are_ignored_but_kept_as_stray_text() {
+    let mut parser = SseParser::new();
+    let mut events = Vec::new();
+    let input = b"error: {\"message\":\"boom\"}\n\nInternal Server Error\ndata: x\n\n: comment\nevent: e\n";
+    for byte in input.chunks(1) {
+        parser.feed(byte, &mut events).unwrap();
+    }
+    assert_eq!(events, vec![event(&("message", "x", None, None))]);
+    assert_eq!(parser.stray_text(), Some("{\"message\":\"boom\"}\nInternal Server Error"));
+    assert_eq!(SseParser::new().stray_text(), None);
+}
+
+#[test]
+fn stray_text_is_capped() {
+    let mut parser = SseParser::new();
+    parser.feed(&b"x".repeat(10_000), &mut Vec::new()).unwrap();
+    parser.feed(b"\n", &mut Vec::new()).unwrap();
+    assert_eq!(parser.stray_text().map(str::len), Some(MAX_STRAY_BYTES));
+}

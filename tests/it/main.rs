@@ -10,6 +10,7 @@ mod cli;
 mod context;
 mod harness;
 mod hooks;
+mod local_models;
 mod mcp;
 mod permissions;
 mod print;

@@ -21,6 +21,7 @@ fn config(thinking: bool) -> ProviderConfig {
         max_tokens_field: "max_tokens".to_string(),
         stream_options: false,
         compact_at: None,
+        text_tool_calls: true,
         source: String::new(),
     }
 }

@@ -237,7 +237,13 @@ fn message_prefers_error_message_then_message_then_raw_body() {
     assert_eq!(message(400, r#"{"error":{"message":" inner "},"message":"outer"}"#), "inner");
     assert_eq!(message(400, r#"{"message":"outer","type":"BadRequestError"}"#), "outer");
     assert_eq!(message(400, r#"{"error":"plain"}"#), "plain");
-    assert_eq!(message(400, r#"{"detail":"x"}"#), r#"{"detail":"x"}"#);
+    // FastAPI's `detail`: a string, or a list of validation errors.
+    assert_eq!(message(400, r#"{"detail":"x"}"#), "x");
+    assert_eq!(
+        message(422, r#"{"detail":[{"loc":["body"],"msg":"field required"},{"msg":"bad"}]}"#),
+        "field required; bad"
+    );
+    assert_eq!(message(400, r#"{"other":"x"}"#), r#"{"other":"x"}"#);
     assert_eq!(message(400, "  not json\n at all  "), "not json at all");
     assert_eq!(message(404, "<html><body><h1>Not Found</h1><p>nope</p></body></html>"), "Not Found nope");
     assert_eq!(message(400, ""), "HTTP 400 with an empty body");

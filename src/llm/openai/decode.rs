@@ -4,12 +4,16 @@
 //! Invariant: it implements the accumulation algorithm of README §3.3 exactly — tool-call
 //! fragments go to a slot by `index`, else by a new `id`, else to the most recent slot; ids and
 //! names are set once and never concatenated; arguments are appended and kept as raw text (invalid
-//! JSON reaches the tool, which reports it). Reasoning fields are Thinking, never content. Only
+//! JSON reaches the tool, which reports it). Reasoning fields are Thinking, never content; so is
+//! a leading `<think>` in content, and tool calls written as text become calls
+//! (`llm/content.rs`, `llm/text_calls.rs`) unless the server sent native ones. Only
 //! choice 0 is read (mewcode never asks for n > 1). No IO, no clock: synthesised ids come from a
 //! seed the provider passes in.
 
+use crate::llm::content::ContentFilter;
 use crate::llm::decode::Decoder;
-use crate::llm::error::classify;
+use crate::llm::error::{classify, is_error_body, parse_error_value, parse_stray_error};
+use crate::llm::text_calls::ToolNames;
 use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
 use crate::msg::{ToolCall, Usage};
 use crate::sse::SseEvent;
@@ -28,6 +32,8 @@ pub struct OpenAiDecoder {
     /// Seed and counter of the ids synthesised for calls that arrived without one.
     id_seed: u64,
     ids_made: u64,
+    /// Answer text goes through here: `<think>` and tool calls written as text.
+    content: ContentFilter,
 }
 
 impl OpenAiDecoder {
@@ -43,7 +49,15 @@ impl OpenAiDecoder {
             has_output: false,
             id_seed,
             ids_made: 0,
+            content: ContentFilter::new(None),
         }
+    }
+
+    /// Recovers tool calls a model wrote as text (`text_calls.rs`) for these offered tools;
+    /// None (the `text_tool_calls: off` setting) leaves such text as text.
+    pub fn with_text_tool_calls(mut self, tools: Option<ToolNames>) -> OpenAiDecoder {
+        self.content = ContentFilter::new(tools);
+        self
     }
 }
 
@@ -52,10 +66,24 @@ impl Decoder for OpenAiDecoder {
         if event.data.trim() == "[DONE]" {
             return Ok(true);
         }
-        let chunk: Value = serde_json::from_str(&event.data)
-            .map_err(|err| LlmError::Protocol { message: format!("openai stream chunk is not valid JSON: {err}") })?;
+        if event.event == "error" {
+            // `event: error` (TGI, LiteLLM, some proxies): whatever the data, it is an error.
+            return Err(parse_stray_error(&event.data));
+        }
+        let chunk: Value = match serde_json::from_str(&event.data) {
+            Ok(chunk) => chunk,
+            // Broken JSON is a damaged stream; words that are not JSON at all are a proxy's or
+            // server's message (`data: upstream connect error`), and say what went wrong.
+            Err(err) if event.data.trim_start().starts_with(['{', '[']) => {
+                return Err(LlmError::Protocol { message: format!("openai stream chunk is not valid JSON: {err}") });
+            }
+            Err(_) => return Err(parse_stray_error(&event.data)),
+        };
         if let Some(error) = chunk.get("error").filter(|error| !error.is_null()) {
             return Err(in_band_error(error));
+        }
+        if chunk.get("choices").is_none() && is_error_body(&chunk) {
+            return Err(parse_error_value(None, &chunk)); // FastAPI's `{"detail": ...}`
         }
         let choice = chunk.get("choices").and_then(Value::as_array).and_then(|choices| {
             choices.iter().find(|choice| choice.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
@@ -93,11 +121,20 @@ impl Decoder for OpenAiDecoder {
                 return Err(truncated("the stream ended without [DONE] in the middle of a tool call"));
             }
         }
+        let text_calls = self.content.finish(out);
         // Cut off by the output cap: a call with incomplete arguments is dropped, never run.
         let cut_off = self.finish_reason.as_deref() == Some("length");
         let (dropped, kept): (Vec<Slot>, Vec<Slot>) =
             std::mem::take(&mut self.slots).into_iter().partition(|slot| cut_off && !is_complete_json(&slot.arguments));
-        let tool_calls: Vec<ToolCall> = kept.into_iter().map(|slot| self.tool_call(slot)).collect();
+        let mut tool_calls: Vec<ToolCall> = kept.into_iter().map(|slot| self.tool_call(slot)).collect();
+        // A server that parsed calls itself parsed them all; some also leave the raw text in
+        // content, and recovering it too would run the same call twice. Native calls win.
+        let text_calls = if tool_calls.is_empty() && dropped.is_empty() { text_calls } else { Vec::new() };
+        for text_call in text_calls {
+            // `call_text_` marks a call recovered from text in logs and sessions.
+            let id = self.synthesise_id().replacen("call_", "call_text_", 1);
+            tool_calls.push(ToolCall { id, name: text_call.name, input: text_call.input });
+        }
         let stop_reason = if tool_calls.is_empty() {
             stop_reason(self.finish_reason.as_deref())
         } else {
@@ -151,9 +188,14 @@ impl OpenAiDecoder {
             self.has_output = true;
             out.push(StreamEvent::Thinking(reasoning.to_string()));
         }
+        if let Some(text) = non_empty(delta.get("content")) {
+            self.saw_text = true;
+            self.has_output = true;
+            self.content.push(text, out);
+        }
         // A refusal is shown as answer text: it is what the model said, and the user must see
         // why nothing happened. It enters history as the assistant's content.
-        for text in [non_empty(delta.get("content")), non_empty(delta.get("refusal"))].into_iter().flatten() {
+        if let Some(text) = non_empty(delta.get("refusal")) {
             self.saw_text = true;
             self.has_output = true;
             out.push(StreamEvent::Text(text.to_string()));

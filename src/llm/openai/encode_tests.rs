@@ -21,6 +21,7 @@ fn config() -> ProviderConfig {
         max_tokens_field: "max_completion_tokens".to_string(),
         stream_options: true,
         compact_at: None,
+        text_tool_calls: true,
         source: String::new(),
     }
 }

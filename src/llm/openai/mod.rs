@@ -13,3 +13,7 @@ pub use encode::{EncodeOptions, ToolCallContent, encode_request, encode_request_
 mod decode_tests;
 #[cfg(test)]
 mod encode_tests;
+#[cfg(test)]
+mod error_shape_tests;
+#[cfg(test)]
+mod local_decode_tests;
