@@ -129,9 +129,14 @@ impl Printer {
                     "is_error": is_error, "elapsed_ms": elapsed_ms
                 }));
             }
-            Event::Usage(usage) => {
+            Event::Usage { usage, estimated } => {
                 self.usage.add(&usage);
-                self.line(json!({"type": "usage", "usage": usage_json(&usage)}));
+                let mut line = json!({"type": "usage", "usage": usage_json(&usage)});
+                if estimated {
+                    // The server sent no usage; these figures are counted from characters.
+                    line["estimated"] = json!(true);
+                }
+                self.line(line);
             }
             Event::Notice(text) => {
                 self.notice(&text);

@@ -125,7 +125,7 @@ impl Tool for TaskTool {
                 | Event::Restart { .. }
                 | Event::ToolStart { .. }
                 | Event::ToolEnd { .. }
-                | Event::Usage(_)
+                | Event::Usage { .. }
                 | Event::Notice(_)
                 | Event::Approval(_)
                 | Event::Compact(_) => {}

@@ -273,6 +273,10 @@ pub(super) fn run_repl(
         color,
         animate: stdout_is_terminal,
         connect,
+        discover: Box::new(|provider| {
+            let net = NetEnv::from_vars(env.pairs());
+            crate::llm::discovery::resolve_window(provider, &net, crate::llm::discovery::DISCOVERY_BUDGET)
+        }),
         session_id: first_id.clone(),
         mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
         sessions: repl::sessions::Sessions {

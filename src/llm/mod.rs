@@ -10,6 +10,7 @@ use crossbeam_channel::Receiver;
 
 pub mod anthropic;
 pub mod decode;
+pub mod discovery;
 pub mod error;
 #[cfg(test)]
 mod fixture;
@@ -20,6 +21,8 @@ pub mod probe;
 pub mod provider;
 pub mod retry;
 pub mod stream;
+#[cfg(test)]
+pub(crate) mod test_routes;
 #[cfg(test)]
 pub(crate) mod test_server;
 

@@ -1,6 +1,6 @@
 //! The CLI contract and configuration, through the real binary.
 
-use crate::support::{FakeModel, Reply, TestEnv};
+use crate::support::{FakeModel, TestEnv};
 
 #[test]
 fn version_prints_name_and_version() {
@@ -108,7 +108,7 @@ fn config_errors_name_file_and_key_path_and_exit_2() {
 fn undefined_variable_is_a_warning_not_a_failure() {
     let mut env = TestEnv::new("undefvar");
     let model = FakeModel::start();
-    model.push(Reply::status(200, r#"{"data":[{"id":"m1"}]}"#));
+    model.route("GET", "/v1/models", 200, r#"{"data":[{"id":"m1"}]}"#);
     env.vars.push(("MODEL_NAME".into(), "m1".into()));
     env.write_home(
         "config.yaml",
@@ -123,7 +123,7 @@ fn undefined_variable_is_a_warning_not_a_failure() {
     );
     assert!(run.stdout.contains("* local  openai m1"), "{}", run.stdout);
     assert!(run.stdout.contains("endpoint: reachable (1 models; the model is listed)"), "{}", run.stdout);
-    assert_eq!(model.requests()[0].path, "/v1/models");
+    assert!(model.side_requests().iter().any(|request| request.path == "/v1/models"));
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn no_provider_prints_the_setup_guide_and_exits_2() {
 fn no_provider_uses_a_local_server_that_answers_the_probe() {
     let env = TestEnv::new("probe");
     let local = FakeModel::start();
-    local.push(Reply::status(200, r#"{"object":"list","data":[{"id":"qwen2.5-coder:7b"}]}"#));
+    local.route("GET", "/v1/models", 200, r#"{"object":"list","data":[{"id":"qwen2.5-coder:7b"}]}"#);
     let mut command = env.command(&["doctor"]);
     command.env("MEWCODE_PROBE_PORTS", format!("{},{}", crate::support::project::closed_port(), local.port()));
     let run = crate::support::project::Run::from(command.output().unwrap());
