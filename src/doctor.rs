@@ -1,11 +1,18 @@
-//! `mewcode doctor`: config files, effective providers (keys masked), warnings, reachability.
+//! `mewcode doctor`: config files, effective providers (keys masked), warnings, reachability,
+//! and for OpenAI-compatible servers the context window they report and, for the provider a run
+//! would use, what one small test request shows (tool calls, reasoning, usage), with the
+//! provider settings that follow.
 //!
 //! Invariant: a front end; it prints and checks, never changes anything. Keys are never shown
-//! whole. Endpoint checks run concurrently, each with its own short timeout.
+//! whole. Endpoint checks run concurrently, each with its own timeout; only the selected
+//! provider gets the test request (it makes the model generate a few tokens).
 #![allow(clippy::print_stdout)]
 
-use crate::config::{Config, Level, ProviderConfig};
+use crate::config::{Config, Level, ProviderConfig, WindowSource};
 use crate::confine::{Sandbox, Status};
+use crate::llm::capabilities::{self, Capabilities};
+use crate::llm::discovery::{self, Discovered};
+use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, LocalServer, Reachability};
 use crate::text::neutralize;
 use crate::warning::Warning;
@@ -31,31 +38,71 @@ pub struct Input<'a> {
     pub sandbox: &'a Sandbox,
     /// Colour escapes allowed (an unconfined sandbox is shown in red).
     pub color: bool,
+    /// Proxy and CA settings for the window discovery and the test request.
+    pub net: &'a NetEnv,
 }
 
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// What doctor learnt about one provider's endpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Findings {
+    pub reachability: Reachability,
+    /// None: the window was not asked (configured, or not an OpenAI-compatible server of
+    /// one's own); Some(None): asked, nobody reported one.
+    pub window: Option<Option<Discovered>>,
+    /// The test request's outcome (the selected OpenAI-protocol provider only).
+    pub capabilities: Option<Result<Capabilities, String>>,
+}
+
 /// Checks every provider's endpoint concurrently and prints the report.
 pub fn run(input: &Input) {
-    let reachability: Vec<Reachability> = std::thread::scope(|scope| {
+    let findings: Vec<Findings> = std::thread::scope(|scope| {
         let handles: Vec<_> = input
             .config
             .providers
             .iter()
-            .map(|provider| scope.spawn(move || probe::check_endpoint(provider, ENDPOINT_TIMEOUT)))
+            .map(|provider| {
+                let selected = input.selected == Some(provider.name.as_str());
+                scope.spawn(move || examine(provider, selected, input.net))
+            })
             .collect();
         handles
             .into_iter()
             .map(|handle| {
-                handle.join().unwrap_or(Reachability::Unreachable { message: "check failed internally".to_string() })
+                handle.join().unwrap_or(Findings {
+                    reachability: Reachability::Unreachable { message: "check failed internally".to_string() },
+                    window: None,
+                    capabilities: None,
+                })
             })
             .collect()
     });
-    print!("{}", render(input, &reachability));
+    print!("{}", render(input, &findings));
+}
+
+/// Reachability, then (OpenAI-compatible servers of one's own) the window and, for the selected
+/// provider, the test request; the three run at once.
+fn examine(provider: &ProviderConfig, selected: bool, net: &NetEnv) -> Findings {
+    let own_server = provider.protocol == crate::config::Protocol::OpenAi
+        && provider.base_url != crate::config::Protocol::OpenAi.default_base_url();
+    std::thread::scope(|scope| {
+        let window = (own_server && provider.window_source == WindowSource::Default)
+            .then(|| scope.spawn(|| discovery::discover_window(provider, net, discovery::DISCOVERY_BUDGET)));
+        let test = (own_server && selected)
+            .then(|| scope.spawn(|| capabilities::probe(provider, net, capabilities::PROBE_TIMEOUT)));
+        let reachability = probe::check_endpoint(provider, ENDPOINT_TIMEOUT);
+        Findings {
+            reachability,
+            window: window.map(|handle| handle.join().ok().flatten()),
+            capabilities: test
+                .map(|handle| handle.join().unwrap_or_else(|_| Err("the test request failed internally".to_string()))),
+        }
+    })
 }
 
 /// The report text (pure, so it is tested without network).
-pub fn render(input: &Input, reachability: &[Reachability]) -> String {
+pub fn render(input: &Input, findings: &[Findings]) -> String {
     let mut out = format!(
         "mewcode {} doctor\n\nproject root  {}\nuser dir      {}\n",
         input.version,
@@ -96,14 +143,20 @@ pub fn render(input: &Input, reachability: &[Reachability]) -> String {
     for (index, provider) in input.config.providers.iter().enumerate() {
         let marker = if input.selected == Some(provider.name.as_str()) { "*" } else { " " };
         out.push_str(&render_provider(marker, provider));
-        let status = match reachability.get(index) {
+        let found = findings.get(index);
+        let status = match found.map(|found| &found.reachability) {
             Some(Reachability::Ok { models, has_model }) => {
                 let listed = match has_model {
                     Some(true) => "; the model is listed",
                     Some(false) => "; the model is NOT in the list (check the name)",
                     None => "",
                 };
-                format!("reachable ({models} models{listed})")
+                let mut names: Vec<String> = models.iter().take(5).map(|name| neutralize(name)).collect();
+                if models.len() > 5 {
+                    names.push("…".to_string());
+                }
+                let names = if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) };
+                format!("reachable ({} models{names}{listed})", models.len())
             }
             Some(Reachability::Status { status: 401 | 403, message }) => {
                 format!("answered 401/403: the key is wrong or missing; set {} ({message})", provider.api_key_hint)
@@ -113,6 +166,9 @@ pub fn render(input: &Input, reachability: &[Reachability]) -> String {
             None => "not checked".to_string(),
         };
         out.push_str(&format!("      endpoint: {status}\n"));
+        if let Some(found) = found {
+            out.push_str(&render_findings(provider, found));
+        }
     }
     out.push_str("\nMCP servers\n");
     if input.config.mcp_servers.is_empty() {
@@ -161,6 +217,57 @@ fn render_sandbox(sandbox: &Sandbox, color: bool) -> String {
     if !matches!(sandbox.status(), Status::Off { .. }) {
         for line in sandbox.describe() {
             out.push_str(&format!("  {line}\n"));
+        }
+    }
+    out
+}
+
+/// The window the server reports, the test request's result and the settings they suggest.
+fn render_findings(provider: &ProviderConfig, found: &Findings) -> String {
+    let mut out = String::new();
+    let mut recommended = Vec::new();
+    match (&found.window, &provider.window_source) {
+        (Some(Some(window)), _) => {
+            let note = window.note.as_deref().map(|note| format!("; {note}")).unwrap_or_default();
+            out.push_str(&format!("      window: {} from {}{note}\n", window.window, window.endpoint));
+            if window.note.is_some() && window.endpoint.contains("/api/show") {
+                recommended.push(
+                    "# Ollama: give the server a larger window (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or a model \
+                     with PARAMETER num_ctx 32768), then set context_window to it"
+                        .to_string(),
+                );
+            } else {
+                recommended.push(format!(
+                    "context_window: {}   # what {} reports (asked at each start when unset)",
+                    window.window, window.endpoint
+                ));
+            }
+        }
+        (Some(None), _) => {
+            out.push_str(&format!(
+                "      window: the server reported none, so {} (the {} default) is assumed\n",
+                provider.context_window,
+                provider.protocol.as_str()
+            ));
+            recommended.push("context_window: <the server's window>   # this server does not report it".to_string());
+        }
+        (None, WindowSource::Configured) => {
+            out.push_str(&format!("      window: {} (configured)\n", provider.context_window));
+        }
+        (None, source) => out.push_str(&format!("      window: {} ({})\n", provider.context_window, source.describe())),
+    }
+    match &found.capabilities {
+        Some(Ok(capabilities)) => {
+            out.push_str(&format!("      test request: {}\n", capabilities.describe()));
+            recommended.extend(capabilities.recommendations());
+        }
+        Some(Err(message)) => out.push_str(&format!("      test request: FAILED: {}\n", neutralize(message))),
+        None => {}
+    }
+    if !recommended.is_empty() {
+        out.push_str(&format!("      recommended settings for provider {}:\n", provider.name));
+        for line in recommended {
+            out.push_str(&format!("        {line}\n"));
         }
     }
     out

@@ -9,6 +9,7 @@ use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
 use crossbeam_channel::Receiver;
 
 pub mod anthropic;
+pub mod capabilities;
 pub mod decode;
 pub mod discovery;
 pub mod error;

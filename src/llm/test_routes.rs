@@ -27,6 +27,11 @@ pub fn json(method: &'static str, path: &'static str, body: &str) -> Route {
     Route { method, path, status: 200, content_type: "application/json", body: body.to_string() }
 }
 
+/// An event-stream answer with status 200.
+pub fn sse(method: &'static str, path: &'static str, body: &str) -> Route {
+    Route { method, path, status: 200, content_type: "text/event-stream", body: body.to_string() }
+}
+
 /// The running server; dropping it stops the accept loop.
 pub struct RouteServer {
     /// `http://127.0.0.1:PORT`
