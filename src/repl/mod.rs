@@ -487,6 +487,20 @@ mod tests {
     }
 
     #[test]
+    fn cost_marks_estimated_figures() {
+        let usage = Usage { input_tokens: 1_200, output_tokens: 30, cache_write: 0, cache_read: 0 };
+        assert_eq!(
+            render_cost(&usage, false),
+            "this session: 1200 input · 30 output · 0 cache write · 0 cache read (0% of prompt tokens from cache)"
+        );
+        assert_eq!(
+            render_cost(&usage, true),
+            "this session: ~1200 input · ~30 output · 0 cache write · 0 cache read (0% of prompt tokens from cache)\n  \
+             ~ estimated from characters (3.5 per token): the server sent no usage for some responses"
+        );
+    }
+
+    #[test]
     fn interrupts_count_presses_across_clones() {
         let interrupts = Interrupts::new();
         let handler = interrupts.clone();
