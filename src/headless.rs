@@ -61,7 +61,7 @@ pub fn run(
 ) -> Outcome {
     let notices = options.notices.clone();
     let compact_first = options.compact_first;
-    let mut printer = Printer { options, usage: Usage::default(), iterations: 0, error: None };
+    let mut printer = Printer { options, usage: Usage::default(), usage_estimated: false, iterations: 0, error: None };
     for notice in notices {
         printer.event(Event::Notice(notice));
     }
@@ -98,6 +98,8 @@ pub fn run(
 struct Printer {
     options: Options,
     usage: Usage,
+    /// Some of `usage` was estimated from characters (the server sent none).
+    usage_estimated: bool,
     iterations: u32,
     error: Option<String>,
 }
@@ -131,6 +133,7 @@ impl Printer {
             }
             Event::Usage { usage, estimated } => {
                 self.usage.add(&usage);
+                self.usage_estimated |= estimated;
                 let mut line = json!({"type": "usage", "usage": usage_json(&usage)});
                 if estimated {
                     // The server sent no usage; these figures are counted from characters.
@@ -163,7 +166,7 @@ impl Printer {
     }
 
     fn finish(&mut self, stop: Stop, result: &str) {
-        let summary = json!({
+        let mut summary = json!({
             "result": result,
             "session_id": self.options.session_id,
             "stop_reason": stop.as_str(),
@@ -171,6 +174,10 @@ impl Printer {
             "usage": usage_json(&self.usage),
             "is_error": !matches!(stop, Stop::Completed),
         });
+        if self.usage_estimated {
+            // Some responses came without usage; their share was counted from characters.
+            summary["usage_estimated"] = json!(true);
+        }
         match self.options.format {
             Format::Text => {
                 let text = if self.options.stdout_is_terminal { neutralize(result) } else { result.to_string() };

@@ -21,6 +21,10 @@ pub const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 /// The test tool's name; its call is asked for in the prompt.
 pub const PROBE_TOOL: &str = "ping";
 
+/// The probe's output cap: room for a reasoning model to think a little first, small enough to
+/// stay a probe.
+pub const PROBE_MAX_TOKENS: u32 = 512;
+
 /// How the tool call came back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ToolCallShape {
@@ -42,6 +46,9 @@ pub struct Capabilities {
     pub usage: bool,
     /// The server refused `stream_options` (the request was retried without it).
     pub stream_options_rejected: bool,
+    /// The answer ended on the probe's output cap (`finish_reason: length`): a reasoning model
+    /// may not have reached its call yet, so an absent call proves little.
+    pub cut_off: bool,
 }
 
 impl Capabilities {
@@ -56,6 +63,9 @@ impl Capabilities {
                 format!("tool calls structured, arguments streamed in {fragments} fragments")
             }
             ToolCallShape::Text { marker } => format!("tool calls as TEXT in the content ({marker})"),
+            ToolCallShape::Absent if self.cut_off => {
+                format!("no tool call before the probe's {PROBE_MAX_TOKENS}-token cap (still thinking?)")
+            }
             ToolCallShape::Absent => "NO tool call (the model answered in prose)".to_string(),
         };
         let reasoning = if self.reasoning.is_empty() {
@@ -74,6 +84,7 @@ impl Capabilities {
             ToolCallShape::Text { .. } => {
                 lines.push("text_tool_calls: auto   # the server writes tool calls as text".to_string());
             }
+            ToolCallShape::Absent if self.cut_off => {}
             ToolCallShape::Absent => lines.push(
                 "# the model did not call the test tool: pick a tool-capable model (or a server chat template with tools)"
                     .to_string(),
@@ -94,7 +105,11 @@ pub fn analyze(chunks: &[Value], stream_options_rejected: bool) -> Capabilities 
     let mut structured = false;
     let mut reasoning = Vec::new();
     let mut usage = false;
+    let mut cut_off = false;
     for chunk in chunks {
+        if chunk.pointer("/choices/0/finish_reason").and_then(Value::as_str) == Some("length") {
+            cut_off = true;
+        }
         if chunk.get("usage").is_some_and(|usage| usage.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0) > 0) {
             usage = true;
         }
@@ -132,7 +147,7 @@ pub fn analyze(chunks: &[Value], stream_options_rejected: bool) -> Capabilities 
     } else {
         ToolCallShape::Absent
     };
-    Capabilities { tool_calls, reasoning, usage, stream_options_rejected }
+    Capabilities { tool_calls, reasoning, usage, stream_options_rejected, cut_off }
 }
 
 /// What in the content looks like a tool call written as text.
@@ -168,8 +183,7 @@ pub fn probe_body(provider: &ProviderConfig, stream_options: bool) -> Value {
             "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
         }}]
     });
-    // Room for a reasoning model to think first, but small: this is a probe.
-    body[provider.max_tokens_field.as_str()] = json!(provider.max_tokens.min(512));
+    body[provider.max_tokens_field.as_str()] = json!(provider.max_tokens.min(PROBE_MAX_TOKENS));
     if stream_options {
         body["stream_options"] = json!({"include_usage": true});
     }

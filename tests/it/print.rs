@@ -194,6 +194,7 @@ fn a_local_server_without_usage_gets_usage_estimated_and_its_window_asked() {
     // system prompt and the tool definitions, so it is far from 0.
     assert_eq!(usage["usage"]["output_tokens"], 2, "{usage}");
     assert!(usage["usage"]["input_tokens"].as_u64().unwrap() > 1_000, "{usage}");
+    assert_eq!(lines.last().unwrap()["usage_estimated"], true, "{}", run.stdout);
     // The window came from /props: no "reported none" warning.
     assert!(!run.stderr.contains("reported none"), "{}", run.stderr);
     assert!(model.side_requests().iter().any(|request| request.path == "/props"));

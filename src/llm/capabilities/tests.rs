@@ -47,6 +47,7 @@ fn vllm_streams_structured_call_fragments_with_reasoning_content_and_usage() {
             reasoning: vec!["reasoning_content"],
             usage: true,
             stream_options_rejected: false,
+            cut_off: false,
         }
     );
     assert_eq!(
@@ -132,4 +133,15 @@ fn analyze_reads_ollama_and_llama_cpp_shapes() {
     let capabilities = analyze(&[delta(json!({"content": "Sure! pong."}))], true);
     assert_eq!(capabilities.tool_calls, ToolCallShape::Absent);
     assert_eq!(capabilities.recommendations().len(), 2);
+    // Still reasoning when the cap hit: no verdict on tools.
+    let thinking =
+        [json!({"choices": [{"index": 0, "delta": {"reasoning_content": "hmm"}, "finish_reason": "length"}]})];
+    let capabilities = analyze(&thinking, false);
+    assert!(capabilities.cut_off);
+    assert!(capabilities.recommendations().is_empty());
+    assert!(
+        capabilities.describe().starts_with("no tool call before the probe's 512-token cap"),
+        "{}",
+        capabilities.describe()
+    );
 }
