@@ -82,6 +82,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             gate: Arc::new(ModeMatrix),
             hooks: mewcode::hooks::Hooks::default(),
             environment: String::new(),
+            silent_truncation: false,
         }),
         registry,
         stable_prompt: String::new(),

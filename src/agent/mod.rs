@@ -177,7 +177,10 @@ impl Agent {
                 estimate
             } else {
                 let estimated = crate::context::tokens_for_chars(prompt_chars);
-                if let Some(truncation) = usage::check_truncation(usage::reported_prompt(&turn.usage), estimated) {
+                let reported = usage::reported_prompt(&turn.usage);
+                if let Some(truncation) =
+                    usage::check_truncation(reported, estimated).filter(|_| self.toolbox.silent_truncation)
+                {
                     emit(cancel, tx, Event::Error(truncation.message(self.toolbox.provider.name())));
                     return self.finish(conversation, Stop::Failed);
                 }

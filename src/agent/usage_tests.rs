@@ -104,6 +104,33 @@ fn a_prompt_the_server_cut_stops_the_turn_with_the_fix() {
 }
 
 #[test]
+fn a_server_that_refuses_overlong_prompts_is_never_suspected_of_cutting_them() {
+    let provider = ScriptedProvider::new(vec![Script::Events(vec![
+        StreamEvent::Text("ok".into()),
+        StreamEvent::Usage(usage(1_200, 300)),
+        done(StopReason::EndTurn),
+    ])]);
+    let agent = agent(provider.clone());
+    let public = Arc::new(Agent {
+        toolbox: Arc::new(Toolbox {
+            provider,
+            max_tokens: 1000,
+            gate: Arc::new(ModeMatrix),
+            hooks: crate::hooks::Hooks::default(),
+            environment: "env".into(),
+            silent_truncation: false,
+        }),
+        registry: Registry::new(),
+        stable_prompt: agent.stable_prompt.clone(),
+        settings: settings(5, false),
+        context: Context::default(),
+    });
+    let (_, events, stop) = run_prompt(&public, &"p".repeat(20_000));
+    assert_eq!(stop, Stop::Completed);
+    assert!(errors(&events).is_empty());
+}
+
+#[test]
 fn truncation_check_fires_only_far_below_the_estimate() {
     // Far below: fires.
     assert_eq!(check_truncation(1_500, 5_800), Some(Truncation { reported: 1_500, estimated: 5_800 }));

@@ -338,6 +338,8 @@ pub(super) fn build_agent(
         // Hooks are the user's own commands: they get the whole host environment.
         hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id, sandbox),
         environment,
+        silent_truncation: provider_config.protocol == config::Protocol::OpenAi
+            && provider_config.base_url != config::Protocol::OpenAi.default_base_url(),
     });
     // The same Arc as the agent's: the sub-agent runs with this agent's gate and hooks.
     let task = TaskTool::new(Arc::clone(&toolbox), &registry);
