@@ -94,6 +94,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             turn_hooks: true,
             reads: mewcode::tools::ReadTracker::new(),
             log: Default::default(),
+            prompt_meter: Default::default(),
         },
         context: mewcode::context::Context::default(),
     });

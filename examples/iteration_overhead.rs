@@ -100,6 +100,7 @@ fn per_iteration(messages: usize) -> Duration {
             turn_hooks: true,
             reads: mewcode::tools::ReadTracker::new(),
             log: Default::default(),
+            prompt_meter: Default::default(),
         },
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.
         context: mewcode::context::Context::new(mewcode::context::ContextConfig {

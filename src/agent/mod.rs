@@ -68,6 +68,9 @@ pub struct Settings {
     pub reads: ReadTracker,
     /// The session log every message pushed by the loop is appended to (none for sub-agents).
     pub log: crate::session::Recorder,
+    /// Characters of the requests so far, counted once per message (for usage the server does
+    /// not send and the truncation check); each agent has its own.
+    pub prompt_meter: usage::PromptMeter,
 }
 
 /// A model, its tools, its permission gate and its system prompt.
@@ -124,7 +127,6 @@ impl Agent {
         // What each request carries, counted for usage the server does not send and for the
         // truncation check: the fixed part once per run, the messages incrementally.
         let fixed_chars = usage::fixed_chars(&self.system(), &self.tools_for(mode));
-        let mut prompt_meter = usage::PromptMeter::default();
         for iteration in 1..=self.settings.max_iterations {
             if !emit(cancel, tx, Event::Iter(iteration)) || cancel.is_cancelled() {
                 return self.finish(conversation, Stop::Cancelled);
@@ -146,7 +148,9 @@ impl Agent {
                 // The response's usage covers the request's messages and the reply appended next.
                 let covered = request.messages.len() + 1;
                 let reminder_chars = request.reminder.as_deref().map_or(0, |text| text.chars().count() as u64);
-                let prompt_chars = fixed_chars + reminder_chars + prompt_meter.message_chars(&request.messages);
+                let prompt_chars = fixed_chars
+                    + reminder_chars
+                    + self.settings.prompt_meter.message_chars(conversation, &request.messages);
                 match self.stream_turn(request, cancel, tx) {
                     Ok(turn) => break (turn, covered, prompt_chars),
                     Err(LlmError::Cancelled) => return self.finish(conversation, Stop::Cancelled),

@@ -140,6 +140,7 @@ pub(super) fn settings(max_iterations: u32, interactive: bool) -> Settings {
         turn_hooks: true,
         reads: crate::tools::ReadTracker::new(),
         log: Default::default(),
+        prompt_meter: Default::default(),
     }
 }
 

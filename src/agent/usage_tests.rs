@@ -148,15 +148,40 @@ fn truncation_check_fires_only_far_below_the_estimate() {
 
 #[test]
 fn prompt_meter_counts_new_messages_and_recounts_a_replaced_history() {
-    let mut meter = PromptMeter::default();
+    let meter = PromptMeter::default();
+    let conversation: Conversation = Arc::new(Mutex::new(History::new()));
     let mut messages = vec![Message::user("abcd"), Message::assistant("ef")];
-    assert_eq!(meter.message_chars(&messages), 6);
+    assert_eq!(meter.message_chars(&conversation, &messages), 6);
     messages.push(Message::user("ghi"));
-    assert_eq!(meter.message_chars(&messages), 9);
+    assert_eq!(meter.message_chars(&conversation, &messages), 9);
     // Compaction: a summary replaces the start (same length, another first message).
     let replaced = vec![Message::user("summary!"), Message::assistant("ef"), Message::user("ghi")];
-    assert_eq!(meter.message_chars(&replaced), 13);
-    assert_eq!(meter.message_chars(&replaced[..1]), 8);
+    assert_eq!(meter.message_chars(&conversation, &replaced), 13);
+    assert_eq!(meter.message_chars(&conversation, &replaced[..1]), 8);
+    // Another conversation with the same first message is counted afresh.
+    let other: Conversation = Arc::new(Mutex::new(History::new()));
+    let longer = vec![Message::user("summary!"), Message::assistant("x"), Message::user("y"), Message::user("z")];
+    assert_eq!(meter.message_chars(&other, &longer), 11);
+}
+
+#[test]
+fn the_meter_counts_a_conversation_once_across_runs() {
+    let provider = ScriptedProvider::new(vec![
+        Script::Events(vec![StreamEvent::Text("one".into()), done(StopReason::EndTurn)]),
+        Script::Events(vec![StreamEvent::Text("two".into()), done(StopReason::EndTurn)]),
+    ]);
+    let agent = agent(provider.clone());
+    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("p".repeat(7_000))].into()));
+    let run = |conversation: &Conversation| -> Vec<(Usage, bool)> {
+        usages(&agent.run(conversation.clone(), Mode::Default, CancelToken::new()).iter().collect::<Vec<_>>())
+    };
+    let first = run(&conversation);
+    lock(&conversation).push(Message::user("again"));
+    let second = run(&conversation);
+    let fixed = fixed_chars(&provider.requests()[0].system, &provider.requests()[0].tools);
+    // The second prompt is the first one plus the answer "one" and "again", not counted twice.
+    assert_eq!(first[0].0.input_tokens, tokens_for_chars(fixed + 7_000));
+    assert_eq!(second[0].0.input_tokens, tokens_for_chars(fixed + 7_000 + 3 + 5));
 }
 
 #[test]

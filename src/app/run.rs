@@ -367,6 +367,7 @@ pub(super) fn build_agent(
             turn_hooks: true,
             reads: crate::tools::ReadTracker::new(),
             log,
+            prompt_meter: Default::default(),
         },
         context: crate::context::Context::new(context_config),
     }))
