@@ -284,12 +284,11 @@ fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
         format!("{} (from {})", mask_key(&provider.api_key), provider.api_key_hint)
     };
     format!(
-        "{marker} {}  {} {}  {}\n      key: {key}\n      context window {} · max_tokens {}{}  (from {})\n",
+        "{marker} {}  {} {}  {}\n      key: {key}\n      max_tokens {}{}  (from {})\n",
         provider.name,
         provider.protocol.as_str(),
         provider.model,
         provider.base_url,
-        provider.context_window,
         provider.max_tokens,
         if provider.thinking { " · thinking" } else { "" },
         provider.source,
