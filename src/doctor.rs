@@ -30,6 +30,8 @@ pub struct Input<'a> {
     pub warnings: &'a [Warning],
     /// The local server the probe found, when nothing is configured.
     pub local: Option<&'a LocalServer>,
+    /// The provider a run would build for `local` (examined like a configured one).
+    pub local_provider: Option<ProviderConfig>,
     /// (level, path, exists) of the permission settings files.
     pub settings_files: Vec<(String, PathBuf, bool)>,
     /// The MCP servers' status after connecting to each (empty when none is configured).
@@ -57,13 +59,17 @@ pub struct Findings {
 
 /// Checks every provider's endpoint concurrently and prints the report.
 pub fn run(input: &Input) {
+    // With nothing configured, the local server a run would use is examined instead.
+    let providers: Vec<&ProviderConfig> = if input.config.providers.is_empty() {
+        input.local_provider.iter().collect()
+    } else {
+        input.config.providers.iter().collect()
+    };
     let findings: Vec<Findings> = std::thread::scope(|scope| {
-        let handles: Vec<_> = input
-            .config
-            .providers
-            .iter()
+        let handles: Vec<_> = providers
+            .into_iter()
             .map(|provider| {
-                let selected = input.selected == Some(provider.name.as_str());
+                let selected = input.selected == Some(provider.name.as_str()) || input.config.providers.is_empty();
                 scope.spawn(move || examine(provider, selected, input.net))
             })
             .collect();
@@ -131,12 +137,17 @@ pub fn render(input: &Input, findings: &[Findings]) -> String {
     out.push_str("\nproviders\n");
     if input.config.providers.is_empty() {
         match input.local {
-            Some(server) => out.push_str(&format!(
-                "  none configured; a run would use the local {} server at {} (models: {})\n",
-                server.kind,
-                server.base_url,
-                server.models.join(", ")
-            )),
+            Some(server) => {
+                out.push_str(&format!(
+                    "  none configured; a run would use the local {} server at {} (models: {})\n",
+                    server.kind,
+                    server.base_url,
+                    server.models.join(", ")
+                ));
+                if let (Some(provider), Some(found)) = (&input.local_provider, findings.first()) {
+                    out.push_str(&render_findings(provider, found));
+                }
+            }
             None => out.push_str("  none configured, and no local Ollama/vLLM server answered: see `mewcode --help`\n"),
         }
     }
@@ -230,7 +241,8 @@ fn render_findings(provider: &ProviderConfig, found: &Findings) -> String {
         (Some(Some(window)), _) => {
             let note = window.note.as_deref().map(|note| format!("; {note}")).unwrap_or_default();
             out.push_str(&format!("      window: {} from {}{note}\n", window.window, window.endpoint));
-            if window.note.is_some() && window.endpoint.contains("/api/show") {
+            // Only an assumed window carries a note (Ollama's default, num_ctx not set).
+            if window.note.is_some() {
                 recommended.push(
                     "# Ollama: give the server a larger window (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or a model \
                      with PARAMETER num_ctx 32768), then set context_window to it"
@@ -310,6 +322,43 @@ pub fn mask_key(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn local() -> ProviderConfig {
+        ProviderConfig {
+            base_url: "http://127.0.0.1:11434/v1".into(),
+            ..ProviderConfig::with_defaults("local", crate::config::Protocol::OpenAi, "qwen")
+        }
+    }
+
+    fn findings(window: Option<Option<Discovered>>) -> Findings {
+        let reachability = Reachability::Ok { models: vec!["qwen".into()], has_model: Some(true) };
+        Findings { reachability, window, capabilities: None }
+    }
+
+    #[test]
+    fn an_assumed_ollama_window_recommends_raising_it_on_the_server() {
+        let assumed = Discovered { window: 4096, endpoint: "POST /api/show".into(), note: Some("assumed".into()) };
+        assert_eq!(
+            render_findings(&local(), &findings(Some(Some(assumed)))),
+            "      window: 4096 from POST /api/show; assumed\n      recommended settings for provider local:\n        \
+             # Ollama: give the server a larger window (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or a model with \
+             PARAMETER num_ctx 32768), then set context_window to it\n"
+        );
+    }
+
+    #[test]
+    fn a_window_nobody_reports_is_shown_as_the_default_and_asked_for() {
+        assert_eq!(
+            render_findings(&local(), &findings(Some(None))),
+            "      window: the server reported none, so 128000 (the openai default) is assumed\n      \
+             recommended settings for provider local:\n        context_window: <the server's window>   # this \
+             server does not report it\n"
+        );
+        let mut configured = local();
+        configured.window_source = WindowSource::Configured;
+        configured.context_window = 32768;
+        assert_eq!(render_findings(&configured, &findings(None)), "      window: 32768 (configured)\n");
+    }
 
     #[test]
     fn keys_are_masked() {

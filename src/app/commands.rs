@@ -38,6 +38,10 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
         selected: selected.as_deref(),
         warnings: &warnings,
         local: local.as_ref(),
+        local_provider: local.as_ref().and_then(|server| {
+            let model = options.model.clone().or_else(|| server.models.first().cloned())?;
+            Some(local_provider(&server.kind, &server.base_url, &model))
+        }),
         settings_files: settings_files(&context.home, &context.root),
         mcp_report,
         sandbox: &sandbox,

@@ -135,7 +135,7 @@ pub fn parse_ollama_show(value: &Value) -> Option<(u64, Option<String>)> {
         })
     });
     if let Some(num_ctx) = num_ctx.filter(|&num_ctx| num_ctx > 0) {
-        return Some((num_ctx, Some("num_ctx in the model's parameters".to_string())));
+        return Some((num_ctx, None));
     }
     let trained = value
         .get("model_info")?

@@ -188,6 +188,17 @@ fn no_provider_uses_a_local_server_that_answers_the_probe() {
     let env = TestEnv::new("probe");
     let local = FakeModel::start();
     local.route("GET", "/v1/models", 200, r#"{"object":"list","data":[{"id":"qwen2.5-coder:7b"}]}"#);
+    local.route(
+        "POST",
+        "/api/show",
+        200,
+        r#"{"parameters":"num_ctx 8192","model_info":{"qwen2.context_length":32768}}"#,
+    );
+    local.push(Reply::sse(concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"ping\",\"arguments\":\"{\\\"text\\\":\\\"hi\\\"}\"}}]}}]}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":90,\"completion_tokens\":9}}\n\n",
+        "data: [DONE]\n\n"
+    )));
     let mut command = env.command(&["doctor"]);
     command.env("MEWCODE_PROBE_PORTS", format!("{},{}", crate::support::project::closed_port(), local.port()));
     let run = crate::support::project::Run::from(command.output().unwrap());
@@ -197,6 +208,15 @@ fn no_provider_uses_a_local_server_that_answers_the_probe() {
             "a run would use the local vllm server at http://127.0.0.1:{}/v1 (models: qwen2.5-coder:7b)",
             local.port()
         )),
+        "{}",
+        run.stdout
+    );
+    // The server a run would use is examined like a configured one.
+    assert!(run.stdout.contains("      window: 8192 from POST /api/show\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "      test request: tool calls structured, arguments in one piece · no reasoning seen · usage sent\n"
+        ),
         "{}",
         run.stdout
     );
