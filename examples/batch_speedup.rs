@@ -82,7 +82,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             gate: Arc::new(ModeMatrix),
             hooks: mewcode::hooks::Hooks::default(),
             environment: String::new(),
-            silent_truncation: false,
+            silent_truncation: None,
         }),
         registry,
         stable_prompt: String::new(),

@@ -88,7 +88,7 @@ fn per_iteration(messages: usize) -> Duration {
             gate: Arc::new(ModeMatrix),
             hooks: mewcode::hooks::Hooks::default(),
             environment: "e".into(),
-            silent_truncation: false,
+            silent_truncation: None,
         }),
         registry,
         stable_prompt: "s".into(),

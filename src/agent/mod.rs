@@ -182,9 +182,10 @@ impl Agent {
             } else {
                 let estimated = crate::context::tokens_for_chars(prompt_chars);
                 let reported = usage::reported_prompt(&turn.usage);
-                if let Some(truncation) =
-                    usage::check_truncation(reported, estimated).filter(|_| self.toolbox.silent_truncation)
-                {
+                let cut = self.toolbox.silent_truncation.and_then(|floor| {
+                    usage::check_truncation(reported, estimated).filter(|cut| cut.estimated >= floor)
+                });
+                if let Some(truncation) = cut {
                     emit(cancel, tx, Event::Error(truncation.message(self.toolbox.provider.name())));
                     return self.finish(conversation, Stop::Failed);
                 }

@@ -27,7 +27,7 @@ fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>,
         gate,
         hooks,
         environment: "env".into(),
-        silent_truncation: true,
+        silent_truncation: Some(0),
     });
     let mut registry = Registry::new();
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log: log.clone() }));

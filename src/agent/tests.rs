@@ -126,7 +126,7 @@ pub(super) fn toolbox(provider: Arc<ScriptedProvider>, hooks: crate::hooks::Hook
         gate: Arc::new(ModeMatrix),
         hooks,
         environment: "env".into(),
-        silent_truncation: true,
+        silent_truncation: Some(0),
     })
 }
 

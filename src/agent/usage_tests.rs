@@ -118,7 +118,7 @@ fn a_server_that_refuses_overlong_prompts_is_never_suspected_of_cutting_them() {
             gate: Arc::new(ModeMatrix),
             hooks: crate::hooks::Hooks::default(),
             environment: "env".into(),
-            silent_truncation: false,
+            silent_truncation: None,
         }),
         registry: Registry::new(),
         stable_prompt: agent.stable_prompt.clone(),
@@ -126,6 +126,34 @@ fn a_server_that_refuses_overlong_prompts_is_never_suspected_of_cutting_them() {
         context: Context::default(),
     });
     let (_, events, stop) = run_prompt(&public, &"p".repeat(20_000));
+    assert_eq!(stop, Stop::Completed);
+    assert!(errors(&events).is_empty());
+}
+
+#[test]
+fn a_prompt_well_inside_a_reported_window_is_never_called_cut() {
+    let provider = ScriptedProvider::new(vec![Script::Events(vec![
+        StreamEvent::Text("ok".into()),
+        StreamEvent::Usage(usage(1_200, 300)),
+        done(StopReason::EndTurn),
+    ])]);
+    // The server reported a 32 768-token window: nothing under 80 % of it can have been cut.
+    let toolbox = Toolbox {
+        provider,
+        max_tokens: 1000,
+        gate: Arc::new(ModeMatrix),
+        hooks: crate::hooks::Hooks::default(),
+        environment: "env".into(),
+        silent_truncation: Some(26_214),
+    };
+    let agent = Arc::new(Agent {
+        toolbox: Arc::new(toolbox),
+        registry: Registry::new(),
+        stable_prompt: "stable".into(),
+        settings: settings(5, false),
+        context: Context::default(),
+    });
+    let (_, events, stop) = run_prompt(&agent, &"p".repeat(20_000));
     assert_eq!(stop, Stop::Completed);
     assert!(errors(&events).is_empty());
 }

@@ -210,16 +210,33 @@ fn a_server_that_reports_no_window_leaves_the_default_with_a_warning() {
     assert!(run.stderr.contains("reported none") && run.stderr.contains("128000"), "{}", run.stderr);
 }
 
+/// A stream of "Sure." whose usage reports 1 900 prompt tokens.
+const SURE_1900: &str = concat!(
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Sure.\"},\"finish_reason\":null}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1900,\"completion_tokens\":2,\"total_tokens\":1902}}\n\n",
+    "data: [DONE]\n\n"
+);
+
+#[test]
+fn a_low_report_from_a_server_whose_window_holds_the_prompt_is_not_a_truncation() {
+    // The server says its window is 32768: a prompt of about 9 000 tokens fits, so a report of
+    // 1 900 (a server counting only uncached tokens) must not stop the turn.
+    let model = FakeModel::start();
+    model.route("GET", "/props", 200, r#"{"default_generation_settings":{"n_ctx":32768}}"#);
+    model.push(Reply::sse(SURE_1900));
+    let env = env_for("p-fits", &model, "openai");
+    let prompt = "Please review this text. ".repeat(1_000);
+    let run = env.run(&["-p", &prompt]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "Sure.\n");
+}
+
 #[test]
 fn a_server_that_silently_cut_the_prompt_stops_the_turn_with_the_fix() {
     let model = FakeModel::start();
     // Ollama at num_ctx 2048 read 1 900 tokens of a prompt of well over 6 000.
-    model.push(Reply::sse(concat!(
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Sure.\"},\"finish_reason\":null}]}\n\n",
-        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
-        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1900,\"completion_tokens\":2,\"total_tokens\":1902}}\n\n",
-        "data: [DONE]\n\n"
-    )));
+    model.push(Reply::sse(SURE_1900));
     let env = env_for("p-truncated", &model, "openai");
     let prompt = "Please review this text. ".repeat(1_000);
     let run = env.run(&["-p", &prompt]);
