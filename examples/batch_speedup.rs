@@ -82,6 +82,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             gate: Arc::new(ModeMatrix),
             hooks: mewcode::hooks::Hooks::default(),
             environment: String::new(),
+            silent_truncation: None,
         }),
         registry,
         stable_prompt: String::new(),
@@ -93,6 +94,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             turn_hooks: true,
             reads: mewcode::tools::ReadTracker::new(),
             log: Default::default(),
+            prompt_meter: Default::default(),
         },
         context: mewcode::context::Context::default(),
     });

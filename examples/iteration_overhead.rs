@@ -88,6 +88,7 @@ fn per_iteration(messages: usize) -> Duration {
             gate: Arc::new(ModeMatrix),
             hooks: mewcode::hooks::Hooks::default(),
             environment: "e".into(),
+            silent_truncation: None,
         }),
         registry,
         stable_prompt: "s".into(),
@@ -99,6 +100,7 @@ fn per_iteration(messages: usize) -> Duration {
             turn_hooks: true,
             reads: mewcode::tools::ReadTracker::new(),
             log: Default::default(),
+            prompt_meter: Default::default(),
         },
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.
         context: mewcode::context::Context::new(mewcode::context::ContextConfig {

@@ -1,11 +1,18 @@
-//! `mewcode doctor`: config files, effective providers (keys masked), warnings, reachability.
+//! `mewcode doctor`: config files, effective providers (keys masked), warnings, reachability,
+//! and for OpenAI-compatible servers the context window they report and, for the provider a run
+//! would use, what one small test request shows (tool calls, reasoning, usage), with the
+//! provider settings that follow.
 //!
 //! Invariant: a front end; it prints and checks, never changes anything. Keys are never shown
-//! whole. Endpoint checks run concurrently, each with its own short timeout.
+//! whole. Endpoint checks run concurrently, each with its own timeout; only the selected
+//! provider gets the test request (it makes the model generate a few tokens).
 #![allow(clippy::print_stdout)]
 
-use crate::config::{Config, Level, ProviderConfig};
+use crate::config::{Config, Level, ProviderConfig, WindowSource};
 use crate::confine::{Sandbox, Status};
+use crate::llm::capabilities::{self, Capabilities};
+use crate::llm::discovery::{self, Discovered};
+use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, LocalServer, Reachability};
 use crate::text::neutralize;
 use crate::warning::Warning;
@@ -23,6 +30,8 @@ pub struct Input<'a> {
     pub warnings: &'a [Warning],
     /// The local server the probe found, when nothing is configured.
     pub local: Option<&'a LocalServer>,
+    /// The provider a run would build for `local` (examined like a configured one).
+    pub local_provider: Option<ProviderConfig>,
     /// (level, path, exists) of the permission settings files.
     pub settings_files: Vec<(String, PathBuf, bool)>,
     /// The MCP servers' status after connecting to each (empty when none is configured).
@@ -31,31 +40,75 @@ pub struct Input<'a> {
     pub sandbox: &'a Sandbox,
     /// Colour escapes allowed (an unconfined sandbox is shown in red).
     pub color: bool,
+    /// Proxy and CA settings for the window discovery and the test request.
+    pub net: &'a NetEnv,
 }
 
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// What doctor learnt about one provider's endpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Findings {
+    pub reachability: Reachability,
+    /// None: the window was not asked (configured, or not an OpenAI-compatible server of
+    /// one's own); Some(None): asked, nobody reported one.
+    pub window: Option<Option<Discovered>>,
+    /// The test request's outcome (the selected OpenAI-protocol provider only).
+    pub capabilities: Option<Result<Capabilities, String>>,
+}
+
 /// Checks every provider's endpoint concurrently and prints the report.
 pub fn run(input: &Input) {
-    let reachability: Vec<Reachability> = std::thread::scope(|scope| {
-        let handles: Vec<_> = input
-            .config
-            .providers
-            .iter()
-            .map(|provider| scope.spawn(move || probe::check_endpoint(provider, ENDPOINT_TIMEOUT)))
+    // With nothing configured, the local server a run would use is examined instead.
+    let providers: Vec<&ProviderConfig> = if input.config.providers.is_empty() {
+        input.local_provider.iter().collect()
+    } else {
+        input.config.providers.iter().collect()
+    };
+    let findings: Vec<Findings> = std::thread::scope(|scope| {
+        let handles: Vec<_> = providers
+            .into_iter()
+            .map(|provider| {
+                let selected = input.selected == Some(provider.name.as_str()) || input.config.providers.is_empty();
+                scope.spawn(move || examine(provider, selected, input.net))
+            })
             .collect();
         handles
             .into_iter()
             .map(|handle| {
-                handle.join().unwrap_or(Reachability::Unreachable { message: "check failed internally".to_string() })
+                handle.join().unwrap_or(Findings {
+                    reachability: Reachability::Unreachable { message: "check failed internally".to_string() },
+                    window: None,
+                    capabilities: None,
+                })
             })
             .collect()
     });
-    print!("{}", render(input, &reachability));
+    print!("{}", render(input, &findings));
+}
+
+/// Reachability, then (OpenAI-compatible servers of one's own) the window and, for the selected
+/// provider, the test request; the three run at once.
+fn examine(provider: &ProviderConfig, selected: bool, net: &NetEnv) -> Findings {
+    let own_server = provider.protocol == crate::config::Protocol::OpenAi
+        && provider.base_url != crate::config::Protocol::OpenAi.default_base_url();
+    std::thread::scope(|scope| {
+        let window = (own_server && provider.window_source == WindowSource::Default)
+            .then(|| scope.spawn(|| discovery::discover_window(provider, net, discovery::DISCOVERY_BUDGET)));
+        let test = (own_server && selected)
+            .then(|| scope.spawn(|| capabilities::probe(provider, net, capabilities::PROBE_TIMEOUT)));
+        let reachability = probe::check_endpoint(provider, ENDPOINT_TIMEOUT);
+        Findings {
+            reachability,
+            window: window.map(|handle| handle.join().ok().flatten()),
+            capabilities: test
+                .map(|handle| handle.join().unwrap_or_else(|_| Err("the test request failed internally".to_string()))),
+        }
+    })
 }
 
 /// The report text (pure, so it is tested without network).
-pub fn render(input: &Input, reachability: &[Reachability]) -> String {
+pub fn render(input: &Input, findings: &[Findings]) -> String {
     let mut out = format!(
         "mewcode {} doctor\n\nproject root  {}\nuser dir      {}\n",
         input.version,
@@ -84,26 +137,37 @@ pub fn render(input: &Input, reachability: &[Reachability]) -> String {
     out.push_str("\nproviders\n");
     if input.config.providers.is_empty() {
         match input.local {
-            Some(server) => out.push_str(&format!(
-                "  none configured; a run would use the local {} server at {} (models: {})\n",
-                server.kind,
-                server.base_url,
-                server.models.join(", ")
-            )),
+            Some(server) => {
+                out.push_str(&format!(
+                    "  none configured; a run would use the local {} server at {} (models: {})\n",
+                    server.kind,
+                    server.base_url,
+                    server.models.join(", ")
+                ));
+                if let (Some(provider), Some(found)) = (&input.local_provider, findings.first()) {
+                    out.push_str(&render_findings(provider, found));
+                }
+            }
             None => out.push_str("  none configured, and no local Ollama/vLLM server answered: see `mewcode --help`\n"),
         }
     }
     for (index, provider) in input.config.providers.iter().enumerate() {
         let marker = if input.selected == Some(provider.name.as_str()) { "*" } else { " " };
         out.push_str(&render_provider(marker, provider));
-        let status = match reachability.get(index) {
+        let found = findings.get(index);
+        let status = match found.map(|found| &found.reachability) {
             Some(Reachability::Ok { models, has_model }) => {
                 let listed = match has_model {
                     Some(true) => "; the model is listed",
                     Some(false) => "; the model is NOT in the list (check the name)",
                     None => "",
                 };
-                format!("reachable ({models} models{listed})")
+                let mut names: Vec<String> = models.iter().take(5).map(|name| neutralize(name)).collect();
+                if models.len() > 5 {
+                    names.push("…".to_string());
+                }
+                let names = if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) };
+                format!("reachable ({} models{names}{listed})", models.len())
             }
             Some(Reachability::Status { status: 401 | 403, message }) => {
                 format!("answered 401/403: the key is wrong or missing; set {} ({message})", provider.api_key_hint)
@@ -113,6 +177,9 @@ pub fn render(input: &Input, reachability: &[Reachability]) -> String {
             None => "not checked".to_string(),
         };
         out.push_str(&format!("      endpoint: {status}\n"));
+        if let Some(found) = found {
+            out.push_str(&render_findings(provider, found));
+        }
     }
     out.push_str("\nMCP servers\n");
     if input.config.mcp_servers.is_empty() {
@@ -166,6 +233,58 @@ fn render_sandbox(sandbox: &Sandbox, color: bool) -> String {
     out
 }
 
+/// The window the server reports, the test request's result and the settings they suggest.
+fn render_findings(provider: &ProviderConfig, found: &Findings) -> String {
+    let mut out = String::new();
+    let mut recommended = Vec::new();
+    match (&found.window, &provider.window_source) {
+        (Some(Some(window)), _) => {
+            let note = window.note.as_deref().map(|note| format!("; {note}")).unwrap_or_default();
+            out.push_str(&format!("      window: {} from {}{note}\n", window.window, window.endpoint));
+            // Only an assumed window carries a note (Ollama's default, num_ctx not set).
+            if window.note.is_some() {
+                recommended.push(
+                    "# Ollama: give the server a larger window (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or a model \
+                     with PARAMETER num_ctx 32768), then set context_window to it"
+                        .to_string(),
+                );
+            } else {
+                recommended.push(format!(
+                    "context_window: {}   # what {} reports (asked at each start when unset)",
+                    window.window, window.endpoint
+                ));
+            }
+        }
+        (Some(None), _) => {
+            out.push_str(&format!(
+                "      window: the server reported none, so {} (the {} default) is assumed\n",
+                provider.context_window,
+                provider.protocol.as_str()
+            ));
+            recommended.push("context_window: <the server's window>   # this server does not report it".to_string());
+        }
+        (None, WindowSource::Configured) => {
+            out.push_str(&format!("      window: {} (configured)\n", provider.context_window));
+        }
+        (None, source) => out.push_str(&format!("      window: {} ({})\n", provider.context_window, source.describe())),
+    }
+    match &found.capabilities {
+        Some(Ok(capabilities)) => {
+            out.push_str(&format!("      test request: {}\n", capabilities.describe()));
+            recommended.extend(capabilities.recommendations());
+        }
+        Some(Err(message)) => out.push_str(&format!("      test request: FAILED: {}\n", neutralize(message))),
+        None => {}
+    }
+    if !recommended.is_empty() {
+        out.push_str(&format!("      recommended settings for provider {}:\n", provider.name));
+        for line in recommended {
+            out.push_str(&format!("        {line}\n"));
+        }
+    }
+    out
+}
+
 fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
     let key = if provider.api_key.is_empty() {
         if provider.is_loopback() {
@@ -177,12 +296,11 @@ fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
         format!("{} (from {})", mask_key(&provider.api_key), provider.api_key_hint)
     };
     format!(
-        "{marker} {}  {} {}  {}\n      key: {key}\n      context window {} · max_tokens {}{}  (from {})\n",
+        "{marker} {}  {} {}  {}\n      key: {key}\n      max_tokens {}{}  (from {})\n",
         provider.name,
         provider.protocol.as_str(),
         provider.model,
         provider.base_url,
-        provider.context_window,
         provider.max_tokens,
         if provider.thinking { " · thinking" } else { "" },
         provider.source,
@@ -204,6 +322,43 @@ pub fn mask_key(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn local() -> ProviderConfig {
+        ProviderConfig {
+            base_url: "http://127.0.0.1:11434/v1".into(),
+            ..ProviderConfig::with_defaults("local", crate::config::Protocol::OpenAi, "qwen")
+        }
+    }
+
+    fn findings(window: Option<Option<Discovered>>) -> Findings {
+        let reachability = Reachability::Ok { models: vec!["qwen".into()], has_model: Some(true) };
+        Findings { reachability, window, capabilities: None }
+    }
+
+    #[test]
+    fn an_assumed_ollama_window_recommends_raising_it_on_the_server() {
+        let assumed = Discovered { window: 4096, endpoint: "POST /api/show".into(), note: Some("assumed".into()) };
+        assert_eq!(
+            render_findings(&local(), &findings(Some(Some(assumed)))),
+            "      window: 4096 from POST /api/show; assumed\n      recommended settings for provider local:\n        \
+             # Ollama: give the server a larger window (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or a model with \
+             PARAMETER num_ctx 32768), then set context_window to it\n"
+        );
+    }
+
+    #[test]
+    fn a_window_nobody_reports_is_shown_as_the_default_and_asked_for() {
+        assert_eq!(
+            render_findings(&local(), &findings(Some(None))),
+            "      window: the server reported none, so 128000 (the openai default) is assumed\n      \
+             recommended settings for provider local:\n        context_window: <the server's window>   # this \
+             server does not report it\n"
+        );
+        let mut configured = local();
+        configured.window_source = WindowSource::Configured;
+        configured.context_window = 32768;
+        assert_eq!(render_findings(&configured, &findings(None)), "      window: 32768 (configured)\n");
+    }
 
     #[test]
     fn keys_are_masked() {

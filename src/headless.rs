@@ -61,7 +61,7 @@ pub fn run(
 ) -> Outcome {
     let notices = options.notices.clone();
     let compact_first = options.compact_first;
-    let mut printer = Printer { options, usage: Usage::default(), iterations: 0, error: None };
+    let mut printer = Printer { options, usage: Usage::default(), usage_estimated: false, iterations: 0, error: None };
     for notice in notices {
         printer.event(Event::Notice(notice));
     }
@@ -98,6 +98,8 @@ pub fn run(
 struct Printer {
     options: Options,
     usage: Usage,
+    /// Some of `usage` was estimated from characters (the server sent none).
+    usage_estimated: bool,
     iterations: u32,
     error: Option<String>,
 }
@@ -129,9 +131,15 @@ impl Printer {
                     "is_error": is_error, "elapsed_ms": elapsed_ms
                 }));
             }
-            Event::Usage(usage) => {
+            Event::Usage { usage, estimated } => {
                 self.usage.add(&usage);
-                self.line(json!({"type": "usage", "usage": usage_json(&usage)}));
+                self.usage_estimated |= estimated;
+                let mut line = json!({"type": "usage", "usage": usage_json(&usage)});
+                if estimated {
+                    // The server sent no usage; these figures are counted from characters.
+                    line["estimated"] = json!(true);
+                }
+                self.line(line);
             }
             Event::Notice(text) => {
                 self.notice(&text);
@@ -158,7 +166,7 @@ impl Printer {
     }
 
     fn finish(&mut self, stop: Stop, result: &str) {
-        let summary = json!({
+        let mut summary = json!({
             "result": result,
             "session_id": self.options.session_id,
             "stop_reason": stop.as_str(),
@@ -166,6 +174,10 @@ impl Printer {
             "usage": usage_json(&self.usage),
             "is_error": !matches!(stop, Stop::Completed),
         });
+        if self.usage_estimated {
+            // Some responses came without usage; their share was counted from characters.
+            summary["usage_estimated"] = json!(true);
+        }
         match self.options.format {
             Format::Text => {
                 let text = if self.options.stdout_is_terminal { neutralize(result) } else { result.to_string() };

@@ -25,8 +25,9 @@ pub enum Event {
     ToolStart { id: String, name: String, preview: String },
     /// A tool call ended. `preview` is the first line(s) of its result.
     ToolEnd { id: String, name: String, preview: String, is_error: bool, elapsed: Duration },
-    /// Token usage of the last model response.
-    Usage(Usage),
+    /// Token usage of the last model response; `estimated` when the server sent none and the
+    /// figures were estimated from characters (shown with a `~`).
+    Usage { usage: Usage, estimated: bool },
     /// Something the user should know that is not part of the conversation.
     Notice(String),
     /// A call needs the human's decision; answer on `respond` (capacity 1).

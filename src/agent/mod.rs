@@ -14,6 +14,7 @@ pub mod prompt;
 mod reminder;
 pub mod subagent;
 pub mod toolbox;
+pub mod usage;
 
 #[cfg(test)]
 mod compact_tests;
@@ -21,6 +22,8 @@ mod compact_tests;
 mod subagent_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod usage_tests;
 
 use crate::cancel::CancelToken;
 use crate::hooks::HookOutcome;
@@ -65,6 +68,9 @@ pub struct Settings {
     pub reads: ReadTracker,
     /// The session log every message pushed by the loop is appended to (none for sub-agents).
     pub log: crate::session::Recorder,
+    /// Characters of the requests so far, counted once per message (for usage the server does
+    /// not send and the truncation check); each agent has its own.
+    pub prompt_meter: usage::PromptMeter,
 }
 
 /// A model, its tools, its permission gate and its system prompt.
@@ -118,6 +124,9 @@ impl Agent {
             }
         }
         let mut stop_hook_blocked = false;
+        // What each request carries, counted for usage the server does not send and for the
+        // truncation check: the fixed part once per run, the messages incrementally.
+        let fixed_chars = usage::fixed_chars(&self.system(), &self.tools_for(mode));
         for iteration in 1..=self.settings.max_iterations {
             if !emit(cancel, tx, Event::Iter(iteration)) || cancel.is_cancelled() {
                 return self.finish(conversation, Stop::Cancelled);
@@ -128,7 +137,7 @@ impl Agent {
             }
             let reminder = reminder::build(mode, iteration, &std::mem::take(&mut hook_context));
             let mut emergency_tried = false;
-            let (turn, covered) = loop {
+            let (turn, covered, prompt_chars) = loop {
                 // Before the literal: its `lock(conversation)` temporary lives to the end of it.
                 let max_tokens = self.reply_max_tokens(conversation, &tools);
                 let request = Request {
@@ -140,8 +149,12 @@ impl Agent {
                 };
                 // The response's usage covers the request's messages and the reply appended next.
                 let covered = request.messages.len() + 1;
+                let reminder_chars = request.reminder.as_deref().map_or(0, |text| text.chars().count() as u64);
+                let prompt_chars = fixed_chars
+                    + reminder_chars
+                    + self.settings.prompt_meter.message_chars(conversation, &request.messages);
                 match self.stream_turn(request, cancel, tx) {
-                    Ok(turn) => break (turn, covered),
+                    Ok(turn) => break (turn, covered, prompt_chars),
                     Err(LlmError::Cancelled) => return self.finish(conversation, Stop::Cancelled),
                     // Once per iteration: compact, then retry the same request on the new history
                     // (not for an agent without a window: a sub-agent reports the error as is).
@@ -163,7 +176,24 @@ impl Agent {
                     }
                 }
             };
-            self.record_usage(conversation, covered, &turn.usage);
+            let turn_usage = if usage::is_missing(&turn.usage) {
+                // No usage from the server: estimate it, so the anchor and the figures move.
+                let estimate = usage::estimate_usage(prompt_chars, turn.output_chars);
+                emit(cancel, tx, Event::Usage { usage: estimate, estimated: true });
+                estimate
+            } else {
+                let estimated = crate::context::tokens_for_chars(prompt_chars);
+                let reported = usage::reported_prompt(&turn.usage);
+                let cut = self.toolbox.silent_truncation.and_then(|floor| {
+                    usage::check_truncation(reported, estimated).filter(|cut| cut.estimated >= floor)
+                });
+                if let Some(truncation) = cut {
+                    emit(cancel, tx, Event::Error(truncation.message(self.toolbox.provider.name())));
+                    return self.finish(conversation, Stop::Failed);
+                }
+                turn.usage
+            };
+            self.record_usage(conversation, covered, &turn_usage);
             if !turn.dropped_tool_calls.is_empty() {
                 let names = turn.dropped_tool_calls.join(", ");
                 emit(
@@ -279,20 +309,28 @@ impl Agent {
             };
             match event {
                 StreamEvent::Text(delta) => {
+                    turn.output_chars += delta.chars().count() as u64;
                     turn.text.push_str(&delta);
                     if !emit(cancel, tx, Event::Text(delta)) {
                         return Err(LlmError::Cancelled);
                     }
                 }
                 StreamEvent::Thinking(delta) => {
+                    turn.output_chars += delta.chars().count() as u64;
                     if !emit(cancel, tx, Event::Thinking(delta)) {
                         return Err(LlmError::Cancelled);
                     }
                 }
-                StreamEvent::ToolCalls(calls) => turn.calls.extend(calls),
+                StreamEvent::ToolCalls(calls) => {
+                    turn.output_chars += calls
+                        .iter()
+                        .map(|call| (call.name.chars().count() + call.input.chars().count()) as u64)
+                        .sum::<u64>();
+                    turn.calls.extend(calls);
+                }
                 StreamEvent::Usage(usage) => {
                     turn.usage = usage;
-                    emit(cancel, tx, Event::Usage(usage));
+                    emit(cancel, tx, Event::Usage { usage, estimated: false });
                 }
                 StreamEvent::Restart { attempt, reason } => {
                     turn = Turn::default();
@@ -321,6 +359,9 @@ struct Turn {
     calls: Vec<ToolCall>,
     thinking: Vec<crate::msg::ThinkingBlock>,
     usage: Usage,
+    /// Characters of everything the model produced (text, reasoning, tool calls), for an
+    /// estimate when the server sends no usage.
+    output_chars: u64,
     dropped_tool_calls: Vec<String>,
 }
 

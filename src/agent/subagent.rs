@@ -63,6 +63,7 @@ impl TaskTool {
                 turn_hooks: false,
                 reads: crate::tools::ReadTracker::new(),
                 log: Default::default(),
+                prompt_meter: Default::default(),
             },
             // A sub-agent's conversation is short-lived: no window (no summaries), no session
             // directory (no offloads); a prompt-too-long ends it with an error result.
@@ -125,7 +126,7 @@ impl Tool for TaskTool {
                 | Event::Restart { .. }
                 | Event::ToolStart { .. }
                 | Event::ToolEnd { .. }
-                | Event::Usage(_)
+                | Event::Usage { .. }
                 | Event::Notice(_)
                 | Event::Approval(_)
                 | Event::Compact(_) => {}

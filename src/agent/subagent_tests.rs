@@ -21,8 +21,14 @@ struct Family {
 fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>, interactive: bool) -> Family {
     let provider = ScriptedProvider::new(scripts);
     let log = Arc::new(Mutex::new(Vec::new()));
-    let toolbox =
-        Arc::new(Toolbox { provider: provider.clone(), max_tokens: 1000, gate, hooks, environment: "env".into() });
+    let toolbox = Arc::new(Toolbox {
+        provider: provider.clone(),
+        max_tokens: 1000,
+        gate,
+        hooks,
+        environment: "env".into(),
+        silent_truncation: Some(0),
+    });
     let mut registry = Registry::new();
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log: log.clone() }));
     registry.register(Arc::new(LogTool { name: "write", read_only: false, delay: Duration::ZERO, log: log.clone() }));

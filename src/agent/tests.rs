@@ -120,7 +120,14 @@ impl Tool for LogTool {
 
 /// A toolbox over the scripted model with the mode matrix as its gate.
 pub(super) fn toolbox(provider: Arc<ScriptedProvider>, hooks: crate::hooks::Hooks) -> Arc<Toolbox> {
-    Arc::new(Toolbox { provider, max_tokens: 1000, gate: Arc::new(ModeMatrix), hooks, environment: "env".into() })
+    Arc::new(Toolbox {
+        provider,
+        max_tokens: 1000,
+        gate: Arc::new(ModeMatrix),
+        hooks,
+        environment: "env".into(),
+        silent_truncation: Some(0),
+    })
 }
 
 /// A main agent's settings in a temp root.
@@ -133,6 +140,7 @@ pub(super) fn settings(max_iterations: u32, interactive: bool) -> Settings {
         turn_hooks: true,
         reads: crate::tools::ReadTracker::new(),
         log: Default::default(),
+        prompt_meter: Default::default(),
     }
 }
 

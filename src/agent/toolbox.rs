@@ -28,4 +28,12 @@ pub struct Toolbox {
     pub hooks: Hooks,
     /// The environment part of the system prompt (cwd, OS, date, model, git state).
     pub environment: String,
+    /// Some when the server may drop the start of a prompt that does not fit its window instead
+    /// of refusing it (an OpenAI-compatible server of one's own: Ollama does): each reported
+    /// prompt is then checked against the estimate (`usage::check_truncation`), but only when
+    /// the estimate is at least this many tokens — 80 % of a window the server reported, since
+    /// a prompt that fits cannot be cut; 0 when the window is configured or a default. None for
+    /// the public APIs, which refuse an overlong prompt, so a prompt that tokenises unusually
+    /// well (long runs of one character) can never stop a turn there.
+    pub silent_truncation: Option<u64>,
 }

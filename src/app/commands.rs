@@ -29,6 +29,7 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
     warnings.extend(mcp_warnings);
     let mcp_report = mcp_cli::render_list_text(&mcp.statuses());
     let (sandbox, _session_tmp) = make_sandbox(context, &config, env, &mut warnings);
+    let net = NetEnv::from_vars(env.pairs());
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
         root: &context.root,
@@ -37,10 +38,15 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
         selected: selected.as_deref(),
         warnings: &warnings,
         local: local.as_ref(),
+        local_provider: local.as_ref().and_then(|server| {
+            let model = options.model.clone().or_else(|| server.models.first().cloned())?;
+            Some(local_provider(&server.kind, &server.base_url, &model))
+        }),
         settings_files: settings_files(&context.home, &context.root),
         mcp_report,
         sandbox: &sandbox,
         color: std::io::stdout().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty()),
+        net: &net,
     };
     doctor::run(&input);
     Exit::Ok

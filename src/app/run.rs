@@ -273,6 +273,10 @@ pub(super) fn run_repl(
         color,
         animate: stdout_is_terminal,
         connect,
+        discover: Box::new(|provider| {
+            let net = NetEnv::from_vars(env.pairs());
+            crate::llm::discovery::resolve_window(provider, &net, crate::llm::discovery::DISCOVERY_BUDGET)
+        }),
         session_id: first_id.clone(),
         mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
         sessions: repl::sessions::Sessions {
@@ -334,6 +338,7 @@ pub(super) fn build_agent(
         // Hooks are the user's own commands: they get the whole host environment.
         hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id, sandbox),
         environment,
+        silent_truncation: silent_truncation(provider_config),
     });
     // The same Arc as the agent's: the sub-agent runs with this agent's gate and hooks.
     let task = TaskTool::new(Arc::clone(&toolbox), &registry);
@@ -361,9 +366,24 @@ pub(super) fn build_agent(
             turn_hooks: true,
             reads: crate::tools::ReadTracker::new(),
             log,
+            prompt_meter: Default::default(),
         },
         context: crate::context::Context::new(context_config),
     }))
+}
+
+/// Whether (and from which estimate) a reported prompt far below the estimate means the server
+/// cut it: only OpenAI-compatible servers of one's own cut silently, and a prompt under 80 % of
+/// a window the server reported fits (the estimate overshoots ordinary text), so a server that
+/// leaves cached tokens out of its count cannot pass for one that cut the prompt.
+fn silent_truncation(provider: &ProviderConfig) -> Option<u64> {
+    let own_server = provider.protocol == config::Protocol::OpenAi
+        && provider.base_url != config::Protocol::OpenAi.default_base_url();
+    let floor = match provider.window_source {
+        config::WindowSource::Discovered { .. } => provider.context_window / 5 * 4,
+        config::WindowSource::Configured | config::WindowSource::Default => 0,
+    };
+    own_server.then_some(floor)
 }
 
 /// Ctrl-C cancels the running turn; a second Ctrl-C while it winds down exits at once.

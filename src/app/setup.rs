@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use super::*;
+use crate::llm::discovery;
 
 /// The provider to use: the configured choice, else a local server found by the probe, else
 /// the setup guide (exit 2).
@@ -30,14 +31,26 @@ pub(super) fn choose_provider(
                 server.kind, server.base_url
             ),
         ));
-        return Ok(local_provider(&server.kind, &server.base_url, &model));
+        let mut provider = local_provider(&server.kind, &server.base_url, &model);
+        discover_window(&mut provider, env, warnings);
+        return Ok(provider);
     }
     let (mut provider, warning) = config::select_provider(config, options.provider.as_deref()).map_err(Exit::Config)?;
     warnings.extend(warning);
     if let Some(model) = &options.model {
         provider.model = model.clone();
     }
+    discover_window(&mut provider, env, warnings);
     Ok(provider)
+}
+
+/// Asks an OpenAI-protocol server for its window when the config leaves it at 0 (bounded by
+/// `DISCOVERY_BUDGET`); a window nobody reported stays the default, with a warning saying so.
+pub(super) fn discover_window(provider: &mut ProviderConfig, env: &Env, warnings: &mut Vec<Warning>) {
+    let net = NetEnv::from_vars(env.pairs());
+    if let Some(notice) = discovery::resolve_window(provider, &net, discovery::DISCOVERY_BUDGET) {
+        warnings.push(Warning::new(format!("provider {}", provider.name), notice));
+    }
 }
 
 /// The total time the local probe may take (SPEC §1.2).

@@ -63,6 +63,31 @@ impl Protocol {
     }
 }
 
+/// Where a provider's context window comes from, shown next to it (status line, `/model`,
+/// doctor) so a wrong window is never silent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WindowSource {
+    /// `context_window: N` in a config file.
+    Configured,
+    /// The server said so at start-up: `endpoint` is what answered (`GET /props`), `note` any
+    /// caveat about the figure (Ollama's default window is assumed, not reported).
+    Discovered { endpoint: String, note: Option<String> },
+    /// Nothing configured and nothing discovered: the protocol default.
+    Default,
+}
+
+impl WindowSource {
+    /// A few words for the user: `configured`, `from GET /props`, `protocol default`.
+    pub fn describe(&self) -> String {
+        match self {
+            WindowSource::Configured => "configured".to_string(),
+            WindowSource::Discovered { endpoint, note: None } => format!("from {endpoint}"),
+            WindowSource::Discovered { endpoint, note: Some(note) } => format!("from {endpoint}; {note}"),
+            WindowSource::Default => "protocol default".to_string(),
+        }
+    }
+}
+
 /// Output cap per request when the config does not say.
 pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// Idle read timeout (seconds without a byte) when the config does not say.
@@ -84,6 +109,9 @@ pub struct ProviderConfig {
     pub base_url: String,
     /// Context window in tokens (anthropic 200000, openai 128000 by default).
     pub context_window: u64,
+    /// Where `context_window` comes from: the config, the server (`llm::discovery`) or the
+    /// protocol default.
+    pub window_source: WindowSource,
     /// Output cap per request.
     pub max_tokens: u32,
     /// Anthropic extended thinking (budget 16000).
@@ -117,6 +145,7 @@ impl ProviderConfig {
             api_key_hint: format!("the {} environment variable", protocol.key_env_var()),
             base_url: protocol.default_base_url().to_string(),
             context_window: protocol.default_context_window(),
+            window_source: WindowSource::Default,
             max_tokens: DEFAULT_MAX_TOKENS,
             thinking: false,
             ca_file: None,
@@ -400,6 +429,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
         } else {
             entry.context_window
         },
+        window_source: if entry.context_window == 0 { WindowSource::Default } else { WindowSource::Configured },
         max_tokens: entry.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         thinking: entry.thinking,
         ca_file: entry.ca_file,

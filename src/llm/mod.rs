@@ -9,8 +9,10 @@ use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
 use crossbeam_channel::Receiver;
 
 pub mod anthropic;
+pub mod capabilities;
 pub mod content;
 pub mod decode;
+pub mod discovery;
 pub mod error;
 #[cfg(test)]
 mod fixture;
@@ -21,6 +23,8 @@ pub mod probe;
 pub mod provider;
 pub mod retry;
 pub mod stream;
+#[cfg(test)]
+pub(crate) mod test_routes;
 #[cfg(test)]
 pub(crate) mod test_server;
 pub mod text_calls;

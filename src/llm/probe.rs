@@ -94,8 +94,8 @@ pub fn parse_model_ids(body: &str) -> Vec<String> {
 /// What doctor learned about one endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reachability {
-    /// The models list answered 200 with this many models (and whether the configured model is among them).
-    Ok { models: usize, has_model: Option<bool> },
+    /// The models list answered 200 with these model ids (and whether the configured model is among them).
+    Ok { models: Vec<String>, has_model: Option<bool> },
     /// The server answered with a non-200 status.
     Status { status: u16, message: String },
     /// No answer: DNS, connect, TLS, timeout...
@@ -134,7 +134,7 @@ pub fn check_endpoint(provider: &ProviderConfig, timeout: Duration) -> Reachabil
             if status == 200 {
                 let ids = parse_model_ids(&body);
                 let has_model = (!ids.is_empty()).then(|| ids.iter().any(|id| id == &provider.model));
-                Reachability::Ok { models: ids.len(), has_model }
+                Reachability::Ok { models: ids, has_model }
             } else {
                 let message: String = body.chars().take(200).collect();
                 Reachability::Status { status, message: message.trim().to_string() }

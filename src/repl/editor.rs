@@ -46,6 +46,9 @@ pub struct StatusFigures {
     pub context_used: u64,
     pub context_window: u64,
     pub session: Usage,
+    /// `context_used` / `session` are (partly) estimated from characters.
+    pub context_estimated: bool,
+    pub session_estimated: bool,
 }
 
 /// State shared between the prompt's key handlers and the REPL loop.
@@ -163,6 +166,8 @@ fn prompt_text(shared: &Shared) -> String {
         context_used: figures.context_used,
         context_window: figures.context_window,
         session: figures.session,
+        context_estimated: figures.context_estimated,
+        session_estimated: figures.session_estimated,
     };
     format!("{}\n› ", render_status(&status, shared.width))
 }

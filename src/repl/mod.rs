@@ -61,6 +61,9 @@ impl Interrupts {
 /// tool results go to that session's directory).
 pub type Connect<'a> = Box<dyn Fn(&ProviderConfig, &str) -> Result<Arc<Agent>, String> + 'a>;
 
+/// Asks a provider's server for its context window (`llm::discovery`, wired by app.rs).
+pub type Discover<'a> = Box<dyn Fn(&mut ProviderConfig) -> Option<String> + 'a>;
+
 /// Everything the REPL starts with.
 pub struct Setup<'a> {
     pub version: &'static str,
@@ -78,6 +81,9 @@ pub struct Setup<'a> {
     /// Stdout is a TTY (spinner).
     pub animate: bool,
     pub connect: Connect<'a>,
+    /// Asks a provider's server for its context window before `/model` switches to it (the
+    /// app's `llm::discovery` wiring); returns a notice when it stays a default or is assumed.
+    pub discover: Discover<'a>,
     /// The session id `agent` was built for.
     pub session_id: String,
     /// The MCP servers' status, rendered for `/mcp`.
@@ -110,8 +116,12 @@ pub struct Session {
     pub mode: Mode,
     /// Everything used this session.
     pub usage: Usage,
+    /// Some of `usage` was estimated from characters (the server sent none).
+    pub usage_estimated: bool,
     /// The last response's prompt + output: how full the context window is.
     pub context_used: u64,
+    /// `context_used` is an estimate (no usage from the server, or counted after a compaction).
+    pub context_estimated: bool,
     /// A note for the model to add to the next prompt (a resumed session's stale-files note).
     pub note: Option<String>,
     /// The session list was just shown: a bare number on the next line picks one.
@@ -149,8 +159,10 @@ const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 /// Runs the REPL until the user leaves.
 pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outcome {
     let mut providers = setup.providers.clone();
-    if !providers.iter().any(|provider| provider.name == setup.provider.name) {
-        providers.push(setup.provider.clone());
+    // The provider in use as resolved at start-up (its window possibly discovered).
+    match providers.iter_mut().find(|provider| provider.name == setup.provider.name) {
+        Some(entry) => *entry = setup.provider.clone(),
+        None => providers.push(setup.provider.clone()),
     }
     editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
     editor.set_mode(setup.mode);
@@ -161,7 +173,9 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         conversation: Arc::new(Mutex::new(History::new())),
         mode: setup.mode,
         usage: Usage::default(),
+        usage_estimated: false,
         context_used: 0,
+        context_estimated: false,
         note: None,
         picking: false,
         compact_first: false,
@@ -177,6 +191,8 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             context_used: session.context_used,
             context_window: context_window(&session.provider),
             session: session.usage,
+            context_estimated: session.context_estimated,
+            session_estimated: session.usage_estimated,
         };
         // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
         // as a signal; it counts as one pressed at an empty prompt.
@@ -341,13 +357,16 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
         }
         Command::Model(None) => {
             for provider in providers {
-                let current = if provider.name == session.provider.name { "*" } else { " " };
+                let is_current = provider.name == session.provider.name;
+                let provider = if is_current { &session.provider } else { provider };
+                let current = if is_current { "*" } else { " " };
                 let window = human_count(context_window(provider));
                 say(&neutralize(&format!(
-                    "{current} {:<12} {:<10} {}  (context {window})",
+                    "{current} {:<12} {:<10} {}  (context {window}, {})",
                     provider.name,
                     provider.protocol.as_str(),
-                    if provider.name == session.provider.name { &session.provider.model } else { &provider.model },
+                    provider.model,
+                    provider.window_source.describe(),
                 )));
             }
             say(&paint(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL"));
@@ -375,15 +394,7 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
                 say(&neutralize(&format!("  {:<12} {summary}", definition.name)));
             }
         }
-        Command::Cost => {
-            let usage = session.usage;
-            let prompt_tokens = usage.input_tokens + usage.cache_write + usage.cache_read;
-            let hit_rate = (usage.cache_read * 100).checked_div(prompt_tokens).unwrap_or(0);
-            say(&format!(
-                "this session: {} input · {} output · {} cache write · {} cache read ({hit_rate}% of prompt tokens from cache)",
-                usage.input_tokens, usage.output_tokens, usage.cache_write, usage.cache_read
-            ));
-        }
+        Command::Cost => say(&render_cost(&session.usage, session.usage_estimated)),
         Command::Exit => {}
     }
 }
@@ -400,23 +411,50 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
         return;
     };
     let mut provider = provider.clone();
-    if let Some(model) = &choice.model {
+    if let Some(model) = &choice.model
+        && *model != provider.model
+    {
         provider.model = model.clone();
+        // A window discovered for another model says nothing about this one.
+        if matches!(provider.window_source, crate::config::WindowSource::Discovered { .. }) {
+            provider.context_window = provider.protocol.default_context_window();
+            provider.window_source = crate::config::WindowSource::Default;
+        }
+    }
+    if let Some(notice) = (setup.discover)(&mut provider) {
+        say(&paint(setup.color, DIM, &neutralize(&notice)));
     }
     match (setup.connect)(&provider, &session.agent_session) {
         Ok(agent) => {
             session.agent = agent;
             setup.sessions.recorder.set_model(&provider.model);
             say(&neutralize(&format!(
-                "now using {} · {} (context window {})",
+                "now using {} · {} (context window {}, {})",
                 provider.name,
                 provider.model,
-                human_count(context_window(&provider))
+                human_count(context_window(&provider)),
+                provider.window_source.describe()
             )));
             session.provider = provider;
         }
         Err(message) => say(&paint(setup.color, RED, &neutralize(&format!("/model: {message}")))),
     }
+}
+
+/// `/cost`: the session's tokens; `~` and a note when some were estimated from characters
+/// because the server sent no usage.
+pub fn render_cost(usage: &Usage, estimated: bool) -> String {
+    let prompt_tokens = usage.input_tokens + usage.cache_write + usage.cache_read;
+    let hit_rate = (usage.cache_read * 100).checked_div(prompt_tokens).unwrap_or(0);
+    let mark = if estimated { "~" } else { "" };
+    let mut line = format!(
+        "this session: {mark}{} input · {mark}{} output · {} cache write · {} cache read ({hit_rate}% of prompt tokens from cache)",
+        usage.input_tokens, usage.output_tokens, usage.cache_write, usage.cache_read
+    );
+    if estimated {
+        line.push_str("\n  ~ estimated from characters (3.5 per token): the server sent no usage for some responses");
+    }
+    line
 }
 
 /// The provider's context window (the protocol default when the config says 0).
@@ -446,6 +484,20 @@ mod tests {
             PromptInterrupt::Exit
         );
         assert_eq!(plan_prompt_interrupt(false, Some(start), start + Duration::from_secs(3)), PromptInterrupt::Warn);
+    }
+
+    #[test]
+    fn cost_marks_estimated_figures() {
+        let usage = Usage { input_tokens: 1_200, output_tokens: 30, cache_write: 0, cache_read: 0 };
+        assert_eq!(
+            render_cost(&usage, false),
+            "this session: 1200 input · 30 output · 0 cache write · 0 cache read (0% of prompt tokens from cache)"
+        );
+        assert_eq!(
+            render_cost(&usage, true),
+            "this session: ~1200 input · ~30 output · 0 cache write · 0 cache read (0% of prompt tokens from cache)\n  \
+             ~ estimated from characters (3.5 per token): the server sent no usage for some responses"
+        );
     }
 
     #[test]

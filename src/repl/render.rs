@@ -387,11 +387,16 @@ pub struct Status<'a> {
     pub context_window: u64,
     /// Everything used this session.
     pub session: Usage,
+    /// `context_used` is an estimate from characters (the server sent no usage): shown `~`.
+    pub context_estimated: bool,
+    /// Some of `session` was estimated: shown `~`.
+    pub session_estimated: bool,
 }
 
-/// The plain status line: `provider · model · ctx N% · T tokens · C cached · mode M`, at most
-/// `width - 1` columns (token figures are dropped first). The mode comes last, padded to the
-/// longest mode name, so that the line keeps its width when Shift-Tab changes the mode.
+/// The plain status line: `provider · model · ctx N% of W · T tokens · C cached · mode M`, at
+/// most `width - 1` columns (token figures are dropped first). Estimated figures carry a `~`.
+/// The mode comes last, padded to the longest mode name, so that the line keeps its width when
+/// Shift-Tab changes the mode.
 pub fn render_status(status: &Status, width: usize) -> String {
     let percent = if status.context_window == 0 {
         0
@@ -402,8 +407,12 @@ pub fn render_status(status: &Status, width: usize) -> String {
     let mut parts = vec![
         neutralize(status.provider),
         neutralize(status.model),
-        format!("ctx {percent}%"),
-        format!("{} tokens", human_count(status.session.total())),
+        format!(
+            "ctx {}{percent}% of {}",
+            if status.context_estimated { "~" } else { "" },
+            human_count(status.context_window)
+        ),
+        format!("{}{} tokens", if status.session_estimated { "~" } else { "" }, human_count(status.session.total())),
         format!("{} cached", human_count(status.session.cache_read)),
     ];
     loop {

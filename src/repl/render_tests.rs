@@ -135,12 +135,32 @@ fn status_line_keeps_its_width_across_modes_and_drops_figures_when_narrow() {
         context_used: 30_000,
         context_window: 200_000,
         session: Usage { input_tokens: 1200, output_tokens: 34, cache_write: 0, cache_read: 8000 },
+        context_estimated: false,
+        session_estimated: false,
     };
     let line = render_status(&status, 120);
-    assert_eq!(line, "fake · test-model · ctx 15% · 9.2k tokens · 8.0k cached · mode default    ");
+    assert_eq!(line, "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mode default    ");
     status.mode = Mode::AcceptEdits;
     assert_eq!(display_width(&render_status(&status, 120)), display_width(&line));
-    assert_eq!(render_status(&status, 50), "fake · test-model · ctx 15% · mode acceptEdits");
+    assert_eq!(render_status(&status, 60), "fake · test-model · ctx 15% of 200.0k · mode acceptEdits");
+}
+
+#[test]
+fn status_line_marks_estimated_figures_and_shows_a_small_window() {
+    let status = Status {
+        provider: "local",
+        model: "qwen",
+        mode: Mode::Default,
+        context_used: 1_300,
+        context_window: 4_096,
+        session: Usage { input_tokens: 1_200, output_tokens: 100, cache_write: 0, cache_read: 0 },
+        context_estimated: true,
+        session_estimated: true,
+    };
+    assert_eq!(
+        render_status(&status, 120),
+        "local · qwen · ctx ~32% of 4.1k · ~1.3k tokens · 0 cached · mode default    "
+    );
 }
 
 #[test]

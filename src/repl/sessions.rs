@@ -158,6 +158,7 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
         .map(|message| message.content.clone());
     lock(&session.conversation).replace(resumed.messages);
     session.context_used = crate::context::estimate_messages(&lock(&session.conversation));
+    session.context_estimated = true;
     say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
     if let Some(answer) = last_answer {
         let preview: String = answer.chars().take(300).collect();

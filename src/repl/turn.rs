@@ -88,9 +88,11 @@ fn drive(
             Ok(Event::ToolEnd { id, name, preview, is_error, elapsed }) => {
                 renderer.tool_end(&ToolEnd { id: &id, name: &name, result: &preview, is_error, elapsed }, now)
             }
-            Ok(Event::Usage(usage)) => {
+            Ok(Event::Usage { usage, estimated }) => {
                 session.usage.add(&usage);
+                session.usage_estimated |= estimated;
                 session.context_used = usage.total();
+                session.context_estimated = estimated;
                 Ok(())
             }
             Ok(Event::Notice(text)) => renderer.notice(&text, now),
@@ -105,6 +107,7 @@ fn drive(
             Ok(Event::Compact(phase)) => {
                 if let CompactPhase::Finished { after_tokens, .. } = &phase {
                     session.context_used = *after_tokens;
+                    session.context_estimated = true;
                 }
                 renderer.notice(&phase.describe(), now)
             }

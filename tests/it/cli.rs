@@ -108,7 +108,7 @@ fn config_errors_name_file_and_key_path_and_exit_2() {
 fn undefined_variable_is_a_warning_not_a_failure() {
     let mut env = TestEnv::new("undefvar");
     let model = FakeModel::start();
-    model.push(Reply::status(200, r#"{"data":[{"id":"m1"}]}"#));
+    model.route("GET", "/v1/models", 200, r#"{"data":[{"id":"m1"}]}"#);
     env.vars.push(("MODEL_NAME".into(), "m1".into()));
     env.write_home(
         "config.yaml",
@@ -122,8 +122,8 @@ fn undefined_variable_is_a_warning_not_a_failure() {
         run.stdout
     );
     assert!(run.stdout.contains("* local  openai m1"), "{}", run.stdout);
-    assert!(run.stdout.contains("endpoint: reachable (1 models; the model is listed)"), "{}", run.stdout);
-    assert_eq!(model.requests()[0].path, "/v1/models");
+    assert!(run.stdout.contains("endpoint: reachable (1 models: m1; the model is listed)"), "{}", run.stdout);
+    assert!(model.side_requests().iter().any(|request| request.path == "/v1/models"));
 }
 
 #[test]
@@ -187,7 +187,18 @@ fn no_provider_prints_the_setup_guide_and_exits_2() {
 fn no_provider_uses_a_local_server_that_answers_the_probe() {
     let env = TestEnv::new("probe");
     let local = FakeModel::start();
-    local.push(Reply::status(200, r#"{"object":"list","data":[{"id":"qwen2.5-coder:7b"}]}"#));
+    local.route("GET", "/v1/models", 200, r#"{"object":"list","data":[{"id":"qwen2.5-coder:7b"}]}"#);
+    local.route(
+        "POST",
+        "/api/show",
+        200,
+        r#"{"parameters":"num_ctx 8192","model_info":{"qwen2.context_length":32768}}"#,
+    );
+    local.push(Reply::sse(concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"ping\",\"arguments\":\"{\\\"text\\\":\\\"hi\\\"}\"}}]}}]}\n\n",
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":90,\"completion_tokens\":9}}\n\n",
+        "data: [DONE]\n\n"
+    )));
     let mut command = env.command(&["doctor"]);
     command.env("MEWCODE_PROBE_PORTS", format!("{},{}", crate::support::project::closed_port(), local.port()));
     let run = crate::support::project::Run::from(command.output().unwrap());
@@ -197,6 +208,15 @@ fn no_provider_uses_a_local_server_that_answers_the_probe() {
             "a run would use the local vllm server at http://127.0.0.1:{}/v1 (models: qwen2.5-coder:7b)",
             local.port()
         )),
+        "{}",
+        run.stdout
+    );
+    // The server a run would use is examined like a configured one.
+    assert!(run.stdout.contains("      window: 8192 from POST /api/show\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "      test request: tool calls structured, arguments in one piece · no reasoning seen · usage sent\n"
+        ),
         "{}",
         run.stdout
     );
@@ -243,4 +263,44 @@ fn session_flags_without_a_session_say_so_and_exit_2() {
     assert_eq!((run.code, run.stdout.as_str()), (0, "no sessions in this project yet\n"));
     let run = env.run(&["sessions", "--json"]);
     assert_eq!((run.code, run.stdout.as_str()), (0, "[]\n"));
+}
+
+#[test]
+fn doctor_probes_a_local_server_and_recommends_settings() {
+    let env = TestEnv::new("doctor-probe");
+    let model = FakeModel::start();
+    // llama.cpp: the models list has no window, /props has it; tool calls come back as text and
+    // there is no usage.
+    model.route("GET", "/v1/models", 200, r#"{"object":"list","data":[{"id":"qwen.gguf"}]}"#);
+    model.route("GET", "/props", 200, r#"{"default_generation_settings":{"n_ctx":4096}}"#);
+    model.push(Reply::sse(concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"<think>ok</think><tool_call>\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{\\\"name\\\": \\\"ping\\\", \\\"arguments\\\": {\\\"text\\\": \\\"hi\\\"}}</tool_call>\"}}]}\n\n",
+        "data: [DONE]\n\n"
+    )));
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: local, protocol: openai, model: qwen.gguf, base_url: \"{}/v1\"}}\n",
+            model.url()
+        ),
+    );
+    let run = env.run(&["doctor"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = run.stdout;
+    for line in [
+        "      endpoint: reachable (1 models: qwen.gguf; the model is listed)\n",
+        "      window: 4096 from GET /props\n",
+        "      test request: tool calls as TEXT in the content (<tool_call>) · reasoning in <think> in content · NO usage (mewcode estimates it, shown with ~)\n",
+        "      recommended settings for provider local:\n",
+        "        context_window: 4096   # what GET /props reports (asked at each start when unset)\n",
+        "        text_tool_calls: auto   # the server writes tool calls as text\n",
+    ] {
+        assert!(report.contains(line), "missing {line:?} in:\n{report}");
+    }
+    // One test request, with the trivial tool; the window questions never took a model reply.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].json.as_ref().unwrap()["tools"][0]["function"]["name"], "ping");
+    assert!(model.side_requests().iter().any(|request| request.path == "/props"));
 }

@@ -170,3 +170,77 @@ fn a_redirect_is_not_followed_so_the_key_never_reaches_another_host() {
     assert!(elsewhere.requests().is_empty(), "the request (and its key) went to the redirect target");
     assert_eq!(model.requests().len(), 1, "a redirect is not retried");
 }
+
+/// An OpenAI-style stream of `text` with no usage at all (as many llama.cpp set-ups send).
+fn stream_without_usage(text: &str) -> String {
+    format!(
+        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":{text:?}}},\"finish_reason\":null}}]}}\n\n\
+         data: {{\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"
+    )
+}
+
+#[test]
+fn a_local_server_without_usage_gets_usage_estimated_and_its_window_asked() {
+    let model = FakeModel::start();
+    model.route("GET", "/props", 200, r#"{"default_generation_settings":{"n_ctx":4096}}"#);
+    model.push(Reply::sse(&stream_without_usage("Hello")));
+    let env = env_for("p-estimated", &model, "openai");
+    let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let usage = lines.iter().find(|line| line["type"] == "usage").expect("a usage line");
+    assert_eq!(usage["estimated"], true, "{usage}");
+    // "Hello" is 5 characters: 2 tokens at 3.5 characters per token; the prompt carries the
+    // system prompt and the tool definitions, so it is far from 0.
+    assert_eq!(usage["usage"]["output_tokens"], 2, "{usage}");
+    assert!(usage["usage"]["input_tokens"].as_u64().unwrap() > 1_000, "{usage}");
+    assert_eq!(lines.last().unwrap()["usage_estimated"], true, "{}", run.stdout);
+    // The window came from /props: no "reported none" warning.
+    assert!(!run.stderr.contains("reported none"), "{}", run.stderr);
+    assert!(model.side_requests().iter().any(|request| request.path == "/props"));
+}
+
+#[test]
+fn a_server_that_reports_no_window_leaves_the_default_with_a_warning() {
+    let model = FakeModel::start();
+    model.push(Reply::sse(&stream_without_usage("Hello")));
+    let env = env_for("p-nowindow", &model, "openai");
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("reported none") && run.stderr.contains("128000"), "{}", run.stderr);
+}
+
+/// A stream of "Sure." whose usage reports 1 900 prompt tokens.
+const SURE_1900: &str = concat!(
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Sure.\"},\"finish_reason\":null}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1900,\"completion_tokens\":2,\"total_tokens\":1902}}\n\n",
+    "data: [DONE]\n\n"
+);
+
+#[test]
+fn a_low_report_from_a_server_whose_window_holds_the_prompt_is_not_a_truncation() {
+    // The server says its window is 32768: a prompt of about 9 000 tokens fits, so a report of
+    // 1 900 (a server counting only uncached tokens) must not stop the turn.
+    let model = FakeModel::start();
+    model.route("GET", "/props", 200, r#"{"default_generation_settings":{"n_ctx":32768}}"#);
+    model.push(Reply::sse(SURE_1900));
+    let env = env_for("p-fits", &model, "openai");
+    let prompt = "Please review this text. ".repeat(1_000);
+    let run = env.run(&["-p", &prompt]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "Sure.\n");
+}
+
+#[test]
+fn a_server_that_silently_cut_the_prompt_stops_the_turn_with_the_fix() {
+    let model = FakeModel::start();
+    // Ollama at num_ctx 2048 read 1 900 tokens of a prompt of well over 6 000.
+    model.push(Reply::sse(SURE_1900));
+    let env = env_for("p-truncated", &model, "openai");
+    let prompt = "Please review this text. ".repeat(1_000);
+    let run = env.run(&["-p", &prompt]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("the server read only 1900 prompt tokens of about"), "{}", run.stderr);
+    assert!(run.stderr.contains("OLLAMA_CONTEXT_LENGTH"), "{}", run.stderr);
+}

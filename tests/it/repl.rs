@@ -104,13 +104,13 @@ fn a_prompt_streams_an_answer_and_the_status_line_counts_it() {
     model.push(Reply::fixture_chunked("anthropic-text.sse", 40, std::time::Duration::from_millis(5)));
     let env = env_for("repl-stream", &model);
     let tmux = start(&env, &[]);
-    let banner = tmux.wait_for("fake · test-model · ctx 0% · 0 tokens · 0 cached · mode default");
+    let banner = tmux.wait_for("fake · test-model · ctx 0% of 200.0k · 0 tokens · 0 cached · mode default");
     assert!(banner.contains("mewcode 0.1.0 · fake · test-model · mode default"), "{banner}");
     tmux.type_text("say hi in Portuguese");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("more casual way to say hi in Portuguese.");
     assert!(screen.contains("Olá! (That's \"hi\" in Portuguese)"), "{screen}");
-    tmux.wait_for("fake · test-model · ctx 1% · 54 tokens · 0 cached · mode default");
+    tmux.wait_for("fake · test-model · ctx 1% of 200.0k · 54 tokens · 0 cached · mode default");
     assert_eq!(user_text(&messages(&model, 0)[0]), "say hi in Portuguese");
     let history = std::fs::read_to_string(env.home.join("history")).unwrap();
     assert!(history.contains("say hi in Portuguese"), "{history}");
@@ -208,7 +208,7 @@ fn slash_commands_answer_without_calling_the_model() {
     for (command, expected) in [
         ("/help", "/model [PROVIDER[/MODEL]]"),
         ("/mode bypass", "mode: bypass"),
-        ("/model", "* fake         anthropic  test-model  (context 200.0k)"),
+        ("/model", "* fake         anthropic  test-model  (context 200.0k, protocol default)"),
         ("/compact", "compaction (manual) failed: the conversation is too short to compact"),
         ("/resume", "no sessions in this project yet"),
         ("/mcp", "no MCP servers configured"),
@@ -229,7 +229,7 @@ fn slash_commands_answer_without_calling_the_model() {
     tmux.keys(&["C-u"]);
     tmux.type_text("/model fake/other-model");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("now using fake · other-model (context window 200.0k)");
+    tmux.wait_for("now using fake · other-model (context window 200.0k, protocol default)");
     tmux.type_text("hello");
     tmux.keys(&["Enter"]);
     tmux.wait_for("Fresh start.");

@@ -92,6 +92,11 @@ struct Shared {
     queue: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<RecordedRequest>>,
     violations: Mutex<Vec<String>>,
+    /// Answers to requests that are not model calls (GETs such as `/v1/models` and discovery's
+    /// `/props`, Ollama's `POST /api/show`), by method and path; they never consume the reply
+    /// queue. Anything else is a 404.
+    routes: Mutex<Vec<(String, String, u16, String)>>,
+    side_requests: Mutex<Vec<RecordedRequest>>,
 }
 
 /// The running server. Dropping it stops the accept loop.
@@ -111,6 +116,8 @@ impl FakeModel {
             queue: Mutex::new(VecDeque::new()),
             requests: Mutex::new(Vec::new()),
             violations: Mutex::new(Vec::new()),
+            routes: Mutex::new(Vec::new()),
+            side_requests: Mutex::new(Vec::new()),
         });
         let accept = {
             let (server, shared) = (server.clone(), shared.clone());
@@ -126,6 +133,19 @@ impl FakeModel {
     pub fn push(&self, reply: Reply) -> &FakeModel {
         self.shared.queue.lock().expect("queue").push_back(reply);
         self
+    }
+
+    /// Answers every `method path` request that is not a model call with `status` and the JSON
+    /// `body` (the models list, llama.cpp's `/props`...), however often it is asked.
+    pub fn route(&self, method: &str, path: &str, status: u16, body: &str) -> &FakeModel {
+        let route = (method.to_string(), path.to_string(), status, body.to_string());
+        self.shared.routes.lock().expect("routes").push(route);
+        self
+    }
+
+    /// Requests that were not model calls (models lists, discovery probes), in order.
+    pub fn side_requests(&self) -> Vec<RecordedRequest> {
+        self.shared.side_requests.lock().expect("side requests").clone()
     }
 
     /// `http://127.0.0.1:PORT` (no trailing slash, no version path).
@@ -182,6 +202,27 @@ fn accept_loop(server: &tiny_http::Server, shared: &Arc<Shared>) {
             json: serde_json::from_str(&body).ok(),
             body,
         };
+        // Only model calls take scripted replies; the rest (models lists, window discovery) is
+        // answered from the routes so it never eats a reply meant for the model.
+        let path = recorded.path.split('?').next().unwrap_or("");
+        let model_call = recorded.method == "POST" && !path.ends_with("/api/show");
+        if !model_call {
+            let route = shared
+                .routes
+                .lock()
+                .expect("routes")
+                .iter()
+                .find(|(method, route_path, _, _)| *method == recorded.method && route_path == path)
+                .map(|(_, _, status, body)| (*status, body.clone()));
+            shared.side_requests.lock().expect("side requests").push(recorded);
+            let (status, body) = route.unwrap_or((404, r#"{"error":"not found"}"#.to_string()));
+            let mut response = tiny_http::Response::from_string(body).with_status_code(status);
+            if let Ok(header) = tiny_http::Header::from_bytes("Content-Type", "application/json") {
+                response.add_header(header);
+            }
+            let _ = request.respond(response);
+            continue;
+        }
         if let Err(problem) = validate::check_request(&recorded) {
             let index = shared.requests.lock().expect("requests").len();
             shared

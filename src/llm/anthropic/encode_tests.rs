@@ -14,6 +14,7 @@ fn config(thinking: bool) -> ProviderConfig {
         api_key_hint: String::new(),
         base_url: "https://api.anthropic.com".to_string(),
         context_window: 200_000,
+        window_source: crate::config::WindowSource::Configured,
         max_tokens: 8192,
         thinking,
         ca_file: None,

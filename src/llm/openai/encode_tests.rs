@@ -14,6 +14,7 @@ fn config() -> ProviderConfig {
         api_key_hint: String::new(),
         base_url: "http://127.0.0.1:11434/v1".to_string(),
         context_window: 128_000,
+        window_source: crate::config::WindowSource::Configured,
         max_tokens: 4096,
         thinking: false,
         ca_file: None,

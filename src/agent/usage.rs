@@ -1,0 +1,125 @@
+//! Usage the server did not send, and prompts the server cut short. Local servers often send no
+//! usage at all (then the response's usage is estimated from characters, with the program's one
+//! `context::CHARS_PER_TOKEN`, and marked as estimated so the anchor is never 0), and Ollama at
+//! its default window silently drops the start of a prompt that does not fit (then the reported
+//! prompt is far smaller than what was sent, and the turn stops with the fix).
+//!
+//! Invariant: the decisions (`estimate_usage`, `check_truncation`) are pure functions over
+//! counts. Counting costs O(new messages) per iteration: the agent's `PromptMeter` counts each
+//! message of a conversation once (again only when the history is replaced or another
+//! conversation comes), and the fixed part (system prompt and tool definitions) once per run.
+
+use crate::context::{message_chars, tokens_for_chars};
+use crate::msg::{History, Message, System, ToolDefinition, Usage};
+use std::sync::{Arc, Mutex, Weak};
+
+/// Below this estimate (tokens) a low report is not called a truncation: small prompts are
+/// where the estimate's relative error is largest and no real server window is that small.
+pub const TRUNCATION_MIN_ESTIMATE: u64 = 2_000;
+/// A truncated prompt fills what is left of the server's window, and no server window is
+/// smaller than 2 048 tokens; a report below this is something else (a server that leaves
+/// cached tokens out of `prompt_tokens` reports only the new part of a prompt).
+pub const TRUNCATION_MIN_REPORTED: u64 = 1_024;
+
+/// Characters of a request's fixed part: the system prompt and the tool definitions (names,
+/// descriptions and schemas as JSON text), which every request carries.
+pub fn fixed_chars(system: &System, tools: &[ToolDefinition]) -> u64 {
+    let tools: usize = tools
+        .iter()
+        .map(|tool| tool.name.chars().count() + tool.description.chars().count() + tool.input_schema.to_string().len())
+        .sum();
+    (system.stable.chars().count() + system.environment.chars().count() + tools) as u64
+}
+
+/// Counts the characters of an agent's requests incrementally, across its runs: only the
+/// messages appended since the last request are counted. Another conversation (`/clear`, a
+/// resume), or a replaced history (compaction: shorter, or another first message), is counted
+/// again from scratch. A handle: clones share the count (one per agent, in `Settings`).
+#[derive(Clone, Debug, Default)]
+pub struct PromptMeter {
+    state: Arc<Mutex<MeterState>>,
+}
+
+#[derive(Debug, Default)]
+struct MeterState {
+    /// The conversation counted; a weak reference, so a new one can never pass for it.
+    conversation: Weak<Mutex<History>>,
+    counted_len: usize,
+    first_chars: Option<u64>,
+    chars: u64,
+}
+
+impl PromptMeter {
+    /// Characters of `messages` (a snapshot of `conversation`), counting only what is new
+    /// since the last call.
+    pub fn message_chars(&self, conversation: &Arc<Mutex<History>>, messages: &[Message]) -> u64 {
+        let mut state = crate::sync::lock(&self.state);
+        let first = messages.first().map(message_chars);
+        let same_conversation = std::ptr::eq(state.conversation.as_ptr(), Arc::as_ptr(conversation));
+        if !same_conversation || messages.len() < state.counted_len || first != state.first_chars {
+            *state =
+                MeterState { conversation: Arc::downgrade(conversation), counted_len: 0, first_chars: first, chars: 0 };
+        }
+        let mut chars = state.chars;
+        for message in messages.get(state.counted_len..).unwrap_or_default() {
+            chars += message_chars(message);
+        }
+        state.chars = chars;
+        state.counted_len = messages.len();
+        chars
+    }
+}
+
+/// The usage of a response the server sent none for: the prompt's and the output's characters
+/// over `CHARS_PER_TOKEN`. Never 0 for a real request, so the context anchor moves.
+pub fn estimate_usage(prompt_chars: u64, output_chars: u64) -> Usage {
+    Usage {
+        input_tokens: tokens_for_chars(prompt_chars),
+        output_tokens: tokens_for_chars(output_chars),
+        cache_write: 0,
+        cache_read: 0,
+    }
+}
+
+/// True when the server sent no usage, or one that counts nothing (some send zeros).
+pub fn is_missing(usage: &Usage) -> bool {
+    usage.total() == 0
+}
+
+/// The prompt side of a usage: what the server says it read.
+pub fn reported_prompt(usage: &Usage) -> u64 {
+    usage.input_tokens + usage.cache_write + usage.cache_read
+}
+
+/// A prompt the server reported as far smaller than what was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    pub reported: u64,
+    pub estimated: u64,
+}
+
+/// Whether a reported prompt means the server cut it: the estimate is at least
+/// `TRUNCATION_MIN_ESTIMATE`, the report at least `TRUNCATION_MIN_REPORTED`, and the report
+/// under half the estimate. The estimate (3.5 characters per token) overshoots prose and code
+/// by 10–30 % and undershoots CJK text, so an honest report never falls under half of it;
+/// a silently truncated one does, by the size of what was dropped.
+pub fn check_truncation(reported: u64, estimated: u64) -> Option<Truncation> {
+    let truncated =
+        estimated >= TRUNCATION_MIN_ESTIMATE && reported >= TRUNCATION_MIN_REPORTED && reported * 2 < estimated;
+    truncated.then_some(Truncation { reported, estimated })
+}
+
+impl Truncation {
+    /// The error shown when the turn stops: what happened and how to fix it.
+    pub fn message(&self, provider: &str) -> String {
+        format!(
+            "the server read only {} prompt tokens of about {} sent: it cut the prompt to fit a smaller context \
+             window (Ollama does this silently at its default num_ctx), so the model saw a partial conversation \
+             and this turn was stopped. Fix: give the server a larger window (Ollama: start it with \
+             OLLAMA_CONTEXT_LENGTH=32768, or create a model with `PARAMETER num_ctx 32768`; llama.cpp: -c; vLLM: \
+             --max-model-len) and set context_window of provider {provider} to it, or lower that context_window \
+             to the server's window so mewcode compacts before the server cuts",
+            self.reported, self.estimated
+        )
+    }
+}

@@ -1,0 +1,254 @@
+//! Context-window discovery: when an OpenAI-protocol provider leaves `context_window` at 0, ask
+//! the server how large its window really is — vLLM's `max_model_len` in `GET /v1/models`,
+//! llama.cpp's `GET /props` and `GET /slots` (`n_ctx`), Ollama's `GET /api/ps` (the loaded
+//! runner's `context_length`) and `POST /api/show` (`num_ctx` in the model's parameters, else
+//! Ollama's default window, capped by the model's trained `context_length`).
+//!
+//! Invariant: bounded and one-shot — every endpoint is asked at once, within one budget, at
+//! start-up (or on `/model`); a server that answers none keeps the protocol default and the
+//! caller gets a notice saying so. The parsers are pure. Nothing here ever fails a run: an
+//! unreadable CA file or a refused connection only means "not discovered".
+
+use super::http::{agent_config, read_ca_files};
+use super::net::NetEnv;
+use crate::config::{Protocol, ProviderConfig, WindowSource};
+use serde_json::Value;
+use std::time::Duration;
+
+/// How long start-up may wait for the server's answer: local servers answer in milliseconds, a
+/// remote one in a round trip or two.
+pub const DISCOVERY_BUDGET: Duration = Duration::from_millis(1500);
+
+/// Ollama's window when neither the model nor the request sets `num_ctx` (since 0.6; 2048
+/// before). A server started with `OLLAMA_CONTEXT_LENGTH` uses that instead, which no endpoint
+/// reports for an unloaded model, so this is an assumption and is labelled as one.
+pub const OLLAMA_DEFAULT_NUM_CTX: u64 = 4096;
+
+/// A window the server reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Discovered {
+    pub window: u64,
+    /// What answered, e.g. `GET /props`.
+    pub endpoint: String,
+    /// A caveat about the figure, when it is an assumption rather than a report.
+    pub note: Option<String>,
+}
+
+/// One endpoint asked, in order of preference when several answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Probe {
+    VllmModels,
+    LlamaProps,
+    LlamaSlots,
+    OllamaPs,
+    OllamaShow,
+}
+
+const PROBES: [Probe; 5] =
+    [Probe::VllmModels, Probe::LlamaProps, Probe::LlamaSlots, Probe::OllamaPs, Probe::OllamaShow];
+
+impl Probe {
+    fn label(self) -> &'static str {
+        match self {
+            Probe::VllmModels => "GET /v1/models",
+            Probe::LlamaProps => "GET /props",
+            Probe::LlamaSlots => "GET /slots",
+            Probe::OllamaPs => "GET /api/ps",
+            Probe::OllamaShow => "POST /api/show",
+        }
+    }
+
+    fn url(self, base_url: &str) -> String {
+        let root = server_root(base_url);
+        match self {
+            Probe::VllmModels => format!("{}/models", base_url.trim_end_matches('/')),
+            Probe::LlamaProps => format!("{root}/props"),
+            Probe::LlamaSlots => format!("{root}/slots"),
+            Probe::OllamaPs => format!("{root}/api/ps"),
+            Probe::OllamaShow => format!("{root}/api/show"),
+        }
+    }
+
+    fn parse(self, body: &str, model: &str) -> Option<Discovered> {
+        let value: Value = serde_json::from_str(body.trim()).ok()?;
+        let found = |window: u64, note: Option<String>| Discovered { window, endpoint: self.label().to_string(), note };
+        match self {
+            Probe::VllmModels => parse_vllm_models(&value, model).map(|window| found(window, None)),
+            Probe::LlamaProps => parse_llama_props(&value).map(|window| found(window, None)),
+            Probe::LlamaSlots => parse_llama_slots(&value).map(|window| found(window, None)),
+            Probe::OllamaPs => parse_ollama_ps(&value, model).map(|window| found(window, None)),
+            Probe::OllamaShow => parse_ollama_show(&value).map(|(window, note)| found(window, note)),
+        }
+    }
+}
+
+/// The server root for the non-OpenAI endpoints: the base URL without a trailing `/v1`
+/// (`http://127.0.0.1:11434/v1` → `http://127.0.0.1:11434`); a base without it is the root.
+pub fn server_root(base_url: &str) -> String {
+    let base = base_url.trim_end_matches('/');
+    base.strip_suffix("/v1").unwrap_or(base).to_string()
+}
+
+/// vLLM: the `max_model_len` of the configured model's entry (or of the only entry: a server
+/// serving one model under another name would refuse our requests anyway, and says so then).
+pub fn parse_vllm_models(value: &Value, model: &str) -> Option<u64> {
+    let entries = value.get("data")?.as_array()?;
+    let entry = entries
+        .iter()
+        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))
+        .or_else(|| if entries.len() == 1 { entries.first() } else { None })?;
+    positive(entry.get("max_model_len"))
+}
+
+/// llama.cpp `/props`: the per-slot window (`default_generation_settings.n_ctx`, or a
+/// top-level `n_ctx` in older and newer builds).
+pub fn parse_llama_props(value: &Value) -> Option<u64> {
+    positive(value.pointer("/default_generation_settings/n_ctx")).or_else(|| positive(value.get("n_ctx")))
+}
+
+/// llama.cpp `/slots`: the smallest slot's `n_ctx` (slots share the server's `-c` evenly).
+pub fn parse_llama_slots(value: &Value) -> Option<u64> {
+    value.as_array()?.iter().filter_map(|slot| positive(slot.get("n_ctx"))).min()
+}
+
+/// Ollama `/api/ps`: the loaded runner's `context_length` for the model (`name` or `model`
+/// match, `:latest` implied when the config names no tag).
+pub fn parse_ollama_ps(value: &Value, model: &str) -> Option<u64> {
+    let tagged = if model.contains(':') { model.to_string() } else { format!("{model}:latest") };
+    value.get("models")?.as_array()?.iter().find_map(|entry| {
+        let named = ["name", "model"]
+            .iter()
+            .filter_map(|field| entry.get(*field).and_then(Value::as_str))
+            .any(|name| name == model || name == tagged);
+        if named { positive(entry.get("context_length")) } else { None }
+    })
+}
+
+/// Ollama `/api/show`: the effective window of a runner started for this model — `num_ctx`
+/// from the model's parameters when set, else Ollama's default (capped by the trained
+/// `*.context_length`), with a note saying it is assumed.
+pub fn parse_ollama_show(value: &Value) -> Option<(u64, Option<String>)> {
+    let num_ctx = value.get("parameters").and_then(Value::as_str).and_then(|parameters| {
+        parameters.lines().find_map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next() == Some("num_ctx")).then(|| words.next()?.parse::<u64>().ok()).flatten()
+        })
+    });
+    if let Some(num_ctx) = num_ctx.filter(|&num_ctx| num_ctx > 0) {
+        return Some((num_ctx, None));
+    }
+    let trained = value
+        .get("model_info")?
+        .as_object()?
+        .iter()
+        .find(|(key, _)| key.ends_with(".context_length"))
+        .and_then(|(_, length)| positive(Some(length)))?;
+    let window = trained.min(OLLAMA_DEFAULT_NUM_CTX);
+    let note = format!(
+        "num_ctx is not set for this model, so Ollama's default {OLLAMA_DEFAULT_NUM_CTX} is assumed (the model \
+         supports {trained}; a server started with OLLAMA_CONTEXT_LENGTH uses that instead)"
+    );
+    Some((window, Some(note)))
+}
+
+fn positive(value: Option<&Value>) -> Option<u64> {
+    value.and_then(Value::as_u64).filter(|&number| number > 0)
+}
+
+/// Whether discovery applies: an OpenAI-protocol provider whose window is not configured, at a
+/// server other than the public OpenAI endpoint (whose models do not report a window).
+pub fn wants_discovery(provider: &ProviderConfig) -> bool {
+    provider.protocol == Protocol::OpenAi
+        && provider.window_source == WindowSource::Default
+        && provider.base_url != Protocol::OpenAi.default_base_url()
+}
+
+/// Asks every endpoint at once and returns the preferred answer, or None when none answered
+/// with a window within `budget`.
+pub fn discover_window(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Option<Discovered> {
+    let paths: Vec<&std::path::Path> =
+        net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
+    let roots = read_ca_files(&paths).ok()?;
+    let (config, _) = agent_config(&provider.base_url, net, &roots, Some(budget)).ok()?;
+    let agent = config.new_agent();
+    let answers: Vec<Option<Discovered>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = PROBES
+            .iter()
+            .map(|probe| {
+                let agent = agent.clone();
+                std::thread::Builder::new()
+                    .name(format!("discover-{}", probe.label().rsplit('/').next().unwrap_or("probe")))
+                    .spawn_scoped(scope, move || {
+                        let body = fetch(&agent, provider, *probe, budget)?;
+                        probe.parse(&body, &provider.model)
+                    })
+            })
+            .collect();
+        handles.into_iter().map(|handle| handle.ok().and_then(|handle| handle.join().ok().flatten())).collect()
+    });
+    answers.into_iter().flatten().next()
+}
+
+/// Discovers the window of `provider` when it wants it, and records the source. Returns a
+/// notice for the user when the window stays the protocol default or is an assumption.
+pub fn resolve_window(provider: &mut ProviderConfig, net: &NetEnv, budget: Duration) -> Option<String> {
+    if !wants_discovery(provider) {
+        return None;
+    }
+    match discover_window(provider, net, budget) {
+        Some(found) => {
+            let notice = found.note.as_ref().map(|note| {
+                format!(
+                    "context window {} for {} ({}: {note}); set context_window to override",
+                    found.window, provider.model, found.endpoint
+                )
+            });
+            provider.context_window = found.window;
+            provider.window_source = WindowSource::Discovered { endpoint: found.endpoint, note: found.note };
+            notice
+        }
+        None => Some(fallback_notice(provider)),
+    }
+}
+
+/// The notice of a window nobody reported.
+pub fn fallback_notice(provider: &ProviderConfig) -> String {
+    let asked: Vec<&str> = PROBES.iter().map(|probe| probe.label()).collect();
+    format!(
+        "context window: {} reported none (asked {}), so the {} default of {} tokens is assumed; set \
+         context_window in the provider entry if the server's window is smaller",
+        provider.base_url,
+        asked.join(", "),
+        provider.protocol.as_str(),
+        provider.context_window
+    )
+}
+
+/// One bounded request; the body of a 200 answer (capped at 1 MiB), else None.
+fn fetch(agent: &ureq::Agent, provider: &ProviderConfig, probe: Probe, budget: Duration) -> Option<String> {
+    let url = probe.url(&provider.base_url);
+    let bearer = (!provider.api_key.is_empty()).then(|| format!("Bearer {}", provider.api_key));
+    let result = if probe == Probe::OllamaShow {
+        let mut request = agent.post(&url).config().timeout_global(Some(budget)).build();
+        if let Some(bearer) = &bearer {
+            request = request.header("authorization", bearer);
+        }
+        request
+            .header("content-type", "application/json")
+            .send(serde_json::json!({"model": provider.model}).to_string())
+    } else {
+        let mut request = agent.get(&url).config().timeout_global(Some(budget)).build();
+        if let Some(bearer) = &bearer {
+            request = request.header("authorization", bearer);
+        }
+        request.call()
+    };
+    let mut response = result.ok()?;
+    if response.status().as_u16() != 200 {
+        return None;
+    }
+    response.body_mut().with_config().limit(1 << 20).read_to_string().ok()
+}
+
+#[cfg(test)]
+mod tests;

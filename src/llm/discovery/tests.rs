@@ -1,0 +1,135 @@
+//! Window discovery against fake endpoints: vLLM, llama.cpp, Ollama, and a server that reports
+//! nothing (the default stays, with a notice).
+
+use super::*;
+use crate::llm::test_routes::{Route, RouteServer, json};
+
+fn provider(base_url: &str, model: &str) -> ProviderConfig {
+    ProviderConfig { base_url: base_url.to_string(), ..ProviderConfig::with_defaults("local", Protocol::OpenAi, model) }
+}
+
+/// Runs discovery against fake routes with `base_url = root + /v1`; returns the provider after
+/// it, the notice and the requests the server saw.
+fn discover(routes: Vec<Route>, model: &str) -> (ProviderConfig, Option<String>, Vec<String>) {
+    let server = RouteServer::start(routes);
+    let mut provider = provider(&format!("{}/v1", server.root), model);
+    let notice = resolve_window(&mut provider, &NetEnv::default(), Duration::from_secs(5));
+    let requests = server.received();
+    (provider, notice, requests)
+}
+
+fn discovered(endpoint: &str, note: Option<&str>) -> WindowSource {
+    WindowSource::Discovered { endpoint: endpoint.to_string(), note: note.map(str::to_string) }
+}
+
+#[test]
+fn vllm_window_is_the_configured_models_max_model_len() {
+    let models = r#"{"object":"list","data":[
+        {"id":"other","max_model_len":8192},
+        {"id":"Qwen/Qwen2.5-Coder-7B","object":"model","max_model_len":32768}]}"#;
+    let (provider, notice, _) = discover(vec![json("GET", "/v1/models", models)], "Qwen/Qwen2.5-Coder-7B");
+    assert_eq!((provider.context_window, provider.window_source), (32768, discovered("GET /v1/models", None)));
+    assert_eq!(notice, None);
+}
+
+#[test]
+fn llama_cpp_window_comes_from_props() {
+    let props = r#"{"default_generation_settings":{"n_ctx":4096,"params":{}},"total_slots":1}"#;
+    let routes = vec![json("GET", "/v1/models", r#"{"data":[{"id":"model.gguf"}]}"#), json("GET", "/props", props)];
+    let (provider, notice, _) = discover(routes, "model.gguf");
+    assert_eq!((provider.context_window, provider.window_source), (4096, discovered("GET /props", None)));
+    assert_eq!(notice, None);
+}
+
+#[test]
+fn llama_cpp_window_comes_from_slots_when_props_is_off() {
+    let slots = r#"[{"id":0,"n_ctx":2048},{"id":1,"n_ctx":2048}]"#;
+    let (provider, _, _) = discover(vec![json("GET", "/slots", slots)], "m");
+    assert_eq!((provider.context_window, provider.window_source), (2048, discovered("GET /slots", None)));
+}
+
+#[test]
+fn ollama_window_is_num_ctx_from_api_show() {
+    let show = r#"{"parameters":"stop                           \"<|im_end|>\"\nnum_ctx                        16384",
+        "model_info":{"general.architecture":"qwen2","qwen2.context_length":32768}}"#;
+    let (provider, notice, requests) = discover(vec![json("POST", "/api/show", show)], "qwen2.5-coder:7b");
+    assert_eq!((provider.context_window, provider.window_source), (16384, discovered("POST /api/show", None)));
+    assert_eq!(notice, None);
+    assert!(requests.contains(&r#"POST /api/show {"model":"qwen2.5-coder:7b"}"#.to_string()), "{requests:?}");
+}
+
+#[test]
+fn ollama_without_num_ctx_assumes_its_default_window_and_says_so() {
+    let show = r#"{"parameters":"stop \"<|im_end|>\"","model_info":{"qwen2.context_length":32768}}"#;
+    let (provider, notice, _) = discover(vec![json("POST", "/api/show", show)], "qwen2.5-coder:7b");
+    assert_eq!(provider.context_window, OLLAMA_DEFAULT_NUM_CTX);
+    let notice = notice.unwrap();
+    assert!(notice.contains("Ollama's default 4096 is assumed") && notice.contains("supports 32768"), "{notice}");
+    assert!(provider.window_source.describe().starts_with("from POST /api/show; num_ctx is not set"));
+}
+
+#[test]
+fn a_loaded_ollama_runner_reports_its_own_window_first() {
+    let ps = r#"{"models":[{"name":"qwen2.5-coder:7b","model":"qwen2.5-coder:7b","context_length":8192}]}"#;
+    let show = r#"{"model_info":{"qwen2.context_length":32768}}"#;
+    let routes = vec![json("GET", "/api/ps", ps), json("POST", "/api/show", show)];
+    let (provider, notice, _) = discover(routes, "qwen2.5-coder:7b");
+    assert_eq!((provider.context_window, provider.window_source), (8192, discovered("GET /api/ps", None)));
+    assert_eq!(notice, None);
+}
+
+#[test]
+fn a_server_that_reports_nothing_keeps_the_default_with_a_notice() {
+    let (provider, notice, requests) = discover(vec![json("GET", "/v1/models", r#"{"data":[{"id":"m"}]}"#)], "m");
+    assert_eq!((provider.context_window, provider.window_source), (128_000, WindowSource::Default));
+    let notice = notice.unwrap();
+    assert!(notice.contains("reported none") && notice.contains("128000") && notice.contains("context_window"));
+    let mut paths: Vec<&str> = requests.iter().map(|request| request.split(' ').nth(1).unwrap_or("")).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, ["/api/ps", "/api/show", "/props", "/slots", "/v1/models"]);
+}
+
+#[test]
+fn a_closed_port_keeps_the_default_with_a_notice() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut provider = provider(&format!("http://127.0.0.1:{closed}/v1"), "m");
+    let notice = resolve_window(&mut provider, &NetEnv::default(), Duration::from_secs(2));
+    assert!(notice.unwrap().contains("reported none"));
+    assert_eq!(provider.window_source, WindowSource::Default);
+}
+
+#[test]
+fn a_configured_window_or_the_public_endpoint_is_never_asked() {
+    let server = RouteServer::start(vec![json("GET", "/props", r#"{"n_ctx":4096}"#)]);
+    let mut configured = provider(&format!("{}/v1", server.root), "m");
+    configured.context_window = 32768;
+    configured.window_source = WindowSource::Configured;
+    assert_eq!(resolve_window(&mut configured, &NetEnv::default(), Duration::from_secs(5)), None);
+    assert_eq!(configured.context_window, 32768);
+    assert!(server.received().is_empty());
+    assert!(!wants_discovery(&ProviderConfig::with_defaults("gpt", Protocol::OpenAi, "gpt-4.1")));
+    assert!(!wants_discovery(&ProviderConfig::with_defaults("claude", Protocol::Anthropic, "claude")));
+}
+
+#[test]
+fn server_root_drops_the_version_segment() {
+    assert_eq!(server_root("http://127.0.0.1:11434/v1"), "http://127.0.0.1:11434");
+    assert_eq!(server_root("http://127.0.0.1:11434/v1/"), "http://127.0.0.1:11434");
+    assert_eq!(server_root("http://host:8080"), "http://host:8080");
+}
+
+#[test]
+fn parsers_ignore_what_they_do_not_know() {
+    let value = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    assert_eq!(parse_vllm_models(&value(r#"{"data":[{"id":"a"},{"id":"b","max_model_len":9}]}"#), "a"), None);
+    assert_eq!(parse_vllm_models(&value(r#"{"data":[{"id":"x","max_model_len":9}]}"#), "a"), Some(9));
+    assert_eq!(parse_llama_props(&value(r#"{"n_ctx":512}"#)), Some(512));
+    assert_eq!(parse_llama_props(&value(r#"{"default_generation_settings":{"n_ctx":0}}"#)), None);
+    assert_eq!(parse_llama_slots(&value(r#"{"error":"slots disabled"}"#)), None);
+    assert_eq!(
+        parse_ollama_ps(&value(r#"{"models":[{"name":"llama3:latest","context_length":2048}]}"#), "llama3"),
+        Some(2048)
+    );
+    assert_eq!(parse_ollama_ps(&value(r#"{"models":[]}"#), "llama3"), None);
+    assert_eq!(parse_ollama_show(&value(r#"{"parameters":"num_ctx 0"}"#)), None);
+}
