@@ -460,3 +460,12 @@ fn list_operators_comments_and_leading_redirects() {
     let appended = parse_command("&>>log ls").expect("a redirect may come first");
     assert!(!appended.has_background);
 }
+
+#[test]
+fn a_pipe_continues_across_a_newline() {
+    let parsed = parse_command("echo x |\n\nsh").expect("parses");
+    assert_eq!(parsed.subcommands[1].words, ["sh"]);
+    assert_eq!(parsed.subcommands[1].pipe_input_from, Some(0), "sh reads echo's output");
+    let parsed = parse_command("echo x\nsh").expect("parses");
+    assert_eq!(parsed.subcommands[1].pipe_input_from, None);
+}
