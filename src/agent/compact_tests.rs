@@ -2,26 +2,17 @@
 //! after a usage crossing the threshold, emergency compaction on prompt-too-long (once per
 //! iteration), the breaker, and the manual `/compact`.
 
-use super::tests::{LogTool, Script, ScriptedProvider, done, settings, text_turn, toolbox};
+use super::tests::{Script, ScriptedProvider, done, text_turn, windowed_agent};
 use super::*;
 use crate::context::summary::SUMMARY_PROMPT;
-use crate::context::{Context, ContextConfig, Trigger, estimate_messages};
+use crate::context::{Trigger, estimate_messages};
 use crate::llm::StopReason;
 
 /// A window whose automatic threshold is 70 834 tokens (100 000 − 100 000/6 − 100 000/8).
 const WINDOW: u64 = 100_000;
 
 fn scripted_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
-    let mut registry = Registry::new();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log }));
-    Arc::new(Agent {
-        toolbox: toolbox(provider, crate::hooks::Hooks::default()),
-        registry,
-        stable_prompt: "stable".into(),
-        settings: settings(10, false),
-        context: Context::new(ContextConfig { window: WINDOW, compact_at: None, session_dir: None }),
-    })
+    windowed_agent(provider, 10, WINDOW)
 }
 
 /// Earlier turns of about 5 700 tokens each (letters a, b, c, ...), then the new prompt.
@@ -195,10 +186,7 @@ fn manual_compaction_of_a_short_conversation_fails_and_keeps_the_history() {
 
 /// An agent for a local model with a 4 096-token window.
 fn small_window_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
-    let agent = scripted_agent(provider);
-    let mut agent = Arc::into_inner(agent).unwrap();
-    agent.context = Context::new(ContextConfig { window: 4_096, compact_at: None, session_dir: None });
-    Arc::new(agent)
+    windowed_agent(provider, 10, 4_096)
 }
 
 #[test]

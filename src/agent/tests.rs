@@ -130,6 +130,25 @@ pub(super) fn toolbox(provider: Arc<ScriptedProvider>, hooks: crate::hooks::Hook
     })
 }
 
+/// An agent over the scripted model with one read-only tool (`read`) and a context window of
+/// `window` tokens.
+pub(super) fn windowed_agent(provider: Arc<ScriptedProvider>, max_iterations: u32, window: u64) -> Arc<Agent> {
+    let mut registry = Registry::new();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log }));
+    Arc::new(Agent {
+        toolbox: toolbox(provider, crate::hooks::Hooks::default()),
+        registry,
+        stable_prompt: "stable".into(),
+        settings: settings(max_iterations, false),
+        context: crate::context::Context::new(crate::context::ContextConfig {
+            window,
+            compact_at: None,
+            session_dir: None,
+        }),
+    })
+}
+
 /// A main agent's settings in a temp root.
 pub(super) fn settings(max_iterations: u32, interactive: bool) -> Settings {
     Settings {

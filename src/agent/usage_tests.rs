@@ -1,23 +1,14 @@
 //! Usage through the agent loop with a scripted provider: estimated when the server sends none
 //! (and the context anchor then moves), and the silent-truncation check firing or not.
 
-use super::tests::{LogTool, Script, ScriptedProvider, done, settings, toolbox};
+use super::tests::{Script, ScriptedProvider, done, settings, windowed_agent};
 use super::usage::*;
 use super::*;
-use crate::context::{Context, ContextConfig, tokens_for_chars};
+use crate::context::{Context, tokens_for_chars};
 use crate::llm::StopReason;
 
 fn agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
-    let mut registry = Registry::new();
-    let log = Arc::new(Mutex::new(Vec::new()));
-    registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log }));
-    Arc::new(Agent {
-        toolbox: toolbox(provider, crate::hooks::Hooks::default()),
-        registry,
-        stable_prompt: "stable".into(),
-        settings: settings(5, false),
-        context: Context::new(ContextConfig { window: 4_096, compact_at: None, session_dir: None }),
-    })
+    windowed_agent(provider, 5, 4_096)
 }
 
 fn usage(input_tokens: u64, cache_read: u64) -> Usage {

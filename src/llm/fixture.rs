@@ -81,3 +81,27 @@ pub fn coalesce(events: Vec<StreamEvent>) -> Vec<StreamEvent> {
     }
     joined
 }
+
+/// `StreamEvent::Text` of `text`, for expected event lists.
+pub fn text(text: &str) -> StreamEvent {
+    StreamEvent::Text(text.to_string())
+}
+
+/// `StreamEvent::Thinking` of `text`.
+pub fn thinking(text: &str) -> StreamEvent {
+    StreamEvent::Thinking(text.to_string())
+}
+
+/// `StreamEvent::ToolCalls` of `(id, name, input)` triples.
+pub fn calls(calls: &[(&str, &str, &str)]) -> StreamEvent {
+    StreamEvent::ToolCalls(
+        calls
+            .iter()
+            .map(|(id, name, input)| crate::msg::ToolCall {
+                id: id.to_string(),
+                name: name.to_string(),
+                input: input.to_string(),
+            })
+            .collect(),
+    )
+}

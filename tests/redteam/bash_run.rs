@@ -139,3 +139,23 @@ impl Drop for BashRun {
         let _ = std::fs::remove_dir_all(&self.base);
     }
 }
+
+/// Runs `judge` over every case on two threads (each command waits on bash most of the time),
+/// each with its own tally; returns the two tallies.
+pub fn on_two_workers<C: Sync, T: Default + Send>(cases: &[C], judge: impl Fn(&mut T, usize, &C) + Sync) -> Vec<T> {
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|worker| {
+                let judge = &judge;
+                scope.spawn(move || {
+                    let mut tally = T::default();
+                    for (index, case) in cases.iter().enumerate().skip(worker).step_by(2) {
+                        judge(&mut tally, index, case);
+                    }
+                    tally
+                })
+            })
+            .collect();
+        workers.into_iter().map(|worker| worker.join().expect("differential worker")).collect()
+    })
+}

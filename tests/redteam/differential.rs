@@ -8,7 +8,7 @@
 //! Also measured: the over-ask rate, the share of commands that an engine allowing every
 //! program in them still asks about (printed; the corpus keeps its own expectations).
 
-use crate::bash_run::BashRun;
+use crate::bash_run::{BashRun, on_two_workers};
 use mewcode::mode::Mode;
 use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
 use mewcode::permission::{CallInfo, Decision, Engine, shell, wrappers};
@@ -118,21 +118,8 @@ pub fn run(root: &Path) -> bool {
     let mut cases: Vec<(String, bool)> = HAND_WRITTEN.iter().map(|case| (case.to_string(), false)).collect();
     cases.extend((0..GENERATED).map(|_| (top_level(&mut rng, false), false)));
     cases.extend((0..CONTROLS).map(|_| (top_level(&mut rng, true), true)));
-    // Two workers: each command waits on bash most of the time.
-    let tallies: Vec<Tally> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..2)
-            .map(|worker| {
-                let (sandbox, everything, without, cases) = (&sandbox, &everything, &without, &cases);
-                scope.spawn(move || {
-                    let mut tally = Tally::default();
-                    for (index, (case, control)) in cases.iter().enumerate().skip(worker).step_by(2) {
-                        tally.judge(index, case, *control, sandbox, everything, without);
-                    }
-                    tally
-                })
-            })
-            .collect();
-        workers.into_iter().map(|worker| worker.join().expect("differential worker")).collect()
+    let tallies: Vec<Tally> = on_two_workers(&cases, |tally: &mut Tally, index, (case, control)| {
+        tally.judge(index, case, *control, &sandbox, &everything, &without)
     });
     let mut total = Tally::default();
     for tally in tallies {

@@ -5,7 +5,7 @@
 //! fail the test. Printed: the corpus size, how many the reader refuses (they ask), and the
 //! over-ask rate when every program the command runs or names is allowed.
 
-use crate::bash_run::BashRun;
+use crate::bash_run::{BashRun, on_two_workers};
 use mewcode::mode::Mode;
 use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
 use mewcode::permission::{CallInfo, Decision, Engine, shell, wrappers};
@@ -31,21 +31,8 @@ pub fn run(root: &Path) -> bool {
     let stubs = names.iter().copied().filter(|name| !REAL_WRAPPERS.contains(name));
     let sandbox = BashRun::new(root.join(".scripts"), stubs, true);
     let wrappers_linked = link_real_wrappers(&sandbox);
-    let tallies: Vec<Tally> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..2)
-            .map(|worker| {
-                let (sandbox, cases) = (&sandbox, &cases);
-                scope.spawn(move || {
-                    let mut tally = Tally::default();
-                    for (index, case) in cases.iter().enumerate().skip(worker).step_by(2) {
-                        tally.judge(index, case, sandbox);
-                    }
-                    tally
-                })
-            })
-            .collect();
-        workers.into_iter().map(|worker| worker.join().expect("scripts worker")).collect()
-    });
+    let tallies: Vec<Tally> =
+        on_two_workers(&cases, |tally: &mut Tally, index, case| tally.judge(index, case, &sandbox));
     let mut total = Tally::default();
     for tally in tallies {
         total.failures.extend(tally.failures);

@@ -3,17 +3,13 @@
 
 use super::AnthropicDecoder;
 use crate::llm::decode::Decoder;
-use crate::llm::fixture::{load, replay, split};
+use crate::llm::fixture::{load, replay, split, text};
 use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
 use crate::msg::{ThinkingBlock, ToolCall, Usage};
 
 fn check(fixture: &str, expected: Vec<StreamEvent>) {
     let mut decoder = AnthropicDecoder::new();
     assert_eq!(replay(&mut decoder, &load(fixture)), expected, "{fixture}");
-}
-
-fn text(text: &str) -> StreamEvent {
-    StreamEvent::Text(text.to_string())
 }
 
 fn call(id: &str, name: &str, input: &str) -> ToolCall {

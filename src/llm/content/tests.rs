@@ -3,7 +3,7 @@
 //! must come out as soon as it cannot be a marker.
 
 use super::*;
-use crate::llm::fixture::coalesce;
+use crate::llm::fixture::{coalesce, text, thinking};
 use crate::msg::ToolDefinition;
 
 fn tools() -> Option<ToolNames> {
@@ -36,14 +36,6 @@ fn check(input: &str, expected_events: Vec<StreamEvent>, expected_calls: &[(&str
     for size in [0, 1, 2, 3, 4, 5, 7] {
         assert_eq!(run(input, size), (expected_events.clone(), expected_calls.clone()), "split {size}: {input:?}");
     }
-}
-
-fn text(text: &str) -> StreamEvent {
-    StreamEvent::Text(text.to_string())
-}
-
-fn thinking(text: &str) -> StreamEvent {
-    StreamEvent::Thinking(text.to_string())
 }
 
 const READ_A: (&str, &str) = ("read_file", r#"{"path":"a"}"#);

@@ -4,9 +4,9 @@
 
 use super::OpenAiDecoder;
 use crate::llm::decode::Decoder;
-use crate::llm::fixture::{load, replay, split};
+use crate::llm::fixture::{calls, load, replay, split, text, thinking};
 use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
-use crate::msg::{ToolCall, Usage};
+use crate::msg::Usage;
 
 const SEED: u64 = 7;
 
@@ -20,23 +20,6 @@ fn check_chunks(chunks: &[&str], expected: Vec<StreamEvent>) {
     let stream: String = chunks.iter().map(|chunk| format!("data: {chunk}\n\n")).collect();
     let mut decoder = OpenAiDecoder::new(SEED);
     assert_eq!(replay(&mut decoder, &split(&stream)), expected, "{chunks:?}");
-}
-
-fn text(text: &str) -> StreamEvent {
-    StreamEvent::Text(text.to_string())
-}
-
-fn thinking(text: &str) -> StreamEvent {
-    StreamEvent::Thinking(text.to_string())
-}
-
-fn calls(calls: &[(&str, &str, &str)]) -> StreamEvent {
-    StreamEvent::ToolCalls(
-        calls
-            .iter()
-            .map(|(id, name, input)| ToolCall { id: id.to_string(), name: name.to_string(), input: input.to_string() })
-            .collect(),
-    )
 }
 
 fn usage(input_tokens: u64, output_tokens: u64, cache_read: u64) -> StreamEvent {

@@ -4,10 +4,10 @@
 //! valid call to an offered tool stays text, byte for byte.
 
 use super::OpenAiDecoder;
-use crate::llm::fixture::{load_from, replay, split};
+use crate::llm::fixture::{calls, load_from, replay, split, text, thinking};
 use crate::llm::text_calls::ToolNames;
 use crate::llm::{Completion, StopReason, StreamEvent};
-use crate::msg::{ToolCall, ToolDefinition, Usage};
+use crate::msg::{ToolDefinition, Usage};
 use serde_json::json;
 
 const SEED: u64 = 7;
@@ -42,23 +42,6 @@ fn check_content(pieces: &[&str], expected: Vec<StreamEvent>) {
     stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
     let mut decoder = OpenAiDecoder::new(SEED).with_text_tool_calls(tools());
     assert_eq!(replay(&mut decoder, &split(&stream)), expected, "{pieces:?}");
-}
-
-fn text(text: &str) -> StreamEvent {
-    StreamEvent::Text(text.to_string())
-}
-
-fn thinking(text: &str) -> StreamEvent {
-    StreamEvent::Thinking(text.to_string())
-}
-
-fn calls(calls: &[(&str, &str, &str)]) -> StreamEvent {
-    StreamEvent::ToolCalls(
-        calls
-            .iter()
-            .map(|(id, name, input)| ToolCall { id: id.to_string(), name: name.to_string(), input: input.to_string() })
-            .collect(),
-    )
 }
 
 fn usage() -> StreamEvent {
