@@ -159,3 +159,18 @@ pub fn on_two_workers<C: Sync, T: Default + Send>(cases: &[C], judge: impl Fn(&m
         workers.into_iter().map(|worker| worker.join().expect("differential worker")).collect()
     })
 }
+
+/// The programs the reader judged in `parsed`: each simple command's first word and, through
+/// wrappers (`env`, `timeout`, …), the program they run, by the name bash looks up.
+pub fn judged_programs(parsed: &mewcode::permission::shell::ParsedCommand) -> BTreeSet<String> {
+    use mewcode::permission::wrappers;
+    parsed
+        .subcommands
+        .iter()
+        .flat_map(|command| {
+            let effective = wrappers::unwrap_command(&command.words);
+            command.words.first().into_iter().chain(effective.words.first()).cloned().collect::<Vec<_>>()
+        })
+        .map(|word| wrappers::program_name(&word).to_string())
+        .collect()
+}

@@ -8,11 +8,10 @@
 //! Also measured: the over-ask rate, the share of commands that an engine allowing every
 //! program in them still asks about (printed; the corpus keeps its own expectations).
 
-use crate::bash_run::{BashRun, on_two_workers};
+use crate::bash_run::{BashRun, judged_programs, on_two_workers};
 use mewcode::mode::Mode;
 use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
-use mewcode::permission::{CallInfo, Decision, Engine, shell, wrappers};
-use std::collections::BTreeSet;
+use mewcode::permission::{CallInfo, Decision, Engine, shell};
 use std::path::Path;
 use std::time::Instant;
 
@@ -181,15 +180,7 @@ impl Tally {
             self.unparseable += 1;
             return;
         };
-        let judged: BTreeSet<String> = parsed
-            .subcommands
-            .iter()
-            .flat_map(|command| {
-                let effective = wrappers::unwrap_command(&command.words);
-                command.words.first().into_iter().chain(effective.words.first()).cloned().collect::<Vec<_>>()
-            })
-            .map(|word| wrappers::program_name(&word).to_string())
-            .collect();
+        let judged = judged_programs(&parsed);
         // A program the reader did not see is a hole only if the engine then allows: code a
         // builtin evaluates (`printf -v 'a[$(x)]'`, `eval`) is judged by making the call ask.
         for program in ran.iter().filter(|program| allowed && !judged.contains(*program)) {

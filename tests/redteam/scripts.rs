@@ -5,10 +5,10 @@
 //! fail the test. Printed: the corpus size, how many the reader refuses (they ask), and the
 //! over-ask rate when every program the command runs or names is allowed.
 
-use crate::bash_run::{BashRun, on_two_workers};
+use crate::bash_run::{BashRun, judged_programs, on_two_workers};
 use mewcode::mode::Mode;
 use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
-use mewcode::permission::{CallInfo, Decision, Engine, shell, wrappers};
+use mewcode::permission::{CallInfo, Decision, Engine, shell};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -118,15 +118,7 @@ impl Tally {
             }
             return;
         };
-        let judged: BTreeSet<String> = parsed
-            .subcommands
-            .iter()
-            .flat_map(|command| {
-                let effective = wrappers::unwrap_command(&command.words);
-                command.words.first().into_iter().chain(effective.words.first()).cloned().collect::<Vec<_>>()
-            })
-            .map(|word| wrappers::program_name(&word).to_string())
-            .collect();
+        let judged = judged_programs(&parsed);
         let everything: BTreeSet<String> = judged.union(&ran).cloned().collect();
         if !allows(&everything) {
             self.asked += 1;
