@@ -469,3 +469,13 @@ fn a_pipe_continues_across_a_newline() {
     let parsed = parse_command("echo x\nsh").expect("parses");
     assert_eq!(parsed.subcommands[1].pipe_input_from, None);
 }
+
+#[test]
+fn a_closing_brace_is_read_once() {
+    assert_eq!(programs("{ pa; } > out; pb"), ["pa", "pb"]);
+    assert_eq!(programs("{ pa; }; { pb; }"), ["pa", "pb"]);
+    assert_eq!(programs("echo ${ pa; }x; pb"), ["pa", "echo", "pb"]);
+    let parsed = parse_command("echo ${ pa; }x y").expect("parses");
+    let echo = parsed.subcommands.iter().find(|command| command.words.first().is_some_and(|word| word == "echo"));
+    assert_eq!(echo.expect("echo").words.len(), 3, "the substitution ends at its brace: {parsed:?}");
+}
