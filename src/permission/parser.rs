@@ -383,6 +383,8 @@ impl<'a> Parser<'a> {
             "case" => return self.case_command(start, context),
             "for" | "select" => return self.loop_header(word, start, context),
             "coproc" => self.coproc_name(context)?,
+            // A group's `}` is read where the group ends; anywhere else bash reports a syntax error.
+            "}" => return self.fail("unexpected }"),
             "function" => {
                 self.skip_blanks();
                 if self.at_word_end() {
