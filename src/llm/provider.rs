@@ -74,7 +74,7 @@ impl HttpProvider {
                     body: openai::encode_request_with(
                         request,
                         &self.config,
-                        openai::EncodeOptions { stream_options: false, ..options },
+                        openai::EncodeOptions { stream_options: false },
                     )
                     .to_string(),
                     trigger: "stream_options".to_string(),

@@ -69,9 +69,12 @@ fn validation_catches_broken_histories() {
 
     let openai = serde_json::json!({"model":"m","stream":true,"messages":[
         {"role":"system","content":"s"},{"role":"user","content":"hi"},
-        {"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"x","arguments":"{}"}}]},
+        {"role":"assistant","content":"","tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"x","arguments":"{}"}}]},
         {"role":"tool","tool_call_id":"a","content":"1"},{"role":"tool","tool_call_id":"b","content":"2"}]});
     assert_eq!(check_openai(&openai), Ok(()));
+    let mut null_content = openai.clone();
+    null_content["messages"][2]["content"] = serde_json::Value::Null;
+    assert!(check_openai(&null_content).unwrap_err().contains("content must be a string"));
     let mut swapped = openai.clone();
     swapped["messages"][3]["tool_call_id"] = "b".into();
     assert!(check_openai(&swapped).unwrap_err().contains("out of order"));

@@ -130,6 +130,10 @@ pub fn check_openai(body: &Value) -> Result<(), String> {
         if role == "system" && index != 0 {
             return Err(format!("messages[{index}]: system message not first"));
         }
+        // Strict servers (llama-cpp-python's pydantic models) answer 500 to a null content.
+        if !matches!(message.get("content"), Some(Value::String(_))) {
+            return Err(format!("messages[{index}] ({role}): content must be a string"));
+        }
         if role == "assistant"
             && let Some(calls) = message.get("tool_calls").and_then(Value::as_array)
         {

@@ -11,29 +11,18 @@ use crate::config::ProviderConfig;
 use crate::msg::{Message, Request, Role, ToolCall, ToolDefinition};
 use serde_json::{Map, Value, json};
 
-/// What an assistant message that only made tool calls carries as `content`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolCallContent {
-    /// `"content": null`, what OpenAI itself sends back (the default).
-    Null,
-    /// `"content": ""`, for servers that reject `null`.
-    Empty,
-}
-
 /// The per-request choices that are not in `ProviderConfig` or are overridden for one retry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EncodeOptions {
     /// Send `stream_options: {include_usage: true}`. The provider retries once with `false`
     /// when a server rejects the field.
     pub stream_options: bool,
-    /// `content` of an assistant message that has tool calls but no text.
-    pub tool_call_content: ToolCallContent,
 }
 
 impl EncodeOptions {
-    /// The options a provider entry asks for: `stream_options` from the config, `null` content.
+    /// The options a provider entry asks for: `stream_options` from the config.
     pub fn from_config(config: &ProviderConfig) -> EncodeOptions {
-        EncodeOptions { stream_options: config.stream_options, tool_call_content: ToolCallContent::Null }
+        EncodeOptions { stream_options: config.stream_options }
     }
 }
 
@@ -58,7 +47,7 @@ pub fn encode_request_with(request: &Request, config: &ProviderConfig, options: 
     }
     let cap_field = if config.max_tokens_field.is_empty() { "max_tokens" } else { config.max_tokens_field.as_str() };
     body.insert(cap_field.to_string(), json!(output_cap));
-    body.insert("messages".to_string(), Value::Array(messages(request, options.tool_call_content)));
+    body.insert("messages".to_string(), Value::Array(messages(request)));
     if !request.tools.is_empty() {
         body.insert("tools".to_string(), Value::Array(request.tools.iter().map(tool_definition).collect()));
         body.insert("tool_choice".to_string(), json!("auto"));
@@ -66,7 +55,7 @@ pub fn encode_request_with(request: &Request, config: &ProviderConfig, options: 
     Value::Object(body)
 }
 
-fn messages(request: &Request, tool_call_content: ToolCallContent) -> Vec<Value> {
+fn messages(request: &Request) -> Vec<Value> {
     let mut messages = Vec::new();
     // Stable part first so the servers' automatic prefix caching hits across runs.
     let system = match (request.system.stable.as_str(), request.system.environment.as_str()) {
@@ -80,7 +69,7 @@ fn messages(request: &Request, tool_call_content: ToolCallContent) -> Vec<Value>
     for message in request.messages.iter() {
         match message.role {
             Role::User => messages.push(json!({"role": "user", "content": message.content})),
-            Role::Assistant => messages.extend(assistant_message(message, tool_call_content)),
+            Role::Assistant => messages.extend(assistant_message(message)),
             Role::Tool => messages.extend(message.tool_results.iter().map(|result| {
                 // An error result goes as is: the tool's own text already says what failed,
                 // and the protocol has no error flag on tool messages.
@@ -96,17 +85,15 @@ fn messages(request: &Request, tool_call_content: ToolCallContent) -> Vec<Value>
 
 /// An assistant turn with neither text nor calls (an empty refusal) is left out: several
 /// servers reject an assistant message without content or tool calls.
-fn assistant_message(message: &Message, tool_call_content: ToolCallContent) -> Option<Value> {
+///
+/// With calls and no text, `content` is `""`: OpenAI sends `null` back, but strict servers
+/// (llama-cpp-python) answer 500 to it, and every server takes an empty string.
+fn assistant_message(message: &Message) -> Option<Value> {
     if message.tool_calls.is_empty() {
         return (!message.content.is_empty()).then(|| json!({"role": "assistant", "content": message.content}));
     }
-    let content = match (message.content.is_empty(), tool_call_content) {
-        (false, _) => json!(message.content),
-        (true, ToolCallContent::Null) => Value::Null,
-        (true, ToolCallContent::Empty) => json!(""),
-    };
     let tool_calls: Vec<Value> = message.tool_calls.iter().map(tool_call).collect();
-    Some(json!({"role": "assistant", "content": content, "tool_calls": tool_calls}))
+    Some(json!({"role": "assistant", "content": message.content, "tool_calls": tool_calls}))
 }
 
 /// `arguments` is the raw text the model produced, byte for byte (no float rounding).

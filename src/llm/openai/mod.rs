@@ -7,7 +7,7 @@ pub mod decode;
 pub mod encode;
 
 pub use decode::OpenAiDecoder;
-pub use encode::{EncodeOptions, ToolCallContent, encode_request, encode_request_with};
+pub use encode::{EncodeOptions, encode_request, encode_request_with};
 
 #[cfg(test)]
 mod decode_tests;
