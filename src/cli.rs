@@ -89,9 +89,6 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// The iteration cap no flag can raise (SPEC §3).
-pub const MAX_ITERATIONS: u32 = 25;
-
 /// Parses the arguments after the program name.
 pub fn parse_args(args: &[String]) -> Result<Command, UsageError> {
     let mut options = Options::default();
@@ -172,9 +169,8 @@ pub fn parse_args(args: &[String]) -> Result<Command, UsageError> {
                 let count: u32 = text
                     .parse()
                     .map_err(|_| UsageError(format!("--max-iterations: expected a number, got {text:?}")))?;
-                if count == 0 || count > MAX_ITERATIONS {
-                    let message = format!("--max-iterations: must be between 1 and {MAX_ITERATIONS}, got {count}");
-                    return Err(UsageError(message));
+                if count == 0 {
+                    return Err(UsageError("--max-iterations: must be a positive number, got 0".to_string()));
                 }
                 options.max_iterations = Some(count);
             }
@@ -338,7 +334,7 @@ OPTIONS
   -C, --cwd DIR        project root (default: current directory)
   -c, --continue       resume the most recent session of this project
   --resume [ID]        resume session ID (no ID, REPL only: pick one from a list)
-  --max-iterations N   (-p) lower the iteration cap (1-25)
+  --max-iterations N   (-p) the iteration cap (default 25; any positive number)
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity or notices on stderr
   -V, --version        print the version
@@ -442,8 +438,8 @@ mod tests {
             ("--frobnicate", "unknown flag --frobnicate"),
             ("--output-format xml -p x", "--output-format: expected text|json|stream-json, got \"xml\""),
             ("--mode yolo", "--mode: expected default|acceptEdits|plan|bypass, got \"yolo\""),
-            ("--max-iterations 30 -p x", "--max-iterations: must be between 1 and 25, got 30"),
-            ("--max-iterations 0 -p x", "--max-iterations: must be between 1 and 25, got 0"),
+            ("--max-iterations 0 -p x", "--max-iterations: must be a positive number, got 0"),
+            ("--max-iterations x -p y", "--max-iterations: expected a number, got \"x\""),
             ("--max-iterations ten -p x", "--max-iterations: expected a number, got \"ten\""),
             ("-p", "-p: missing value"),
             ("--model", "--model: missing value"),

@@ -179,6 +179,13 @@ impl Printer {
             summary["usage_estimated"] = json!(true);
         }
         match self.options.format {
+            // Only an answer goes to stdout (`ans=$(mewcode -p …)` must not capture a note as
+            // one); why there is none goes to stderr, and the exit code says which (README).
+            Format::Text if stop != Stop::Completed => {
+                if let Some(reason) = self.stop_reason_line(stop) {
+                    eprintln!("mewcode: {reason}");
+                }
+            }
             Format::Text => {
                 let text = if self.options.stdout_is_terminal { neutralize(result) } else { result.to_string() };
                 let mut stdout = std::io::stdout().lock();
@@ -191,6 +198,22 @@ impl Printer {
                 done["type"] = json!("done");
                 print_line(&done);
             }
+        }
+    }
+
+    /// The stderr line for a run that ended without an answer (None: an error line was printed).
+    fn stop_reason_line(&self, stop: Stop) -> Option<String> {
+        match stop {
+            Stop::Completed => None,
+            Stop::IterationLimit => Some(format!(
+                "stopped at the iteration cap ({} iterations); continue with `mewcode -c -p \"continue\"`, or raise \
+                 --max-iterations",
+                self.iterations
+            )),
+            Stop::UnknownTools => Some("stopped: the model kept calling tools that do not exist".to_string()),
+            Stop::Cancelled => Some("cancelled before an answer".to_string()),
+            Stop::Failed if self.error.is_some() => None,
+            Stop::Failed => Some("the request failed".to_string()),
         }
     }
 

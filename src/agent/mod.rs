@@ -40,7 +40,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 pub use toolbox::Toolbox;
 
-/// The iteration cap of a main run (SPEC §3); `--max-iterations` may only lower it.
+/// The default iteration cap of a main run (SPEC §3); `--max-iterations` sets another.
 pub const MAX_ITERATIONS: u32 = 25;
 /// Consecutive all-unknown-tool iterations that stop a main run.
 pub const UNKNOWN_TOOL_LIMIT: u32 = 3;

@@ -174,6 +174,20 @@ fn iteration_cap_in_print_mode_exits_3_with_json_stop_reason() {
 }
 
 #[test]
+fn a_cap_above_25_is_honoured_and_text_mode_leaves_stdout_empty_with_the_way_on() {
+    let model = FakeModel::start();
+    for _ in 0..40 {
+        model.push(openai("", &[("r", "glob", r#"{"pattern":"*"}"#)]));
+    }
+    let env = env_for("e2e-cap-40", &model, "openai");
+    let run = env.run(&["-p", "loop", "--max-iterations", "40"]);
+    assert_eq!((run.code, run.stdout.as_str()), (3, ""), "no note on stdout: {}", run.stderr);
+    assert_eq!(model.requests().len(), 40, "every iteration up to the cap ran");
+    assert!(run.stderr.contains("iteration cap (40 iterations)"), "{}", run.stderr);
+    assert!(run.stderr.contains("mewcode -c -p"), "says how to go on: {}", run.stderr);
+}
+
+#[test]
 fn unknown_tool_stop_in_print_mode_exits_3() {
     let model = FakeModel::start();
     for _ in 0..3 {

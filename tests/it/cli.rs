@@ -50,8 +50,8 @@ fn bad_flags_and_values_exit_2_with_one_line_naming_the_flag() {
             "mewcode: --mode: expected default|acceptEdits|plan|bypass, got \"yolo\" (see mewcode --help)\n",
         ),
         (
-            vec!["-p", "x", "--max-iterations", "99"],
-            "mewcode: --max-iterations: must be between 1 and 25, got 99 (see mewcode --help)\n",
+            vec!["-p", "x", "--max-iterations", "0"],
+            "mewcode: --max-iterations: must be a positive number, got 0 (see mewcode --help)\n",
         ),
         (
             vec!["-p", "x", "--output-format", "yaml"],
