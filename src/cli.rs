@@ -129,8 +129,17 @@ pub fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             "-h" | "--help" => return Ok(Command::Help),
             "-V" | "--version" => return Ok(Command::Version),
             "-p" | "--print" => {
-                let prompt = value(&flag)?;
-                options.prompt = Some(if prompt == "-" { PromptSource::Stdin } else { PromptSource::Arg(prompt) });
+                // `-p` with no value (at the end, or before another flag) reads the prompt from
+                // stdin like `-p -`: `echo question | mewcode -p`.
+                let prompt = match value(&flag) {
+                    Ok(prompt) => Some(prompt),
+                    Err(_) if inline.is_none() => None,
+                    Err(err) => return Err(err),
+                };
+                options.prompt = Some(match prompt {
+                    Some(prompt) if prompt != "-" => PromptSource::Arg(prompt),
+                    _ => PromptSource::Stdin,
+                });
             }
             "--output-format" => {
                 options.output_format = Some(match value(&flag)?.as_str() {
@@ -315,8 +324,9 @@ mewcode — a terminal AI coding agent
 
 USAGE
   mewcode [OPTIONS]                  interactive REPL
-  mewcode [OPTIONS] -p PROMPT        run one task to completion, print the answer, exit
-  mewcode [OPTIONS] -p -             read the prompt from stdin (also when stdin is piped)
+  mewcode [OPTIONS] -p PROMPT        run one task to completion, print the answer, exit;
+                                     piped stdin is added below PROMPT (text only, capped)
+  mewcode [OPTIONS] -p [-]           read the prompt from stdin (also when stdin is piped)
   mewcode mcp list [--json] [--url URL]
                                      connect to the MCP servers (or URL) and list their tools
   mewcode mcp call SERVER|URL TOOL [JSON]
@@ -394,6 +404,10 @@ mod tests {
         assert_eq!(options.prompt, Some(PromptSource::Stdin));
         assert_eq!(options.output_format, Some(OutputFormat::Json));
         assert_eq!(options.mode, Some(Mode::Plan));
+        for line in ["-p", "-p --model m", "--print -q"] {
+            let Command::Run(options) = parse(line).unwrap() else { panic!() };
+            assert_eq!(options.prompt, Some(PromptSource::Stdin), "{line}");
+        }
     }
 
     #[test]
@@ -441,7 +455,6 @@ mod tests {
             ("--max-iterations 0 -p x", "--max-iterations: must be a positive number, got 0"),
             ("--max-iterations x -p y", "--max-iterations: expected a number, got \"x\""),
             ("--max-iterations ten -p x", "--max-iterations: expected a number, got \"ten\""),
-            ("-p", "-p: missing value"),
             ("--model", "--model: missing value"),
             ("--provider --model x", "--provider: missing value"),
             ("mcp", "mcp: expected list or call"),

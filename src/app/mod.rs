@@ -10,6 +10,7 @@ mod commands;
 mod run;
 mod sessions;
 mod setup;
+mod stdin;
 
 use commands::*;
 use run::*;
@@ -38,7 +39,7 @@ use crate::text::neutralize;
 use crate::tools::Registry;
 use crate::warning::Warning;
 use std::collections::HashMap;
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -46,15 +46,24 @@ fn run_with_sessions(
     let Some(prompt_source) = options.prompt.clone() else {
         return run_repl(context, provider, &config, warnings, &options, env, owner);
     };
+    // Piped stdin is never dropped: it is the prompt (`-p -`, `-p` alone, no -p) or, after a
+    // bounded wait for its first byte, text added below the prompt (`cat f | mewcode -p "..."`).
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let window = provider.context_window;
     let prompt = match prompt_source {
-        PromptSource::Arg(text) => text,
-        PromptSource::Stdin => {
-            let mut text = String::new();
-            if let Err(err) = std::io::stdin().read_to_string(&mut text) {
-                return Exit::Runtime(format!("reading the prompt from stdin: {err}"));
-            }
-            text
+        PromptSource::Arg(text) if stdin_is_terminal => text,
+        PromptSource::Arg(text) => match stdin::read_process_stdin(Some(stdin::FIRST_BYTE_WAIT), window) {
+            Ok(Some(piped)) => stdin::compose(&text, &piped),
+            Ok(None) => text,
+            Err(err) => return stdin_exit(err),
+        },
+        PromptSource::Stdin if stdin_is_terminal => {
+            return Exit::Usage(UsageError("-p: no prompt (give -p PROMPT, or pipe the prompt on stdin)".to_string()));
         }
+        PromptSource::Stdin => match stdin::read_process_stdin(None, window) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(err) => return stdin_exit(err),
+        },
     };
     if prompt.trim().is_empty() {
         return Exit::Usage(UsageError("-p: the prompt is empty".to_string()));
@@ -125,6 +134,16 @@ fn run_with_sessions(
         Stop::Cancelled => Exit::Interrupted,
         Stop::IterationLimit | Stop::UnknownTools => Exit::Limit,
         Stop::Failed => Exit::Failed,
+    }
+}
+
+/// A refused stdin is the caller's input error (exit 2); a failed read is a runtime one.
+fn stdin_exit(err: stdin::StdinError) -> Exit {
+    match err {
+        stdin::StdinError::Io(_) => Exit::Runtime(err.to_string()),
+        stdin::StdinError::TooLarge { .. } | stdin::StdinError::Binary { .. } | stdin::StdinError::NotUtf8 { .. } => {
+            Exit::Usage(UsageError(err.to_string()))
+        }
     }
 }
 

@@ -89,6 +89,25 @@ pub fn is_tty(fd: i32) -> bool {
     unsafe { libc::isatty(fd) == 1 }
 }
 
+/// Waits up to `timeout` for `fd` to have something to read: bytes, end of file or a hang-up
+/// (all `true`: a read will not block). `false` when nothing arrived in time, and also when `fd`
+/// is not open at all (POLLNVAL: there is nothing to wait for).
+pub fn wait_readable(fd: i32, timeout: std::time::Duration) -> io::Result<bool> {
+    let mut pollfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let millis = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+    loop {
+        // SAFETY: `pollfd` is one valid, exclusively borrowed pollfd; the count says 1.
+        let rc = unsafe { libc::poll(&mut pollfd, 1, millis) };
+        if rc >= 0 {
+            return Ok(rc > 0 && pollfd.revents & libc::POLLNVAL == 0);
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
 /// A saved terminal mode (a `termios`), to change and to restore later.
 #[derive(Clone, Copy)]
 pub struct TerminalMode {

@@ -13,6 +13,7 @@ mod hooks;
 mod local_models;
 mod mcp;
 mod permissions;
+mod piped;
 mod print;
 mod repl;
 mod repl_edits;
