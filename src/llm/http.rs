@@ -40,6 +40,10 @@ pub type EventStream = SseReader<Box<dyn Read + Send>>;
 pub struct HttpClient {
     config: ureq::config::Config,
     host: String,
+    /// `host:port` (the scheme's port when the URL names none), for "connection refused".
+    endpoint: String,
+    /// The provider's config name ("" when built without one), for "connection refused".
+    provider: String,
     proxy: Option<String>,
     key_hint: String,
     idle_timeout: Duration,
@@ -74,7 +78,8 @@ impl HttpClient {
             0 => DEFAULT_IDLE_TIMEOUT,
             seconds => Duration::from_secs(seconds),
         };
-        HttpClient::new(&provider.base_url, &provider.api_key_hint, idle_timeout, net, &roots)
+        let client = HttpClient::new(&provider.base_url, &provider.api_key_hint, idle_timeout, net, &roots)?;
+        Ok(HttpClient { provider: provider.name.clone(), ..client })
     }
 
     /// The transport from explicit values. With no `extra_roots` the bundled Mozilla roots are
@@ -91,7 +96,16 @@ impl HttpClient {
         let host = host_of(base_url);
         let (config, proxy_url) = agent_config(base_url, net, extra_roots, Some(idle_timeout))
             .map_err(|message| LlmError::Request { status: 0, message })?;
-        Ok(HttpClient { config, host, proxy: proxy_url, key_hint: key_hint.to_string(), idle_timeout })
+        let endpoint = endpoint_of(base_url, &host);
+        Ok(HttpClient {
+            config,
+            host,
+            endpoint,
+            provider: String::new(),
+            proxy: proxy_url,
+            key_hint: key_hint.to_string(),
+            idle_timeout,
+        })
     }
 
     /// A fresh connection scope for one attempt.
@@ -158,7 +172,14 @@ impl HttpClient {
         let host = &self.host;
         use std::io::ErrorKind;
         match error.kind() {
-            ErrorKind::ConnectionRefused => format!("connection to {host}{via} refused; is the server running?"),
+            ErrorKind::ConnectionRefused => {
+                let provider =
+                    if self.provider.is_empty() { String::new() } else { format!("provider {:?} at ", self.provider) };
+                format!(
+                    "connection to {provider}{}{via} refused; is the server running on that port? (check base_url)",
+                    self.endpoint
+                )
+            }
             ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe => {
                 format!("connection to {host} was reset mid-response")
             }
@@ -211,7 +232,8 @@ impl Exchange {
         let reader: Box<dyn Read + Send> = Box::new(response.into_body().into_reader());
         if !(200..300).contains(&status) {
             let text = read_capped(reader, MAX_ERROR_BODY_BYTES);
-            return Err(parse_error_body(status, &text, retry_after, &client.key_hint));
+            let error = parse_error_body(status, &text, retry_after, &client.key_hint);
+            return Err(if status == 404 { with_not_found_hint(error, url) } else { error });
         }
         if content_type.starts_with("application/json") {
             let text = read_capped(reader, MAX_ERROR_BODY_BYTES);
@@ -219,6 +241,43 @@ impl Exchange {
         }
         Ok(SseReader::new(reader))
     }
+}
+
+/// A 404 names the URL it hit and, when the path shows a likely base_url mistake, the fix: an
+/// Anthropic base_url ending in `/v1` (we add `/v1/messages`), or an OpenAI-compatible one with
+/// no version segment (servers serve `/v1/chat/completions`).
+fn with_not_found_hint(error: LlmError, url: &str) -> LlmError {
+    let LlmError::Request { status, message } = error else { return error };
+    let path = url.split_once("://").map_or(url, |(_, rest)| rest.find('/').map_or("", |slash| &rest[slash..]));
+    let versioned = path.split('/').any(|segment| {
+        let mut chars = segment.chars();
+        chars.next() == Some('v') && chars.next().is_some_and(|c| c.is_ascii_digit())
+    });
+    let hint = if path.ends_with("/v1/v1/messages") {
+        "; the anthropic base_url must not end in /v1 (mewcode adds /v1/messages): drop it"
+    } else if path.ends_with("/chat/completions") && !versioned {
+        "; an OpenAI-compatible base_url usually ends in /v1 (e.g. http://127.0.0.1:11434/v1): add it"
+    } else {
+        "; check base_url"
+    };
+    LlmError::Request { status, message: format!("{message} (POST {url} answered 404){hint}") }
+}
+
+/// `host:port` of a base URL, with the scheme's default port when it names none.
+fn endpoint_of(base_url: &str, host: &str) -> String {
+    let (scheme, rest) = base_url.split_once("://").unwrap_or(("https", base_url));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, after)| after);
+    let port = match authority.rsplit_once(':') {
+        Some((before, port))
+            if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) && !before.ends_with(':') =>
+        {
+            port.to_string()
+        }
+        _ if scheme.eq_ignore_ascii_case("http") => "80".to_string(),
+        _ => "443".to_string(),
+    };
+    if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") }
 }
 
 impl Canceller {

@@ -74,7 +74,7 @@ fn ureq_errors_map_to_messages_naming_the_host_and_proxy() {
         (
             &direct,
             std::io::Error::from(std::io::ErrorKind::ConnectionRefused).into(),
-            "connection to api.example.com refused",
+            "connection to api.example.com:443 refused",
         ),
         (
             &direct,
@@ -142,4 +142,24 @@ fn loopback_is_never_proxied_even_with_a_proxy_set() {
     let client = HttpClient::new(&server.base_url, "", DEFAULT_IDLE_TIMEOUT, &net, &[]).unwrap();
     let error = client.exchange().post(&server.base_url, &[], "{}").err().unwrap();
     assert_eq!(error, LlmError::Request { status: 418, message: "direct".to_string() });
+}
+
+#[test]
+fn a_404_names_the_url_and_the_likely_base_url_mistake() {
+    let error = |url: &str| with_not_found_hint(LlmError::Request { status: 404, message: "Not Found".into() }, url);
+    assert_eq!(
+        error("http://h:8000/chat/completions").to_string(),
+        "request rejected (404): Not Found (POST http://h:8000/chat/completions answered 404); an OpenAI-compatible base_url usually ends in /v1 (e.g. http://127.0.0.1:11434/v1): add it"
+    );
+    assert!(error("https://api.anthropic.com/v1/v1/messages").to_string().contains("must not end in /v1"));
+    let gemini = error("https://g.example/v1beta/openai/chat/completions").to_string();
+    assert!(gemini.ends_with("answered 404); check base_url"), "{gemini}");
+}
+
+#[test]
+fn endpoints_carry_the_port_or_the_schemes_default() {
+    assert_eq!(endpoint_of("http://127.0.0.1:11434/v1", "127.0.0.1"), "127.0.0.1:11434");
+    assert_eq!(endpoint_of("https://api.example.com/v1", "api.example.com"), "api.example.com:443");
+    assert_eq!(endpoint_of("http://user:pw@h/v1", "h"), "h:80");
+    assert_eq!(endpoint_of("http://[::1]:8000/v1", "::1"), "[::1]:8000");
 }
