@@ -160,12 +160,13 @@ pub fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             "-C" | "--cwd" => options.cwd = Some(PathBuf::from(non_empty(&flag, value(&flag)?)?)),
             "-c" | "--continue" => options.resume = Resume::Latest,
             "--resume" => {
-                // The id is optional: take the next word only when it is not a flag.
+                // The id is optional: take the next word when it is not a flag (a mistyped id
+                // must be reported as an unknown session, not as an unknown command).
                 options.resume = match inline.clone() {
                     Some(id) if !id.is_empty() => Resume::Id(id),
                     Some(_) => return Err(UsageError("--resume: empty session id".to_string())),
                     None => match args.get(index) {
-                        Some(next) if is_session_id(next) => {
+                        Some(next) if !next.starts_with('-') => {
                             index += 1;
                             Resume::Id(next.clone())
                         }
@@ -419,6 +420,8 @@ mod tests {
         assert_eq!(resume("--resume"), Resume::Picker);
         assert_eq!(resume("--resume 20261202-131500-a1b2"), Resume::Id("20261202-131500-a1b2".into()));
         assert_eq!(resume("--resume=abc"), Resume::Id("abc".into()));
+        assert_eq!(resume("--resume nosuch -p x"), Resume::Id("nosuch".into()));
+        assert_eq!(resume("--resume -p x"), Resume::Picker);
         assert_eq!(resume("-c"), Resume::Latest);
     }
 

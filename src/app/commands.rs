@@ -65,25 +65,38 @@ pub(super) fn run_check(context: &Context, options: &Options, tool: &str, json: 
     // The class of a built-in tool comes from the tool itself; MCP and unknown tools are
     // exec-class (the strictest), as they are without a readOnlyHint.
     let builtins = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
-    let known: Vec<(String, bool)> = builtins
+    // Each tool answers to its rule name (`Bash`, as in settings) and to the name the model and
+    // `/tools` use (`bash`).
+    let known: Vec<(String, String, bool)> = builtins
         .definitions()
         .iter()
         .filter_map(|definition| builtins.get(&definition.name))
-        .map(|tool| (tool.rule_name().to_string(), tool.read_only()))
-        .chain([("Task".to_string(), true)])
+        .map(|tool| (tool.rule_name().to_string(), tool.name().to_string(), tool.read_only()))
+        .chain([("Task".to_string(), "task".to_string(), true)])
         .collect();
-    let read_only = match known.iter().find(|(name, _)| name == tool) {
-        Some((_, read_only)) => *read_only,
-        None if tool.starts_with("mcp__") => false,
+    let (rule_name, read_only) = match known.iter().find(|(rule, model, _)| rule == tool || model == tool) {
+        Some((rule, _, read_only)) => (rule.as_str(), *read_only),
+        None if tool.starts_with("mcp__") => (tool, false),
         None => {
-            let names: Vec<&str> = known.iter().map(|(name, _)| name.as_str()).collect();
+            let names: Vec<String> = known.iter().map(|(rule, model, _)| format!("{rule}/{model}")).collect();
             let message =
                 format!("check: unknown tool {tool:?} (expected {} or an mcp__server__tool name)", names.join(", "));
             return Exit::Usage(UsageError(message));
         }
     };
+    // The input is the tool call's JSON object; anything else would only be judged as garbage
+    // (a bare `ls` came out as a sandbox "deny"), so it is the caller's usage mistake.
+    if !serde_json::from_str::<serde_json::Value>(json).is_ok_and(|value| value.is_object()) {
+        let example = match rule_name {
+            "Bash" => r#"'{"command":"ls"}'"#,
+            "Read" | "Write" | "Edit" => r#"'{"path":"src/main.rs"}'"#,
+            _ => r#"'{"pattern":"*.rs"}'"#,
+        };
+        let message = format!("check: JSON must be the tool's input as a JSON object, e.g. {example}; got {json:?}");
+        return Exit::Usage(UsageError(message));
+    }
     let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), context.home.clone(), rules);
-    let check = gate.explain(options.mode.unwrap_or_default(), tool, json, read_only);
+    let check = gate.explain(options.mode.unwrap_or_default(), rule_name, json, read_only);
     println!("{}", check.to_json());
     Exit::Ok
 }

@@ -51,7 +51,8 @@ pub enum Exit {
     Ok,
     /// A usage error (bad flag or value).
     Usage(UsageError),
-    /// A config error, or no provider and nothing local to talk to.
+    /// A config error, no provider and nothing local to talk to, or a session to resume that
+    /// does not exist (exit 2; the message names its own fix).
     Config(String),
     /// A runtime failure (provider or tool infrastructure).
     Runtime(String),

@@ -34,6 +34,12 @@ fn run_with_sessions(
     if options.prompt.is_none() && !std::io::stdin().is_terminal() {
         options.prompt = Some(PromptSource::Stdin);
     }
+    // An unknown --resume id is said first and once, before config warnings or server probes.
+    if let Resume::Id(id) = &options.resume
+        && let Err(err) = crate::session::find_session(&crate::session::sessions_dir(&context.root), id)
+    {
+        return session_exit(err);
+    }
     let (config, mut warnings) = match context.load_config(&options, env) {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),

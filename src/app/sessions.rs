@@ -79,9 +79,11 @@ pub(super) fn context_window(provider: &ProviderConfig) -> u64 {
 }
 
 /// One boundary mapping: a missing session is the user's mistake (exit 2), IO is a failure (1).
+/// The message already names its fix (`mewcode sessions`), so it is not a flag usage error with a
+/// second "see mewcode --help" hint.
 pub(super) fn session_exit(err: SessionError) -> Exit {
     match err {
-        SessionError::NotFound { .. } | SessionError::NoSessions { .. } => Exit::Usage(UsageError(err.to_string())),
+        SessionError::NotFound { .. } | SessionError::NoSessions { .. } => Exit::Config(err.to_string()),
         SessionError::Io { .. } => Exit::Runtime(err.to_string()),
     }
 }
