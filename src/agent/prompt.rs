@@ -94,7 +94,10 @@ pub struct Environment {
 /// A one-glance git state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GitSummary {
+    /// The branch name, or `HEAD` when detached.
     pub branch: String,
+    /// False in a fresh repository (`git init`, nothing committed yet).
+    pub has_commits: bool,
     pub changed: usize,
     pub untracked: usize,
 }
@@ -107,8 +110,11 @@ pub fn environment_prompt(environment: &Environment) -> String {
     );
     match &environment.git {
         Some(git) => text.push_str(&format!(
-            "- Git: branch {}, {} changed and {} untracked files\n",
-            git.branch, git.changed, git.untracked
+            "- Git: branch {}, {}{} changed and {} untracked files\n",
+            git.branch,
+            if git.has_commits { "" } else { "no commits yet, " },
+            git.changed,
+            git.untracked
         )),
         None => text.push_str("- Git: not a git repository\n"),
     }
@@ -116,24 +122,37 @@ pub fn environment_prompt(environment: &Environment) -> String {
 }
 
 /// Asks git for the branch and a status summary of `root` (None when git is missing or the
-/// root is not in a work tree).
+/// root is not in a work tree). One `git status --porcelain=v2 --branch`, which (unlike
+/// `rev-parse HEAD`) also answers in a repository with no commits yet.
 pub fn gather_git(root: &Path) -> Option<GitSummary> {
-    let git = |args: &[&str]| -> Option<String> {
-        let output = Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
-    };
-    let branch = git(&["rev-parse", "--abbrev-ref", "HEAD"]).map(|text| text.trim().to_string())?;
-    let status = git(&["status", "--porcelain"]).unwrap_or_default();
-    let untracked = status.lines().filter(|line| line.starts_with("??")).count();
-    let changed = status.lines().count() - untracked;
-    Some(GitSummary { branch, changed, untracked })
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["status", "--porcelain=v2", "--branch"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    output.status.success().then(|| parse_status_v2(&String::from_utf8_lossy(&output.stdout)))
+}
+
+/// Reads `git status --porcelain=v2 --branch`: the `# branch.head` and `# branch.oid` headers
+/// (`(detached)` and `(initial)` are git's words for a detached HEAD and an unborn branch), then
+/// one line per changed (`1`, `2`, `u`) or untracked (`?`) path.
+pub fn parse_status_v2(text: &str) -> GitSummary {
+    let mut summary = GitSummary { branch: "HEAD".to_string(), has_commits: true, changed: 0, untracked: 0 };
+    for line in text.lines() {
+        if let Some(head) = line.strip_prefix("# branch.head ") {
+            summary.branch = if head == "(detached)" { "HEAD".to_string() } else { head.to_string() };
+        } else if line == "# branch.oid (initial)" {
+            summary.has_commits = false;
+        } else if line.starts_with("? ") {
+            summary.untracked += 1;
+        } else if ["1 ", "2 ", "u "].iter().any(|kind| line.starts_with(kind)) {
+            summary.changed += 1;
+        }
+    }
+    summary
 }
 
 #[cfg(test)]
@@ -160,11 +179,35 @@ mod tests {
             os: "linux".into(),
             date: "2026-12-02".into(),
             model: "m".into(),
-            git: Some(GitSummary { branch: "main".into(), changed: 2, untracked: 1 }),
+            git: Some(GitSummary { branch: "main".into(), has_commits: true, changed: 2, untracked: 1 }),
         };
         assert_eq!(
             environment_prompt(&environment),
             "# Environment\n- Working directory (project root): /p\n- Platform: linux\n- Today's date: 2026-12-02\n- Model: m\n- Git: branch main, 2 changed and 1 untracked files\n"
+        );
+    }
+
+    #[test]
+    fn status_v2_reads_branch_unborn_head_and_counts() {
+        let fresh = "# branch.oid (initial)\n# branch.head master\n1 A. N... 0 1 1 0 e a\n? b\n? c\n";
+        let summary = GitSummary { branch: "master".into(), has_commits: false, changed: 1, untracked: 2 };
+        assert_eq!(parse_status_v2(fresh), summary);
+        let environment = Environment {
+            cwd: "/p".into(),
+            os: "linux".into(),
+            date: "d".into(),
+            model: "m".into(),
+            git: Some(summary),
+        };
+        assert!(
+            environment_prompt(&environment)
+                .ends_with("- Git: branch master, no commits yet, 1 changed and 2 untracked files\n")
+        );
+        let detached =
+            "# branch.oid 0123\n# branch.head (detached)\n2 R. N... 0 1 1 0 e e R100 a\tb\nu UU N... 1 2 3 4 a b c d\n";
+        assert_eq!(
+            parse_status_v2(detached),
+            GitSummary { branch: "HEAD".into(), has_commits: true, changed: 2, untracked: 0 }
         );
     }
 }

@@ -244,3 +244,27 @@ fn a_server_that_silently_cut_the_prompt_stops_the_turn_with_the_fix() {
     assert!(run.stderr.contains("the server read only 1900 prompt tokens of about"), "{}", run.stderr);
     assert!(run.stderr.contains("OLLAMA_CONTEXT_LENGTH"), "{}", run.stderr);
 }
+
+#[test]
+fn a_git_repository_without_commits_is_reported_as_such_not_as_no_repository() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-text.sse"));
+    model.push(Reply::fixture("anthropic-text.sse"));
+    let env = env_for("p-git-unborn", &model, "anthropic");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git").args(args).current_dir(&env.project).output().unwrap();
+        assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));
+    };
+    git(&["init", "-q", "-b", "trunk"]);
+    env.write("notes.txt", "x");
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let environment = |index: usize| {
+        model.requests()[index].json.as_ref().unwrap()["system"][1]["text"].as_str().unwrap().to_string()
+    };
+    assert!(environment(0).contains("- Git: branch trunk, no commits yet, 0 changed and"), "{}", environment(0));
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"]);
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(environment(1).contains("- Git: branch trunk, 0 changed and"), "{}", environment(1));
+}
