@@ -123,12 +123,17 @@ pub fn environment_prompt(environment: &Environment) -> String {
 
 /// Asks git for the branch and a status summary of `root` (None when git is missing or the
 /// root is not in a work tree). One `git status --porcelain=v2 --branch`, which (unlike
-/// `rev-parse HEAD`) also answers in a repository with no commits yet.
+/// `rev-parse HEAD`) also answers in a repository with no commits yet. It runs before anyone
+/// trusted the project, so with the bash tool's hardened git settings: a cloned repository's
+/// `core.fsmonitor` or hooks must not run code just because mewcode started in it. No optional
+/// locks: looking must not rewrite the user's index.
 pub fn gather_git(root: &Path) -> Option<GitSummary> {
     let output = Command::new("git")
         .arg("-C")
         .arg(root)
         .args(["status", "--porcelain=v2", "--branch"])
+        .envs(crate::tools::git_config_env(&crate::tools::HARDENED_GIT))
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()

@@ -20,7 +20,7 @@ mod test_support;
 pub mod walk;
 mod write_file;
 
-pub use bash::BashTool;
+pub use bash::{BashTool, HARDENED_GIT, git_config_env};
 pub use edit_file::EditFileTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
