@@ -115,6 +115,46 @@ fn auth_failure_names_the_key_and_exits_1_without_retrying() {
 }
 
 #[test]
+fn retry_after_429_and_503_is_a_stream_json_retry_event() {
+    let model = FakeModel::start();
+    model.push(
+        Reply::status(429, r#"{"error":{"message":"slow down","type":"rate_limit_error"}}"#)
+            .with_header("retry-after", "0"),
+    );
+    model.push(Reply::status(503, r#"{"error":{"message":"busy"}}"#).with_header("retry-after-ms", "10"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = env_for("p-retry-json", &model, "openai");
+    let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let retries: Vec<&serde_json::Value> = lines.iter().filter(|line| line["type"] == "retry").collect();
+    assert_eq!(
+        retries,
+        [
+            &serde_json::json!({"type": "retry", "status": 429, "attempt": 2, "max": 4, "delay_ms": 0, "reason": "rate limited: slow down"}),
+            &serde_json::json!({"type": "retry", "status": 503, "attempt": 3, "max": 4, "delay_ms": 10, "reason": "server error 503: busy"}),
+        ],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(lines.last().unwrap()["result"], "Olá!");
+    assert_eq!(model.requests().len(), 3);
+}
+
+#[test]
+fn retry_is_told_on_stderr_in_text_mode() {
+    let model = FakeModel::start();
+    model.push(Reply::status(429, r#"{"error":"slow down"}"#).with_header("retry-after", "0"));
+    model.push(Reply::status(503, "busy").with_header("retry-after-ms", "10"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = env_for("p-retry-text", &model, "openai");
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "Olá!\n"), "{}", run.stderr);
+    assert!(run.stderr.contains("mewcode: rate limited (429), retrying in 0 ms (attempt 2 of 4)"), "{}", run.stderr);
+    assert!(run.stderr.contains("mewcode: server error (503), retrying in 10 ms (attempt 3 of 4)"), "{}", run.stderr);
+}
+
+#[test]
 fn in_band_error_after_partial_text_is_retried_from_scratch() {
     let model = FakeModel::start();
     model.push(Reply::fixture("vllm-error-after-200.sse"));
