@@ -279,7 +279,11 @@ fn cancelling_during_backoff_ends_with_cancelled() {
     let server = ScriptedServer::start(vec![status(429, &[("retry-after", "30")], "busy")]);
     let cancel = CancelToken::new();
     let events_rx = start(&server.base_url, Duration::from_secs(5), None, cancel.clone());
-    server.requests.recv().unwrap();
+    // The Retry notice is sent just before the wait starts.
+    match events_rx.recv().unwrap() {
+        StreamEvent::Retry(notice) => assert_eq!(notice.delay, Duration::from_secs(30)),
+        other => panic!("{other:?}"),
+    }
     let started = Instant::now();
     cancel.cancel();
     assert_eq!(events_rx.recv().unwrap(), StreamEvent::Error(LlmError::Cancelled));
