@@ -187,6 +187,16 @@ fn each_retry_before_output_is_announced_with_its_attempt_number() {
 }
 
 #[test]
+fn a_500_with_a_validation_report_is_not_retried() {
+    let body = r#"{"error":{"message":"[{'type': 'missing', 'loc': ('body', 'messages', 2, 'content'), 'msg': 'Field required'}]","type":"internal_server_error"}}"#;
+    let server = ScriptedServer::start(vec![status(500, &[], body), sse("data: ok\n\ndata: END\n\n")]);
+    let events = run_with_retries(&server);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(matches!(terminal_error(&events), LlmError::Request { status: 500, .. }), "{events:?}");
+    assert_eq!(server.requests.len(), 1);
+}
+
+#[test]
 fn overloaded_then_success_is_transparent() {
     let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
     let server = ScriptedServer::start(vec![status(529, &[], body), sse("data: ok\n\ndata: END\n\n")]);
