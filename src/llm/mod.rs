@@ -22,6 +22,7 @@ pub mod openai;
 pub mod probe;
 pub mod provider;
 pub mod retry;
+pub mod settings;
 pub mod stream;
 #[cfg(test)]
 pub(crate) mod test_routes;

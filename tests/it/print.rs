@@ -284,3 +284,24 @@ fn a_server_that_silently_cut_the_prompt_stops_the_turn_with_the_fix() {
     assert!(run.stderr.contains("the server read only 1900 prompt tokens of about"), "{}", run.stderr);
     assert!(run.stderr.contains("OLLAMA_CONTEXT_LENGTH"), "{}", run.stderr);
 }
+
+#[test]
+fn configured_headers_and_sampling_settings_reach_the_server() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = TestEnv::new("p-request-settings");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - name: azure\n    protocol: openai\n    model: test-model\n    base_url: \"{}/v1\"\n    temperature: 0.2\n    headers: {{api-key: az-secret, HTTP-Referer: https://example.org}}\n    extra_body: {{top_k: 20}}\n",
+            model.url()
+        ),
+    );
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let request = &model.requests()[0];
+    assert_eq!(request.header("api-key"), Some("az-secret"));
+    assert_eq!(request.header("http-referer"), Some("https://example.org"));
+    let body = request.json.as_ref().unwrap();
+    assert_eq!((body["temperature"].clone(), body["top_k"].clone()), (serde_json::json!(0.2), serde_json::json!(20)));
+}
