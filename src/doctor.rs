@@ -10,6 +10,7 @@
 
 use crate::config::{Config, Level, ProviderConfig, WindowSource};
 use crate::confine::{Sandbox, Status};
+use crate::context::Limits;
 use crate::llm::capabilities::{self, Capabilities};
 use crate::llm::discovery::{self, Discovered};
 use crate::llm::net::NetEnv;
@@ -268,6 +269,18 @@ fn render_findings(provider: &ProviderConfig, found: &Findings) -> String {
         }
         (None, source) => out.push_str(&format!("      window: {} ({})\n", provider.context_window, source.describe())),
     }
+    let window = match &found.window {
+        Some(Some(discovered)) => discovered.window,
+        Some(None) | None => provider.context_window,
+    };
+    if let Some((note, fitting)) = max_tokens_clamp(provider.max_tokens, window, provider.compact_at) {
+        out.push_str(&format!("      {note}\n"));
+        // An assumed window (Ollama's default) is to be raised on the server, not fitted to.
+        let assumed = matches!(&found.window, Some(Some(discovered)) if discovered.note.is_some());
+        if let Some(fitting) = fitting.filter(|_| !assumed) {
+            recommended.push(format!("max_tokens: {fitting}   # what fits the window with an empty conversation"));
+        }
+    }
     match &found.capabilities {
         Some(Ok(capabilities)) => {
             out.push_str(&format!("      test request: {}\n", capabilities.describe()));
@@ -283,6 +296,33 @@ fn render_findings(provider: &ProviderConfig, found: &Findings) -> String {
         }
     }
     out
+}
+
+/// When requests will ask for less than the configured `max_tokens` before compaction would
+/// make room (the agent lowers it so prompt + max_tokens fit the window, `Limits::reply_max_tokens`):
+/// a line saying so, and the value that fits an empty conversation when even that is lowered.
+/// None when the cap is sent whole until compaction starts, or the window is unknown.
+fn max_tokens_clamp(max_tokens: u32, window: u64, compact_at: Option<f64>) -> Option<(String, Option<u32>)> {
+    let limits = Limits::for_window(window);
+    let threshold = limits.auto_threshold(compact_at)?;
+    let floor = (window / 16).max(1);
+    let at_start = limits.reply_max_tokens(max_tokens, 0);
+    if at_start < max_tokens {
+        let note = format!(
+            "max_tokens {max_tokens} does not fit the {window}-token window: requests ask for at most {at_start}, \
+             less as the conversation grows (never below {floor})"
+        );
+        return Some((note, Some(at_start)));
+    }
+    // The largest prompt estimate for which the whole cap is still sent.
+    let whole_until = window.saturating_sub(limits.safety_margin + u64::from(max_tokens));
+    (whole_until < threshold).then(|| {
+        let note = format!(
+            "max_tokens {max_tokens} is lowered once the conversation passes about {whole_until} tokens \
+             (compaction starts at {threshold}; never below {floor})"
+        );
+        (note, None)
+    })
 }
 
 fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
@@ -340,7 +380,9 @@ mod tests {
         let assumed = Discovered { window: 4096, endpoint: "POST /api/show".into(), note: Some("assumed".into()) };
         assert_eq!(
             render_findings(&local(), &findings(Some(Some(assumed)))),
-            "      window: 4096 from POST /api/show; assumed\n      recommended settings for provider local:\n        \
+            "      window: 4096 from POST /api/show; assumed\n      max_tokens 8192 does not fit the 4096-token window: \
+             requests ask for at most 3584, less as the conversation grows (never below 256)\n      \
+             recommended settings for provider local:\n        \
              # Ollama: give the server a larger window (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or a model with \
              PARAMETER num_ctx 32768), then set context_window to it\n"
         );
@@ -357,7 +399,51 @@ mod tests {
         let mut configured = local();
         configured.window_source = WindowSource::Configured;
         configured.context_window = 32768;
-        assert_eq!(render_findings(&configured, &findings(None)), "      window: 32768 (configured)\n");
+        assert_eq!(
+            render_findings(&configured, &findings(None)),
+            "      window: 32768 (configured)\n      max_tokens 8192 is lowered once the conversation passes about 20480 \
+             tokens (compaction starts at 23211; never below 2048)\n"
+        );
+    }
+
+    #[test]
+    fn doctor_says_when_max_tokens_will_be_clamped_to_the_window() {
+        let limits = Limits::for_window(4096);
+        let at_start = limits.reply_max_tokens(8192, 0);
+        assert_eq!(
+            max_tokens_clamp(8192, 4096, None),
+            Some((
+                format!(
+                    "max_tokens 8192 does not fit the 4096-token window: requests ask for at most {at_start}, less as \
+                     the conversation grows (never below 256)"
+                ),
+                Some(at_start)
+            ))
+        );
+        // A cap that fits at first but is lowered before compaction starts.
+        let limits = Limits::for_window(32_768);
+        let threshold = limits.auto_threshold(None).unwrap();
+        let whole_until = 32_768 - limits.safety_margin - 16_000;
+        assert!(whole_until < threshold);
+        assert_eq!(
+            max_tokens_clamp(16_000, 32_768, None),
+            Some((
+                format!(
+                    "max_tokens 16000 is lowered once the conversation passes about {whole_until} tokens (compaction \
+                     starts at {threshold}; never below 2048)"
+                ),
+                None
+            ))
+        );
+        // The defaults on a large window: sent whole until compaction; an unknown window says nothing.
+        assert_eq!(max_tokens_clamp(8192, 200_000, None), None);
+        assert_eq!(max_tokens_clamp(8192, 0, None), None);
+        let mut small = local();
+        small.context_window = 4096;
+        small.window_source = WindowSource::Configured;
+        let shown = render_findings(&small, &findings(None));
+        assert!(shown.contains("max_tokens 8192 does not fit the 4096-token window"), "{shown}");
+        assert!(shown.contains(&format!("max_tokens: {at_start}   # what fits the window")), "{shown}");
     }
 
     #[test]

@@ -115,6 +115,13 @@ impl Printer {
                 self.notice(&message);
                 self.line(json!({"type": "restart", "attempt": attempt, "reason": reason}));
             }
+            Event::Retry(notice) => {
+                self.notice(&notice.describe());
+                self.line(json!({
+                    "type": "retry", "status": notice.status, "attempt": notice.attempt, "max": notice.max,
+                    "delay_ms": notice.delay.as_millis() as u64, "reason": notice.reason
+                }));
+            }
             Event::ToolStart { id, name, preview } => {
                 self.activity(&format!("● {name} {preview}"));
                 self.line(json!({"type": "tool_start", "id": id, "name": name, "input": preview}));

@@ -4,6 +4,7 @@
 //! is sent exactly once (unless the receiver is gone). `Notice` is UI-only and never enters history.
 
 use crate::context::Trigger;
+use crate::llm::RetryNotice;
 use crate::msg::{Message, ToolCall, Usage};
 use crossbeam_channel::Sender;
 use std::sync::Arc;
@@ -21,6 +22,9 @@ pub enum Event {
     /// The provider abandoned a broken attempt and starts again: drop the partial text shown
     /// since the last `Iter` (and mark it as abandoned).
     Restart { attempt: u32, reason: String },
+    /// A model request failed before any output and is sent again after a wait: show what
+    /// happened and when (nothing to drop).
+    Retry(RetryNotice),
     /// A tool call starts. `preview` is a one-line summary of its arguments.
     ToolStart { id: String, name: String, preview: String },
     /// A tool call ended. `preview` is the first line(s) of its result.

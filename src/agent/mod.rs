@@ -336,6 +336,9 @@ impl Agent {
                     turn = Turn::default();
                     emit(cancel, tx, Event::Restart { attempt, reason });
                 }
+                StreamEvent::Retry(notice) => {
+                    emit(cancel, tx, Event::Retry(notice));
+                }
                 StreamEvent::Done(completion) => {
                     turn.thinking = completion.thinking;
                     turn.dropped_tool_calls = completion.dropped_tool_calls;

@@ -124,6 +124,7 @@ impl Tool for TaskTool {
                 | Event::Text(_)
                 | Event::Thinking(_)
                 | Event::Restart { .. }
+                | Event::Retry(_)
                 | Event::ToolStart { .. }
                 | Event::ToolEnd { .. }
                 | Event::Usage { .. }

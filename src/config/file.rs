@@ -5,6 +5,7 @@
 //! warnings (they are usually typos). Nothing here applies defaults that depend on other files.
 
 use super::expand::{Lookup, expand_tree};
+use super::request::{RequestSettings, parse_request_settings};
 use super::{HookConfig, HookEvent, McpServerConfig, McpTransport, Protocol};
 use crate::warning::Warning;
 use serde_yaml::{Mapping, Value};
@@ -51,6 +52,8 @@ pub struct ProviderEntry {
     pub compact_at: Option<f64>,
     /// `text_tool_calls: auto|off`, as a switch (None = not set).
     pub text_tool_calls: Option<bool>,
+    /// `temperature`, `top_p`, `headers`, `extra_body`.
+    pub request: RequestSettings,
 }
 
 /// Everything one file declares.
@@ -88,6 +91,10 @@ const PROVIDER_KEYS: &[&str] = &[
     "stream_options",
     "compact_at",
     "text_tool_calls",
+    "temperature",
+    "top_p",
+    "headers",
+    "extra_body",
 ];
 const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "timeout_s"];
 const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s"];
@@ -266,6 +273,7 @@ fn parse_provider(
         stream_options: opt_bool(map, "stream_options", &path, ctx)?,
         compact_at,
         text_tool_calls,
+        request: parse_request_settings(map, &path, ctx)?,
     })
 }
 

@@ -7,6 +7,7 @@
 
 pub mod expand;
 pub mod file;
+pub mod request;
 pub mod sandbox;
 pub mod trust;
 
@@ -18,6 +19,7 @@ use crate::warning::Warning;
 use expand::Lookup;
 pub use file::ConfigError;
 use file::{ConfigFile, FileContext, ProviderEntry, parse_config_file};
+pub use request::RequestSettings;
 pub use sandbox::{SandboxConfig, SandboxMode};
 use std::path::{Path, PathBuf};
 
@@ -129,6 +131,8 @@ pub struct ProviderConfig {
     /// OpenAI only: recover tool calls a model wrote as text in its answer (`text_tool_calls:
     /// auto`, the default) or leave such text alone (`off`).
     pub text_tool_calls: bool,
+    /// `temperature`, `top_p`, extra `headers` and `extra_body` added to every request.
+    pub request: RequestSettings,
     /// The file the entry came from (display form), or "probe" for a detected local server.
     pub source: String,
 }
@@ -154,6 +158,7 @@ impl ProviderConfig {
             stream_options: true,
             compact_at: None,
             text_tool_calls: true,
+            request: RequestSettings::default(),
             source: String::new(),
         }
     }
@@ -438,6 +443,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
         stream_options: entry.stream_options.unwrap_or(true),
         compact_at: entry.compact_at,
         text_tool_calls: entry.text_tool_calls.unwrap_or(true),
+        request: entry.request,
         base_url,
         source: display.to_string(),
     }

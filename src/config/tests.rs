@@ -96,6 +96,30 @@ fn provider_errors_name_file_and_key_path() {
             "providers:\n  - {name: a, protocol: openai, model: m, text_tool_calls: sometimes}\n",
             ".mewcode.yaml: providers[0].text_tool_calls: expected auto|off, got \"sometimes\"",
         ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, temperature: hot}\n",
+            ".mewcode.yaml: providers[0].temperature: expected a number from 0 to 2, got \"hot\"",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, top_p: 1.5}\n",
+            ".mewcode.yaml: providers[0].top_p: expected a number from 0 to 1, got 1.5",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, headers: [api-key]}\n",
+            ".mewcode.yaml: providers[0].headers: expected a map of header: value, got a list",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, headers: {api-key: {x: 1}}}\n",
+            ".mewcode.yaml: providers[0].headers.api-key: expected a string, got a map",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, extra_body: 3}\n",
+            ".mewcode.yaml: providers[0].extra_body: expected a map, got 3",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, extra_body: {messages: []}}\n",
+            ".mewcode.yaml: providers[0].extra_body.messages: mewcode sets \"messages\" itself; extra_body may not override model, messages, tools, stream",
+        ),
         ("providers: [\n", ".mewcode.yaml: invalid YAML"),
         ("- just a list\n", ".mewcode.yaml: expected a mapping at the top level"),
         (
@@ -256,4 +280,28 @@ fn loopback_detection() {
     {
         assert!(!is_loopback_url(url), "{url}");
     }
+}
+
+#[test]
+fn request_settings_are_read_with_variables_expanded() {
+    let fixture = Fixture::new("request-settings");
+    fixture.write(
+        "home/config.yaml",
+        "providers:\n  - name: azure\n    protocol: openai\n    model: gpt\n    temperature: 0.3\n    top_p: 1\n    headers: {api-key: \"${AZURE_KEY}\", HTTP-Referer: https://example.org}\n    extra_body: {top_k: 20, chat_template_kwargs: {enable_thinking: false}}\n",
+    );
+    let (config, warnings) = fixture.load(false, None, &[("AZURE_KEY", "az-1")]).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let expected = RequestSettings {
+        temperature: Some(0.3),
+        top_p: Some(1.0),
+        headers: vec![
+            ("api-key".to_string(), "az-1".to_string()),
+            ("HTTP-Referer".to_string(), "https://example.org".to_string()),
+        ],
+        extra_body: serde_json::json!({"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    assert_eq!(config.providers[0].request, expected);
 }

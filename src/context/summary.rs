@@ -350,7 +350,9 @@ fn collect_text(provider: &dyn Provider, request: Request, cancel: &CancelToken)
         match stream.recv_timeout(Duration::from_millis(25)) {
             Ok(StreamEvent::Text(delta)) => text.push_str(&delta),
             Ok(StreamEvent::Restart { .. }) => text.clear(),
-            Ok(StreamEvent::Thinking(_) | StreamEvent::ToolCalls(_) | StreamEvent::Usage(_)) => {}
+            Ok(
+                StreamEvent::Thinking(_) | StreamEvent::ToolCalls(_) | StreamEvent::Usage(_) | StreamEvent::Retry(_),
+            ) => {}
             Ok(StreamEvent::Done(_)) => return Ok(text),
             Ok(StreamEvent::Error(err)) => return Err(err),
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {

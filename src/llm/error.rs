@@ -65,6 +65,13 @@ pub fn classify(status: Option<u16>, error_type: &str, code: &str, message: &str
     if fields.matches_any(PROMPT_TOO_LONG) {
         return LlmError::PromptTooLong { message };
     }
+    if fields.matches_any(INVALID_REQUEST) {
+        // Strict servers answer a malformed request with a 500 carrying the validator's
+        // report; the same request fails the same way every time, so it is never retried.
+        let status = status.unwrap_or(500);
+        let message = format!("the server says the request itself is invalid (not retried): {message}");
+        return LlmError::Request { status, message };
+    }
     match status {
         Some(529) => LlmError::Overloaded { message, retry_after: None },
         // A spend or quota limit does not lift by waiting seconds: retrying only burns attempts.
@@ -121,6 +128,11 @@ pub fn parse_error_value(status: Option<u16>, value: &serde_json::Value) -> LlmE
     let error_type = field("type");
     // Anthropic's envelope says `"type": "error"`; that names the envelope, not the error.
     let error_type = if error_type == "error" { String::new() } else { error_type };
+    let error_type = if error_type.is_empty() && value.get("detail").is_some_and(is_validation_list) {
+        VALIDATION_TYPE.to_string()
+    } else {
+        error_type
+    };
     let code = field("code");
     let status = status.or_else(|| code.parse::<u16>().ok().filter(|code| (400..600).contains(code)));
     classify(status, &error_type, &code, &cap(message.trim(), MAX_MESSAGE_CHARS))
@@ -254,6 +266,22 @@ const SPEND_LIMIT: &[Signature] = &[
     sig("deepseek", Field::Message, "insufficient balance"),
 ];
 
+/// A request-validation report, whatever the status (llama-cpp-python answers 500 with one):
+/// the request is malformed, so sending it again fails the same way. Parsed FastAPI `detail`
+/// lists arrive here as type `request_validation_error` (see `parse_error_value`).
+const INVALID_REQUEST: &[Signature] = &[
+    sig("fastapi (detail list with loc/msg/type)", Field::Type, VALIDATION_TYPE),
+    // str() of pydantic's error list: "[{'type': 'missing', 'loc': ('body', 'messages', 2, ...".
+    sig("llama-cpp-python (pydantic repr)", Field::Message, "'loc': ('body'"),
+    sig("pydantic (json)", Field::Message, "\"loc\":[\"body\""),
+    sig("pydantic (json)", Field::Message, "\"loc\": [\"body\""),
+    // "1 validation error for ChatCompletionRequest\nmessages.2.content\n  Field required".
+    sig("pydantic (ValidationError)", Field::Message, "validation error for "),
+];
+
+/// The error type given to a FastAPI `detail` list of validation errors (items with `loc`).
+const VALIDATION_TYPE: &str = "request_validation_error";
+
 /// The fields a signature is matched against.
 struct Fields<'a> {
     status: Option<u16>,
@@ -364,7 +392,15 @@ fn detail_text(detail: &serde_json::Value) -> String {
             let messages: Vec<String> = items
                 .iter()
                 .map(|item| {
-                    item.get("msg").or_else(|| item.get("message")).map(scalar_text).unwrap_or_else(|| item.to_string())
+                    let text = item
+                        .get("msg")
+                        .or_else(|| item.get("message"))
+                        .map(scalar_text)
+                        .unwrap_or_else(|| item.to_string());
+                    match item.get("loc").and_then(|loc| loc.as_array()) {
+                        Some(loc) => format!("{}: {text}", loc.iter().map(scalar_text).collect::<Vec<_>>().join(".")),
+                        None => text,
+                    }
                 })
                 .collect();
             messages.join("; ")
@@ -374,6 +410,13 @@ fn detail_text(detail: &serde_json::Value) -> String {
         }
         other => scalar_text(other),
     }
+}
+
+/// FastAPI's validation report: a list of objects each naming where (`loc`) and what (`msg`).
+fn is_validation_list(detail: &serde_json::Value) -> bool {
+    detail.as_array().is_some_and(|items| {
+        !items.is_empty() && items.iter().all(|item| item.get("loc").is_some() && item.get("msg").is_some())
+    })
 }
 
 /// JSON strings as their text, numbers and other scalars as written; null as empty.

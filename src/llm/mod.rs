@@ -22,6 +22,7 @@ pub mod openai;
 pub mod probe;
 pub mod provider;
 pub mod retry;
+pub mod settings;
 pub mod stream;
 #[cfg(test)]
 pub(crate) mod test_routes;
@@ -30,6 +31,7 @@ pub(crate) mod test_server;
 pub mod text_calls;
 
 pub use error::LlmError;
+pub use retry::RetryNotice;
 
 /// A model endpoint. Implementations spawn a producer thread per call and return at once.
 pub trait Provider: Send + Sync {
@@ -75,7 +77,8 @@ pub struct Completion {
 ///
 /// Order: any number of `Text`/`Thinking` deltas, at most one `ToolCalls` and `Usage` before
 /// `Done`; `Done` and `Error` are terminal and exclusive. `Restart` may appear before the
-/// terminal event when a broken attempt is re-requested from scratch.
+/// terminal event when a broken attempt is re-requested from scratch, `Retry` when an attempt
+/// failed before output and is sent again.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StreamEvent {
     /// A fragment of the answer text.
@@ -88,6 +91,10 @@ pub enum StreamEvent {
     Usage(Usage),
     /// The attempt so far is void: drop partial text; a fresh attempt follows.
     Restart { attempt: u32, reason: String },
+    /// An attempt failed before any output and will be sent again after `delay` (a 429 with
+    /// `retry-after`, a 503, a refused connection). Display only: nothing was received, so
+    /// there is nothing to drop. Not in SPEC §2's list; see ARCHITECTURE.md "Retries".
+    Retry(RetryNotice),
     /// The stream completed normally.
     Done(Completion),
     /// The stream failed; nothing of it should enter history.

@@ -1,11 +1,13 @@
 //! The thin providers: wire a protocol's pure encoder and decoder to the HTTP transport and the
 //! streaming producer. This is all that differs between Anthropic and OpenAI at run time.
 //!
-//! Invariant: no protocol logic here — only URLs, headers and which encoder/decoder to use.
+//! Invariant: no protocol logic here — only URLs, headers (built-in, then the configured ones)
+//! and which encoder/decoder to use.
 
 use super::http::HttpClient;
 use super::net::NetEnv;
 use super::retry::RetryPolicy;
+use super::settings::merge_headers;
 use super::stream::{Fallback, HttpCall, spawn_stream};
 use super::text_calls::ToolNames;
 use super::{LlmError, Provider, StreamEvent, anthropic, openai};
@@ -58,7 +60,7 @@ impl HttpProvider {
                 let body = anthropic::encode_request(request, &self.config);
                 HttpCall {
                     url: format!("{}/v1/messages", self.config.base_url),
-                    headers,
+                    headers: merge_headers(headers, &self.config.request.headers),
                     body: body.to_string(),
                     fallback: None,
                 }
@@ -81,7 +83,7 @@ impl HttpProvider {
                 });
                 HttpCall {
                     url: format!("{}/chat/completions", self.config.base_url),
-                    headers,
+                    headers: merge_headers(headers, &self.config.request.headers),
                     body: body.to_string(),
                     fallback,
                 }

@@ -85,6 +85,59 @@ pub fn plan_retry(policy: &RetryPolicy, error: &LlmError, state: AttemptState, j
     RetryDecision::Retry(backoff.mul_f64(0.5 + jitter / 2.0))
 }
 
+/// What the user is told when a failed attempt is about to be sent again (before any output):
+/// `rate limited (429), retrying in 5 s (attempt 2 of 4)`. Plain data, carried to the front ends
+/// as `StreamEvent::Retry`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryNotice {
+    /// The HTTP status (or its in-band equivalent) that failed, when the failure had one.
+    pub status: Option<u16>,
+    /// The 1-based number of the attempt that comes next.
+    pub attempt: u32,
+    /// How many attempts the call may make in all.
+    pub max: u32,
+    /// How long the producer waits before that attempt.
+    pub delay: Duration,
+    /// A short name of the failure: `rate limited (429)`, `network error`.
+    pub cause: String,
+    /// The failure in full, as the server or transport said it.
+    pub reason: String,
+}
+
+impl RetryNotice {
+    /// The notice for a failed attempt: `next_attempt` of `max`, after `delay`.
+    pub fn new(error: &LlmError, next_attempt: u32, max: u32, delay: Duration) -> RetryNotice {
+        let (status, cause) = match error {
+            LlmError::RateLimited { .. } => (Some(429), "rate limited (429)".to_string()),
+            LlmError::Overloaded { .. } => (Some(529), "server overloaded (529)".to_string()),
+            LlmError::Server { status, .. } => (Some(*status), format!("server error ({status})")),
+            LlmError::Network { .. } => (None, "network error".to_string()),
+            LlmError::Protocol { .. } => (None, "malformed stream".to_string()),
+            LlmError::PromptTooLong { .. } | LlmError::Auth { .. } | LlmError::Request { .. } | LlmError::Cancelled => {
+                (None, "request failed".to_string())
+            }
+        };
+        RetryNotice { status, attempt: next_attempt, max, delay, cause, reason: error.to_string() }
+    }
+
+    /// One line for the user: what happened and when the next attempt goes out.
+    pub fn describe(&self) -> String {
+        format!("{}, retrying in {} (attempt {} of {})", self.cause, render_delay(self.delay), self.attempt, self.max)
+    }
+}
+
+/// `5 s`, `1.5 s`, `250 ms`: whole seconds plainly, sub-second delays in milliseconds.
+fn render_delay(delay: Duration) -> String {
+    let millis = delay.as_millis();
+    if millis < 1000 {
+        format!("{millis} ms")
+    } else if millis.is_multiple_of(1000) {
+        format!("{} s", millis / 1000)
+    } else {
+        format!("{:.1} s", delay.as_secs_f64())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +192,25 @@ mod tests {
         ] {
             assert_eq!(plan_retry(&policy, &error, state(1, 0, false), 0.5), RetryDecision::GiveUp, "{error:?}");
         }
+    }
+
+    #[test]
+    fn retry_notice_says_what_happened_and_when() {
+        let rate_limited = LlmError::RateLimited { message: "slow down".into(), retry_after: None };
+        let cases: Vec<(LlmError, Duration, &str)> = vec![
+            (rate_limited, Duration::from_secs(5), "rate limited (429), retrying in 5 s (attempt 2 of 4)"),
+            (server(), Duration::from_millis(1500), "server error (503), retrying in 1.5 s (attempt 2 of 4)"),
+            (
+                LlmError::Network { message: "reset".into() },
+                Duration::from_millis(250),
+                "network error, retrying in 250 ms (attempt 2 of 4)",
+            ),
+        ];
+        for (error, delay, expected) in cases {
+            assert_eq!(RetryNotice::new(&error, 2, 4, delay).describe(), expected);
+        }
+        let notice = RetryNotice::new(&server(), 3, 4, Duration::ZERO);
+        assert_eq!((notice.status, notice.reason.as_str()), (Some(503), "server error 503: "));
     }
 
     #[test]

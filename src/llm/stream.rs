@@ -11,7 +11,8 @@
 //! bounded by the 10 s connect timeout).
 //!
 //! Invariant: the consumer sees exactly one terminal event (`Done` or `Error`), last; a broken
-//! attempt that had shown output is announced by `Restart` before its replacement starts; a
+//! attempt that had shown output is announced by `Restart` before its replacement starts, one
+//! that failed before output by `Retry` (with the delay) before the wait; a
 //! stream that ends without the protocol's terminal marker is accepted only if the decoder's
 //! `finish(false)` says so, and an unterminated last event is a truncation unless it is
 //! `[DONE]`.
@@ -19,7 +20,7 @@
 use super::decode::Decoder;
 use super::error::parse_stray_error;
 use super::http::{EventStream, Exchange, HttpClient};
-use super::retry::{AttemptState, RetryDecision, RetryPolicy, plan_retry};
+use super::retry::{AttemptState, RetryDecision, RetryNotice, RetryPolicy, plan_retry};
 use super::{LlmError, StreamEvent};
 use crate::cancel::CancelToken;
 use crate::sse::SseEvent;
@@ -151,12 +152,17 @@ impl Producer {
                 RetryDecision::GiveUp => return Some(error),
                 RetryDecision::Retry(delay) => delay,
             };
-            if had_output {
+            let announcement = if had_output {
                 restarts += 1;
-                let restart = StreamEvent::Restart { attempt: attempt + 1, reason: error.to_string() };
-                if events_tx.send(restart).is_err() {
-                    return Some(LlmError::Cancelled);
-                }
+                StreamEvent::Restart { attempt: attempt + 1, reason: error.to_string() }
+            } else {
+                // Counted as the policy counts: restarted attempts do not use up this budget.
+                let next = attempt - restarts + 1;
+                let max = self.policy.max_attempts_before_output;
+                StreamEvent::Retry(RetryNotice::new(&error, next, max, delay))
+            };
+            if events_tx.send(announcement).is_err() {
+                return Some(LlmError::Cancelled);
             }
             if !self.cancel.sleep(delay) {
                 return Some(LlmError::Cancelled);

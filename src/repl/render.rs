@@ -157,6 +157,16 @@ impl<W: Write> Renderer<W> {
         self.out.flush()
     }
 
+    /// A request failed before any output and goes out again after a wait: say what happened
+    /// and when (`rate limited (429), retrying in 5 s (attempt 2 of 4)`); the spinner says it
+    /// waits to retry rather than for the model.
+    pub fn retry(&mut self, description: &str, now: Instant) -> io::Result<()> {
+        self.settle(now)?;
+        self.wrapped_line(YELLOW, &format!("⟲ {}", neutralize(description)))?;
+        self.start_spinner("waiting to retry", now);
+        self.out.flush()
+    }
+
     /// A tool starts: remembered until it ends; the spinner says what runs.
     pub fn tool_start(&mut self, id: &str, name: &str, preview: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;

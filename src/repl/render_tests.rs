@@ -83,6 +83,17 @@ fn thinking_is_summarised_in_one_line() {
 }
 
 #[test]
+fn retry_says_what_happened_and_when_before_the_answer() {
+    let now = Instant::now();
+    let mut renderer = plain(80);
+    renderer.iteration(now).unwrap();
+    renderer.retry("rate limited (429), retrying in 5 s (attempt 2 of 4)", now).unwrap();
+    renderer.text("Answer.", now).unwrap();
+    renderer.done(Stop::Completed, now).unwrap();
+    assert_eq!(output(renderer), "⟲ rate limited (429), retrying in 5 s (attempt 2 of 4)\nAnswer.\n");
+}
+
+#[test]
 fn restart_marks_the_partial_answer_void_and_notices_and_errors_get_their_own_lines() {
     let now = Instant::now();
     let mut renderer = plain(80);

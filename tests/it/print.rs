@@ -115,6 +115,46 @@ fn auth_failure_names_the_key_and_exits_1_without_retrying() {
 }
 
 #[test]
+fn retry_after_429_and_503_is_a_stream_json_retry_event() {
+    let model = FakeModel::start();
+    model.push(
+        Reply::status(429, r#"{"error":{"message":"slow down","type":"rate_limit_error"}}"#)
+            .with_header("retry-after", "0"),
+    );
+    model.push(Reply::status(503, r#"{"error":{"message":"busy"}}"#).with_header("retry-after-ms", "10"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = env_for("p-retry-json", &model, "openai");
+    let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let retries: Vec<&serde_json::Value> = lines.iter().filter(|line| line["type"] == "retry").collect();
+    assert_eq!(
+        retries,
+        [
+            &serde_json::json!({"type": "retry", "status": 429, "attempt": 2, "max": 4, "delay_ms": 0, "reason": "rate limited: slow down"}),
+            &serde_json::json!({"type": "retry", "status": 503, "attempt": 3, "max": 4, "delay_ms": 10, "reason": "server error 503: busy"}),
+        ],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(lines.last().unwrap()["result"], "Olá!");
+    assert_eq!(model.requests().len(), 3);
+}
+
+#[test]
+fn retry_is_told_on_stderr_in_text_mode() {
+    let model = FakeModel::start();
+    model.push(Reply::status(429, r#"{"error":"slow down"}"#).with_header("retry-after", "0"));
+    model.push(Reply::status(503, "busy").with_header("retry-after-ms", "10"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = env_for("p-retry-text", &model, "openai");
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "Olá!\n"), "{}", run.stderr);
+    assert!(run.stderr.contains("mewcode: rate limited (429), retrying in 0 ms (attempt 2 of 4)"), "{}", run.stderr);
+    assert!(run.stderr.contains("mewcode: server error (503), retrying in 10 ms (attempt 3 of 4)"), "{}", run.stderr);
+}
+
+#[test]
 fn in_band_error_after_partial_text_is_retried_from_scratch() {
     let model = FakeModel::start();
     model.push(Reply::fixture("vllm-error-after-200.sse"));
@@ -267,4 +307,25 @@ fn a_git_repository_without_commits_is_reported_as_such_not_as_no_repository() {
     let run = env.run(&["-p", "hi"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(environment(1).contains("- Git: branch trunk, 0 changed and"), "{}", environment(1));
+}
+
+#[test]
+fn configured_headers_and_sampling_settings_reach_the_server() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("openai-text.sse"));
+    let env = TestEnv::new("p-request-settings");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - name: azure\n    protocol: openai\n    model: test-model\n    base_url: \"{}/v1\"\n    temperature: 0.2\n    headers: {{api-key: az-secret, HTTP-Referer: https://example.org}}\n    extra_body: {{top_k: 20}}\n",
+            model.url()
+        ),
+    );
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let request = &model.requests()[0];
+    assert_eq!(request.header("api-key"), Some("az-secret"));
+    assert_eq!(request.header("http-referer"), Some("https://example.org"));
+    let body = request.json.as_ref().unwrap();
+    assert_eq!((body["temperature"].clone(), body["top_k"].clone()), (serde_json::json!(0.2), serde_json::json!(20)));
 }

@@ -44,6 +44,7 @@ pub fn encode_request(request: &Request, config: &ProviderConfig) -> Value {
         "messages".to_string(),
         Value::Array(messages(&request.messages, request.reminder.as_deref(), thinking)),
     );
+    crate::llm::settings::apply_request_settings(&mut body, &config.request);
     Value::Object(body)
 }
 

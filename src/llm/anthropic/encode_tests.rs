@@ -23,6 +23,7 @@ fn config(thinking: bool) -> ProviderConfig {
         stream_options: false,
         compact_at: None,
         text_tool_calls: true,
+        request: crate::config::RequestSettings::default(),
         source: String::new(),
     }
 }
@@ -324,5 +325,26 @@ fn user_text_next_to_tool_results_joins_their_turn_after_them() {
                 ]}
             ]
         }),
+    );
+}
+
+#[test]
+fn request_settings_are_sent_last_on_anthropic_too() {
+    let mut config = config(false);
+    config.request = crate::config::RequestSettings {
+        temperature: Some(1.0),
+        top_p: Some(0.5),
+        headers: Vec::new(),
+        extra_body: json!({"metadata": {"user_id": "u-1"}}).as_object().cloned().unwrap_or_default(),
+    };
+    let request = Request { messages: vec![Message::user("hi")].into(), max_tokens: 100, ..Request::default() };
+    assert_eq!(
+        encode_request(&request, &config).to_string(),
+        json!({
+            "model": "claude-sonnet-4-5", "max_tokens": 100, "stream": true,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}],
+            "temperature": 1.0, "top_p": 0.5, "metadata": {"user_id": "u-1"}
+        })
+        .to_string()
     );
 }

@@ -215,6 +215,57 @@ fn in_band_errors_classify_without_a_status() {
 }
 
 #[test]
+fn a_validation_report_is_a_request_error_whatever_the_status() {
+    let cases: &[(u16, &str, &str)] = &[
+        // llama-cpp-python: pydantic's error list, str()-ed into a 500.
+        (
+            500,
+            r#"{"error":{"message":"[{'type': 'missing', 'loc': ('body', 'messages', 2, 'content'), 'msg': 'Field required', 'input': {'role': 'assistant', 'tool_calls': []}}]","type":"internal_server_error","param":null,"code":null}}"#,
+            "the server says the request itself is invalid (not retried): [{'type': 'missing', 'loc': ('body', 'messages', 2, 'content'), 'msg': 'Field required', 'input': {'role': 'assistant', 'tool_calls': []}}]",
+        ),
+        // FastAPI's detail list with loc/msg/type, under a 500 from a proxy that re-raised it.
+        (
+            500,
+            r#"{"detail":[{"type":"string_type","loc":["body","messages",2,"content"],"msg":"Input should be a valid string","input":null}]}"#,
+            "the server says the request itself is invalid (not retried): body.messages.2.content: Input should be a valid string",
+        ),
+        (
+            422,
+            r#"{"detail":[{"type":"missing","loc":["body","model"],"msg":"Field required"}]}"#,
+            "the server says the request itself is invalid (not retried): body.model: Field required",
+        ),
+        // pydantic's ValidationError text.
+        (
+            500,
+            r#"{"error":{"message":"1 validation error for ChatCompletionRequest\nmessages.2.content\n  Field required [type=missing]"}}"#,
+            "the server says the request itself is invalid (not retried): 1 validation error for ChatCompletionRequest\nmessages.2.content\n  Field required [type=missing]",
+        ),
+    ];
+    for (status, body, expected) in cases {
+        let error = parse_error_body(*status, body, None, "");
+        assert_eq!(error, LlmError::Request { status: *status, message: expected.to_string() }, "{body}");
+        assert!(!is_retryable(&error));
+    }
+    // An ordinary 500 stays retryable: only the validator's report marks the request as bad.
+    assert_eq!(kind(&parse_error_body(500, r#"{"error":{"message":"CUDA out of memory"}}"#, None, "")), "Server 500");
+    // A detail list without locations is not a validation report.
+    assert_eq!(kind(&parse_error_body(500, r#"{"detail":[{"msg":"oops"}]}"#, None, "")), "Server 500");
+}
+
+#[test]
+fn every_invalid_request_signature_is_exercised_by_classify() {
+    for signature in INVALID_REQUEST {
+        let needle = signature.needle;
+        let error = match signature.field {
+            Field::Status | Field::Code => panic!("only types and messages mark a validation report"),
+            Field::Type => classify(Some(500), needle, "", "x"),
+            Field::Message => classify(Some(500), "", "", &format!("boom {needle} x")),
+        };
+        assert_eq!(kind(&error), "Request 500", "signature from {}: {needle}", signature.server);
+    }
+}
+
+#[test]
 fn every_prompt_too_long_signature_is_exercised_by_classify() {
     for signature in PROMPT_TOO_LONG {
         let needle = signature.needle;
@@ -241,7 +292,7 @@ fn message_prefers_error_message_then_message_then_raw_body() {
     assert_eq!(message(400, r#"{"detail":"x"}"#), "x");
     assert_eq!(
         message(422, r#"{"detail":[{"loc":["body"],"msg":"field required"},{"msg":"bad"}]}"#),
-        "field required; bad"
+        "body: field required; bad"
     );
     assert_eq!(message(400, r#"{"other":"x"}"#), r#"{"other":"x"}"#);
     assert_eq!(message(400, "  not json\n at all  "), "not json at all");

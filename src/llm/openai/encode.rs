@@ -52,6 +52,7 @@ pub fn encode_request_with(request: &Request, config: &ProviderConfig, options: 
         body.insert("tools".to_string(), Value::Array(request.tools.iter().map(tool_definition).collect()));
         body.insert("tool_choice".to_string(), json!("auto"));
     }
+    crate::llm::settings::apply_request_settings(&mut body, &config.request);
     Value::Object(body)
 }
 

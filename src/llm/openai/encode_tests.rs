@@ -23,6 +23,7 @@ fn config() -> ProviderConfig {
         stream_options: true,
         compact_at: None,
         text_tool_calls: true,
+        request: crate::config::RequestSettings::default(),
         source: String::new(),
     }
 }
@@ -136,5 +137,30 @@ fn plain_prompt_without_tools_environment_or_reminder() {
                 {"role": "user", "content": "Hello?"}
             ]
         })
+    );
+}
+
+#[test]
+fn request_settings_are_sent_last_and_extra_body_cannot_touch_owned_keys() {
+    let mut config = config();
+    config.request = crate::config::RequestSettings {
+        temperature: Some(0.2),
+        top_p: Some(0.9),
+        headers: Vec::new(),
+        extra_body: json!({"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}, "stream": false})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    let request = Request { messages: vec![Message::user("hi")].into(), max_tokens: 100, ..Request::default() };
+    let body = encode_request_with(&request, &config, EncodeOptions { stream_options: false });
+    assert_eq!(
+        body.to_string(),
+        json!({
+            "model": "gpt-4.1", "stream": true, "max_completion_tokens": 100,
+            "messages": [{"role": "user", "content": "hi"}],
+            "temperature": 0.2, "top_p": 0.9, "top_k": 20, "chat_template_kwargs": {"enable_thinking": false}
+        })
+        .to_string()
     );
 }

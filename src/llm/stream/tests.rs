@@ -65,7 +65,12 @@ fn start(base_url: &str, idle: Duration, fallback: Option<Fallback>, cancel: Can
     spawn_stream("test", client, call(base_url, fallback), decoder, fast_policy(), cancel)
 }
 
+/// The events a consumer acts on (Retry notices, which only inform, are left out).
 fn run(server: &ScriptedServer) -> Vec<StreamEvent> {
+    run_with_retries(server).into_iter().filter(|event| !matches!(event, StreamEvent::Retry(_))).collect()
+}
+
+fn run_with_retries(server: &ScriptedServer) -> Vec<StreamEvent> {
     start(&server.base_url, Duration::from_secs(10), None, CancelToken::new()).iter().collect()
 }
 
@@ -142,7 +147,11 @@ fn rate_limit_waits_for_retry_after_then_succeeds() {
         sse("data: ok\n\ndata: END\n\n"),
     ]);
     let started = Instant::now();
-    assert_eq!(run(&server), vec![text("ok"), done()]);
+    let rate_limited =
+        LlmError::RateLimited { message: "slow down".to_string(), retry_after: Some(Duration::from_millis(300)) };
+    let notice = RetryNotice::new(&rate_limited, 2, 4, Duration::from_millis(300));
+    assert_eq!(notice.describe(), "rate limited (429), retrying in 300 ms (attempt 2 of 4)");
+    assert_eq!(run_with_retries(&server), vec![StreamEvent::Retry(notice), text("ok"), done()]);
     assert!(started.elapsed() >= Duration::from_millis(300), "{:?}", started.elapsed());
     assert_eq!(server.requests.len(), 2);
 }
@@ -152,8 +161,39 @@ fn retry_after_in_seconds_is_honoured() {
     let server =
         ScriptedServer::start(vec![status(429, &[("retry-after", "1")], "busy"), sse("data: ok\n\ndata: END\n\n")]);
     let started = Instant::now();
-    assert_eq!(run(&server), vec![text("ok"), done()]);
+    let events = run_with_retries(&server);
+    assert!(
+        matches!(&events[..], [StreamEvent::Retry(RetryNotice { status: Some(429), delay, .. }), _, _] if *delay == Duration::from_secs(1)),
+        "{events:?}"
+    );
+    assert_eq!(events[1..], [text("ok"), done()]);
     assert!(started.elapsed() >= Duration::from_secs(1));
+}
+
+#[test]
+fn each_retry_before_output_is_announced_with_its_attempt_number() {
+    let busy = || status(503, &[], r#"{"error":{"message":"busy"}}"#);
+    let server = ScriptedServer::start(vec![busy(), busy(), busy(), busy()]);
+    let events = run_with_retries(&server);
+    let announced: Vec<(Option<u16>, u32, u32)> = events
+        .iter()
+        .filter_map(|event| match event {
+            StreamEvent::Retry(notice) => Some((notice.status, notice.attempt, notice.max)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(announced, [(Some(503), 2, 4), (Some(503), 3, 4), (Some(503), 4, 4)]);
+    assert!(matches!(terminal_error(&events), LlmError::Server { status: 503, .. }));
+}
+
+#[test]
+fn a_500_with_a_validation_report_is_not_retried() {
+    let body = r#"{"error":{"message":"[{'type': 'missing', 'loc': ('body', 'messages', 2, 'content'), 'msg': 'Field required'}]","type":"internal_server_error"}}"#;
+    let server = ScriptedServer::start(vec![status(500, &[], body), sse("data: ok\n\ndata: END\n\n")]);
+    let events = run_with_retries(&server);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(matches!(terminal_error(&events), LlmError::Request { status: 500, .. }), "{events:?}");
+    assert_eq!(server.requests.len(), 1);
 }
 
 #[test]
@@ -223,7 +263,9 @@ fn connection_refused_is_a_network_error_naming_the_host() {
     let base_url = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);
     let events: Vec<_> = start(&base_url, Duration::from_secs(5), None, CancelToken::new()).iter().collect();
-    assert_eq!(events.len(), 1);
+    // Three announced retries, then the error.
+    assert_eq!(events.iter().filter(|event| matches!(event, StreamEvent::Retry(_))).count(), 3, "{events:?}");
+    assert_eq!(events.len(), 4);
     let error = terminal_error(&events);
     assert!(matches!(error, LlmError::Network { .. }), "{error:?}");
     assert!(error.to_string().contains("127.0.0.1") && error.to_string().contains("refused"), "{error}");
@@ -247,7 +289,11 @@ fn cancelling_during_backoff_ends_with_cancelled() {
     let server = ScriptedServer::start(vec![status(429, &[("retry-after", "30")], "busy")]);
     let cancel = CancelToken::new();
     let events_rx = start(&server.base_url, Duration::from_secs(5), None, cancel.clone());
-    server.requests.recv().unwrap();
+    // The Retry notice is sent just before the wait starts.
+    match events_rx.recv().unwrap() {
+        StreamEvent::Retry(notice) => assert_eq!(notice.delay, Duration::from_secs(30)),
+        other => panic!("{other:?}"),
+    }
     let started = Instant::now();
     cancel.cancel();
     assert_eq!(events_rx.recv().unwrap(), StreamEvent::Error(LlmError::Cancelled));
