@@ -61,7 +61,15 @@ pub fn run(
 ) -> Outcome {
     let notices = options.notices.clone();
     let compact_first = options.compact_first;
-    let mut printer = Printer { options, usage: Usage::default(), usage_estimated: false, iterations: 0, error: None };
+    let mut printer = Printer {
+        options,
+        usage: Usage::default(),
+        usage_estimated: false,
+        iterations: 0,
+        error: None,
+        inputs: Default::default(),
+        denials: Vec::new(),
+    };
     for notice in notices {
         printer.event(Event::Notice(notice));
     }
@@ -102,6 +110,15 @@ struct Printer {
     usage_estimated: bool,
     iterations: u32,
     error: Option<String>,
+    /// The arguments of each call by id, for `permission_denials`.
+    inputs: std::collections::HashMap<String, serde_json::Value>,
+    /// The refused calls, as the final json lists them.
+    denials: Vec<serde_json::Value>,
+}
+
+/// A tool result that is the permission system's refusal, not the tool's own error.
+fn is_refusal(output: &str) -> bool {
+    ["needs approval:", "denied by "].iter().any(|prefix| output.starts_with(prefix))
 }
 
 impl Printer {
@@ -122,19 +139,26 @@ impl Printer {
                     "delay_ms": notice.delay.as_millis() as u64, "reason": notice.reason
                 }));
             }
-            Event::ToolStart { id, name, preview } => {
+            Event::ToolStart { id, name, preview, input } => {
                 self.activity(&format!("● {name} {preview}"));
-                self.line(json!({"type": "tool_start", "id": id, "name": name, "input": preview}));
+                // The arguments as an object when they are JSON (they should be), else as text.
+                let input = serde_json::from_str::<serde_json::Value>(&input).unwrap_or(json!(input));
+                self.inputs.insert(id.clone(), input.clone());
+                self.line(json!({"type": "tool_start", "id": id, "name": name, "input": input, "preview": preview}));
             }
-            Event::ToolEnd { id, name, preview, is_error, elapsed } => {
+            Event::ToolEnd { id, name, preview, output, is_error, elapsed } => {
                 let elapsed_ms = elapsed.as_millis() as u64;
                 let mark = if is_error { "✗" } else { "⎿" };
                 self.activity(&format!("  {mark} {preview}  ({elapsed_ms} ms)"));
-                if is_error && preview.starts_with("needs approval:") {
-                    self.line(json!({"type": "approval_denied", "id": id, "name": name, "reason": preview}));
+                if is_error && is_refusal(&output) {
+                    let input = self.inputs.get(&id).cloned().unwrap_or(serde_json::Value::Null);
+                    self.denials.push(json!({"tool": name, "id": id, "input": input, "reason": output}));
+                    if output.starts_with("needs approval:") {
+                        self.line(json!({"type": "approval_denied", "id": id, "name": name, "reason": output}));
+                    }
                 }
                 self.line(json!({
-                    "type": "tool_end", "id": id, "name": name, "output": preview,
+                    "type": "tool_end", "id": id, "name": name, "output": output, "preview": preview,
                     "is_error": is_error, "elapsed_ms": elapsed_ms
                 }));
             }
@@ -180,6 +204,8 @@ impl Printer {
             "iterations": self.iterations,
             "usage": usage_json(&self.usage),
             "is_error": !matches!(stop, Stop::Completed),
+            // Every call the permission system refused: what a script must allow to go further.
+            "permission_denials": self.denials,
         });
         if self.usage_estimated {
             // Some responses came without usage; their share was counted from characters.

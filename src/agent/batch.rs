@@ -72,7 +72,13 @@ impl Agent {
                 decisions.iter().map(|decision| matches!(decision, Decision::Run { .. })).collect();
             for index in batch.clone() {
                 let preview = preview::arguments(&calls[index]);
-                let start = Event::ToolStart { id: calls[index].id.clone(), name: calls[index].name.clone(), preview };
+                let call = &calls[index];
+                let start = Event::ToolStart {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    preview,
+                    input: call.input.clone(),
+                };
                 if !emit(cancel, tx, start) {
                     completed = false;
                 }
@@ -91,6 +97,7 @@ impl Agent {
                     id: call.id.clone(),
                     name: call.name.clone(),
                     preview: preview::result(&output.content),
+                    output: output.content.clone(),
                     is_error: output.is_error,
                     elapsed,
                 };
@@ -151,9 +158,9 @@ impl Agent {
         match self.toolbox.gate.check(mode, call, tool.rule_name(), tool.read_only()) {
             Verdict::Allow => Decision::Run { tool, approved_by_user: false },
             Verdict::Deny { message } => Decision::Refused(message),
-            Verdict::Ask { reason } if !self.settings.interactive => Decision::Refused(format!(
-                "needs approval: {reason}; run with --mode acceptEdits/bypass or add an allow rule"
-            )),
+            Verdict::Ask { reason } if !self.settings.interactive => {
+                Decision::Refused(format!("needs approval: {reason}; {}", self.way_to_allow(call, tool.rule_name())))
+            }
             Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
                 Approval::Once => Decision::Run { tool, approved_by_user: true },
                 Approval::Always => {
@@ -164,6 +171,19 @@ impl Agent {
                 }
                 Approval::Deny => Decision::Refused(format!("denied by user: {reason}")),
             },
+        }
+    }
+}
+
+impl Agent {
+    /// What would let a call that needs approval run without a person to ask (`-p`): the mode
+    /// that allows its class, and the exact allow rule an "always" answer would save.
+    fn way_to_allow(&self, call: &ToolCall, rule_name: &str) -> String {
+        let mode =
+            if matches!(rule_name, "Write" | "Edit") { "--mode acceptEdits (or bypass)" } else { "--mode bypass" };
+        match self.toolbox.gate.allowing_rules(call, rule_name).as_slice() {
+            [] => format!("run with {mode}"),
+            rules => format!("run with {mode}, or add the allow rule {}", rules.join(" and ")),
         }
     }
 }

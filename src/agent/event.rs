@@ -25,10 +25,11 @@ pub enum Event {
     /// A model request failed before any output and is sent again after a wait: show what
     /// happened and when (nothing to drop).
     Retry(RetryNotice),
-    /// A tool call starts. `preview` is a one-line summary of its arguments.
-    ToolStart { id: String, name: String, preview: String },
-    /// A tool call ended. `preview` is the first line(s) of its result.
-    ToolEnd { id: String, name: String, preview: String, is_error: bool, elapsed: Duration },
+    /// A tool call starts. `preview` is a one-line summary of its arguments, `input` the
+    /// arguments as the model sent them (JSON text).
+    ToolStart { id: String, name: String, preview: String, input: String },
+    /// A tool call ended. `preview` is the first line(s) of its result, `output` all of it.
+    ToolEnd { id: String, name: String, preview: String, output: String, is_error: bool, elapsed: Duration },
     /// Token usage of the last model response; `estimated` when the server sent none and the
     /// figures were estimated from characters (shown with a `~`).
     Usage { usage: Usage, estimated: bool },

@@ -30,6 +30,10 @@ pub trait Gate: Send + Sync {
     fn check(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> Verdict;
     /// Persists an exact allow rule for this call ("always"). Returns a message on failure.
     fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<(), String>;
+    /// The exact allow rules that "always" would save for this call (none when no rule can).
+    fn allowing_rules(&self, _call: &ToolCall, _rule_name: &str) -> Vec<String> {
+        Vec::new()
+    }
     /// What the walks of grep and glob must leave out, as the rules stand now; `None` leaves the
     /// tools their built-in sandbox and sensitive-file checks.
     fn read_filter(&self) -> Option<ReadFilter> {
@@ -103,6 +107,11 @@ impl Gate for EngineGate {
             Decision::Ask => Verdict::Ask { reason: check.reason },
             Decision::Deny => Verdict::Deny { message: refusal_text(&check) },
         }
+    }
+
+    fn allowing_rules(&self, call: &ToolCall, rule_name: &str) -> Vec<String> {
+        let engine = crate::sync::read(&self.engine);
+        engine.always_allow_rules(&CallInfo { rule_name, input: &call.input })
     }
 
     fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<(), String> {

@@ -237,7 +237,7 @@ fn the_sub_agent_asks_the_parents_gate_in_plan_mode_and_never_the_human() {
     let results = &requests[2].messages[2].tool_results;
     assert_eq!(
         results[0].content,
-        "needs approval: Read asks; run with --mode acceptEdits/bypass or add an allow rule"
+        "needs approval: Read asks; run with --mode bypass"
     );
     assert!(results[1].content.starts_with("unknown tool: write (available: read)"), "{}", results[1].content);
     assert_eq!(*lock(&gate.modes), [("Task".to_string(), Mode::Bypass), ("Read".to_string(), Mode::Plan)]);

@@ -85,8 +85,8 @@ fn drive(
             Ok(Event::Thinking(text)) => renderer.thinking(&text, now),
             Ok(Event::Restart { attempt, reason }) => renderer.restart(attempt, &reason, now),
             Ok(Event::Retry(notice)) => renderer.retry(&notice.describe(), now),
-            Ok(Event::ToolStart { id, name, preview }) => renderer.tool_start(&id, &name, &preview, now),
-            Ok(Event::ToolEnd { id, name, preview, is_error, elapsed }) => {
+            Ok(Event::ToolStart { id, name, preview, .. }) => renderer.tool_start(&id, &name, &preview, now),
+            Ok(Event::ToolEnd { id, name, preview, is_error, elapsed, .. }) => {
                 renderer.tool_end(&ToolEnd { id: &id, name: &name, result: &preview, is_error, elapsed }, now)
             }
             Ok(Event::Usage { usage, estimated }) => {

@@ -157,6 +157,48 @@ fn without_approval_a_write_is_refused_with_needs_approval_and_nothing_changes()
 }
 
 #[test]
+fn stream_json_carries_full_input_and_output_and_json_lists_the_refusals_with_the_way_to_allow() {
+    let model = FakeModel::start();
+    let long = "line of the file\n".repeat(200);
+    let command = format!("echo {}", "x".repeat(150));
+    model.push(openai(
+        "",
+        &[("r", "read_file", r#"{"path":"big.txt"}"#), ("b", "bash", &format!(r#"{{"command":"{command}"}}"#))],
+    ));
+    model.push(openai("done", &[]));
+    let env = env_for("e2e-full-events", &model, "openai");
+    env.write("big.txt", &long);
+    let run = env.run(&["-p", "go", "--output-format", "stream-json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let of = |kind: &str, id: &str| lines.iter().find(|line| line["type"] == kind && line["id"] == id).unwrap().clone();
+    assert_eq!(of("tool_start", "r")["input"], serde_json::json!({"path": "big.txt"}), "the arguments as an object");
+    assert_eq!(of("tool_start", "b")["input"]["command"], command.as_str());
+    let read = of("tool_end", "r");
+    assert_eq!(read["output"].as_str().unwrap().lines().count(), 200, "the whole output, not a preview");
+    assert!(read["preview"].as_str().unwrap().len() < read["output"].as_str().unwrap().len());
+    let refused = of("approval_denied", "b");
+    let reason = refused["reason"].as_str().unwrap();
+    assert!(reason.len() > 150 && reason.contains(&command), "the whole reason: {reason}");
+    assert!(
+        reason.contains("--mode bypass") && reason.contains("Bash(=echo "),
+        "names the mode and the rule: {reason}"
+    );
+
+    model.push(openai("", &[("b", "bash", &format!(r#"{{"command":"{command}"}}"#))]));
+    model.push(openai("done", &[]));
+    let run = env.run(&["-p", "go", "--output-format", "json"]);
+    let output: Value = serde_json::from_str(&run.stdout).unwrap();
+    let denials = output["permission_denials"].as_array().unwrap();
+    assert_eq!(denials.len(), 1, "{output}");
+    assert_eq!(
+        (denials[0]["tool"].as_str(), denials[0]["input"]["command"].as_str()),
+        (Some("bash"), Some(command.as_str()))
+    );
+    assert!(denials[0]["reason"].as_str().unwrap().starts_with("needs approval: "));
+}
+
+#[test]
 fn iteration_cap_in_print_mode_exits_3_with_json_stop_reason() {
     let model = FakeModel::start();
     for index in 0..2 {

@@ -54,7 +54,8 @@ fn openai_text_answer_in_json_mode() {
         output,
         serde_json::json!({
             "result": "Olá!", "session_id": null, "stop_reason": "completed", "iterations": 1,
-            "usage": {"input_tokens": 20, "output_tokens": 2, "cache_write": 0, "cache_read": 0}, "is_error": false
+            "usage": {"input_tokens": 20, "output_tokens": 2, "cache_write": 0, "cache_read": 0}, "is_error": false,
+            "permission_denials": []
         })
     );
     let request = &model.requests()[0];
