@@ -235,10 +235,7 @@ fn the_sub_agent_asks_the_parents_gate_in_plan_mode_and_never_the_human() {
     let names: Vec<&str> = requests[1].tools.iter().map(|tool| tool.name.as_str()).collect();
     assert_eq!(names, ["read"], "the sub-agent offers read-only tools, never task or write");
     let results = &requests[2].messages[2].tool_results;
-    assert_eq!(
-        results[0].content,
-        "needs approval: Read asks; run with --mode bypass"
-    );
+    assert_eq!(results[0].content, "needs approval: Read asks; run with --mode bypass");
     assert!(results[1].content.starts_with("unknown tool: write (available: read)"), "{}", results[1].content);
     assert_eq!(*lock(&gate.modes), [("Task".to_string(), Mode::Bypass), ("Read".to_string(), Mode::Plan)]);
     assert!(lock(&family.log).is_empty());
