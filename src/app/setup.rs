@@ -41,8 +41,11 @@ pub(super) fn choose_provider(
     }
     let (mut provider, warning) = config::select_provider(config, options.provider.as_deref()).map_err(Exit::Config)?;
     warnings.extend(warning);
-    if let Some(model) = &options.model {
-        provider.model = model.clone();
+    // flag > environment > files: MEWCODE_MODEL is mewcode's own, so it may replace a file's
+    // model; ANTHROPIC_MODEL/OPENAI_MODEL are other tools' too and only name an implicit one.
+    let env_model = env.get("MEWCODE_MODEL").filter(|model| !model.trim().is_empty());
+    if let Some(model) = options.model.clone().or(env_model) {
+        provider.model = model;
     }
     discover_window(&mut provider, env, warnings);
     Ok(provider)

@@ -113,3 +113,25 @@ fn base_url_variable_overrides_a_provider_without_base_url() {
     assert_eq!(request.header("x-api-key"), Some("k-conf"));
     assert_eq!(request.json.as_ref().unwrap()["model"], "claude-conf");
 }
+
+#[test]
+fn mewcode_model_replaces_a_configured_model_but_openai_model_does_not() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("openai-text.sse"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let base = format!("{}/v1", model.url());
+    let mut env = TestEnv::new("env-model-over-file");
+    env.write_home(
+        "config.yaml",
+        &format!("providers:\n  - {{name: gpt, protocol: openai, model: file-model, base_url: \"{base}\"}}\n"),
+    );
+    env.vars = vec![("OPENAI_MODEL".to_string(), "shared-model".to_string())];
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    env.vars.push(("MEWCODE_MODEL".to_string(), "env-model".to_string()));
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let models: Vec<String> =
+        model.requests().iter().map(|request| request.json.as_ref().unwrap()["model"].to_string()).collect();
+    assert_eq!(models, ["\"file-model\"", "\"env-model\""]);
+}
