@@ -58,7 +58,7 @@ pub(super) fn choose_provider(
 /// `--provider anthropic|openai` picks explicitly. The model is `--model`, else
 /// `MEWCODE_MODEL`, else `ANTHROPIC_MODEL`/`OPENAI_MODEL`, else the server's `/models` list
 /// when it lists exactly one.
-fn env_provider(options: &Options, env: &Env) -> Result<Option<ProviderConfig>, Exit> {
+pub(super) fn env_provider(options: &Options, env: &Env) -> Result<Option<ProviderConfig>, Exit> {
     let set = |name: &str| env.get(name).filter(|value| !value.trim().is_empty());
     let lookup = |name: &str| env.get(name);
     let available: Vec<Protocol> = [Protocol::Anthropic, Protocol::OpenAi]

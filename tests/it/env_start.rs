@@ -135,3 +135,14 @@ fn mewcode_model_replaces_a_configured_model_but_openai_model_does_not() {
         model.requests().iter().map(|request| request.json.as_ref().unwrap()["model"].to_string()).collect();
     assert_eq!(models, ["\"file-model\"", "\"env-model\""]);
 }
+
+#[test]
+fn doctor_shows_the_provider_the_environment_builds() {
+    let model = FakeModel::start();
+    model.route("GET", "/v1/models", 200, r#"{"data":[{"id":"env-model"}]}"#);
+    let base = format!("{}/v1", model.url());
+    let env = env_with("env-doctor", &[("OPENAI_BASE_URL", &base), ("MEWCODE_MODEL", "env-model")]);
+    let run = env.run(&["doctor"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("from the OPENAI_BASE_URL environment variable (model env-model)"), "{}", run.stdout);
+}
