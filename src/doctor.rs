@@ -149,7 +149,18 @@ pub fn render(input: &Input, findings: &[Findings]) -> String {
                     out.push_str(&render_findings(provider, found));
                 }
             }
-            None => out.push_str("  none configured, and no local Ollama/vLLM server answered: see `mewcode --help`\n"),
+            None => match (&input.local_provider, findings.first()) {
+                (Some(provider), Some(found)) => {
+                    out.push_str(&format!(
+                        "  none configured; a run would use {} from {} (model {})\n",
+                        provider.base_url, provider.source, provider.model
+                    ));
+                    out.push_str(&render_findings(provider, found));
+                }
+                _ => {
+                    out.push_str("  none configured, and no local Ollama/vLLM server answered: see `mewcode --help`\n")
+                }
+            },
         }
     }
     for (index, provider) in input.config.providers.iter().enumerate() {

@@ -24,7 +24,24 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
             }
         }
     };
-    let local = if config.providers.is_empty() { probe::probe_local(&probe_ports(env), PROBE_BUDGET) } else { None };
+    let from_env = if config.providers.is_empty() {
+        match env_provider(options, env) {
+            Ok(provider) => provider,
+            Err(exit) => {
+                if let Exit::Config(message) = exit {
+                    warnings.push(Warning::new("environment", message));
+                }
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let local = if config.providers.is_empty() && from_env.is_none() {
+        probe::probe_local(&probe_ports(env), PROBE_BUDGET)
+    } else {
+        None
+    };
     let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
     warnings.extend(mcp_warnings);
     let mcp_report = mcp_cli::render_list_text(&mcp.statuses());
@@ -38,9 +55,11 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
         selected: selected.as_deref(),
         warnings: &warnings,
         local: local.as_ref(),
-        local_provider: local.as_ref().and_then(|server| {
-            let model = options.model.clone().or_else(|| server.models.first().cloned())?;
-            Some(local_provider(&server.kind, &server.base_url, &model))
+        local_provider: from_env.or_else(|| {
+            local.as_ref().and_then(|server| {
+                let model = options.model.clone().or_else(|| server.models.first().cloned())?;
+                Some(local_provider(&server.kind, &server.base_url, &model))
+            })
         }),
         settings_files: settings_files(&context.home, &context.root),
         mcp_report,

@@ -16,6 +16,10 @@ pub(super) fn choose_provider(
     warnings: &mut Vec<Warning>,
 ) -> Result<ProviderConfig, Exit> {
     if config.providers.is_empty() {
+        if let Some(mut provider) = env_provider(options, env)? {
+            discover_window(&mut provider, env, warnings);
+            return Ok(provider);
+        }
         if let Some(name) = &options.provider {
             return Err(Exit::Config(format!("--provider: no provider named {name:?} (none configured)")));
         }
@@ -37,11 +41,91 @@ pub(super) fn choose_provider(
     }
     let (mut provider, warning) = config::select_provider(config, options.provider.as_deref()).map_err(Exit::Config)?;
     warnings.extend(warning);
-    if let Some(model) = &options.model {
-        provider.model = model.clone();
+    // flag > environment > files: MEWCODE_MODEL is mewcode's own, so it may replace a file's
+    // model; ANTHROPIC_MODEL/OPENAI_MODEL are other tools' too and only name an implicit one.
+    let env_model = env.get("MEWCODE_MODEL").filter(|model| !model.trim().is_empty());
+    if let Some(model) = options.model.clone().or(env_model) {
+        provider.model = model;
     }
     discover_window(&mut provider, env, warnings);
     Ok(provider)
+}
+
+/// With no provider configured, one built from the variables users already export for other
+/// tools: `ANTHROPIC_API_KEY`/`ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`/`OPENAI_BASE_URL`. When
+/// both protocols' variables are set, the one with a `*_BASE_URL` wins (an endpoint is a
+/// deliberate choice; a key is often left over from another tool), then Anthropic;
+/// `--provider anthropic|openai` picks explicitly. The model is `--model`, else
+/// `MEWCODE_MODEL`, else `ANTHROPIC_MODEL`/`OPENAI_MODEL`, else the server's `/models` list
+/// when it lists exactly one.
+pub(super) fn env_provider(options: &Options, env: &Env) -> Result<Option<ProviderConfig>, Exit> {
+    let set = |name: &str| env.get(name).filter(|value| !value.trim().is_empty());
+    let lookup = |name: &str| env.get(name);
+    let available: Vec<Protocol> = [Protocol::Anthropic, Protocol::OpenAi]
+        .into_iter()
+        .filter(|protocol| set(protocol.key_env_var()).is_some() || set(protocol.base_url_env_var()).is_some())
+        .collect();
+    let protocol = match &options.provider {
+        Some(name) => match available.iter().find(|protocol| protocol.as_str() == name) {
+            Some(protocol) => *protocol,
+            None if available.is_empty() => return Ok(None),
+            None => {
+                let names: Vec<&str> = available.iter().map(|protocol| protocol.as_str()).collect();
+                let message = format!(
+                    "--provider: no provider named {name:?} (none configured; from the environment: {})",
+                    names.join(", ")
+                );
+                return Err(Exit::Config(message));
+            }
+        },
+        None => {
+            let with_url = available.iter().find(|protocol| set(protocol.base_url_env_var()).is_some());
+            match with_url.or(available.first()) {
+                Some(protocol) => *protocol,
+                None => return Ok(None),
+            }
+        }
+    };
+    let base_url = config::env_base_url(protocol, &lookup);
+    let source = match &base_url {
+        Some(_) => format!("the {} environment variable", protocol.base_url_env_var()),
+        None => format!("the {} environment variable", protocol.key_env_var()),
+    };
+    let api_key = set(protocol.key_env_var()).unwrap_or_default();
+    let mut provider = ProviderConfig {
+        api_key_hint: format!("the {} environment variable", protocol.key_env_var()),
+        base_url: base_url.unwrap_or_else(|| protocol.default_base_url().to_string()),
+        source,
+        api_key,
+        ..ProviderConfig::with_defaults(protocol.as_str(), protocol, "")
+    };
+    if provider.base_url.contains("://api.openai.com") {
+        provider.max_tokens_field = "max_completion_tokens".to_string();
+    }
+    let named = options.model.clone().or_else(|| set("MEWCODE_MODEL")).or_else(|| set(protocol.model_env_var()));
+    provider.model = match named {
+        Some(model) => model,
+        None => model_from_server(&provider, env)?,
+    };
+    Ok(Some(provider))
+}
+
+/// The one model a server lists; an error naming them when it lists none or several.
+fn model_from_server(provider: &ProviderConfig, env: &Env) -> Result<String, Exit> {
+    let net = NetEnv::from_vars(env.pairs());
+    let hint = format!("pass --model or set MEWCODE_MODEL (or {})", provider.protocol.model_env_var());
+    let models = discovery::list_models(provider, &net, discovery::DISCOVERY_BUDGET).map_err(|err| {
+        Exit::Config(format!("no model named for {} and its models list failed ({err}); {hint}", provider.base_url))
+    })?;
+    match models.as_slice() {
+        [model] => Ok(model.clone()),
+        [] => Err(Exit::Config(format!("no model named and {} lists no models; {hint}", provider.base_url))),
+        several => Err(Exit::Config(format!(
+            "no model named and {} lists several: {}; {hint}",
+            provider.base_url,
+            several.join(", ")
+        ))),
+    }
 }
 
 /// Asks an OpenAI-protocol server for its window when the config leaves it at 0 (bounded by

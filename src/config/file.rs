@@ -204,7 +204,14 @@ fn parse_provider(
         let message = "missing model (there is no default model; name one, e.g. model: claude-sonnet-4-5)";
         return Err(error(ctx, &format!("{path}.model"), message.to_string()));
     }
-    let base_url = opt_string(map, "base_url", &path, ctx)?.unwrap_or_default();
+    let base_url = opt_string(map, "base_url", &path, ctx)?;
+    if base_url.as_deref().is_some_and(|url| url.trim().is_empty()) {
+        // Usually `base_url: ${VAR}` with VAR unset: falling back to the public endpoint would
+        // send the key and the code somewhere the user did not choose.
+        let message = "empty (an unset ${VAR}?); remove the key to use the protocol's public endpoint".to_string();
+        return Err(error(ctx, &format!("{path}.base_url"), message));
+    }
+    let base_url = base_url.unwrap_or_default();
     if !(base_url.is_empty() || base_url.starts_with("http://") || base_url.starts_with("https://")) {
         let message = format!("expected an http:// or https:// URL, got {base_url:?}");
         return Err(error(ctx, &format!("{path}.base_url"), message));

@@ -47,6 +47,22 @@ impl Protocol {
         }
     }
 
+    /// The variable that points this protocol at another endpoint (as its SDKs read it).
+    pub fn base_url_env_var(self) -> &'static str {
+        match self {
+            Protocol::Anthropic => "ANTHROPIC_BASE_URL",
+            Protocol::OpenAi => "OPENAI_BASE_URL",
+        }
+    }
+
+    /// The variable naming the model for this protocol (Claude Code's and the OpenAI tools' habit).
+    pub fn model_env_var(self) -> &'static str {
+        match self {
+            Protocol::Anthropic => "ANTHROPIC_MODEL",
+            Protocol::OpenAi => "OPENAI_MODEL",
+        }
+    }
+
     /// The public endpoint used when `base_url` is empty. Anthropic's is given without `/v1`
     /// (as its SDKs and ANTHROPIC_BASE_URL do), OpenAI's with it (as its SDKs do).
     pub fn default_base_url(self) -> &'static str {
@@ -419,7 +435,11 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
     } else {
         (entry.api_key, config_key)
     };
-    let base_url = if entry.base_url.is_empty() { protocol.default_base_url().to_string() } else { entry.base_url };
+    let base_url = if entry.base_url.is_empty() {
+        env_base_url(protocol, lookup).unwrap_or_else(|| protocol.default_base_url().to_string())
+    } else {
+        entry.base_url
+    };
     let max_tokens_field = entry.max_tokens_field.unwrap_or_else(|| {
         if base_url.contains("://api.openai.com") { "max_completion_tokens" } else { "max_tokens" }.to_string()
     });
@@ -447,6 +467,13 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
         base_url,
         source: display.to_string(),
     }
+}
+
+/// `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` when set and not empty, without a trailing slash.
+pub fn env_base_url(protocol: Protocol, lookup: Lookup) -> Option<String> {
+    lookup(protocol.base_url_env_var())
+        .map(|url| url.trim().trim_end_matches('/').to_string())
+        .filter(|url| !url.is_empty())
 }
 
 /// Lists what an untrusted project file declares, without expanding variables. A file that does

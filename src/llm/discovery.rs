@@ -224,6 +224,45 @@ pub fn fallback_notice(provider: &ProviderConfig) -> String {
     )
 }
 
+/// The model ids a server lists (`GET {base_url}/models` for OpenAI, `{base_url}/v1/models`
+/// for Anthropic), for a provider built from the environment without a model. An error says
+/// what went wrong, for the user.
+pub fn list_models(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Result<Vec<String>, String> {
+    let base = provider.base_url.trim_end_matches('/');
+    let url = match provider.protocol {
+        Protocol::OpenAi => format!("{base}/models"),
+        Protocol::Anthropic => format!("{base}/v1/models"),
+    };
+    let paths: Vec<&std::path::Path> =
+        net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
+    let roots = read_ca_files(&paths).map_err(|err| err.to_string())?;
+    let (config, _) = agent_config(&provider.base_url, net, &roots, Some(budget)).map_err(|err| err.to_string())?;
+    let agent = config.new_agent();
+    let mut request = agent.get(&url).config().timeout_global(Some(budget)).http_status_as_error(false).build();
+    if !provider.api_key.is_empty() {
+        request = match provider.protocol {
+            Protocol::OpenAi => request.header("authorization", format!("Bearer {}", provider.api_key)),
+            Protocol::Anthropic => {
+                request.header("x-api-key", &provider.api_key).header("anthropic-version", "2023-06-01")
+            }
+        };
+    }
+    let mut response = request.call().map_err(|err| format!("GET {url}: {err}"))?;
+    let status = response.status().as_u16();
+    if status != 200 {
+        return Err(format!("GET {url}: HTTP {status}"));
+    }
+    let body = response.body_mut().with_config().limit(1 << 20).read_to_string().map_err(|err| err.to_string())?;
+    parse_model_ids(&body).ok_or_else(|| format!("GET {url}: not a models list"))
+}
+
+/// `data[].id` of a models list (both protocols use this shape).
+pub fn parse_model_ids(body: &str) -> Option<Vec<String>> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let data = value.get("data")?.as_array()?;
+    Some(data.iter().filter_map(|item| item.get("id")?.as_str().map(str::to_string)).collect())
+}
+
 /// One bounded request; the body of a 200 answer (capped at 1 MiB), else None.
 fn fetch(agent: &ureq::Agent, provider: &ProviderConfig, probe: Probe, budget: Duration) -> Option<String> {
     let url = probe.url(&provider.base_url);

@@ -8,6 +8,7 @@ mod agent;
 mod attack_classes;
 mod cli;
 mod context;
+mod env_start;
 mod errors;
 mod harness;
 mod hooks;
