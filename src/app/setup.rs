@@ -17,6 +17,14 @@ pub(super) fn choose_provider(
 ) -> Result<ProviderConfig, Exit> {
     if config.providers.is_empty() {
         if let Some(mut provider) = env_provider(options, env)? {
+            if options.provider.is_none() && both_protocols_set(env) {
+                let message = format!(
+                    "no provider configured and both ANTHROPIC_* and OPENAI_* variables are set; using {} \
+                     from {} (--provider anthropic|openai chooses)",
+                    provider.name, provider.source
+                );
+                warnings.push(Warning::new("", message));
+            }
             discover_window(&mut provider, env, warnings);
             return Ok(provider);
         }
@@ -110,6 +118,14 @@ pub(super) fn env_provider(options: &Options, env: &Env) -> Result<Option<Provid
     Ok(Some(provider))
 }
 
+fn both_protocols_set(env: &Env) -> bool {
+    [Protocol::Anthropic, Protocol::OpenAi].into_iter().all(|protocol| {
+        [protocol.key_env_var(), protocol.base_url_env_var()]
+            .into_iter()
+            .any(|name| env.get(name).is_some_and(|value| !value.trim().is_empty()))
+    })
+}
+
 /// The one model a server lists; an error naming them when it lists none or several.
 fn model_from_server(provider: &ProviderConfig, env: &Env) -> Result<String, Exit> {
     let net = NetEnv::from_vars(env.pairs());
@@ -185,6 +201,8 @@ Create {path} with one of these (or several; the first is the default):
       base_url: http://127.0.0.1:11434/v1     # Ollama; vLLM is usually :8000/v1
 
 and export the key it names (ANTHROPIC_API_KEY / OPENAI_API_KEY), or start Ollama or vLLM.
+Without a file, ANTHROPIC_API_KEY or OPENAI_API_KEY (with ANTHROPIC_BASE_URL / OPENAI_BASE_URL
+for another endpoint) and MEWCODE_MODEL are enough.
 Then `mewcode doctor` checks the setup.
 
 ",

@@ -305,3 +305,26 @@ fn request_settings_are_read_with_variables_expanded() {
     };
     assert_eq!(config.providers[0].request, expected);
 }
+
+#[test]
+fn base_url_variables_fill_only_providers_without_a_base_url() {
+    let fx = Fixture::new("env-base-url");
+    fx.write(
+        "home/config.yaml",
+        "providers:\n  - {name: a, protocol: anthropic, model: m}\n  - {name: o, protocol: openai, model: m}\n  - {name: own, protocol: openai, model: m, base_url: \"http://h:1/v1\"}\n",
+    );
+    let (config, _) =
+        fx.load(false, None, &[("ANTHROPIC_BASE_URL", "http://proxy:9/"), ("OPENAI_BASE_URL", "")]).unwrap();
+    let urls: Vec<&str> = config.providers.iter().map(|provider| provider.base_url.as_str()).collect();
+    assert_eq!(urls, ["http://proxy:9", "https://api.openai.com/v1", "http://h:1/v1"]);
+}
+
+#[test]
+fn a_base_url_that_expands_to_nothing_is_an_error_naming_file_and_key() {
+    let fx = Fixture::new("empty-base-url");
+    fx.write("home/config.yaml", "providers:\n  - {name: a, protocol: openai, model: m, base_url: \"${UNSET}\"}\n");
+    let err = fx.load(false, None, &[]).unwrap_err();
+    assert_eq!(err.key_path, "providers[0].base_url");
+    assert!(err.file.ends_with("config.yaml"), "{err}");
+    assert!(err.message.contains("empty"), "{err}");
+}

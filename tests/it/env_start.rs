@@ -146,3 +146,23 @@ fn doctor_shows_the_provider_the_environment_builds() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("from the OPENAI_BASE_URL environment variable (model env-model)"), "{}", run.stdout);
 }
+
+#[test]
+fn with_both_protocols_set_the_one_with_a_base_url_wins_and_provider_chooses() {
+    let openai = FakeModel::start();
+    openai.push(Reply::fixture("openai-text.sse"));
+    let anthropic = FakeModel::start();
+    anthropic.push(Reply::fixture("anthropic-text.sse"));
+    let base = format!("{}/v1", openai.url());
+    let anthropic_url = anthropic.url();
+    let mut env =
+        env_with("env-both", &[("ANTHROPIC_API_KEY", "sk-ant"), ("OPENAI_BASE_URL", &base), ("MEWCODE_MODEL", "m")]);
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("using openai from the OPENAI_BASE_URL environment variable"), "{}", run.stderr);
+    assert_eq!(openai.requests().len(), 1);
+    env.vars.push(("ANTHROPIC_BASE_URL".to_string(), anthropic_url));
+    let run = env.run(&["-p", "hi", "--provider", "anthropic"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(anthropic.requests()[0].header("x-api-key"), Some("sk-ant"));
+}

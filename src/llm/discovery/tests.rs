@@ -133,3 +133,11 @@ fn parsers_ignore_what_they_do_not_know() {
     assert_eq!(parse_ollama_ps(&value(r#"{"models":[]}"#), "llama3"), None);
     assert_eq!(parse_ollama_show(&value(r#"{"parameters":"num_ctx 0"}"#)), None);
 }
+
+#[test]
+fn model_ids_are_the_data_ids_of_a_models_list() {
+    let ids = parse_model_ids(r#"{"object":"list","data":[{"id":"a"},{"object":"model"},{"id":"b"}]}"#);
+    assert_eq!(ids, Some(vec!["a".to_string(), "b".to_string()]));
+    assert_eq!(parse_model_ids(r#"{"models":[]}"#), None);
+    assert_eq!(parse_model_ids("not json"), None);
+}
