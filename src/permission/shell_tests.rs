@@ -483,3 +483,18 @@ fn a_closing_brace_is_read_once() {
     let echo = parsed.subcommands.iter().find(|command| command.words.first().is_some_and(|word| word == "echo"));
     assert_eq!(echo.expect("echo").words.len(), 3, "the substitution ends at its brace: {parsed:?}");
 }
+
+#[test]
+fn case_arms_and_blank_continuations_end_where_bash_ends_them() {
+    assert_eq!(
+        programs("case x in a) pa\nesac\npb"),
+        programs("case x in a) pa;; esac\npb"),
+        "the last ;; is optional"
+    );
+    assert!(!programs("case x in a) pa\nesac\npb").contains(&"esac".to_string()));
+    assert_eq!(programs("case x in a) pa;;b) pb;;esac"), programs("case x in a) pa;; b) pb;; esac"));
+    assert!(programs("case x in a) pa;;b) pb;;esac").contains(&"pb".to_string()));
+    assert!(programs("case x in a) pa;&b) pb;;&c) pc;;esac").contains(&"pc".to_string()));
+    let joined = programs("echo a \\\n  b; pc \\\n; pd");
+    assert_eq!(joined, ["echo", "pc", "pd"], "backslash-newline between words is a blank");
+}
