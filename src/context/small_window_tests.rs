@@ -4,21 +4,12 @@
 
 use super::offload::{Decision, Offloader};
 use super::summary::{self, Tail, build_history, plan_tail, render_transcript, tail_messages};
+use super::tests::{call, results, user};
 use super::*;
-use crate::msg::{Role, ToolCall, ToolResult};
-
-fn user(text: &str) -> Message {
-    Message::user(text)
-}
-
-fn call(id: &str) -> Message {
-    let mut message = Message::assistant("");
-    message.tool_calls = vec![ToolCall { id: id.into(), name: "read_file".into(), input: "{}".into() }];
-    message
-}
+use crate::msg::{Role, ToolResult};
 
 fn result(id: &str, size: usize) -> Message {
-    Message::tool_results(vec![ToolResult { tool_call_id: id.into(), content: "x".repeat(size), is_error: false }])
+    results(&[(id, size)])
 }
 
 #[test]

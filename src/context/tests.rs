@@ -11,17 +11,19 @@ fn spec() -> Limits {
 use super::*;
 use crate::msg::{History, Role, ToolCall, ToolResult};
 
-fn user(text: &str) -> Message {
+pub(super) fn user(text: &str) -> Message {
     Message::user(text)
 }
 
-fn call(id: &str) -> Message {
+/// An assistant message calling `read_file` once, with id `id`.
+pub(super) fn call(id: &str) -> Message {
     let mut message = Message::assistant("");
     message.tool_calls = vec![ToolCall { id: id.into(), name: "read_file".into(), input: "{}".into() }];
     message
 }
 
-fn results(items: &[(&str, usize)]) -> Message {
+/// One tool message answering each `(id, size)` with `size` bytes.
+pub(super) fn results(items: &[(&str, usize)]) -> Message {
     Message::tool_results(
         items
             .iter()

@@ -174,3 +174,11 @@ pub fn judged_programs(parsed: &mewcode::permission::shell::ParsedCommand) -> BT
         .map(|word| wrappers::program_name(&word).to_string())
         .collect()
 }
+
+/// An engine in `root` whose only rules allow each of `programs` (`Bash(NAME)`, `Bash(NAME *)`).
+pub fn engine_allowing<'a>(root: &Path, programs: impl IntoIterator<Item = &'a str>) -> mewcode::permission::Engine {
+    use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
+    let allow = programs.into_iter().flat_map(|name| [format!("Bash({name})"), format!("Bash({name} *)")]).collect();
+    let (set, _) = RuleSet::from_texts(vec![(Level::User, RuleTexts { allow, deny: Vec::new() })]);
+    mewcode::permission::Engine::new(root.to_path_buf(), None, set)
+}

@@ -8,9 +8,8 @@
 //! Also measured: the over-ask rate, the share of commands that an engine allowing every
 //! program in them still asks about (printed; the corpus keeps its own expectations).
 
-use crate::bash_run::{BashRun, judged_programs, on_two_workers};
+use crate::bash_run::{BashRun, engine_allowing, judged_programs, on_two_workers};
 use mewcode::mode::Mode;
-use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
 use mewcode::permission::{CallInfo, Decision, Engine, shell};
 use std::path::Path;
 use std::time::Instant;
@@ -196,14 +195,7 @@ impl Tally {
 }
 
 fn engine(root: &Path, missing: Option<&str>) -> Engine {
-    let allow = STUBS
-        .iter()
-        .chain(OTHER_ALLOWED)
-        .filter(|program| Some(**program) != missing)
-        .flat_map(|program| [format!("Bash({program})"), format!("Bash({program} *)")])
-        .collect();
-    let (set, _) = RuleSet::from_texts(vec![(Level::User, RuleTexts { allow, deny: Vec::new() })]);
-    Engine::new(root.to_path_buf(), None, set)
+    engine_allowing(root, STUBS.iter().chain(OTHER_ALLOWED).copied().filter(|program| Some(*program) != missing))
 }
 
 struct XorShift(u64);

@@ -5,9 +5,8 @@
 //! fail the test. Printed: the corpus size, how many the reader refuses (they ask), and the
 //! over-ask rate when every program the command runs or names is allowed.
 
-use crate::bash_run::{BashRun, judged_programs, on_two_workers};
+use crate::bash_run::{BashRun, engine_allowing, judged_programs, on_two_workers};
 use mewcode::mode::Mode;
-use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
 use mewcode::permission::{CallInfo, Decision, Engine, shell};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -141,11 +140,7 @@ impl Tally {
 
 /// An engine allowing exactly `programs` (`Bash(NAME)` and `Bash(NAME *)`), in `root`.
 fn engine(root: &Path, programs: &BTreeSet<String>) -> Engine {
-    let allow = programs
-        .iter()
-        .filter(|name| !name.is_empty() && !name.contains(['*', '(', ')', '$', '`', '"', '\'', '\\', ' ', '\n']))
-        .flat_map(|name| [format!("Bash({name})"), format!("Bash({name} *)")])
-        .collect();
-    let (set, _) = RuleSet::from_texts(vec![(Level::User, RuleTexts { allow, deny: Vec::new() })]);
-    Engine::new(root.to_path_buf(), None, set)
+    let writable =
+        |name: &&String| !name.is_empty() && !name.contains(['*', '(', ')', '$', '`', '"', '\'', '\\', ' ', '\n']);
+    engine_allowing(root, programs.iter().filter(writable).map(String::as_str))
 }
