@@ -12,6 +12,7 @@ mod env_start;
 mod errors;
 mod harness;
 mod hooks;
+mod llama_cpp_python;
 mod local_models;
 mod mcp;
 mod permissions;

@@ -111,7 +111,9 @@ impl Decoder for OpenAiDecoder {
         if !self.saw_text && self.slots.is_empty() && self.finish_reason.is_none() {
             // Also catches old llama.cpp builds that sent their error in a non-standard SSE
             // field the parser rightly drops.
-            return Err(truncated("the stream ended with no content, no tool calls and no finish_reason"));
+            return Err(truncated(
+                "the stream ended with no content, no tool calls and no finish_reason (a server that fails after its 200 says why in its own log)",
+            ));
         }
         if !saw_terminal {
             if self.finish_reason.is_none() {

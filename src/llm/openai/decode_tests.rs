@@ -258,7 +258,9 @@ fn eof_mid_tool_call_is_truncated() {
 fn empty_stream_with_done_is_a_failure() {
     check_chunks(
         &[r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#, "[DONE]"],
-        vec![protocol("the stream ended with no content, no tool calls and no finish_reason")],
+        vec![protocol(
+            "the stream ended with no content, no tool calls and no finish_reason (a server that fails after its 200 says why in its own log)",
+        )],
     );
 }
 
