@@ -7,6 +7,8 @@ use super::*;
 use crate::context::summary::SUMMARY_PROMPT;
 use crate::context::{Trigger, estimate_messages};
 use crate::llm::StopReason;
+use crate::llm::{LlmError, StreamEvent};
+use crate::msg::{Request, ToolCall, Usage};
 
 /// A window whose automatic threshold is 70 834 tokens (100 000 − 100 000/6 − 100 000/8).
 const WINDOW: u64 = 100_000;

@@ -7,6 +7,7 @@ use super::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn, to
 use super::*;
 use crate::config::{HookConfig, HookEvent};
 use crate::hooks::Hooks;
+use crate::msg::ToolCall;
 use std::path::{Path, PathBuf};
 
 /// A parent agent with `read` (rule Read), `write` (rule Write) and `task` built from the same

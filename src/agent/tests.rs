@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::llm::{Completion, Provider, StopReason};
+use crate::llm::{LlmError, StreamEvent};
 use crate::msg::ToolDefinition;
+use crate::msg::{Request, ToolCall, Usage};
 use crate::tools::{Tool, ToolContext, ToolOutput};
 use std::collections::VecDeque;
 use std::time::Instant;

@@ -6,6 +6,8 @@ use super::usage::*;
 use super::*;
 use crate::context::{Context, tokens_for_chars};
 use crate::llm::StopReason;
+use crate::llm::StreamEvent;
+use crate::msg::{ToolCall, Usage};
 
 fn agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
     windowed_agent(provider, 5, 4_096)

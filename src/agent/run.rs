@@ -1,0 +1,351 @@
+//! One run of the loop (one user turn): `query` the model, `act` on its turn, until a step ends
+//! the run with a `Stop`.
+//!
+//! Invariant: every early exit is an `Err(Stop)` that `Agent::run` sees once; abnormal stops are
+//! closed there with an assistant tail (`finish`), so no step has to remember to. What one run
+//! carries (agent, conversation, mode, cancel token, event channel, hook context, counters)
+//! lives in `Run`, so no step threads it through its arguments.
+
+use super::{Agent, CANCEL_GRACE, Conversation, Event, POLL, Stop, emit, lock, reminder, usage};
+use crate::cancel::CancelToken;
+use crate::llm::{LlmError, StreamEvent};
+use crate::mode::Mode;
+use crate::msg::{Message, Request, ToolDefinition, Usage};
+use crossbeam_channel::{RecvTimeoutError, Sender};
+use std::time::Duration;
+
+/// What one run carries from step to step.
+pub(super) struct Run<'a> {
+    agent: &'a Agent,
+    conversation: &'a Conversation,
+    mode: Mode,
+    cancel: &'a CancelToken,
+    tx: &'a Sender<Event>,
+    /// Text hooks add for the model, delivered in the next request's reminder.
+    hook_context: Vec<String>,
+    /// Consecutive iterations that asked only for tools that do not exist.
+    unknown_run: u32,
+    /// A Stop hook already sent the model back to work in this run.
+    stop_hook_blocked: bool,
+    /// Characters every request carries besides the messages (system prompt and tools).
+    fixed_chars: u64,
+}
+
+/// One completed model turn.
+#[derive(Default)]
+pub(super) struct Turn {
+    pub(super) text: String,
+    pub(super) calls: Vec<crate::msg::ToolCall>,
+    pub(super) thinking: Vec<crate::msg::ThinkingBlock>,
+    pub(super) usage: Usage,
+    /// Characters of everything the model produced (text, reasoning, tool calls), for an
+    /// estimate when the server sends no usage.
+    pub(super) output_chars: u64,
+    pub(super) dropped_tool_calls: Vec<String>,
+}
+
+/// A request sent and the turn it got back.
+struct Exchange {
+    turn: Turn,
+    /// Messages the response's usage covers: the request's and the reply appended next.
+    covered: usize,
+    /// Characters of the whole request, for an estimate when the server sends none.
+    prompt_chars: u64,
+}
+
+impl<'a> Run<'a> {
+    pub(super) fn new(
+        agent: &'a Agent,
+        conversation: &'a Conversation,
+        mode: Mode,
+        cancel: &'a CancelToken,
+        tx: &'a Sender<Event>,
+    ) -> Run<'a> {
+        let fixed_chars = usage::fixed_chars(&agent.system(), &agent.tools_for(mode));
+        Run {
+            agent,
+            conversation,
+            mode,
+            cancel,
+            tx,
+            hook_context: Vec::new(),
+            unknown_run: 0,
+            stop_hook_blocked: false,
+            fixed_chars,
+        }
+    }
+
+    /// The loop: the prompt's hooks, then query and act until a step stops the run or the
+    /// iteration cap does.
+    pub(super) fn turns(&mut self) -> Stop {
+        let steps = self.submit().and_then(|()| {
+            for iteration in 1..=self.agent.settings.max_iterations {
+                let turn = self.query(iteration)?;
+                self.act(turn)?;
+            }
+            Ok(())
+        });
+        match steps {
+            Ok(()) => {
+                self.notice(format!("stopped: reached the limit of {} iterations", self.agent.settings.max_iterations));
+                Stop::IterationLimit
+            }
+            Err(stop) => stop,
+        }
+    }
+
+    /// UserPromptSubmit hooks on the prompt that starts the run (main agents only).
+    fn submit(&mut self) -> Result<(), Stop> {
+        if !self.agent.settings.turn_hooks {
+            return Ok(());
+        }
+        let prompt =
+            lock(self.conversation).last().filter(|m| m.role == crate::msg::Role::User).map(|m| m.content.clone());
+        let Some(prompt) = prompt else { return Ok(()) };
+        let outcome = self.agent.toolbox.hooks.user_prompt_submit(&prompt, self.cancel);
+        let Some(reason) = self.report_hook(&outcome) else { return Ok(()) };
+        // The prompt never reaches the model: take it back out so the history stays valid.
+        let mut history = lock(self.conversation);
+        let mut messages = history.to_vec();
+        messages.pop();
+        history.replace(messages);
+        drop(history);
+        self.error(format!("denied by hook: the prompt was blocked: {reason}"));
+        Err(Stop::Failed)
+    }
+
+    /// One model turn: context management, the request (compacting once and sending it again
+    /// when the prompt is too long), and the usage it cost.
+    fn query(&mut self, iteration: u32) -> Result<Turn, Stop> {
+        if !self.emit(Event::Iter(iteration)) || self.cancel.is_cancelled() {
+            return Err(Stop::Cancelled);
+        }
+        let tools = self.agent.tools_for(self.mode);
+        if !self.agent.manage_context(self.conversation, &tools, self.cancel, self.tx) {
+            return Err(Stop::Cancelled);
+        }
+        let reminder = reminder::build(self.mode, iteration, &std::mem::take(&mut self.hook_context));
+        let exchange = self.exchange(&tools, reminder)?;
+        let usage = self.account(&exchange)?;
+        self.agent.record_usage(self.conversation, exchange.covered, &usage);
+        Ok(exchange.turn)
+    }
+
+    /// Sends the request; after a prompt-too-long, compacts once and sends it again.
+    fn exchange(&self, tools: &[ToolDefinition], reminder: Option<String>) -> Result<Exchange, Stop> {
+        let mut emergency_tried = false;
+        loop {
+            // Before the literal: its `lock(conversation)` temporary lives to the end of it.
+            let max_tokens = self.agent.reply_max_tokens(self.conversation, tools);
+            let request = Request {
+                system: self.agent.system(),
+                messages: lock(self.conversation).snapshot(),
+                tools: tools.to_vec(),
+                reminder: reminder.clone(),
+                max_tokens,
+            };
+            let covered = request.messages.len() + 1;
+            let reminder_chars = request.reminder.as_deref().map_or(0, |text| text.chars().count() as u64);
+            let prompt_chars = self.fixed_chars
+                + reminder_chars
+                + self.agent.settings.prompt_meter.message_chars(self.conversation, &request.messages);
+            let err = match self.stream(request) {
+                Ok(turn) => return Ok(Exchange { turn, covered, prompt_chars }),
+                Err(err) => err,
+            };
+            let can_compact = super::compact::is_prompt_too_long(&err) && self.agent.context.config.window > 0;
+            match err {
+                LlmError::Cancelled => return Err(Stop::Cancelled),
+                // Once per iteration (not for an agent without a window: a sub-agent reports the
+                // error as is).
+                _ if can_compact && !emergency_tried => {
+                    emergency_tried = true;
+                    if let Err(reason) = self.agent.emergency_compact(self.conversation, tools, self.cancel, self.tx) {
+                        return Err(self.fail_unless_cancelled(super::compact::emergency_error(&reason)));
+                    }
+                }
+                err => return Err(self.fail(err.to_string())),
+            }
+        }
+    }
+
+    /// The usage of an exchange: the server's, checked for a silently cut prompt, or an
+    /// estimate when it sent none.
+    fn account(&self, exchange: &Exchange) -> Result<Usage, Stop> {
+        let turn = &exchange.turn;
+        if usage::is_missing(&turn.usage) {
+            // No usage from the server: estimate it, so the anchor and the figures move.
+            let estimate = usage::estimate_usage(exchange.prompt_chars, turn.output_chars);
+            self.emit(Event::Usage { usage: estimate, estimated: true });
+            return Ok(estimate);
+        }
+        let estimated = crate::context::tokens_for_chars(exchange.prompt_chars);
+        let reported = usage::reported_prompt(&turn.usage);
+        let toolbox = &self.agent.toolbox;
+        let cut = toolbox
+            .silent_truncation
+            .and_then(|floor| usage::check_truncation(reported, estimated).filter(|cut| cut.estimated >= floor));
+        match cut {
+            Some(truncation) => Err(self.fail(truncation.message(toolbox.provider.name()))),
+            None => Ok(turn.usage),
+        }
+    }
+
+    /// Acts on a turn: an answer ends the run (unless the model's call was cut off or a Stop
+    /// hook sends it back to work); tool calls run and their results go back to the model.
+    fn act(&mut self, turn: Turn) -> Result<(), Stop> {
+        if !turn.dropped_tool_calls.is_empty() {
+            let names = turn.dropped_tool_calls.join(", ");
+            self.notice(format!("the output limit cut off a tool call ({names}); it was not run"));
+        }
+        if turn.calls.is_empty() {
+            return self.answer(turn);
+        }
+        let all_unknown = turn.calls.iter().all(|call| self.agent.registry.get(&call.name).is_none());
+        self.unknown_run = if all_unknown { self.unknown_run + 1 } else { 0 };
+        let calls = turn.calls.clone();
+        let mut message = Message::assistant(turn.text);
+        message.tool_calls = turn.calls;
+        message.thinking = turn.thinking;
+        self.push(message);
+        let (results, completed) =
+            self.agent.execute_calls(&calls, self.mode, self.cancel, self.tx, &mut self.hook_context);
+        self.push(Message::tool_results(results));
+        if !completed || self.cancel.is_cancelled() {
+            return Err(Stop::Cancelled);
+        }
+        if self.unknown_run >= self.agent.settings.unknown_tool_limit {
+            let times = self.unknown_run;
+            self.notice(format!("stopped: the model asked only for tools that do not exist {times} times in a row"));
+            return Err(Stop::UnknownTools);
+        }
+        Ok(())
+    }
+
+    /// A turn without tool calls: the answer, then the Stop hooks.
+    fn answer(&mut self, turn: Turn) -> Result<(), Stop> {
+        let text = if turn.text.trim().is_empty() { "(task complete)".to_string() } else { turn.text };
+        let mut message = Message::assistant(text);
+        message.thinking = turn.thinking;
+        self.push(message);
+        if !turn.dropped_tool_calls.is_empty() {
+            // The model meant to act but its call was truncated: tell it and go on, rather than
+            // ending the task on a half-written call it never saw fail.
+            self.push(Message::user(format!(
+                "[mewcode] Your tool call ({}) was cut off by the output token limit and was not run. \
+                 Retry it in smaller pieces (for example, write a large file in several edits).",
+                turn.dropped_tool_calls.join(", ")
+            )));
+            return Ok(());
+        }
+        if !self.agent.settings.turn_hooks {
+            return Err(Stop::Completed);
+        }
+        let outcome = self.agent.toolbox.hooks.stop(self.stop_hook_blocked, self.cancel);
+        let Some(reason) = self.report_hook(&outcome) else { return Err(Stop::Completed) };
+        // A Stop hook that exits 2 sends the model back to work with its reason.
+        self.stop_hook_blocked = true;
+        self.push(Message::user(format!("[Stop hook] {reason}")));
+        Ok(())
+    }
+
+    /// Shows a hook outcome's warnings, keeps its context for the next request, and returns
+    /// the block reason if a hook blocked.
+    fn report_hook(&mut self, outcome: &crate::hooks::HookOutcome) -> Option<String> {
+        super::report_hook(outcome, self.cancel, self.tx, &mut self.hook_context)
+    }
+
+    /// Appends a message to the conversation and its session log.
+    fn push(&self, message: Message) {
+        self.agent.push(self.conversation, self.cancel, self.tx, message);
+    }
+
+    /// Sends an event; false when the front end is gone or the run was cancelled meanwhile.
+    fn emit(&self, event: Event) -> bool {
+        emit(self.cancel, self.tx, event)
+    }
+
+    fn notice(&self, text: String) {
+        self.emit(Event::Notice(text));
+    }
+
+    fn error(&self, text: String) {
+        self.emit(Event::Error(text));
+    }
+
+    /// Reports a failure; the run stops as Failed.
+    fn fail(&self, message: String) -> Stop {
+        self.error(message);
+        Stop::Failed
+    }
+
+    /// A step that failed because the run was cancelled is a cancel, not a failure.
+    fn fail_unless_cancelled(&self, message: String) -> Stop {
+        if self.cancel.is_cancelled() { Stop::Cancelled } else { self.fail(message) }
+    }
+
+    /// Streams one model turn, forwarding text to the front end; returns the completed attempt.
+    fn stream(&self, request: Request) -> Result<Turn, LlmError> {
+        let stream = self.agent.toolbox.provider.stream(request, self.cancel.clone());
+        let mut turn = Turn::default();
+        let mut silent_since_cancel = Duration::ZERO;
+        loop {
+            let event = match stream.recv_timeout(POLL) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => {
+                    // The provider promises a prompt Error(Cancelled); this only guards a
+                    // provider that breaks that promise.
+                    if self.cancel.is_cancelled() {
+                        silent_since_cancel += POLL;
+                        if silent_since_cancel >= CANCEL_GRACE {
+                            return Err(LlmError::Cancelled);
+                        }
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(LlmError::Protocol { message: "the provider stopped without finishing".to_string() });
+                }
+            };
+            match event {
+                StreamEvent::Text(delta) => {
+                    turn.output_chars += delta.chars().count() as u64;
+                    turn.text.push_str(&delta);
+                    if !self.emit(Event::Text(delta)) {
+                        return Err(LlmError::Cancelled);
+                    }
+                }
+                StreamEvent::Thinking(delta) => {
+                    turn.output_chars += delta.chars().count() as u64;
+                    if !self.emit(Event::Thinking(delta)) {
+                        return Err(LlmError::Cancelled);
+                    }
+                }
+                StreamEvent::ToolCalls(calls) => {
+                    turn.output_chars += calls
+                        .iter()
+                        .map(|call| (call.name.chars().count() + call.input.chars().count()) as u64)
+                        .sum::<u64>();
+                    turn.calls.extend(calls);
+                }
+                StreamEvent::Usage(usage) => {
+                    turn.usage = usage;
+                    self.emit(Event::Usage { usage, estimated: false });
+                }
+                StreamEvent::Restart { attempt, reason } => {
+                    turn = Turn::default();
+                    self.emit(Event::Restart { attempt, reason });
+                }
+                StreamEvent::Retry(notice) => {
+                    self.emit(Event::Retry(notice));
+                }
+                StreamEvent::Done(completion) => {
+                    turn.thinking = completion.thinking;
+                    turn.dropped_tool_calls = completion.dropped_tool_calls;
+                    return Ok(turn);
+                }
+                StreamEvent::Error(err) => return Err(err),
+            }
+        }
+    }
+}
