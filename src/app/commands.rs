@@ -50,6 +50,8 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
         root: &context.root,
+        root_kind: context.root_kind.describe(),
+        instructions: context.instructions().files,
         home: &context.home,
         config: &config,
         selected: selected.as_deref(),

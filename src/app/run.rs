@@ -345,6 +345,7 @@ pub(super) fn build_agent(
     );
     let environment = prompt::environment_prompt(&prompt::Environment {
         cwd: context.root.display().to_string(),
+        subdir: context.subdir(),
         os: std::env::consts::OS.to_string(),
         date,
         model: provider_config.model.clone(),
@@ -382,7 +383,7 @@ pub(super) fn build_agent(
     Ok(Arc::new(Agent {
         toolbox,
         registry,
-        stable_prompt: prompt::stable_prompt(&prompt::load_instructions(&context.root, &context.home)),
+        stable_prompt: prompt::stable_prompt(&context.instructions()),
         settings: Settings {
             root: context.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),

@@ -7,6 +7,7 @@
 
 pub mod expand;
 pub mod file;
+pub mod project;
 pub mod request;
 pub mod sandbox;
 pub mod trust;

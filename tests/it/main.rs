@@ -18,6 +18,7 @@ mod mcp;
 mod permissions;
 mod piped;
 mod print;
+mod project;
 mod repl;
 mod repl_edits;
 mod sandbox;

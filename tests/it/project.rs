@@ -1,0 +1,79 @@
+//! Where the project is and what mewcode leaves in it (issue 18): the root is the git top level,
+//! instructions come from the root down to the working directory, and nothing mewcode writes by
+//! itself shows up in `git status`.
+
+use crate::support::{FakeModel, Reply, TestEnv};
+use std::path::Path;
+use std::process::Command;
+
+fn env_for(label: &str, model: &FakeModel) -> TestEnv {
+    let env = TestEnv::new(label);
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, base_url: \"{}\"}}\n",
+            model.url()
+        ),
+    );
+    env
+}
+
+/// Runs git in `dir` with a hermetic config (no user or system files).
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("run git");
+    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn in_a_monorepo_subdirectory_the_root_is_the_git_top_level_and_instructions_come_root_first() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-text.sse"));
+    let env = env_for("monorepo", &model);
+    git(&env.project, &["init", "-q"]);
+    env.write("AGENTS.md", "Root rule: use tabs.\n");
+    env.write("pkg/a/AGENTS.md", "Package rule: no panics.\n");
+    let pkg = env.project.join("pkg/a");
+    let output = env.command(&["-p", "hello"]).current_dir(&pkg).stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let requests = model.requests();
+    let system = requests[0].json.as_ref().unwrap()["system"].to_string();
+    let root_at = system.find("Root rule: use tabs.").expect("the root's AGENTS.md is in the prompt");
+    let pkg_at = system.find("Package rule: no panics.").expect("pkg/a's AGENTS.md is in the prompt");
+    assert!(root_at < pkg_at, "root first, nearest last: {system}");
+    assert!(system.contains("started in the subdirectory pkg/a"), "{system}");
+    assert!(!pkg.join(".mewcode").exists(), "a .mewcode/ was created in the subdirectory");
+    assert!(env.project.join(".mewcode/sessions").is_dir(), "the session lives at the root");
+    // doctor says where the root is and which files were loaded.
+    let output = env.command(&["doctor"]).current_dir(&pkg).stdin(std::process::Stdio::null()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(&format!("project root  {}  (git top level)", env.project.display())), "{stdout}");
+    let listed = format!(
+        "instruction files\n  {}  (loaded)\n  {}  (loaded)\n",
+        env.project.join("AGENTS.md").display(),
+        pkg.join("AGENTS.md").display()
+    );
+    assert!(stdout.contains(&listed), "{stdout}");
+}
+
+#[test]
+fn outside_git_the_working_directory_is_the_root() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-text.sse"));
+    let env = env_for("not-git", &model);
+    env.write("AGENTS.md", "Outer rule.\n");
+    env.write("sub/AGENTS.md", "Inner rule.\n");
+    let sub = env.project.join("sub");
+    let output = env.command(&["-p", "hello"]).current_dir(&sub).stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let system = model.requests()[0].json.as_ref().unwrap()["system"].to_string();
+    assert!(system.contains("Inner rule.") && !system.contains("Outer rule."), "{system}");
+    assert!(sub.join(".mewcode/sessions").is_dir());
+}
