@@ -2,6 +2,7 @@
 //! instructions come from the root down to the working directory, and nothing mewcode writes by
 //! itself shows up in `git status`.
 
+use crate::support::script::anthropic;
 use crate::support::{FakeModel, Reply, TestEnv};
 use std::path::Path;
 use std::process::Command;
@@ -76,4 +77,61 @@ fn outside_git_the_working_directory_is_the_root() {
     let system = model.requests()[0].json.as_ref().unwrap()["system"].to_string();
     assert!(system.contains("Inner rule.") && !system.contains("Outer rule."), "{system}");
     assert!(sub.join(".mewcode/sessions").is_dir());
+}
+
+/// A fresh repository with one committed file, so `git status` starts empty.
+fn fresh_repo(env: &TestEnv) {
+    git(&env.project, &["init", "-q"]);
+    env.write("notes.txt", "hello\n");
+    git(&env.project, &["add", "-A"]);
+    git(&env.project, &["commit", "-q", "-m", "start"]);
+    assert_eq!(git(&env.project, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_print_run_with_tool_calls_and_an_offload_leaves_git_status_empty() {
+    let model = FakeModel::start();
+    // Two reads, one large enough to be offloaded to the session's directory.
+    model.push(anthropic(
+        "Looking.",
+        &[("call_1", "read_file", r#"{"path":"notes.txt"}"#), ("call_2", "read_file", r#"{"path":"big.txt"}"#)],
+    ));
+    model.push(anthropic("Done.", &[]));
+    let env = env_for("git-clean-print", &model);
+    let text: String = (1..=1500).map(|n| format!("line {n:05} of a generated file that is far too big\n")).collect();
+    env.write("big.txt", &text);
+    fresh_repo(&env);
+    let run = env.run(&["-p", "read the notes", "--output-format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let id =
+        serde_json::from_str::<serde_json::Value>(&run.stdout).unwrap()["session_id"].as_str().unwrap().to_string();
+    let session = env.project.join(".mewcode/sessions").join(&id);
+    assert!(session.join("conversation.jsonl").is_file());
+    assert!(session.join("tool-results").is_dir(), "the large output was offloaded");
+    assert_eq!(git(&env.project, &["status", "--porcelain", "--untracked-files=all"]), "");
+    // --continue still finds the session (they stay where they were).
+    model.push(anthropic("Again.", &[]));
+    let run = env.run(&["-p", "again", "--continue"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(git(&env.project, &["status", "--porcelain", "--untracked-files=all"]), "");
+    // The team's shared settings stay committable.
+    env.write(".mewcode/settings.yaml", "permissions:\n  deny: [\"Read(.env)\"]\n");
+    assert_eq!(git(&env.project, &["status", "--porcelain", "--untracked-files=all"]), "?? .mewcode/settings.yaml\n");
+}
+
+#[test]
+fn a_repl_session_leaves_git_status_empty() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-text.sse"));
+    let env = crate::repl::env_for("git-clean-repl", &model);
+    fresh_repo(&env);
+    let tmux = crate::repl::start(&env, &[]);
+    tmux.type_text("say hi");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("more casual way to say hi in Portuguese.");
+    tmux.wait_for_prompt();
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("[exited 0]");
+    assert!(env.project.join(".mewcode/sessions").is_dir(), "the REPL logged its session");
+    assert_eq!(git(&env.project, &["status", "--porcelain", "--untracked-files=all"]), "");
 }
