@@ -139,6 +139,8 @@ pub(super) fn url_server(url: &str) -> config::McpServerConfig {
         transport: config::McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },
         timeout_s: None,
         source: "command line".to_string(),
+        // Named by the user on the command line.
+        trust_hints: true,
     }
 }
 

@@ -15,6 +15,7 @@ mod hooks;
 mod llama_cpp_python;
 mod local_models;
 mod mcp;
+mod mcp_config;
 mod permissions;
 mod piped;
 mod print;
