@@ -135,3 +135,48 @@ fn a_repl_session_leaves_git_status_empty() {
     assert!(env.project.join(".mewcode/sessions").is_dir(), "the REPL logged its session");
     assert_eq!(git(&env.project, &["status", "--porcelain", "--untracked-files=all"]), "");
 }
+
+#[test]
+fn a_first_run_with_only_the_projects_config_asks_the_trust_question_before_the_setup_guide() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-text.sse"));
+    // No user config at all: the only provider is the repository's.
+    let env = TestEnv::new("first-run-trust");
+    let config = format!(
+        "providers:\n  - {{name: team, protocol: anthropic, model: team-model, api_key: k, base_url: \"{}\"}}\n",
+        model.url()
+    );
+    env.write(".mewcode.yaml", &config);
+    let tmux = crate::support::tmux::Tmux::start(&env, &[], &[]);
+    let screen = tmux.wait_for("trust this project? [y/N]");
+    assert!(screen.contains(&format!("provider team ({})", model.url())), "{screen}");
+    assert!(!screen.contains("needs a model"), "{screen}");
+    tmux.keys(&["y"]);
+    tmux.wait_for_prompt();
+    tmux.type_text("say hi");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("more casual way to say hi in Portuguese.");
+    assert_eq!(model.requests()[0].json.as_ref().unwrap()["model"], "team-model");
+    // Said no: the project's provider stays unused, and the setup guide explains what to do.
+    let env = TestEnv::new("first-run-distrust");
+    env.write(".mewcode.yaml", &config);
+    let tmux = crate::support::tmux::Tmux::start(&env, &[], &[]);
+    tmux.wait_for("trust this project? [y/N]");
+    tmux.keys(&["n"]);
+    let screen = tmux.wait_for("[exited 2]");
+    assert!(screen.contains("mewcode needs a model"), "{screen}");
+    assert_eq!(model.requests().len(), 1, "nothing was sent after a no");
+}
+
+#[test]
+fn a_print_run_that_finds_no_model_says_the_projects_config_was_not_trusted() {
+    let env = TestEnv::new("first-run-print");
+    env.write(
+        ".mewcode.yaml",
+        "providers:\n  - {name: team, protocol: openai, model: m, base_url: \"http://127.0.0.1:9/v1\"}\n",
+    );
+    let run = env.run(&["-p", "hi"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("project config not trusted, so it is ignored: provider team"), "{}", run.stderr);
+    assert!(run.stderr.contains("mewcode needs a model"), "{}", run.stderr);
+}
