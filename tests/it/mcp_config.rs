@@ -110,3 +110,22 @@ fn a_read_only_hint_spares_the_approval_only_for_the_users_own_servers() {
     let (text, is_error) = call_hinted_tool(&env, &model, &["--trust", "--mode", "bypass"]);
     assert!(!is_error && text.contains("ping-42"), "{text}");
 }
+
+#[test]
+fn the_repl_trust_question_lists_the_mcp_json_servers_and_yes_starts_them() {
+    let model = FakeModel::start();
+    let env = env_with_model("mcp-json-repl", &model, "");
+    let pid_file = env.dir.path().join("server.pid");
+    env.write(".mcp.json", &format!("{{\"mcpServers\": {{\"proj\": {}}}}}", raw_server_json(&pid_file)));
+    let tmux = crate::support::tmux::Tmux::start(&env, &[], &[]);
+    let screen = tmux.wait_for("trust this project? [y/N]");
+    assert!(screen.contains("MCP server proj from .mcp.json (python3 "), "{screen}");
+    assert!(!pid_file.exists(), "started before the answer");
+    tmux.keys(&["y"]);
+    tmux.wait_for_prompt();
+    tmux.type_text("/mcp");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("hints: not trusted (the project's .mcp.json): every call asks");
+    assert!(screen.contains("mcp__proj__echo"), "{screen}");
+    assert!(mewcode::config::trust::is_trusted(&env.home, &env.project));
+}
