@@ -24,6 +24,10 @@ use std::time::Duration;
 pub struct Input<'a> {
     pub version: &'a str,
     pub root: &'a Path,
+    /// How the root was chosen (`git top level`, ...).
+    pub root_kind: String,
+    /// The instruction files loaded into the prompt, in prompt order.
+    pub instructions: Vec<PathBuf>,
     pub home: &'a Path,
     pub config: &'a Config,
     /// The provider a run would use.
@@ -111,11 +115,19 @@ fn examine(provider: &ProviderConfig, selected: bool, net: &NetEnv) -> Findings 
 /// The report text (pure, so it is tested without network).
 pub fn render(input: &Input, findings: &[Findings]) -> String {
     let mut out = format!(
-        "mewcode {} doctor\n\nproject root  {}\nuser dir      {}\n",
+        "mewcode {} doctor\n\nproject root  {}  ({})\nuser dir      {}\n",
         input.version,
         input.root.display(),
+        input.root_kind,
         input.home.display()
     );
+    out.push_str("\ninstruction files\n");
+    if input.instructions.is_empty() {
+        out.push_str("  none (AGENTS.md or CLAUDE.md from the project root down to here, $MEWCODE_HOME/AGENTS.md)\n");
+    }
+    for path in &input.instructions {
+        out.push_str(&format!("  {}  (loaded)\n", path.display()));
+    }
     out.push_str("\nconfig files\n");
     for source in &input.config.sources {
         let level = match source.level {

@@ -69,6 +69,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_observed(path, None, bytes, &mut |_| {})
 }
 
+/// The `.gitignore` mewcode keeps in `<root>/.mewcode/`: everything it writes there by itself
+/// (sessions — conversations hold whatever the model read, keys included —, offloaded tool
+/// results, `settings.local.yaml`, this file) stays out of `git status`; `settings.yaml`, the
+/// team's shared permission rules, stays committable.
+pub const MEWCODE_DIR_GITIGNORE: &str = "\
+# Written by mewcode: what it keeps here by itself (sessions, which hold whatever the model read,
+# offloaded tool results, settings.local.yaml) stays out of git. settings.yaml holds the team's
+# shared permission rules: commit that one.
+*
+!settings.yaml
+";
+
+/// Creates `dir` (mewcode's `<root>/.mewcode`, with its parents) when missing and, when it holds
+/// no `.gitignore`, writes `MEWCODE_DIR_GITIGNORE` there. An existing `.gitignore` (the user's
+/// or the repository's own) is left alone, and nothing is written through a link planted at the
+/// name (`create_new` refuses any existing entry, dangling links included).
+pub fn ensure_gitignored_dir(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    match fs::OpenOptions::new().write(true).create_new(true).open(dir.join(".gitignore")) {
+        Ok(mut file) => file.write_all(MEWCODE_DIR_GITIGNORE.as_bytes()),
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(err) => Err(err),
+    }
+}
+
 /// `write_atomic` for a file that must lie in `root` (absolute, canonical) or beneath it, as the
 /// file tools' sandbox demands: the destination, resolved once here, is checked against `root`
 /// before anything is written. This closes the window between the permission check and the
@@ -192,6 +217,24 @@ mod tests {
         ));
         fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn the_mewcode_dir_gets_its_gitignore_once_and_never_through_a_link() {
+        let base = temp_dir("gitignore");
+        let dir = base.join("project/.mewcode");
+        ensure_gitignored_dir(&dir).unwrap();
+        assert_eq!(fs::read_to_string(dir.join(".gitignore")).unwrap(), MEWCODE_DIR_GITIGNORE);
+        // The user's own (or the repository's) file stays as it is.
+        fs::write(dir.join(".gitignore"), "mine\n").unwrap();
+        ensure_gitignored_dir(&dir).unwrap();
+        assert_eq!(fs::read_to_string(dir.join(".gitignore")).unwrap(), "mine\n");
+        // A dangling link at the name is not followed.
+        fs::remove_file(dir.join(".gitignore")).unwrap();
+        std::os::unix::fs::symlink(base.join("victim"), dir.join(".gitignore")).unwrap();
+        ensure_gitignored_dir(&dir).unwrap();
+        assert!(!base.join("victim").exists());
+        let _ = fs::remove_dir_all(&base);
     }
 
     #[test]

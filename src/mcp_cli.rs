@@ -132,6 +132,9 @@ pub fn render_list_text(statuses: &[ServerStatus]) -> String {
                     let summary = if summary.is_empty() { String::new() } else { format!("  {summary}") };
                     out.push_str(&format!("  {}{flag}{summary}\n", tool.full_name));
                 }
+                if tools.iter().any(|tool| tool.read_only) {
+                    out.push_str(&format!("  hints: {}\n", status.hints_note));
+                }
             }
             ServerState::Failed { error, stderr } => {
                 out.push_str(&format!("{head}: failed: {error}\n"));
@@ -149,7 +152,7 @@ pub fn render_list_json(statuses: &[ServerStatus]) -> Value {
     let servers: Vec<Value> = statuses
         .iter()
         .map(|status| {
-            let mut server = json!({"name": status.name, "transport": status.transport, "target": status.target});
+            let mut server = json!({"name": status.name, "transport": status.transport, "target": status.target, "hints_trusted": status.hints_trusted});
             match &status.state {
                 ServerState::Connected { session, tools } => {
                     server["status"] = json!("connected");
@@ -196,6 +199,8 @@ mod tests {
                 transport: "stdio",
                 target: "nope --x".into(),
                 state: ServerState::Failed { error: "cannot start".into(), stderr: vec!["boom\u{1b}[2J".into()] },
+                hints_trusted: false,
+                hints_note: "not trusted (the project's .mcp.json): every call asks".into(),
             },
             ServerStatus {
                 name: "good".into(),
@@ -214,15 +219,21 @@ mod tests {
                         description: "Echo.\nMore.".into(),
                     }],
                 },
+                hints_trusted: true,
+                hints_note: "trusted (your own config): read-only tools run without asking".into(),
             },
         ];
         assert_eq!(
             render_list_text(&statuses),
             "bad (stdio: nope --x): failed: cannot start\n  stderr: boom␛[2J\n\
-             good (http: http://127.0.0.1:1/mcp): connected, protocol 2025-11-25, server fx 1.0, 1 tool\n  mcp__good__echo  read-only  Echo.\n"
+             good (http: http://127.0.0.1:1/mcp): connected, protocol 2025-11-25, server fx 1.0, 1 tool\n  mcp__good__echo  read-only  Echo.\n  hints: trusted (your own config): read-only tools run without asking\n"
         );
         let listed = render_list_json(&statuses);
         assert_eq!(listed["servers"][0]["status"], "failed");
+        assert_eq!(
+            (&listed["servers"][0]["hints_trusted"], &listed["servers"][1]["hints_trusted"]),
+            (&json!(false), &json!(true))
+        );
         assert_eq!(
             listed["servers"][1]["tools"][0],
             json!({"name": "mcp__good__echo", "tool": "echo", "read_only": true, "description": "Echo.\nMore."})

@@ -155,7 +155,7 @@ impl Agent {
                 call.name
             ));
         }
-        match self.toolbox.gate.check(mode, call, tool.rule_name(), tool.read_only()) {
+        match self.toolbox.gate.check(mode, call, tool.rule_name(), tool.permission_read_only()) {
             Verdict::Allow => Decision::Run { tool, approved_by_user: false },
             Verdict::Deny { message } => Decision::Refused(message),
             Verdict::Ask { reason } if !self.settings.interactive => {

@@ -4,23 +4,29 @@
 //! Invariant: `stable_prompt` depends only on the instruction files' content (not on time, cwd or
 //! model); everything that changes lives in `environment_prompt`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The project's and the user's instruction files, as loaded.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Instructions {
-    /// `<root>/AGENTS.md`, else `<root>/CLAUDE.md`: (file name, content).
-    pub project: Option<(String, String)>,
+    /// One file per directory from the root down to the working directory (`AGENTS.md`, else
+    /// `CLAUDE.md`), root first, nearest last: (path relative to the root, content).
+    pub project: Vec<(String, String)>,
     /// `$MEWCODE_HOME/AGENTS.md`: content.
     pub personal: Option<String>,
+    /// Every file that was loaded, in prompt order (doctor lists them).
+    pub files: Vec<PathBuf>,
 }
 
 /// Instruction files larger than this are cut (they are sent on every request).
 const MAX_INSTRUCTIONS_BYTES: usize = 64 * 1024;
 
-/// Reads the instruction files; missing or unreadable files are simply absent.
-pub fn load_instructions(root: &Path, home: &Path) -> Instructions {
+/// Reads the instruction files from `root` down to `cwd` and the personal one; missing or
+/// unreadable files are simply absent. A project file is read only when it resolves inside the
+/// root: a repository's `AGENTS.md` may be a symlink to `~/.aws/credentials`, and what is read
+/// here goes to the provider on every request.
+pub fn load_instructions(root: &Path, cwd: &Path, home: &Path) -> Instructions {
     let read = |path: &Path| -> Option<String> {
         let text = std::fs::read_to_string(path).ok()?;
         let text = text.trim();
@@ -33,10 +39,27 @@ pub fn load_instructions(root: &Path, home: &Path) -> Instructions {
         }
         Some(text[..cut].to_string())
     };
-    let project = ["AGENTS.md", "CLAUDE.md"]
-        .iter()
-        .find_map(|name| read(&root.join(name)).map(|content| (name.to_string(), content)));
-    Instructions { project, personal: read(&home.join("AGENTS.md")) }
+    let inside_root = |path: &Path| std::fs::canonicalize(path).is_ok_and(|real| real.starts_with(root));
+    let mut instructions = Instructions::default();
+    if let Some(personal) = read(&home.join("AGENTS.md")) {
+        instructions.personal = Some(personal);
+        instructions.files.push(home.join("AGENTS.md"));
+    }
+    for dir in crate::config::project::instruction_dirs(root, cwd) {
+        let found = crate::config::project::INSTRUCTION_FILES.iter().find_map(|name| {
+            let path = dir.join(name);
+            if !inside_root(&path) {
+                return None;
+            }
+            read(&path).map(|content| (path, content))
+        });
+        if let Some((path, content)) = found {
+            let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+            instructions.project.push((rel, content));
+            instructions.files.push(path);
+        }
+    }
+    instructions
 }
 
 const IDENTITY: &str = "\
@@ -73,8 +96,9 @@ pub fn stable_prompt(instructions: &Instructions) -> String {
         prompt.push_str("\n\n# The user's personal instructions (from their AGENTS.md)\n");
         prompt.push_str(personal);
     }
-    if let Some((name, content)) = &instructions.project {
-        prompt.push_str(&format!("\n\n# Project instructions (from {name} at the project root)\n"));
+    for (rel, content) in &instructions.project {
+        let place = if rel.contains('/') { String::new() } else { " at the project root".to_string() };
+        prompt.push_str(&format!("\n\n# Project instructions (from {rel}{place})\n"));
         prompt.push_str(content);
     }
     prompt
@@ -84,6 +108,9 @@ pub fn stable_prompt(instructions: &Instructions) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Environment {
     pub cwd: String,
+    /// Where the user started mewcode, relative to the root, when it is a subdirectory of it
+    /// (`cd pkg/a && mewcode` in a monorepo): the request is probably about it.
+    pub subdir: Option<String>,
     pub os: String,
     pub date: String,
     pub model: String,
@@ -108,6 +135,11 @@ pub fn environment_prompt(environment: &Environment) -> String {
         "# Environment\n- Working directory (project root): {}\n- Platform: {}\n- Today's date: {}\n- Model: {}\n",
         environment.cwd, environment.os, environment.date, environment.model
     );
+    if let Some(subdir) = &environment.subdir {
+        text.push_str(&format!(
+            "- The user started in the subdirectory {subdir} (paths are still relative to the project root)\n"
+        ));
+    }
     match &environment.git {
         Some(git) => text.push_str(&format!(
             "- Git: branch {}, {}{} changed and {} untracked files\n",
@@ -167,8 +199,9 @@ mod tests {
     #[test]
     fn stable_prompt_carries_instructions_and_nothing_that_changes() {
         let instructions = Instructions {
-            project: Some(("AGENTS.md".into(), "Use tabs.".into())),
+            project: vec![("AGENTS.md".into(), "Use tabs.".into())],
             personal: Some("Answer in French.".into()),
+            files: Vec::new(),
         };
         let prompt = stable_prompt(&instructions);
         assert!(prompt.starts_with("You are mewcode"));
@@ -178,9 +211,54 @@ mod tests {
     }
 
     #[test]
+    fn instructions_are_read_from_the_root_down_to_the_cwd_nearest_last() {
+        let base = std::env::temp_dir().join(format!("mewcode-instructions-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (root, home) = (base.join("repo"), base.join("home"));
+        for dir in [root.join("pkg/a"), root.join("pkg/b"), home.clone()] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let root = std::fs::canonicalize(&root).unwrap();
+        std::fs::write(root.join("AGENTS.md"), "Root rules.").unwrap();
+        std::fs::write(root.join("CLAUDE.md"), "Not read: AGENTS.md wins.").unwrap();
+        std::fs::write(root.join("pkg/CLAUDE.md"), "Pkg rules.").unwrap();
+        std::fs::write(root.join("pkg/a/AGENTS.md"), "A rules.").unwrap();
+        std::fs::write(root.join("pkg/b/AGENTS.md"), "Not on the way.").unwrap();
+        std::fs::write(home.join("AGENTS.md"), "Mine.").unwrap();
+        // A link out of the project is never read (its target would go to the provider).
+        std::fs::write(base.join("secret"), "key=1").unwrap();
+        std::os::unix::fs::symlink(base.join("secret"), root.join("pkg/a/CLAUDE.md")).unwrap();
+        let instructions = load_instructions(&root, &root.join("pkg/a"), &home);
+        let project: Vec<(&str, &str)> =
+            instructions.project.iter().map(|(rel, text)| (rel.as_str(), text.as_str())).collect();
+        assert_eq!(
+            project,
+            vec![("AGENTS.md", "Root rules."), ("pkg/CLAUDE.md", "Pkg rules."), ("pkg/a/AGENTS.md", "A rules.")]
+        );
+        assert_eq!(
+            instructions.files,
+            vec![
+                home.join("AGENTS.md"),
+                root.join("AGENTS.md"),
+                root.join("pkg/CLAUDE.md"),
+                root.join("pkg/a/AGENTS.md")
+            ]
+        );
+        let prompt = stable_prompt(&instructions);
+        assert!(prompt.ends_with(
+            "(from AGENTS.md at the project root)\nRoot rules.\n\n# Project instructions (from pkg/CLAUDE.md)\nPkg rules.\n\n# Project instructions (from pkg/a/AGENTS.md)\nA rules."
+        ), "{prompt}");
+        std::fs::remove_file(root.join("pkg/a/AGENTS.md")).unwrap();
+        let instructions = load_instructions(&root, &root.join("pkg/a"), &home);
+        assert_eq!(instructions.project.len(), 2, "the linked CLAUDE.md is not a fallback: {instructions:?}");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
     fn environment_lists_git_state() {
         let environment = Environment {
             cwd: "/p".into(),
+            subdir: None,
             os: "linux".into(),
             date: "2026-12-02".into(),
             model: "m".into(),
@@ -199,6 +277,7 @@ mod tests {
         assert_eq!(parse_status_v2(fresh), summary);
         let environment = Environment {
             cwd: "/p".into(),
+            subdir: None,
             os: "linux".into(),
             date: "d".into(),
             model: "m".into(),

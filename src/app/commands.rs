@@ -50,6 +50,8 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
         root: &context.root,
+        root_kind: context.root_kind.describe(),
+        instructions: context.instructions().files,
         home: &context.home,
         config: &config,
         selected: selected.as_deref(),
@@ -137,6 +139,8 @@ pub(super) fn url_server(url: &str) -> config::McpServerConfig {
         transport: config::McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },
         timeout_s: None,
         source: "command line".to_string(),
+        // Named by the user on the command line.
+        trust_hints: true,
     }
 }
 

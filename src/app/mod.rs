@@ -164,10 +164,16 @@ pub fn main(args: &[String]) -> Exit {
     }
 }
 
-/// Where mewcode runs: the user directory and the project root, both resolved.
+/// Where mewcode runs: the user directory, the project root and the working directory, all
+/// resolved. The root (git top level, else the working directory: `config::project`) is where
+/// config, settings, sessions and the sandbox's write scope live; the working directory only
+/// adds the instruction files between the root and it, and tells the model where the user is.
 struct Context {
     home: PathBuf,
     root: PathBuf,
+    cwd: PathBuf,
+    /// How the root was chosen (doctor says it).
+    root_kind: config::project::RootKind,
 }
 
 impl Context {
@@ -183,12 +189,26 @@ impl Context {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().map_err(|err| Exit::Runtime(format!("current directory: {err}")))?,
         };
-        let root = match std::fs::canonicalize(&cwd) {
-            Ok(root) if root.is_dir() => root,
+        let cwd = match std::fs::canonicalize(&cwd) {
+            Ok(cwd) if cwd.is_dir() => cwd,
             Ok(_) => return Err(Exit::Usage(UsageError(format!("--cwd: {} is not a directory", cwd.display())))),
             Err(err) => return Err(Exit::Usage(UsageError(format!("--cwd: {}: {err}", cwd.display())))),
         };
-        Ok(Context { home, root })
+        let user_home =
+            env.get("HOME").filter(|home| !home.is_empty()).and_then(|home| std::fs::canonicalize(home).ok());
+        let (root, root_kind) = config::project::find_root(&cwd, crate::sys::current_uid(), user_home.as_deref());
+        Ok(Context { home, root, cwd, root_kind })
+    }
+
+    /// The instruction files of this run (root down to the working directory, then personal).
+    fn instructions(&self) -> prompt::Instructions {
+        prompt::load_instructions(&self.root, &self.cwd, &self.home)
+    }
+
+    /// Where the user started, relative to the root, when it is not the root itself.
+    fn subdir(&self) -> Option<String> {
+        let rel = self.cwd.strip_prefix(&self.root).ok()?;
+        (!rel.as_os_str().is_empty()).then(|| rel.display().to_string())
     }
 
     /// --trust, or the user said yes to exactly these project files before.

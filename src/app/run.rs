@@ -45,12 +45,29 @@ fn run_with_sessions(
         Err(err) => return err.into(),
     };
     warnings.extend(owner_warning);
+    let Some(prompt_source) = options.prompt.clone() else {
+        // First run in a project that brings its own config, and no provider of the user's: the
+        // REPL asks the trust question before concluding there is no model (it may be the
+        // project's); `run_repl` chooses the provider after the answer.
+        let provider = if config.providers.is_empty() && !context.untrusted_items(&config, &options).is_empty() {
+            None
+        } else {
+            match choose_provider(&config, &options, env, &mut warnings) {
+                Ok(provider) => Some(provider),
+                Err(exit) => return exit,
+            }
+        };
+        return run_repl(context, provider, &config, warnings, &options, env, owner);
+    };
     let provider = match choose_provider(&config, &options, env, &mut warnings) {
         Ok(provider) => provider,
-        Err(exit) => return exit,
-    };
-    let Some(prompt_source) = options.prompt.clone() else {
-        return run_repl(context, provider, &config, warnings, &options, env, owner);
+        Err(exit) => {
+            // Said before the exit: an untrusted project config may be why there is no model.
+            for warning in &warnings {
+                eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+            }
+            return exit;
+        }
     };
     // Piped stdin is never dropped: it is the prompt (`-p -`, `-p` alone, no -p) or, after a
     // bounded wait for its first byte, text added below the prompt (`cat f | mewcode -p "..."`).
@@ -207,10 +224,11 @@ pub(super) fn make_sandbox(
 
 /// The interactive REPL (stdin is a terminal: piped stdin became `-p -` above). Asks the trust
 /// question when the project brings its own config, then wires permissions, MCP and hooks like
-/// `-p` does. Warnings go into its banner.
+/// `-p` does. Warnings go into its banner. `provider` is None when it is chosen only after the
+/// trust question (the user configured none, the project brings a config).
 pub(super) fn run_repl(
     context: &Context,
-    provider: ProviderConfig,
+    provider: Option<ProviderConfig>,
     config: &Config,
     mut warnings: Vec<Warning>,
     options: &Options,
@@ -254,9 +272,15 @@ pub(super) fn run_repl(
             Err(exit) => return exit,
         }
     }
-    let (config, provider, mut warnings) = match trusted_now {
-        Some((config, provider, fresh)) => (config, provider, fresh),
-        None => (config.clone(), provider, warnings),
+    let (config, provider, mut warnings) = match (trusted_now, provider) {
+        (Some((config, provider, fresh)), _) => (config, provider, fresh),
+        (None, Some(provider)) => (config.clone(), provider, warnings),
+        // Not trusted: the project's provider stays unused; the usual choice (environment,
+        // local server, else the setup guide and exit 2).
+        (None, None) => match choose_provider(config, options, env, &mut warnings) {
+            Ok(provider) => (config.clone(), provider, warnings),
+            Err(exit) => return exit,
+        },
     };
     let rules = match context.load_permissions(options, &mut warnings) {
         Ok(rules) => rules,
@@ -345,6 +369,7 @@ pub(super) fn build_agent(
     );
     let environment = prompt::environment_prompt(&prompt::Environment {
         cwd: context.root.display().to_string(),
+        subdir: context.subdir(),
         os: std::env::consts::OS.to_string(),
         date,
         model: provider_config.model.clone(),
@@ -382,7 +407,7 @@ pub(super) fn build_agent(
     Ok(Arc::new(Agent {
         toolbox,
         registry,
-        stable_prompt: prompt::stable_prompt(&prompt::load_instructions(&context.root, &context.home)),
+        stable_prompt: prompt::stable_prompt(&context.instructions()),
         settings: Settings {
             root: context.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),

@@ -75,7 +75,7 @@ pub struct FileContext<'a> {
     pub lookup: Option<Lookup<'a>>,
 }
 
-const TOP_KEYS: &[&str] = &["default_provider", "providers", "mcp_servers", "hooks", "sandbox"];
+const TOP_KEYS: &[&str] = &["default_provider", "providers", "mcp_servers", "mcpServers", "hooks", "sandbox"];
 const PROVIDER_KEYS: &[&str] = &[
     "name",
     "protocol",
@@ -96,8 +96,12 @@ const PROVIDER_KEYS: &[&str] = &[
     "headers",
     "extra_body",
 ];
-const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "timeout_s"];
-const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s"];
+const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "timeout_s", "trust_hints"];
+const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s", "trust_hints"];
+/// The keys MCP servers are listed under: mewcode's own, and the `mcpServers` of Claude Code,
+/// Claude Desktop and `.mcp.json`, so a block pasted from their docs works as it is. A name in
+/// both: `mcp_servers` wins.
+const SERVER_KEYS: [&str; 2] = ["mcpServers", "mcp_servers"];
 
 /// Parses and validates one config file's text.
 pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, Vec<Warning>), ConfigError> {
@@ -106,17 +110,7 @@ pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, V
         Ok(value) => value,
         Err(err) => return Err(error(ctx, "", format!("invalid YAML: {err}"))),
     };
-    if let Some(lookup) = ctx.lookup {
-        let mut undefined = BTreeSet::new();
-        expand_tree(&mut root, lookup, &mut undefined);
-        if !undefined.is_empty() {
-            let names: Vec<&str> = undefined.iter().map(String::as_str).collect();
-            warnings.push(Warning::new(
-                ctx.display,
-                format!("undefined environment variables expanded to empty strings: {}", names.join(", ")),
-            ));
-        }
-    }
+    expand(&mut root, ctx, &mut warnings);
     let map = match root {
         Value::Null => return Ok((ConfigFile::default(), warnings)),
         Value::Mapping(map) => map,
@@ -139,22 +133,8 @@ pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, V
         }
         Some(other) => return Err(error(ctx, "providers", format!("expected a list, got {}", kind(other)))),
     }
-    match map.get("mcp_servers") {
-        None | Some(Value::Null) => {}
-        Some(Value::Mapping(servers)) => {
-            for (name, entry) in servers {
-                let name = scalar_text(name);
-                match parse_mcp_server(&name, entry, ctx, &mut warnings) {
-                    Ok(server) => file.mcp_servers.push(server),
-                    Err(message) => warnings
-                        .push(Warning::new(ctx.display, format!("mcp_servers.{name}: {message}; server skipped"))),
-                }
-            }
-        }
-        Some(other) => {
-            let message = format!("mcp_servers: expected a mapping of name to server, got {}; ignored", kind(other));
-            warnings.push(Warning::new(ctx.display, message));
-        }
+    for key in SERVER_KEYS {
+        parse_mcp_servers(&map, key, ctx, &mut file.mcp_servers, &mut warnings);
     }
     match map.get("hooks") {
         None | Some(Value::Null) => {}
@@ -173,6 +153,69 @@ pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, V
         file.sandbox = Some(super::sandbox::parse_sandbox(value, ctx.display, &mut warnings)?);
     }
     Ok((file, warnings))
+}
+
+/// A project's `.mcp.json` (Claude Code's shape: `{"mcpServers": {name: {...}}}`). Only its
+/// servers are read; any other key belongs to another tool and is left alone. `${VAR}` expands
+/// as in a YAML file (when the lookup allows it).
+pub fn parse_mcp_json(text: &str, ctx: &FileContext) -> Result<(ConfigFile, Vec<Warning>), ConfigError> {
+    let mut warnings = Vec::new();
+    let json: serde_json::Value =
+        serde_json::from_str(text).map_err(|err| error(ctx, "", format!("invalid JSON: {err}")))?;
+    let mut root = serde_yaml::to_value(json).map_err(|err| error(ctx, "", format!("invalid JSON: {err}")))?;
+    expand(&mut root, ctx, &mut warnings);
+    let Value::Mapping(map) = root else {
+        return Err(error(ctx, "", "expected an object with mcpServers at the top level".to_string()));
+    };
+    let mut file = ConfigFile::default();
+    parse_mcp_servers(&map, "mcpServers", ctx, &mut file.mcp_servers, &mut warnings);
+    Ok((file, warnings))
+}
+
+/// `${VAR}` expansion of a whole file, when its context allows it; undefined names are one warning.
+fn expand(root: &mut Value, ctx: &FileContext, warnings: &mut Vec<Warning>) {
+    let Some(lookup) = ctx.lookup else { return };
+    let mut undefined = BTreeSet::new();
+    expand_tree(root, lookup, &mut undefined);
+    if !undefined.is_empty() {
+        let names: Vec<&str> = undefined.iter().map(String::as_str).collect();
+        warnings.push(Warning::new(
+            ctx.display,
+            format!("undefined environment variables expanded to empty strings: {}", names.join(", ")),
+        ));
+    }
+}
+
+/// The servers under `key` (`mcp_servers` or `mcpServers`), each replacing an earlier one of the
+/// same name; a bad entry is skipped with a warning naming its key path.
+fn parse_mcp_servers(
+    map: &Mapping,
+    key: &str,
+    ctx: &FileContext,
+    servers: &mut Vec<McpServerConfig>,
+    warnings: &mut Vec<Warning>,
+) {
+    match map.get(key) {
+        None | Some(Value::Null) => {}
+        Some(Value::Mapping(entries)) => {
+            for (name, entry) in entries {
+                let name = scalar_text(name);
+                match parse_mcp_server(&name, entry, &format!("{key}.{name}"), ctx, warnings) {
+                    Ok(server) => {
+                        servers.retain(|existing| existing.name != server.name);
+                        servers.push(server);
+                    }
+                    Err(message) => {
+                        warnings.push(Warning::new(ctx.display, format!("{key}.{name}: {message}; server skipped")))
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            let message = format!("{key}: expected a mapping of name to server, got {}; ignored", kind(other));
+            warnings.push(Warning::new(ctx.display, message));
+        }
+    }
 }
 
 fn parse_provider(
@@ -284,10 +327,13 @@ fn parse_provider(
     })
 }
 
-/// An MCP server entry; `Err` is the reason it is skipped.
+/// An MCP server entry; `Err` is the reason it is skipped. `type` may be left out, as Claude
+/// Code's and Claude Desktop's blocks do: a `command` means stdio, a `url` means http.
+/// `streamable-http` is another spelling of `http` (the transport's name in the MCP spec).
 fn parse_mcp_server(
     name: &str,
     entry: &Value,
+    path: &str,
     ctx: &FileContext,
     warnings: &mut Vec<Warning>,
 ) -> Result<McpServerConfig, String> {
@@ -309,9 +355,23 @@ fn parse_mcp_server(
         }
         Some(other) => return Err(format!("timeout_s: expected a number, got {}", kind(other))),
     };
-    let transport = match text("type")?.as_deref() {
-        Some("stdio") => {
-            warn_unknown_keys(map, STDIO_KEYS, &format!("mcp_servers.{name}"), ctx, warnings);
+    let trust_hints = match map.get("trust_hints") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(flag)) => *flag,
+        Some(other) => return Err(format!("trust_hints: expected true or false, got {}", describe(other))),
+    };
+    let kind_of_server = match text("type")?.as_deref() {
+        Some(kind) => kind.to_string(),
+        None => match (map.contains_key("command"), map.contains_key("url")) {
+            (true, false) => "stdio".to_string(),
+            (false, true) => "http".to_string(),
+            (true, true) => return Err("type: missing, and both command and url are given; say stdio or http".into()),
+            (false, false) => return Err("needs a command (a stdio server) or a url (an http server)".to_string()),
+        },
+    };
+    let transport = match kind_of_server.as_str() {
+        "stdio" => {
+            warn_unknown_keys(map, STDIO_KEYS, path, ctx, warnings);
             let command =
                 text("command")?.filter(|command| !command.trim().is_empty()).ok_or("stdio needs a command")?;
             McpTransport::Stdio {
@@ -320,8 +380,8 @@ fn parse_mcp_server(
                 env: string_map(map.get("env"), "env")?,
             }
         }
-        Some("http") => {
-            warn_unknown_keys(map, HTTP_KEYS, &format!("mcp_servers.{name}"), ctx, warnings);
+        "http" | "streamable-http" => {
+            warn_unknown_keys(map, HTTP_KEYS, path, ctx, warnings);
             let url = text("url")?.filter(|url| !url.trim().is_empty()).ok_or("http needs a url")?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(format!("url: expected an http:// or https:// URL, got {url:?}"));
@@ -329,10 +389,14 @@ fn parse_mcp_server(
             let ca_file = text("ca_file")?.filter(|file| !file.is_empty()).map(|file| ctx.dir.join(file));
             McpTransport::Http { url, headers: string_map(map.get("headers"), "headers")?, ca_file }
         }
-        Some(other) => return Err(format!("type: expected stdio|http, got {other:?}")),
-        None => return Err("type: missing; expected stdio|http".to_string()),
+        "sse" => {
+            return Err("type: sse (the old HTTP+SSE transport) is not supported; use the server's Streamable \
+                        HTTP endpoint (often /mcp) with type: http"
+                .to_string());
+        }
+        other => return Err(format!("type: expected stdio|http (or streamable-http), got {other:?}")),
     };
-    Ok(McpServerConfig { name: name.to_string(), transport, timeout_s, source: ctx.display.to_string() })
+    Ok(McpServerConfig { name: name.to_string(), transport, timeout_s, source: ctx.display.to_string(), trust_hints })
 }
 
 /// Claude Code's hook layout: `EVENT: [{matcher: "Bash", hooks: [{type: command, command, timeout}]}]`.

@@ -7,6 +7,7 @@
 
 pub mod expand;
 pub mod file;
+pub mod project;
 pub mod request;
 pub mod sandbox;
 pub mod trust;
@@ -194,6 +195,25 @@ pub struct McpServerConfig {
     pub timeout_s: Option<u64>,
     /// The file it came from (display form).
     pub source: String,
+    /// Whether its tools' `readOnlyHint` may let a call skip the approval. A server's hints are
+    /// its own claims (the MCP spec: untrusted unless the server is trusted), so only servers of
+    /// the user's own config (`$MEWCODE_HOME/config.yaml`, `--config`) are believed, unless
+    /// they say `trust_hints: false`; a repository's server (`.mewcode.yaml`, `.mcp.json`)
+    /// never is. Hints still decide which calls may run concurrently.
+    pub trust_hints: bool,
+}
+
+impl McpServerConfig {
+    /// Whose word its tools' `readOnlyHint`s are, for `/mcp` and `mcp list`.
+    pub fn hints_note(&self) -> String {
+        if self.trust_hints {
+            "trusted (your own config): read-only tools run without asking".to_string()
+        } else if self.source == PROJECT_CONFIG || self.source == PROJECT_MCP_JSON {
+            format!("not trusted (the project's {}): every call asks", self.source)
+        } else {
+            "not trusted (trust_hints: false): every call asks".to_string()
+        }
+    }
 }
 
 /// How to reach an MCP server.
@@ -302,6 +322,9 @@ pub struct LoadOptions<'a> {
 
 /// The project config file name under the root.
 pub const PROJECT_CONFIG: &str = ".mewcode.yaml";
+/// The project's MCP servers in Claude Code's shape (`mcpServers`), under the root; read behind
+/// the same trust gate as `.mewcode.yaml`, whose servers win on a shared name.
+pub const PROJECT_MCP_JSON: &str = ".mcp.json";
 
 /// Reads and merges the three config levels.
 pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), ConfigError> {
@@ -310,6 +333,7 @@ pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), Conf
     let mut files: Vec<(Level, String, PathBuf, ConfigFile)> = Vec::new();
     let mut candidates = vec![
         (Level::User, options.home.join("config.yaml"), options.home.join("config.yaml").display().to_string()),
+        (Level::Project, options.root.join(PROJECT_MCP_JSON), PROJECT_MCP_JSON.to_string()),
         (Level::Project, options.root.join(PROJECT_CONFIG), PROJECT_CONFIG.to_string()),
     ];
     if let Some(extra) = options.extra {
@@ -331,20 +355,31 @@ pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), Conf
         });
         let Some(text) = text else { continue };
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mcp_json = display == PROJECT_MCP_JSON;
         if trusted {
             let ctx = FileContext { display: &display, dir: &dir, lookup: Some(options.lookup) };
-            let (file, file_warnings) = parse_config_file(&text, &ctx)?;
+            // `.mcp.json` is another tool's file too: a broken one loses its servers, not the run.
+            let parsed = if mcp_json { file::parse_mcp_json(&text, &ctx) } else { parse_config_file(&text, &ctx) };
+            let (file, file_warnings) = match parsed {
+                Ok(parsed) => parsed,
+                Err(err) if mcp_json => {
+                    warnings.push(Warning::new(display, format!("{}; its servers are not started", err.message)));
+                    continue;
+                }
+                Err(err) => return Err(err),
+            };
             warnings.extend(file_warnings);
             files.push((level, display, dir, file));
         } else {
-            config.untrusted_project = describe_untrusted(&text, &display, &dir);
-            if !config.untrusted_project.is_empty() {
+            let items = describe_untrusted(&text, &display, &dir, mcp_json);
+            if !items.is_empty() {
                 let message = format!(
                     "project config not trusted, so it is ignored: {} (trust the project in the REPL, or pass --trust)",
-                    config.untrusted_project.join(", ")
+                    items.join(", ")
                 );
                 warnings.push(Warning::new(display, message));
             }
+            config.untrusted_project.extend(items);
         }
     }
     merge(&mut config, files, options, &mut warnings)?;
@@ -401,7 +436,9 @@ fn merge(
                 None => config.providers.push(resolved),
             }
         }
-        for server in file.mcp_servers {
+        for mut server in file.mcp_servers {
+            // A repository's server is believed about nothing (see `McpServerConfig::trust_hints`).
+            server.trust_hints &= level != Level::Project;
             config.mcp_servers.retain(|existing| existing.name != server.name);
             config.mcp_servers.push(server);
         }
@@ -478,9 +515,10 @@ pub fn env_base_url(protocol: Protocol, lookup: Lookup) -> Option<String> {
 
 /// Lists what an untrusted project file declares, without expanding variables. A file that does
 /// not parse is described as such (it would be an error once trusted).
-fn describe_untrusted(text: &str, display: &str, dir: &Path) -> Vec<String> {
+fn describe_untrusted(text: &str, display: &str, dir: &Path, mcp_json: bool) -> Vec<String> {
     let ctx = FileContext { display, dir, lookup: None };
-    match parse_config_file(text, &ctx) {
+    let parsed = if mcp_json { file::parse_mcp_json(text, &ctx) } else { parse_config_file(text, &ctx) };
+    match parsed {
         Ok((file, _)) => {
             let mut items = Vec::new();
             for provider in &file.providers {
@@ -492,7 +530,8 @@ fn describe_untrusted(text: &str, display: &str, dir: &Path) -> Vec<String> {
                     McpTransport::Stdio { command, args, .. } => format!("{command} {}", args.join(" ")),
                     McpTransport::Http { url, .. } => url.clone(),
                 };
-                items.push(format!("MCP server {} ({})", server.name, what.trim()));
+                let origin = if mcp_json { format!(" from {display}") } else { String::new() };
+                items.push(format!("MCP server {}{origin} ({})", server.name, what.trim()));
             }
             for hook in &file.hooks {
                 items.push(format!("{} hook `{}`", hook.event.as_str(), hook.command));

@@ -328,3 +328,121 @@ fn a_base_url_that_expands_to_nothing_is_an_error_naming_file_and_key() {
     assert!(err.file.ends_with("config.yaml"), "{err}");
     assert!(err.message.contains("empty"), "{err}");
 }
+
+fn stdio_of(command: &str, args: &[&str]) -> McpTransport {
+    McpTransport::Stdio { command: command.into(), args: args.iter().map(|arg| arg.to_string()).collect(), env: vec![] }
+}
+
+fn http_of(url: &str, headers: &[(&str, &str)]) -> McpTransport {
+    let headers = headers.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect();
+    McpTransport::Http { url: url.into(), headers, ca_file: None }
+}
+
+#[test]
+fn mcp_blocks_pasted_from_claude_code_and_desktop_parse_as_they_are() {
+    let fixture = Fixture::new("pasted");
+    // 1. no type, a command: stdio; 2. no type, a url: http; 3. type streamable-http;
+    // 4. Claude's top-level mcpServers key (a JSON block is YAML too).
+    fixture.write(
+        "home/config.yaml",
+        r#"mcp_servers:
+  fs: {command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", "."]}
+  docs: {url: "https://docs.example.com/mcp", headers: {Authorization: "Bearer ${T}"}}
+  stream: {type: streamable-http, url: "http://127.0.0.1:9/mcp"}
+mcpServers: {"github": {"command": "gh-mcp", "args": ["stdio"], "env": {"GITHUB_TOKEN": "x"}},
+             "linear": {"type": "http", "url": "https://mcp.linear.app/mcp"}}
+"#,
+    );
+    let (config, warnings) = fixture.load(false, None, &[("T", "tok")]).unwrap();
+    assert_eq!(warnings, Vec::<Warning>::new());
+    let servers: Vec<(&str, &McpTransport)> =
+        config.mcp_servers.iter().map(|server| (server.name.as_str(), &server.transport)).collect();
+    let github = McpTransport::Stdio {
+        command: "gh-mcp".into(),
+        args: vec!["stdio".into()],
+        env: vec![("GITHUB_TOKEN".into(), "x".into())],
+    };
+    assert_eq!(
+        servers,
+        vec![
+            ("docs", &http_of("https://docs.example.com/mcp", &[("Authorization", "Bearer tok")])),
+            ("fs", &stdio_of("npx", &["-y", "@modelcontextprotocol/server-filesystem", "."])),
+            ("github", &github),
+            ("linear", &http_of("https://mcp.linear.app/mcp", &[])),
+            ("stream", &http_of("http://127.0.0.1:9/mcp", &[])),
+        ]
+    );
+    assert!(config.mcp_servers.iter().all(|server| server.trust_hints), "the user's own servers");
+}
+
+#[test]
+fn mcp_entries_that_cannot_be_inferred_say_what_to_write() {
+    let fixture = Fixture::new("pasted-bad");
+    fixture.write(
+        "home/config.yaml",
+        "mcpServers:\n  both: {command: x, url: \"http://h/mcp\"}\n  neither: {args: [a]}\n  old: {type: sse, url: \"http://h/sse\"}\n  hints: {command: x, trust_hints: maybe}\n",
+    );
+    let (config, warnings) = fixture.load(false, None, &[]).unwrap();
+    assert!(config.mcp_servers.is_empty());
+    let text: Vec<String> = warnings.iter().map(|warning| warning.message.clone()).collect();
+    assert_eq!(
+        text,
+        vec![
+            "mcpServers.both: type: missing, and both command and url are given; say stdio or http; server skipped",
+            "mcpServers.neither: needs a command (a stdio server) or a url (an http server); server skipped",
+            "mcpServers.old: type: sse (the old HTTP+SSE transport) is not supported; use the server's Streamable HTTP endpoint (often /mcp) with type: http; server skipped",
+            "mcpServers.hints: trust_hints: expected true or false, got \"maybe\"; server skipped",
+        ]
+    );
+}
+
+#[test]
+fn a_projects_mcp_json_is_read_only_when_trusted_and_its_hints_are_never_believed() {
+    let fixture = Fixture::new("mcp-json");
+    fixture.write(
+        "proj/.mcp.json",
+        "{\n\t\"mcpServers\": {\n\t\t\"local\": {\"command\": \"srv\", \"args\": [\"${ARG}\"], \"trust_hints\": true},\n\t\t\"shared\": {\"command\": \"from-json\"}\n\t},\n\t\"other-tool\": {}\n}\n",
+    );
+    fixture.write("proj/.mewcode.yaml", "mcp_servers:\n  shared: {command: from-yaml}\n");
+    fixture
+        .write("home/config.yaml", "mcp_servers:\n  mine: {command: me}\n  off: {command: me, trust_hints: false}\n");
+    let (config, warnings) = fixture.load(false, None, &[("ARG", "a")]).unwrap();
+    let names: Vec<&str> = config.mcp_servers.iter().map(|server| server.name.as_str()).collect();
+    assert_eq!(names, vec!["mine", "off"]);
+    assert_eq!(
+        config.untrusted_project,
+        vec![
+            "MCP server local from .mcp.json (srv ${ARG})",
+            "MCP server shared from .mcp.json (from-json)",
+            "MCP server shared (from-yaml)"
+        ]
+    );
+    assert!(warnings.iter().any(|w| w.source == ".mcp.json" && w.message.contains("not trusted")), "{warnings:?}");
+    let project = config.sources.iter().filter(|source| source.level == Level::Project);
+    assert_eq!(
+        project.map(|source| (source.display.as_str(), source.applied)).collect::<Vec<_>>(),
+        vec![(".mcp.json", false), (".mewcode.yaml", false)]
+    );
+    let (config, warnings) = fixture.load(true, None, &[("ARG", "a")]).unwrap();
+    assert_eq!(warnings, Vec::<Warning>::new());
+    let servers: Vec<(&str, &McpTransport, bool, &str)> = config
+        .mcp_servers
+        .iter()
+        .map(|server| (server.name.as_str(), &server.transport, server.trust_hints, server.source.as_str()))
+        .collect();
+    let home_config = fixture.dir.join("home/config.yaml").display().to_string();
+    assert_eq!(
+        servers,
+        vec![
+            ("local", &stdio_of("srv", &["a"]), false, ".mcp.json"),
+            ("mine", &stdio_of("me", &[]), true, home_config.as_str()),
+            ("off", &stdio_of("me", &[]), false, home_config.as_str()),
+            ("shared", &stdio_of("from-yaml", &[]), false, ".mewcode.yaml"),
+        ]
+    );
+    // A broken .mcp.json loses its servers, not the run.
+    fixture.write("proj/.mcp.json", "{\"mcpServers\": ");
+    let (config, warnings) = fixture.load(true, None, &[]).unwrap();
+    assert_eq!(config.mcp_servers.len(), 3);
+    assert!(warnings.iter().any(|w| w.source == ".mcp.json" && w.message.contains("its servers are not started")));
+}

@@ -1,5 +1,6 @@
 //! The trust gate's memory: which project roots the user trusted, with a SHA-256 of the project
-//! files that can run code or widen permissions (`.mewcode.yaml`, `.mewcode/settings.yaml`).
+//! files that can run code or widen permissions (`.mewcode.yaml`, `.mewcode/settings.yaml`,
+//! `.mcp.json`).
 //!
 //! Invariant: a project is trusted only while those files hash to what the user saw when they
 //! said yes; any change (including a file appearing or disappearing) asks again. The store is
@@ -13,7 +14,11 @@ use std::path::Path;
 pub const TRUSTED_FILE: &str = "trusted.yaml";
 
 /// The project files whose content the trust covers, relative to the root.
-pub const TRUSTED_PROJECT_FILES: [&str; 2] = [".mewcode.yaml", ".mewcode/settings.yaml"];
+pub const TRUSTED_PROJECT_FILES: [&str; 3] = [".mewcode.yaml", ".mewcode/settings.yaml", ".mcp.json"];
+
+/// Of those, the files counted only when present: `.mcp.json` joined the list later, and a
+/// project trusted before it existed keeps its fingerprint (its appearing still changes it).
+const COUNTED_WHEN_PRESENT: [&str; 1] = [".mcp.json"];
 
 #[derive(serde::Deserialize, serde::Serialize, Default)]
 struct TrustFile {
@@ -41,8 +46,12 @@ pub const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
 pub fn project_fingerprint(root: &Path) -> String {
     let mut material = Vec::new();
     for name in TRUSTED_PROJECT_FILES {
+        let content = std::fs::read(root.join(name));
+        if content.is_err() && COUNTED_WHEN_PRESENT.contains(&name) {
+            continue;
+        }
         material.extend_from_slice(name.as_bytes());
-        match std::fs::read(root.join(name)) {
+        match content {
             Ok(bytes) => {
                 material.extend_from_slice(format!("\0present\0{}\0", bytes.len()).as_bytes());
                 material.extend_from_slice(&bytes);
@@ -139,6 +148,31 @@ mod tests {
         save_trust(&home, &root).unwrap();
         std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {x: {type: stdio, command: evil}}\n").unwrap();
         assert!(!is_trusted(&home, &root), "a changed config asks again");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_mcp_json_appearing_or_changing_asks_again_and_its_absence_keeps_old_fingerprints() {
+        let dir = std::env::temp_dir().join(format!("mewcode-trust-mcp-{}", std::process::id()));
+        let (home, root) = (dir.join("home"), dir.join("proj"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
+        // The fingerprint of a project without .mcp.json is what it was before .mcp.json counted.
+        let mut before = Vec::new();
+        before.extend_from_slice(b".mewcode.yaml\0present\0");
+        before.extend_from_slice(b"16\0mcp_servers: {}\n");
+        before.extend_from_slice(b".mewcode/settings.yaml\0absent\0");
+        assert_eq!(project_fingerprint(&root), sha256_hex(&before));
+        save_trust(&home, &root).unwrap();
+        std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "evil"}}}"#).unwrap();
+        assert!(project_needs_trust(&root));
+        assert!(!is_trusted(&home, &root), "a new .mcp.json asks again");
+        save_trust(&home, &root).unwrap();
+        assert!(is_trusted(&home, &root));
+        std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "worse"}}}"#).unwrap();
+        assert!(!is_trusted(&home, &root), "a changed .mcp.json asks again");
+        std::fs::remove_file(root.join(".mewcode.yaml")).unwrap();
+        assert!(project_needs_trust(&root), ".mcp.json alone needs trust");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -59,6 +59,9 @@ pub struct ServerStatus {
     /// The command line or the URL.
     pub target: String,
     pub state: ServerState,
+    /// Whether its `readOnlyHint`s may spare calls the approval, and why (`McpServerConfig::hints_note`).
+    pub hints_trusted: bool,
+    pub hints_note: String,
 }
 
 /// Connected with its tools, or failed with why.
@@ -213,7 +216,8 @@ fn connect(config: &McpServerConfig, options: &StartOptions) -> (Server, Vec<War
     for info in infos {
         match tool::full_name(&config.name, &info.name) {
             Ok(name) => {
-                tools.push(Arc::new(McpTool::new(name, &config.name, info, Arc::clone(&client), options.warn.clone())))
+                let tool = McpTool::new(name, &config.name, info, Arc::clone(&client), options.warn.clone());
+                tools.push(Arc::new(tool.with_hints_trusted(config.trust_hints)))
             }
             Err(reason) => warnings.push(Warning::new(&source, format!("{reason}; tool skipped"))),
         }
@@ -236,6 +240,8 @@ fn connect(config: &McpServerConfig, options: &StartOptions) -> (Server, Vec<War
         transport: transport_kind(&config.transport),
         target: target_of(&config.transport),
         state: ServerState::Connected { session, tools: statuses },
+        hints_trusted: config.trust_hints,
+        hints_note: config.hints_note(),
     };
     (Server { status, client: Some(client), tools }, warnings)
 }
@@ -251,6 +257,8 @@ fn failed(config: &McpServerConfig, err: &McpError, stderr: Vec<String>) -> (Ser
         transport: transport_kind(&config.transport),
         target: target_of(&config.transport),
         state: ServerState::Failed { error: err.to_string(), stderr },
+        hints_trusted: config.trust_hints,
+        hints_note: config.hints_note(),
     };
     (Server { status, client: None, tools: Vec::new() }, vec![warning])
 }

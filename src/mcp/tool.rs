@@ -4,7 +4,8 @@
 //! Invariants: the full name is both the model-facing name and the rule name, and matches
 //! `^[A-Za-z0-9_-]+$` within 64 characters (providers reject anything else), or the tool is not
 //! registered. Read-only only when the server says `readOnlyHint: true`, does not also say
-//! `destructiveHint: true`, and every hint is a boolean (`client::parse_read_only`). Every failure (a protocol
+//! `destructiveHint: true`, and every hint is a boolean (`client::parse_read_only`); that hint spares
+//! a call the approval only when the server's hints are trusted (`permission_read_only`). Every failure (a protocol
 //! error, a timeout, a dead server) becomes an `is_error` output; nothing here panics or stops a
 //! turn. Content the model cannot see (images, audio, binary resources) becomes a one-line
 //! placeholder, and the user is warned once per tool.
@@ -40,12 +41,29 @@ pub struct McpTool {
     client: Arc<Client>,
     warn: WarnSink,
     warned: AtomicBool,
+    /// Whether the server's `readOnlyHint` may spare a call the approval
+    /// (`McpServerConfig::trust_hints`).
+    hints_trusted: bool,
 }
 
 impl McpTool {
     /// The tool `info` of `server`, reached through `client`; `name` comes from `full_name`.
     pub fn new(name: String, server: &str, info: ToolInfo, client: Arc<Client>, warn: WarnSink) -> McpTool {
-        McpTool { name, server: server.to_string(), info, client, warn, warned: AtomicBool::new(false) }
+        McpTool {
+            name,
+            server: server.to_string(),
+            info,
+            client,
+            warn,
+            warned: AtomicBool::new(false),
+            hints_trusted: true,
+        }
+    }
+
+    /// This tool with its server's hints believed for permission or not.
+    pub fn with_hints_trusted(mut self, trusted: bool) -> McpTool {
+        self.hints_trusted = trusted;
+        self
     }
 
     /// The server's own name for the tool.
@@ -73,6 +91,10 @@ impl Tool for McpTool {
 
     fn read_only(&self) -> bool {
         self.info.read_only
+    }
+
+    fn permission_read_only(&self) -> bool {
+        self.info.read_only && self.hints_trusted
     }
 
     fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput {

@@ -85,6 +85,10 @@ pub fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Result<usiz
     }
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|err| format!("{}: {err}", parent.display()))?;
+        // `.mewcode/settings.local.yaml` is the user's own: it must not show in `git status`.
+        if parent.file_name().is_some_and(|name| name == ".mewcode") {
+            fsx::ensure_gitignored_dir(parent).map_err(|err| format!("{}: {err}", parent.display()))?;
+        }
     }
     fsx::write_atomic_beneath(&root, &path, text.as_bytes()).map_err(|err| format!("{}: {err}", path.display()))?;
     Ok(added)
@@ -172,6 +176,8 @@ mod tests {
         assert_eq!(save_allow_rules(&dir, rel, &rules).unwrap(), 1);
         assert_eq!(save_allow_rules(&dir, rel, &rules).unwrap(), 0);
         assert_eq!(load_rule_texts(&dir.join(rel)).unwrap().allow, rules);
+        // The local file is the user's own: kept out of git by mewcode's `.gitignore`.
+        assert_eq!(std::fs::read_to_string(dir.join(".mewcode/.gitignore")).unwrap(), fsx::MEWCODE_DIR_GITIGNORE);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -199,6 +205,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(outside.join("victim.yaml")).unwrap(), "");
         assert_eq!(std::fs::read_to_string(project.join("AGENTS.md")).unwrap(), "");
         assert!(!outside.join("settings.local.yaml").exists());
+        assert!(!outside.join(".gitignore").exists());
         let _ = std::fs::remove_dir_all(&base);
     }
 }

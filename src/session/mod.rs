@@ -104,6 +104,20 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
     root.join(".mewcode").join("sessions")
 }
 
+/// Makes sure the directory above `sessions_dir` (`<root>/.mewcode`) exists with mewcode's
+/// `.gitignore`, so no transcript ever shows in `git status` (SPEC §1.2). Called before a log
+/// is created or reopened: `.mewcode/` may predate it (a committed `settings.yaml`, an older
+/// build), and a missing `.gitignore` is written then. A `.mewcode` that is a symbolic link (a
+/// repository can ship one pointing anywhere) is refused: nothing is written through it.
+pub fn keep_out_of_git(sessions_dir: &Path) -> Result<(), SessionError> {
+    let Some(dir) = sessions_dir.parent() else { return Ok(()) };
+    if std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        let refusal = std::io::Error::other("is a symbolic link; sessions are not written through it");
+        return Err(SessionError::io(dir, refusal));
+    }
+    crate::fsx::ensure_gitignored_dir(dir).map_err(|err| SessionError::io(&dir.join(".gitignore"), err))
+}
+
 /// The log of session `id`.
 pub fn log_path(sessions_dir: &Path, id: &str) -> PathBuf {
     sessions_dir.join(id).join("conversation.jsonl")
@@ -275,6 +289,7 @@ pub fn create_session(
         model: model.to_string(),
         owner: owner.mark(id),
     };
+    keep_out_of_git(sessions_dir)?;
     SessionWriter::create(&log_path(sessions_dir, id), &meta)
 }
 
@@ -309,6 +324,7 @@ pub fn resume_session(
     let path = find_session(sessions_dir, id)?;
     let not_owned_note = (!is_owned(&path, id, owner)).then(|| not_owned_note(id));
     let loaded = load_log(&path)?;
+    keep_out_of_git(sessions_dir)?;
     let writer = SessionWriter::reopen(&path, id, model)?;
     let needs_compaction = crate::context::should_compact_on_resume(&loaded.messages, context_window);
     Ok(Resumed {

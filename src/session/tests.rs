@@ -206,3 +206,21 @@ fn listing_lines_flag_sessions_not_created_here_before_the_fields_their_header_c
         format!("20261202-131500-a1b2  {time}  [not created here]  test-model            fix the bug")
     );
 }
+
+#[test]
+fn a_new_session_keeps_mewcode_dir_out_of_git_and_never_writes_through_a_linked_dir() {
+    let (dir, sessions) = temp_sessions("gitignore");
+    let owner = Owner::from_key([3; 32]);
+    create_session(&sessions, "20260101-000000-abcd", "hi", "m", &owner).unwrap();
+    let ignore = std::fs::read_to_string(dir.join(".mewcode/.gitignore")).unwrap();
+    assert_eq!(ignore, crate::fsx::MEWCODE_DIR_GITIGNORE);
+    // A repository that ships `.mewcode` as a link out gets no session written through it.
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::remove_dir_all(dir.join(".mewcode")).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join(".mewcode")).unwrap();
+    let err = create_session(&sessions, "20260101-000000-abce", "hi", "m", &owner).unwrap_err();
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

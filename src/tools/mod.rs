@@ -177,6 +177,13 @@ pub trait Tool: Send + Sync {
     fn input_schema(&self) -> serde_json::Value;
     /// True when the tool never changes anything (it may then run concurrently with others).
     fn read_only(&self) -> bool;
+    /// True when the permission check may treat a call as read-only (no approval in default
+    /// mode). The same as `read_only`, except for a tool whose read-only claim comes from
+    /// someone the user has not vouched for (an MCP server's `readOnlyHint` from a repository's
+    /// config): that claim may still batch calls, but whether a call asks is the user's choice.
+    fn permission_read_only(&self) -> bool {
+        self.read_only()
+    }
     /// Runs the tool on the model's raw JSON input.
     fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput;
 }

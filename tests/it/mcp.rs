@@ -25,6 +25,7 @@ fn stdio(name: &str, command: &str, args: &[&str], env: &[(&str, &str)], timeout
         },
         timeout_s: Some(timeout_s),
         source: "test".to_string(),
+        trust_hints: true,
     }
 }
 
@@ -34,6 +35,7 @@ fn http(name: &str, url: &str, timeout_s: u64) -> McpServerConfig {
         transport: McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },
         timeout_s: Some(timeout_s),
         source: "test".to_string(),
+        trust_hints: true,
     }
 }
 

@@ -1,0 +1,154 @@
+//! Where the project is: the root is the git top level above the working directory (the working
+//! directory itself outside git), found by reading the file system, never by running git.
+//!
+//! Invariant: nothing here executes anything, so a repository cannot run code through its git
+//! configuration (`core.fsmonitor`, hooks) just because mewcode looked for its root; and a git
+//! directory that belongs to another user, or the user's HOME being one big dotfiles repository,
+//! never widens the root beyond the working directory: the root decides where config, settings,
+//! sessions and the sandbox's write scope live, so it must never grow by surprise.
+
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// How the root was chosen, for doctor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RootKind {
+    /// The git top level (`.git` found in the root, a directory or a worktree's `gitdir:` file).
+    GitTopLevel,
+    /// Not inside a git work tree: the working directory.
+    NotGit,
+    /// A `.git` was found above but not used (the reason says why); the working directory.
+    GitIgnored(String),
+}
+
+impl RootKind {
+    /// A few words for doctor.
+    pub fn describe(&self) -> String {
+        match self {
+            RootKind::GitTopLevel => "git top level".to_string(),
+            RootKind::NotGit => "working directory; not in a git work tree".to_string(),
+            RootKind::GitIgnored(reason) => format!("working directory; {reason}"),
+        }
+    }
+}
+
+/// The project root for the (canonical) working directory `cwd`: the nearest ancestor (or `cwd`
+/// itself) holding a `.git` that looks like git's, provided it belongs to `uid` (git's own
+/// "dubious ownership" rule: on a shared machine anyone can create `/tmp/.git`) and is neither
+/// `home` nor `/` unless the user started right there (a dotfiles repository in HOME would make
+/// the whole home directory writable by commands and put `.mewcode/` into `$HOME`).
+pub fn find_root(cwd: &Path, uid: u32, home: Option<&Path>) -> (PathBuf, RootKind) {
+    for dir in cwd.ancestors() {
+        let dot_git = dir.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot_git) else { continue };
+        if !looks_like_git(&dot_git, &meta) {
+            continue;
+        }
+        if meta.uid() != uid {
+            let reason = format!("{} belongs to another user, so it is not used", dot_git.display());
+            return (cwd.to_path_buf(), RootKind::GitIgnored(reason));
+        }
+        let too_wide = dir != cwd && (dir.parent().is_none() || home.is_some_and(|home| home == dir));
+        if too_wide {
+            let reason = format!("{} is a git work tree, but too wide to be the project", dir.display());
+            return (cwd.to_path_buf(), RootKind::GitIgnored(reason));
+        }
+        return (dir.to_path_buf(), RootKind::GitTopLevel);
+    }
+    (cwd.to_path_buf(), RootKind::NotGit)
+}
+
+/// A `.git` directory with a `HEAD`, or a `.git` file that starts with `gitdir:` (worktrees and
+/// submodules). Anything else (an empty directory, a FIFO) is not git's, as git itself decides.
+fn looks_like_git(dot_git: &Path, meta: &std::fs::Metadata) -> bool {
+    if meta.is_dir() {
+        return dot_git.join("HEAD").is_file();
+    }
+    if !meta.is_file() {
+        return false;
+    }
+    let mut head = [0u8; 7];
+    std::fs::File::open(dot_git).and_then(|mut file| file.read_exact(&mut head)).is_ok() && &head == b"gitdir:"
+}
+
+/// The instruction file names, in order of preference within one directory.
+pub const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// The directories whose instruction files apply, from `root` down to `cwd` (nearest last);
+/// just `root` when `cwd` is not inside it.
+pub fn instruction_dirs(root: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.to_path_buf()];
+    if let Ok(rel) = cwd.strip_prefix(root) {
+        let mut dir = root.to_path_buf();
+        for component in rel.components() {
+            dir.push(component);
+            dirs.push(dir.clone());
+        }
+    }
+    dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(label: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("mewcode-root-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::canonicalize(&dir).unwrap()
+    }
+
+    fn git_dir(dir: &Path) {
+        std::fs::create_dir_all(dir.join(".git")).unwrap();
+        std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    }
+
+    #[test]
+    fn the_root_is_the_nearest_git_top_level_and_the_cwd_outside_git() {
+        let base = temp("find");
+        let uid = crate::sys::current_uid();
+        let nested = base.join("repo/pkg/a");
+        std::fs::create_dir_all(&nested).unwrap();
+        assert_eq!(find_root(&nested, uid, None), (nested.clone(), RootKind::NotGit));
+        git_dir(&base.join("repo"));
+        assert_eq!(find_root(&nested, uid, None), (base.join("repo"), RootKind::GitTopLevel));
+        // A worktree or submodule: `.git` is a file pointing elsewhere.
+        std::fs::write(base.join("repo/pkg/.git"), "gitdir: ../.git/modules/pkg\n").unwrap();
+        assert_eq!(find_root(&nested, uid, None), (base.join("repo/pkg"), RootKind::GitTopLevel));
+        // Not git's: an empty directory or a file of something else.
+        std::fs::remove_file(base.join("repo/pkg/.git")).unwrap();
+        std::fs::create_dir_all(base.join("repo/pkg/a/.git")).unwrap();
+        std::fs::write(base.join("repo/pkg/.git"), "not git\n").unwrap();
+        assert_eq!(find_root(&nested, uid, None), (base.join("repo"), RootKind::GitTopLevel));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_git_dir_of_another_user_or_in_home_never_widens_the_root() {
+        let base = temp("wide");
+        let uid = crate::sys::current_uid();
+        let nested = base.join("home/projects/x");
+        std::fs::create_dir_all(&nested).unwrap();
+        git_dir(&base.join("home"));
+        let (root, kind) = find_root(&nested, uid, Some(&base.join("home")));
+        assert_eq!(root, nested);
+        assert!(matches!(kind, RootKind::GitIgnored(ref reason) if reason.contains("too wide")), "{kind:?}");
+        // Started in HOME itself: it is the project.
+        let home = base.join("home");
+        assert_eq!(find_root(&home, uid, Some(&home)), (home.clone(), RootKind::GitTopLevel));
+        let (root, kind) = find_root(&nested, uid.wrapping_add(1), None);
+        assert_eq!(root, nested);
+        assert!(matches!(kind, RootKind::GitIgnored(ref reason) if reason.contains("another user")), "{kind:?}");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn instruction_dirs_run_from_the_root_down_to_the_cwd() {
+        let dirs = instruction_dirs(Path::new("/r"), Path::new("/r/pkg/a"));
+        assert_eq!(dirs, vec![PathBuf::from("/r"), PathBuf::from("/r/pkg"), PathBuf::from("/r/pkg/a")]);
+        assert_eq!(instruction_dirs(Path::new("/r"), Path::new("/r")), vec![PathBuf::from("/r")]);
+        assert_eq!(instruction_dirs(Path::new("/r"), Path::new("/elsewhere")), vec![PathBuf::from("/r")]);
+    }
+}
