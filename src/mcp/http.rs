@@ -9,15 +9,19 @@
 //!   an empty body) acknowledges a notification; SSE priming events (an id, empty data) and
 //!   comments are skipped; 404 with a session id, or 400 with a session id and no JSON-RPC body
 //!   (or one that complains about the session), is `SessionExpired` and the client
-//!   re-initialises; a stream that drops before the response is resumed with GET +
-//!   `Last-Event-ID` after the server's `retry:` delay.
+//!   re-initialises.
+//! - Resumption: a stream that ends (gracefully or not) before the response is resumed with GET +
+//!   `Last-Event-ID` after the server's `retry:` delay (capped at `MAX_RETRY`), again and again
+//!   until the response or the deadline, as long as each resumed stream brings something; a
+//!   stream without any event id cannot be resumed and fails the request.
 //! - Every exchange gets its own ureq agent and a scoped watcher thread (`mcp-http-cancel`) that
-//!   shuts that agent down when the caller's cancel token fires, so an interrupted call returns at
-//!   once. The request deadline is ureq's global timeout.
+//!   shuts that agent down when the caller's cancel token fires or the request's deadline passes,
+//!   so an interrupted or timed-out call returns at once. The deadline moves with progress
+//!   notifications (`jsonrpc::Deadline`); ureq's global timeout is only its ceiling.
 
 use super::McpError;
 use super::client::Transport;
-use super::jsonrpc::{Incoming, parse_incoming};
+use super::jsonrpc::{Deadline, Incoming, TOOLS_LIST_CHANGED, parse_incoming};
 use crate::cancel::CancelToken;
 use crate::llm::http::{agent_config, read_ca_files};
 use crate::llm::net::{NetEnv, host_of};
@@ -28,14 +32,22 @@ use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The most of a JSON response or error body we read.
 const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
-/// How often a dropped event stream is resumed before the request is given up.
-const MAX_RESUMES: usize = 3;
+/// How many resumed streams in a row may end without bringing a single event before the
+/// request is given up (a server that keeps closing at once must not spin until the deadline).
+const MAX_EMPTY_RESUMES: usize = 5;
 /// The reconnection delay when the server set no `retry:`.
 const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+/// The shortest `retry:` we honour: `retry: 0` must not turn into a busy loop of GETs.
+const MIN_RETRY: Duration = Duration::from_millis(10);
+/// The longest `retry:` we honour: a server asking for minutes gets this.
+const MAX_RETRY: Duration = Duration::from_secs(10);
+/// How long a notification (or our reply to a server request) may take.
+const NOTIFY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The DELETE at shutdown waits at most this long.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -48,6 +60,16 @@ pub struct HttpTransport {
     config: ureq::config::Config,
     host: String,
     state: Mutex<SessionState>,
+    /// Set when `notifications/tools/list_changed` arrives on a stream, taken by the client.
+    tools_changed: AtomicBool,
+}
+
+/// One request in flight: what `post` and `read_stream` need to route its stream.
+struct Exchange<'a> {
+    id: u64,
+    method: &'a str,
+    deadline: &'a Deadline,
+    cancel: &'a CancelToken,
 }
 
 #[derive(Default)]
@@ -78,6 +100,7 @@ impl HttpTransport {
             config,
             host: host_of(url),
             state: Mutex::new(SessionState::default()),
+            tools_changed: AtomicBool::new(false),
         })
     }
 
@@ -95,17 +118,17 @@ impl HttpTransport {
         (headers, has_session)
     }
 
-    /// POSTs one message. For a request (`expect` = its id) returns its result; for a
-    /// notification or a reply returns `Value::Null` on any 2xx.
+    /// POSTs one message. For a request (`expect`) returns its result; for a notification or a
+    /// reply returns `Value::Null` on any 2xx. `bound` is the hard limit given to ureq.
     fn post(
         &self,
         agent: &ureq::Agent,
         message: &str,
-        expect: Option<(u64, &str)>,
-        deadline: Instant,
+        expect: Option<&Exchange<'_>>,
+        bound: Instant,
     ) -> Result<Value, McpError> {
-        let method = expect.map_or("a notification", |(_, method)| method);
-        let remaining = deadline.saturating_duration_since(Instant::now());
+        let method = expect.map_or("a notification", |exchange| exchange.method);
+        let remaining = bound.saturating_duration_since(Instant::now());
         let mut request = agent
             .post(&self.url)
             .config()
@@ -136,14 +159,14 @@ impl HttpTransport {
             }
             return Err(McpError::Http { status, message: describe_error_body(&text) });
         }
-        let Some((id, method)) = expect else {
+        let Some(exchange) = expect else {
             return Ok(Value::Null);
         };
         if content_type.starts_with("text/event-stream") {
-            return self.read_stream(agent, SseReader::new(body), id, method, deadline);
+            return self.read_stream(agent, SseReader::new(body), exchange, bound);
         }
         let text = read_capped(body, MAX_BODY_BYTES);
-        match self.route(&text, id) {
+        match self.route(&text, exchange) {
             Some(outcome) => outcome,
             None => Err(McpError::Protocol {
                 message: format!("{} answered {method} with HTTP {status} but no response to it", self.host),
@@ -151,30 +174,32 @@ impl HttpTransport {
         }
     }
 
-    /// Reads an event stream until the response to `id`, resuming a dropped stream.
+    /// Reads an event stream until the response, resuming a stream that ends before it.
     fn read_stream(
         &self,
         agent: &ureq::Agent,
         mut events: SseReader<Body>,
-        id: u64,
-        method: &str,
-        deadline: Instant,
+        exchange: &Exchange<'_>,
+        bound: Instant,
     ) -> Result<Value, McpError> {
+        let method = exchange.method;
         let mut last_event_id: Option<String> = None;
         let mut retry = DEFAULT_RETRY;
-        let mut resumes = 0;
+        let mut empty_resumes = 0;
+        let mut got_event = false;
         loop {
             let failure = match events.next_event() {
                 Ok(Some(event)) => {
+                    got_event = true;
                     last_event_id = event.id.clone().or(last_event_id);
                     if let Some(retry_ms) = event.retry_ms {
-                        retry = Duration::from_millis(retry_ms);
+                        retry = Duration::from_millis(retry_ms).clamp(MIN_RETRY, MAX_RETRY);
                     }
                     // Priming events (an id and empty data) only set the resumption point.
                     if event.data.trim().is_empty() {
                         continue;
                     }
-                    match self.route(&event.data, id) {
+                    match self.route(&event.data, exchange) {
                         Some(outcome) => return outcome,
                         None => continue,
                     }
@@ -182,16 +207,16 @@ impl HttpTransport {
                 Ok(None) => "the event stream ended".to_string(),
                 Err(err) => err.to_string(),
             };
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if remaining.is_zero() {
-                return Err(McpError::Timeout { method: method.to_string(), seconds: 0.0 });
-            }
-            let Some(last) = last_event_id.clone().filter(|_| resumes < MAX_RESUMES) else {
+            empty_resumes = if got_event { 0 } else { empty_resumes + 1 };
+            got_event = false;
+            let Some(last) = last_event_id.clone().filter(|_| empty_resumes <= MAX_EMPTY_RESUMES) else {
                 return Err(McpError::Protocol { message: format!("{failure} before the response to {method}") });
             };
-            resumes += 1;
-            std::thread::sleep(retry.min(remaining));
-            events = self.resume(agent, &last, method, deadline)?;
+            let remaining = exchange.deadline.at().saturating_duration_since(Instant::now());
+            if remaining.is_zero() || !exchange.cancel.sleep(retry.min(remaining)) {
+                return Err(McpError::Timeout { method: method.to_string(), seconds: 0.0 });
+            }
+            events = self.resume(agent, &last, method, bound)?;
         }
     }
 
@@ -201,9 +226,9 @@ impl HttpTransport {
         agent: &ureq::Agent,
         last_event_id: &str,
         method: &str,
-        deadline: Instant,
+        bound: Instant,
     ) -> Result<SseReader<Body>, McpError> {
-        let remaining = deadline.saturating_duration_since(Instant::now());
+        let remaining = bound.saturating_duration_since(Instant::now());
         let mut request = agent
             .get(&self.url)
             .config()
@@ -230,14 +255,22 @@ impl HttpTransport {
         Ok(SseReader::new(body))
     }
 
-    /// Routes one JSON payload: our response ends the wait; server requests are answered.
-    fn route(&self, text: &str, id: u64) -> Option<Result<Value, McpError>> {
+    /// Routes one JSON payload: our response ends the wait, its progress moves the deadline, a
+    /// changed tool list is flagged, server requests are answered.
+    fn route(&self, text: &str, exchange: &Exchange<'_>) -> Option<Result<Value, McpError>> {
         let Ok(messages) = parse_incoming(text) else { return None };
         let mut found = None;
         for message in messages {
             match message {
-                Incoming::Response { id: answered, outcome } if answered == id => found = Some(outcome),
-                Incoming::Response { .. } | Incoming::Notification { .. } | Incoming::Ignored { .. } => {}
+                Incoming::Response { id, outcome } if id == exchange.id => found = Some(outcome),
+                Incoming::Progress { token } if token == exchange.id => exchange.deadline.progressed(Instant::now()),
+                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
+                    self.tools_changed.store(true, Ordering::SeqCst);
+                }
+                Incoming::Response { .. }
+                | Incoming::Progress { .. }
+                | Incoming::Notification { .. }
+                | Incoming::Ignored { .. } => {}
                 Incoming::ServerRequest { reply, .. } => {
                     // Best effort: the server decides what an unanswered request means.
                     let _ = self.notify(&reply);
@@ -277,22 +310,30 @@ impl Transport for HttpTransport {
         deadline: Instant,
         cancel: &CancelToken,
     ) -> Result<Value, McpError> {
+        let deadline = Deadline::new(timeout, deadline, Instant::now());
+        let exchange = Exchange { id, method, deadline: &deadline, cancel };
         let agent = self.config.new_agent();
+        let timed_out = AtomicBool::new(false);
         let outcome = std::thread::scope(|scope| {
             // Never sent on: dropping the sender is what tells the watcher the exchange is over.
             let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(0);
             let watched = agent.clone();
+            let (deadline, timed_out) = (&deadline, &timed_out);
             let watcher =
                 std::thread::Builder::new().name("mcp-http-cancel".to_string()).spawn_scoped(scope, move || {
                     loop {
-                        match done_rx.recv_timeout(Duration::from_millis(50)) {
+                        match done_rx.recv_timeout(Duration::from_millis(25)) {
                             Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return watched.shutdown(),
+                            Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline.at() => {
+                                timed_out.store(true, Ordering::SeqCst);
+                                return watched.shutdown();
+                            }
                             Err(RecvTimeoutError::Timeout) => {}
                             Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
                         }
                     }
                 });
-            let outcome = self.post(&agent, message, Some((id, method)), deadline);
+            let outcome = self.post(&agent, message, Some(&exchange), deadline.ceiling());
             drop(done_tx);
             if let Ok(watcher) = watcher {
                 let _ = watcher.join();
@@ -301,6 +342,9 @@ impl Transport for HttpTransport {
         });
         match outcome {
             Err(_) if cancel.is_cancelled() => Err(McpError::Cancelled),
+            Err(_) if timed_out.load(Ordering::SeqCst) => {
+                Err(McpError::Timeout { method: method.to_string(), seconds: timeout.as_secs_f64() })
+            }
             Err(McpError::Timeout { method, .. }) => Err(McpError::Timeout { method, seconds: timeout.as_secs_f64() }),
             other => other,
         }
@@ -308,7 +352,7 @@ impl Transport for HttpTransport {
 
     fn notify(&self, message: &str) -> Result<(), McpError> {
         let agent = self.config.new_agent();
-        self.post(&agent, message, None, Instant::now() + Duration::from_secs(10)).map(|_| ())
+        self.post(&agent, message, None, Instant::now() + NOTIFY_TIMEOUT).map(|_| ())
     }
 
     fn negotiated(&self, protocol_version: &str) {
@@ -341,6 +385,10 @@ impl Transport for HttpTransport {
 
     fn stderr_head(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    fn take_tools_changed(&self) -> bool {
+        self.tools_changed.swap(false, Ordering::SeqCst)
     }
 }
 

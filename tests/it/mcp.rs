@@ -9,7 +9,11 @@ use crate::support::mcp_servers::{
 use crate::support::{FakeModel, Reply, TestEnv};
 use mewcode::cancel::CancelToken;
 use mewcode::config::{McpServerConfig, McpTransport};
-use mewcode::mcp::{Manager, ServerState, SpawnEnv, StartOptions};
+use mewcode::mcp::client::{Client, Transport};
+use mewcode::mcp::http::HttpTransport;
+use mewcode::mcp::stdio::StdioTransport;
+use mewcode::mcp::tool::render_result;
+use mewcode::mcp::{Manager, McpError, ServerState, SpawnEnv, StartOptions};
 use mewcode::tools::{Registry, ToolContext, ToolOutput};
 use mewcode::warning::Warning;
 use std::sync::{Arc, Mutex};
@@ -371,4 +375,86 @@ fn the_model_calls_an_mcp_tool_end_to_end_and_no_server_is_left_running() {
     assert!(result["content"].to_string().contains("ping-42"), "{result}");
     assert_ne!(result["is_error"], true, "{result}");
     assert!(process_gone(read_pid(&pid_file), Duration::from_secs(2)), "the MCP server outlived mewcode");
+}
+
+/// A client of the features fixture (`fixtures/mcp/features_server.py`) over stdio or HTTP,
+/// whose tool calls time out after `call_timeout` while the SDK's slow start gets 30 s.
+fn features_client(transport: &str, http_url: Option<&str>, call_timeout: Duration) -> Client {
+    let transport: Box<dyn Transport> = match (transport, http_url) {
+        ("http", Some(url)) => Box::new(HttpTransport::new(url, &[], None, &Default::default()).unwrap()),
+        _ => {
+            let features = fixture("features_server.py");
+            let spawn = SpawnEnv { host_env: std::env::vars().collect(), cwd: std::env::temp_dir(), log_dir: None };
+            let args = [features.to_str().unwrap().to_string(), "stdio".to_string()];
+            Box::new(StdioTransport::spawn("features", "python3", &args, &[], &spawn).unwrap())
+        }
+    };
+    let client = Client::new(transport, call_timeout).with_handshake_timeout(Duration::from_secs(30));
+    let far = Instant::now() + Duration::from_secs(30);
+    client.initialize(far, &CancelToken::new()).unwrap();
+    client
+}
+
+fn features_http() -> HttpServer {
+    let features = fixture("features_server.py");
+    HttpServer::start("python3", &[features.to_str().unwrap(), "http", "{port}"], &[])
+}
+
+/// The text of a successful `tools/call` result.
+fn call_text(client: &Client, tool: &str, arguments: serde_json::Value) -> Result<String, McpError> {
+    let result = client.call_tool(tool, arguments, &CancelToken::new())?;
+    let rendered = render_result(&result);
+    assert!(!rendered.is_error, "{tool}: {}", rendered.text);
+    Ok(rendered.text)
+}
+
+#[test]
+fn server_requests_we_do_not_support_get_method_not_found_and_the_call_still_ends() {
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let server = features_http();
+    let url = server.url();
+    for (transport, url) in [("stdio", None), ("http", Some(url.as_str()))] {
+        let client = features_client(transport, url, Duration::from_secs(10));
+        for (tool, method) in
+            [("ask", "elicitation/create"), ("sample", "sampling/createMessage"), ("roots", "roots/list")]
+        {
+            let text = call_text(&client, tool, serde_json::json!({}))
+                .unwrap_or_else(|err| panic!("{transport} {tool}: {err}"));
+            // The server's exception carries our JSON-RPC error: its request reached us and was
+            // answered, so the tool went on and ended.
+            assert!(
+                text.contains("refused: ") && text.contains(&format!("mewcode does not support {method}")),
+                "{transport} {tool}: {text}"
+            );
+        }
+        // The session is still healthy afterwards.
+        assert_eq!(call_text(&client, "echo", serde_json::json!({"text": "after"})).unwrap(), "after");
+        client.shutdown(Instant::now() + Duration::from_secs(5));
+    }
+}
+
+#[test]
+fn progress_keeps_a_call_alive_past_its_timeout_and_silence_still_times_out() {
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let server = features_http();
+    let url = server.url();
+    let timeout = Duration::from_millis(1000);
+    for (transport, url) in [("stdio", None), ("http", Some(url.as_str()))] {
+        let client = features_client(transport, url, timeout);
+        // 2.5 s of work, progress every 0.2 s: more than twice the timeout, and it succeeds.
+        let started = Instant::now();
+        let text = call_text(&client, "steady", serde_json::json!({"seconds": 2.5, "every": 0.2}));
+        assert_eq!(text, Ok("done after 12 steps".to_string()), "{transport}");
+        assert!(started.elapsed() > timeout * 2, "{transport}: {:?}", started.elapsed());
+        // No progress: the same timeout ends it after about one timeout.
+        let started = Instant::now();
+        let silent = call_text(&client, "silent", serde_json::json!({"seconds": 20}));
+        assert_eq!(silent, Err(McpError::Timeout { method: "tools/call".into(), seconds: 1.0 }), "{transport}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{transport}: {:?}", started.elapsed());
+        client.shutdown(Instant::now() + Duration::from_secs(5));
+    }
 }

@@ -38,6 +38,9 @@ impl Transport for Scripted {
     fn stderr_head(&self) -> Vec<String> {
         Vec::new()
     }
+    fn take_tools_changed(&self) -> bool {
+        false
+    }
 }
 
 fn client(answers: Vec<Result<Value, McpError>>) -> (Client, Arc<Mutex<Vec<String>>>) {
@@ -135,6 +138,20 @@ fn an_expired_session_is_reinitialised_once_and_the_call_retried() {
     assert_eq!(kinds, vec!["msg", "reset", "msg", "negotiated 2025-11-25", "msg", "msg"]);
     assert!(log[2].contains(r#""method":"initialize""#));
     assert!(log[5].contains(r#""method":"tools/call""#) && log[5].contains(r#""id":2"#));
+}
+
+#[test]
+fn tool_calls_carry_their_id_as_progress_token_and_other_requests_do_not() {
+    let (client, log) = client(vec![Ok(json!({"tools": []})), Ok(json!({"content": []}))]);
+    client.list_tools(far(), &CancelToken::new()).unwrap();
+    client.call_tool("echo", json!({"text": "x"}), &CancelToken::new()).unwrap();
+    assert_eq!(
+        *lock(&log),
+        vec![
+            r#"{"jsonrpc":"2.0","id":0,"method":"tools/list"}"#.to_string(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":1}}}"#.to_string(),
+        ]
+    );
 }
 
 #[test]
