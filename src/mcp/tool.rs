@@ -7,7 +7,11 @@
 //! `destructiveHint: true`, and every hint is a boolean (`client::parse_read_only`). Every failure (a protocol
 //! error, a timeout, a dead server) becomes an `is_error` output; nothing here panics or stops a
 //! turn. Content the model cannot see (images, audio, binary resources) becomes a one-line
-//! placeholder, and the user is warned once per tool.
+//! placeholder, and the user is warned once per tool. A blocked tool (pinning flagged its server)
+//! never reaches the server: the model sees a neutral description and an empty schema instead of
+//! the changed (untrusted) ones, and every call returns the reason; it counts as read-only so that
+//! the permission gate lets the call through to that refusal instead of asking about a tool that
+//! cannot run.
 
 use super::client::{Client, ToolInfo};
 use super::{McpError, WarnSink};
@@ -40,12 +44,28 @@ pub struct McpTool {
     client: Arc<Client>,
     warn: WarnSink,
     warned: AtomicBool,
+    /// Why the tool must not run (its server's definitions changed since they were accepted).
+    blocked: Option<String>,
 }
+
+/// What the model is told about a blocked tool instead of its (untrusted) description.
+pub const BLOCKED_DESCRIPTION: &str =
+    "Disabled: this MCP tool's definition changed since the user accepted it. Calling it only returns why.";
 
 impl McpTool {
     /// The tool `info` of `server`, reached through `client`; `name` comes from `full_name`.
     pub fn new(name: String, server: &str, info: ToolInfo, client: Arc<Client>, warn: WarnSink) -> McpTool {
-        McpTool { name, server: server.to_string(), info, client, warn, warned: AtomicBool::new(false) }
+        McpTool { name, server: server.to_string(), info, client, warn, warned: AtomicBool::new(false), blocked: None }
+    }
+
+    /// The same tool, refusing every call with `reason`.
+    pub fn blocked(self, reason: String) -> McpTool {
+        McpTool { blocked: Some(reason), ..self }
+    }
+
+    /// Why the tool refuses to run, if it does.
+    pub fn blocked_reason(&self) -> Option<&str> {
+        self.blocked.as_deref()
     }
 
     /// The server's own name for the tool.
@@ -64,18 +84,24 @@ impl Tool for McpTool {
     }
 
     fn description(&self) -> &str {
-        &self.info.description
+        if self.blocked.is_some() { BLOCKED_DESCRIPTION } else { &self.info.description }
     }
 
     fn input_schema(&self) -> Value {
+        if self.blocked.is_some() {
+            return serde_json::json!({"type": "object", "properties": {}});
+        }
         self.info.input_schema.clone()
     }
 
     fn read_only(&self) -> bool {
-        self.info.read_only
+        self.blocked.is_some() || self.info.read_only
     }
 
     fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput {
+        if let Some(reason) = &self.blocked {
+            return ToolOutput::error(format!("mcp server {}: {reason}", self.server));
+        }
         let arguments = match parse_arguments(input_json) {
             Ok(arguments) => arguments,
             Err(message) => return ToolOutput::error(message),
