@@ -558,3 +558,27 @@ fn a_changed_tool_description_is_flagged_and_refused_until_accepted() {
     let run = env.run(&["mcp", "call", "feat", "echo", r#"{"text":"third"}"#]);
     assert_eq!((run.code, run.stdout.as_str()), (0, "third\n"), "{}", run.stderr);
 }
+
+#[test]
+fn a_real_server_that_closes_its_response_stream_is_resumed_with_last_event_id() {
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let features = fixture("features_server.py");
+    let dir = crate::support::TempDir::new("mcp-resume");
+    let log = dir.path().join("requests.log");
+    let args = [features.to_str().unwrap(), "http", "{port}", "--retry-ms", "300", "--log", log.to_str().unwrap()];
+    let server = HttpServer::start("python3", &args, &[]);
+    let client = features_client("http", Some(&server.url()), Duration::from_secs(10));
+    // The tool closes its SSE stream after a progress event and answers 0.5 s later: the answer
+    // only arrives on the GET that resumes after the last event id, 300 ms (retry:) later.
+    let started = Instant::now();
+    assert_eq!(call_text(&client, "hop", serde_json::json!({"seconds": 0.5})), Ok("landed".to_string()));
+    assert!(started.elapsed() >= Duration::from_millis(300), "{:?}", started.elapsed());
+    let requests = std::fs::read_to_string(&log).unwrap();
+    let resumed: Vec<&str> = requests.lines().filter(|line| line.starts_with("GET ")).collect();
+    assert_eq!(resumed.len(), 1, "{requests}");
+    assert!(resumed[0].starts_with("GET ev-"), "{requests}");
+    assert_eq!(call_text(&client, "echo", serde_json::json!({"text": "after"})), Ok("after".to_string()));
+    client.shutdown(Instant::now() + Duration::from_secs(5));
+}
