@@ -4,7 +4,8 @@
 //! run where the scripted model calls an MCP tool, and no child left behind.
 
 use crate::support::mcp_servers::{
-    HttpServer, everything_available, everything_js, fixture, process_gone, python_sdk_available, read_pid, require,
+    HttpServer, conformance_available, conformance_js, everything_available, everything_js, fixture, node22,
+    process_gone, python_sdk_available, read_pid, require,
 };
 use crate::support::{FakeModel, Reply, TestEnv};
 use mewcode::cancel::CancelToken;
@@ -581,4 +582,31 @@ fn a_real_server_that_closes_its_response_stream_is_resumed_with_last_event_id()
     assert!(resumed[0].starts_with("GET ev-"), "{requests}");
     assert_eq!(call_text(&client, "echo", serde_json::json!({"text": "after"})), Ok("after".to_string()));
     client.shutdown(Instant::now() + Duration::from_secs(5));
+}
+
+#[test]
+fn the_official_conformance_suite_client_scenarios_pass() {
+    if !require(conformance_available(), "@modelcontextprotocol/conformance with Node 22 (bash .ci/test-deps)") {
+        return;
+    }
+    let client = fixture("conformance_client.sh");
+    for scenario in ["initialize", "tools_call", "sse-retry"] {
+        let dir = crate::support::TempDir::new("mcp-conformance");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        // The suite runs `--command` with the scenario's URL appended; the script picks the
+        // mewcode subcommand for the scenario.
+        let output = std::process::Command::new(node22())
+            .arg(conformance_js())
+            .args(["client", "--command", client.to_str().unwrap(), "--scenario", scenario, "--timeout", "30000"])
+            .current_dir(dir.path())
+            .env("MEWCODE", env!("CARGO_BIN_EXE_mewcode"))
+            .env("MEWCODE_HOME", &home)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let report = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert!(output.status.success(), "{scenario}: {report}");
+        assert!(report.contains("OVERALL: PASSED") && report.contains(" 0 failed, 0 warnings"), "{scenario}: {report}");
+    }
 }
