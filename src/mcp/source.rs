@@ -4,7 +4,9 @@
 //!
 //! Invariants: a failed re-listing keeps the previous tools (and warns); a listing whose accepted
 //! definitions changed yields tools that refuse to run (`McpTool::blocked`), with the reason and
-//! the command that accepts them; names that cannot be tool names are skipped with a warning.
+//! the command that accepts them, and is checked against the store again at each refresh, so a
+//! `mewcode mcp accept` run meanwhile (from another shell) takes effect at the next turn; names
+//! that cannot be tool names are skipped with a warning.
 
 use super::client::{Client, ToolInfo};
 use super::pin::{self, Verdict};
@@ -35,6 +37,8 @@ pub struct ServerTools {
     pins: Option<PinPlace>,
     warn: WarnSink,
     current: Mutex<Vec<Arc<McpTool>>>,
+    /// The last listing, kept to check a blocked one against the store again.
+    listed: Mutex<Vec<ToolInfo>>,
 }
 
 impl ServerTools {
@@ -47,10 +51,16 @@ impl ServerTools {
         warn: WarnSink,
         infos: Vec<ToolInfo>,
     ) -> (ServerTools, Vec<Warning>) {
-        let source =
-            ServerTools { server: server.to_string(), client, timeout, pins, warn, current: Mutex::new(Vec::new()) };
-        let (tools, warnings) = source.build(infos);
-        *lock(&source.current) = tools;
+        let source = ServerTools {
+            server: server.to_string(),
+            client,
+            timeout,
+            pins,
+            warn,
+            current: Mutex::new(Vec::new()),
+            listed: Mutex::new(Vec::new()),
+        };
+        let warnings = source.install(infos);
         (source, warnings)
     }
 
@@ -67,15 +77,31 @@ impl ServerTools {
         let deadline = Instant::now() + self.timeout;
         match self.client.list_tools(deadline, &CancelToken::new()) {
             Ok(infos) => {
-                let (tools, warnings) = self.build(infos);
-                *lock(&self.current) = tools;
-                for warning in warnings {
+                for warning in self.install(infos) {
                     (self.warn)(warning);
                 }
             }
             // The server keeps the tools it had; if it is gone, their calls say so.
             Err(err) => (self.warn)(self.warning(format!("its tool list changed but listing it failed: {err}"))),
         }
+    }
+
+    /// While the tools are blocked: whether the user accepted the listing meanwhile (the warnings
+    /// were shown when it was flagged, so none are repeated).
+    pub fn recheck_if_blocked(&self) {
+        let blocked = lock(&self.current).iter().any(|tool| tool.blocked_reason().is_some());
+        if blocked {
+            let infos = lock(&self.listed).clone();
+            let _ = self.install(infos);
+        }
+    }
+
+    /// Makes `infos` the current listing; returns its warnings.
+    fn install(&self, infos: Vec<ToolInfo>) -> Vec<Warning> {
+        let (tools, warnings) = self.build(infos.clone());
+        *lock(&self.current) = tools;
+        *lock(&self.listed) = infos;
+        warnings
     }
 
     /// Tools from a listing: valid names only, in name order, refusing to run when pinning
@@ -151,6 +177,7 @@ impl ServerTools {
 impl ToolSource for ServerTools {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.relist_if_changed();
+        self.recheck_if_blocked();
         self.current().into_iter().map(|tool| tool as Arc<dyn Tool>).collect()
     }
 }
