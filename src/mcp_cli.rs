@@ -231,6 +231,7 @@ mod tests {
                         protocol_version: "2025-11-25".into(),
                         server_name: "fx".into(),
                         server_version: "1.0".into(),
+                        tools_list_changed: false,
                     },
                     tools: vec![ToolStatus {
                         full_name: "mcp__good__echo".into(),

@@ -50,6 +50,9 @@ pub trait Transport: Send + Sync {
     /// Whether the server sent `notifications/tools/list_changed` since the last call (which
     /// clears the flag).
     fn take_tools_changed(&self) -> bool;
+    /// The server declared `tools.listChanged`: listen for what it sends outside any request
+    /// (HTTP opens the standalone GET stream; stdio always reads everything).
+    fn start_listening(&self) {}
 }
 
 /// What the server said about itself in `initialize`.
@@ -58,6 +61,8 @@ pub struct SessionInfo {
     pub protocol_version: String,
     pub server_name: String,
     pub server_version: String,
+    /// The server declared `capabilities.tools.listChanged: true`.
+    pub tools_list_changed: bool,
 }
 
 /// One tool as the server lists it (its own name, before prefixing).
@@ -113,6 +118,9 @@ impl Client {
         let info = parse_initialize(&result)?;
         self.transport.negotiated(&info.protocol_version);
         self.transport.notify(&encode_notification("notifications/initialized", None))?;
+        if info.tools_list_changed {
+            self.transport.start_listening();
+        }
         *lock(&self.session) = Some(info.clone());
         Ok(info)
     }
@@ -230,10 +238,12 @@ pub fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
     }
     let server = result.get("serverInfo");
     let text = |key: &str| server.and_then(|info| info.get(key)).and_then(Value::as_str).unwrap_or("").to_string();
+    let tools_list_changed = result.pointer("/capabilities/tools/listChanged") == Some(&Value::Bool(true));
     Ok(SessionInfo {
         protocol_version: version.to_string(),
         server_name: text("name"),
         server_version: text("version"),
+        tools_list_changed,
     })
 }
 

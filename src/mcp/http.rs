@@ -14,6 +14,10 @@
 //!   `Last-Event-ID` after the server's `retry:` delay (capped at `MAX_RETRY`), again and again
 //!   until the response or the deadline, as long as each resumed stream brings something; a
 //!   stream without any event id cannot be resumed and fails the request.
+//! - A server that declares `tools.listChanged` gets a listener thread (`mcp-http-listen`) on
+//!   its standalone GET stream, resumed like a response stream, for the list_changed
+//!   notifications and server requests it sends outside any request; a 405 or any refusal ends
+//!   it quietly, and `shutdown` stops it before the DELETE.
 //! - Every exchange gets its own ureq agent and a scoped watcher thread (`mcp-http-cancel`) that
 //!   shuts that agent down when the caller's cancel token fires or the request's deadline passes,
 //!   so an interrupted or timed-out call returns at once. The deadline moves with progress
@@ -31,8 +35,8 @@ use crossbeam_channel::RecvTimeoutError;
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The most of a JSON response or error body we read.
@@ -46,6 +50,11 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(500);
 const MIN_RETRY: Duration = Duration::from_millis(10);
 /// The longest `retry:` we honour: a server asking for minutes gets this.
 const MAX_RETRY: Duration = Duration::from_secs(10);
+/// How long shutdown waits for the listener thread to end.
+const LISTENER_JOIN: Duration = Duration::from_secs(1);
+/// How many times in a row the standalone stream may fail to open or end empty before the
+/// listener gives up on it.
+const MAX_LISTEN_FAILURES: usize = 5;
 /// How long a notification (or our reply to a server request) may take.
 const NOTIFY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The DELETE at shutdown waits at most this long.
@@ -53,8 +62,18 @@ const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
 
 type Body = Box<dyn Read + Send>;
 
-/// A Streamable HTTP server endpoint and our session with it.
+/// A Streamable HTTP server, our session with it, and the listener of its standalone stream.
 pub struct HttpTransport {
+    endpoint: Arc<Endpoint>,
+    /// Whether `start_listening` may open the standalone GET stream (the manager's servers do;
+    /// the scripted servers of the unit tests answer only what they were told to expect).
+    listen: bool,
+    listener: Mutex<Option<Listener>>,
+}
+
+/// The server endpoint and our session with it: everything an exchange needs, shared with the
+/// listener thread.
+struct Endpoint {
     url: String,
     headers: Vec<(String, String)>,
     config: ureq::config::Config,
@@ -94,16 +113,47 @@ impl HttpTransport {
         let roots = read_ca_files(&ca_files).map_err(|message| McpError::Config { message })?;
         // The per-request deadline is enforced by the caller (and a cancel watcher), not per read.
         let (config, _) = agent_config(url, net, &roots, None).map_err(|message| McpError::Config { message })?;
-        Ok(HttpTransport {
+        let endpoint = Endpoint {
             url: url.to_string(),
             headers: headers.to_vec(),
             config,
             host: host_of(url),
             state: Mutex::new(SessionState::default()),
             tools_changed: AtomicBool::new(false),
-        })
+        };
+        Ok(HttpTransport { endpoint: Arc::new(endpoint), listen: false, listener: Mutex::new(None) })
     }
 
+    /// The same transport, allowed to keep the server's standalone GET stream open once the
+    /// server declares `tools.listChanged` (see `listen`).
+    pub fn with_listener(mut self) -> HttpTransport {
+        self.listen = true;
+        self
+    }
+
+    /// Stops the listener thread, waiting for it at most until `deadline`.
+    fn stop_listening(&self, deadline: Instant) {
+        let Some(listener) = lock(&self.listener).take() else { return };
+        listener.stop.cancel();
+        // Breaks the blocked read of the open stream.
+        listener.agent.shutdown();
+        while !listener.thread.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if listener.thread.is_finished() {
+            let _ = listener.thread.join();
+        }
+    }
+}
+
+/// The listener of the standalone stream: its thread, and what stops it.
+struct Listener {
+    stop: CancelToken,
+    agent: ureq::Agent,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Endpoint {
     /// The session headers to send now, and whether a session id is among them.
     fn session_headers(&self) -> (Vec<(&'static str, String)>, bool) {
         let state = lock(&self.state);
@@ -280,6 +330,97 @@ impl HttpTransport {
         found
     }
 
+    /// The listener thread's body: keeps the standalone GET stream open (resuming it after the
+    /// server's `retry:` when it ends) and routes what the server sends on it, until `stop`, or
+    /// until the server says it offers no such stream, or it fails `MAX_LISTEN_FAILURES` times in
+    /// a row.
+    fn listen(&self, agent: &ureq::Agent, stop: &CancelToken) {
+        let mut last_event_id: Option<String> = None;
+        let mut retry = DEFAULT_RETRY;
+        let mut failures = 0;
+        while !stop.is_cancelled() {
+            let mut got_event = false;
+            match self.open_standalone(agent, last_event_id.as_deref()) {
+                Ok(Some(mut events)) => {
+                    while let Ok(Some(event)) = events.next_event() {
+                        got_event = true;
+                        last_event_id = event.id.clone().or(last_event_id);
+                        if let Some(retry_ms) = event.retry_ms {
+                            retry = Duration::from_millis(retry_ms).clamp(MIN_RETRY, MAX_RETRY);
+                        }
+                        if !event.data.trim().is_empty() {
+                            self.route_unsolicited(&event.data);
+                        }
+                    }
+                }
+                // 405 (the spec's "no stream here") or any other refusal: nothing to listen to.
+                Ok(None) => return,
+                Err(_) => {}
+            }
+            failures = if got_event { 0 } else { failures + 1 };
+            if failures >= MAX_LISTEN_FAILURES || !stop.sleep(retry) {
+                return;
+            }
+        }
+    }
+
+    /// GET for the standalone stream; None when the server offers none.
+    fn open_standalone(
+        &self,
+        agent: &ureq::Agent,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<SseReader<Body>>, McpError> {
+        // Open as long as the session lives: no overall timeout.
+        let mut request =
+            agent.get(&self.url).config().timeout_global(None).build().header("accept", "text/event-stream");
+        if let Some(last) = last_event_id {
+            request = request.header("last-event-id", last);
+        }
+        for (name, value) in &self.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        for (name, value) in self.session_headers().0 {
+            request = request.header(name, value);
+        }
+        let response = request.call().map_err(|err| self.map_error(err, "the event stream", Duration::ZERO))?;
+        let status = response.status().as_u16();
+        let is_stream = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.to_ascii_lowercase().starts_with("text/event-stream"));
+        if !(200..300).contains(&status) || !is_stream {
+            return Ok(None);
+        }
+        Ok(Some(SseReader::new(Box::new(response.into_body().into_reader()))))
+    }
+
+    /// Routes a message of the standalone stream: a changed tool list is flagged, server
+    /// requests are answered; responses and other notifications are not for us here.
+    fn route_unsolicited(&self, text: &str) {
+        let Ok(messages) = parse_incoming(text) else { return };
+        for message in messages {
+            match message {
+                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
+                    self.tools_changed.store(true, Ordering::SeqCst);
+                }
+                Incoming::ServerRequest { reply, .. } => {
+                    let _ = self.notify(&reply);
+                }
+                Incoming::Response { .. }
+                | Incoming::Progress { .. }
+                | Incoming::Notification { .. }
+                | Incoming::Ignored { .. } => {}
+            }
+        }
+    }
+
+    /// POSTs a notification or a reply; any 2xx acknowledges it.
+    fn notify(&self, message: &str) -> Result<(), McpError> {
+        let agent = self.config.new_agent();
+        self.post(&agent, message, None, Instant::now() + NOTIFY_TIMEOUT).map(|_| ())
+    }
+
     /// The one mapping from ureq's errors, naming the host.
     fn map_error(&self, error: ureq::Error, method: &str, timeout: Duration) -> McpError {
         let host = &self.host;
@@ -312,7 +453,7 @@ impl Transport for HttpTransport {
     ) -> Result<Value, McpError> {
         let deadline = Deadline::new(timeout, deadline, Instant::now());
         let exchange = Exchange { id, method, deadline: &deadline, cancel };
-        let agent = self.config.new_agent();
+        let agent = self.endpoint.config.new_agent();
         let timed_out = AtomicBool::new(false);
         let outcome = std::thread::scope(|scope| {
             // Never sent on: dropping the sender is what tells the watcher the exchange is over.
@@ -333,7 +474,7 @@ impl Transport for HttpTransport {
                         }
                     }
                 });
-            let outcome = self.post(&agent, message, Some(&exchange), deadline.ceiling());
+            let outcome = self.endpoint.post(&agent, message, Some(&exchange), deadline.ceiling());
             drop(done_tx);
             if let Ok(watcher) = watcher {
                 let _ = watcher.join();
@@ -351,28 +492,31 @@ impl Transport for HttpTransport {
     }
 
     fn notify(&self, message: &str) -> Result<(), McpError> {
-        let agent = self.config.new_agent();
-        self.post(&agent, message, None, Instant::now() + NOTIFY_TIMEOUT).map(|_| ())
+        self.endpoint.notify(message)
     }
 
     fn negotiated(&self, protocol_version: &str) {
-        lock(&self.state).protocol_version = Some(protocol_version.to_string());
+        lock(&self.endpoint.state).protocol_version = Some(protocol_version.to_string());
     }
 
     fn reset_session(&self) {
-        *lock(&self.state) = SessionState::default();
+        *lock(&self.endpoint.state) = SessionState::default();
     }
 
     fn shutdown(&self, deadline: Instant) {
-        let (session_headers, has_session) = self.session_headers();
+        self.stop_listening((Instant::now() + LISTENER_JOIN).min(deadline));
+        let (session_headers, has_session) = self.endpoint.session_headers();
         if !has_session {
             return;
         }
         let remaining = deadline.saturating_duration_since(Instant::now()).min(DELETE_TIMEOUT);
-        let agent = self.config.new_agent();
-        let mut request =
-            agent.delete(&self.url).config().timeout_global(Some(remaining.max(Duration::from_millis(1)))).build();
-        for (name, value) in &self.headers {
+        let agent = self.endpoint.config.new_agent();
+        let mut request = agent
+            .delete(&self.endpoint.url)
+            .config()
+            .timeout_global(Some(remaining.max(Duration::from_millis(1))))
+            .build();
+        for (name, value) in &self.endpoint.headers {
             request = request.header(name.as_str(), value.as_str());
         }
         for (name, value) in session_headers {
@@ -380,7 +524,7 @@ impl Transport for HttpTransport {
         }
         // 405 (not supported) or a gone server are fine: we are leaving either way.
         let _ = request.call();
-        *lock(&self.state) = SessionState::default();
+        *lock(&self.endpoint.state) = SessionState::default();
     }
 
     fn stderr_head(&self) -> Vec<String> {
@@ -388,7 +532,37 @@ impl Transport for HttpTransport {
     }
 
     fn take_tools_changed(&self) -> bool {
-        self.tools_changed.swap(false, Ordering::SeqCst)
+        self.endpoint.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    fn start_listening(&self) {
+        if !self.listen {
+            return;
+        }
+        let mut listener = lock(&self.listener);
+        if listener.as_ref().is_some_and(|running| !running.thread.is_finished()) {
+            return;
+        }
+        let stop = CancelToken::new();
+        let agent = self.endpoint.config.new_agent();
+        let (endpoint, thread_stop, thread_agent) = (Arc::clone(&self.endpoint), stop.clone(), agent.clone());
+        let spawned = std::thread::Builder::new()
+            .name("mcp-http-listen".to_string())
+            .spawn(move || endpoint.listen(&thread_agent, &thread_stop));
+        // Without the thread the server's own messages are missed, as before; calls still work.
+        if let Ok(thread) = spawned {
+            *listener = Some(Listener { stop, agent, thread });
+        }
+    }
+}
+
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        // Not joined: the thread ends as soon as its agent is shut down.
+        if let Some(listener) = lock(&self.listener).take() {
+            listener.stop.cancel();
+            listener.agent.shutdown();
+        }
     }
 }
 

@@ -273,7 +273,7 @@ fn open_transport(config: &McpServerConfig, options: &StartOptions) -> Result<Bo
             Box::new(stdio::StdioTransport::spawn(&config.name, command, args, env, &options.spawn)?)
         }
         McpTransport::Http { url, headers, ca_file } => {
-            Box::new(http::HttpTransport::new(url, headers, ca_file.as_deref(), &options.net)?)
+            Box::new(http::HttpTransport::new(url, headers, ca_file.as_deref(), &options.net)?.with_listener())
         }
     })
 }

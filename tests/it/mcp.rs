@@ -645,3 +645,47 @@ fn a_flagged_server_runs_again_at_the_next_refresh_after_it_is_accepted() {
     assert_eq!(ok(started.call("mcp__feat__echo", r#"{"text":"d"}"#)), "d");
     assert!(started.registry.get("mcp__feat__echo").unwrap().description().contains("aws"));
 }
+
+#[test]
+fn a_server_declaring_list_changed_is_heard_on_its_standalone_stream() {
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let features = fixture("features_server.py");
+    let features = features.to_str().unwrap();
+    let dir = crate::support::TempDir::new("mcp-listen");
+    let (declaring_log, plain_log) = (dir.path().join("declaring.log"), dir.path().join("plain.log"));
+    let declaring = HttpServer::start(
+        "python3",
+        &[features, "http", "{port}", "--list-changed", "--log", declaring_log.to_str().unwrap()],
+        &[],
+    );
+    let plain = HttpServer::start("python3", &[features, "http", "{port}", "--log", plain_log.to_str().unwrap()], &[]);
+    let mut started = start(&[http("loud", &declaring.url(), 10), http("plain", &plain.url(), 10)]);
+    assert_eq!(started.start_warnings, vec![]);
+    // Sent outside any request: only the standalone GET stream carries it.
+    assert_eq!(ok(started.call("mcp__loud__grow", r#"{"name":"later","related":false}"#)), "grew");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        started.registry.refresh();
+        if started.registry.get("mcp__loud__later").is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "list_changed on the standalone stream was never seen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(ok(started.call("mcp__loud__later", r#"{"text":"y"}"#)), "grown: y");
+    // A server request outside any request is answered there too, and the call that caused it ends.
+    let roots = ok(started.call("mcp__loud__roots", r#"{"related":false}"#));
+    assert!(roots.contains("mewcode does not support roots/list"), "{roots}");
+    // A server that does not declare listChanged gets no standalone stream.
+    assert_eq!(ok(started.call("mcp__plain__echo", r#"{"text":"z"}"#)), "z");
+    let gets = |log: &std::path::Path| {
+        std::fs::read_to_string(log).unwrap().lines().filter(|line| line.starts_with("GET")).count()
+    };
+    assert!(gets(&declaring_log) >= 1 && gets(&plain_log) == 0);
+    // The open stream does not hold shutdown up.
+    let shutdown_started = Instant::now();
+    started.manager.shutdown();
+    assert!(shutdown_started.elapsed() < Duration::from_secs(3), "{:?}", shutdown_started.elapsed());
+}
