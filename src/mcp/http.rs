@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 /// The most of a JSON response or error body we read.
 const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
-/// How many resumed streams in a row may end without bringing a single event before the
+/// After this many resumed streams in a row that ended without bringing a single event, the
 /// request is given up (a server that keeps closing at once must not spin until the deadline).
 const MAX_EMPTY_RESUMES: usize = 5;
 /// The reconnection delay when the server set no `retry:`.
@@ -259,7 +259,7 @@ impl Endpoint {
             };
             empty_resumes = if got_event { 0 } else { empty_resumes + 1 };
             got_event = false;
-            let Some(last) = last_event_id.clone().filter(|_| empty_resumes <= MAX_EMPTY_RESUMES) else {
+            let Some(last) = last_event_id.clone().filter(|_| empty_resumes < MAX_EMPTY_RESUMES) else {
                 return Err(McpError::Protocol { message: format!("{failure} before the response to {method}") });
             };
             let remaining = exchange.deadline.at().saturating_duration_since(Instant::now());

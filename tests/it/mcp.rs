@@ -462,6 +462,14 @@ fn progress_keeps_a_call_alive_past_its_timeout_and_silence_still_times_out() {
         let silent = call_text(&client, "silent", serde_json::json!({"seconds": 20}));
         assert_eq!(silent, Err(McpError::Timeout { method: "tools/call".into(), seconds: 1.0 }), "{transport}");
         assert!(started.elapsed() < Duration::from_secs(5), "{transport}: {:?}", started.elapsed());
+        // Progress that stops: the call lived past its timeout while it came, then timed out
+        // one timeout after the last one (three steps of 0.2 s, + 1 s).
+        let started = Instant::now();
+        let stopped =
+            call_text(&client, "steady", serde_json::json!({"seconds": 0.7, "every": 0.2, "then_silent": 20}));
+        assert_eq!(stopped, Err(McpError::Timeout { method: "tools/call".into(), seconds: 1.0 }), "{transport}");
+        let elapsed = started.elapsed();
+        assert!(elapsed >= Duration::from_millis(1500) && elapsed < Duration::from_secs(8), "{transport}: {elapsed:?}");
         client.shutdown(Instant::now() + Duration::from_secs(5));
     }
 }

@@ -150,7 +150,7 @@ fn a_stream_closed_gracefully_is_resumed_again_and_again_after_the_retry_delay()
 fn resumed_streams_that_bring_nothing_end_the_request() {
     let mut replies = vec![status(200, &[("content-type", "application/json")], INIT), status(202, &[], "")];
     replies.push(sse("id: ev-1\nretry: 0\ndata: \n\n"));
-    replies.extend((0..=MAX_EMPTY_RESUMES).map(|_| sse("")));
+    replies.extend((0..MAX_EMPTY_RESUMES).map(|_| sse("")));
     let server = ScriptedServer::start(replies);
     let client = client_for(&server, &[]);
     client.initialize(far(), &CancelToken::new()).unwrap();
@@ -159,7 +159,9 @@ fn resumed_streams_that_bring_nothing_end_the_request() {
         matches!(&err, McpError::Protocol { message } if message == "the event stream ended before the response to tools/call"),
         "{err}"
     );
-    assert_eq!(requests(&server, 3 + MAX_EMPTY_RESUMES + 1).len(), 3 + MAX_EMPTY_RESUMES + 1);
+    // initialize, initialized, the POST, then exactly MAX_EMPTY_RESUMES GETs.
+    assert_eq!(requests(&server, 3 + MAX_EMPTY_RESUMES).len(), 3 + MAX_EMPTY_RESUMES);
+    assert!(server.requests.try_recv().is_err(), "one GET too many");
 }
 
 #[test]
