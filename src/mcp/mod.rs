@@ -161,7 +161,7 @@ impl Manager {
     pub fn blocked(&self, name: &str) -> Option<String> {
         let server = self.servers.iter().find(|server| server.status.name == name)?;
         let current = server.tools.as_ref()?.current();
-        current.iter().find_map(|tool| tool.blocked_reason().map(str::to_string))
+        current.iter().find_map(|tool| tool.blocked_reason())
     }
 
     /// The client of a connected server.

@@ -3,14 +3,14 @@
 //! (between turns), never in the middle of one. Each listing goes through pinning (`pin.rs`).
 //!
 //! Invariants: a failed re-listing keeps the previous tools (and warns); a listing whose accepted
-//! definitions changed yields tools that refuse to run (`McpTool::blocked`), with the reason and
+//! definitions changed yields tools that refuse to run (the server's shared `tool::Block`), with the reason and
 //! the command that accepts them, and is checked against the store again at each refresh, so a
 //! `mewcode mcp accept` run meanwhile (from another shell) takes effect at the next turn; names
 //! that cannot be tool names are skipped with a warning.
 
 use super::client::{Client, ToolInfo};
 use super::pin::{self, Verdict};
-use super::tool::{McpTool, full_name};
+use super::tool::{Block, McpTool, full_name};
 use super::{McpError, WarnSink};
 use crate::cancel::CancelToken;
 use crate::sync::lock;
@@ -37,6 +37,8 @@ pub struct ServerTools {
     pins: Option<PinPlace>,
     warn: WarnSink,
     current: Mutex<Vec<Arc<McpTool>>>,
+    /// Why the server's tools must not run, shared with every tool object built here.
+    block: Block,
     /// The last listing, kept to check a blocked one against the store again.
     listed: Mutex<Vec<ToolInfo>>,
 }
@@ -59,6 +61,7 @@ impl ServerTools {
             warn,
             current: Mutex::new(Vec::new()),
             listed: Mutex::new(Vec::new()),
+            block: Block::default(),
         };
         let warnings = source.install(infos);
         (source, warnings)
@@ -89,7 +92,7 @@ impl ServerTools {
     /// While the tools are blocked: whether the user accepted the listing meanwhile (the warnings
     /// were shown when it was flagged, so none are repeated).
     pub fn recheck_if_blocked(&self) {
-        let blocked = lock(&self.current).iter().any(|tool| tool.blocked_reason().is_some());
+        let blocked = lock(&self.block).is_some();
         if blocked {
             let infos = lock(&self.listed).clone();
             let _ = self.install(infos);
@@ -109,15 +112,13 @@ impl ServerTools {
     fn build(&self, infos: Vec<ToolInfo>) -> (Vec<Arc<McpTool>>, Vec<Warning>) {
         let mut warnings = Vec::new();
         let blocked = self.pin_verdict(&infos, &mut warnings);
+        *lock(&self.block) = blocked;
         let mut tools = Vec::new();
         for info in infos {
             match full_name(&self.server, &info.name) {
                 Ok(name) => {
                     let tool = McpTool::new(name, &self.server, info, Arc::clone(&self.client), self.warn.clone());
-                    tools.push(Arc::new(match &blocked {
-                        Some(reason) => tool.blocked(reason.clone()),
-                        None => tool,
-                    }));
+                    tools.push(Arc::new(tool.sharing_block(Arc::clone(&self.block))));
                 }
                 Err(reason) => warnings.push(self.warning(format!("{reason}; tool skipped"))),
             }

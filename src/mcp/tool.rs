@@ -7,8 +7,9 @@
 //! `destructiveHint: true`, and every hint is a boolean (`client::parse_read_only`). Every failure (a protocol
 //! error, a timeout, a dead server) becomes an `is_error` output; nothing here panics or stops a
 //! turn. Content the model cannot see (images, audio, binary resources) becomes a one-line
-//! placeholder, and the user is warned once per tool. A blocked tool (pinning flagged its server)
-//! never reaches the server: the model sees a neutral description and an empty schema instead of
+//! placeholder, and the user is warned once per tool. A blocked tool (pinning flagged its server;
+//! the flag is shared by every tool object of the server, so one a sub-agent took before the
+//! flag was raised is blocked too) never reaches the server: the model sees a neutral description and an empty schema instead of
 //! the changed (untrusted) ones, and every call returns the reason; it counts as read-only so that
 //! the permission gate lets the call through to that refusal instead of asking about a tool that
 //! cannot run.
@@ -45,8 +46,11 @@ pub struct McpTool {
     warn: WarnSink,
     warned: AtomicBool,
     /// Why the tool must not run (its server's definitions changed since they were accepted).
-    blocked: Option<String>,
+    blocked: Block,
 }
+
+/// Why a server's tools must not run, shared by all its tool objects; None: they may.
+pub type Block = Arc<std::sync::Mutex<Option<String>>>;
 
 /// What the model is told about a blocked tool instead of its (untrusted) description.
 pub const BLOCKED_DESCRIPTION: &str =
@@ -55,17 +59,29 @@ pub const BLOCKED_DESCRIPTION: &str =
 impl McpTool {
     /// The tool `info` of `server`, reached through `client`; `name` comes from `full_name`.
     pub fn new(name: String, server: &str, info: ToolInfo, client: Arc<Client>, warn: WarnSink) -> McpTool {
-        McpTool { name, server: server.to_string(), info, client, warn, warned: AtomicBool::new(false), blocked: None }
+        McpTool {
+            name,
+            server: server.to_string(),
+            info,
+            client,
+            warn,
+            warned: AtomicBool::new(false),
+            blocked: Block::default(),
+        }
     }
 
-    /// The same tool, refusing every call with `reason`.
-    pub fn blocked(self, reason: String) -> McpTool {
-        McpTool { blocked: Some(reason), ..self }
+    /// The same tool, blocked whenever `block` says so (its server's shared flag).
+    pub fn sharing_block(self, block: Block) -> McpTool {
+        McpTool { blocked: block, ..self }
     }
 
     /// Why the tool refuses to run, if it does.
-    pub fn blocked_reason(&self) -> Option<&str> {
-        self.blocked.as_deref()
+    pub fn blocked_reason(&self) -> Option<String> {
+        crate::sync::lock(&self.blocked).clone()
+    }
+
+    fn is_blocked(&self) -> bool {
+        crate::sync::lock(&self.blocked).is_some()
     }
 
     /// The server's own name for the tool.
@@ -84,22 +100,22 @@ impl Tool for McpTool {
     }
 
     fn description(&self) -> &str {
-        if self.blocked.is_some() { BLOCKED_DESCRIPTION } else { &self.info.description }
+        if self.is_blocked() { BLOCKED_DESCRIPTION } else { &self.info.description }
     }
 
     fn input_schema(&self) -> Value {
-        if self.blocked.is_some() {
+        if self.is_blocked() {
             return serde_json::json!({"type": "object", "properties": {}});
         }
         self.info.input_schema.clone()
     }
 
     fn read_only(&self) -> bool {
-        self.blocked.is_some() || self.info.read_only
+        self.is_blocked() || self.info.read_only
     }
 
     fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput {
-        if let Some(reason) = &self.blocked {
+        if let Some(reason) = self.blocked_reason() {
             return ToolOutput::error(format!("mcp server {}: {reason}", self.server));
         }
         let arguments = match parse_arguments(input_json) {
