@@ -63,6 +63,11 @@ pub enum Command {
         tool: String,
         json: Option<String>,
     },
+    /// Record a server's current tool definitions as accepted (tool-definition pinning).
+    McpAccept {
+        options: Options,
+        server: String,
+    },
     Sessions {
         options: Options,
         json: bool,
@@ -213,10 +218,18 @@ pub fn parse_args(args: &[String]) -> Result<Command, UsageError> {
                     json: positionals.get(4).cloned(),
                 }
             }
-            Some(other) => {
-                return Err(UsageError(format!("mcp: unknown subcommand {other:?} (expected list or call)")));
+            Some("accept") => {
+                reject_subcommand_flags(json_flag, &url, "mcp accept")?;
+                let Some(server) = positionals.get(2) else {
+                    return Err(UsageError("mcp accept: expected SERVER".to_string()));
+                };
+                expect_count(&positionals, 3, "mcp accept")?;
+                Command::McpAccept { options: options.clone(), server: server.clone() }
             }
-            None => return Err(UsageError("mcp: expected list or call".to_string())),
+            Some(other) => {
+                return Err(UsageError(format!("mcp: unknown subcommand {other:?} (expected list, call or accept)")));
+            }
+            None => return Err(UsageError("mcp: expected list, call or accept".to_string())),
         },
         Some("sessions") => {
             expect_count(&positionals, 1, "sessions")?;
@@ -253,6 +266,7 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
         Command::Run(_) => "the REPL",
         Command::McpList { .. } => "mcp list",
         Command::McpCall { .. } => "mcp call",
+        Command::McpAccept { .. } => "mcp accept",
         Command::Sessions { .. } => "sessions",
         Command::Check { .. } => "check",
         Command::Doctor(_) => "doctor",
@@ -332,6 +346,7 @@ USAGE
                                      connect to the MCP servers (or URL) and list their tools
   mewcode mcp call SERVER|URL TOOL [JSON]
                                      call one MCP tool by hand and print its result
+  mewcode mcp accept SERVER          accept a server's changed tool definitions (pinning)
   mewcode sessions [--json]          this project's sessions, newest first
   mewcode check TOOL JSON [--mode M] explain the permission decision for one tool call
   mewcode doctor                     config files, warnings, provider reachability
@@ -460,8 +475,10 @@ mod tests {
             ("--max-iterations ten -p x", "--max-iterations: expected a number, got \"ten\""),
             ("--model", "--model: missing value"),
             ("--provider --model x", "--provider: missing value"),
-            ("mcp", "mcp: expected list or call"),
-            ("mcp lst", "mcp: unknown subcommand \"lst\" (expected list or call)"),
+            ("mcp", "mcp: expected list, call or accept"),
+            ("mcp lst", "mcp: unknown subcommand \"lst\" (expected list, call or accept)"),
+            ("mcp accept", "mcp accept: expected SERVER"),
+            ("mcp accept a b", "mcp accept: unexpected argument \"b\""),
             ("mcp call gh", "mcp call: expected SERVER|URL TOOL [JSON]"),
             ("check Bash", "check: expected TOOL JSON"),
             ("doctor extra", "doctor: unexpected argument \"extra\""),

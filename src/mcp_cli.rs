@@ -1,4 +1,4 @@
-//! The front end of `mewcode mcp list` and `mewcode mcp call`: renders server statuses and tool
+//! The front end of `mewcode mcp list`, `mcp call` and `mcp accept`: renders server statuses and tool
 //! results for a person (text) or a script (`--json`).
 //!
 //! Invariant: everything a server sent (names, descriptions, stderr, results) is neutralised
@@ -66,6 +66,12 @@ pub fn call(
         }
         return CallOutcome::Failed(format!("mcp server {}: {error}", server.name));
     };
+    // A call by hand is still a call: a server flagged by pinning runs nothing until accepted.
+    if let Some(reason) = manager.blocked(&server.name) {
+        drop(client);
+        manager.shutdown();
+        return CallOutcome::Failed(format!("mcp server {}: {reason}", server.name));
+    }
     let outcome = client.call_tool(tool, arguments, cancel);
     drop(client);
     manager.shutdown();
@@ -80,6 +86,25 @@ pub fn call(
         }
         Err(mcp::McpError::Cancelled) => CallOutcome::Interrupted,
         Err(err) => CallOutcome::Failed(mcp::tool::call_error(&server.name, &err)),
+    }
+}
+
+/// `mewcode mcp accept`: records `server`'s current tool definitions as accepted and says how
+/// many. True on success; a failure is printed.
+pub fn accept(server: &McpServerConfig, options: &StartOptions) -> bool {
+    match mcp::accept(server, options) {
+        Ok(count) => {
+            let plural = if count == 1 { "" } else { "s" };
+            println!(
+                "accepted the current definitions of {count} tool{plural} of mcp server {}",
+                neutralize(&server.name)
+            );
+            true
+        }
+        Err(err) => {
+            print_notice(&format!("mcp server {}: {err}", server.name));
+            false
+        }
     }
 }
 
@@ -211,6 +236,7 @@ mod tests {
                         protocol_version: "2025-11-25".into(),
                         server_name: "fx".into(),
                         server_version: "1.0".into(),
+                        tools_list_changed: false,
                     },
                     tools: vec![ToolStatus {
                         full_name: "mcp__good__echo".into(),

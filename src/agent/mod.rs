@@ -97,6 +97,9 @@ impl Agent {
         // If the thread cannot start, the closure (and the sender) is dropped: the front end sees
         // the channel close at once, which it treats as a run that did not happen.
         let _ = std::thread::Builder::new().name("agent".into()).spawn(move || {
+            // Between turns, never within one: tool sources (MCP servers whose tool list
+            // changed) are asked again here, so every batch of this turn sees one list.
+            agent.registry.refresh();
             let stop = agent.run_loop(&conversation, mode, &cancel, &events_tx);
             emit(&cancel, &events_tx, Event::Done(stop));
         });

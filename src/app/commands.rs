@@ -1,4 +1,4 @@
-//! The subcommands that are not conversations: doctor, check, mcp list and mcp call.
+//! The subcommands that are not conversations: doctor, check, mcp list, mcp call and mcp accept.
 //!
 //! Invariant: none of them runs a tool; `check` only explains a decision.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -158,6 +158,24 @@ pub(super) fn run_mcp_list(context: &Context, options: &Options, env: &Env, json
         None => config.mcp_servers,
     };
     if mcp_cli::list(&servers, &mcp_options(context, env, false), json) { Exit::Ok } else { Exit::Failed }
+}
+
+/// `mewcode mcp accept SERVER`: connect that one server and record its current tool definitions
+/// as accepted, so that tools flagged by pinning run again.
+pub(super) fn run_mcp_accept(context: &Context, options: &Options, env: &Env, name: &str) -> Exit {
+    let (config, warnings) = match context.load_config(options, env) {
+        Ok(loaded) => loaded,
+        Err(err) => return err.into(),
+    };
+    for warning in &warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+    let Some(server) = config.mcp_servers.iter().find(|server| server.name == name) else {
+        let known: Vec<&str> = config.mcp_servers.iter().map(|server| server.name.as_str()).collect();
+        let known = if known.is_empty() { "none configured".to_string() } else { known.join(", ") };
+        return Exit::Usage(UsageError(format!("mcp accept: no MCP server named {name:?} ({known})")));
+    };
+    if mcp_cli::accept(server, &mcp_options(context, env, false)) { Exit::Ok } else { Exit::Failed }
 }
 
 /// `mewcode mcp call SERVER|URL TOOL [JSON]`: connect that one server, call, print the result.

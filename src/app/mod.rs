@@ -153,6 +153,10 @@ pub fn main(args: &[String]) -> Exit {
             Ok(context) => run_mcp_call(&context, &options, &env, (&target, &tool, json.as_deref())),
             Err(exit) => exit,
         },
+        Command::McpAccept { options, server } => match Context::new(&options, &env) {
+            Ok(context) => run_mcp_accept(&context, &options, &env, &server),
+            Err(exit) => exit,
+        },
         Command::Sessions { options, json } => match Context::new(&options, &env) {
             Ok(context) => run_sessions(&context, json),
             Err(exit) => exit,

@@ -467,7 +467,7 @@ pub(super) fn start_mcp(
 }
 
 /// The outside world as the MCP manager needs it: our environment for the servers, the log
-/// directory, proxies, and where late warnings go.
+/// directory, proxies, the pin store of accepted tool definitions, and where late warnings go.
 pub(super) fn mcp_options(context: &Context, env: &Env, quiet: bool) -> mcp::StartOptions {
     mcp::StartOptions {
         spawn: mcp::SpawnEnv {
@@ -476,6 +476,7 @@ pub(super) fn mcp_options(context: &Context, env: &Env, quiet: bool) -> mcp::Sta
             log_dir: Some(context.home.join("logs")),
         },
         net: NetEnv::from_vars(env.pairs()),
+        pins: Some(context.home.join(mcp::pin::PINS_FILE)),
         warn: Arc::new(move |warning: Warning| {
             if !quiet {
                 eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));

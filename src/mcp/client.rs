@@ -4,8 +4,10 @@
 //! Invariants: we offer our latest protocol version and continue with the server's answer only
 //! if we support it; we declare no client capabilities (we implement none, and declaring `roots`
 //! changes what some servers expose). Every request has a deadline; a request that times out is
-//! cancelled with `notifications/cancelled` (never `initialize`). A session the server forgot is
-//! re-initialised once and the request retried. Transports do the IO; this file decides.
+//! cancelled with `notifications/cancelled` (never `initialize`). `tools/call` carries its id as
+//! `_meta.progressToken`, so the server's progress notifications can push its deadline back
+//! (`jsonrpc::Deadline`). A session the server forgot is re-initialised once and the request
+//! retried. Transports do the IO; this file decides.
 
 use super::McpError;
 use super::jsonrpc::{encode_notification, encode_request};
@@ -45,6 +47,12 @@ pub trait Transport: Send + Sync {
     fn shutdown(&self, deadline: Instant);
     /// The first lines the server wrote to stderr (stdio), for error reports.
     fn stderr_head(&self) -> Vec<String>;
+    /// Whether the server sent `notifications/tools/list_changed` since the last call (which
+    /// clears the flag).
+    fn take_tools_changed(&self) -> bool;
+    /// The server declared `tools.listChanged`: listen for what it sends outside any request
+    /// (HTTP opens the standalone GET stream; stdio always reads everything).
+    fn start_listening(&self) {}
 }
 
 /// What the server said about itself in `initialize`.
@@ -53,6 +61,8 @@ pub struct SessionInfo {
     pub protocol_version: String,
     pub server_name: String,
     pub server_version: String,
+    /// The server declared `capabilities.tools.listChanged: true`.
+    pub tools_list_changed: bool,
 }
 
 /// One tool as the server lists it (its own name, before prefixing).
@@ -70,6 +80,8 @@ pub struct Client {
     transport: Box<dyn Transport>,
     next_id: AtomicU64,
     timeout: Duration,
+    /// The timeout of `initialize` and `tools/list` (the same as `timeout` unless set apart).
+    handshake_timeout: Duration,
     session: Mutex<Option<SessionInfo>>,
     /// Serialises re-initialisation so concurrent calls hitting an expired session re-initialise once.
     reinitialising: Mutex<()>,
@@ -82,9 +94,17 @@ impl Client {
             transport,
             next_id: AtomicU64::new(0),
             timeout,
+            handshake_timeout: timeout,
             session: Mutex::new(None),
             reinitialising: Mutex::new(()),
         }
+    }
+
+    /// The same client with its own timeout for `initialize` and `tools/list` (a slow-starting
+    /// server in a test whose tool calls have a short timeout).
+    pub fn with_handshake_timeout(mut self, timeout: Duration) -> Client {
+        self.handshake_timeout = timeout;
+        self
     }
 
     /// The handshake: `initialize`, version check, `notifications/initialized`.
@@ -94,10 +114,13 @@ impl Client {
             "capabilities": {},
             "clientInfo": {"name": "mewcode", "version": env!("CARGO_PKG_VERSION")},
         });
-        let result = self.send("initialize", Some(&params), deadline, cancel)?;
+        let result = self.send("initialize", Some(&params), deadline, cancel, false)?;
         let info = parse_initialize(&result)?;
         self.transport.negotiated(&info.protocol_version);
         self.transport.notify(&encode_notification("notifications/initialized", None))?;
+        if info.tools_list_changed {
+            self.transport.start_listening();
+        }
         *lock(&self.session) = Some(info.clone());
         Ok(info)
     }
@@ -108,7 +131,7 @@ impl Client {
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|cursor| json!({"cursor": cursor}));
-            let result = self.request("tools/list", params.as_ref(), deadline, cancel)?;
+            let result = self.request("tools/list", params.as_ref(), deadline, cancel, false)?;
             let (page, next) = parse_tools_page(&result)?;
             tools.extend(page);
             match next {
@@ -123,7 +146,12 @@ impl Client {
     /// Calls tool `name` (the server's own name) with `arguments`; returns the raw result.
     pub fn call_tool(&self, name: &str, arguments: Value, cancel: &CancelToken) -> Result<Value, McpError> {
         let params = json!({"name": name, "arguments": arguments});
-        self.request("tools/call", Some(&params), Instant::now() + self.timeout, cancel)
+        self.request("tools/call", Some(&params), Instant::now() + self.timeout, cancel, true)
+    }
+
+    /// Whether the server said its tool list changed since the last call (which clears it).
+    pub fn take_tools_changed(&self) -> bool {
+        self.transport.take_tools_changed()
     }
 
     /// What `initialize` returned, once connected.
@@ -148,32 +176,43 @@ impl Client {
         params: Option<&Value>,
         deadline: Instant,
         cancel: &CancelToken,
+        progress: bool,
     ) -> Result<Value, McpError> {
-        match self.send(method, params, deadline, cancel) {
+        match self.send(method, params, deadline, cancel, progress) {
             Err(McpError::SessionExpired) => {
                 {
                     let _one_at_a_time = lock(&self.reinitialising);
                     self.transport.reset_session();
                     self.initialize(deadline, cancel)?;
                 }
-                self.send(method, params, deadline, cancel)
+                self.send(method, params, deadline, cancel, progress)
             }
             other => other,
         }
     }
 
-    /// One request with a fresh id; a timeout is told to the server so it can stop working.
+    /// One request with a fresh id (with `progress`, also its progress token); a timeout is told
+    /// to the server so it can stop working.
     fn send(
         &self,
         method: &str,
         params: Option<&Value>,
         deadline: Instant,
         cancel: &CancelToken,
+        progress: bool,
     ) -> Result<Value, McpError> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let message = encode_request(id, method, params);
-        let deadline = deadline.min(Instant::now() + self.timeout);
-        let outcome = self.transport.request(id, method, &message, self.timeout, deadline, cancel);
+        let message = match (progress, params) {
+            (true, Some(Value::Object(params))) => {
+                let mut params = params.clone();
+                params.insert("_meta".to_string(), json!({"progressToken": id}));
+                encode_request(id, method, Some(&Value::Object(params)))
+            }
+            _ => encode_request(id, method, params),
+        };
+        let timeout = if matches!(method, "initialize" | "tools/list") { self.handshake_timeout } else { self.timeout };
+        let deadline = deadline.min(Instant::now() + timeout);
+        let outcome = self.transport.request(id, method, &message, timeout, deadline, cancel);
         if let Err(McpError::Timeout { .. } | McpError::Cancelled) = &outcome
             && method != "initialize"
         {
@@ -199,10 +238,12 @@ pub fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
     }
     let server = result.get("serverInfo");
     let text = |key: &str| server.and_then(|info| info.get(key)).and_then(Value::as_str).unwrap_or("").to_string();
+    let tools_list_changed = result.pointer("/capabilities/tools/listChanged") == Some(&Value::Bool(true));
     Ok(SessionInfo {
         protocol_version: version.to_string(),
         server_name: text("name"),
         server_version: text("version"),
+        tools_list_changed,
     })
 }
 

@@ -9,15 +9,23 @@
 //!   an empty body) acknowledges a notification; SSE priming events (an id, empty data) and
 //!   comments are skipped; 404 with a session id, or 400 with a session id and no JSON-RPC body
 //!   (or one that complains about the session), is `SessionExpired` and the client
-//!   re-initialises; a stream that drops before the response is resumed with GET +
-//!   `Last-Event-ID` after the server's `retry:` delay.
+//!   re-initialises.
+//! - Resumption: a stream that ends (gracefully or not) before the response is resumed with GET +
+//!   `Last-Event-ID` after the server's `retry:` delay (capped at `MAX_RETRY`), again and again
+//!   until the response or the deadline, as long as each resumed stream brings something; a
+//!   stream without any event id cannot be resumed and fails the request.
+//! - A server that declares `tools.listChanged` gets a listener thread (`mcp-http-listen`) on
+//!   its standalone GET stream, resumed like a response stream, for the list_changed
+//!   notifications and server requests it sends outside any request; a 405 or any refusal ends
+//!   it quietly, and `shutdown` stops it before the DELETE.
 //! - Every exchange gets its own ureq agent and a scoped watcher thread (`mcp-http-cancel`) that
-//!   shuts that agent down when the caller's cancel token fires, so an interrupted call returns at
-//!   once. The request deadline is ureq's global timeout.
+//!   shuts that agent down when the caller's cancel token fires or the request's deadline passes,
+//!   so an interrupted or timed-out call returns at once. The deadline moves with progress
+//!   notifications (`jsonrpc::Deadline`); ureq's global timeout is only its ceiling.
 
 use super::McpError;
 use super::client::Transport;
-use super::jsonrpc::{Incoming, parse_incoming};
+use super::jsonrpc::{Deadline, Incoming, TOOLS_LIST_CHANGED, parse_incoming};
 use crate::cancel::CancelToken;
 use crate::llm::http::{agent_config, read_ca_files};
 use crate::llm::net::{NetEnv, host_of};
@@ -27,27 +35,60 @@ use crossbeam_channel::RecvTimeoutError;
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The most of a JSON response or error body we read.
 const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
-/// How often a dropped event stream is resumed before the request is given up.
-const MAX_RESUMES: usize = 3;
+/// After this many resumed streams in a row that ended without bringing a single event, the
+/// request is given up (a server that keeps closing at once must not spin until the deadline).
+const MAX_EMPTY_RESUMES: usize = 5;
 /// The reconnection delay when the server set no `retry:`.
 const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+/// The shortest `retry:` we honour: `retry: 0` must not turn into a busy loop of GETs.
+const MIN_RETRY: Duration = Duration::from_millis(10);
+/// The longest `retry:` we honour: a server asking for minutes gets this.
+const MAX_RETRY: Duration = Duration::from_secs(10);
+/// How long shutdown waits for the listener thread to end.
+const LISTENER_JOIN: Duration = Duration::from_secs(1);
+/// How many times in a row the standalone stream may fail to open or end empty before the
+/// listener gives up on it.
+const MAX_LISTEN_FAILURES: usize = 5;
+/// How long a notification (or our reply to a server request) may take.
+const NOTIFY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The DELETE at shutdown waits at most this long.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
 
 type Body = Box<dyn Read + Send>;
 
-/// A Streamable HTTP server endpoint and our session with it.
+/// A Streamable HTTP server, our session with it, and the listener of its standalone stream.
 pub struct HttpTransport {
+    endpoint: Arc<Endpoint>,
+    /// Whether `start_listening` may open the standalone GET stream (the manager's servers do;
+    /// the scripted servers of the unit tests answer only what they were told to expect).
+    listen: bool,
+    listener: Mutex<Option<Listener>>,
+}
+
+/// The server endpoint and our session with it: everything an exchange needs, shared with the
+/// listener thread.
+struct Endpoint {
     url: String,
     headers: Vec<(String, String)>,
     config: ureq::config::Config,
     host: String,
     state: Mutex<SessionState>,
+    /// Set when `notifications/tools/list_changed` arrives on a stream, taken by the client.
+    tools_changed: AtomicBool,
+}
+
+/// One request in flight: what `post` and `read_stream` need to route its stream.
+struct Exchange<'a> {
+    id: u64,
+    method: &'a str,
+    deadline: &'a Deadline,
+    cancel: &'a CancelToken,
 }
 
 #[derive(Default)]
@@ -72,15 +113,47 @@ impl HttpTransport {
         let roots = read_ca_files(&ca_files).map_err(|message| McpError::Config { message })?;
         // The per-request deadline is enforced by the caller (and a cancel watcher), not per read.
         let (config, _) = agent_config(url, net, &roots, None).map_err(|message| McpError::Config { message })?;
-        Ok(HttpTransport {
+        let endpoint = Endpoint {
             url: url.to_string(),
             headers: headers.to_vec(),
             config,
             host: host_of(url),
             state: Mutex::new(SessionState::default()),
-        })
+            tools_changed: AtomicBool::new(false),
+        };
+        Ok(HttpTransport { endpoint: Arc::new(endpoint), listen: false, listener: Mutex::new(None) })
     }
 
+    /// The same transport, allowed to keep the server's standalone GET stream open once the
+    /// server declares `tools.listChanged` (see `listen`).
+    pub fn with_listener(mut self) -> HttpTransport {
+        self.listen = true;
+        self
+    }
+
+    /// Stops the listener thread, waiting for it at most until `deadline`.
+    fn stop_listening(&self, deadline: Instant) {
+        let Some(listener) = lock(&self.listener).take() else { return };
+        listener.stop.cancel();
+        // Breaks the blocked read of the open stream.
+        listener.agent.shutdown();
+        while !listener.thread.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if listener.thread.is_finished() {
+            let _ = listener.thread.join();
+        }
+    }
+}
+
+/// The listener of the standalone stream: its thread, and what stops it.
+struct Listener {
+    stop: CancelToken,
+    agent: ureq::Agent,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Endpoint {
     /// The session headers to send now, and whether a session id is among them.
     fn session_headers(&self) -> (Vec<(&'static str, String)>, bool) {
         let state = lock(&self.state);
@@ -95,17 +168,17 @@ impl HttpTransport {
         (headers, has_session)
     }
 
-    /// POSTs one message. For a request (`expect` = its id) returns its result; for a
-    /// notification or a reply returns `Value::Null` on any 2xx.
+    /// POSTs one message. For a request (`expect`) returns its result; for a notification or a
+    /// reply returns `Value::Null` on any 2xx. `bound` is the hard limit given to ureq.
     fn post(
         &self,
         agent: &ureq::Agent,
         message: &str,
-        expect: Option<(u64, &str)>,
-        deadline: Instant,
+        expect: Option<&Exchange<'_>>,
+        bound: Instant,
     ) -> Result<Value, McpError> {
-        let method = expect.map_or("a notification", |(_, method)| method);
-        let remaining = deadline.saturating_duration_since(Instant::now());
+        let method = expect.map_or("a notification", |exchange| exchange.method);
+        let remaining = bound.saturating_duration_since(Instant::now());
         let mut request = agent
             .post(&self.url)
             .config()
@@ -136,14 +209,14 @@ impl HttpTransport {
             }
             return Err(McpError::Http { status, message: describe_error_body(&text) });
         }
-        let Some((id, method)) = expect else {
+        let Some(exchange) = expect else {
             return Ok(Value::Null);
         };
         if content_type.starts_with("text/event-stream") {
-            return self.read_stream(agent, SseReader::new(body), id, method, deadline);
+            return self.read_stream(agent, SseReader::new(body), exchange, bound);
         }
         let text = read_capped(body, MAX_BODY_BYTES);
-        match self.route(&text, id) {
+        match self.route(&text, exchange) {
             Some(outcome) => outcome,
             None => Err(McpError::Protocol {
                 message: format!("{} answered {method} with HTTP {status} but no response to it", self.host),
@@ -151,30 +224,32 @@ impl HttpTransport {
         }
     }
 
-    /// Reads an event stream until the response to `id`, resuming a dropped stream.
+    /// Reads an event stream until the response, resuming a stream that ends before it.
     fn read_stream(
         &self,
         agent: &ureq::Agent,
         mut events: SseReader<Body>,
-        id: u64,
-        method: &str,
-        deadline: Instant,
+        exchange: &Exchange<'_>,
+        bound: Instant,
     ) -> Result<Value, McpError> {
+        let method = exchange.method;
         let mut last_event_id: Option<String> = None;
         let mut retry = DEFAULT_RETRY;
-        let mut resumes = 0;
+        let mut empty_resumes = 0;
+        let mut got_event = false;
         loop {
             let failure = match events.next_event() {
                 Ok(Some(event)) => {
+                    got_event = true;
                     last_event_id = event.id.clone().or(last_event_id);
                     if let Some(retry_ms) = event.retry_ms {
-                        retry = Duration::from_millis(retry_ms);
+                        retry = Duration::from_millis(retry_ms).clamp(MIN_RETRY, MAX_RETRY);
                     }
                     // Priming events (an id and empty data) only set the resumption point.
                     if event.data.trim().is_empty() {
                         continue;
                     }
-                    match self.route(&event.data, id) {
+                    match self.route(&event.data, exchange) {
                         Some(outcome) => return outcome,
                         None => continue,
                     }
@@ -182,16 +257,16 @@ impl HttpTransport {
                 Ok(None) => "the event stream ended".to_string(),
                 Err(err) => err.to_string(),
             };
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if remaining.is_zero() {
-                return Err(McpError::Timeout { method: method.to_string(), seconds: 0.0 });
-            }
-            let Some(last) = last_event_id.clone().filter(|_| resumes < MAX_RESUMES) else {
+            empty_resumes = if got_event { 0 } else { empty_resumes + 1 };
+            got_event = false;
+            let Some(last) = last_event_id.clone().filter(|_| empty_resumes < MAX_EMPTY_RESUMES) else {
                 return Err(McpError::Protocol { message: format!("{failure} before the response to {method}") });
             };
-            resumes += 1;
-            std::thread::sleep(retry.min(remaining));
-            events = self.resume(agent, &last, method, deadline)?;
+            let remaining = exchange.deadline.at().saturating_duration_since(Instant::now());
+            if remaining.is_zero() || !exchange.cancel.sleep(retry.min(remaining)) {
+                return Err(McpError::Timeout { method: method.to_string(), seconds: 0.0 });
+            }
+            events = self.resume(agent, &last, method, bound)?;
         }
     }
 
@@ -201,9 +276,9 @@ impl HttpTransport {
         agent: &ureq::Agent,
         last_event_id: &str,
         method: &str,
-        deadline: Instant,
+        bound: Instant,
     ) -> Result<SseReader<Body>, McpError> {
-        let remaining = deadline.saturating_duration_since(Instant::now());
+        let remaining = bound.saturating_duration_since(Instant::now());
         let mut request = agent
             .get(&self.url)
             .config()
@@ -230,14 +305,22 @@ impl HttpTransport {
         Ok(SseReader::new(body))
     }
 
-    /// Routes one JSON payload: our response ends the wait; server requests are answered.
-    fn route(&self, text: &str, id: u64) -> Option<Result<Value, McpError>> {
+    /// Routes one JSON payload: our response ends the wait, its progress moves the deadline, a
+    /// changed tool list is flagged, server requests are answered.
+    fn route(&self, text: &str, exchange: &Exchange<'_>) -> Option<Result<Value, McpError>> {
         let Ok(messages) = parse_incoming(text) else { return None };
         let mut found = None;
         for message in messages {
             match message {
-                Incoming::Response { id: answered, outcome } if answered == id => found = Some(outcome),
-                Incoming::Response { .. } | Incoming::Notification { .. } | Incoming::Ignored { .. } => {}
+                Incoming::Response { id, outcome } if id == exchange.id => found = Some(outcome),
+                Incoming::Progress { token } if token == exchange.id => exchange.deadline.progressed(Instant::now()),
+                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
+                    self.tools_changed.store(true, Ordering::SeqCst);
+                }
+                Incoming::Response { .. }
+                | Incoming::Progress { .. }
+                | Incoming::Notification { .. }
+                | Incoming::Ignored { .. } => {}
                 Incoming::ServerRequest { reply, .. } => {
                     // Best effort: the server decides what an unanswered request means.
                     let _ = self.notify(&reply);
@@ -245,6 +328,97 @@ impl HttpTransport {
             }
         }
         found
+    }
+
+    /// The listener thread's body: keeps the standalone GET stream open (resuming it after the
+    /// server's `retry:` when it ends) and routes what the server sends on it, until `stop`, or
+    /// until the server says it offers no such stream, or it fails `MAX_LISTEN_FAILURES` times in
+    /// a row.
+    fn listen(&self, agent: &ureq::Agent, stop: &CancelToken) {
+        let mut last_event_id: Option<String> = None;
+        let mut retry = DEFAULT_RETRY;
+        let mut failures = 0;
+        while !stop.is_cancelled() {
+            let mut got_event = false;
+            match self.open_standalone(agent, last_event_id.as_deref()) {
+                Ok(Some(mut events)) => {
+                    while let Ok(Some(event)) = events.next_event() {
+                        got_event = true;
+                        last_event_id = event.id.clone().or(last_event_id);
+                        if let Some(retry_ms) = event.retry_ms {
+                            retry = Duration::from_millis(retry_ms).clamp(MIN_RETRY, MAX_RETRY);
+                        }
+                        if !event.data.trim().is_empty() {
+                            self.route_unsolicited(&event.data);
+                        }
+                    }
+                }
+                // 405 (the spec's "no stream here") or any other refusal: nothing to listen to.
+                Ok(None) => return,
+                Err(_) => {}
+            }
+            failures = if got_event { 0 } else { failures + 1 };
+            if failures >= MAX_LISTEN_FAILURES || !stop.sleep(retry) {
+                return;
+            }
+        }
+    }
+
+    /// GET for the standalone stream; None when the server offers none.
+    fn open_standalone(
+        &self,
+        agent: &ureq::Agent,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<SseReader<Body>>, McpError> {
+        // Open as long as the session lives: no overall timeout.
+        let mut request =
+            agent.get(&self.url).config().timeout_global(None).build().header("accept", "text/event-stream");
+        if let Some(last) = last_event_id {
+            request = request.header("last-event-id", last);
+        }
+        for (name, value) in &self.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        for (name, value) in self.session_headers().0 {
+            request = request.header(name, value);
+        }
+        let response = request.call().map_err(|err| self.map_error(err, "the event stream", Duration::ZERO))?;
+        let status = response.status().as_u16();
+        let is_stream = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.to_ascii_lowercase().starts_with("text/event-stream"));
+        if !(200..300).contains(&status) || !is_stream {
+            return Ok(None);
+        }
+        Ok(Some(SseReader::new(Box::new(response.into_body().into_reader()))))
+    }
+
+    /// Routes a message of the standalone stream: a changed tool list is flagged, server
+    /// requests are answered; responses and other notifications are not for us here.
+    fn route_unsolicited(&self, text: &str) {
+        let Ok(messages) = parse_incoming(text) else { return };
+        for message in messages {
+            match message {
+                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
+                    self.tools_changed.store(true, Ordering::SeqCst);
+                }
+                Incoming::ServerRequest { reply, .. } => {
+                    let _ = self.notify(&reply);
+                }
+                Incoming::Response { .. }
+                | Incoming::Progress { .. }
+                | Incoming::Notification { .. }
+                | Incoming::Ignored { .. } => {}
+            }
+        }
+    }
+
+    /// POSTs a notification or a reply; any 2xx acknowledges it.
+    fn notify(&self, message: &str) -> Result<(), McpError> {
+        let agent = self.config.new_agent();
+        self.post(&agent, message, None, Instant::now() + NOTIFY_TIMEOUT).map(|_| ())
     }
 
     /// The one mapping from ureq's errors, naming the host.
@@ -277,22 +451,30 @@ impl Transport for HttpTransport {
         deadline: Instant,
         cancel: &CancelToken,
     ) -> Result<Value, McpError> {
-        let agent = self.config.new_agent();
+        let deadline = Deadline::new(timeout, deadline, Instant::now());
+        let exchange = Exchange { id, method, deadline: &deadline, cancel };
+        let agent = self.endpoint.config.new_agent();
+        let timed_out = AtomicBool::new(false);
         let outcome = std::thread::scope(|scope| {
             // Never sent on: dropping the sender is what tells the watcher the exchange is over.
             let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(0);
             let watched = agent.clone();
+            let (deadline, timed_out) = (&deadline, &timed_out);
             let watcher =
                 std::thread::Builder::new().name("mcp-http-cancel".to_string()).spawn_scoped(scope, move || {
                     loop {
-                        match done_rx.recv_timeout(Duration::from_millis(50)) {
+                        match done_rx.recv_timeout(Duration::from_millis(25)) {
                             Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return watched.shutdown(),
+                            Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline.at() => {
+                                timed_out.store(true, Ordering::SeqCst);
+                                return watched.shutdown();
+                            }
                             Err(RecvTimeoutError::Timeout) => {}
                             Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
                         }
                     }
                 });
-            let outcome = self.post(&agent, message, Some((id, method)), deadline);
+            let outcome = self.endpoint.post(&agent, message, Some(&exchange), deadline.ceiling());
             drop(done_tx);
             if let Ok(watcher) = watcher {
                 let _ = watcher.join();
@@ -301,34 +483,40 @@ impl Transport for HttpTransport {
         });
         match outcome {
             Err(_) if cancel.is_cancelled() => Err(McpError::Cancelled),
+            Err(_) if timed_out.load(Ordering::SeqCst) => {
+                Err(McpError::Timeout { method: method.to_string(), seconds: timeout.as_secs_f64() })
+            }
             Err(McpError::Timeout { method, .. }) => Err(McpError::Timeout { method, seconds: timeout.as_secs_f64() }),
             other => other,
         }
     }
 
     fn notify(&self, message: &str) -> Result<(), McpError> {
-        let agent = self.config.new_agent();
-        self.post(&agent, message, None, Instant::now() + Duration::from_secs(10)).map(|_| ())
+        self.endpoint.notify(message)
     }
 
     fn negotiated(&self, protocol_version: &str) {
-        lock(&self.state).protocol_version = Some(protocol_version.to_string());
+        lock(&self.endpoint.state).protocol_version = Some(protocol_version.to_string());
     }
 
     fn reset_session(&self) {
-        *lock(&self.state) = SessionState::default();
+        *lock(&self.endpoint.state) = SessionState::default();
     }
 
     fn shutdown(&self, deadline: Instant) {
-        let (session_headers, has_session) = self.session_headers();
+        self.stop_listening((Instant::now() + LISTENER_JOIN).min(deadline));
+        let (session_headers, has_session) = self.endpoint.session_headers();
         if !has_session {
             return;
         }
         let remaining = deadline.saturating_duration_since(Instant::now()).min(DELETE_TIMEOUT);
-        let agent = self.config.new_agent();
-        let mut request =
-            agent.delete(&self.url).config().timeout_global(Some(remaining.max(Duration::from_millis(1)))).build();
-        for (name, value) in &self.headers {
+        let agent = self.endpoint.config.new_agent();
+        let mut request = agent
+            .delete(&self.endpoint.url)
+            .config()
+            .timeout_global(Some(remaining.max(Duration::from_millis(1))))
+            .build();
+        for (name, value) in &self.endpoint.headers {
             request = request.header(name.as_str(), value.as_str());
         }
         for (name, value) in session_headers {
@@ -336,11 +524,45 @@ impl Transport for HttpTransport {
         }
         // 405 (not supported) or a gone server are fine: we are leaving either way.
         let _ = request.call();
-        *lock(&self.state) = SessionState::default();
+        *lock(&self.endpoint.state) = SessionState::default();
     }
 
     fn stderr_head(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    fn take_tools_changed(&self) -> bool {
+        self.endpoint.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    fn start_listening(&self) {
+        if !self.listen {
+            return;
+        }
+        let mut listener = lock(&self.listener);
+        if listener.as_ref().is_some_and(|running| !running.thread.is_finished()) {
+            return;
+        }
+        let stop = CancelToken::new();
+        let agent = self.endpoint.config.new_agent();
+        let (endpoint, thread_stop, thread_agent) = (Arc::clone(&self.endpoint), stop.clone(), agent.clone());
+        let spawned = std::thread::Builder::new()
+            .name("mcp-http-listen".to_string())
+            .spawn(move || endpoint.listen(&thread_agent, &thread_stop));
+        // Without the thread the server's own messages are missed, as before; calls still work.
+        if let Ok(thread) = spawned {
+            *listener = Some(Listener { stop, agent, thread });
+        }
+    }
+}
+
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        // Not joined: the thread ends as soon as its agent is shut down.
+        if let Some(listener) = lock(&self.listener).take() {
+            listener.stop.cancel();
+            listener.agent.shutdown();
+        }
     }
 }
 

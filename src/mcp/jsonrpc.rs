@@ -6,6 +6,10 @@
 //! send, a notification) or ignored with a reason; nothing the server sends can make us panic or
 //! block the reader (each waiter's channel holds its one answer). We never send batches, but an
 //! array from an old (2025-03-26) server is processed element by element. No IO here.
+//!
+//! Progress: we send our request id as the `progressToken` of `tools/call`; each
+//! `notifications/progress` for it pushes the request's `Deadline` back by one timeout, up to
+//! `PROGRESS_CEILING` timeouts in all (the spec asks for a maximum whatever the progress).
 
 use super::McpError;
 use crate::cancel::CancelToken;
@@ -13,7 +17,7 @@ use crate::sync::lock;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The per-request timeout when the server's config does not set `timeout_s` (SPEC §7).
@@ -21,6 +25,13 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// JSON-RPC "method not found": our answer to server requests we do not implement.
 pub const METHOD_NOT_FOUND: i64 = -32601;
+
+/// The notification after which the client lists the server's tools again.
+pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+
+/// How many timeouts a request may last in all when progress keeps coming: a tool that reports
+/// progress forever must still end.
+pub const PROGRESS_CEILING: u32 = 10;
 
 /// One request as a line of JSON (no raw newlines: serde_json escapes them).
 pub fn encode_request(id: u64, method: &str, params: Option<&Value>) -> String {
@@ -47,7 +58,10 @@ pub enum Incoming {
     Response { id: u64, outcome: Result<Value, McpError> },
     /// A request from the server; `reply` is our answer, to be sent as it is.
     ServerRequest { method: String, reply: String },
-    /// A notification (`notifications/progress`, `.../message`, `.../tools/list_changed`...).
+    /// `notifications/progress` for a token we may have sent (our request ids are the tokens).
+    Progress { token: u64 },
+    /// Any other notification (`.../message`, `.../tools/list_changed`, a progress notification
+    /// with a token we never send...).
     Notification { method: String },
     /// Not something we can route (an id we never used, a malformed object); `reason` is logged.
     Ignored { reason: String },
@@ -72,7 +86,13 @@ pub fn classify(value: Value) -> Incoming {
     let id = object.get("id").filter(|id| !id.is_null()).cloned();
     match (method, id) {
         (Some(method), Some(id)) => Incoming::ServerRequest { reply: reply_to_server_request(&id, &method), method },
-        (Some(method), None) => Incoming::Notification { method },
+        (Some(method), None) => {
+            let token = object.get("params").and_then(|params| params.get("progressToken")).and_then(Value::as_u64);
+            match token {
+                Some(token) if method == "notifications/progress" => Incoming::Progress { token },
+                Some(_) | None => Incoming::Notification { method },
+            }
+        }
         (None, Some(id)) => match id.as_u64() {
             Some(id) => Incoming::Response { id, outcome: response_outcome(&object) },
             None => Incoming::Ignored { reason: format!("a response to id {id}, which we never sent") },
@@ -130,20 +150,26 @@ pub struct Pending {
 
 #[derive(Default)]
 struct PendingState {
-    waiters: HashMap<u64, Sender<Answer>>,
+    waiters: HashMap<u64, Waiter>,
     closed: Option<McpError>,
 }
 
+struct Waiter {
+    answer_tx: Sender<Answer>,
+    deadline: Arc<Deadline>,
+}
+
 impl Pending {
-    /// Registers request `id` before it is sent, so a fast answer cannot be missed.
-    pub fn register(&self, id: u64) -> Result<Receiver<Answer>, McpError> {
+    /// Registers request `id` before it is sent, so a fast answer cannot be missed; progress
+    /// notifications for `id` push `deadline` back.
+    pub fn register(&self, id: u64, deadline: Arc<Deadline>) -> Result<Receiver<Answer>, McpError> {
         let mut state = lock(&self.state);
         if let Some(error) = &state.closed {
             return Err(error.clone());
         }
         // Capacity 1: exactly one answer per request, so the reader's send never blocks.
         let (answer_tx, answer_rx) = crossbeam_channel::bounded(1);
-        state.waiters.insert(id, answer_tx);
+        state.waiters.insert(id, Waiter { answer_tx, deadline });
         Ok(answer_rx)
     }
 
@@ -152,9 +178,15 @@ impl Pending {
         let waiter = lock(&self.state).waiters.remove(&id);
         match waiter {
             // The waiter may have timed out and gone; a failed send is that normal case.
-            Some(waiter) => waiter.try_send(outcome).is_ok(),
+            Some(waiter) => waiter.answer_tx.try_send(outcome).is_ok(),
             None => false,
         }
+    }
+
+    /// Progress on request `token` at `now`: its deadline moves back. False for an unknown token.
+    pub fn progress(&self, token: u64, now: Instant) -> bool {
+        let deadline = lock(&self.state).waiters.get(&token).map(|waiter| Arc::clone(&waiter.deadline));
+        deadline.map(|deadline| deadline.progressed(now)).is_some()
     }
 
     /// Forgets `id` (timed out or cancelled): a late answer is then ignored.
@@ -166,7 +198,7 @@ impl Pending {
     pub fn close(&self, error: McpError) {
         let mut state = lock(&self.state);
         for (_, waiter) in state.waiters.drain() {
-            let _ = waiter.try_send(Err(error.clone()));
+            let _ = waiter.answer_tx.try_send(Err(error.clone()));
         }
         state.closed.get_or_insert(error);
     }
@@ -177,23 +209,64 @@ impl Pending {
     }
 }
 
-/// Waits for one answer until `deadline`, waking every 50 ms to check `cancel`.
-pub fn wait(
-    answer_rx: &Receiver<Answer>,
-    method: &str,
+/// A request's deadline: fixed when it is sent, pushed back by each progress notification to
+/// one `timeout` after it, never past the ceiling (`PROGRESS_CEILING` timeouts after sending, or
+/// the original deadline when that is later). Shared by the waiter and whoever sees the progress
+/// (the stdio reader, the HTTP stream reader).
+#[derive(Debug)]
+pub struct Deadline {
     timeout: Duration,
-    deadline: Instant,
-    cancel: &CancelToken,
-) -> Answer {
+    ceiling: Instant,
+    current: Mutex<Instant>,
+}
+
+impl Deadline {
+    /// The deadline of a request sent at `now` that must end by `deadline` unless it progresses.
+    pub fn new(timeout: Duration, deadline: Instant, now: Instant) -> Deadline {
+        let ceiling = deadline.max(now + timeout * PROGRESS_CEILING);
+        Deadline { timeout, ceiling, current: Mutex::new(deadline) }
+    }
+
+    /// The request progressed at `now`.
+    pub fn progressed(&self, now: Instant) {
+        let mut current = lock(&self.current);
+        *current = extend_deadline(*current, now, self.timeout, self.ceiling);
+    }
+
+    /// When the request times out as things stand.
+    pub fn at(&self) -> Instant {
+        *lock(&self.current)
+    }
+
+    /// The latest the request can ever last (for transports that need one bound up front).
+    pub fn ceiling(&self) -> Instant {
+        self.ceiling
+    }
+
+    /// The configured per-request timeout (for the error message).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+}
+
+/// The deadline after progress at `now`: one `timeout` from now, never earlier than it was and
+/// never past `ceiling`.
+pub fn extend_deadline(current: Instant, now: Instant, timeout: Duration, ceiling: Instant) -> Instant {
+    current.max((now + timeout).min(ceiling))
+}
+
+/// Waits for one answer until the (movable) `deadline`, waking every 50 ms to check `cancel`.
+pub fn wait(answer_rx: &Receiver<Answer>, method: &str, deadline: &Deadline, cancel: &CancelToken) -> Answer {
     loop {
         if cancel.is_cancelled() {
             return Err(McpError::Cancelled);
         }
         let now = Instant::now();
-        if now >= deadline {
-            return Err(McpError::Timeout { method: method.to_string(), seconds: timeout.as_secs_f64() });
+        let until = deadline.at();
+        if now >= until {
+            return Err(McpError::Timeout { method: method.to_string(), seconds: deadline.timeout().as_secs_f64() });
         }
-        match answer_rx.recv_timeout((deadline - now).min(Duration::from_millis(50))) {
+        match answer_rx.recv_timeout((until - now).min(Duration::from_millis(50))) {
             Ok(answer) => return answer,
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
@@ -237,7 +310,7 @@ mod tests {
                     method: "roots/list".into(),
                     reply: r#"{"jsonrpc":"2.0","id":"srv-2","error":{"code":-32601,"message":"mewcode does not support roots/list"}}"#.into()
                 },
-                notification("notifications/progress"),
+                Incoming::Progress { token: 2 },
                 ok(2),
                 notification("notifications/message"),
                 ok(3),
@@ -278,33 +351,82 @@ mod tests {
         );
     }
 
+    fn deadline_in(timeout: Duration) -> Arc<Deadline> {
+        let now = Instant::now();
+        Arc::new(Deadline::new(timeout, now + timeout, now))
+    }
+
     #[test]
     fn pending_matches_by_id_and_close_fails_everyone() {
         let pending = Pending::default();
-        let first = pending.register(1).unwrap();
-        let second = pending.register(2).unwrap();
+        let far = deadline_in(Duration::from_secs(5));
+        let first = pending.register(1, far.clone()).unwrap();
+        let second = pending.register(2, far.clone()).unwrap();
         assert!(pending.resolve(2, Ok(json!("two"))));
         assert!(!pending.resolve(9, Ok(json!("late"))));
-        let far = Instant::now() + Duration::from_secs(5);
-        assert_eq!(wait(&second, "x", DEFAULT_TIMEOUT, far, &CancelToken::new()), Ok(json!("two")));
+        assert_eq!(wait(&second, "x", &far, &CancelToken::new()), Ok(json!("two")));
         pending.close(McpError::Exited { detail: "gone".into() });
-        assert_eq!(
-            wait(&first, "x", DEFAULT_TIMEOUT, far, &CancelToken::new()),
-            Err(McpError::Exited { detail: "gone".into() })
-        );
-        assert_eq!(pending.register(3).err(), Some(McpError::Exited { detail: "gone".into() }));
+        assert_eq!(wait(&first, "x", &far, &CancelToken::new()), Err(McpError::Exited { detail: "gone".into() }));
+        assert_eq!(pending.register(3, far).err(), Some(McpError::Exited { detail: "gone".into() }));
     }
 
     #[test]
     fn wait_times_out_and_honours_cancel() {
         let pending = Pending::default();
-        let answer_rx = pending.register(1).unwrap();
         let timeout = Duration::from_millis(20);
-        let outcome = wait(&answer_rx, "tools/call", timeout, Instant::now() + timeout, &CancelToken::new());
+        let answer_rx = pending.register(1, deadline_in(timeout)).unwrap();
+        let outcome = wait(&answer_rx, "tools/call", &deadline_in(timeout), &CancelToken::new());
         assert_eq!(outcome, Err(McpError::Timeout { method: "tools/call".into(), seconds: 0.02 }));
         let cancel = CancelToken::new();
         cancel.cancel();
-        let far = Instant::now() + Duration::from_secs(5);
-        assert_eq!(wait(&answer_rx, "x", timeout, far, &cancel), Err(McpError::Cancelled));
+        assert_eq!(wait(&answer_rx, "x", &deadline_in(Duration::from_secs(5)), &cancel), Err(McpError::Cancelled));
+    }
+
+    #[test]
+    fn progress_notifications_are_told_apart_by_their_token() {
+        let progress =
+            |params: Value| classify(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}));
+        assert_eq!(progress(json!({"progressToken": 7, "progress": 1})), Incoming::Progress { token: 7 });
+        let other = Incoming::Notification { method: "notifications/progress".into() };
+        assert_eq!(progress(json!({"progressToken": "abc", "progress": 1})), other);
+        assert_eq!(progress(json!({"progress": 1})), other);
+        let message =
+            classify(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"progressToken": 7}}));
+        assert_eq!(message, Incoming::Notification { method: "notifications/message".into() });
+    }
+
+    #[test]
+    fn progress_moves_the_deadline_one_timeout_on_never_back_and_never_past_the_ceiling() {
+        let start = Instant::now();
+        let second = Duration::from_secs(1);
+        let ceiling = start + second * PROGRESS_CEILING;
+        // Progress half-way: one timeout from then.
+        assert_eq!(extend_deadline(start + second, start + second / 2, second, ceiling), start + second * 3 / 2);
+        // Progress that would move it earlier (the original deadline was later) changes nothing.
+        assert_eq!(extend_deadline(start + second * 5, start, second, ceiling), start + second * 5);
+        // Near the ceiling it stops there.
+        assert_eq!(extend_deadline(start + second * 9, start + second * 19 / 2, second, ceiling), ceiling);
+        let deadline = Deadline::new(second, start + second, start);
+        assert_eq!(deadline.ceiling(), ceiling);
+        deadline.progressed(start + second / 2);
+        assert_eq!(deadline.at(), start + second * 3 / 2);
+        // A later original deadline (a start-up budget) is its own ceiling.
+        assert_eq!(Deadline::new(second, start + second * 60, start).ceiling(), start + second * 60);
+    }
+
+    #[test]
+    fn progress_for_a_waiting_request_extends_its_wait() {
+        let pending = Pending::default();
+        let timeout = Duration::from_millis(300);
+        let deadline = deadline_in(timeout);
+        let answer_rx = pending.register(4, deadline.clone()).unwrap();
+        let before = deadline.at();
+        let later = Instant::now() + Duration::from_millis(100);
+        assert!(pending.progress(4, later));
+        assert!(!pending.progress(5, later));
+        assert_eq!(deadline.at(), later + timeout);
+        assert!(deadline.at() > before);
+        assert!(pending.resolve(4, Ok(json!(1))));
+        assert_eq!(wait(&answer_rx, "x", &deadline, &CancelToken::new()), Ok(json!(1)));
     }
 }

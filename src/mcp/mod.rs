@@ -8,16 +8,22 @@
 //!   the others, so start-up takes as long as the slowest server, not the sum.
 //! - Shutdown is concurrent with a 5 s deadline per server, after which children are killed;
 //!   dropping the manager shuts down too, so no early return leaves a server running.
-//! - Nothing here reads the process environment: the host environment, the log directory and
-//!   the network settings arrive as values in `StartOptions`.
+//! - Nothing here reads the process environment: the host environment, the log directory, the
+//!   pin store and the network settings arrive as values in `StartOptions`.
+//! - A server's tools reach the registry through its `source::ServerTools`, which lists them again
+//!   after `notifications/tools/list_changed` when the registry refreshes (between turns), and
+//!   applies tool-definition pinning (`pin`) to every listing.
 //!
 //! Layout: `jsonrpc` (framing, routing, pending table) ← `client` (lifecycle over a `Transport`)
-//! ← `stdio` / `http` (the transports) ; `tool` (the `tools::Tool` adapter and result rendering).
+//! ← `stdio` / `http` (the transports) ; `tool` (the `tools::Tool` adapter and result rendering);
+//! `source` (a server's live tool list) over `pin` (the pure pinning decision and its store).
 
 pub mod client;
 mod error;
 pub mod http;
 pub mod jsonrpc;
+pub mod pin;
+pub mod source;
 pub mod stdio;
 pub mod tool;
 
@@ -29,9 +35,10 @@ use crate::llm::net::NetEnv;
 use crate::tools::Registry;
 use crate::warning::Warning;
 use client::{Client, SessionInfo, Transport};
+use source::{PinPlace, ServerTools};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tool::McpTool;
 
 pub use stdio::SpawnEnv;
 
@@ -48,6 +55,8 @@ pub struct StartOptions {
     pub spawn: SpawnEnv,
     pub net: NetEnv,
     pub warn: WarnSink,
+    /// The pin store (`$MEWCODE_HOME/mcp-pins.json`); None turns pinning off.
+    pub pins: Option<PathBuf>,
 }
 
 /// One server as `mcp list` and `/mcp` show it.
@@ -89,7 +98,7 @@ pub struct Manager {
 struct Server {
     status: ServerStatus,
     client: Option<Arc<Client>>,
-    tools: Vec<Arc<McpTool>>,
+    tools: Option<Arc<ServerTools>>,
 }
 
 impl Manager {
@@ -129,16 +138,33 @@ impl Manager {
         (Manager { servers }, warnings)
     }
 
-    /// Registers every tool of every connected server, servers and tools in name order.
+    /// Registers every connected server's tools, servers and tools in name order, as sources the
+    /// registry asks again at each refresh.
     pub fn register_tools(&self, registry: &mut Registry) {
-        for tool in self.servers.iter().flat_map(|server| server.tools.iter()) {
-            registry.register(Arc::clone(tool) as Arc<dyn crate::tools::Tool>);
+        for tools in self.servers.iter().filter_map(|server| server.tools.as_ref()) {
+            registry.register_source(Arc::clone(tools) as Arc<dyn crate::tools::ToolSource>);
         }
     }
 
-    /// Every server's status, in name order.
+    /// Every server's status (its tools as of the last listing), in name order.
     pub fn statuses(&self) -> Vec<ServerStatus> {
-        self.servers.iter().map(|server| server.status.clone()).collect()
+        self.servers
+            .iter()
+            .map(|server| {
+                let mut status = server.status.clone();
+                if let (ServerState::Connected { tools, .. }, Some(live)) = (&mut status.state, &server.tools) {
+                    *tools = live.current().iter().map(|tool| tool_status(tool)).collect();
+                }
+                status
+            })
+            .collect()
+    }
+
+    /// Why a connected server's tools refuse to run (pinning flagged it), if they do.
+    pub fn blocked(&self, name: &str) -> Option<String> {
+        let server = self.servers.iter().find(|server| server.status.name == name)?;
+        let current = server.tools.as_ref()?.current();
+        current.iter().find_map(|tool| tool.blocked_reason())
     }
 
     /// The client of a connected server.
@@ -153,7 +179,7 @@ impl Manager {
             .servers
             .iter_mut()
             .filter_map(|server| {
-                server.tools.clear();
+                server.tools = None;
                 server.client.take().map(|client| (server.status.name.clone(), client))
             })
             .collect();
@@ -183,19 +209,9 @@ fn connect(config: &McpServerConfig, options: &StartOptions) -> (Server, Vec<War
     let timeout = config.timeout_s.map_or(jsonrpc::DEFAULT_TIMEOUT, Duration::from_secs);
     let deadline = Instant::now() + timeout;
     let cancel = CancelToken::new();
-    let transport: Box<dyn Transport> = match &config.transport {
-        McpTransport::Stdio { command, args, env } => {
-            match stdio::StdioTransport::spawn(&config.name, command, args, env, &options.spawn) {
-                Ok(transport) => Box::new(transport),
-                Err(err) => return failed(config, &err, Vec::new()),
-            }
-        }
-        McpTransport::Http { url, headers, ca_file } => {
-            match http::HttpTransport::new(url, headers, ca_file.as_deref(), &options.net) {
-                Ok(transport) => Box::new(transport),
-                Err(err) => return failed(config, &err, Vec::new()),
-            }
-        }
+    let transport = match open_transport(config, options) {
+        Ok(transport) => transport,
+        Err(err) => return failed(config, &err, Vec::new()),
     };
     let client = Arc::new(Client::new(transport, timeout));
     let handshake = client.initialize(deadline, &cancel).and_then(|session| {
@@ -210,40 +226,61 @@ fn connect(config: &McpServerConfig, options: &StartOptions) -> (Server, Vec<War
             return failed(config, &err, client.stderr_head());
         }
     };
-    let source = format!("mcp server {}", config.name);
-    let mut warnings = Vec::new();
-    let mut tools = Vec::new();
-    for info in infos {
-        match tool::full_name(&config.name, &info.name) {
-            Ok(name) => {
-                let tool = McpTool::new(name, &config.name, info, Arc::clone(&client), options.warn.clone());
-                tools.push(Arc::new(tool.with_hints_trusted(config.trust_hints)))
-            }
-            Err(reason) => warnings.push(Warning::new(&source, format!("{reason}; tool skipped"))),
-        }
-    }
-    tools.sort_by(|a, b| crate::tools::Tool::name(a.as_ref()).cmp(crate::tools::Tool::name(b.as_ref())));
-    let statuses = tools
-        .iter()
-        .map(|tool| {
-            use crate::tools::Tool;
-            ToolStatus {
-                full_name: tool.name().to_string(),
-                name: tool.tool_name().to_string(),
-                read_only: tool.read_only(),
-                description: tool.description().to_string(),
-            }
-        })
-        .collect();
+    let pins = options
+        .pins
+        .as_ref()
+        .map(|path| PinPlace { path: path.clone(), key: pin::server_key(&config.name, &target_of(&config.transport)) });
+    let (tools, warnings) =
+        ServerTools::new(&config.name, Arc::clone(&client), timeout, pins, options.warn.clone(), config.trust_hints, infos);
     let status = ServerStatus {
         name: config.name.clone(),
         transport: transport_kind(&config.transport),
         target: target_of(&config.transport),
-        state: ServerState::Connected { session, tools: statuses },
+        state: ServerState::Connected { session, tools: Vec::new() },
         hints_trusted: config.trust_hints,
         hints_note: config.hints_note(),
     };
-    (Server { status, client: Some(client), tools }, warnings)
+    (Server { status, client: Some(client), tools: Some(Arc::new(tools)) }, warnings)
+}
+
+fn tool_status(tool: &tool::McpTool) -> ToolStatus {
+    use crate::tools::Tool;
+    ToolStatus {
+        full_name: tool.name().to_string(),
+        name: tool.tool_name().to_string(),
+        read_only: tool.read_only(),
+        description: tool.description().to_string(),
+    }
+}
+
+/// `mewcode mcp accept NAME`: connects `config`, lists its tools and records them as accepted.
+/// Returns how many tools were accepted.
+pub fn accept(config: &McpServerConfig, options: &StartOptions) -> Result<usize, McpError> {
+    let Some(path) = &options.pins else {
+        return Err(McpError::Config { message: "tool-definition pinning is off".to_string() });
+    };
+    let timeout = config.timeout_s.map_or(jsonrpc::DEFAULT_TIMEOUT, Duration::from_secs);
+    let deadline = Instant::now() + timeout;
+    let cancel = CancelToken::new();
+    let client = Client::new(open_transport(config, options)?, timeout);
+    let listed = client.initialize(deadline, &cancel).and_then(|_| client.list_tools(deadline, &cancel));
+    client.shutdown(Instant::now() + SHUTDOWN_DEADLINE);
+    let infos = listed?;
+    let place = PinPlace { path: path.clone(), key: pin::server_key(&config.name, &target_of(&config.transport)) };
+    source::accept(&place, &infos)?;
+    Ok(infos.len())
+}
+
+/// Spawns or reaches the server of `config` (no handshake yet).
+fn open_transport(config: &McpServerConfig, options: &StartOptions) -> Result<Box<dyn Transport>, McpError> {
+    Ok(match &config.transport {
+        McpTransport::Stdio { command, args, env } => {
+            Box::new(stdio::StdioTransport::spawn(&config.name, command, args, env, &options.spawn)?)
+        }
+        McpTransport::Http { url, headers, ca_file } => {
+            Box::new(http::HttpTransport::new(url, headers, ca_file.as_deref(), &options.net)?.with_listener())
+        }
+    })
 }
 
 fn failed(config: &McpServerConfig, err: &McpError, stderr: Vec<String>) -> (Server, Vec<Warning>) {
@@ -260,7 +297,7 @@ fn failed(config: &McpServerConfig, err: &McpError, stderr: Vec<String>) -> (Ser
         hints_trusted: config.trust_hints,
         hints_note: config.hints_note(),
     };
-    (Server { status, client: None, tools: Vec::new() }, vec![warning])
+    (Server { status, client: None, tools: None }, vec![warning])
 }
 
 fn transport_kind(transport: &McpTransport) -> &'static str {

@@ -15,7 +15,7 @@
 
 use super::McpError;
 use super::client::Transport;
-use super::jsonrpc::{Incoming, Pending, parse_incoming, wait};
+use super::jsonrpc::{Deadline, Incoming, Pending, parse_incoming, wait};
 use crate::cancel::CancelToken;
 use crate::sync::lock;
 use serde_json::Value;
@@ -23,6 +23,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -47,6 +48,8 @@ pub struct StdioTransport {
     stdin: Arc<Mutex<Option<ChildStdin>>>,
     pending: Arc<Pending>,
     stderr_head: Arc<Mutex<Vec<String>>>,
+    /// Set by the reader on `notifications/tools/list_changed`, taken by the client.
+    tools_changed: Arc<AtomicBool>,
     threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -80,14 +83,20 @@ impl StdioTransport {
             stdin: Arc::new(Mutex::new(Some(stdin))),
             pending: Arc::new(Pending::default()),
             stderr_head: Arc::new(Mutex::new(Vec::new())),
+            tools_changed: Arc::new(AtomicBool::new(false)),
             threads: Mutex::new(Vec::new()),
         };
         let reader = {
-            let (pending, stdin, child, log) =
-                (transport.pending.clone(), transport.stdin.clone(), transport.child.clone(), log.clone());
+            let route = Route {
+                pending: transport.pending.clone(),
+                stdin: transport.stdin.clone(),
+                tools_changed: transport.tools_changed.clone(),
+                log: log.clone(),
+            };
+            let child = transport.child.clone();
             std::thread::Builder::new()
                 .name(format!("mcp-{name}-out"))
-                .spawn(move || read_stdout(stdout, &pending, &stdin, &child, &log))
+                .spawn(move || read_stdout(stdout, &route, &child))
         };
         let drain = {
             let (head, log) = (transport.stderr_head.clone(), log);
@@ -125,13 +134,14 @@ impl Transport for StdioTransport {
         deadline: Instant,
         cancel: &CancelToken,
     ) -> Result<Value, McpError> {
-        let answer_rx = self.pending.register(id)?;
+        let deadline = Arc::new(Deadline::new(timeout, deadline, Instant::now()));
+        let answer_rx = self.pending.register(id, Arc::clone(&deadline))?;
         if let Err(err) = self.write_line(message) {
             self.pending.forget(id);
             // A write fails because the server died; the reader's verdict says how.
             return Err(self.pending.closed().unwrap_or(err));
         }
-        let outcome = wait(&answer_rx, method, timeout, deadline, cancel);
+        let outcome = wait(&answer_rx, method, &deadline, cancel);
         if outcome.is_err() {
             self.pending.forget(id);
         }
@@ -184,6 +194,10 @@ impl Transport for StdioTransport {
     fn stderr_head(&self) -> Vec<String> {
         lock(&self.stderr_head).clone()
     }
+
+    fn take_tools_changed(&self) -> bool {
+        self.tools_changed.swap(false, Ordering::SeqCst)
+    }
 }
 
 impl Drop for StdioTransport {
@@ -228,14 +242,17 @@ fn write_line(stdin: &Mutex<Option<ChildStdin>>, message: &str) -> Result<(), Mc
     pipe.write_all(&line).and_then(|()| pipe.flush()).map_err(|err| McpError::Io { message: err.to_string() })
 }
 
+/// What the stdout reader routes server messages to.
+struct Route {
+    pending: Arc<Pending>,
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
+    tools_changed: Arc<AtomicBool>,
+    log: Log,
+}
+
 /// The stdout reader thread's body.
-fn read_stdout(
-    stdout: std::process::ChildStdout,
-    pending: &Pending,
-    stdin: &Mutex<Option<ChildStdin>>,
-    child: &Mutex<Child>,
-    log: &Log,
-) {
+fn read_stdout(stdout: std::process::ChildStdout, route: &Route, child: &Mutex<Child>) {
+    let Route { pending, stdin, tools_changed, log } = route;
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
     loop {
@@ -261,12 +278,20 @@ fn read_stdout(
                 Incoming::Response { id, outcome } => {
                     pending.resolve(id, outcome);
                 }
-                Incoming::ServerRequest { reply, .. } => {
+                Incoming::ServerRequest { method, reply } => {
+                    log_line(log, &format!("[mewcode] answered the server's {method} request: {reply}"));
                     if write_line(stdin, &reply).is_err() {
                         log_line(log, "[mewcode] could not answer a server request (stdin closed)");
                     }
                 }
-                Incoming::Notification { .. } => {}
+                Incoming::Progress { token } => {
+                    pending.progress(token, Instant::now());
+                }
+                Incoming::Notification { method } => {
+                    if method == super::jsonrpc::TOOLS_LIST_CHANGED {
+                        tools_changed.store(true, Ordering::SeqCst);
+                    }
+                }
                 Incoming::Ignored { reason } => log_line(log, &format!("[mewcode] ignored {reason}")),
             }
         }

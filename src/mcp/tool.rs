@@ -8,7 +8,12 @@
 //! a call the approval only when the server's hints are trusted (`permission_read_only`). Every failure (a protocol
 //! error, a timeout, a dead server) becomes an `is_error` output; nothing here panics or stops a
 //! turn. Content the model cannot see (images, audio, binary resources) becomes a one-line
-//! placeholder, and the user is warned once per tool.
+//! placeholder, and the user is warned once per tool. A blocked tool (pinning flagged its server;
+//! the flag is shared by every tool object of the server, so one a sub-agent took before the
+//! flag was raised is blocked too) never reaches the server: the model sees a neutral description and an empty schema instead of
+//! the changed (untrusted) ones, and every call returns the reason; it counts as read-only so that
+//! the permission gate lets the call through to that refusal instead of asking about a tool that
+//! cannot run.
 
 use super::client::{Client, ToolInfo};
 use super::{McpError, WarnSink};
@@ -44,7 +49,16 @@ pub struct McpTool {
     /// Whether the server's `readOnlyHint` may spare a call the approval
     /// (`McpServerConfig::trust_hints`).
     hints_trusted: bool,
+    /// Why the tool must not run (its server's definitions changed since they were accepted).
+    blocked: Block,
 }
+
+/// Why a server's tools must not run, shared by all its tool objects; None: they may.
+pub type Block = Arc<std::sync::Mutex<Option<String>>>;
+
+/// What the model is told about a blocked tool instead of its (untrusted) description.
+pub const BLOCKED_DESCRIPTION: &str =
+    "Disabled: this MCP tool's definition changed since the user accepted it. Calling it only returns why.";
 
 impl McpTool {
     /// The tool `info` of `server`, reached through `client`; `name` comes from `full_name`.
@@ -57,6 +71,7 @@ impl McpTool {
             warn,
             warned: AtomicBool::new(false),
             hints_trusted: true,
+            blocked: Block::default(),
         }
     }
 
@@ -64,6 +79,20 @@ impl McpTool {
     pub fn with_hints_trusted(mut self, trusted: bool) -> McpTool {
         self.hints_trusted = trusted;
         self
+    }
+
+    /// The same tool, blocked whenever `block` says so (its server's shared flag).
+    pub fn sharing_block(self, block: Block) -> McpTool {
+        McpTool { blocked: block, ..self }
+    }
+
+    /// Why the tool refuses to run, if it does.
+    pub fn blocked_reason(&self) -> Option<String> {
+        crate::sync::lock(&self.blocked).clone()
+    }
+
+    fn is_blocked(&self) -> bool {
+        crate::sync::lock(&self.blocked).is_some()
     }
 
     /// The server's own name for the tool.
@@ -82,22 +111,28 @@ impl Tool for McpTool {
     }
 
     fn description(&self) -> &str {
-        &self.info.description
+        if self.is_blocked() { BLOCKED_DESCRIPTION } else { &self.info.description }
     }
 
     fn input_schema(&self) -> Value {
+        if self.is_blocked() {
+            return serde_json::json!({"type": "object", "properties": {}});
+        }
         self.info.input_schema.clone()
     }
 
     fn read_only(&self) -> bool {
-        self.info.read_only
+        self.is_blocked() || self.info.read_only
     }
 
     fn permission_read_only(&self) -> bool {
-        self.info.read_only && self.hints_trusted
+        self.is_blocked() || (self.info.read_only && self.hints_trusted)
     }
 
     fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput {
+        if let Some(reason) = self.blocked_reason() {
+            return ToolOutput::error(format!("mcp server {}: {reason}", self.server));
+        }
         let arguments = match parse_arguments(input_json) {
             Ok(arguments) => arguments,
             Err(message) => return ToolOutput::error(message),

@@ -188,10 +188,35 @@ pub trait Tool: Send + Sync {
     fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput;
 }
 
-/// The set of tools of a run, in registration order.
-#[derive(Clone, Default)]
+/// A set of tools that can change while the program runs (an MCP server whose tool list
+/// changed). The registry asks it again only when it is refreshed, between turns.
+pub trait ToolSource: Send + Sync {
+    /// The tools it offers now. May do IO (re-list a server) and must not panic; on failure it
+    /// returns what it offered before.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
+/// One registration: a tool, or a source whose tools take its place in the order.
+#[derive(Clone)]
+enum Entry {
+    Tool(Arc<dyn Tool>),
+    Source(Arc<dyn ToolSource>),
+}
+
+/// The set of tools of a run, in registration order. The tools of sources are read when they
+/// are registered and again at each `refresh` (the agent calls it once per turn), never in
+/// between, so a batch of calls always sees one list.
+#[derive(Default)]
 pub struct Registry {
-    tools: Vec<Arc<dyn Tool>>,
+    entries: Vec<Entry>,
+    /// The tools as of the last registration or refresh, in order, later names replacing earlier.
+    current: std::sync::RwLock<Vec<Arc<dyn Tool>>>,
+}
+
+impl Clone for Registry {
+    fn clone(&self) -> Registry {
+        Registry { entries: self.entries.clone(), current: std::sync::RwLock::new(self.snapshot()) }
+    }
 }
 
 impl Registry {
@@ -211,23 +236,46 @@ impl Registry {
 
     /// Adds a tool; a later tool with the same name replaces the earlier one.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        self.tools.retain(|existing| existing.name() != tool.name());
-        self.tools.push(tool);
+        add_replacing(&mut crate::sync::write(&self.current), vec![Arc::clone(&tool)]);
+        self.entries.push(Entry::Tool(tool));
+    }
+
+    /// Adds a source of tools (its tools now, and again at each `refresh`).
+    pub fn register_source(&mut self, source: Arc<dyn ToolSource>) {
+        add_replacing(&mut crate::sync::write(&self.current), source.tools());
+        self.entries.push(Entry::Source(source));
+    }
+
+    /// Asks every source for its tools again. Call it between turns only.
+    pub fn refresh(&self) {
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for entry in &self.entries {
+            let added = match entry {
+                Entry::Tool(tool) => vec![Arc::clone(tool)],
+                Entry::Source(source) => source.tools(),
+            };
+            add_replacing(&mut tools, added);
+        }
+        *crate::sync::write(&self.current) = tools;
+    }
+
+    fn snapshot(&self) -> Vec<Arc<dyn Tool>> {
+        crate::sync::read(&self.current).clone()
     }
 
     /// The definitions of every tool, in registration order.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
-        self.tools.iter().map(|tool| definition_of(tool.as_ref())).collect()
+        self.snapshot().iter().map(|tool| definition_of(tool.as_ref())).collect()
     }
 
     /// The definitions of the read-only tools only (plan mode, sub-agents).
     pub fn read_only_definitions(&self) -> Vec<ToolDefinition> {
-        self.tools.iter().filter(|tool| tool.read_only()).map(|tool| definition_of(tool.as_ref())).collect()
+        self.snapshot().iter().filter(|tool| tool.read_only()).map(|tool| definition_of(tool.as_ref())).collect()
     }
 
     /// The tool called `name`, if registered.
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.tools.iter().find(|tool| tool.name() == name).cloned()
+        crate::sync::read(&self.current).iter().find(|tool| tool.name() == name).cloned()
     }
 
     /// Runs `name` on `input_json`; an unknown name is an error output, and a panicking tool is
@@ -237,6 +285,14 @@ impl Registry {
             Some(tool) => execute_caught(tool.as_ref(), input_json, ctx),
             None => ToolOutput::error(format!("unknown tool: {name}")),
         }
+    }
+}
+
+/// Appends `added`, each replacing an earlier tool of the same name.
+fn add_replacing(tools: &mut Vec<Arc<dyn Tool>>, added: Vec<Arc<dyn Tool>>) {
+    for tool in added {
+        tools.retain(|existing| existing.name() != tool.name());
+        tools.push(tool);
     }
 }
 
@@ -401,6 +457,40 @@ mod tests {
         registry.register(Arc::new(Panicking));
         let output = registry.execute("panicking", "{}", &ctx());
         assert!(output.is_error && output.content.contains("failed internally"), "{}", output.content);
+    }
+
+    /// A source whose list the test replaces.
+    struct Changing(Mutex<Vec<Arc<dyn Tool>>>);
+
+    impl ToolSource for Changing {
+        fn tools(&self) -> Vec<Arc<dyn Tool>> {
+            lock(&self.0).clone()
+        }
+    }
+
+    #[test]
+    fn a_source_keeps_its_place_and_changes_only_at_refresh() {
+        let source = Arc::new(Changing(Mutex::new(Vec::new())));
+        let mut registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
+        registry.register_source(source.clone());
+        registry.register(Arc::new(GlobTool));
+        let names = |registry: &Registry| -> Vec<String> {
+            registry.definitions().into_iter().map(|definition| definition.name).collect()
+        };
+        let before = names(&registry);
+        assert_eq!(before, ["read_file", "write_file", "edit_file", "grep", "bash", "glob"]);
+        *lock(&source.0) = vec![Arc::new(Panicking)];
+        // Not before the refresh: a batch in flight keeps the list it started with.
+        assert_eq!(names(&registry), before);
+        assert!(registry.get("panicking").is_none());
+        let copy = registry.clone();
+        registry.refresh();
+        assert_eq!(names(&registry), ["read_file", "write_file", "edit_file", "grep", "bash", "panicking", "glob"]);
+        assert!(registry.get("panicking").is_some());
+        // A clone has its own snapshot and shares the sources.
+        assert_eq!(names(&copy), before);
+        copy.refresh();
+        assert!(copy.get("panicking").is_some());
     }
 
     #[test]

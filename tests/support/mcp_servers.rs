@@ -1,6 +1,8 @@
-//! Real MCP servers for the tests: the official Python SDK fixture (`fixtures/mcp/sdk_server.py`),
-//! the stdlib fixture (`fixtures/mcp/raw_server.py`) and the TypeScript reference server
-//! `@modelcontextprotocol/server-everything` installed by `.ci/run` under `target/npm`.
+//! Real MCP servers for the tests: the official Python SDK fixtures (`fixtures/mcp/sdk_server.py`,
+//! `features_server.py`), the stdlib fixture (`fixtures/mcp/raw_server.py`), the TypeScript
+//! reference server `@modelcontextprotocol/server-everything`, and the official conformance suite
+//! `@modelcontextprotocol/conformance` with the Node 22 it needs, the last three installed by
+//! `.ci/test-deps` under `target/npm`.
 //!
 //! When a server is missing, `require` fails the test under CI (`CI=true`) and otherwise prints
 //! why and lets the test return early, so a developer without Node or the SDK can still run the
@@ -21,6 +23,29 @@ pub fn fixture(name: &str) -> PathBuf {
 pub fn everything_js() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+fn npm_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/npm/node_modules")
+}
+
+/// The conformance suite's entry point.
+pub fn conformance_js() -> PathBuf {
+    npm_dir().join("@modelcontextprotocol/conformance/dist/index.js")
+}
+
+/// The Node 22 binary from the npm registry's `node` package.
+pub fn node22() -> PathBuf {
+    npm_dir().join(".bin/node")
+}
+
+/// True when the conformance suite and a Node 22 to run it are installed.
+pub fn conformance_available() -> bool {
+    conformance_js().is_file()
+        && Command::new(node22())
+            .arg("--version")
+            .output()
+            .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).starts_with("v22."))
 }
 
 /// True when the Python SDK is importable.

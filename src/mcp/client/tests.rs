@@ -38,6 +38,12 @@ impl Transport for Scripted {
     fn stderr_head(&self) -> Vec<String> {
         Vec::new()
     }
+    fn take_tools_changed(&self) -> bool {
+        false
+    }
+    fn start_listening(&self) {
+        lock(&self.log).push("listen".to_string());
+    }
 }
 
 fn client(answers: Vec<Result<Value, McpError>>) -> (Client, Arc<Mutex<Vec<String>>>) {
@@ -62,7 +68,12 @@ fn initialize_offers_the_latest_version_declares_nothing_and_accepts_an_older_an
     let info = client.initialize(far(), &CancelToken::new()).unwrap();
     assert_eq!(
         info,
-        SessionInfo { protocol_version: "2025-06-18".into(), server_name: "fx".into(), server_version: "1.2".into() }
+        SessionInfo {
+            protocol_version: "2025-06-18".into(),
+            server_name: "fx".into(),
+            server_version: "1.2".into(),
+            tools_list_changed: false,
+        }
     );
     let version = env!("CARGO_PKG_VERSION");
     assert_eq!(
@@ -135,6 +146,33 @@ fn an_expired_session_is_reinitialised_once_and_the_call_retried() {
     assert_eq!(kinds, vec!["msg", "reset", "msg", "negotiated 2025-11-25", "msg", "msg"]);
     assert!(log[2].contains(r#""method":"initialize""#));
     assert!(log[5].contains(r#""method":"tools/call""#) && log[5].contains(r#""id":2"#));
+}
+
+#[test]
+fn a_server_that_declares_tools_list_changed_is_listened_to_after_the_handshake() {
+    let declared = json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": true}}});
+    let (client, log) = client(vec![Ok(declared)]);
+    assert!(client.initialize(far(), &CancelToken::new()).unwrap().tools_list_changed);
+    let log = lock(&log);
+    assert_eq!(log[log.len() - 2..], [r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "listen"]);
+    drop(log);
+    let (silent, silent_log) = super::tests::client(vec![init_result("2025-11-25")]);
+    assert!(!silent.initialize(far(), &CancelToken::new()).unwrap().tools_list_changed);
+    assert!(!lock(&silent_log).contains(&"listen".to_string()));
+}
+
+#[test]
+fn tool_calls_carry_their_id_as_progress_token_and_other_requests_do_not() {
+    let (client, log) = client(vec![Ok(json!({"tools": []})), Ok(json!({"content": []}))]);
+    client.list_tools(far(), &CancelToken::new()).unwrap();
+    client.call_tool("echo", json!({"text": "x"}), &CancelToken::new()).unwrap();
+    assert_eq!(
+        *lock(&log),
+        vec![
+            r#"{"jsonrpc":"2.0","id":0,"method":"tools/list"}"#.to_string(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":1}}}"#.to_string(),
+        ]
+    );
 }
 
 #[test]

@@ -121,6 +121,50 @@ fn a_dropped_stream_is_resumed_with_last_event_id() {
 }
 
 #[test]
+fn a_stream_closed_gracefully_is_resumed_again_and_again_after_the_retry_delay() {
+    let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#;
+    let server = ScriptedServer::start(vec![
+        status(200, &[("content-type", "application/json"), ("mcp-session-id", "s")], INIT),
+        status(202, &[], ""),
+        // The POST's stream: a priming event with an id and a retry, then a clean end of stream.
+        sse("id: ev-1\nretry: 200\ndata: \n\n"),
+        // The first GET brings one event and closes as well.
+        sse(&format!("id: ev-2\ndata: {progress}\n\n")),
+        sse("id: ev-3\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n"),
+    ]);
+    let client = client_for(&server, &[]);
+    client.initialize(far(), &CancelToken::new()).unwrap();
+    let started = Instant::now();
+    assert_eq!(client.call_tool("t", json!({}), &CancelToken::new()), Ok(json!({"content": []})));
+    // Two waits of the server's retry: delay, each before a GET.
+    assert!(started.elapsed() >= Duration::from_millis(400), "{:?}", started.elapsed());
+    let seen = requests(&server, 5);
+    for (request, last) in [(&seen[3], "ev-1"), (&seen[4], "ev-2")] {
+        assert!(request.starts_with("get /mcp "), "{request}");
+        assert!(request.contains(&format!("last-event-id: {last}\r\n")), "{request}");
+        assert!(request.contains("mcp-session-id: s\r\n") && request.contains("accept: text/event-stream\r\n"));
+    }
+}
+
+#[test]
+fn resumed_streams_that_bring_nothing_end_the_request() {
+    let mut replies = vec![status(200, &[("content-type", "application/json")], INIT), status(202, &[], "")];
+    replies.push(sse("id: ev-1\nretry: 0\ndata: \n\n"));
+    replies.extend((0..MAX_EMPTY_RESUMES).map(|_| sse("")));
+    let server = ScriptedServer::start(replies);
+    let client = client_for(&server, &[]);
+    client.initialize(far(), &CancelToken::new()).unwrap();
+    let err = client.call_tool("t", json!({}), &CancelToken::new()).unwrap_err();
+    assert!(
+        matches!(&err, McpError::Protocol { message } if message == "the event stream ended before the response to tools/call"),
+        "{err}"
+    );
+    // initialize, initialized, the POST, then exactly MAX_EMPTY_RESUMES GETs.
+    assert_eq!(requests(&server, 3 + MAX_EMPTY_RESUMES).len(), 3 + MAX_EMPTY_RESUMES);
+    assert!(server.requests.try_recv().is_err(), "one GET too many");
+}
+
+#[test]
 fn a_stream_without_ids_that_drops_is_a_protocol_error() {
     let server = ScriptedServer::start(vec![
         status(200, &[("content-type", "application/json")], INIT),
