@@ -149,11 +149,8 @@ impl Agent {
                 return Decision::Refused(format!("denied by hook: {reason}"));
             }
         }
-        if mode == Mode::Plan && !tool.read_only() {
-            return Decision::Refused(format!(
-                "needs approval: {} is not available in plan mode (read-only tools only); present the plan instead",
-                call.name
-            ));
+        if let Some(refusal) = crate::permission::plan_mode_check(mode, &call.name, tool.read_only()) {
+            return Decision::Refused(crate::permission::refusal_text(&refusal));
         }
         match self.toolbox.gate.check(mode, call, tool.rule_name(), tool.read_only()) {
             Verdict::Allow => Decision::Run { tool, approved_by_user: false },

@@ -165,7 +165,10 @@ fn compile(source: &str, path: bool) -> Result<Matcher, RuleError> {
         return Ok(Matcher::Exact(exact.to_string()));
     }
     if let Some(regex) = source.strip_prefix('~') {
-        let regex = Regex::new(&format!("^(?:{regex})$")).map_err(|error| RuleError::BadRegex(error.to_string()))?;
+        // Unanchored, as the seed's Go `MatchString`: a deny `Bash(~curl)` blocks `curl http://x`.
+        // An allow regex that is not anchored at both ends is reported (`unanchored_regex`),
+        // since it allows more than it seems to.
+        let regex = Regex::new(regex).map_err(|error| RuleError::BadRegex(error.to_string()))?;
         return Ok(Matcher::Regex(regex));
     }
     if let Some(inner) = source.strip_prefix('!') {
@@ -218,7 +221,7 @@ impl Matcher {
         let source = match self {
             Matcher::Exact(source) => source.as_str(),
             Matcher::Glob { source, .. } => source.as_str(),
-            Matcher::Regex(regex) => regex.as_str().trim_start_matches("^(?:"),
+            Matcher::Regex(regex) => regex.as_str().trim_start_matches("\\A").trim_start_matches('^'),
             Matcher::Not(inner) => return inner.anchor(),
         };
         if source.starts_with('/') {
@@ -228,6 +231,21 @@ impl Matcher {
         } else {
             Anchor::Root
         }
+    }
+}
+
+/// The regex of a `~regex` pattern that is not anchored at both ends (`^…$` or `\A…\z`):
+/// matched anywhere, it accepts every target that merely contains a match. `None` for anchored
+/// regexes and for other pattern kinds (a negation is reported as such, not looked through).
+pub fn unanchored_regex(matcher: &Matcher) -> Option<&str> {
+    match matcher {
+        Matcher::Regex(regex) => {
+            let source = regex.as_str();
+            let starts = source.starts_with('^') || source.starts_with("\\A");
+            let ends = (source.ends_with('$') && !source.ends_with("\\$")) || source.ends_with("\\z");
+            (!(starts && ends)).then_some(source)
+        }
+        Matcher::Not(_) | Matcher::Exact(_) | Matcher::Glob { .. } => None,
     }
 }
 
