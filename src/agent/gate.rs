@@ -39,6 +39,11 @@ pub trait Gate: Send + Sync {
     fn read_filter(&self) -> Option<ReadFilter> {
         None
     }
+    /// Whether a PreToolUse hook's "allow" may turn this call's Ask into a run: only an ask of
+    /// the mode matrix (`permission::hook_may_allow`). No by default.
+    fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _rule_name: &str, _read_only: bool) -> bool {
+        false
+    }
 }
 
 /// The mode matrix alone (SPEC §5 layer 4): read-only → Allow; bypass → Allow; acceptEdits +
@@ -57,6 +62,11 @@ impl Gate for ModeMatrix {
 
     fn remember(&self, _call: &ToolCall, _rule_name: &str) -> Result<(), String> {
         Ok(())
+    }
+
+    fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _rule_name: &str, _read_only: bool) -> bool {
+        // Every Ask of the matrix is the mode's.
+        true
     }
 }
 
@@ -143,6 +153,10 @@ impl Gate for EngineGate {
 
     fn read_filter(&self) -> Option<ReadFilter> {
         Some(crate::sync::read(&self.engine).read_filter())
+    }
+
+    fn hook_may_allow(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> bool {
+        crate::permission::hook_may_allow(&self.explain(mode, rule_name, &call.input, read_only))
     }
 }
 

@@ -112,13 +112,20 @@ impl Agent {
             let prompt = lock(conversation).last().filter(|m| m.role == Role::User).map(|m| m.content.clone());
             if let Some(prompt) = prompt {
                 let outcome = hooks.user_prompt_submit(&prompt, cancel);
-                if let Some(reason) = report_hook(&outcome, cancel, tx, &mut hook_context) {
+                let blocked = report_hook(&outcome, cancel, tx, &mut hook_context);
+                // `continue: false` wins over a block, as in Claude Code.
+                let refusal = match (&outcome.stop, blocked) {
+                    (Some(reason), _) => Some(format!("denied by hook: the run was stopped: {reason}")),
+                    (None, Some(reason)) => Some(format!("denied by hook: the prompt was blocked: {reason}")),
+                    (None, None) => None,
+                };
+                if let Some(message) = refusal {
                     // The prompt never reaches the model: take it back out so the history stays valid.
                     let mut history = lock(conversation);
                     let mut messages = history.to_vec();
                     messages.pop();
                     history.replace(messages);
-                    emit(cancel, tx, Event::Error(format!("denied by hook: the prompt was blocked: {reason}")));
+                    emit(cancel, tx, Event::Error(message));
                     return Stop::Failed;
                 }
             }
@@ -212,7 +219,9 @@ impl Agent {
                         return Stop::Completed;
                     }
                     let outcome = hooks.stop(stop_hook_blocked, cancel);
-                    let Some(reason) = report_hook(&outcome, cancel, tx, &mut hook_context) else {
+                    let blocked = report_hook(&outcome, cancel, tx, &mut hook_context);
+                    // `continue: false` lets the run end even when a hook asked to go on.
+                    let (Some(reason), None) = (blocked, &outcome.stop) else {
                         return Stop::Completed;
                     };
                     // A Stop hook that exits 2 sends the model back to work with its reason.
@@ -240,10 +249,17 @@ impl Agent {
             message.tool_calls = turn.calls.clone();
             message.thinking = turn.thinking;
             self.push(conversation, cancel, tx, message);
-            let (results, completed) = self.execute_calls(&turn.calls, mode, cancel, tx, &mut hook_context);
+            let mut hook_stop = None;
+            let (results, completed) =
+                self.execute_calls(&turn.calls, mode, cancel, tx, &mut hook_context, &mut hook_stop);
             self.push(conversation, cancel, tx, Message::tool_results(results));
             if !completed || cancel.is_cancelled() {
                 return self.finish(conversation, Stop::Cancelled);
+            }
+            if let Some(reason) = hook_stop {
+                // A tool hook answered `continue: false`: the run ends here.
+                emit(cancel, tx, Event::Error(format!("denied by hook: the run was stopped: {reason}")));
+                return self.finish(conversation, Stop::Failed);
             }
             if unknown_run >= self.settings.unknown_tool_limit {
                 let notice =
@@ -378,6 +394,9 @@ fn report_hook(
 ) -> Option<String> {
     for warning in &outcome.warnings {
         emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
+    }
+    for message in &outcome.messages {
+        emit(cancel, tx, Event::Notice(format!("hook: {message}")));
     }
     context.extend(outcome.context.iter().cloned());
     outcome.blocked.clone()

@@ -130,6 +130,23 @@ fn plan_mode_refuses_every_tool_that_is_not_read_only_before_any_other_layer() {
 }
 
 #[test]
+fn a_hook_may_allow_only_what_the_mode_would_ask() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &[], &["Bash(curl *)"]);
+    let check = |mode: Mode, tool: &str, raw: String, read_only: bool| {
+        hook_may_allow(&engine.check(mode, &CallInfo { rule_name: tool, input: &raw }, read_only))
+    };
+    assert!(check(Mode::Default, "Bash", input("command", "make"), false));
+    assert!(check(Mode::Default, "Write", input("path", "src/a.rs"), false));
+    assert!(!check(Mode::Default, "Bash", input("command", "curl x"), false), "a deny rule");
+    assert!(!check(Mode::Default, "Bash", input("command", "rm -rf /"), false), "the blacklist");
+    assert!(!check(Mode::AcceptEdits, "Write", input("path", "AGENTS.md"), false), "self-protection");
+    assert!(!check(Mode::Default, "Read", input("path", ".env"), true), "a sensitive file");
+    assert!(!check(Mode::Default, "Read", input("path", "src/a.rs"), true), "already allowed");
+    assert!(!check(Mode::Plan, "Bash", input("command", "make"), false), "plan mode's refusal");
+}
+
+#[test]
 fn layers_short_circuit_in_order() {
     let fx = fixture();
     let engine = engine(

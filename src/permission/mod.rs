@@ -126,6 +126,13 @@ pub fn plan_mode_check(mode: Mode, tool: &str, read_only: bool) -> Option<Check>
     })
 }
 
+/// Whether a PreToolUse hook's "allow" may run a call this check decided: only where the mode
+/// matrix would have asked a person. A hook never lifts a deny, nor the asks of self-protection
+/// and sensitive files (layer sandbox), which hold even under a broad allow rule.
+pub fn hook_may_allow(check: &Check) -> bool {
+    check.decision == Decision::Ask && check.layer == Layer::Mode
+}
+
 /// The refusal text when the human answers no.
 pub fn user_denial_text(reason: &str) -> String {
     format!("denied by user: {reason}")
