@@ -33,7 +33,7 @@ use crate::msg::{History, Message, Request, Role, System, ToolCall, Usage};
 pub use crate::sync::lock;
 use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
-pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Stop};
+pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, Stop};
 pub use gate::{EngineGate, Gate, ModeMatrix, Verdict};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -125,7 +125,7 @@ impl Agent {
                     let mut messages = history.to_vec();
                     messages.pop();
                     history.replace(messages);
-                    emit(cancel, tx, Event::Error(message));
+                    emit(cancel, tx, Event::Error(Failure::hook(message)));
                     return Stop::Failed;
                 }
             }
@@ -173,12 +173,12 @@ impl Agent {
                             if cancel.is_cancelled() {
                                 return self.finish(conversation, Stop::Cancelled);
                             }
-                            emit(cancel, tx, Event::Error(compact::emergency_error(&reason)));
+                            emit(cancel, tx, Event::Error(Failure::prompt_too_long(compact::emergency_error(&reason))));
                             return self.finish(conversation, Stop::Failed);
                         }
                     }
                     Err(err) => {
-                        emit(cancel, tx, Event::Error(err.to_string()));
+                        emit(cancel, tx, Event::Error(Failure::from_llm(&err)));
                         return self.finish(conversation, Stop::Failed);
                     }
                 }
@@ -195,7 +195,11 @@ impl Agent {
                     usage::check_truncation(reported, estimated).filter(|cut| cut.estimated >= floor)
                 });
                 if let Some(truncation) = cut {
-                    emit(cancel, tx, Event::Error(truncation.message(self.toolbox.provider.name())));
+                    emit(
+                        cancel,
+                        tx,
+                        Event::Error(Failure::prompt_too_long(truncation.message(self.toolbox.provider.name()))),
+                    );
                     return self.finish(conversation, Stop::Failed);
                 }
                 turn.usage
@@ -258,7 +262,7 @@ impl Agent {
             }
             if let Some(reason) = hook_stop {
                 // A tool hook answered `continue: false`: the run ends here.
-                emit(cancel, tx, Event::Error(format!("denied by hook: the run was stopped: {reason}")));
+                emit(cancel, tx, Event::Error(Failure::hook(format!("denied by hook: the run was stopped: {reason}"))));
                 return self.finish(conversation, Stop::Failed);
             }
             if unknown_run >= self.settings.unknown_tool_limit {

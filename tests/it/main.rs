@@ -21,6 +21,7 @@ mod print;
 mod repl;
 mod repl_edits;
 mod sandbox;
+mod script_errors;
 mod session;
 mod small_window;
 mod tidy;
