@@ -166,6 +166,10 @@ pub fn render(input: &Input, findings: &[Findings]) -> String {
     for (index, provider) in input.config.providers.iter().enumerate() {
         let marker = if input.selected == Some(provider.name.as_str()) { "*" } else { " " };
         out.push_str(&render_provider(marker, provider));
+        if provider.base_url.to_ascii_lowercase().starts_with("https://") {
+            let roots = crate::llm::http::roots_in_use(input.net.ssl_cert_file.as_deref(), provider.ca_file.as_deref());
+            out.push_str(&format!("      tls roots: {roots}\n"));
+        }
         let found = findings.get(index);
         let status = match found.map(|found| &found.reachability) {
             Some(Reachability::Ok { models, has_model }) => {
@@ -384,6 +388,18 @@ mod tests {
     fn findings(window: Option<Option<Discovered>>) -> Findings {
         let reachability = Reachability::Ok { models: vec!["qwen".into()], has_model: Some(true) };
         Findings { reachability, window, capabilities: None }
+    }
+
+    #[test]
+    fn tls_roots_say_whether_the_bundle_or_the_given_files_are_trusted() {
+        use crate::llm::http::roots_in_use;
+        use std::path::Path;
+        assert_eq!(roots_in_use(None, None), "the bundled Mozilla roots");
+        let corporate = roots_in_use(Some(Path::new("/etc/corp.pem")), None);
+        assert!(corporate.starts_with("/etc/corp.pem (SSL_CERT_FILE) only, instead of the bundled"), "{corporate}");
+        let both = roots_in_use(Some(Path::new("/etc/corp.pem")), Some(Path::new("/srv/vllm-ca.pem")));
+        assert!(both.starts_with("/etc/corp.pem (SSL_CERT_FILE) + /srv/vllm-ca.pem (ca_file) only"), "{both}");
+        assert!(roots_in_use(None, Some(Path::new("/srv/ca.pem"))).starts_with("/srv/ca.pem (ca_file) only"));
     }
 
     #[test]

@@ -346,6 +346,24 @@ pub fn agent_config(
     Ok((config, proxy_url))
 }
 
+/// Which trust roots a connection made with `SSL_CERT_FILE` and a `ca_file` uses, for doctor.
+/// ureq 3 takes one root set, so files given replace the bundled Mozilla roots (see
+/// `HttpClient::new`); the line says so, since a public endpoint then fails verification.
+pub fn roots_in_use(ssl_cert_file: Option<&std::path::Path>, ca_file: Option<&std::path::Path>) -> String {
+    let files: Vec<String> = [(ssl_cert_file, "SSL_CERT_FILE"), (ca_file, "ca_file")]
+        .into_iter()
+        .filter_map(|(path, origin)| path.map(|path| format!("{} ({origin})", path.display())))
+        .collect();
+    if files.is_empty() {
+        "the bundled Mozilla roots".to_string()
+    } else {
+        format!(
+            "{} only, instead of the bundled Mozilla roots (endpoints signed by a public CA fail verification)",
+            files.join(" + ")
+        )
+    }
+}
+
 /// Reads CA files (PEM) for `agent_config`.
 pub fn read_ca_files(paths: &[&std::path::Path]) -> Result<Vec<PemSource>, String> {
     paths
