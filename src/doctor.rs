@@ -391,15 +391,22 @@ mod tests {
     }
 
     #[test]
-    fn tls_roots_say_whether_the_bundle_or_the_given_files_are_trusted() {
+    fn tls_roots_list_the_given_files_and_the_bundle() {
         use crate::llm::http::roots_in_use;
         use std::path::Path;
         assert_eq!(roots_in_use(None, None), "the bundled Mozilla roots");
-        let corporate = roots_in_use(Some(Path::new("/etc/corp.pem")), None);
-        assert!(corporate.starts_with("/etc/corp.pem (SSL_CERT_FILE) only, instead of the bundled"), "{corporate}");
-        let both = roots_in_use(Some(Path::new("/etc/corp.pem")), Some(Path::new("/srv/vllm-ca.pem")));
-        assert!(both.starts_with("/etc/corp.pem (SSL_CERT_FILE) + /srv/vllm-ca.pem (ca_file) only"), "{both}");
-        assert!(roots_in_use(None, Some(Path::new("/srv/ca.pem"))).starts_with("/srv/ca.pem (ca_file) only"));
+        assert_eq!(
+            roots_in_use(Some(Path::new("/etc/corp.pem")), None),
+            "/etc/corp.pem (SSL_CERT_FILE) + the bundled Mozilla roots"
+        );
+        assert_eq!(
+            roots_in_use(Some(Path::new("/etc/corp.pem")), Some(Path::new("/srv/vllm-ca.pem"))),
+            "/etc/corp.pem (SSL_CERT_FILE) + /srv/vllm-ca.pem (ca_file) + the bundled Mozilla roots"
+        );
+        assert_eq!(
+            roots_in_use(None, Some(Path::new("/srv/ca.pem"))),
+            "/srv/ca.pem (ca_file) + the bundled Mozilla roots"
+        );
     }
 
     #[test]

@@ -45,7 +45,7 @@ type Body = Box<dyn Read + Send>;
 pub struct HttpTransport {
     url: String,
     headers: Vec<(String, String)>,
-    config: ureq::config::Config,
+    config: crate::llm::http::AgentConfig,
     host: String,
     state: Mutex<SessionState>,
 }

@@ -319,10 +319,15 @@ fn doctor_says_which_tls_roots_each_https_provider_uses() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout.matches("tls roots: the bundled Mozilla roots\n").count(), 1, "{}", run.stdout);
     let ca = env.home.join("ca.pem");
-    assert!(run.stdout.contains(&format!("tls roots: {} (ca_file) only, instead of", ca.display())), "{}", run.stdout);
+    let private = format!("tls roots: {} (ca_file) + the bundled Mozilla roots\n", ca.display());
+    assert!(run.stdout.contains(&private), "{}", run.stdout);
     env.vars.push(("SSL_CERT_FILE".into(), "/etc/corp.pem".into()));
     let run = env.run(&["doctor"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("tls roots: /etc/corp.pem (SSL_CERT_FILE) only, instead of"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("tls roots: /etc/corp.pem (SSL_CERT_FILE) + the bundled Mozilla roots\n"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(run.stdout.matches("tls roots:").count(), 2, "plain http has no TLS: {}", run.stdout);
 }
