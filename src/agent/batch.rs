@@ -10,7 +10,6 @@
 use super::{Agent, Approval, ApprovalRequest, Event, POLL, Verdict, emit, preview};
 use crate::cancel::CancelToken;
 use crate::config::HookEvent;
-use crate::hooks::HookPermission;
 use crate::mode::Mode;
 use crate::msg::{ToolCall, ToolResult};
 use crate::tools::{Tool, ToolContext, ToolOutput, execute_caught};
@@ -186,22 +185,11 @@ impl Agent {
         if let Some(refusal) = crate::permission::plan_mode_check(mode, &call.name, tool.read_only()) {
             return Decision::Refused(crate::permission::refusal_text(&refusal));
         }
-        let verdict = match (self.toolbox.gate.check(mode, call, tool.rule_name(), tool.read_only()), hook_permission) {
-            // A hook's ask holds even where rules or the mode allow; its allow lifts only an ask
-            // of the mode (never a deny, self-protection or a sensitive file).
-            (Verdict::Allow, Some(HookPermission::Ask { reason })) => {
-                Verdict::Ask { reason: format!("a hook asks: {reason}") }
-            }
-            (Verdict::Ask { reason }, Some(HookPermission::Ask { reason: hook })) => {
-                Verdict::Ask { reason: format!("{reason}; a hook asks: {hook}") }
-            }
-            (Verdict::Ask { .. }, Some(HookPermission::Allow { .. }))
-                if self.toolbox.gate.hook_may_allow(mode, call, tool.rule_name(), tool.read_only()) =>
-            {
-                Verdict::Allow
-            }
-            (verdict, _) => verdict,
-        };
+        let gate = &self.toolbox.gate;
+        let verdict =
+            super::gate::with_hook(gate.check(mode, call, tool.rule_name(), tool.read_only()), hook_permission, || {
+                gate.hook_may_allow(mode, call, tool.rule_name(), tool.read_only())
+            });
         match verdict {
             Verdict::Allow => Decision::Run { tool, approved_by_user: false },
             Verdict::Deny { message } => Decision::Refused(message),
