@@ -241,12 +241,46 @@ pub fn unanchored_regex(matcher: &Matcher) -> Option<&str> {
     match matcher {
         Matcher::Regex(regex) => {
             let source = regex.as_str();
-            let starts = source.starts_with('^') || source.starts_with("\\A");
-            let ends = (source.ends_with('$') && !source.ends_with("\\$")) || source.ends_with("\\z");
-            (!(starts && ends)).then_some(source)
+            // Leading inline flags (`(?i)`) do not move the anchor.
+            let body = match source.strip_prefix("(?") {
+                Some(rest) => match rest.split_once(')') {
+                    Some((flags, after))
+                        if !flags.is_empty() && flags.chars().all(|c| c.is_ascii_alphabetic() || c == '-') =>
+                    {
+                        after
+                    }
+                    _ => source,
+                },
+                None => source,
+            };
+            let starts = body.starts_with('^') || body.starts_with("\\A");
+            let ends = (body.ends_with('$') && !body.ends_with("\\$")) || body.ends_with("\\z");
+            // `^a|b$` anchors each end to one branch only.
+            (!(starts && ends) || has_top_level_alternation(body)).then_some(source)
         }
         Matcher::Not(_) | Matcher::Exact(_) | Matcher::Glob { .. } => None,
     }
+}
+
+/// True when `regex` has a `|` outside every group and character class.
+fn has_top_level_alternation(regex: &str) -> bool {
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut chars = regex.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => depth = depth.saturating_sub(1),
+            '|' if !in_class && depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What a path pattern is relative to.

@@ -250,13 +250,29 @@ fn a_negated_allow_rule_is_reported_as_applied_and_is_applied() {
 
 #[test]
 fn only_unanchored_allow_regexes_are_reported() {
-    let allow = ["Bash(~git)", "Bash(~^git status$)", "Bash(~^git)", "Bash(~git$)", "Bash(~\\Agit\\z)", "Bash(~^a\\$)"];
+    let allow = [
+        "Bash(~git)",
+        "Bash(~^git status$)",
+        "Bash(~^git)",
+        "Bash(~git$)",
+        "Bash(~\\Agit\\z)",
+        "Bash(~^a\\$)",
+        "Bash(~^ls|pwd$)",
+        "Bash(~^(ls|pwd)$)",
+        "Bash(~^[|]$)",
+        "Bash(~^\\|$)",
+        "Bash(~(?i)^git status$)",
+        "Bash(~(?i)git)",
+    ];
     let deny = ["Bash(~curl)"];
     let to_strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
     let (set, problems) =
         RuleSet::from_texts(vec![(Level::Project, RuleTexts { allow: to_strings(&allow), deny: to_strings(&deny) })]);
     let reported: Vec<&str> = problems.iter().map(|problem| problem.text.as_str()).collect();
-    assert_eq!(reported, ["Bash(~git)", "Bash(~^git)", "Bash(~git$)", "Bash(~^a\\$)"]);
+    assert_eq!(
+        reported,
+        ["Bash(~git)", "Bash(~^git)", "Bash(~git$)", "Bash(~^a\\$)", "Bash(~^ls|pwd$)", "Bash(~(?i)git)"]
+    );
     assert!(problems.iter().all(|problem| problem.effect == Effect::Applied && problem.list == RuleList::Allow));
     assert!(problems[0].message.contains("write ~^(?:git)$"), "{}", problems[0].message);
     assert_eq!(set.levels[0].1.allow.len(), allow.len(), "reported rules still apply");
