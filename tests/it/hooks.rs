@@ -213,3 +213,17 @@ fn json_context_system_messages_and_continue_false() {
     assert!(run.stderr.contains("prompt checked") && run.stderr.contains("post hook says stop"), "{}", run.stderr);
     assert!(run.stderr.contains("enough for today"), "{}", run.stderr);
 }
+
+#[test]
+fn a_prompt_blocked_by_a_hook_is_error_kind_hook_in_json() {
+    let model = FakeModel::start();
+    let hooks = "  UserPromptSubmit:\n    - hooks:\n        - {type: command, command: 'echo \"no secrets in prompts\" >&2; exit 2'}\n";
+    let env = env_with_hooks("hook-prompt-json", &model, hooks);
+    let run = env.run(&["-p", "my password is hunter2", "--output-format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(output["error"]["kind"], "hook", "{output}");
+    assert_eq!(output["error"]["retryable"], false, "{output}");
+    assert!(output["error"]["message"].as_str().unwrap().contains("no secrets in prompts"), "{output}");
+    assert!(model.requests().is_empty());
+}
