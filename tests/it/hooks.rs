@@ -1,6 +1,8 @@
 //! Hooks end to end (Claude Code's contract): a PreToolUse hook that blocks, a PostToolUse hook
-//! whose stdout reaches the model, a hook that hangs (timeout, the loop goes on), and the same
-//! hooks around the calls of the `task` sub-agent.
+//! whose stdout reaches the model, a hook that hangs (timeout, the loop goes on), the same
+//! hooks around the calls of the `task` sub-agent, and the JSON control: the README's
+//! `fixtures/hooks/guard.sh` deciding deny / ask / allow (never over a deny rule),
+//! `additionalContext`, `systemMessage` and `continue: false`.
 
 use crate::support::script::anthropic;
 use crate::support::{FakeModel, TestEnv};
