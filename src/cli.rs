@@ -362,7 +362,7 @@ OPTIONS
   --resume [ID]        resume session ID (no ID, REPL only: pick one from a list)
   --max-iterations N   (-p) the iteration cap (default 25; any positive number)
   --trust              (-p, check, mcp, doctor) trust this project's own config
-  -q, --quiet          (-p) no tool activity or notices on stderr
+  -q, --quiet          (-p) no tool activity, notices or error line on stderr
   -V, --version        print the version
   -h, --help           print this help
 

@@ -178,6 +178,10 @@ pub fn render(input: &Input, findings: &[Findings]) -> String {
     for (index, provider) in input.config.providers.iter().enumerate() {
         let marker = if input.selected == Some(provider.name.as_str()) { "*" } else { " " };
         out.push_str(&render_provider(marker, provider));
+        if provider.base_url.to_ascii_lowercase().starts_with("https://") {
+            let roots = crate::llm::http::roots_in_use(input.net.ssl_cert_file.as_deref(), provider.ca_file.as_deref());
+            out.push_str(&format!("      tls roots: {roots}\n"));
+        }
         let found = findings.get(index);
         let status = match found.map(|found| &found.reachability) {
             Some(Reachability::Ok { models, has_model }) => {
@@ -396,6 +400,25 @@ mod tests {
     fn findings(window: Option<Option<Discovered>>) -> Findings {
         let reachability = Reachability::Ok { models: vec!["qwen".into()], has_model: Some(true) };
         Findings { reachability, window, capabilities: None }
+    }
+
+    #[test]
+    fn tls_roots_list_the_given_files_and_the_bundle() {
+        use crate::llm::http::roots_in_use;
+        use std::path::Path;
+        assert_eq!(roots_in_use(None, None), "the bundled Mozilla roots");
+        assert_eq!(
+            roots_in_use(Some(Path::new("/etc/corp.pem")), None),
+            "/etc/corp.pem (SSL_CERT_FILE) + the bundled Mozilla roots"
+        );
+        assert_eq!(
+            roots_in_use(Some(Path::new("/etc/corp.pem")), Some(Path::new("/srv/vllm-ca.pem"))),
+            "/etc/corp.pem (SSL_CERT_FILE) + /srv/vllm-ca.pem (ca_file) + the bundled Mozilla roots"
+        );
+        assert_eq!(
+            roots_in_use(None, Some(Path::new("/srv/ca.pem"))),
+            "/srv/ca.pem (ca_file) + the bundled Mozilla roots"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! neutralised there, so a hostile tool output cannot drive the user's terminal.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Stop, lock};
+use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, Stop, lock};
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
 use crate::msg::{Role, Usage};
@@ -100,7 +100,7 @@ pub fn run(
         .map(|message| message.content.clone())
         .unwrap_or_default();
     printer.finish(stop, &result);
-    Outcome { stop, error: printer.error }
+    Outcome { stop, error: printer.error.map(|failure| failure.message) }
 }
 
 struct Printer {
@@ -109,7 +109,7 @@ struct Printer {
     /// Some of `usage` was estimated from characters (the server sent none).
     usage_estimated: bool,
     iterations: u32,
-    error: Option<String>,
+    error: Option<Failure>,
     /// The arguments of each call by id, for `permission_denials`.
     inputs: std::collections::HashMap<String, serde_json::Value>,
     /// The refused calls, as the final json lists them.
@@ -185,12 +185,9 @@ impl Printer {
                 self.notice(&phase.describe());
                 self.line(compact_json(&phase));
             }
-            Event::Error(message) => {
-                if self.options.format == Format::Text {
-                    eprintln!("mewcode: error: {}", neutralize(&message));
-                }
-                self.line(json!({"type": "error", "message": message}));
-                self.error = Some(message);
+            Event::Error(failure) => {
+                self.report(&failure);
+                self.error = Some(failure);
             }
             Event::Done(_) => {}
         }
@@ -207,6 +204,22 @@ impl Printer {
             // Every call the permission system refused: what a script must allow to go further.
             "permission_denials": self.denials,
         });
+        // Why the run failed, typed for scripts; a cancelled run has no Error event, so its
+        // error is reported here (text mode says it in `stop_reason_line`).
+        let failure = match (stop, &self.error) {
+            (Stop::Failed, Some(failure)) => Some(failure.clone()),
+            (Stop::Cancelled, _) => {
+                let failure = Failure::cancelled();
+                if self.options.format != Format::Text {
+                    self.report(&failure);
+                }
+                Some(failure)
+            }
+            _ => None,
+        };
+        if let Some(failure) = &failure {
+            summary["error"] = failure_json(failure);
+        }
         if self.usage_estimated {
             // Some responses came without usage; their share was counted from characters.
             summary["usage_estimated"] = json!(true);
@@ -250,6 +263,17 @@ impl Printer {
         }
     }
 
+    /// A failure: its one line on stderr in every format (unless quiet), the `error` event in
+    /// stream-json.
+    fn report(&self, failure: &Failure) {
+        if !self.options.quiet {
+            eprintln!("mewcode: error: {}", neutralize(&failure.message));
+        }
+        let mut line = failure_json(failure);
+        line["type"] = json!("error");
+        self.line(line);
+    }
+
     /// One stream-json line (other formats ignore it).
     fn line(&self, value: serde_json::Value) {
         if self.options.format == Format::StreamJson {
@@ -273,6 +297,21 @@ impl Printer {
 fn print_line(value: &serde_json::Value) {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{value}").and_then(|()| stdout.flush());
+}
+
+/// The `error` object of json and stream-json: `kind` (stable names: auth, rate_limit,
+/// overloaded, prompt_too_long, server, request, network, protocol, cancelled, hook), `message`,
+/// `fix` when known, `retryable`.
+fn failure_json(failure: &Failure) -> serde_json::Value {
+    let mut object = json!({
+        "kind": failure.kind.as_str(),
+        "message": failure.message,
+        "retryable": failure.retryable,
+    });
+    if let Some(fix) = &failure.fix {
+        object["fix"] = json!(fix);
+    }
+    object
 }
 
 fn usage_json(usage: &Usage) -> serde_json::Value {

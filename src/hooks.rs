@@ -5,10 +5,17 @@
 //! `tool_name` / `tool_input` / `tool_response` / `prompt` as the event has them). Exit 0 = go on
 //! (stdout of UserPromptSubmit and PostToolUse is added to the model's context); exit 2 = block,
 //! with stderr as the reason; any other exit (or a timeout, or a command that cannot start) =
-//! a warning for the user, and the loop goes on. Invariant: a hook can never take the loop down,
-//! every hook is bounded by its timeout (60 s default), after which everything it started is
-//! killed, and a hook runs in the same sandbox as bash commands (`confine`): it is the user's
-//! command, but it reads what the model and the repository wrote.
+//! a warning for the user, and the loop goes on. On exit 0, stdout that is one JSON object is
+//! Claude Code's JSON control instead (`parse_control`): `decision` / `reason`, `continue: false`
+//! with `stopReason`, `systemMessage`, `suppressOutput`, and `hookSpecificOutput` with
+//! `permissionDecision` (allow / ask / deny) and `permissionDecisionReason` for PreToolUse and
+//! `additionalContext` for UserPromptSubmit and PostToolUse. The hooks of one event run in
+//! parallel and their results are combined in config order (`combine`); deny beats ask beats
+//! allow. Invariant: a hook can never take the loop down, every hook is bounded by its timeout
+//! (60 s default), after which everything it started is killed, and a hook runs in the same
+//! sandbox as bash commands (`confine`): it is the user's command, but it reads what the model
+//! and the repository wrote. A hook's "allow" never overrides the blacklist, the sandbox or a deny
+//! rule: the agent applies it only where the mode would have asked a person.
 
 use crate::cancel::CancelToken;
 use crate::config::{HookConfig, HookEvent};
@@ -39,12 +46,32 @@ pub struct Hooks {
 /// What the hooks of one event decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HookOutcome {
-    /// Set when a hook exited 2: the call (or prompt, or stop) is blocked for this reason.
+    /// Set when a hook exited 2, answered `decision: "block"`, or (PreToolUse) denied with
+    /// `permissionDecision: "deny"`: the call (or prompt, or stop) is blocked for this reason
+    /// (the reasons of every blocking hook, in config order).
     pub blocked: Option<String>,
-    /// Text to add to the model's context (stdout of UserPromptSubmit / PostToolUse hooks).
+    /// Text to add to the model's context (stdout of UserPromptSubmit / PostToolUse hooks, or
+    /// their `additionalContext`).
     pub context: Vec<String>,
-    /// Problems for the user: non-zero exits, timeouts, hooks that could not start.
+    /// Problems for the user: non-zero exits, timeouts, hooks that could not start, JSON
+    /// control the contract does not allow.
     pub warnings: Vec<String>,
+    /// PreToolUse only, when no hook blocked: a hook's `permissionDecision` of ask or allow
+    /// (`decision: "approve"` is allow). Ask beats allow.
+    pub permission: Option<HookPermission>,
+    /// `continue: false`: the run stops after this event, for this reason (`stopReason`).
+    pub stop: Option<String>,
+    /// `systemMessage`s: shown to the user, never to the model.
+    pub messages: Vec<String>,
+}
+
+/// A PreToolUse hook's say on a call that no hook blocked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookPermission {
+    /// Run without asking a person, where only the mode would have asked.
+    Allow { reason: Option<String> },
+    /// Ask a person even where rules or the mode would allow (in -p: a "needs approval" refusal).
+    Ask { reason: String },
 }
 
 impl Hooks {
@@ -99,38 +126,44 @@ impl Hooks {
         self.fire(HookEvent::Stop, None, json!({"stop_hook_active": already_continued}), cancel)
     }
 
-    /// Runs every hook of `event` whose matcher accepts `tool_name`, in config order; the first
-    /// block wins and later hooks of the event do not run.
+    /// Runs every hook of `event` whose matcher accepts `tool_name`, all at once (as Claude Code
+    /// does), and combines their results in config order.
     fn fire(&self, event: HookEvent, tool_name: Option<&str>, mut input: Value, cancel: &CancelToken) -> HookOutcome {
-        let mut outcome = HookOutcome::default();
-        let matching = self
+        let matching: Vec<&HookConfig> = self
             .hooks
             .iter()
-            .filter(|hook| hook.event == event && tool_name.is_none_or(|name| matches(&hook.matcher, name)));
-        for hook in matching {
-            if cancel.is_cancelled() {
-                break;
-            }
-            input["hook_event_name"] = json!(event.as_str());
-            input["session_id"] = json!(self.session_id);
-            input["cwd"] = json!(self.root.display().to_string());
-            match self.run_one(hook, &input, cancel) {
-                Run::Continue(stdout) => {
-                    let wants_context = matches!(event, HookEvent::UserPromptSubmit | HookEvent::PostToolUse);
-                    if wants_context && !stdout.trim().is_empty() {
-                        outcome.context.push(stdout.trim().to_string());
-                    }
-                }
-                Run::Block(reason) => {
-                    outcome.blocked = Some(reason);
-                    break;
-                }
-                Run::Warn(warning) => {
-                    outcome.warnings.push(format!("{} hook `{}`: {warning}", event.as_str(), hook.command))
-                }
-            }
+            .filter(|hook| hook.event == event && tool_name.is_none_or(|name| matches(&hook.matcher, name)))
+            .collect();
+        if matching.is_empty() || cancel.is_cancelled() {
+            return HookOutcome::default();
         }
-        outcome
+        input["hook_event_name"] = json!(event.as_str());
+        input["session_id"] = json!(self.session_id);
+        input["cwd"] = json!(self.root.display().to_string());
+        let input = &input;
+        let runs: Vec<Run> = match matching.as_slice() {
+            [hook] => vec![self.run_one(hook, input, cancel)],
+            hooks => std::thread::scope(|scope| {
+                let handles: Vec<_> = hooks
+                    .iter()
+                    .enumerate()
+                    .map(|(index, hook)| {
+                        std::thread::Builder::new()
+                            .name(format!("hook-{index}"))
+                            .spawn_scoped(scope, move || self.run_one(hook, input, cancel))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| match handle {
+                        Ok(handle) => handle.join().unwrap_or_else(|_| Run::Warn("the hook's thread failed".into())),
+                        Err(err) => Run::Warn(format!("could not start a thread for it: {err}")),
+                    })
+                    .collect()
+            }),
+        };
+        let commands: Vec<&str> = matching.iter().map(|hook| hook.command.as_str()).collect();
+        combine(event, &commands, runs)
     }
 
     fn run_one(&self, hook: &HookConfig, input: &Value, cancel: &CancelToken) -> Run {
@@ -171,7 +204,11 @@ impl Hooks {
 /// One hook's result.
 #[derive(Debug, PartialEq, Eq)]
 enum Run {
+    /// Exit 0 with plain stdout.
     Continue(String),
+    /// Exit 0 with a JSON object on stdout.
+    Control(Value),
+    /// Exit 2, with stderr as the reason.
     Block(String),
     Warn(String),
 }
@@ -180,14 +217,15 @@ enum Run {
 fn plan_outcome(ending: &Ending, stdout: String, stderr: String, timeout_s: u64) -> Run {
     match ending {
         Ending::Exited(status) => match status.code() {
-            Some(0) => Run::Continue(stdout),
+            // One JSON object with a field of the contract is control; any other output (a
+            // hook that prints some other JSON document included) is plain stdout.
+            Some(0) => match serde_json::from_str::<Value>(stdout.trim()) {
+                Ok(value) if CONTROL_FIELDS.iter().any(|field| value.get(field).is_some()) => Run::Control(value),
+                _ => Run::Continue(stdout),
+            },
             Some(2) => {
                 let reason = stderr.trim();
-                Run::Block(if reason.is_empty() {
-                    "blocked by a hook (no reason given)".to_string()
-                } else {
-                    reason.to_string()
-                })
+                Run::Block(if reason.is_empty() { NO_REASON.to_string() } else { reason.to_string() })
             }
             Some(code) => Run::Warn(format!("exited with {code}: {}", first_line(&stderr))),
             None => Run::Warn("killed by a signal".to_string()),
@@ -196,6 +234,134 @@ fn plan_outcome(ending: &Ending, stdout: String, stderr: String, timeout_s: u64)
         Ending::Cancelled => Run::Warn("cancelled".to_string()),
         Ending::WaitFailed(err) => Run::Warn(format!("lost track of it: {err}")),
     }
+}
+
+/// A hook's JSON control object, read per Claude Code's contract for `event`.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Control {
+    /// `continue: false` → Some(`stopReason`, or a default).
+    stop: Option<String>,
+    system_message: Option<String>,
+    /// What the hook says about the call, prompt or stop.
+    verdict: Option<Verdict>,
+    additional_context: Option<String>,
+    /// Fields present but not valid for the contract (ignored, reported).
+    problems: Vec<String>,
+}
+
+/// One hook's decision, before combining. Order matters: deny beats ask beats allow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Verdict {
+    Deny(String),
+    Ask(String),
+    Allow(Option<String>),
+}
+
+/// Reads a JSON control object (pure). Top-level: `continue`, `stopReason`, `systemMessage`,
+/// `suppressOutput` (mewcode never shows a hook's stdout, so there is nothing to suppress),
+/// `decision` ("block"; "approve" for PreToolUse) with `reason`. `hookSpecificOutput` counts
+/// only when its `hookEventName` is this event (or absent): `permissionDecision` allow / ask /
+/// deny with `permissionDecisionReason` (PreToolUse; it wins over a top-level `decision`), and
+/// `additionalContext` (UserPromptSubmit, PostToolUse).
+fn parse_control(event: HookEvent, value: &Value) -> Control {
+    let mut control = Control::default();
+    let text = |object: &Value, key: &str| object.get(key).and_then(Value::as_str).map(str::to_string);
+    if value.get("continue").and_then(Value::as_bool) == Some(false) {
+        control.stop = Some(text(value, "stopReason").unwrap_or_else(|| "a hook stopped the run".to_string()));
+    }
+    control.system_message = text(value, "systemMessage").filter(|message| !message.trim().is_empty());
+    let reason = text(value, "reason").filter(|reason| !reason.trim().is_empty());
+    match (value.get("decision").and_then(Value::as_str), event) {
+        (None, _) => {}
+        (Some("block"), _) => {
+            control.verdict = Some(Verdict::Deny(reason.unwrap_or_else(|| NO_REASON.to_string())));
+        }
+        (Some("approve"), HookEvent::PreToolUse) => control.verdict = Some(Verdict::Allow(reason)),
+        (Some(other), _) => control.problems.push(format!("decision {other:?} is not valid for {}", event.as_str())),
+    }
+    let Some(specific) = value.get("hookSpecificOutput").filter(|specific| specific.is_object()) else {
+        return control;
+    };
+    if let Some(name) = text(specific, "hookEventName")
+        && name != event.as_str()
+    {
+        control.problems.push(format!("hookSpecificOutput for {name} ignored in {}", event.as_str()));
+        return control;
+    }
+    let permission_reason = text(specific, "permissionDecisionReason").filter(|reason| !reason.trim().is_empty());
+    match (specific.get("permissionDecision").and_then(Value::as_str), event) {
+        (None, _) => {}
+        (Some("deny"), HookEvent::PreToolUse) => {
+            control.verdict = Some(Verdict::Deny(permission_reason.unwrap_or_else(|| NO_REASON.to_string())));
+        }
+        (Some("ask"), HookEvent::PreToolUse) => {
+            let reason = permission_reason.unwrap_or_else(|| "a hook asks for confirmation".to_string());
+            control.verdict = Some(Verdict::Ask(reason));
+        }
+        (Some("allow"), HookEvent::PreToolUse) => control.verdict = Some(Verdict::Allow(permission_reason)),
+        (Some(other), _) => {
+            control.problems.push(format!("permissionDecision {other:?} is not valid for {}", event.as_str()));
+        }
+    }
+    if matches!(event, HookEvent::UserPromptSubmit | HookEvent::PostToolUse) {
+        control.additional_context = text(specific, "additionalContext").filter(|context| !context.trim().is_empty());
+    }
+    control
+}
+
+/// The top-level fields of Claude Code's JSON control.
+const CONTROL_FIELDS: &[&str] =
+    &["continue", "stopReason", "suppressOutput", "systemMessage", "decision", "reason", "hookSpecificOutput"];
+
+/// The reason when a hook blocks without giving one.
+const NO_REASON: &str = "blocked by a hook (no reason given)";
+
+/// Combines the results of one event's hooks, given in config order (pure): context, warnings
+/// and messages in that order; every blocking hook's reason; deny beats ask beats allow; the
+/// first `continue: false` stops the run.
+fn combine(event: HookEvent, commands: &[&str], runs: Vec<Run>) -> HookOutcome {
+    let mut outcome = HookOutcome::default();
+    let mut denials: Vec<String> = Vec::new();
+    let mut asks: Vec<String> = Vec::new();
+    let mut allow: Option<Option<String>> = None;
+    let wants_context = matches!(event, HookEvent::UserPromptSubmit | HookEvent::PostToolUse);
+    for (command, run) in commands.iter().zip(runs) {
+        let warn = |message: &str| format!("{} hook `{command}`: {message}", event.as_str());
+        match run {
+            Run::Continue(stdout) => {
+                if wants_context && !stdout.trim().is_empty() {
+                    outcome.context.push(stdout.trim().to_string());
+                }
+            }
+            Run::Block(reason) => denials.push(reason),
+            Run::Warn(warning) => outcome.warnings.push(warn(&warning)),
+            Run::Control(value) => {
+                let control = parse_control(event, &value);
+                outcome.warnings.extend(control.problems.iter().map(|problem| warn(problem)));
+                outcome.messages.extend(control.system_message);
+                if outcome.stop.is_none() {
+                    outcome.stop = control.stop;
+                }
+                outcome.context.extend(control.additional_context);
+                match control.verdict {
+                    None => {}
+                    Some(Verdict::Deny(reason)) => denials.push(reason),
+                    Some(Verdict::Ask(reason)) => asks.push(reason),
+                    // The first allow that gives a reason (else the first) is the one reported.
+                    Some(Verdict::Allow(reason)) if allow.as_ref().is_none_or(Option::is_none) => allow = Some(reason),
+                    Some(Verdict::Allow(_)) => {}
+                }
+            }
+        }
+    }
+    if !denials.is_empty() {
+        outcome.blocked = Some(denials.join("; "));
+    } else if !asks.is_empty() {
+        outcome.permission = Some(HookPermission::Ask { reason: asks.join("; ") });
+    } else if let Some(reason) = allow {
+        outcome.permission = Some(HookPermission::Allow { reason });
+    }
+    outcome
 }
 
 /// Claude Code's matcher: empty or `*` = every tool; otherwise a regex matched against the whole
@@ -303,5 +469,154 @@ mod tests {
             hooks_in(&std::env::temp_dir(), HookEvent::UserPromptSubmit, "", "echo 'Remember: run make lint.'", None);
         let outcome = hooks.user_prompt_submit("fix it", &CancelToken::new());
         assert_eq!(outcome.context, ["Remember: run make lint."]);
+    }
+    fn control(event: HookEvent, text: &str) -> Control {
+        parse_control(event, &serde_json::from_str(text).unwrap())
+    }
+
+    #[test]
+    fn json_control_is_read_per_claude_codes_contract() {
+        use HookEvent::*;
+        let deny = |reason: &str| Some(Verdict::Deny(reason.to_string()));
+        let cases: Vec<(HookEvent, &str, Option<Verdict>)> = vec![
+            (PreToolUse, r#"{}"#, None),
+            (PreToolUse, r#"{"decision":"block","reason":"no"}"#, deny("no")),
+            (PreToolUse, r#"{"decision":"block"}"#, deny(NO_REASON)),
+            (PreToolUse, r#"{"decision":"block","reason":"  "}"#, deny(NO_REASON)),
+            (PreToolUse, r#"{"decision":"approve","reason":"fine"}"#, Some(Verdict::Allow(Some("fine".into())))),
+            (PostToolUse, r#"{"decision":"approve"}"#, None),
+            (PostToolUse, r#"{"decision":"block","reason":"fix the lint"}"#, deny("fix the lint")),
+            (Stop, r#"{"decision":"block","reason":"tests fail"}"#, deny("tests fail")),
+            (UserPromptSubmit, r#"{"decision":"block","reason":"secret"}"#, deny("secret")),
+            (
+                PreToolUse,
+                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"rm"}}"#,
+                deny("rm"),
+            ),
+            (
+                PreToolUse,
+                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}"#,
+                Some(Verdict::Ask("sure?".into())),
+            ),
+            (
+                PreToolUse,
+                r#"{"hookSpecificOutput":{"permissionDecision":"ask"}}"#,
+                Some(Verdict::Ask("a hook asks for confirmation".into())),
+            ),
+            (
+                PreToolUse,
+                r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#,
+                Some(Verdict::Allow(None)),
+            ),
+            // hookSpecificOutput wins over the deprecated top-level decision.
+            (
+                PreToolUse,
+                r#"{"decision":"approve","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"x"}}"#,
+                deny("x"),
+            ),
+            // Another event's specific output is not this event's.
+            (PreToolUse, r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"deny"}}"#, None),
+            (PostToolUse, r#"{"hookSpecificOutput":{"permissionDecision":"deny"}}"#, None),
+        ];
+        for (event, text, expected) in cases {
+            assert_eq!(control(event, text).verdict, expected, "{} {text}", event.as_str());
+        }
+        let stop = control(Stop, r#"{"continue":false,"stopReason":"budget spent","systemMessage":"bye"}"#);
+        assert_eq!((stop.stop.as_deref(), stop.system_message.as_deref()), (Some("budget spent"), Some("bye")));
+        assert_eq!(control(Stop, r#"{"continue":false}"#).stop.as_deref(), Some("a hook stopped the run"));
+        assert_eq!(control(Stop, r#"{"continue":true,"stopReason":"x"}"#).stop, None);
+        assert_eq!(control(Stop, r#"{"suppressOutput":true}"#), Control::default());
+        let context =
+            r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"today is Friday"}}"#;
+        assert_eq!(control(UserPromptSubmit, context).additional_context.as_deref(), Some("today is Friday"));
+        let post = r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"3 warnings"}}"#;
+        assert_eq!(control(PostToolUse, post).additional_context.as_deref(), Some("3 warnings"));
+        let pre = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"x"}}"#;
+        assert_eq!(control(PreToolUse, pre).additional_context, None);
+        let bad = control(PreToolUse, r#"{"decision":"maybe","hookSpecificOutput":{"permissionDecision":"perhaps"}}"#);
+        assert_eq!(bad.verdict, None);
+        assert_eq!(bad.problems.len(), 2, "{:?}", bad.problems);
+    }
+
+    #[test]
+    fn exit_0_stdout_is_control_only_when_it_is_one_json_object() {
+        let ok = Ending::Exited(std::os::unix::process::ExitStatusExt::from_raw(0));
+        let blocked = Ending::Exited(std::os::unix::process::ExitStatusExt::from_raw(2 << 8));
+        let run = |ending: &Ending, stdout: &str| plan_outcome(ending, stdout.into(), "why".into(), 60);
+        assert_eq!(run(&ok, " {\"decision\":\"block\"}\n"), Run::Control(json!({"decision": "block"})));
+        assert_eq!(run(&ok, "{\"suppressOutput\":true}"), Run::Control(json!({"suppressOutput": true})));
+        assert_eq!(run(&ok, "[1, 2]"), Run::Continue("[1, 2]".into()));
+        assert_eq!(run(&ok, "{\"name\":\"crate\"}"), Run::Continue("{\"name\":\"crate\"}".into()));
+        assert_eq!(run(&ok, "{not json"), Run::Continue("{not json".into()));
+        assert_eq!(run(&ok, "plain"), Run::Continue("plain".into()));
+        // Exit 2 blocks with stderr; its stdout, JSON or not, is not read.
+        assert_eq!(run(&blocked, "{\"decision\":\"approve\"}"), Run::Block("why".into()));
+    }
+
+    #[test]
+    fn combining_keeps_config_order_and_deny_beats_ask_beats_allow() {
+        let allow = || Run::Control(json!({"decision": "approve", "reason": "ok"}));
+        let ask = |reason: &str| {
+            Run::Control(
+                json!({"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": reason}}),
+            )
+        };
+        let commands = ["a", "b", "c"];
+        let outcome = combine(HookEvent::PreToolUse, &commands, vec![allow(), ask("one"), ask("two")]);
+        assert_eq!(outcome.permission, Some(HookPermission::Ask { reason: "one; two".into() }));
+        assert_eq!(outcome.blocked, None);
+        let outcome = combine(HookEvent::PreToolUse, &commands, vec![ask("one"), Run::Block("no".into()), allow()]);
+        assert_eq!((outcome.blocked.as_deref(), outcome.permission), (Some("no"), None));
+        let outcome = combine(HookEvent::PreToolUse, &commands[..1], vec![allow()]);
+        assert_eq!(outcome.permission, Some(HookPermission::Allow { reason: Some("ok".into()) }));
+        let bare = || Run::Control(json!({"decision": "approve"}));
+        let outcome = combine(HookEvent::PreToolUse, &commands, vec![bare(), allow(), bare()]);
+        assert_eq!(outcome.permission, Some(HookPermission::Allow { reason: Some("ok".into()) }));
+        let outcome = combine(HookEvent::PreToolUse, &commands[..2], vec![bare(), bare()]);
+        assert_eq!(outcome.permission, Some(HookPermission::Allow { reason: None }));
+        let outcome = combine(HookEvent::PreToolUse, &commands[..2], vec![Run::Continue("x".into()), allow()]);
+        assert_eq!(outcome.context, Vec::<String>::new(), "PreToolUse stdout is not context");
+        assert_eq!(outcome.permission, Some(HookPermission::Allow { reason: Some("ok".into()) }));
+        let outcome = combine(
+            HookEvent::PostToolUse,
+            &commands,
+            vec![
+                Run::Continue("first\n".into()),
+                Run::Control(json!({"systemMessage": "m1", "continue": false, "stopReason": "s1",
+                    "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "second"}})),
+                Run::Control(json!({"systemMessage": "m2", "continue": false, "stopReason": "s2", "decision": "what"})),
+            ],
+        );
+        assert_eq!(outcome.context, ["first", "second"]);
+        assert_eq!(outcome.messages, ["m1", "m2"]);
+        assert_eq!(outcome.stop.as_deref(), Some("s1"));
+        assert_eq!(outcome.warnings, ["PostToolUse hook `c`: decision \"what\" is not valid for PostToolUse"]);
+        assert_eq!(combine(HookEvent::Stop, &[], Vec::new()), HookOutcome::default());
+    }
+
+    #[test]
+    fn hooks_of_one_event_run_in_parallel_and_combine_in_config_order() {
+        let dir = std::env::temp_dir().join(format!("mewcode-hooks-parallel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("meet");
+        let _ = std::fs::remove_file(&fifo);
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        // The first hook blocks opening a FIFO until the second opens it to write: run one after
+        // the other, the first would only end at its timeout, with a warning and no context.
+        let first = r#"read -r word < meet && printf '{"hookSpecificOutput":{"additionalContext":"%s"}}' "$word""#;
+        let second = "echo first > meet; echo second";
+        let hook = |command: &str| HookConfig {
+            event: HookEvent::PostToolUse,
+            matcher: String::new(),
+            command: command.into(),
+            timeout_s: Some(20),
+            source: "test".into(),
+        };
+        let path = std::env::var("PATH").unwrap_or_default();
+        let hooks =
+            Hooks::new(vec![hook(first), hook(second)], dir.clone(), vec![("PATH".into(), path)], "s", Arc::default());
+        let outcome = hooks.post_tool_use("Read", "{}", "out", false, &CancelToken::new());
+        assert_eq!(outcome.context, ["first", "second"], "{outcome:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -35,6 +35,9 @@ pub fn plan_batches(read_only: &[bool]) -> Vec<Range<usize>> {
     batches
 }
 
+/// The result of a call not run because a hook answered `continue: false` before it.
+const NOT_RUN_AFTER_HOOK_STOP: &str = "denied by hook: not run, a hook stopped the run";
+
 /// What phase 1 decided for one call.
 enum Decision {
     /// Run it; `approved_by_user` is true when a person said yes at the prompt.
@@ -55,6 +58,7 @@ impl Agent {
         cancel: &CancelToken,
         tx: &Sender<Event>,
         hook_context: &mut Vec<String>,
+        hook_stop: &mut Option<String>,
     ) -> (Vec<ToolResult>, bool) {
         // Unknown tools count as read-only here: they run nothing and only produce an error.
         let read_only: Vec<bool> =
@@ -66,8 +70,11 @@ impl Agent {
                 completed = false;
                 break;
             }
+            if hook_stop.is_some() {
+                break;
+            }
             let decisions: Vec<Decision> =
-                batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx)).collect();
+                batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx, hook_stop)).collect();
             let decisions_ran: Vec<bool> =
                 decisions.iter().map(|decision| matches!(decision, Decision::Run { .. })).collect();
             for index in batch.clone() {
@@ -111,6 +118,9 @@ impl Agent {
                     if let Some(feedback) = super::report_hook(&outcome, cancel, tx, hook_context) {
                         hook_context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
                     }
+                    if hook_stop.is_none() {
+                        hook_stop.clone_from(&outcome.stop);
+                    }
                 }
                 outputs[batch.start + offset] = Some(output);
                 if !emit(cancel, tx, end) {
@@ -125,7 +135,10 @@ impl Agent {
             .iter()
             .zip(outputs)
             .map(|(call, output)| {
-                let output = output.unwrap_or_else(|| ToolOutput::error("cancelled by the user before this call ran"));
+                let output = output.unwrap_or_else(|| match hook_stop {
+                    Some(_) => ToolOutput::error(NOT_RUN_AFTER_HOOK_STOP),
+                    None => ToolOutput::error("cancelled by the user before this call ran"),
+                });
                 ToolResult { tool_call_id: call.id.clone(), content: output.content, is_error: output.is_error }
             })
             .collect();
@@ -133,29 +146,52 @@ impl Agent {
     }
 
     /// Phase 1 for one call: unknown tool, permission verdict, and the human's answer to an Ask.
-    fn decide(&self, call: &ToolCall, mode: Mode, cancel: &CancelToken, tx: &Sender<Event>) -> Decision {
+    fn decide(
+        &self,
+        call: &ToolCall,
+        mode: Mode,
+        cancel: &CancelToken,
+        tx: &Sender<Event>,
+        hook_stop: &mut Option<String>,
+    ) -> Decision {
         let Some(tool) = self.registry.get(&call.name) else {
             let known: Vec<String> =
                 self.registry.definitions().into_iter().map(|definition| definition.name).collect();
             return Decision::Refused(format!("unknown tool: {} (available: {})", call.name, known.join(", ")));
         };
+        if hook_stop.is_some() {
+            return Decision::Refused(NOT_RUN_AFTER_HOOK_STOP.to_string());
+        }
         let hooks = &self.toolbox.hooks;
+        let mut hook_permission = None;
         if !hooks.is_empty_for(HookEvent::PreToolUse) {
             let outcome = hooks.pre_tool_use(tool.rule_name(), &call.input, cancel);
             for warning in &outcome.warnings {
                 emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
             }
+            for message in &outcome.messages {
+                emit(cancel, tx, Event::Notice(format!("hook: {message}")));
+            }
+            if let Some(reason) = outcome.stop {
+                let refusal = format!("denied by hook: the run was stopped: {reason}");
+                hook_stop.get_or_insert(reason);
+                return Decision::Refused(refusal);
+            }
             if let Some(reason) = outcome.blocked {
                 return Decision::Refused(format!("denied by hook: {reason}"));
             }
+            hook_permission = outcome.permission;
         }
-        if mode == Mode::Plan && !tool.read_only() {
-            return Decision::Refused(format!(
-                "needs approval: {} is not available in plan mode (read-only tools only); present the plan instead",
-                call.name
-            ));
+        if let Some(refusal) = crate::permission::plan_mode_check(mode, &call.name, tool.read_only()) {
+            return Decision::Refused(crate::permission::refusal_text(&refusal));
         }
-        match self.toolbox.gate.check(mode, call, tool.rule_name(), tool.permission_read_only()) {
+        let gate = &self.toolbox.gate;
+        let verdict = super::gate::with_hook(
+            gate.check(mode, call, tool.rule_name(), tool.permission_read_only()),
+            hook_permission,
+            || gate.hook_may_allow(mode, call, tool.rule_name(), tool.permission_read_only()),
+        );
+        match verdict {
             Verdict::Allow => Decision::Run { tool, approved_by_user: false },
             Verdict::Deny { message } => Decision::Refused(message),
             Verdict::Ask { reason } if !self.settings.interactive => {

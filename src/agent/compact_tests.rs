@@ -137,7 +137,11 @@ fn prompt_too_long_compacts_and_retries_the_request_once() {
     let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Failed);
     assert_eq!(provider.requests().len(), 3);
-    assert!(events.iter().any(|event| matches!(event, Event::Error(text) if text.contains("prompt too long"))));
+    assert!(
+        events
+            .iter()
+            .any(|event| matches!(event, Event::Error(failure) if failure.message.contains("prompt too long")))
+    );
     assert_eq!(lock(&conversation).last().unwrap().role, Role::Assistant);
 }
 
@@ -219,7 +223,9 @@ fn a_latest_message_larger_than_a_small_window_fails_with_the_reason() {
     let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Failed);
     assert_eq!(provider.requests().len(), 1, "no summary request: it could not help");
-    let error = events.iter().find_map(|event| if let Event::Error(text) = event { Some(text.clone()) } else { None });
+    let error = events
+        .iter()
+        .find_map(|event| if let Event::Error(failure) = event { Some(failure.message.clone()) } else { None });
     let error = error.unwrap();
     assert!(
         error.contains("compaction could not make it fit: the latest message alone is about 6000 tokens and the context window is 4096 tokens"),

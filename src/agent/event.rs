@@ -4,7 +4,7 @@
 //! is sent exactly once (unless the receiver is gone). `Notice` is UI-only and never enters history.
 
 use crate::context::Trigger;
-use crate::llm::RetryNotice;
+use crate::llm::{ErrorKind, LlmError, RetryNotice, error::is_retryable};
 use crate::msg::{Message, ToolCall, Usage};
 use crossbeam_channel::Sender;
 use std::sync::Arc;
@@ -39,8 +39,9 @@ pub enum Event {
     Approval(ApprovalRequest),
     /// A compaction started, finished or failed (SPEC §6).
     Compact(CompactPhase),
-    /// The run failed (stream or infrastructure error); `Done(Stop::Failed)` follows.
-    Error(String),
+    /// The run failed (stream or infrastructure error, or a hook stopped it);
+    /// `Done(Stop::Failed)` follows.
+    Error(Failure),
     /// The run is over.
     Done(Stop),
 }
@@ -67,6 +68,70 @@ impl CompactPhase {
             }
             CompactPhase::Failed { trigger, reason } => format!("compaction ({}) failed: {reason}", trigger.as_str()),
         }
+    }
+}
+
+/// Why a run failed, for people (`message`, one line) and scripts (`-p` json `error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub message: String,
+    /// What to do about it, when known.
+    pub fix: Option<String>,
+    /// The same run may succeed if started again unchanged.
+    pub retryable: bool,
+}
+
+/// What failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The model call (or a context limit it reported), by the typed error's kind.
+    Llm(ErrorKind),
+    /// A hook blocked the prompt or stopped the run.
+    Hook,
+}
+
+impl FailureKind {
+    /// The stable name scripts read (`auth`, `rate_limit`, …, `hook`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Llm(kind) => kind.as_str(),
+            FailureKind::Hook => "hook",
+        }
+    }
+}
+
+impl Failure {
+    /// A failed model call: kind, fix and retryability all come from the typed error.
+    pub fn from_llm(error: &LlmError) -> Failure {
+        Failure {
+            kind: FailureKind::Llm(error.kind()),
+            message: error.to_string(),
+            fix: error.fix(),
+            retryable: is_retryable(error),
+        }
+    }
+
+    /// A prompt that cannot be made to fit (compaction failed, or the server cut it silently).
+    pub fn prompt_too_long(message: String) -> Failure {
+        Failure { kind: FailureKind::Llm(ErrorKind::PromptTooLong), message, fix: None, retryable: false }
+    }
+
+    /// A hook refused the prompt or stopped the run.
+    pub fn hook(message: String) -> Failure {
+        Failure { kind: FailureKind::Hook, message, fix: None, retryable: false }
+    }
+
+    /// The user interrupted the run (there is no `Error` event for that; front ends that report
+    /// failures uniformly use this).
+    pub fn cancelled() -> Failure {
+        Failure::from_llm(&LlmError::Cancelled)
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
     }
 }
 

@@ -4,6 +4,7 @@
 //! Invariant: a `Deny` message already starts with the stable refusal prefix of SPEC §1.1, so it
 //! can be fed back to the model as it is.
 
+use crate::hooks::HookPermission;
 use crate::mode::Mode;
 use crate::msg::ToolCall;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
@@ -39,6 +40,28 @@ pub trait Gate: Send + Sync {
     fn read_filter(&self) -> Option<ReadFilter> {
         None
     }
+    /// Whether a PreToolUse hook's "allow" may turn this call's Ask into a run: only an ask of
+    /// the mode matrix (`permission::hook_may_allow`). No by default.
+    fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _rule_name: &str, _read_only: bool) -> bool {
+        false
+    }
+}
+
+/// The verdict once a PreToolUse hook's permission decision is applied (pure): a hook's ask
+/// holds even where rules or the mode allow (its reason joins the gate's); its allow runs the
+/// call only where `may_allow` (the gate's `hook_may_allow`, asked only then) says the ask was
+/// the mode's. A deny stays a deny: a hook never lifts the blacklist, the sandbox or a rule.
+pub fn with_hook(verdict: Verdict, hook: Option<HookPermission>, may_allow: impl FnOnce() -> bool) -> Verdict {
+    match (verdict, hook) {
+        (Verdict::Allow, Some(HookPermission::Ask { reason })) => {
+            Verdict::Ask { reason: format!("a hook asks: {reason}") }
+        }
+        (Verdict::Ask { reason }, Some(HookPermission::Ask { reason: hook })) => {
+            Verdict::Ask { reason: format!("{reason}; a hook asks: {hook}") }
+        }
+        (Verdict::Ask { .. }, Some(HookPermission::Allow { .. })) if may_allow() => Verdict::Allow,
+        (verdict, _) => verdict,
+    }
 }
 
 /// The mode matrix alone (SPEC §5 layer 4): read-only → Allow; bypass → Allow; acceptEdits +
@@ -57,6 +80,11 @@ impl Gate for ModeMatrix {
 
     fn remember(&self, _call: &ToolCall, _rule_name: &str) -> Result<(), String> {
         Ok(())
+    }
+
+    fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _rule_name: &str, _read_only: bool) -> bool {
+        // Every Ask of the matrix is the mode's.
+        true
     }
 }
 
@@ -144,6 +172,10 @@ impl Gate for EngineGate {
     fn read_filter(&self) -> Option<ReadFilter> {
         Some(crate::sync::read(&self.engine).read_filter())
     }
+
+    fn hook_may_allow(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> bool {
+        crate::permission::hook_may_allow(&self.explain(mode, rule_name, &call.input, read_only))
+    }
 }
 
 #[cfg(test)]
@@ -152,6 +184,27 @@ mod tests {
 
     fn call(command: &str) -> ToolCall {
         ToolCall { id: "1".into(), name: "bash".into(), input: serde_json::json!({"command": command}).to_string() }
+    }
+
+    #[test]
+    fn a_hook_asks_over_any_allow_and_allows_only_where_the_mode_asked() {
+        let allow = || Some(HookPermission::Allow { reason: None });
+        let ask = || Some(HookPermission::Ask { reason: "sure?".into() });
+        let mode_ask = || Verdict::Ask { reason: "default mode asks".into() };
+        let deny = || Verdict::Deny { message: "denied by rule (user): Bash(curl *)".into() };
+        let never = || -> bool { panic!("may_allow is only asked for an allow over an ask") };
+        assert_eq!(with_hook(Verdict::Allow, None, never), Verdict::Allow);
+        assert_eq!(with_hook(mode_ask(), None, never), mode_ask());
+        assert_eq!(with_hook(Verdict::Allow, ask(), never), Verdict::Ask { reason: "a hook asks: sure?".into() });
+        assert_eq!(
+            with_hook(mode_ask(), ask(), never),
+            Verdict::Ask { reason: "default mode asks; a hook asks: sure?".into() }
+        );
+        assert_eq!(with_hook(mode_ask(), allow(), || true), Verdict::Allow);
+        assert_eq!(with_hook(mode_ask(), allow(), || false), mode_ask(), "self-protection or a sensitive file");
+        assert_eq!(with_hook(Verdict::Allow, allow(), never), Verdict::Allow);
+        assert_eq!(with_hook(deny(), allow(), never), deny());
+        assert_eq!(with_hook(deny(), ask(), never), deny());
     }
 
     #[test]

@@ -33,7 +33,7 @@ use crate::msg::{History, Message, Role, System};
 pub use crate::sync::lock;
 use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, Sender, bounded};
-pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Stop};
+pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, Stop};
 pub use gate::{EngineGate, Gate, ModeMatrix, Verdict};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -154,6 +154,9 @@ fn report_hook(
 ) -> Option<String> {
     for warning in &outcome.warnings {
         emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
+    }
+    for message in &outcome.messages {
+        emit(cancel, tx, Event::Notice(format!("hook: {message}")));
     }
     context.extend(outcome.context.iter().cloned());
     outcome.blocked.clone()

@@ -6,7 +6,7 @@
 //! carries (agent, conversation, mode, cancel token, event channel, hook context, counters)
 //! lives in `Run`, so no step threads it through its arguments.
 
-use super::{Agent, CANCEL_GRACE, Conversation, Event, POLL, Stop, emit, lock, reminder, usage};
+use super::{Agent, CANCEL_GRACE, Conversation, Event, Failure, POLL, Stop, emit, lock, reminder, usage};
 use crate::cancel::CancelToken;
 use crate::llm::{LlmError, StreamEvent};
 use crate::mode::Mode;
@@ -103,15 +103,20 @@ impl<'a> Run<'a> {
             lock(self.conversation).last().filter(|m| m.role == crate::msg::Role::User).map(|m| m.content.clone());
         let Some(prompt) = prompt else { return Ok(()) };
         let outcome = self.agent.toolbox.hooks.user_prompt_submit(&prompt, self.cancel);
-        let Some(reason) = self.report_hook(&outcome) else { return Ok(()) };
+        let blocked = self.report_hook(&outcome);
+        // `continue: false` wins over a block, as in Claude Code.
+        let message = match (&outcome.stop, blocked) {
+            (Some(reason), _) => format!("denied by hook: the run was stopped: {reason}"),
+            (None, Some(reason)) => format!("denied by hook: the prompt was blocked: {reason}"),
+            (None, None) => return Ok(()),
+        };
         // The prompt never reaches the model: take it back out so the history stays valid.
         let mut history = lock(self.conversation);
         let mut messages = history.to_vec();
         messages.pop();
         history.replace(messages);
         drop(history);
-        self.error(format!("denied by hook: the prompt was blocked: {reason}"));
-        Err(Stop::Failed)
+        Err(self.fail(Failure::hook(message)))
     }
 
     /// One model turn: context management, the request (compacting once and sending it again
@@ -161,10 +166,11 @@ impl<'a> Run<'a> {
                 _ if can_compact && !emergency_tried => {
                     emergency_tried = true;
                     if let Err(reason) = self.agent.emergency_compact(self.conversation, tools, self.cancel, self.tx) {
-                        return Err(self.fail_unless_cancelled(super::compact::emergency_error(&reason)));
+                        let failure = Failure::prompt_too_long(super::compact::emergency_error(&reason));
+                        return Err(self.fail_unless_cancelled(failure));
                     }
                 }
-                err => return Err(self.fail(err.to_string())),
+                err => return Err(self.fail(Failure::from_llm(&err))),
             }
         }
     }
@@ -186,7 +192,7 @@ impl<'a> Run<'a> {
             .silent_truncation
             .and_then(|floor| usage::check_truncation(reported, estimated).filter(|cut| cut.estimated >= floor));
         match cut {
-            Some(truncation) => Err(self.fail(truncation.message(toolbox.provider.name()))),
+            Some(truncation) => Err(self.fail(Failure::prompt_too_long(truncation.message(toolbox.provider.name())))),
             None => Ok(turn.usage),
         }
     }
@@ -208,11 +214,16 @@ impl<'a> Run<'a> {
         message.tool_calls = turn.calls;
         message.thinking = turn.thinking;
         self.push(message);
+        let mut hook_stop = None;
         let (results, completed) =
-            self.agent.execute_calls(&calls, self.mode, self.cancel, self.tx, &mut self.hook_context);
+            self.agent.execute_calls(&calls, self.mode, self.cancel, self.tx, &mut self.hook_context, &mut hook_stop);
         self.push(Message::tool_results(results));
         if !completed || self.cancel.is_cancelled() {
             return Err(Stop::Cancelled);
+        }
+        if let Some(reason) = hook_stop {
+            // A tool hook answered `continue: false`: the run ends here.
+            return Err(self.fail(Failure::hook(format!("denied by hook: the run was stopped: {reason}"))));
         }
         if self.unknown_run >= self.agent.settings.unknown_tool_limit {
             let times = self.unknown_run;
@@ -242,7 +253,9 @@ impl<'a> Run<'a> {
             return Err(Stop::Completed);
         }
         let outcome = self.agent.toolbox.hooks.stop(self.stop_hook_blocked, self.cancel);
-        let Some(reason) = self.report_hook(&outcome) else { return Err(Stop::Completed) };
+        let blocked = self.report_hook(&outcome);
+        // `continue: false` lets the run end even when a hook asked to go on.
+        let (Some(reason), None) = (blocked, &outcome.stop) else { return Err(Stop::Completed) };
         // A Stop hook that exits 2 sends the model back to work with its reason.
         self.stop_hook_blocked = true;
         self.push(Message::user(format!("[Stop hook] {reason}")));
@@ -269,19 +282,15 @@ impl<'a> Run<'a> {
         self.emit(Event::Notice(text));
     }
 
-    fn error(&self, text: String) {
-        self.emit(Event::Error(text));
-    }
-
     /// Reports a failure; the run stops as Failed.
-    fn fail(&self, message: String) -> Stop {
-        self.error(message);
+    fn fail(&self, failure: Failure) -> Stop {
+        self.emit(Event::Error(failure));
         Stop::Failed
     }
 
     /// A step that failed because the run was cancelled is a cancel, not a failure.
-    fn fail_unless_cancelled(&self, message: String) -> Stop {
-        if self.cancel.is_cancelled() { Stop::Cancelled } else { self.fail(message) }
+    fn fail_unless_cancelled(&self, failure: Failure) -> Stop {
+        if self.cancel.is_cancelled() { Stop::Cancelled } else { self.fail(failure) }
     }
 
     /// Streams one model turn, forwarding text to the front end; returns the completed attempt.

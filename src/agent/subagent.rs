@@ -119,7 +119,7 @@ impl Tool for TaskTool {
         for event in events {
             match event {
                 Event::Done(reason) => stop = reason,
-                Event::Error(message) => error = Some(message),
+                Event::Error(failure) => error = Some(failure.message),
                 Event::Iter(_)
                 | Event::Text(_)
                 | Event::Thinking(_)

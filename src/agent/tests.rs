@@ -350,7 +350,7 @@ fn stream_error_fails_the_run_with_an_assistant_tail() {
     let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Failed);
     assert_eq!(roles(&conversation), [Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
-    assert!(events.iter().any(|event| matches!(event, Event::Error(text) if text.contains("set X"))));
+    assert!(events.iter().any(|event| matches!(event, Event::Error(failure) if failure.message.contains("set X") && failure.kind == FailureKind::Llm(crate::llm::ErrorKind::Auth) && failure.fix.as_deref() == Some("set X") && !failure.retryable)));
 }
 
 #[test]

@@ -37,7 +37,7 @@ fn usages(events: &[Event]) -> Vec<(Usage, bool)> {
 fn errors(events: &[Event]) -> Vec<&str> {
     events
         .iter()
-        .filter_map(|event| if let Event::Error(message) = event { Some(message.as_str()) } else { None })
+        .filter_map(|event| if let Event::Error(failure) = event { Some(failure.message.as_str()) } else { None })
         .collect()
 }
 

@@ -285,12 +285,12 @@ impl Context {
                 .into_iter()
                 .find(|(level, _)| *level == problem.level)
                 .map_or(String::new(), |(_, path)| path.display().to_string());
-            if problem.fatal {
+            if problem.is_fatal() {
                 return Err(Exit::Config(format!(
                     "{file}: {problem} (a broken deny rule would leave you unprotected)"
                 )));
             }
-            warnings.push(Warning::new(file, format!("{problem}; rule skipped")));
+            warnings.push(Warning::new(file, problem.to_string()));
         }
         Ok(levels)
     }

@@ -18,8 +18,11 @@ pub(super) fn run(context: &Context, options: Options, env: &Env) -> Exit {
     };
     let cleanup = crate::session::spawn_cleanup(sessions_dir, keep);
     let exit = run_with_sessions(context, options, env, &owner, owner_warning);
-    if let Some(cleanup) = cleanup {
-        let _ = cleanup.join();
+    // A failed cleanup is said once, at the end (the run never waits for it before that).
+    if let Some(cleanup) = cleanup
+        && let Ok(Err(err)) = cleanup.join()
+    {
+        eprintln!("mewcode: warning: {}", neutralize(&err.to_string()));
     }
     exit
 }

@@ -84,7 +84,7 @@ pub(super) fn context_window(provider: &ProviderConfig) -> u64 {
 pub(super) fn session_exit(err: SessionError) -> Exit {
     match err {
         SessionError::NotFound { .. } | SessionError::NoSessions { .. } => Exit::Config(err.to_string()),
-        SessionError::Io { .. } => Exit::Runtime(err.to_string()),
+        SessionError::Io { .. } | SessionError::Cleanup { .. } => Exit::Runtime(err.to_string()),
     }
 }
 

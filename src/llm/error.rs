@@ -49,6 +49,75 @@ impl std::fmt::Display for LlmError {
 
 impl std::error::Error for LlmError {}
 
+/// The kind of a failed model call as scripts read it (`-p` json `error.kind`). The names are a
+/// stable contract; `LlmError::kind` is the one mapping onto them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Auth,
+    RateLimit,
+    Overloaded,
+    PromptTooLong,
+    Server,
+    Request,
+    Network,
+    Protocol,
+    Cancelled,
+}
+
+impl ErrorKind {
+    /// The stable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Auth => "auth",
+            ErrorKind::RateLimit => "rate_limit",
+            ErrorKind::Overloaded => "overloaded",
+            ErrorKind::PromptTooLong => "prompt_too_long",
+            ErrorKind::Server => "server",
+            ErrorKind::Request => "request",
+            ErrorKind::Network => "network",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl LlmError {
+    /// The error's kind: the one mapping from the typed error to the names scripts read.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            LlmError::PromptTooLong { .. } => ErrorKind::PromptTooLong,
+            LlmError::RateLimited { .. } => ErrorKind::RateLimit,
+            LlmError::Overloaded { .. } => ErrorKind::Overloaded,
+            LlmError::Server { .. } => ErrorKind::Server,
+            LlmError::Auth { .. } => ErrorKind::Auth,
+            LlmError::Request { .. } => ErrorKind::Request,
+            LlmError::Network { .. } => ErrorKind::Network,
+            LlmError::Protocol { .. } => ErrorKind::Protocol,
+            LlmError::Cancelled => ErrorKind::Cancelled,
+        }
+    }
+
+    /// What the user can do about it, when that is known apart from the message.
+    pub fn fix(&self) -> Option<String> {
+        match self {
+            LlmError::Auth { fix, .. } => Some(fix.clone()),
+            LlmError::PromptTooLong { .. } => {
+                Some("send less at once (a file path instead of its text), or start a new session".to_string())
+            }
+            LlmError::RateLimited { .. } => {
+                Some("wait, then run again (or ask the provider for a higher limit)".into())
+            }
+            LlmError::Overloaded { .. } => Some("the server is busy: run again later".to_string()),
+            LlmError::Network { .. } => Some(
+                "check that the provider's base_url is reachable from here (and HTTPS_PROXY / NO_PROXY)".to_string(),
+            ),
+            LlmError::Server { .. } | LlmError::Request { .. } | LlmError::Protocol { .. } | LlmError::Cancelled => {
+                None
+            }
+        }
+    }
+}
+
 /// Classifies an error reported by a server, before the stream (`status` = the HTTP status) or
 /// inside a 200 stream (`status` = None, or the in-band `code` when it is numeric).
 /// `error_type` / `code` / `message` are the fields of the error object ("" when absent).

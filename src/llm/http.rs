@@ -38,7 +38,7 @@ pub type EventStream = SseReader<Box<dyn Read + Send>>;
 /// A provider's transport: built once, opens one `Exchange` per attempt.
 #[derive(Clone, Debug)]
 pub struct HttpClient {
-    config: ureq::config::Config,
+    config: AgentConfig,
     host: String,
     /// `host:port` (the scheme's port when the URL names none), for "connection refused".
     endpoint: String,
@@ -83,9 +83,7 @@ impl HttpClient {
     }
 
     /// The transport from explicit values. With no `extra_roots` the bundled Mozilla roots are
-    /// used. With extra roots, ureq 3 takes ONE root set, so the extra roots replace the bundle
-    /// for this client (OpenSSL's `SSL_CERT_FILE` semantics; a `ca_file` names the private CA
-    /// of that provider's host).
+    /// used; with extra roots, a connection trusts them and the bundle (see `AgentConfig`).
     pub fn new(
         base_url: &str,
         key_hint: &str,
@@ -188,6 +186,8 @@ impl HttpClient {
                 format!("no data from {host} for {} s (idle timeout)", self.idle_timeout.as_secs_f64())
             }
             ErrorKind::NotConnected => format!("connection to {host} was shut down"),
+            // What rustls reports for a failed handshake (an unknown issuer, a bad certificate).
+            ErrorKind::InvalidData => self.tls_message(&error.to_string()),
             _ => format!("talking to {host}{via}: {error}"),
         }
     }
@@ -308,17 +308,106 @@ fn read_capped(reader: Box<dyn Read + Send>, limit: u64) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// The settings agents are made from: one ureq config and, when CA files were given, the same
+/// config with the bundled roots. ureq 3 takes one root set per config, so both sets are
+/// trusted by trying the handshake with the given roots first and, when it fails, once more
+/// over a new connection with the bundle (`FallbackTls`): a corporate bundle in
+/// `SSL_CERT_FILE` or a provider's `ca_file` adds to the public roots instead of replacing them.
+#[derive(Clone, Debug)]
+pub struct AgentConfig {
+    config: ureq::config::Config,
+    /// The bundled-roots config, when `config` trusts given roots.
+    bundled: Option<ureq::config::Config>,
+}
+
+impl AgentConfig {
+    /// A new agent (its own connection pool, so `Agent::shutdown` cancels only its requests).
+    pub fn new_agent(&self) -> ureq::Agent {
+        match &self.bundled {
+            None => self.config.new_agent(),
+            Some(bundled) => ureq::Agent::with_parts(
+                self.config.clone(),
+                FallbackTls::new(bundled.clone()),
+                ureq::unversioned::resolver::DefaultResolver::default(),
+            ),
+        }
+    }
+
+    /// True when connections trust given roots as well as the bundle.
+    pub fn has_extra_roots(&self) -> bool {
+        self.bundled.is_some()
+    }
+}
+
+/// The connector of an agent with two root sets: ureq's default chain with the agent's config
+/// (the given roots), and after a failed TLS handshake the same chain over a new connection with
+/// the bundled-roots config. Any other failure (refused, timeout, proxy) is returned as it is;
+/// when both handshakes fail, the first error (the given roots', the likelier intent) is.
+#[derive(Debug)]
+struct FallbackTls {
+    first: ureq::unversioned::transport::DefaultConnector,
+    second: ureq::unversioned::transport::DefaultConnector,
+    second_config: ureq::config::Config,
+}
+
+impl FallbackTls {
+    fn new(second_config: ureq::config::Config) -> FallbackTls {
+        FallbackTls { first: Default::default(), second: Default::default(), second_config }
+    }
+}
+
+impl ureq::unversioned::transport::Connector for FallbackTls {
+    type Out = Box<dyn ureq::unversioned::transport::Transport>;
+
+    fn connect(
+        &self,
+        details: &ureq::unversioned::transport::ConnectionDetails,
+        chained: Option<()>,
+    ) -> Result<Option<Self::Out>, ureq::Error> {
+        match self.first.connect(details, chained) {
+            Err(first_error) if is_handshake_failure(&first_error) => {
+                let retry = ureq::unversioned::transport::ConnectionDetails {
+                    uri: details.uri,
+                    addrs: details.addrs.clone(),
+                    config: &self.second_config,
+                    request_level: details.request_level,
+                    resolver: details.resolver,
+                    now: details.now,
+                    timeout: details.timeout,
+                    current_time: details.current_time.clone(),
+                    run_connector: details.run_connector.clone(),
+                    register_shutdown: details.register_shutdown.clone(),
+                };
+                self.second.connect(&retry, None).map_err(|_| first_error)
+            }
+            other => other,
+        }
+    }
+}
+
+/// A TLS handshake that failed (verification included): worth one try with the other roots.
+/// rustls reports handshake failures through `std::io` as `InvalidData` (what ureq passes on as
+/// `Error::Io`); refused, reset or timed-out connections are other kinds and are not retried.
+fn is_handshake_failure(error: &ureq::Error) -> bool {
+    match error {
+        ureq::Error::Tls(_) | ureq::Error::Rustls(_) => true,
+        ureq::Error::Io(io_error) => io_error.kind() == std::io::ErrorKind::InvalidData,
+        _ => false,
+    }
+}
+
 /// The ureq settings of every mewcode connection (models and MCP servers alike): connect and
 /// resolve timeouts, the proxy `net` plans for `url` (loopback never), TLS roots (the bundled
-/// Mozilla set, or `roots` instead: ureq takes one set), no compression (a compressing proxy could
-/// hold events back), and no redirects (keys and configured headers must not reach another host;
-/// a 3xx comes back as a status). `idle` bounds each read and write. Returns the planned proxy too.
+/// Mozilla set, plus `roots` when given, see `AgentConfig`), no compression (a compressing proxy
+/// could hold events back), and no redirects (keys and configured headers must not reach another
+/// host; a 3xx comes back as a status). `idle` bounds each read and write. Returns the planned
+/// proxy too.
 pub fn agent_config(
     url: &str,
     net: &NetEnv,
     roots: &[PemSource],
     idle: Option<Duration>,
-) -> Result<(ureq::config::Config, Option<String>), String> {
+) -> Result<(AgentConfig, Option<String>), String> {
     let proxy_url = plan_proxy(url, &net.proxy);
     let proxy = match &proxy_url {
         Some(proxy) => Some(
@@ -327,11 +416,27 @@ pub fn agent_config(
         ),
         None => None,
     };
+    let config = match roots {
+        [] => AgentConfig { config: ureq_config(proxy, idle, None), bundled: None },
+        roots => AgentConfig {
+            config: ureq_config(proxy.clone(), idle, Some(parse_roots(roots)?)),
+            bundled: Some(ureq_config(proxy, idle, None)),
+        },
+    };
+    Ok((config, proxy_url))
+}
+
+/// One ureq config of `agent_config`: `root_certs` None = the bundled roots.
+fn ureq_config(
+    proxy: Option<ureq::Proxy>,
+    idle: Option<Duration>,
+    root_certs: Option<ureq::tls::RootCerts>,
+) -> ureq::config::Config {
     let mut tls = ureq::tls::TlsConfig::builder();
-    if !roots.is_empty() {
-        tls = tls.root_certs(parse_roots(roots)?);
+    if let Some(root_certs) = root_certs {
+        tls = tls.root_certs(root_certs);
     }
-    let config = ureq::Agent::config_builder()
+    ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_resolve(Some(CONNECT_TIMEOUT))
         .timeout_connect(Some(CONNECT_TIMEOUT))
@@ -342,8 +447,21 @@ pub fn agent_config(
         .accept_encoding("identity")
         .max_redirects(0)
         .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
-        .build();
-    Ok((config, proxy_url))
+        .build()
+}
+
+/// Which trust roots a connection made with `SSL_CERT_FILE` and a `ca_file` uses, for doctor:
+/// the bundled Mozilla roots, plus the files given (see `AgentConfig`).
+pub fn roots_in_use(ssl_cert_file: Option<&std::path::Path>, ca_file: Option<&std::path::Path>) -> String {
+    let files: Vec<String> = [(ssl_cert_file, "SSL_CERT_FILE"), (ca_file, "ca_file")]
+        .into_iter()
+        .filter_map(|(path, origin)| path.map(|path| format!("{} ({origin})", path.display())))
+        .collect();
+    if files.is_empty() {
+        "the bundled Mozilla roots".to_string()
+    } else {
+        format!("{} + the bundled Mozilla roots", files.join(" + "))
+    }
 }
 
 /// Reads CA files (PEM) for `agent_config`.

@@ -30,7 +30,7 @@ pub(crate) mod test_routes;
 pub(crate) mod test_server;
 pub mod text_calls;
 
-pub use error::LlmError;
+pub use error::{ErrorKind, LlmError};
 pub use retry::RetryNotice;
 
 /// A model endpoint. Implementations spawn a producer thread per call and return at once.

@@ -76,7 +76,7 @@ pub struct HttpTransport {
 struct Endpoint {
     url: String,
     headers: Vec<(String, String)>,
-    config: ureq::config::Config,
+    config: crate::llm::http::AgentConfig,
     host: String,
     state: Mutex<SessionState>,
     /// Set when `notifications/tools/list_changed` arrives on a stream, taken by the client.

@@ -230,8 +230,15 @@ fn connect(config: &McpServerConfig, options: &StartOptions) -> (Server, Vec<War
         .pins
         .as_ref()
         .map(|path| PinPlace { path: path.clone(), key: pin::server_key(&config.name, &target_of(&config.transport)) });
-    let (tools, warnings) =
-        ServerTools::new(&config.name, Arc::clone(&client), timeout, pins, options.warn.clone(), config.trust_hints, infos);
+    let (tools, warnings) = ServerTools::new(
+        &config.name,
+        Arc::clone(&client),
+        timeout,
+        pins,
+        options.warn.clone(),
+        config.trust_hints,
+        infos,
+    );
     let status = ServerStatus {
         name: config.name.clone(),
         transport: transport_kind(&config.transport),

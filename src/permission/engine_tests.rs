@@ -40,7 +40,7 @@ fn engine(root: &Path, allow: &[&str], deny: &[&str]) -> Engine {
         (Level::Project, texts),
         (Level::User, RuleTexts::default()),
     ]);
-    assert!(problems.iter().all(|problem| !problem.fatal));
+    assert!(problems.iter().all(|problem| !problem.is_fatal()));
     Engine::new(root.to_path_buf(), Some(PathBuf::from("/home/nobody")), set)
 }
 
@@ -80,8 +80,6 @@ fn mode_matrix_only_allows_or_asks() {
         (Mode::AcceptEdits, "Edit", read(), false, Allow, M),
         (Mode::AcceptEdits, "Bash", bash(), false, Ask, M),
         (Mode::Plan, "Read", read(), true, Allow, M),
-        (Mode::Plan, "Write", read(), false, Ask, M),
-        (Mode::Plan, "Bash", bash(), false, Ask, M),
         (Mode::Bypass, "Read", read(), true, Allow, M),
         (Mode::Bypass, "Write", read(), false, Allow, M),
         (Mode::Bypass, "Bash", bash(), false, Allow, M),
@@ -93,6 +91,59 @@ fn mode_matrix_only_allows_or_asks() {
         (Mode::Default, "Task", mcp(), true, Allow, M),
     ];
     run(&engine, &cases);
+}
+
+#[test]
+fn plan_mode_refuses_every_tool_that_is_not_read_only_before_any_other_layer() {
+    let fx = fixture();
+    // An allow rule, a deny rule and the blacklist would each decide otherwise: plan mode's
+    // refusal comes first, as in the agent loop (which never consults the gate for these).
+    let engine = engine(&fx.root, &["Bash(make *)", "Write(src/**)", "mcp__x__*"], &["Bash(curl *)"]);
+    use Decision::*;
+    use Layer::Mode as M;
+    let bash = |command: &str| input("command", command);
+    let cases: Vec<Case<'_>> = vec![
+        (Mode::Plan, "Bash", bash("make test"), false, Deny, M),
+        (Mode::Plan, "Bash", bash("curl x"), false, Deny, M),
+        (Mode::Plan, "Bash", bash("rm -rf /"), false, Deny, M),
+        (Mode::Plan, "Write", input("path", "src/a.rs"), false, Deny, M),
+        (Mode::Plan, "Edit", input("path", "../outside"), false, Deny, M),
+        (Mode::Plan, "mcp__x__y", "{}".to_string(), false, Deny, M),
+        // Read-only tools still pass the layers: a sandbox escape is still the sandbox's.
+        (Mode::Plan, "Read", input("path", "src/a.rs"), true, Allow, M),
+        (Mode::Plan, "Read", input("path", "../outside"), true, Deny, Layer::Sandbox),
+        (Mode::Plan, "mcp__x__y", "{}".to_string(), true, Allow, Layer::Rule),
+        // Other modes are untouched by it.
+        (Mode::Default, "Bash", bash("make test"), false, Allow, Layer::Rule),
+        (Mode::Bypass, "Bash", bash("curl x"), false, Deny, Layer::Rule),
+    ];
+    run(&engine, &cases);
+    let refusal = plan_mode_check(Mode::Plan, "bash", false).unwrap();
+    assert_eq!(
+        refusal_text(&refusal),
+        "needs approval: bash is not available in plan mode (read-only tools only); present the plan instead"
+    );
+    assert_eq!(plan_mode_check(Mode::Plan, "read_file", true), None);
+    for mode in [Mode::Default, Mode::AcceptEdits, Mode::Bypass] {
+        assert_eq!(plan_mode_check(mode, "bash", false), None, "{mode}");
+    }
+}
+
+#[test]
+fn a_hook_may_allow_only_what_the_mode_would_ask() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &[], &["Bash(curl *)"]);
+    let check = |mode: Mode, tool: &str, raw: String, read_only: bool| {
+        hook_may_allow(&engine.check(mode, &CallInfo { rule_name: tool, input: &raw }, read_only))
+    };
+    assert!(check(Mode::Default, "Bash", input("command", "make"), false));
+    assert!(check(Mode::Default, "Write", input("path", "src/a.rs"), false));
+    assert!(!check(Mode::Default, "Bash", input("command", "curl x"), false), "a deny rule");
+    assert!(!check(Mode::Default, "Bash", input("command", "rm -rf /"), false), "the blacklist");
+    assert!(!check(Mode::AcceptEdits, "Write", input("path", "AGENTS.md"), false), "self-protection");
+    assert!(!check(Mode::Default, "Read", input("path", ".env"), true), "a sensitive file");
+    assert!(!check(Mode::Default, "Read", input("path", "src/a.rs"), true), "already allowed");
+    assert!(!check(Mode::Plan, "Bash", input("command", "make"), false), "plan mode's refusal");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The permission engine (SPEC §5): one pure decision per tool call, composed from the layers
-//! in a fixed order with short-circuit — blacklist (Bash), sandbox (file tools), rule deny,
-//! self-protection, rule allow, sensitive files, mode matrix.
+//! in a fixed order with short-circuit — plan mode's read-only restriction, blacklist (Bash),
+//! sandbox (file tools), rule deny, self-protection, rule allow, sensitive files, mode matrix.
 //!
 //! Invariant: `Engine::check` touches nothing but the filesystem's symlinks (through the
 //! sandbox, given the root as a value); it reads no environment and holds no mode, so a mode
@@ -107,11 +107,30 @@ pub fn refusal_text(check: &Check) -> String {
             format!("denied by rule ({}): {reason}", check.level.map_or("unknown", Level::as_str))
         }
         (Decision::Deny, Layer::Hook) => format!("denied by hook: {reason}"),
-        // The mode matrix never denies; kept total rather than panicking.
-        (Decision::Deny, Layer::Mode) => format!("denied: {reason}"),
+        // The mode matrix never denies; the one mode refusal is plan mode's (`plan_mode_check`),
+        // which a mode switch lifts, hence its prefix.
+        (Decision::Deny, Layer::Mode) => format!("needs approval: {reason}"),
         (Decision::Ask, _) => format!("needs approval: {reason}"),
         (Decision::Allow, _) => format!("allowed: {reason}"),
     }
+}
+
+/// Plan mode runs read-only tools only. The agent loop offers the model nothing else, and
+/// refuses any other call before the permission layers are consulted; `Engine::check` (and so
+/// `mewcode check --mode plan`) starts with the same decision. This is the one place it is
+/// made. `tool` is the name shown in the reason.
+pub fn plan_mode_check(mode: Mode, tool: &str, read_only: bool) -> Option<Check> {
+    (mode == Mode::Plan && !read_only).then(|| {
+        let reason = format!("{tool} is not available in plan mode (read-only tools only); present the plan instead");
+        Check::new(Decision::Deny, Layer::Mode, reason)
+    })
+}
+
+/// Whether a PreToolUse hook's "allow" may run a call this check decided: only where the mode
+/// matrix would have asked a person. A hook never lifts a deny, nor the asks of self-protection
+/// and sensitive files (layer sandbox), which hold even under a broad allow rule.
+pub fn hook_may_allow(check: &Check) -> bool {
+    check.decision == Decision::Ask && check.layer == Layer::Mode
 }
 
 /// The refusal text when the human answers no.
@@ -140,8 +159,12 @@ impl Engine {
         Engine { root, home, rules }
     }
 
-    /// Decides one call; see the module doc for the layer order.
+    /// Decides one call; see the module doc for the layer order. Plan mode's refusal of a tool
+    /// that is not read-only comes first, as in the agent loop.
     pub fn check(&self, mode: Mode, call: &CallInfo<'_>, read_only: bool) -> Check {
+        if let Some(refusal) = plan_mode_check(mode, call.rule_name, read_only) {
+            return refusal;
+        }
         let class = policy::classify(call.rule_name, read_only);
         let input: Option<serde_json::Value> = serde_json::from_str(call.input).ok();
         let field = |name: &str| input.as_ref().and_then(|value| value.get(name));

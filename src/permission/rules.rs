@@ -165,7 +165,10 @@ fn compile(source: &str, path: bool) -> Result<Matcher, RuleError> {
         return Ok(Matcher::Exact(exact.to_string()));
     }
     if let Some(regex) = source.strip_prefix('~') {
-        let regex = Regex::new(&format!("^(?:{regex})$")).map_err(|error| RuleError::BadRegex(error.to_string()))?;
+        // Unanchored, as the seed's Go `MatchString`: a deny `Bash(~curl)` blocks `curl http://x`.
+        // An allow regex that is not anchored at both ends is reported (`unanchored_regex`),
+        // since it allows more than it seems to.
+        let regex = Regex::new(regex).map_err(|error| RuleError::BadRegex(error.to_string()))?;
         return Ok(Matcher::Regex(regex));
     }
     if let Some(inner) = source.strip_prefix('!') {
@@ -218,7 +221,7 @@ impl Matcher {
         let source = match self {
             Matcher::Exact(source) => source.as_str(),
             Matcher::Glob { source, .. } => source.as_str(),
-            Matcher::Regex(regex) => regex.as_str().trim_start_matches("^(?:"),
+            Matcher::Regex(regex) => regex.as_str().trim_start_matches("\\A").trim_start_matches('^'),
             Matcher::Not(inner) => return inner.anchor(),
         };
         if source.starts_with('/') {
@@ -229,6 +232,55 @@ impl Matcher {
             Anchor::Root
         }
     }
+}
+
+/// The regex of a `~regex` pattern that is not anchored at both ends (`^…$` or `\A…\z`):
+/// matched anywhere, it accepts every target that merely contains a match. `None` for anchored
+/// regexes and for other pattern kinds (a negation is reported as such, not looked through).
+pub fn unanchored_regex(matcher: &Matcher) -> Option<&str> {
+    match matcher {
+        Matcher::Regex(regex) => {
+            let source = regex.as_str();
+            // Leading inline flags (`(?i)`) do not move the anchor.
+            let body = match source.strip_prefix("(?") {
+                Some(rest) => match rest.split_once(')') {
+                    Some((flags, after))
+                        if !flags.is_empty() && flags.chars().all(|c| c.is_ascii_alphabetic() || c == '-') =>
+                    {
+                        after
+                    }
+                    _ => source,
+                },
+                None => source,
+            };
+            let starts = body.starts_with('^') || body.starts_with("\\A");
+            let ends = (body.ends_with('$') && !body.ends_with("\\$")) || body.ends_with("\\z");
+            // `^a|b$` anchors each end to one branch only.
+            (!(starts && ends) || has_top_level_alternation(body)).then_some(source)
+        }
+        Matcher::Not(_) | Matcher::Exact(_) | Matcher::Glob { .. } => None,
+    }
+}
+
+/// True when `regex` has a `|` outside every group and character class.
+fn has_top_level_alternation(regex: &str) -> bool {
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut chars = regex.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => depth = depth.saturating_sub(1),
+            '|' if !in_class && depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What a path pattern is relative to.

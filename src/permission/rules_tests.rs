@@ -80,8 +80,17 @@ fn patterns_match_by_kind() {
         ("Bash(=git status)", "git status -s", false),
         ("Bash(=git *)", "git status", false),
         ("Bash(~git (status|diff))", "git diff", true),
-        ("Bash(~git (status|diff))", "git diff; rm x", false),
-        ("Bash(~git)", "git status", false),
+        // A regex matches anywhere in the target (the seed's semantics); `^…$` pins the whole.
+        ("Bash(~git (status|diff))", "git diff; rm x", true),
+        ("Bash(~^git (status|diff)$)", "git diff; rm x", false),
+        ("Bash(~^git (status|diff)$)", "git status", true),
+        ("Bash(~git)", "git status", true),
+        ("Bash(~curl)", "curl http://x", true),
+        ("Bash(~curl)", "wget http://x", false),
+        ("Bash(~^curl)", "xcurl", false),
+        ("Bash(~curl$)", "curl x", false),
+        ("Bash(!~curl)", "curl http://x", false),
+        ("Bash(!~curl)", "wget http://x", true),
         ("Bash(!rm *)", "ls", true),
         ("Bash(!rm *)", "rm x", false),
         ("Bash(!!rm *)", "rm x", true),
@@ -105,8 +114,10 @@ fn patterns_match_by_kind() {
         ("Read(=src/*.rs)", "src/a.rs", false),
         ("Read(a/**/b)", "a/b", true),
         ("Read(a/**/b)", "a/x/y/b", true),
-        ("Read(~[^/]+\\.rs)", "x.rs", true),
-        ("Read(~[^/]+\\.rs)", "a/x.rs", false),
+        ("Read(~^[^/]+\\.rs$)", "x.rs", true),
+        ("Read(~^[^/]+\\.rs$)", "a/x.rs", false),
+        ("Read(~[^/]+\\.rs)", "a/x.rs", true),
+        ("Read(~\\.env)", "config/.env.local", true),
     ];
     for (text, target, expected) in cases {
         let rule = parse_rule(text).unwrap();
@@ -125,7 +136,7 @@ fn ruleset(levels: &[(Level, &[&str], &[&str])]) -> RuleSet {
         })
         .collect();
     let (set, problems) = RuleSet::from_texts(texts);
-    assert!(problems.iter().all(|problem| !problem.fatal), "{problems:?}");
+    assert!(problems.iter().all(|problem| !problem.is_fatal()), "{problems:?}");
     set
 }
 
@@ -208,11 +219,83 @@ fn malformed_rules_are_reported_deny_ones_as_fatal() {
             deny: vec!["Read(~[)".into(), "Read(.env)".into()],
         },
     )]);
-    let summary: Vec<(RuleList, bool)> = problems.iter().map(|problem| (problem.list, problem.fatal)).collect();
-    assert_eq!(summary, vec![(RuleList::Allow, false), (RuleList::Allow, false), (RuleList::Deny, true)]);
+    let summary: Vec<(RuleList, Effect)> = problems.iter().map(|problem| (problem.list, problem.effect)).collect();
+    assert_eq!(
+        summary,
+        vec![(RuleList::Allow, Effect::Skipped), (RuleList::Allow, Effect::Applied), (RuleList::Deny, Effect::Fatal)]
+    );
+    assert!(problems[0].to_string().ends_with("; rule skipped"), "{}", problems[0]);
     assert!(problems[2].to_string().starts_with("project deny rule \"Read(~[)\": invalid regex"));
+    assert!(problems[2].is_fatal() && !problems[1].is_fatal() && !problems[0].is_fatal());
     assert_eq!(set.levels[0].1.allow.len(), 1);
     assert_eq!(set.levels[0].1.deny.len(), 1);
+}
+
+#[test]
+fn a_negated_allow_rule_is_reported_as_applied_and_is_applied() {
+    // The seed (and SPEC) accept `!inner` in allow lists; the start-up report must say the rule
+    // is in force, because it is.
+    let (set, problems) =
+        RuleSet::from_texts(vec![(Level::User, RuleTexts { allow: vec!["Bash(!rm *)".into()], deny: vec![] })]);
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].effect, Effect::Applied);
+    let report = problems[0].to_string();
+    assert!(report.ends_with("; the rule applies") && !report.contains("skipped"), "{report}");
+    let root = temp_root();
+    let bash =
+        |command| check_rules(&set, &CallView { tool: "Bash", target: CallTarget::Command { command, root: &root } });
+    assert_eq!(bash("ls"), RuleDecision::Allow { level: Level::User, rule: "Bash(!rm *)".into() });
+    assert_eq!(bash("rm x"), RuleDecision::NoMatch);
+}
+
+#[test]
+fn only_unanchored_allow_regexes_are_reported() {
+    let allow = [
+        "Bash(~git)",
+        "Bash(~^git status$)",
+        "Bash(~^git)",
+        "Bash(~git$)",
+        "Bash(~\\Agit\\z)",
+        "Bash(~^a\\$)",
+        "Bash(~^ls|pwd$)",
+        "Bash(~^(ls|pwd)$)",
+        "Bash(~^[|]$)",
+        "Bash(~^\\|$)",
+        "Bash(~(?i)^git status$)",
+        "Bash(~(?i)git)",
+    ];
+    let deny = ["Bash(~curl)"];
+    let to_strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+    let (set, problems) =
+        RuleSet::from_texts(vec![(Level::Project, RuleTexts { allow: to_strings(&allow), deny: to_strings(&deny) })]);
+    let reported: Vec<&str> = problems.iter().map(|problem| problem.text.as_str()).collect();
+    assert_eq!(
+        reported,
+        ["Bash(~git)", "Bash(~^git)", "Bash(~git$)", "Bash(~^a\\$)", "Bash(~^ls|pwd$)", "Bash(~(?i)git)"]
+    );
+    assert!(problems.iter().all(|problem| problem.effect == Effect::Applied && problem.list == RuleList::Allow));
+    assert!(problems[0].message.contains("write ~^(?:git)$"), "{}", problems[0].message);
+    assert_eq!(set.levels[0].1.allow.len(), allow.len(), "reported rules still apply");
+}
+
+#[test]
+fn a_regex_deny_rule_matches_anywhere_in_every_sub_command() {
+    let root = temp_root();
+    let set = ruleset(&[(Level::User, &["Bash(~^(ls|git status)$)", "Bash(~git)"], &["Bash(~curl)"])]);
+    let bash =
+        |command| check_rules(&set, &CallView { tool: "Bash", target: CallTarget::Command { command, root: &root } });
+    let denied = RuleDecision::Deny { level: Level::User, rule: "Bash(~curl)".into() };
+    for command in ["curl http://x", "ls && curl x", "ls; echo ok | curl -d @- x", "sudo curl x", "bash -c 'curl x'"] {
+        assert_eq!(bash(command), denied, "{command}");
+    }
+    let anchored = RuleDecision::Allow { level: Level::User, rule: "Bash(~^(ls|git status)$)".into() };
+    assert_eq!(bash("ls && git status"), anchored);
+    // Each sub-command is judged on its own: an allow regex must cover every one of them.
+    assert_eq!(bash("ls && wget x"), RuleDecision::NoMatch);
+    assert_eq!(bash("ls -la"), RuleDecision::NoMatch);
+    let unanchored = RuleDecision::Allow { level: Level::User, rule: "Bash(~git)".into() };
+    assert_eq!(bash("git log"), unanchored);
+    assert_eq!(bash("echo legit"), unanchored, "an unanchored allow regex allows what merely contains it");
 }
 
 #[test]

@@ -3,9 +3,12 @@
 //!
 //! Invariant: a malformed deny rule is reported as fatal (SPEC: it stops start-up, because
 //! skipping it would silently drop the user's protection); a malformed allow rule is a warning
-//! and skipped; a negated allow rule loads but warns, because it grants everything else.
+//! and skipped. Two well-formed allow rules load and apply but warn, because they grant more
+//! than they seem to: a negated one (everything it does not name) and an unanchored regex
+//! (every command or path that merely contains a match). Each problem says which it is
+//! (`Effect`), so the report at start-up always agrees with what the engine does.
 
-use super::{Anchor, Level, Rule, RuleList, TargetKind, parse_rule, target_kind};
+use super::{Anchor, Level, Rule, RuleList, TargetKind, parse_rule, target_kind, unanchored_regex};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -29,14 +32,32 @@ pub struct RuleSet {
     pub levels: Vec<(Level, LevelRules)>,
 }
 
-/// A problem found while loading rules; `fatal` ones must stop start-up.
+/// A problem found while loading rules, and what became of the rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleProblem {
     pub level: Level,
     pub list: RuleList,
     pub text: String,
     pub message: String,
-    pub fatal: bool,
+    pub effect: Effect,
+}
+
+/// What loading did with a rule that has a problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// A malformed deny rule: start-up must stop.
+    Fatal,
+    /// A malformed allow rule: left out of the rule set.
+    Skipped,
+    /// A well-formed rule that is in the rule set and applies, but deserves a second look.
+    Applied,
+}
+
+impl RuleProblem {
+    /// True when start-up must stop (a deny rule that cannot be parsed).
+    pub fn is_fatal(&self) -> bool {
+        self.effect == Effect::Fatal
+    }
 }
 
 impl std::fmt::Display for RuleProblem {
@@ -45,7 +66,12 @@ impl std::fmt::Display for RuleProblem {
             RuleList::Allow => "allow",
             RuleList::Deny => "deny",
         };
-        write!(f, "{} {list} rule {:?}: {}", self.level.as_str(), self.text, self.message)
+        write!(f, "{} {list} rule {:?}: {}", self.level.as_str(), self.text, self.message)?;
+        match self.effect {
+            Effect::Fatal => Ok(()),
+            Effect::Skipped => f.write_str("; rule skipped"),
+            Effect::Applied => f.write_str("; the rule applies"),
+        }
     }
 }
 
@@ -61,14 +87,14 @@ impl RuleSet {
                     match parse_rule(text) {
                         Ok(rule) => {
                             if list == RuleList::Allow
-                                && rule.pattern.as_ref().is_some_and(|p| p.source.starts_with('!'))
+                                && let Some(message) = allow_rule_warning(&rule)
                             {
                                 problems.push(RuleProblem {
                                     level,
                                     list,
                                     text: text.clone(),
-                                    message: "a negated allow rule allows everything it does not name".into(),
-                                    fatal: false,
+                                    message,
+                                    effect: Effect::Applied,
                                 });
                             }
                             match list {
@@ -81,7 +107,7 @@ impl RuleSet {
                             list,
                             text: text.clone(),
                             message: error.to_string(),
-                            fatal: list == RuleList::Deny,
+                            effect: if list == RuleList::Deny { Effect::Fatal } else { Effect::Skipped },
                         }),
                     }
                 }
@@ -90,6 +116,22 @@ impl RuleSet {
         }
         (set, problems)
     }
+}
+
+/// Why a well-formed allow rule grants more than it seems to, if it does. Negation is the
+/// seed's syntax (SPEC keeps `!inner` without restriction), so such rules apply; they are only
+/// pointed out.
+fn allow_rule_warning(rule: &Rule) -> Option<String> {
+    let pattern = rule.pattern.as_ref()?;
+    if pattern.source.starts_with('!') {
+        return Some("a negated allow rule allows everything it does not name".into());
+    }
+    unanchored_regex(&pattern.matcher).map(|regex| {
+        format!(
+            "the regex {regex:?} is not anchored, so it allows every target that merely contains a match; \
+             write ~^(?:{regex})$ to match the whole target"
+        )
+    })
 }
 
 /// The outcome of layer 3.

@@ -112,7 +112,7 @@ fn drive(
                 }
                 renderer.notice(&phase.describe(), now)
             }
-            Ok(Event::Error(message)) => renderer.error(&message, now),
+            Ok(Event::Error(failure)) => renderer.error(&failure.message, now),
             Ok(Event::Done(reason)) => {
                 stop = Some(reason);
                 renderer.done(reason, now)

@@ -55,6 +55,10 @@ pub enum SessionError {
     /// `--continue` in a project with no session this installation created; `not_owned` others
     /// (planted by a repository, or from an older build) were passed over.
     NoSessions { not_owned: usize },
+    /// Removing expired sessions failed at `path` (`left` old directories could not be removed,
+    /// 0 when the sessions directory itself could not be read): reported once as a warning;
+    /// the run goes on and the next start tries again.
+    Cleanup { path: PathBuf, err: std::io::Error, left: usize },
 }
 
 impl SessionError {
@@ -79,6 +83,15 @@ impl fmt::Display for SessionError {
                 "no session to continue in this project (start one without -c); {not_owned} session(s) here were \
                  not created by this mewcode (from the repository or an older version) and are never continued \
                  automatically: see `mewcode sessions` and use --resume ID to open one anyway"
+            ),
+            SessionError::Cleanup { path, err, left: 0 | 1 } => {
+                write!(f, "could not clean up old sessions: {}: {err} (tried again at the next start)", path.display())
+            }
+            SessionError::Cleanup { path, err, left } => write!(
+                f,
+                "could not clean up old sessions: {}: {err} ({left} old session directories left; tried again at \
+                 the next start)",
+                path.display()
             ),
         }
     }
@@ -184,21 +197,53 @@ pub fn plan_cleanup(names: &[String], now_local_s: i64, keep: Option<&str>) -> V
 }
 
 /// Removes old sessions (but `keep`) on a background thread named `session-cleanup`; the caller
-/// joins it.
-pub fn spawn_cleanup(sessions_dir: PathBuf, keep: Option<String>) -> Option<std::thread::JoinHandle<()>> {
+/// joins it and reports an error once (as the seed printed its one cleanup failure line).
+pub fn spawn_cleanup(
+    sessions_dir: PathBuf,
+    keep: Option<String>,
+) -> Option<std::thread::JoinHandle<Result<usize, SessionError>>> {
     let utc = i64::try_from(now_s()).unwrap_or(0);
     let now_local = utc + crate::sys::local_utc_offset_s(utc);
     std::thread::Builder::new()
         .name("session-cleanup".into())
-        .spawn(move || {
-            let Ok(entries) = std::fs::read_dir(&sessions_dir) else { return };
-            let names: Vec<String> = entries.filter_map(|entry| entry.ok()?.file_name().into_string().ok()).collect();
-            for name in plan_cleanup(&names, now_local, keep.as_deref()) {
-                // Best effort: what is left is tried again at the next start.
-                let _ = std::fs::remove_dir_all(sessions_dir.join(name));
-            }
-        })
+        .spawn(move || clean_expired(&sessions_dir, now_local, keep.as_deref()))
         .ok()
+}
+
+/// Removes the session directories `plan_cleanup` picks and returns how many went. Only
+/// directories: a file or symlink named like an id is left alone (the seed checked `IsDir`). No
+/// sessions directory is nothing to do. Every failure is tried again at the next start; the
+/// first one, with the count, is the error (one report, however many directories failed).
+pub fn clean_expired(sessions_dir: &Path, now_local_s: i64, keep: Option<&str>) -> Result<usize, SessionError> {
+    let entries = match std::fs::read_dir(sessions_dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(err) => return Err(SessionError::Cleanup { path: sessions_dir.to_path_buf(), err, left: 0 }),
+    };
+    let names: Vec<String> = entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            entry.file_type().ok()?.is_dir().then_some(())?;
+            entry.file_name().into_string().ok()
+        })
+        .collect();
+    let mut removed = 0;
+    let mut first_failure = None;
+    let mut left = 0;
+    for name in plan_cleanup(&names, now_local_s, keep) {
+        let path = sessions_dir.join(name);
+        match std::fs::remove_dir_all(&path) {
+            Ok(()) => removed += 1,
+            Err(err) => {
+                left += 1;
+                first_failure.get_or_insert((path, err));
+            }
+        }
+    }
+    match first_failure {
+        None => Ok(removed),
+        Some((path, err)) => Err(SessionError::Cleanup { path, err, left }),
+    }
 }
 
 /// This project's sessions: the ones `owner` created first, each group newest first (by last

@@ -50,6 +50,38 @@ fn cleanup_removes_only_old_ids() {
 }
 
 #[test]
+fn clean_expired_removes_old_directories_only_and_reports_a_failure_once() {
+    let now = days_from_civil(2026, 12, 2) * DAY;
+    let (dir, sessions) = temp_sessions("cleanup");
+    // No sessions directory yet: nothing to do, nothing to report.
+    assert_eq!(clean_expired(&sessions, now, None).unwrap(), 0);
+    let (old, recent, kept, planted) = (
+        format_id(now - 31 * DAY, 1),
+        format_id(now - 1, 2),
+        format_id(now - 40 * DAY, 3),
+        format_id(now - 50 * DAY, 4),
+    );
+    for name in [&old, &recent, &kept] {
+        std::fs::create_dir_all(sessions.join(name).join("tool-results")).unwrap();
+    }
+    // A file named like an old id is not a session directory: left alone, and no failure.
+    std::fs::write(sessions.join(&planted), "not a session").unwrap();
+    assert_eq!(clean_expired(&sessions, now, Some(&kept)).unwrap(), 1);
+    assert!(!sessions.join(&old).exists());
+    assert!(sessions.join(&recent).is_dir() && sessions.join(&kept).is_dir() && sessions.join(&planted).is_file());
+    // A sessions path that cannot be read is one error naming it.
+    std::fs::remove_dir_all(&sessions).unwrap();
+    std::fs::write(&sessions, "a file where the directory should be").unwrap();
+    let err = clean_expired(&sessions, now, None).unwrap_err();
+    let message = err.to_string();
+    assert!(message.starts_with("could not clean up old sessions: ") && message.contains("sessions"), "{message}");
+    assert!(matches!(err, SessionError::Cleanup { left: 0, .. }), "{err:?}");
+    let many = SessionError::Cleanup { path: sessions.clone(), err: std::io::Error::other("busy"), left: 3 };
+    assert!(many.to_string().contains("(3 old session directories left;"), "{many}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn titles_are_fifty_characters_on_one_line() {
     assert_eq!(title_of("  fix\nthe   bug "), "fix the bug");
     let long = "é".repeat(60);

@@ -304,3 +304,30 @@ fn doctor_probes_a_local_server_and_recommends_settings() {
     assert_eq!(requests[0].json.as_ref().unwrap()["tools"][0]["function"]["name"], "ping");
     assert!(model.side_requests().iter().any(|request| request.path == "/props"));
 }
+
+#[test]
+fn doctor_says_which_tls_roots_each_https_provider_uses() {
+    let mut env = TestEnv::new("doctor-tls");
+    let port = crate::support::project::closed_port();
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: public, protocol: openai, model: m, api_key: k, base_url: \"https://127.0.0.1:{port}/v1\"}}\n  - {{name: private, protocol: openai, model: m, api_key: k, base_url: \"https://127.0.0.1:{port}/v1\", ca_file: ca.pem}}\n  - {{name: local, protocol: openai, model: m, base_url: \"http://127.0.0.1:{port}/v1\"}}\n"
+        ),
+    );
+    let run = env.run(&["doctor"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("tls roots: the bundled Mozilla roots\n").count(), 1, "{}", run.stdout);
+    let ca = env.home.join("ca.pem");
+    let private = format!("tls roots: {} (ca_file) + the bundled Mozilla roots\n", ca.display());
+    assert!(run.stdout.contains(&private), "{}", run.stdout);
+    env.vars.push(("SSL_CERT_FILE".into(), "/etc/corp.pem".into()));
+    let run = env.run(&["doctor"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("tls roots: /etc/corp.pem (SSL_CERT_FILE) + the bundled Mozilla roots\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stdout.matches("tls roots:").count(), 2, "plain http has no TLS: {}", run.stdout);
+}

@@ -1,6 +1,8 @@
 //! Hooks end to end (Claude Code's contract): a PreToolUse hook that blocks, a PostToolUse hook
-//! whose stdout reaches the model, a hook that hangs (timeout, the loop goes on), and the same
-//! hooks around the calls of the `task` sub-agent.
+//! whose stdout reaches the model, a hook that hangs (timeout, the loop goes on), the same
+//! hooks around the calls of the `task` sub-agent, and the JSON control: the README's
+//! `fixtures/hooks/guard.sh` deciding deny / ask / allow (never over a deny rule),
+//! `additionalContext`, `systemMessage` and `continue: false`.
 
 use crate::support::script::anthropic;
 use crate::support::{FakeModel, TestEnv};
@@ -133,4 +135,97 @@ fn the_task_sub_agent_runs_the_users_pre_and_post_tool_use_hooks() {
     let post = std::fs::read_to_string(env.project.join("post-tools.log")).unwrap();
     assert_eq!(post, "Read\nTask\n");
     assert_eq!(model.violations(), Vec::<String>::new());
+}
+
+/// The README's example hook (Claude Code's JSON control), copied into the project.
+fn install_guard(env: &TestEnv) {
+    let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/hooks/guard.sh")).unwrap();
+    env.write("hooks/guard.sh", &script);
+}
+
+#[test]
+fn json_permission_decisions_deny_ask_and_allow_but_never_lift_a_deny_rule() {
+    let model = FakeModel::start();
+    model.push(anthropic(
+        "",
+        &[
+            ("a", "bash", r#"{"command":"ls"}"#),
+            ("b", "bash", r#"{"command":"rm -f victim.txt"}"#),
+            ("c", "bash", r#"{"command":"git push origin main"}"#),
+            ("d", "bash", r#"{"command":"ls secret"}"#),
+        ],
+    ));
+    model.push(anthropic("done", &[]));
+    let hooks =
+        "  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'sh hooks/guard.sh'}\n";
+    let env = env_with_hooks("hook-json-permission", &model, hooks);
+    install_guard(&env);
+    env.write_home("settings.yaml", "permissions:\n  deny: [\"Bash(~secret)\"]\n");
+    env.write("victim.txt", "keep me");
+    // Default mode: without the hook, `ls` would need approval (nobody answers in -p).
+    let run = env.run(&["-p", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let body = model.requests()[1].json.clone().unwrap();
+    let (listing, is_error) = tool_result(&body, "a").unwrap();
+    assert!(!is_error && listing.contains("victim.txt"), "{listing}");
+    assert_eq!(tool_result(&body, "b"), Some(("denied by hook: use trash instead of rm".to_string(), true)));
+    assert!(env.project.join("victim.txt").exists());
+    let (push, _) = tool_result(&body, "c").unwrap();
+    assert!(push.starts_with("needs approval: ") && push.contains("a hook asks: pushing needs a person"), "{push}");
+    let (secret, _) = tool_result(&body, "d").unwrap();
+    assert!(secret.starts_with("denied by rule (user): "), "a hook's allow never beats a deny rule: {secret}");
+}
+
+#[test]
+fn a_hook_asking_in_bypass_mode_still_asks() {
+    let model = FakeModel::start();
+    model.push(anthropic("", &[("c", "bash", r#"{"command":"git push origin main"}"#)]));
+    model.push(anthropic("done", &[]));
+    let hooks =
+        "  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'sh hooks/guard.sh'}\n";
+    let env = env_with_hooks("hook-json-ask", &model, hooks);
+    install_guard(&env);
+    let run = env.run(&["-p", "go", "--mode", "bypass"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let body = model.requests()[1].json.clone().unwrap();
+    let (push, is_error) = tool_result(&body, "c").unwrap();
+    assert!(is_error && push.starts_with("needs approval: a hook asks: pushing needs a person"), "{push}");
+}
+
+#[test]
+fn json_context_system_messages_and_continue_false() {
+    let model = FakeModel::start();
+    model
+        .push(anthropic("", &[("r1", "read_file", r#"{"path":"a.txt"}"#), ("r2", "read_file", r#"{"path":"b.txt"}"#)]));
+    model.push(anthropic("never asked", &[]));
+    let hooks = "  UserPromptSubmit:\n    - hooks:\n        - {type: command, command: 'sh hooks/context.sh'}\n  PostToolUse:\n    - matcher: Read\n      hooks:\n        - {type: command, command: 'sh hooks/stop.sh'}\n";
+    let env = env_with_hooks("hook-json-stop", &model, hooks);
+    let context = r#"{"systemMessage":"prompt checked","hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-FROM-JSON"}}"#;
+    env.write("hooks/context.sh", &format!("cat >/dev/null\necho '{context}'\n"));
+    let stop = r#"{"continue":false,"stopReason":"enough for today","systemMessage":"post hook says stop"}"#;
+    env.write("hooks/stop.sh", &format!("cat >/dev/null\necho '{stop}'\n"));
+    env.write("a.txt", "a\n");
+    env.write("b.txt", "b\n");
+    let run = env.run(&["-p", "read them"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1, "continue: false ends the run before the next request");
+    assert!(requests[0].body.contains("CTX-FROM-JSON"), "{}", requests[0].body);
+    assert!(!requests[0].body.contains("systemMessage"), "the hook's JSON itself is not context");
+    assert!(run.stderr.contains("prompt checked") && run.stderr.contains("post hook says stop"), "{}", run.stderr);
+    assert!(run.stderr.contains("enough for today"), "{}", run.stderr);
+}
+
+#[test]
+fn a_prompt_blocked_by_a_hook_is_error_kind_hook_in_json() {
+    let model = FakeModel::start();
+    let hooks = "  UserPromptSubmit:\n    - hooks:\n        - {type: command, command: 'echo \"no secrets in prompts\" >&2; exit 2'}\n";
+    let env = env_with_hooks("hook-prompt-json", &model, hooks);
+    let run = env.run(&["-p", "my password is hunter2", "--output-format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(output["error"]["kind"], "hook", "{output}");
+    assert_eq!(output["error"]["retryable"], false, "{output}");
+    assert!(output["error"]["message"].as_str().unwrap().contains("no secrets in prompts"), "{output}");
+    assert!(model.requests().is_empty());
 }

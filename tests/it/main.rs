@@ -23,6 +23,7 @@ mod project;
 mod repl;
 mod repl_edits;
 mod sandbox;
+mod script_errors;
 mod session;
 mod small_window;
 mod tidy;

@@ -195,3 +195,41 @@ fn a_malformed_deny_rule_stops_start_up_and_a_malformed_allow_rule_warns() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("Bash(~[unclosed)") && run.stderr.contains("rule skipped"), "{}", run.stderr);
 }
+
+#[test]
+fn regex_rules_match_anywhere_and_check_says_what_the_loop_does_in_plan_mode() {
+    let model = FakeModel::start();
+    let env = env_for("perm-seed", &model);
+    env.write_home(
+        "settings.yaml",
+        "permissions:\n  allow: [\"Bash(~git)\", \"Bash(~^ls$)\", \"Bash(!rm *)\"]\n  deny: [\"Bash(~curl)\"]\n",
+    );
+    let check = |args: &[&str]| -> (Value, String) {
+        let run = env.run(args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        (serde_json::from_str(&run.stdout).unwrap(), run.stderr)
+    };
+    // A seed-style deny regex blocks the command wherever the word appears, in any sub-command.
+    let (curl, stderr) = check(&["check", "Bash", r#"{"command":"curl http://x"}"#]);
+    assert_eq!(
+        curl,
+        serde_json::json!({"decision": "deny", "layer": "rule", "level": "user", "reason": "Bash(~curl)"})
+    );
+    assert_eq!(check(&["check", "Bash", r#"{"command":"ls && curl x"}"#]).0["decision"], "deny");
+    // Allow rules that grant more than they seem are pointed out, and said to apply (they do).
+    assert!(stderr.contains("Bash(~git)") && stderr.contains("not anchored"), "{stderr}");
+    assert!(!stderr.contains("Bash(~^ls$)"), "{stderr}");
+    let negated = stderr.lines().find(|line| line.contains("Bash(!rm *)")).unwrap_or_default();
+    assert!(negated.contains("the rule applies") && !negated.contains("skipped"), "{stderr}");
+    assert_eq!(check(&["check", "Bash", r#"{"command":"pwd"}"#]).0["reason"], "Bash(!rm *)");
+    // Plan mode: what the loop does with a bash call is a refusal, and check says so.
+    let (plan, _) = check(&["check", "Bash", r#"{"command":"ls"}"#, "--mode", "plan"]);
+    assert_eq!((plan["decision"].as_str(), plan["layer"].as_str()), (Some("deny"), Some("mode")), "{plan}");
+    model.push(openai("", &[("a", "bash", r#"{"command":"ls"}"#)]));
+    model.push(openai("the plan", &[]));
+    let run = env.run(&["-p", "plan it", "--mode", "plan"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let refusal = tool_messages(&model, 1)[0].clone();
+    let reason = plan["reason"].as_str().unwrap().replacen("Bash", "bash", 1);
+    assert_eq!(refusal, format!("needs approval: {reason}"));
+}

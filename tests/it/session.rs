@@ -266,6 +266,8 @@ fn a_log_that_cannot_be_written_is_one_notice_and_the_run_goes_on() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "again\n");
     assert_eq!(run.stderr.matches("this run is not saved as a session").count(), 1, "{}", run.stderr);
+    // The start-up cleanup could not read the sessions directory either: said once, not ignored.
+    assert_eq!(run.stderr.matches("could not clean up old sessions").count(), 1, "{}", run.stderr);
 }
 
 #[test]

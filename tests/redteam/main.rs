@@ -290,7 +290,7 @@ impl Plant {
             deny: DENY.iter().map(|rule| rule.to_string()).collect(),
         };
         let (set, problems) = RuleSet::from_texts(vec![(Level::User, texts)]);
-        assert!(problems.iter().all(|problem| !problem.fatal), "corpus rules: {problems:?}");
+        assert!(problems.iter().all(|problem| !problem.is_fatal()), "corpus rules: {problems:?}");
         Engine::new(self.root.clone(), Some(self.home.clone()), set)
     }
 }

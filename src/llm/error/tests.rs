@@ -370,3 +370,28 @@ fn retryable_variants() {
         assert_eq!(is_retryable(&error), expected, "{error:?}");
     }
 }
+
+#[test]
+fn every_error_has_a_stable_kind_and_the_fix_it_knows() {
+    let after = Some(Duration::from_secs(1));
+    let auth = LlmError::Auth { status: 401, message: "bad key".into(), fix: "check ANTHROPIC_API_KEY".into() };
+    let cases: Vec<(LlmError, &str, bool, Option<&str>)> = vec![
+        (auth, "auth", false, Some("check ANTHROPIC_API_KEY")),
+        (LlmError::RateLimited { message: "slow".into(), retry_after: after }, "rate_limit", true, Some("wait")),
+        (LlmError::Overloaded { message: "busy".into(), retry_after: None }, "overloaded", true, Some("busy")),
+        (LlmError::PromptTooLong { message: "big".into() }, "prompt_too_long", false, Some("send less")),
+        (LlmError::Server { status: 503, message: "down".into(), retry_after: None }, "server", true, None),
+        (LlmError::Request { status: 400, message: "bad".into() }, "request", false, None),
+        (LlmError::Network { message: "refused".into() }, "network", true, Some("base_url")),
+        (LlmError::Protocol { message: "bad chunk".into() }, "protocol", true, None),
+        (LlmError::Cancelled, "cancelled", false, None),
+    ];
+    for (error, kind, retryable, fix) in cases {
+        assert_eq!((error.kind().as_str(), is_retryable(&error)), (kind, retryable), "{error:?}");
+        match (error.fix(), fix) {
+            (None, None) => {}
+            (Some(text), Some(part)) => assert!(text.contains(part), "{kind}: {text}"),
+            (got, want) => panic!("{kind}: fix {got:?}, expected one containing {want:?}"),
+        }
+    }
+}
