@@ -8,7 +8,7 @@
 
 use super::{Agent, CANCEL_GRACE, Conversation, Event, Failure, POLL, Stop, emit, lock, reminder, usage};
 use crate::cancel::CancelToken;
-use crate::llm::{LlmError, StreamEvent};
+use crate::llm::{LlmError, StopReason, StreamEvent};
 use crate::mode::Mode;
 use crate::msg::{Message, Request, ToolDefinition, Usage};
 use crossbeam_channel::{RecvTimeoutError, Sender};
@@ -27,6 +27,9 @@ pub(super) struct Run<'a> {
     unknown_run: u32,
     /// A Stop hook already sent the model back to work in this run.
     stop_hook_blocked: bool,
+    /// The last turn paused (Anthropic `pause_turn`): the next request resends the history as
+    /// it is, ending with that turn, so the model continues it.
+    paused: bool,
     /// Characters every request carries besides the messages (system prompt and tools).
     fixed_chars: u64,
 }
@@ -42,6 +45,8 @@ pub(super) struct Turn {
     /// estimate when the server sends no usage.
     pub(super) output_chars: u64,
     pub(super) dropped_tool_calls: Vec<String>,
+    /// The server paused the turn (Anthropic `pause_turn`) before it was finished.
+    pub(super) paused: bool,
 }
 
 /// A request sent and the turn it got back.
@@ -71,6 +76,7 @@ impl<'a> Run<'a> {
             hook_context: Vec::new(),
             unknown_run: 0,
             stop_hook_blocked: false,
+            paused: false,
             fixed_chars,
         }
     }
@@ -129,7 +135,12 @@ impl<'a> Run<'a> {
         if !self.agent.manage_context(self.conversation, &tools, self.cancel, self.tx) {
             return Err(Stop::Cancelled);
         }
-        let reminder = reminder::build(self.mode, iteration, &std::mem::take(&mut self.hook_context));
+        // A paused turn is resent as it is; a reminder would open a user message after it.
+        let reminder = if std::mem::take(&mut self.paused) {
+            None
+        } else {
+            reminder::build(self.mode, iteration, &std::mem::take(&mut self.hook_context))
+        };
         let exchange = self.exchange(&tools, reminder)?;
         let usage = self.account(&exchange)?;
         self.agent.record_usage(self.conversation, exchange.covered, &usage);
@@ -204,6 +215,9 @@ impl<'a> Run<'a> {
             let names = turn.dropped_tool_calls.join(", ");
             self.notice(format!("the output limit cut off a tool call ({names}); it was not run"));
         }
+        if turn.calls.is_empty() && turn.paused {
+            return Ok(self.resume(turn));
+        }
         if turn.calls.is_empty() {
             return self.answer(turn);
         }
@@ -231,6 +245,19 @@ impl<'a> Run<'a> {
             return Err(Stop::UnknownTools);
         }
         Ok(())
+    }
+
+    /// A turn the server paused (a long server-side tool loop): it is not an answer. What it said
+    /// so far is kept and the next iteration resends the conversation as it is, as the API asks.
+    fn resume(&mut self, turn: Turn) {
+        self.paused = true;
+        if turn.text.trim().is_empty() && turn.thinking.is_empty() {
+            // Nothing to keep (an empty assistant message is invalid): the request is resent.
+            return;
+        }
+        let mut message = Message::assistant(turn.text);
+        message.thinking = turn.thinking;
+        self.push(message);
     }
 
     /// A turn without tool calls: the answer, then the Stop hooks.
@@ -351,6 +378,7 @@ impl<'a> Run<'a> {
                 StreamEvent::Done(completion) => {
                     turn.thinking = completion.thinking;
                     turn.dropped_tool_calls = completion.dropped_tool_calls;
+                    turn.paused = completion.stop_reason == StopReason::PauseTurn;
                     return Ok(turn);
                 }
                 StreamEvent::Error(err) => return Err(err),

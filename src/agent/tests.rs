@@ -442,3 +442,24 @@ fn truncated_tool_call_is_reported_to_the_model_and_the_loop_continues() {
     assert!(history[2].content.contains("was cut off by the output token limit"));
     assert_eq!(history[3].content, "ok, smaller");
 }
+
+#[test]
+fn a_paused_turn_is_resent_as_it_is_and_the_model_continues_it() {
+    // Anthropic `pause_turn`: not an answer. The next request carries the paused text last, with
+    // no reminder after it, and the run ends on the continued answer.
+    let paused = Script::Events(vec![StreamEvent::Text("Searching the web.".into()), done(StopReason::PauseTurn)]);
+    let silent_pause = Script::Events(vec![done(StopReason::PauseTurn)]);
+    let fixture = fixture(vec![paused, silent_pause, text_turn("Found it.")], Duration::ZERO, false, 25);
+    let (conversation, _, stop) = run(&fixture, Mode::Plan, &[]);
+    assert_eq!(stop, Stop::Completed);
+    let requests = fixture.provider.requests();
+    assert_eq!(requests.len(), 3);
+    let last = |i: usize| requests[i].messages.last().map(|message| (message.role, message.content.clone()));
+    assert_eq!(last(1), Some((Role::Assistant, "Searching the web.".to_string())));
+    assert_eq!(requests[1].reminder, None, "a reminder would open a user turn after the paused one");
+    assert_eq!(last(2), last(1), "a pause with nothing to keep resends the same conversation");
+    assert_eq!(requests[2].reminder, None);
+    let history = lock(&conversation);
+    let texts: Vec<&str> = history.iter().map(|message| message.content.as_str()).collect();
+    assert_eq!(texts, ["do it", "Searching the web.", "Found it."]);
+}
