@@ -463,3 +463,49 @@ fn a_paused_turn_is_resent_as_it_is_and_the_model_continues_it() {
     let texts: Vec<&str> = history.iter().map(|message| message.content.as_str()).collect();
     assert_eq!(texts, ["do it", "Searching the web.", "Found it."]);
 }
+
+/// A read-only tool with a bug: it panics.
+struct PanickingTool;
+
+impl Tool for PanickingTool {
+    fn name(&self) -> &str {
+        "crash"
+    }
+    fn rule_name(&self) -> &str {
+        "Read"
+    }
+    fn description(&self) -> &str {
+        "test tool that panics"
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    fn execute(&self, _input_json: &str, _ctx: &ToolContext) -> ToolOutput {
+        panic!("a bug in a tool")
+    }
+}
+
+#[test]
+fn a_tool_that_panics_alone_or_in_a_concurrent_batch_becomes_an_error_result_and_the_run_goes_on() {
+    let scripts = vec![
+        tool_turn(&[("c1", "crash", "{}")]),
+        tool_turn(&[("r1", "read", "{}"), ("c2", "crash", "{}"), ("r2", "read", "{}")]),
+        text_turn("recovered"),
+    ];
+    let fixture = fixture(scripts, Duration::ZERO, false, 25);
+    let mut agent = Arc::try_unwrap(fixture.agent).ok().expect("the only reference");
+    agent.registry.register(Arc::new(PanickingTool));
+    let (conversation, _, stop) = run_agent(&Arc::new(agent), Mode::Default, &[]);
+    assert_eq!(stop, Stop::Completed);
+    let history = lock(&conversation);
+    let internal = "tool crash failed internally (a bug in mewcode)";
+    let alone = &history[2].tool_results;
+    assert_eq!((alone[0].content.as_str(), alone[0].is_error), (internal, true));
+    let batch: Vec<(&str, bool)> =
+        history[4].tool_results.iter().map(|result| (result.content.as_str(), result.is_error)).collect();
+    assert_eq!(batch, [("read saw 0 writes", false), (internal, true), ("read saw 0 writes", false)]);
+    assert_eq!(history.last().unwrap().content, "recovered");
+}
