@@ -596,7 +596,7 @@ fn a_real_server_that_closes_its_response_stream_is_resumed_with_last_event_id()
 
 #[test]
 fn the_official_conformance_suite_client_scenarios_pass() {
-    if !require(conformance_available(), "@modelcontextprotocol/conformance with Node 22 (bash .ci/test-deps)") {
+    if !require(conformance_available(), "@modelcontextprotocol/conformance with Node 22") {
         return;
     }
     let client = fixture("conformance_client.sh");

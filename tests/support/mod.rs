@@ -6,6 +6,7 @@ pub mod fake_model;
 pub mod mcp_servers;
 pub mod project;
 pub mod script;
+pub mod skip;
 pub mod tmux;
 pub mod validate;
 
