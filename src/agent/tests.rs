@@ -252,15 +252,58 @@ fn tool_results_pair_with_ids_in_call_order_and_reach_the_next_request() {
     assert_eq!(results[0].content, "read saw 0 writes");
 }
 
+/// A read-only tool whose calls finish only when `expected` of them are running at once: a
+/// batch that runs them one by one gets "ran alone" errors instead of hanging the test.
+struct MeetingTool {
+    expected: usize,
+    arrived: Mutex<usize>,
+    all_here: std::sync::Condvar,
+}
+
+impl Tool for MeetingTool {
+    fn name(&self) -> &str {
+        "read"
+    }
+    fn rule_name(&self) -> &str {
+        "Read"
+    }
+    fn description(&self) -> &str {
+        "test tool that waits for the others"
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    fn execute(&self, _input_json: &str, _ctx: &ToolContext) -> ToolOutput {
+        let mut arrived = lock(&self.arrived);
+        *arrived += 1;
+        self.all_here.notify_all();
+        let limit = Duration::from_secs(10);
+        let (arrived, _) = self.all_here.wait_timeout_while(arrived, limit, |arrived| *arrived < self.expected).unwrap();
+        if *arrived < self.expected { ToolOutput::error("ran alone") } else { ToolOutput::ok("met the others") }
+    }
+}
+
 #[test]
 fn read_only_batch_runs_concurrently_with_starts_first_and_ends_in_order() {
+    // Each call waits for all five to be running: only a concurrent batch lets them finish.
     let calls =
         [("1", "read", "{}"), ("2", "read", "{}"), ("3", "read", "{}"), ("4", "read", "{}"), ("5", "read", "{}")];
-    let fixture = fixture(vec![tool_turn(&calls), text_turn("ok")], Duration::from_millis(200), false, 25);
-    let started = Instant::now();
-    let (_, events, _) = run(&fixture, Mode::Default, &[]);
-    let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_millis(700), "five 200 ms reads took {elapsed:?}: not concurrent");
+    let provider = ScriptedProvider::new(vec![tool_turn(&calls), text_turn("ok")]);
+    let mut registry = Registry::new();
+    registry.register(Arc::new(MeetingTool { expected: 5, arrived: Mutex::new(0), all_here: Default::default() }));
+    let agent = Arc::new(Agent {
+        toolbox: toolbox(provider, crate::hooks::Hooks::default()),
+        registry,
+        stable_prompt: "stable".into(),
+        settings: settings(25, false),
+        context: crate::context::Context::default(),
+    });
+    let (conversation, events, _) = run_agent(&agent, Mode::Default, &[]);
+    let results: Vec<String> = lock(&conversation)[2].tool_results.iter().map(|result| result.content.clone()).collect();
+    assert_eq!(results, ["met the others"; 5], "the five reads did not all run at once");
     let order: Vec<String> = events
         .iter()
         .filter_map(|event| match event {
