@@ -10,6 +10,7 @@ use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, 
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
 use crate::msg::{Role, Usage};
+use crate::permission::RefusedBy;
 use crate::text::neutralize;
 use serde_json::json;
 use std::io::Write;
@@ -116,11 +117,6 @@ struct Printer {
     denials: Vec<serde_json::Value>,
 }
 
-/// A tool result that is the permission system's refusal, not the tool's own error.
-fn is_refusal(output: &str) -> bool {
-    ["needs approval:", "denied by "].iter().any(|prefix| output.starts_with(prefix))
-}
-
 impl Printer {
     fn event(&mut self, event: Event) {
         match event {
@@ -146,14 +142,15 @@ impl Printer {
                 self.inputs.insert(id.clone(), input.clone());
                 self.line(json!({"type": "tool_start", "id": id, "name": name, "input": input, "preview": preview}));
             }
-            Event::ToolEnd { id, name, preview, output, is_error, elapsed } => {
+            Event::ToolEnd { id, name, preview, output, is_error, refused_by, elapsed } => {
                 let elapsed_ms = elapsed.as_millis() as u64;
                 let mark = if is_error { "✗" } else { "⎿" };
                 self.activity(&format!("  {mark} {preview}  ({elapsed_ms} ms)"));
-                if is_error && is_refusal(&output) {
+                if let Some(by) = refused_by {
                     let input = self.inputs.get(&id).cloned().unwrap_or(serde_json::Value::Null);
-                    self.denials.push(json!({"tool": name, "id": id, "input": input, "reason": output}));
-                    if output.starts_with("needs approval:") {
+                    let denial = json!({"tool": name, "id": id, "input": input, "reason": output, "by": by.as_str()});
+                    self.denials.push(denial);
+                    if by == RefusedBy::Approval {
                         self.line(json!({"type": "approval_denied", "id": id, "name": name, "reason": output}));
                     }
                 }

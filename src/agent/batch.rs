@@ -12,6 +12,7 @@ use crate::cancel::CancelToken;
 use crate::config::HookEvent;
 use crate::mode::Mode;
 use crate::msg::{ToolCall, ToolResult};
+use crate::permission::RefusedBy;
 use crate::tools::{Tool, ToolContext, ToolOutput, execute_caught};
 use crossbeam_channel::{RecvTimeoutError, Sender, bounded};
 use std::ops::Range;
@@ -35,17 +36,22 @@ pub fn plan_batches(read_only: &[bool]) -> Vec<Range<usize>> {
     batches
 }
 
-/// The result of a call not run because a hook answered `continue: false` before it.
-const NOT_RUN_AFTER_HOOK_STOP: &str = "denied by hook: not run, a hook stopped the run";
+/// Why a call did not run when a hook answered `continue: false` before it.
+const NOT_RUN_AFTER_HOOK_STOP: &str = "not run, a hook stopped the run";
 
 /// What phase 1 decided for one call.
 enum Decision {
     /// Run it; `approved_by_user` is true when a person said yes at the prompt.
-    Run {
-        tool: Arc<dyn Tool>,
-        approved_by_user: bool,
-    },
-    Refused(String),
+    Run { tool: Arc<dyn Tool>, approved_by_user: bool },
+    /// Not run: `message` is the result; `by` says who refused it (None: nobody did, the call
+    /// could not run, e.g. an unknown tool).
+    Refused { by: Option<RefusedBy>, message: String },
+}
+
+impl Decision {
+    fn refused(by: RefusedBy, reason: &str) -> Decision {
+        Decision::Refused { by: Some(by), message: by.text(reason) }
+    }
 }
 
 impl Agent {
@@ -77,6 +83,13 @@ impl Agent {
                 batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx, hook_stop)).collect();
             let decisions_ran: Vec<bool> =
                 decisions.iter().map(|decision| matches!(decision, Decision::Run { .. })).collect();
+            let refusals: Vec<Option<RefusedBy>> = decisions
+                .iter()
+                .map(|decision| match decision {
+                    Decision::Refused { by, .. } => *by,
+                    Decision::Run { .. } => None,
+                })
+                .collect();
             for index in batch.clone() {
                 let preview = preview::arguments(&calls[index]);
                 let call = &calls[index];
@@ -106,6 +119,7 @@ impl Agent {
                     preview: preview::result(&output.content),
                     output: output.content.clone(),
                     is_error: output.is_error,
+                    refused_by: refusals[offset],
                     elapsed,
                 };
                 let ran = matches!(decisions_ran.get(offset), Some(true));
@@ -136,7 +150,7 @@ impl Agent {
             .zip(outputs)
             .map(|(call, output)| {
                 let output = output.unwrap_or_else(|| match hook_stop {
-                    Some(_) => ToolOutput::error(NOT_RUN_AFTER_HOOK_STOP),
+                    Some(_) => ToolOutput::error(RefusedBy::Hook.text(NOT_RUN_AFTER_HOOK_STOP)),
                     None => ToolOutput::error("cancelled by the user before this call ran"),
                 });
                 ToolResult { tool_call_id: call.id.clone(), content: output.content, is_error: output.is_error }
@@ -157,10 +171,11 @@ impl Agent {
         let Some(tool) = self.registry.get(&call.name) else {
             let known: Vec<String> =
                 self.registry.definitions().into_iter().map(|definition| definition.name).collect();
-            return Decision::Refused(format!("unknown tool: {} (available: {})", call.name, known.join(", ")));
+            let message = format!("unknown tool: {} (available: {})", call.name, known.join(", "));
+            return Decision::Refused { by: None, message };
         };
         if hook_stop.is_some() {
-            return Decision::Refused(NOT_RUN_AFTER_HOOK_STOP.to_string());
+            return Decision::refused(RefusedBy::Hook, NOT_RUN_AFTER_HOOK_STOP);
         }
         let hooks = &self.toolbox.hooks;
         let mut hook_permission = None;
@@ -173,17 +188,17 @@ impl Agent {
                 emit(cancel, tx, Event::Notice(format!("hook: {message}")));
             }
             if let Some(reason) = outcome.stop {
-                let refusal = format!("denied by hook: the run was stopped: {reason}");
+                let refusal = Decision::refused(RefusedBy::Hook, &format!("the run was stopped: {reason}"));
                 hook_stop.get_or_insert(reason);
-                return Decision::Refused(refusal);
+                return refusal;
             }
             if let Some(reason) = outcome.blocked {
-                return Decision::Refused(format!("denied by hook: {reason}"));
+                return Decision::refused(RefusedBy::Hook, &reason);
             }
             hook_permission = outcome.permission;
         }
         if let Some(refusal) = crate::permission::plan_mode_check(mode, &call.name, tool.read_only()) {
-            return Decision::Refused(crate::permission::refusal_text(&refusal));
+            return Decision::refused(RefusedBy::Approval, &refusal.reason);
         }
         let gate = &self.toolbox.gate;
         let verdict = super::gate::with_hook(
@@ -193,10 +208,11 @@ impl Agent {
         );
         match verdict {
             Verdict::Allow => Decision::Run { tool, approved_by_user: false },
-            Verdict::Deny { message } => Decision::Refused(message),
-            Verdict::Ask { reason } if !self.settings.interactive => {
-                Decision::Refused(format!("needs approval: {reason}; {}", self.way_to_allow(call, tool.rule_name())))
-            }
+            Verdict::Deny { by, message } => Decision::Refused { by: Some(by), message },
+            Verdict::Ask { reason } if !self.settings.interactive => Decision::refused(
+                RefusedBy::Approval,
+                &format!("{reason}; {}", self.way_to_allow(call, tool.rule_name())),
+            ),
             Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
                 Approval::Once => Decision::Run { tool, approved_by_user: true },
                 Approval::Always => {
@@ -205,7 +221,7 @@ impl Agent {
                     }
                     Decision::Run { tool, approved_by_user: true }
                 }
-                Approval::Deny => Decision::Refused(format!("denied by user: {reason}")),
+                Approval::Deny => Decision::refused(RefusedBy::User, &reason),
             },
         }
     }
@@ -228,7 +244,7 @@ impl Agent {
 fn run_batch(calls: &[ToolCall], decisions: Vec<Decision>, ctx: &ToolContext) -> Vec<(ToolOutput, Duration)> {
     let run_one = |call: &ToolCall, decision: Decision| -> (ToolOutput, Duration) {
         match decision {
-            Decision::Refused(message) => (ToolOutput::error(message), Duration::ZERO),
+            Decision::Refused { message, .. } => (ToolOutput::error(message), Duration::ZERO),
             Decision::Run { tool, approved_by_user } => {
                 let started = Instant::now();
                 let ctx = ToolContext { approved_by_user, ..ctx.clone() };

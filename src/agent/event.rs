@@ -29,7 +29,17 @@ pub enum Event {
     /// arguments as the model sent them (JSON text).
     ToolStart { id: String, name: String, preview: String, input: String },
     /// A tool call ended. `preview` is the first line(s) of its result, `output` all of it.
-    ToolEnd { id: String, name: String, preview: String, output: String, is_error: bool, elapsed: Duration },
+    ToolEnd {
+        id: String,
+        name: String,
+        preview: String,
+        output: String,
+        is_error: bool,
+        /// Who refused the call, when it did not run because of a refusal (its `output` then
+        /// starts with that refusal's prefix).
+        refused_by: Option<crate::permission::RefusedBy>,
+        elapsed: Duration,
+    },
     /// Token usage of the last model response; `estimated` when the server sent none and the
     /// figures were estimated from characters (shown with a `~`).
     Usage { usage: Usage, estimated: bool },

@@ -8,7 +8,7 @@ use crate::hooks::HookPermission;
 use crate::mode::Mode;
 use crate::msg::ToolCall;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
-use crate::permission::{CallInfo, Check, Decision, Engine, ReadFilter, refusal_text, store};
+use crate::permission::{CallInfo, Check, Decision, Engine, ReadFilter, RefusedBy, refused_by, store};
 use std::path::PathBuf;
 
 /// What the gate decided for one call.
@@ -19,8 +19,9 @@ pub enum Verdict {
     Ask {
         reason: String,
     },
-    /// Refused; `message` starts with its layer's prefix (`denied by sandbox: ...`).
+    /// Refused by `by`; `message` starts with its prefix (`denied by sandbox: ...`).
     Deny {
+        by: RefusedBy,
         message: String,
     },
 }
@@ -133,7 +134,10 @@ impl Gate for EngineGate {
         match check.decision {
             Decision::Allow => Verdict::Allow,
             Decision::Ask => Verdict::Ask { reason: check.reason },
-            Decision::Deny => Verdict::Deny { message: refusal_text(&check) },
+            Decision::Deny => {
+                let by = refused_by(&check).unwrap_or(RefusedBy::Approval);
+                Verdict::Deny { by, message: by.text(&check.reason) }
+            }
         }
     }
 
@@ -191,7 +195,8 @@ mod tests {
         let allow = || Some(HookPermission::Allow { reason: None });
         let ask = || Some(HookPermission::Ask { reason: "sure?".into() });
         let mode_ask = || Verdict::Ask { reason: "default mode asks".into() };
-        let deny = || Verdict::Deny { message: "denied by rule (user): Bash(curl *)".into() };
+        let deny =
+            || Verdict::Deny { by: RefusedBy::Rule(None), message: "denied by rule (user): Bash(curl *)".into() };
         let never = || -> bool { panic!("may_allow is only asked for an allow over an ask") };
         assert_eq!(with_hook(Verdict::Allow, None, never), Verdict::Allow);
         assert_eq!(with_hook(mode_ask(), None, never), mode_ask());

@@ -11,6 +11,7 @@ use crate::cancel::CancelToken;
 use crate::llm::{LlmError, StopReason, StreamEvent};
 use crate::mode::Mode;
 use crate::msg::{Message, Request, ToolDefinition, Usage};
+use crate::permission::RefusedBy;
 use crossbeam_channel::{RecvTimeoutError, Sender};
 use std::time::Duration;
 
@@ -112,8 +113,8 @@ impl<'a> Run<'a> {
         let blocked = self.report_hook(&outcome);
         // `continue: false` wins over a block, as in Claude Code.
         let message = match (&outcome.stop, blocked) {
-            (Some(reason), _) => format!("denied by hook: the run was stopped: {reason}"),
-            (None, Some(reason)) => format!("denied by hook: the prompt was blocked: {reason}"),
+            (Some(reason), _) => RefusedBy::Hook.text(&format!("the run was stopped: {reason}")),
+            (None, Some(reason)) => RefusedBy::Hook.text(&format!("the prompt was blocked: {reason}")),
             (None, None) => return Ok(()),
         };
         // The prompt never reaches the model: take it back out so the history stays valid.
@@ -237,7 +238,7 @@ impl<'a> Run<'a> {
         }
         if let Some(reason) = hook_stop {
             // A tool hook answered `continue: false`: the run ends here.
-            return Err(self.fail(Failure::hook(format!("denied by hook: the run was stopped: {reason}"))));
+            return Err(self.fail(Failure::hook(RefusedBy::Hook.text(&format!("the run was stopped: {reason}")))));
         }
         if self.unknown_run >= self.agent.settings.unknown_tool_limit {
             let times = self.unknown_run;

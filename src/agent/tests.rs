@@ -281,7 +281,8 @@ impl Tool for MeetingTool {
         *arrived += 1;
         self.all_here.notify_all();
         let limit = Duration::from_secs(10);
-        let (arrived, _) = self.all_here.wait_timeout_while(arrived, limit, |arrived| *arrived < self.expected).unwrap();
+        let (arrived, _) =
+            self.all_here.wait_timeout_while(arrived, limit, |arrived| *arrived < self.expected).unwrap();
         if *arrived < self.expected { ToolOutput::error("ran alone") } else { ToolOutput::ok("met the others") }
     }
 }
@@ -302,7 +303,8 @@ fn read_only_batch_runs_concurrently_with_starts_first_and_ends_in_order() {
         context: crate::context::Context::default(),
     });
     let (conversation, events, _) = run_agent(&agent, Mode::Default, &[]);
-    let results: Vec<String> = lock(&conversation)[2].tool_results.iter().map(|result| result.content.clone()).collect();
+    let results: Vec<String> =
+        lock(&conversation)[2].tool_results.iter().map(|result| result.content.clone()).collect();
     assert_eq!(results, ["met the others"; 5], "the five reads did not all run at once");
     let order: Vec<String> = events
         .iter()

@@ -284,7 +284,7 @@ fn refusals_carry_the_stable_prefixes() {
     for (check, expected) in cases {
         assert_eq!(refusal_text(&check), expected);
     }
-    assert_eq!(user_denial_text("no"), "denied by user: no");
+    assert_eq!(RefusedBy::User.text("no"), "denied by user: no");
     let json = check(Decision::Deny, Layer::Rule, Some(Level::User)).to_json();
     assert_eq!(json, serde_json::json!({"decision": "deny", "layer": "rule", "level": "user", "reason": "why"}));
     assert_eq!(check(Decision::Ask, Layer::Mode, None).to_json()["level"], serde_json::Value::Null);

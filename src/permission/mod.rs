@@ -97,21 +97,63 @@ impl Check {
     }
 }
 
-/// The text fed back to the model for a refusal, with SPEC §1.1's stable layer prefix.
-pub fn refusal_text(check: &Check) -> String {
-    let reason = &check.reason;
-    match (check.decision, check.layer) {
-        (Decision::Deny, Layer::Blacklist) => format!("denied by blacklist: {reason}"),
-        (Decision::Deny, Layer::Sandbox) => format!("denied by sandbox: {reason}"),
-        (Decision::Deny, Layer::Rule) => {
-            format!("denied by rule ({}): {reason}", check.level.map_or("unknown", Level::as_str))
+/// Who stopped a call, and so the stable prefix of the text the model reads (SPEC §1.1). The one
+/// place these prefixes are spelled; front ends and scripts read the kind, never the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefusedBy {
+    /// Not refused for good: a person, another mode or an allow rule would let it run
+    /// (`needs approval:`). Plan mode's refusal is one too: a mode switch lifts it.
+    Approval,
+    Blacklist,
+    Sandbox,
+    /// A deny rule, with the level of the settings file it came from.
+    Rule(Option<Level>),
+    Hook,
+    User,
+}
+
+impl RefusedBy {
+    /// What the model is told: the prefix, then `reason`.
+    pub fn text(self, reason: &str) -> String {
+        match self {
+            RefusedBy::Approval => format!("needs approval: {reason}"),
+            RefusedBy::Rule(level) => format!("denied by rule ({}): {reason}", level.map_or("unknown", Level::as_str)),
+            by => format!("denied by {}: {reason}", by.as_str()),
         }
-        (Decision::Deny, Layer::Hook) => format!("denied by hook: {reason}"),
+    }
+
+    /// The name scripts see (`permission_denials[].by` in `-p` json).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefusedBy::Approval => "approval",
+            RefusedBy::Blacklist => "blacklist",
+            RefusedBy::Sandbox => "sandbox",
+            RefusedBy::Rule(_) => "rule",
+            RefusedBy::Hook => "hook",
+            RefusedBy::User => "user",
+        }
+    }
+}
+
+/// Who refused the call `check` decided, or None when it was allowed.
+pub fn refused_by(check: &Check) -> Option<RefusedBy> {
+    Some(match (check.decision, check.layer) {
+        (Decision::Allow, _) => return None,
+        (Decision::Deny, Layer::Blacklist) => RefusedBy::Blacklist,
+        (Decision::Deny, Layer::Sandbox) => RefusedBy::Sandbox,
+        (Decision::Deny, Layer::Rule) => RefusedBy::Rule(check.level),
+        (Decision::Deny, Layer::Hook) => RefusedBy::Hook,
         // The mode matrix never denies; the one mode refusal is plan mode's (`plan_mode_check`),
         // which a mode switch lifts, hence its prefix.
-        (Decision::Deny, Layer::Mode) => format!("needs approval: {reason}"),
-        (Decision::Ask, _) => format!("needs approval: {reason}"),
-        (Decision::Allow, _) => format!("allowed: {reason}"),
+        (Decision::Deny, Layer::Mode) | (Decision::Ask, _) => RefusedBy::Approval,
+    })
+}
+
+/// The text fed back to the model for a check, with SPEC §1.1's stable layer prefix.
+pub fn refusal_text(check: &Check) -> String {
+    match refused_by(check) {
+        Some(by) => by.text(&check.reason),
+        None => format!("allowed: {}", check.reason),
     }
 }
 
@@ -131,11 +173,6 @@ pub fn plan_mode_check(mode: Mode, tool: &str, read_only: bool) -> Option<Check>
 /// and sensitive files (layer sandbox), which hold even under a broad allow rule.
 pub fn hook_may_allow(check: &Check) -> bool {
     check.decision == Decision::Ask && check.layer == Layer::Mode
-}
-
-/// The refusal text when the human answers no.
-pub fn user_denial_text(reason: &str) -> String {
-    format!("denied by user: {reason}")
 }
 
 /// One call as the engine sees it: the friendly (or MCP full) name and the raw JSON input.

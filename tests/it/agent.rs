@@ -196,6 +196,17 @@ fn stream_json_carries_full_input_and_output_and_json_lists_the_refusals_with_th
         (Some("bash"), Some(command.as_str()))
     );
     assert!(denials[0]["reason"].as_str().unwrap().starts_with("needs approval: "));
+    assert_eq!(denials[0]["by"], "approval", "who refused, typed: scripts need not parse the text");
+
+    // A tool's own failure is not a refusal, whatever its text says.
+    let lookalike = r#"{"command":"printf 'denied by the proxy\\n'; exit 1"}"#;
+    model.push(openai("", &[("b", "bash", lookalike)]));
+    model.push(openai("done", &[]));
+    let run = env.run(&["-p", "go", "--output-format", "json", "--mode", "bypass"]);
+    let output: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(output["permission_denials"], serde_json::json!([]), "{output}");
+    let sent = model.requests().last().unwrap().body.clone();
+    assert!(sent.contains("denied by the proxy"), "the command ran and failed on its own: {sent}");
 }
 
 #[test]
