@@ -123,10 +123,11 @@ impl Printer {
             Event::Iter(iteration) => self.iterations = iteration,
             Event::Text(text) => self.line(json!({"type": "text", "text": text})),
             Event::Thinking(_) => {}
-            Event::Restart { attempt, reason } => {
-                let message = format!("connection lost ({reason}), retrying ({attempt}/3); the partial answer is void");
+            Event::Restart { restart, max, reason } => {
+                let message =
+                    format!("connection lost ({reason}), retrying ({restart}/{max}); the partial answer is void");
                 self.notice(&message);
-                self.line(json!({"type": "restart", "attempt": attempt, "reason": reason}));
+                self.line(json!({"type": "restart", "attempt": restart, "max": max, "reason": reason}));
             }
             Event::Retry(notice) => {
                 self.notice(&notice.describe());

@@ -20,8 +20,9 @@ pub enum Event {
     /// A fragment of reasoning, for display only.
     Thinking(String),
     /// The provider abandoned a broken attempt and starts again: drop the partial text shown
-    /// since the last `Iter` (and mark it as abandoned).
-    Restart { attempt: u32, reason: String },
+    /// since the last `Iter` (and mark it as abandoned). `restart` of `max` (the retry policy's
+    /// restart budget): the numbers to show.
+    Restart { restart: u32, max: u32, reason: String },
     /// A model request failed before any output and is sent again after a wait: show what
     /// happened and when (nothing to drop).
     Retry(RetryNotice),

@@ -369,9 +369,9 @@ impl<'a> Run<'a> {
                     turn.usage = usage;
                     self.emit(Event::Usage { usage, estimated: false });
                 }
-                StreamEvent::Restart { attempt, reason } => {
+                StreamEvent::Restart { restart, max, reason } => {
                     turn = Turn::default();
-                    self.emit(Event::Restart { attempt, reason });
+                    self.emit(Event::Restart { restart, max, reason });
                 }
                 StreamEvent::Retry(notice) => {
                     self.emit(Event::Retry(notice));

@@ -460,14 +460,14 @@ fn plan_mode_offers_read_only_tools_and_reminds() {
 fn restart_discards_the_abandoned_attempt() {
     let script = Script::Events(vec![
         StreamEvent::Text("half an ans".into()),
-        StreamEvent::Restart { attempt: 2, reason: "connection reset".into() },
+        StreamEvent::Restart { restart: 1, max: 2, reason: "connection reset".into() },
         StreamEvent::Text("The whole answer.".into()),
         done(StopReason::EndTurn),
     ]);
     let fixture = fixture(vec![script], Duration::ZERO, false, 25);
     let (conversation, events, _) = run(&fixture, Mode::Default, &[]);
     assert_eq!(lock(&conversation).last().unwrap().content, "The whole answer.");
-    assert!(events.iter().any(|event| matches!(event, Event::Restart { attempt: 2, .. })));
+    assert!(events.iter().any(|event| matches!(event, Event::Restart { restart: 1, max: 2, .. })));
 }
 
 #[test]

@@ -89,8 +89,9 @@ pub enum StreamEvent {
     ToolCalls(Vec<ToolCall>),
     /// Final token usage of the attempt.
     Usage(Usage),
-    /// The attempt so far is void: drop partial text; a fresh attempt follows.
-    Restart { attempt: u32, reason: String },
+    /// The attempt so far is void: drop partial text; a fresh attempt follows. `restart` is
+    /// this restart's 1-based number, `max` how many the retry policy allows in a call.
+    Restart { restart: u32, max: u32, reason: String },
     /// An attempt failed before any output and will be sent again after `delay` (a 429 with
     /// `retry-after`, a 503, a refused connection). Display only: nothing was received, so
     /// there is nothing to drop. Not in SPEC §2's list; see ARCHITECTURE.md "Retries".

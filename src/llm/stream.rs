@@ -154,7 +154,9 @@ impl Producer {
             };
             let announcement = if had_output {
                 restarts += 1;
-                StreamEvent::Restart { attempt: attempt + 1, reason: error.to_string() }
+                // Counted as the policy counts restarts: their own budget.
+                let max = self.policy.max_restarts_after_output;
+                StreamEvent::Restart { restart: restarts, max, reason: error.to_string() }
             } else {
                 // Counted as the policy counts: restarted attempts do not use up this budget.
                 let next = attempt - restarts + 1;

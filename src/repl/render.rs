@@ -33,8 +33,6 @@ const SPINNER_PERIOD: Duration = Duration::from_millis(80);
 const SPINNER_FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /// Characters of thinking kept for its one-line summary.
 const THINKING_PREVIEW_CHARS: usize = 200;
-/// The restart budget the engine gives a broken stream (shown as "retrying (n/3)").
-const RESTART_BUDGET: u32 = 3;
 
 /// Writes one run's events to `out`.
 pub struct Renderer<W: Write> {
@@ -147,10 +145,10 @@ impl<W: Write> Renderer<W> {
     }
 
     /// The stream broke and starts again: mark what was shown of this attempt as void.
-    pub fn restart(&mut self, attempt: u32, reason: &str, now: Instant) -> io::Result<()> {
+    pub fn restart(&mut self, restart: u32, max: u32, reason: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
         let void = if self.shown_text { "; the partial answer above is void" } else { "" };
-        let line = format!("⟲ connection lost ({}), retrying ({attempt}/{RESTART_BUDGET}){void}", neutralize(reason));
+        let line = format!("⟲ connection lost ({}), retrying ({restart}/{max}){void}", neutralize(reason));
         self.wrapped_line(YELLOW, &line)?;
         self.shown_text = false;
         self.start_spinner("reconnecting", now);

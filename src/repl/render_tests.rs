@@ -99,14 +99,14 @@ fn restart_marks_the_partial_answer_void_and_notices_and_errors_get_their_own_li
     let mut renderer = plain(80);
     renderer.iteration(now).unwrap();
     renderer.text("Half an ans", now).unwrap();
-    renderer.restart(1, "connection reset", now).unwrap();
+    renderer.restart(1, 2, "connection reset", now).unwrap();
     renderer.text("Whole answer.", now).unwrap();
     renderer.notice("stopped: reached the limit", now).unwrap();
     renderer.error("boom", now).unwrap();
     renderer.done(Stop::Cancelled, now).unwrap();
     assert_eq!(
         output(renderer),
-        "Half an ans\n⟲ connection lost (connection reset), retrying (1/3); the partial answer above\nis void\n\
+        "Half an ans\n⟲ connection lost (connection reset), retrying (1/2); the partial answer above\nis void\n\
          Whole answer.\n· stopped: reached the limit\n✗ error: boom\n(cancelled)\n"
     );
 }

@@ -83,7 +83,7 @@ fn drive(
             Ok(Event::Iter(_)) => renderer.iteration(now),
             Ok(Event::Text(text)) => renderer.text(&text, now),
             Ok(Event::Thinking(text)) => renderer.thinking(&text, now),
-            Ok(Event::Restart { attempt, reason }) => renderer.restart(attempt, &reason, now),
+            Ok(Event::Restart { restart, max, reason }) => renderer.restart(restart, max, &reason, now),
             Ok(Event::Retry(notice)) => renderer.retry(&notice.describe(), now),
             Ok(Event::ToolStart { id, name, preview, .. }) => renderer.tool_start(&id, &name, &preview, now),
             Ok(Event::ToolEnd { id, name, preview, is_error, elapsed, .. }) => {

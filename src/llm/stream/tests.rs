@@ -99,10 +99,10 @@ fn final_text(events: &[StreamEvent]) -> String {
     kept
 }
 
-fn restart_attempts(events: &[StreamEvent]) -> Vec<u32> {
+fn restart_numbers(events: &[StreamEvent]) -> Vec<u32> {
     events
         .iter()
-        .filter_map(|event| if let StreamEvent::Restart { attempt, .. } = event { Some(*attempt) } else { None })
+        .filter_map(|event| if let StreamEvent::Restart { restart, .. } = event { Some(*restart) } else { None })
         .collect()
 }
 
@@ -213,7 +213,7 @@ fn in_band_error_before_output_retries_without_restart() {
 fn stream_ending_after_partial_text_restarts_and_keeps_only_the_second_attempt() {
     let server = ScriptedServer::start(vec![sse("data: partial \n\n"), sse("data: second\n\ndata: END\n\n")]);
     let events = run(&server);
-    assert_eq!(restart_attempts(&events), vec![2]);
+    assert_eq!(restart_numbers(&events), vec![1]);
     assert_eq!(events.last(), Some(&done()));
     assert_eq!(final_text(&events), "second");
 }
@@ -222,9 +222,31 @@ fn stream_ending_after_partial_text_restarts_and_keeps_only_the_second_attempt()
 fn a_connection_that_keeps_breaking_ends_in_error_after_two_restarts() {
     let server = ScriptedServer::start(vec![sse_cut("data: a\n\n"), sse_cut("data: a\n\n"), sse_cut("data: a\n\n")]);
     let events = run(&server);
-    assert_eq!(restart_attempts(&events), vec![2, 3]);
+    assert_eq!(restart_numbers(&events), vec![1, 2]);
     assert!(matches!(terminal_error(&events), LlmError::Network { .. } | LlmError::Protocol { .. }), "{events:?}");
     assert_eq!(server.requests.len(), 3);
+}
+
+#[test]
+fn restarts_after_a_retry_are_numbered_against_their_own_budget() {
+    // A 503, then two broken streams: the announcements never exceed what the policy allows
+    // (before, the restarts carried the call's attempt number: "retrying (4/3)").
+    let busy = status(503, &[], r#"{"error":{"message":"busy"}}"#);
+    let server = ScriptedServer::start(vec![
+        busy,
+        sse_cut("data: a\n\n"),
+        sse_cut("data: a\n\n"),
+        sse("data: ok\n\ndata: END\n\n"),
+    ]);
+    let events = run(&server);
+    let restarts: Vec<(u32, u32)> = events
+        .iter()
+        .filter_map(
+            |event| if let StreamEvent::Restart { restart, max, .. } = event { Some((*restart, *max)) } else { None },
+        )
+        .collect();
+    assert_eq!(restarts, [(1, 2), (2, 2)]);
+    assert_eq!(final_text(&events), "ok");
 }
 
 #[test]
@@ -252,7 +274,9 @@ fn a_stalled_stream_hits_the_idle_timeout_and_is_retried() {
     assert_eq!(final_text(&events), "y");
     assert_eq!(events.last(), Some(&done()));
     match &events[1] {
-        StreamEvent::Restart { attempt: 2, reason } => assert!(reason.contains("no data from 127.0.0.1"), "{reason}"),
+        StreamEvent::Restart { restart: 1, max: 2, reason } => {
+            assert!(reason.contains("no data from 127.0.0.1"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
 }
