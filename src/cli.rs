@@ -6,13 +6,8 @@
 use crate::mode::Mode;
 use std::path::PathBuf;
 
-/// The `-p` output formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputFormat {
-    Text,
-    Json,
-    StreamJson,
-}
+/// The `-p` output formats: the front end's own enum, named for the flag.
+pub use crate::headless::Format as OutputFormat;
 
 /// Where the prompt of a non-interactive run comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -390,6 +385,13 @@ mod tests {
             Err(UsageError(message)) => message,
             Ok(command) => panic!("{line:?} parsed as {command:?}"),
         }
+    }
+
+    #[test]
+    fn the_help_states_the_agents_own_defaults() {
+        // The text is a constant; this keeps it saying what the agent does.
+        let cap = format!("(default {}; any positive number)", crate::agent::MAX_ITERATIONS);
+        assert!(HELP.contains(&cap), "--max-iterations help must say {cap}");
     }
 
     #[test]

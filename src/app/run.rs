@@ -133,11 +133,7 @@ fn run_with_sessions(
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
     let conversation = Arc::new(Mutex::new(opened.history.into()));
-    let format = match options.output_format.unwrap_or(OutputFormat::Text) {
-        OutputFormat::Text => headless::Format::Text,
-        OutputFormat::Json => headless::Format::Json,
-        OutputFormat::StreamJson => headless::Format::StreamJson,
-    };
+    let format = options.output_format.unwrap_or(OutputFormat::Text);
     let color = std::io::stderr().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
     let mut notices = opened.notices;
     if sandbox.is_degraded() {

@@ -33,7 +33,7 @@ pub(super) fn open_print_session(
     let mut compact_first = false;
     let (recorder, id, mut history, note) = match resume_id(&dir, resume, owner)? {
         Some(id) => {
-            let window = context_window(provider);
+            let window = provider.context_window;
             let resumed = session::resume_session(&dir, &id, &provider.model, window, session::now_s(), owner)
                 .map_err(session_exit)?;
             notices.extend(resumed.not_owned_note.clone());
@@ -71,11 +71,6 @@ pub(super) fn resume_id(dir: &Path, resume: &Resume, owner: &session::Owner) -> 
                 .to_string(),
         ))),
     }
-}
-
-/// The provider's context window (the protocol default when the config says 0).
-pub(super) fn context_window(provider: &ProviderConfig) -> u64 {
-    if provider.context_window == 0 { provider.protocol.default_context_window() } else { provider.context_window }
 }
 
 /// One boundary mapping: a missing session is the user's mistake (exit 2), IO is a failure (1).

@@ -126,7 +126,8 @@ pub struct ProviderConfig {
     /// Base URL, no trailing slash, never empty after resolution. Anthropic: without the version
     /// (requests go to `{base_url}/v1/messages`); OpenAI: with it (`{base_url}/chat/completions`).
     pub base_url: String,
-    /// Context window in tokens (anthropic 200000, openai 128000 by default).
+    /// Context window in tokens (anthropic 200000, openai 128000 by default), never 0: a
+    /// config's 0 (or none) is resolved to the protocol's default here, once.
     pub context_window: u64,
     /// Where `context_window` comes from: the config, the server (`llm::discovery`) or the
     /// protocol default.

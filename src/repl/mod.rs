@@ -189,7 +189,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             provider: session.provider.name.clone(),
             model: session.provider.model.clone(),
             context_used: session.context_used,
-            context_window: context_window(&session.provider),
+            context_window: session.provider.context_window,
             session: session.usage,
             context_estimated: session.context_estimated,
             session_estimated: session.usage_estimated,
@@ -360,7 +360,7 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
                 let is_current = provider.name == session.provider.name;
                 let provider = if is_current { &session.provider } else { provider };
                 let current = if is_current { "*" } else { " " };
-                let window = human_count(context_window(provider));
+                let window = human_count(provider.context_window);
                 say(&neutralize(&format!(
                     "{current} {:<12} {:<10} {}  (context {window}, {})",
                     provider.name,
@@ -432,7 +432,7 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
                 "now using {} · {} (context window {}, {})",
                 provider.name,
                 provider.model,
-                human_count(context_window(&provider)),
+                human_count(provider.context_window),
                 provider.window_source.describe()
             )));
             session.provider = provider;
@@ -455,11 +455,6 @@ pub fn render_cost(usage: &Usage, estimated: bool) -> String {
         line.push_str("\n  ~ estimated from characters (3.5 per token): the server sent no usage for some responses");
     }
     line
-}
-
-/// The provider's context window (the protocol default when the config says 0).
-pub(crate) fn context_window(provider: &ProviderConfig) -> u64 {
-    if provider.context_window == 0 { provider.protocol.default_context_window() } else { provider.context_window }
 }
 
 /// One line on stdout; a closed stdout is not worth failing over.

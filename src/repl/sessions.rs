@@ -7,7 +7,7 @@
 //! replaced; a log that cannot be written is one notice, and the conversation goes on unsaved.
 
 use super::render::{DIM, RED, YELLOW, paint};
-use super::{Session, Setup, context_window, say};
+use super::{Session, Setup, say};
 use crate::agent::lock;
 use crate::session::{self, Recorder, SessionInfo};
 use crate::text::neutralize;
@@ -128,7 +128,7 @@ pub fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, Strin
 
 /// Loads session `id`, switches the log to it, then replaces the conversation.
 fn resume(session: &mut Session, setup: &Setup, id: &str) {
-    let window = context_window(&session.provider);
+    let window = session.provider.context_window;
     let sessions = &setup.sessions;
     let resumed = match session::resume_session(
         &sessions.dir,
