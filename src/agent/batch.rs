@@ -201,22 +201,19 @@ impl Agent {
             return Decision::refused(RefusedBy::Approval, &refusal.reason);
         }
         let gate = &self.toolbox.gate;
-        let verdict = super::gate::with_hook(
-            gate.check(mode, call, tool.rule_name(), tool.permission_read_only()),
-            hook_permission,
-            || gate.hook_may_allow(mode, call, tool.rule_name(), tool.permission_read_only()),
-        );
+        let verdict = super::gate::with_hook(gate.check(mode, call, tool.as_ref()), hook_permission, || {
+            gate.hook_may_allow(mode, call, tool.as_ref())
+        });
         match verdict {
             Verdict::Allow => Decision::Run { tool, approved_by_user: false },
             Verdict::Deny { by, message } => Decision::Refused { by: Some(by), message },
-            Verdict::Ask { reason } if !self.settings.interactive => Decision::refused(
-                RefusedBy::Approval,
-                &format!("{reason}; {}", self.way_to_allow(call, tool.rule_name())),
-            ),
+            Verdict::Ask { reason } if !self.settings.interactive => {
+                Decision::refused(RefusedBy::Approval, &format!("{reason}; {}", self.way_to_allow(call, tool.as_ref())))
+            }
             Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
                 Approval::Once => Decision::Run { tool, approved_by_user: true },
                 Approval::Always => {
-                    if let Err(problem) = self.toolbox.gate.remember(call, tool.rule_name()) {
+                    if let Err(problem) = self.toolbox.gate.remember(call, tool.as_ref()) {
                         emit(cancel, tx, Event::Notice(format!("could not save the rule: {problem}")));
                     }
                     Decision::Run { tool, approved_by_user: true }
@@ -230,10 +227,10 @@ impl Agent {
 impl Agent {
     /// What would let a call that needs approval run without a person to ask (`-p`): the mode
     /// that allows its class, and the exact allow rule an "always" answer would save.
-    fn way_to_allow(&self, call: &ToolCall, rule_name: &str) -> String {
-        let mode =
-            if matches!(rule_name, "Write" | "Edit") { "--mode acceptEdits (or bypass)" } else { "--mode bypass" };
-        match self.toolbox.gate.allowing_rules(call, rule_name).as_slice() {
+    fn way_to_allow(&self, call: &ToolCall, tool: &dyn Tool) -> String {
+        let writes = tool.kind() == crate::tools::ToolKind::WritesPath;
+        let mode = if writes { "--mode acceptEdits (or bypass)" } else { "--mode bypass" };
+        match self.toolbox.gate.allowing_rules(call, tool).as_slice() {
             [] => format!("run with {mode}"),
             rules => format!("run with {mode}, or add the allow rule {}", rules.join(" and ")),
         }

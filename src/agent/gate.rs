@@ -9,6 +9,7 @@ use crate::mode::Mode;
 use crate::msg::ToolCall;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::{CallInfo, Check, Decision, Engine, ReadFilter, RefusedBy, refused_by, store};
+use crate::tools::{Tool, ToolKind};
 use std::path::PathBuf;
 
 /// What the gate decided for one call.
@@ -28,12 +29,13 @@ pub enum Verdict {
 
 /// The permission system as the agent sees it.
 pub trait Gate: Send + Sync {
-    /// Decides one call. `rule_name` is the tool's friendly name; `read_only` its class.
-    fn check(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> Verdict;
+    /// Decides one call of `tool`, by what the tool declares (its friendly name, kind and
+    /// whether its read-only claim counts for permission).
+    fn check(&self, mode: Mode, call: &ToolCall, tool: &dyn Tool) -> Verdict;
     /// Persists an exact allow rule for this call ("always"). Returns a message on failure.
-    fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<(), String>;
+    fn remember(&self, call: &ToolCall, tool: &dyn Tool) -> Result<(), String>;
     /// The exact allow rules that "always" would save for this call (none when no rule can).
-    fn allowing_rules(&self, _call: &ToolCall, _rule_name: &str) -> Vec<String> {
+    fn allowing_rules(&self, _call: &ToolCall, _tool: &dyn Tool) -> Vec<String> {
         Vec::new()
     }
     /// What the walks of grep and glob must leave out, as the rules stand now; `None` leaves the
@@ -43,9 +45,14 @@ pub trait Gate: Send + Sync {
     }
     /// Whether a PreToolUse hook's "allow" may turn this call's Ask into a run: only an ask of
     /// the mode matrix (`permission::hook_may_allow`). No by default.
-    fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _rule_name: &str, _read_only: bool) -> bool {
+    fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> bool {
         false
     }
+}
+
+/// A call of `tool` as the permission engine sees it.
+pub fn call_info<'a>(call: &'a ToolCall, tool: &'a dyn Tool) -> CallInfo<'a> {
+    CallInfo { rule_name: tool.rule_name(), input: &call.input, kind: tool.kind() }
 }
 
 /// The verdict once a PreToolUse hook's permission decision is applied (pure): a hook's ask
@@ -70,20 +77,21 @@ pub fn with_hook(verdict: Verdict, hook: Option<HookPermission>, may_allow: impl
 pub struct ModeMatrix;
 
 impl Gate for ModeMatrix {
-    fn check(&self, mode: Mode, _call: &ToolCall, rule_name: &str, read_only: bool) -> Verdict {
-        let file_write = matches!(rule_name, "Write" | "Edit");
-        match (read_only, mode) {
+    fn check(&self, mode: Mode, _call: &ToolCall, tool: &dyn Tool) -> Verdict {
+        let file_write = tool.kind() == ToolKind::WritesPath;
+        let rule_name = tool.rule_name();
+        match (tool.permission_read_only(), mode) {
             (true, _) | (false, Mode::Bypass) => Verdict::Allow,
             (false, Mode::AcceptEdits) if file_write => Verdict::Allow,
             (false, _) => Verdict::Ask { reason: format!("{rule_name} changes things; mode {mode} asks first") },
         }
     }
 
-    fn remember(&self, _call: &ToolCall, _rule_name: &str) -> Result<(), String> {
+    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<(), String> {
         Ok(())
     }
 
-    fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _rule_name: &str, _read_only: bool) -> bool {
+    fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> bool {
         // Every Ask of the matrix is the mode's.
         true
     }
@@ -122,15 +130,14 @@ impl EngineGate {
     }
 
     /// The full decision object (for `mewcode check`).
-    pub fn explain(&self, mode: Mode, rule_name: &str, input: &str, read_only: bool) -> Check {
-        let engine = crate::sync::read(&self.engine);
-        engine.check(mode, &CallInfo { rule_name, input }, read_only)
+    pub fn explain(&self, mode: Mode, call: &CallInfo<'_>, read_only: bool) -> Check {
+        crate::sync::read(&self.engine).check(mode, call, read_only)
     }
 }
 
 impl Gate for EngineGate {
-    fn check(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> Verdict {
-        let check = self.explain(mode, rule_name, &call.input, read_only);
+    fn check(&self, mode: Mode, call: &ToolCall, tool: &dyn Tool) -> Verdict {
+        let check = self.explain(mode, &call_info(call, tool), tool.permission_read_only());
         match check.decision {
             Decision::Allow => Verdict::Allow,
             Decision::Ask => Verdict::Ask { reason: check.reason },
@@ -141,16 +148,12 @@ impl Gate for EngineGate {
         }
     }
 
-    fn allowing_rules(&self, call: &ToolCall, rule_name: &str) -> Vec<String> {
-        let engine = crate::sync::read(&self.engine);
-        engine.always_allow_rules(&CallInfo { rule_name, input: &call.input })
+    fn allowing_rules(&self, call: &ToolCall, tool: &dyn Tool) -> Vec<String> {
+        crate::sync::read(&self.engine).always_allow_rules(&call_info(call, tool))
     }
 
-    fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<(), String> {
-        let rules = {
-            let engine = crate::sync::read(&self.engine);
-            engine.always_allow_rules(&CallInfo { rule_name, input: &call.input })
-        };
+    fn remember(&self, call: &ToolCall, tool: &dyn Tool) -> Result<(), String> {
+        let rules = self.allowing_rules(call, tool);
         if rules.is_empty() {
             return Err("no exact rule can allow this call (it was allowed once)".to_string());
         }
@@ -177,8 +180,8 @@ impl Gate for EngineGate {
         Some(crate::sync::read(&self.engine).read_filter())
     }
 
-    fn hook_may_allow(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> bool {
-        crate::permission::hook_may_allow(&self.explain(mode, rule_name, &call.input, read_only))
+    fn hook_may_allow(&self, mode: Mode, call: &ToolCall, tool: &dyn Tool) -> bool {
+        crate::permission::hook_may_allow(&self.explain(mode, &call_info(call, tool), tool.permission_read_only()))
     }
 }
 
@@ -220,29 +223,31 @@ mod tests {
         let root = std::fs::canonicalize(&root).unwrap();
         let gate = EngineGate::new(root.clone(), None, home.clone(), Vec::new());
         let wipe = call("rm -rf build/*");
-        assert!(matches!(gate.check(Mode::Default, &wipe, "Bash", false), Verdict::Ask { .. }));
-        let layer = |command: &str| gate.explain(Mode::Bypass, "Bash", &call(command).input, false);
+        let bash = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+        let bash = bash.iter().find(|tool| tool.rule_name() == "Bash").unwrap().as_ref();
+        assert!(matches!(gate.check(Mode::Default, &wipe, bash), Verdict::Ask { .. }));
+        let layer = |command: &str| gate.explain(Mode::Bypass, &CallInfo::named("Bash", &call(command).input), false);
         // A glob below the root cannot reach the root's control files; one at the root reaches
         // those that exist.
         std::fs::write(root.join("AGENTS.md"), "planted\n").unwrap();
         assert_eq!(layer("rm -rf build/*").decision, Decision::Allow);
         assert_eq!(layer("rm -rf *").decision, Decision::Allow, "bypass mode allows even self-protected writes");
-        let protected = gate.explain(Mode::AcceptEdits, "Bash", &call("rm -rf *").input, false);
+        let protected = gate.explain(Mode::AcceptEdits, &CallInfo::named("Bash", &call("rm -rf *").input), false);
         assert!(protected.reason.contains("control files"), "{protected:?}");
-        let nested = gate.explain(Mode::AcceptEdits, "Bash", &call("rm -rf sub/.g*").input, false);
+        let nested = gate.explain(Mode::AcceptEdits, &CallInfo::named("Bash", &call("rm -rf sub/.g*").input), false);
         assert!(nested.reason.contains("control files"), "{nested:?}");
-        gate.remember(&wipe, "Bash").unwrap();
-        gate.remember(&wipe, "Bash").unwrap();
+        gate.remember(&wipe, bash).unwrap();
+        gate.remember(&wipe, bash).unwrap();
         let local = root.join(crate::config::trust::LOCAL_SETTINGS);
         let text = std::fs::read_to_string(&local).unwrap();
         assert_eq!(text.matches("Bash(").count(), 1, "{text}");
-        assert_eq!(gate.check(Mode::Default, &wipe, "Bash", false), Verdict::Allow);
-        assert!(matches!(gate.check(Mode::Default, &call("rm -rf src"), "Bash", false), Verdict::Ask { .. }));
-        assert!(matches!(gate.check(Mode::Default, &call("rm -rf build/* src"), "Bash", false), Verdict::Ask { .. }));
+        assert_eq!(gate.check(Mode::Default, &wipe, bash), Verdict::Allow);
+        assert!(matches!(gate.check(Mode::Default, &call("rm -rf src"), bash), Verdict::Ask { .. }));
+        assert!(matches!(gate.check(Mode::Default, &call("rm -rf build/* src"), bash), Verdict::Ask { .. }));
         // A fresh gate over the file's rules (as the next start-up loads them) agrees.
         let texts = store::load_rule_texts(&local).unwrap();
         let reloaded = EngineGate::new(root.clone(), None, home.clone(), vec![(Level::Local, texts)]);
-        assert_eq!(reloaded.check(Mode::Default, &wipe, "Bash", false), Verdict::Allow);
+        assert_eq!(reloaded.check(Mode::Default, &wipe, bash), Verdict::Allow);
         assert!(crate::config::trust::local_settings_vouched(&home, &root));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -217,7 +217,8 @@ impl<'a> Run<'a> {
             self.notice(format!("the output limit cut off a tool call ({names}); it was not run"));
         }
         if turn.calls.is_empty() && turn.paused {
-            return Ok(self.resume(turn));
+            self.resume(turn);
+            return Ok(());
         }
         if turn.calls.is_empty() {
             return self.answer(turn);

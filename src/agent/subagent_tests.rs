@@ -8,6 +8,7 @@ use super::*;
 use crate::config::{HookConfig, HookEvent};
 use crate::hooks::Hooks;
 use crate::msg::ToolCall;
+use crate::tools::Tool;
 use std::path::{Path, PathBuf};
 
 /// A parent agent with `read` (rule Read), `write` (rule Write) and `task` built from the same
@@ -208,12 +209,13 @@ struct AskingGate {
 }
 
 impl Gate for AskingGate {
-    fn check(&self, mode: Mode, _call: &ToolCall, rule_name: &str, _read_only: bool) -> Verdict {
+    fn check(&self, mode: Mode, _call: &ToolCall, tool: &dyn Tool) -> Verdict {
+        let rule_name = tool.rule_name();
         lock(&self.modes).push((rule_name.to_string(), mode));
         if rule_name == "Task" { Verdict::Allow } else { Verdict::Ask { reason: format!("{rule_name} asks") } }
     }
 
-    fn remember(&self, _call: &ToolCall, _rule_name: &str) -> Result<(), String> {
+    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<(), String> {
         Err("a test gate remembers nothing".to_string())
     }
 }

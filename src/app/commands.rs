@@ -4,6 +4,8 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use super::*;
+use crate::permission::CallInfo;
+use crate::tools::ToolKind;
 
 pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exit {
     let (config, mut warnings) = match context.load_config(options, env) {
@@ -88,18 +90,18 @@ pub(super) fn run_check(context: &Context, options: &Options, tool: &str, json: 
     let builtins = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
     // Each tool answers to its rule name (`Bash`, as in settings) and to the name the model and
     // `/tools` use (`bash`).
-    let known: Vec<(String, String, bool)> = builtins
+    let known: Vec<(String, String, bool, ToolKind)> = builtins
         .definitions()
         .iter()
         .filter_map(|definition| builtins.get(&definition.name))
-        .map(|tool| (tool.rule_name().to_string(), tool.name().to_string(), tool.read_only()))
-        .chain([("Task".to_string(), "task".to_string(), true)])
+        .map(|tool| (tool.rule_name().to_string(), tool.name().to_string(), tool.read_only(), tool.kind()))
+        .chain([("Task".to_string(), "task".to_string(), true, ToolKind::Opaque)])
         .collect();
-    let (rule_name, read_only) = match known.iter().find(|(rule, model, _)| rule == tool || model == tool) {
-        Some((rule, _, read_only)) => (rule.as_str(), *read_only),
-        None if tool.starts_with("mcp__") => (tool, false),
+    let (rule_name, read_only, kind) = match known.iter().find(|(rule, model, ..)| rule == tool || model == tool) {
+        Some((rule, _, read_only, kind)) => (rule.as_str(), *read_only, *kind),
+        None if tool.starts_with("mcp__") => (tool, false, ToolKind::Opaque),
         None => {
-            let names: Vec<String> = known.iter().map(|(rule, model, _)| format!("{rule}/{model}")).collect();
+            let names: Vec<String> = known.iter().map(|(rule, model, ..)| format!("{rule}/{model}")).collect();
             let message =
                 format!("check: unknown tool {tool:?} (expected {} or an mcp__server__tool name)", names.join(", "));
             return Exit::Usage(UsageError(message));
@@ -108,16 +110,18 @@ pub(super) fn run_check(context: &Context, options: &Options, tool: &str, json: 
     // The input is the tool call's JSON object; anything else would only be judged as garbage
     // (a bare `ls` came out as a sandbox "deny"), so it is the caller's usage mistake.
     if !serde_json::from_str::<serde_json::Value>(json).is_ok_and(|value| value.is_object()) {
-        let example = match rule_name {
-            "Bash" => r#"'{"command":"ls"}'"#,
-            "Read" | "Write" | "Edit" => r#"'{"path":"src/main.rs"}'"#,
-            _ => r#"'{"pattern":"*.rs"}'"#,
+        let example = match kind {
+            ToolKind::RunsCommand => r#"'{"command":"ls"}'"#,
+            ToolKind::ReadsPath { root_by_default: true, .. } => r#"'{"pattern":"*.rs"}'"#,
+            ToolKind::ReadsPath { .. } | ToolKind::WritesPath => r#"'{"path":"src/main.rs"}'"#,
+            ToolKind::Opaque => r#"'{}'"#,
         };
         let message = format!("check: JSON must be the tool's input as a JSON object, e.g. {example}; got {json:?}");
         return Exit::Usage(UsageError(message));
     }
     let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), context.home.clone(), rules);
-    let check = gate.explain(options.mode.unwrap_or_default(), rule_name, json, read_only);
+    let call = CallInfo { rule_name, input: json, kind };
+    let check = gate.explain(options.mode.unwrap_or_default(), &call, read_only);
     println!("{}", check.to_json());
     Exit::Ok
 }

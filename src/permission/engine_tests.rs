@@ -54,7 +54,7 @@ type Case<'a> = (Mode, &'a str, String, bool, Decision, Layer);
 fn run(engine: &Engine, cases: &[Case<'_>]) {
     let mut failures = Vec::new();
     for (mode, tool, raw, read_only, decision, layer) in cases {
-        let check = engine.check(*mode, &CallInfo { rule_name: tool, input: raw }, *read_only);
+        let check = engine.check(*mode, &CallInfo::named(tool, raw), *read_only);
         if (check.decision, check.layer) != (*decision, *layer) {
             failures.push(format!("{mode} {tool} {raw}: expected {decision:?}/{layer:?}, got {check:?}"));
         }
@@ -134,7 +134,7 @@ fn a_hook_may_allow_only_what_the_mode_would_ask() {
     let fx = fixture();
     let engine = engine(&fx.root, &[], &["Bash(curl *)"]);
     let check = |mode: Mode, tool: &str, raw: String, read_only: bool| {
-        hook_may_allow(&engine.check(mode, &CallInfo { rule_name: tool, input: &raw }, read_only))
+        hook_may_allow(&engine.check(mode, &CallInfo::named(tool, &raw), read_only))
     };
     assert!(check(Mode::Default, "Bash", input("command", "make"), false));
     assert!(check(Mode::Default, "Write", input("path", "src/a.rs"), false));
@@ -294,7 +294,7 @@ fn refusals_carry_the_stable_prefixes() {
 fn always_allow_persists_one_exact_rule_per_subcommand() {
     let fx = fixture();
     let engine = engine(&fx.root, &[], &[]);
-    let rules_for = |tool: &str, raw: String| engine.always_allow_rules(&CallInfo { rule_name: tool, input: &raw });
+    let rules_for = |tool: &str, raw: String| engine.always_allow_rules(&CallInfo::named(tool, &raw));
     assert_eq!(
         rules_for("Bash", input("command", "git status && cargo test -- x*")),
         vec!["Bash(=git status)", "Bash(=cargo test -- 'x*')"]
@@ -308,9 +308,7 @@ fn always_allow_persists_one_exact_rule_per_subcommand() {
     let (set, _) = RuleSet::from_texts(vec![(Level::Local, texts)]);
     let approved = Engine::new(fx.root.clone(), None, set);
     let decide = |command: &str| {
-        approved
-            .check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", command) }, false)
-            .decision
+        approved.check(Mode::Default, &CallInfo::named("Bash", &input("command", command)), false).decision
     };
     assert_eq!(decide("git status && cargo test -- 'x*'"), Decision::Allow);
     assert_eq!(decide("git status; cargo test -- x*"), Decision::Allow);
@@ -374,7 +372,7 @@ fn adding_a_subcommand_never_raises_the_decision() {
     };
     let decide = |command: &str| {
         let json = input("command", command);
-        rank(engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &json }, false).decision)
+        rank(engine.check(Mode::Default, &CallInfo::named("Bash", &json), false).decision)
     };
     let mut random_command = || {
         let length = next() % 5;
@@ -403,12 +401,11 @@ fn hostile_sizes_finish_through_the_whole_engine() {
         ("echo a | ".repeat(3_000) + "sh", false),
     ];
     for (shape, allowed) in &shapes {
-        let check =
-            engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", shape) }, false);
+        let check = engine.check(Mode::Default, &CallInfo::named("Bash", &input("command", shape)), false);
         assert_eq!(check.decision == Decision::Allow, *allowed, "{}", &shape[..40]);
     }
     let deep_path = "a/".repeat(2_000) + "b";
-    let _ = engine.check(Mode::Default, &CallInfo { rule_name: "Read", input: &input("path", &deep_path) }, true);
+    let _ = engine.check(Mode::Default, &CallInfo::named("Read", &input("path", &deep_path)), true);
 }
 
 #[test]
@@ -427,8 +424,7 @@ fn random_text_through_every_tool_never_panics() {
     for _ in 0..3_000 {
         let text: String = (0..next() % 12).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
         for (tool, key) in [("Bash", "command"), ("Read", "path"), ("Glob", "pattern"), ("Grep", "path")] {
-            let _ =
-                engine.check(Mode::Default, &CallInfo { rule_name: tool, input: &input(key, &text) }, tool != "Bash");
+            let _ = engine.check(Mode::Default, &CallInfo::named(tool, &input(key, &text)), tool != "Bash");
         }
         let _ = parse_rule(&text);
     }
@@ -440,9 +436,8 @@ fn random_text_through_every_tool_never_panics() {
 fn broad_rules_do_not_allow_code_running_options_or_the_terminal() {
     let fx = fixture();
     let engine = engine(&fx.root, &["Bash(npm test*)", "Bash(git *)", "Bash(echo *)", "Bash(cd *)"], &[]);
-    let check = |command: &str| {
-        engine.check(Mode::Default, &CallInfo { rule_name: "Bash", input: &input("command", command) }, false)
-    };
+    let check =
+        |command: &str| engine.check(Mode::Default, &CallInfo::named("Bash", &input("command", command)), false);
     let allowed = |rule: &str| Check {
         decision: Decision::Allow,
         layer: Layer::Rule,
@@ -495,4 +490,35 @@ fn broad_rules_do_not_allow_code_running_options_or_the_terminal() {
     for (command, expected) in cases {
         assert_eq!(check(command), expected, "{command:?}");
     }
+}
+
+#[test]
+fn a_tool_is_judged_by_the_kind_it_declares_not_by_its_name() {
+    // A new file-writing tool ("Patch") gets write_file's checks from its kind alone: the path
+    // sandbox in every mode, self-protection, acceptEdits. Undeclared, the same name is an exec.
+    let fx = fixture();
+    let engine = engine(&fx.root, &[], &[]);
+    let patch = |raw: &str, mode: Mode, kind: ToolKind| {
+        let check = engine.check(mode, &CallInfo { rule_name: "Patch", input: &input("path", raw), kind }, false);
+        (check.decision, check.layer)
+    };
+    let writes = ToolKind::WritesPath;
+    assert_eq!(patch("/etc/passwd", Mode::Bypass, writes), (Decision::Deny, Layer::Sandbox));
+    assert_eq!(patch("../outside.txt", Mode::AcceptEdits, writes), (Decision::Deny, Layer::Sandbox));
+    assert_eq!(patch("src/a.rs", Mode::AcceptEdits, writes), (Decision::Allow, Layer::Mode));
+    assert_eq!(patch("src/a.rs", Mode::Default, writes), (Decision::Ask, Layer::Mode));
+    assert_eq!(patch(".git/hooks/pre-commit", Mode::AcceptEdits, writes), (Decision::Ask, Layer::Sandbox));
+    assert_eq!(patch("src/a.rs", Mode::AcceptEdits, ToolKind::Opaque), (Decision::Ask, Layer::Mode), "an exec");
+    // A reading tool is a read, sandboxed and sensitive-file aware, whatever its name.
+    let peek = ToolKind::ReadsPath { root_by_default: false, pattern: false };
+    assert_eq!(patch("src/a.rs", Mode::Default, peek), (Decision::Allow, Layer::Mode));
+    assert_eq!(patch("/etc/passwd", Mode::Bypass, peek), (Decision::Deny, Layer::Sandbox));
+    assert_eq!(patch(".env", Mode::Default, peek).0, Decision::Ask, "a sensitive file");
+    // A command-running tool is read by the shell reader and the blacklist. (Rules name tools by
+    // the table in `kind.rs`, so a new built-in joins it to be named in rules with a target.)
+    let run = |command: &str| {
+        let call = CallInfo { rule_name: "Run", input: &input("command", command), kind: ToolKind::RunsCommand };
+        engine.check(Mode::Bypass, &call, false)
+    };
+    assert_eq!(run("rm -rf /").layer, Layer::Blacklist);
 }

@@ -14,6 +14,7 @@ pub mod blacklist;
 pub mod builtins;
 pub mod command_rules;
 pub mod expansion;
+pub mod kind;
 pub mod normalize;
 pub mod policy;
 pub mod read_filter;
@@ -26,6 +27,7 @@ pub mod store;
 pub mod wrappers;
 
 use crate::mode::Mode;
+use kind::ToolKind;
 use policy::ToolClass;
 pub use read_filter::{FileGate, ReadFilter, SkipReason};
 use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet, TargetKind};
@@ -175,11 +177,21 @@ pub fn hook_may_allow(check: &Check) -> bool {
     check.decision == Decision::Ask && check.layer == Layer::Mode
 }
 
-/// One call as the engine sees it: the friendly (or MCP full) name and the raw JSON input.
+/// One call as the engine sees it: the friendly (or MCP full) name, the raw JSON input, and
+/// what the tool declares it does (which decides the checks, not the name).
 #[derive(Clone, Copy, Debug)]
 pub struct CallInfo<'a> {
     pub rule_name: &'a str,
     pub input: &'a str,
+    pub kind: ToolKind,
+}
+
+impl<'a> CallInfo<'a> {
+    /// A call of the tool a rule would name `rule_name`, with that tool's kind
+    /// (`kind::kind_of_rule_tool`: a built-in's own, else opaque).
+    pub fn named(rule_name: &'a str, input: &'a str) -> CallInfo<'a> {
+        CallInfo { rule_name, input, kind: kind::kind_of_rule_tool(rule_name) }
+    }
 }
 
 /// The engine: the project root, the home directory for `~`, and the rules — all values.
@@ -202,28 +214,32 @@ impl Engine {
         if let Some(refusal) = plan_mode_check(mode, call.rule_name, read_only) {
             return refusal;
         }
-        let class = policy::classify(call.rule_name, read_only);
+        let class = policy::classify(call.kind, read_only);
         let input: Option<serde_json::Value> = serde_json::from_str(call.input).ok();
         let field = |name: &str| input.as_ref().and_then(|value| value.get(name));
-        match rules::target_kind(call.rule_name) {
+        let (searches_root, pattern_based) = match call.kind {
+            ToolKind::ReadsPath { root_by_default, pattern } => (root_by_default, pattern),
+            _ => (false, false),
+        };
+        match call.kind.target() {
             TargetKind::Command => {
                 let Some(command) = field("command").and_then(|value| value.as_str()) else {
                     return Check::new(Decision::Deny, Layer::Sandbox, "unparseable command argument");
                 };
-                self.check_command(mode, command, class)
+                self.check_command(mode, call.rule_name, command, class)
             }
             TargetKind::Path => {
-                let path = match (call.rule_name, field("path")) {
-                    (_, Some(serde_json::Value::String(path))) => path.clone(),
-                    // Glob and Grep search the root when no path is given.
-                    ("Glob" | "Grep", None | Some(serde_json::Value::Null)) if input.is_some() => ".".to_string(),
+                let path = match field("path") {
+                    Some(serde_json::Value::String(path)) => path.clone(),
+                    // Searches (Glob, Grep) search the root when no path is given.
+                    None | Some(serde_json::Value::Null) if searches_root && input.is_some() => ".".to_string(),
                     _ if input.is_none() => {
                         let reason = "unparseable path argument: the arguments are not valid JSON";
                         return Check::new(Decision::Deny, Layer::Sandbox, reason);
                     }
                     _ => return Check::new(Decision::Deny, Layer::Sandbox, "unparseable path argument"),
                 };
-                if call.rule_name == "Glob"
+                if pattern_based
                     && let Some(pattern) = field("pattern").and_then(|value| value.as_str())
                     && pattern.split('/').any(|part| part == "..")
                 {
@@ -233,7 +249,7 @@ impl Engine {
                         format!("glob pattern {pattern}: .. may leave the project"),
                     );
                 }
-                if call.rule_name == "Glob"
+                if pattern_based
                     && let Some(pattern) = field("pattern").and_then(|value| value.as_str())
                     && let Err(denial) =
                         sandbox::check_path(&self.root, &glob_base(&path, pattern), self.home.as_deref())
@@ -249,11 +265,11 @@ impl Engine {
         }
     }
 
-    fn check_command(&self, mode: Mode, command: &str, class: ToolClass) -> Check {
+    fn check_command(&self, mode: Mode, tool: &str, command: &str, class: ToolClass) -> Check {
         if let Some(hit) = blacklist::check_blacklist(command) {
             return Check::new(Decision::Deny, Layer::Blacklist, hit.reason);
         }
-        let view = CallView { tool: "Bash", target: CallTarget::Command { command, root: &self.root } };
+        let view = CallView { tool, target: CallTarget::Command { command, root: &self.root } };
         let decision = rules::check_rules(&self.rules, &view);
         let protected = policy::bash_touches_protected(command, &self.root).then(|| {
             "writes to control files always ask: the command may write .git, hooks, editor tasks, \
@@ -356,12 +372,12 @@ impl Engine {
     pub fn always_allow_rules(&self, call: &CallInfo<'_>) -> Vec<String> {
         let input: Option<serde_json::Value> = serde_json::from_str(call.input).ok();
         let field = |name: &str| input.as_ref().and_then(|value| value.get(name)).and_then(|value| value.as_str());
-        match rules::target_kind(call.rule_name) {
+        match call.kind.target() {
             TargetKind::Command => field("command")
                 .map(|command| command_rules::analyze(command, &self.root).exact_targets())
                 .unwrap_or_default()
                 .iter()
-                .map(|target| rules::exact_rule_for("Bash", target))
+                .map(|target| rules::exact_rule_for(call.rule_name, target))
                 .collect(),
             TargetKind::Path => {
                 let Some(resolved) =

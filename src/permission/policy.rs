@@ -5,6 +5,7 @@
 //! the sandbox and the user's rules. Path names are compared case-insensitively, because the
 //! same repository may later be opened on a case-insensitive filesystem.
 
+use super::kind::ToolKind;
 use super::rules::glob_to_regex;
 use super::shell::{self, SimpleCommand};
 use super::wrappers;
@@ -23,12 +24,14 @@ pub enum ToolClass {
     Exec,
 }
 
-/// The class of a call, from its friendly name and the tool's read-only flag.
-pub fn classify(tool: &str, read_only: bool) -> ToolClass {
-    match tool {
+/// The class of a call, from the tool's declared kind and its read-only flag.
+pub fn classify(kind: ToolKind, read_only: bool) -> ToolClass {
+    match kind {
         _ if read_only => ToolClass::Read,
-        "Write" | "Edit" => ToolClass::Write,
-        _ => ToolClass::Exec,
+        ToolKind::WritesPath => ToolClass::Write,
+        // A tool that only reads paths is a read whatever it says.
+        ToolKind::ReadsPath { .. } => ToolClass::Read,
+        ToolKind::RunsCommand | ToolKind::Opaque => ToolClass::Exec,
     }
 }
 

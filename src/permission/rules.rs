@@ -59,13 +59,9 @@ pub enum TargetKind {
     None,
 }
 
-/// The target kind of a friendly tool name.
+/// The target kind of the tool a rule names (by its friendly name).
 pub fn target_kind(tool: &str) -> TargetKind {
-    match tool {
-        "Bash" => TargetKind::Command,
-        "Read" | "Write" | "Edit" | "Glob" | "Grep" => TargetKind::Path,
-        _ => TargetKind::None,
-    }
+    super::kind::kind_of_rule_tool(tool).target()
 }
 
 /// A parsed rule.

@@ -23,7 +23,7 @@
 //! - Background jobs do not survive the call: when the shell exits its reaper kills whatever it
 //!   left running, including processes that called setsid (they are still its descendants).
 
-use super::{BASH, Tool, ToolContext, ToolOutput, lenient, parse_input};
+use super::{BASH, Tool, ToolContext, ToolKind, ToolOutput, lenient, parse_input};
 use crate::confine::Sandbox;
 use crate::proc::{self, Ending};
 use std::process::Command;
@@ -84,6 +84,10 @@ impl Tool for BashTool {
 
     fn rule_name(&self) -> &str {
         BASH.rule
+    }
+
+    fn kind(&self) -> ToolKind {
+        BASH.kind
     }
 
     fn description(&self) -> &str {

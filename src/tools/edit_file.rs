@@ -15,7 +15,7 @@
 //! - Files that are not valid UTF-8 are refused: replacing text in lossily decoded bytes would
 //!   corrupt the rest of the file.
 
-use super::{EDIT_FILE, Tool, ToolContext, ToolOutput, display_path, lenient, parse_input};
+use super::{EDIT_FILE, Tool, ToolContext, ToolKind, ToolOutput, display_path, lenient, parse_input};
 use crate::fsx::{resolve_path, write_atomic_beneath};
 use serde::Deserialize;
 use std::path::Path;
@@ -39,6 +39,10 @@ impl Tool for EditFileTool {
 
     fn rule_name(&self) -> &str {
         EDIT_FILE.rule
+    }
+
+    fn kind(&self) -> ToolKind {
+        EDIT_FILE.kind
     }
 
     fn description(&self) -> &str {

@@ -14,7 +14,7 @@
 //! the others are counted on a last line and never named.
 
 use super::walk::walk_parallel;
-use super::{GLOB, Tool, ToolContext, ToolOutput, display_path, parse_input, skipped_note};
+use super::{GLOB, Tool, ToolContext, ToolKind, ToolOutput, display_path, parse_input, skipped_note};
 use crate::fsx::resolve_path;
 use glob::{MatchOptions, Pattern};
 use serde::Deserialize;
@@ -44,6 +44,10 @@ impl Tool for GlobTool {
 
     fn rule_name(&self) -> &str {
         GLOB.rule
+    }
+
+    fn kind(&self) -> ToolKind {
+        GLOB.kind
     }
 
     fn description(&self) -> &str {

@@ -26,7 +26,7 @@
 
 use super::glob::expand_braces;
 use super::walk::{WalkEntry, walk_parallel};
-use super::{GREP, Tool, ToolContext, ToolOutput, display_path, lenient, parse_input, skipped_note};
+use super::{GREP, Tool, ToolContext, ToolKind, ToolOutput, display_path, lenient, parse_input, skipped_note};
 use crate::fsx::resolve_path;
 use crate::permission::FileGate;
 use glob::{MatchOptions, Pattern};
@@ -96,6 +96,10 @@ impl Tool for GrepTool {
 
     fn rule_name(&self) -> &str {
         GREP.rule
+    }
+
+    fn kind(&self) -> ToolKind {
+        GREP.kind
     }
 
     fn description(&self) -> &str {

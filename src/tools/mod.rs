@@ -37,23 +37,10 @@ use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// A built-in tool's model-facing name and its friendly name in permission rules, side by side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ToolNames {
-    /// What the model calls (`read_file`).
-    pub name: &'static str,
-    /// What permission rules and hooks match on (`Read`).
-    pub rule: &'static str,
-}
-
-pub const READ_FILE: ToolNames = ToolNames { name: "read_file", rule: "Read" };
-pub const WRITE_FILE: ToolNames = ToolNames { name: "write_file", rule: "Write" };
-pub const EDIT_FILE: ToolNames = ToolNames { name: "edit_file", rule: "Edit" };
-pub const GLOB: ToolNames = ToolNames { name: "glob", rule: "Glob" };
-pub const GREP: ToolNames = ToolNames { name: "grep", rule: "Grep" };
-pub const BASH: ToolNames = ToolNames { name: "bash", rule: "Bash" };
-/// Every built-in of this module (the `task` tool lives in `agent/` and names itself).
-pub const BUILTIN_NAMES: [ToolNames; 6] = [READ_FILE, WRITE_FILE, EDIT_FILE, GLOB, GREP, BASH];
+/// The built-ins' names and kinds: the permission engine's table, where rules read them too.
+pub use crate::permission::kind::{
+    BASH, BUILTIN_NAMES, EDIT_FILE, GLOB, GREP, READ_FILE, ToolKind, ToolNames, WRITE_FILE,
+};
 
 /// The built-in tools in their canonical order. `bash_env` is the environment of every command
 /// the bash tool runs (the caller scrubs it to PATH, HOME, LANG, TERM once, at start-up; the
@@ -183,6 +170,11 @@ pub trait Tool: Send + Sync {
     /// config): that claim may still batch calls, but whether a call asks is the user's choice.
     fn permission_read_only(&self) -> bool {
         self.read_only()
+    }
+    /// What the tool does with its arguments, for the permission engine (`permission::kind`):
+    /// `Opaque` unless declared, so an undeclared tool is judged by its name only, as an exec.
+    fn kind(&self) -> ToolKind {
+        ToolKind::Opaque
     }
     /// Runs the tool on the model's raw JSON input.
     fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput;
@@ -394,6 +386,7 @@ mod tests {
             .map(|tool| ToolNames {
                 name: BUILTIN_NAMES.iter().find(|names| names.name == tool.name()).map_or("?", |names| names.name),
                 rule: BUILTIN_NAMES.iter().find(|names| names.rule == tool.rule_name()).map_or("?", |names| names.rule),
+                kind: tool.kind(),
             })
             .collect();
         assert_eq!(names, BUILTIN_NAMES.to_vec());

@@ -9,7 +9,7 @@
 //! `offset` is the 1-based number of the first line shown (0 counts as 1); `limit` is how many
 //! lines to show (default `DEFAULT_LIMIT`). Line endings (`\n`, `\r\n`) are not shown.
 
-use super::{READ_FILE, Tool, ToolContext, ToolOutput, lenient, parse_input};
+use super::{READ_FILE, Tool, ToolContext, ToolKind, ToolOutput, lenient, parse_input};
 use crate::fsx::resolve_path;
 use serde::Deserialize;
 use std::fs::File;
@@ -47,6 +47,10 @@ impl Tool for ReadFileTool {
 
     fn rule_name(&self) -> &str {
         READ_FILE.rule
+    }
+
+    fn kind(&self) -> ToolKind {
+        READ_FILE.kind
     }
 
     fn description(&self) -> &str {

@@ -4,7 +4,7 @@
 //! concurrent `bash` never sees a half-written file, and an existing file keeps its permissions.
 //! Content is written byte for byte as given (no line-ending or trailing-newline changes).
 
-use super::{Tool, ToolContext, ToolOutput, WRITE_FILE, display_path, parse_input};
+use super::{Tool, ToolContext, ToolKind, ToolOutput, WRITE_FILE, display_path, parse_input};
 use crate::fsx::{resolve_path, write_atomic_beneath};
 use serde::Deserialize;
 
@@ -24,6 +24,10 @@ impl Tool for WriteFileTool {
 
     fn rule_name(&self) -> &str {
         WRITE_FILE.rule
+    }
+
+    fn kind(&self) -> ToolKind {
+        WRITE_FILE.kind
     }
 
     fn description(&self) -> &str {

@@ -171,7 +171,7 @@ impl Tally {
         let ran = sandbox.run(index, case);
         self.ran_something += usize::from(!ran.is_empty());
         let input = serde_json::json!({ "command": case }).to_string();
-        let call = CallInfo { rule_name: "Bash", input: &input };
+        let call = CallInfo::named("Bash", &input);
         let allowed = everything.check(Mode::Default, &call, false).decision == Decision::Allow;
         self.asked += usize::from(!allowed);
         self.controls_asked += usize::from(!allowed && control);

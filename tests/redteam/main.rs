@@ -134,7 +134,7 @@ fn main() {
             case.input.clone()
         };
         let input = input.replace("$ROOT", &plant.root.display().to_string());
-        let check = engine.check(case.mode, &CallInfo { rule_name: &case.tool, input: &input }, case.read_only);
+        let check = engine.check(case.mode, &CallInfo::named(&case.tool, &input), case.read_only);
         let held = match case.expected {
             Expected::Is(decision) => check.decision == decision,
             Expected::NotAllow => check.decision != Decision::Allow,

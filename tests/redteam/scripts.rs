@@ -105,7 +105,7 @@ impl Tally {
         let ran = sandbox.run(index, &case.command);
         self.ran_something += usize::from(!ran.is_empty());
         let input = serde_json::json!({ "command": case.command }).to_string();
-        let call = CallInfo { rule_name: "Bash", input: &input };
+        let call = CallInfo::named("Bash", &input);
         let allows = |names: &BTreeSet<String>| {
             engine(sandbox.project(), names).check(Mode::Default, &call, false).decision == Decision::Allow
         };
