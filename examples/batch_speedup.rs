@@ -81,7 +81,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             max_tokens: 100,
             gate: Arc::new(ModeMatrix),
             hooks: mewcode::hooks::Hooks::default(),
-            environment: String::new(),
+            environment: mewcode::agent::toolbox::Environment::fixed(""),
             silent_truncation: None,
         }),
         registry,

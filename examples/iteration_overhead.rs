@@ -87,7 +87,7 @@ fn per_iteration(messages: usize) -> Duration {
             max_tokens: 1000,
             gate: Arc::new(ModeMatrix),
             hooks: mewcode::hooks::Hooks::default(),
-            environment: "e".into(),
+            environment: mewcode::agent::toolbox::Environment::fixed("e"),
             silent_truncation: None,
         }),
         registry,

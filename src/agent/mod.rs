@@ -100,6 +100,10 @@ impl Agent {
             // Between turns, never within one: tool sources (MCP servers whose tool list
             // changed) are asked again here, so every batch of this turn sees one list.
             agent.registry.refresh();
+            if agent.settings.turn_hooks {
+                // A user turn (not a sub-agent's run inside one): today's date and git state.
+                agent.toolbox.environment.refresh();
+            }
             let stop = agent.run_loop(&conversation, mode, &cancel, &events_tx);
             emit(&cancel, &events_tx, Event::Done(stop));
         });
@@ -113,7 +117,7 @@ impl Agent {
 
     /// The system prompt of every request: this agent's stable part, the toolbox's environment.
     fn system(&self) -> System {
-        System { stable: self.stable_prompt.clone(), environment: self.toolbox.environment.clone() }
+        System { stable: self.stable_prompt.clone(), environment: self.toolbox.environment.text() }
     }
 
     /// Appends a message to the conversation, then (outside the conversation lock) to the session

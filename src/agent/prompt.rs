@@ -1,5 +1,6 @@
 //! The system prompt: a stable part (identity, rules, AGENTS.md) that is byte-identical across
-//! turns so the provider's prompt cache hits, and an environment part gathered once per run.
+//! turns so the provider's prompt cache hits, and an environment part (date, git state) gathered again
+//! before each user turn (`toolbox::Environment`).
 //!
 //! Invariant: `stable_prompt` depends only on the instruction files' content (not on time, cwd or
 //! model); everything that changes lives in `environment_prompt`.

@@ -28,7 +28,7 @@ fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>,
         max_tokens: 1000,
         gate,
         hooks,
-        environment: "env".into(),
+        environment: super::toolbox::Environment::fixed("env"),
         silent_truncation: Some(0),
     });
     let mut registry = Registry::new();

@@ -127,7 +127,7 @@ pub(super) fn toolbox(provider: Arc<ScriptedProvider>, hooks: crate::hooks::Hook
         max_tokens: 1000,
         gate: Arc::new(ModeMatrix),
         hooks,
-        environment: "env".into(),
+        environment: super::toolbox::Environment::fixed("env"),
         silent_truncation: Some(0),
     })
 }
@@ -553,4 +553,50 @@ fn a_tool_that_panics_alone_or_in_a_concurrent_batch_becomes_an_error_result_and
         history[4].tool_results.iter().map(|result| (result.content.as_str(), result.is_error)).collect();
     assert_eq!(batch, [("read saw 0 writes", false), (internal, true), ("read saw 0 writes", false)]);
     assert_eq!(history.last().unwrap().content, "recovered");
+}
+
+#[test]
+fn the_environment_is_gathered_again_at_each_user_turn_and_holds_within_one() {
+    let gathered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&gathered);
+    let environment = super::toolbox::Environment::gathered(move || {
+        format!("git: {} changed", counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst))
+    });
+    let provider = ScriptedProvider::new(vec![tool_turn(&[("1", "read", "{}")]), text_turn("a"), text_turn("b")]);
+    let base = toolbox(provider.clone(), crate::hooks::Hooks::default());
+    let toolbox = Arc::new(Toolbox {
+        provider: provider.clone(),
+        max_tokens: base.max_tokens,
+        gate: Arc::clone(&base.gate),
+        hooks: crate::hooks::Hooks::default(),
+        environment,
+        silent_truncation: base.silent_truncation,
+    });
+    let mut registry = Registry::new();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log }));
+    let agent = Arc::new(Agent {
+        toolbox,
+        registry,
+        stable_prompt: "stable".into(),
+        settings: settings(25, false),
+        context: crate::context::Context::default(),
+    });
+    run_agent(&agent, Mode::Default, &[]);
+    run_agent(&agent, Mode::Default, &[]);
+    let systems: Vec<(String, String)> = provider
+        .requests()
+        .iter()
+        .map(|request| (request.system.stable.clone(), request.system.environment.clone()))
+        .collect();
+    let stable = "stable".to_string();
+    assert_eq!(
+        systems,
+        [
+            (stable.clone(), "git: 1 changed".to_string()),
+            (stable.clone(), "git: 1 changed".to_string()),
+            (stable, "git: 2 changed".to_string())
+        ],
+        "one gathering per turn (after the one at start-up); the stable part never moves"
+    );
 }

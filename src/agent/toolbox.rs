@@ -11,7 +11,40 @@
 use super::gate::Gate;
 use crate::hooks::Hooks;
 use crate::llm::Provider;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// The environment part of the system prompt: gathered at start-up and again before each user
+/// turn (the date and git state move; the stable part, and so the prompt cache, does not), the
+/// same for every request within a turn.
+pub struct Environment {
+    gather: Box<dyn Fn() -> String + Send + Sync>,
+    current: Mutex<String>,
+}
+
+impl Environment {
+    /// Gathers with `gather` now and at each `refresh`.
+    pub fn gathered(gather: impl Fn() -> String + Send + Sync + 'static) -> Environment {
+        let current = Mutex::new(gather());
+        Environment { gather: Box::new(gather), current }
+    }
+
+    /// Text that never changes (tests, tools without a session).
+    pub fn fixed(text: &str) -> Environment {
+        let text = text.to_string();
+        Environment::gathered(move || text.clone())
+    }
+
+    /// Gathers it again (before a user turn).
+    pub fn refresh(&self) {
+        let text = (self.gather)();
+        *crate::sync::lock(&self.current) = text;
+    }
+
+    /// The text as last gathered.
+    pub fn text(&self) -> String {
+        crate::sync::lock(&self.current).clone()
+    }
+}
 
 /// The model, the per-call policy and the environment of one agent and its sub-agents. There is
 /// deliberately no `Default`: a toolbox is built once, by the wiring, from the session's parts.
@@ -26,8 +59,9 @@ pub struct Toolbox {
     /// agent; UserPromptSubmit and Stop only around a turn of an agent whose
     /// `Settings::turn_hooks` is set (a sub-agent's run is a tool call of its parent).
     pub hooks: Hooks,
-    /// The environment part of the system prompt (cwd, OS, date, model, git state).
-    pub environment: String,
+    /// The environment part of the system prompt (cwd, OS, date, model, git state), gathered
+    /// again at each user turn.
+    pub environment: Environment,
     /// Some when the server may drop the start of a prompt that does not fit its window instead
     /// of refusing it (an OpenAI-compatible server of one's own: Ollama does): each reported
     /// prompt is then checked against the estimate (`usage::check_truncation`), but only when

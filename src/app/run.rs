@@ -6,6 +6,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use super::*;
+use crate::agent::toolbox::Environment;
 
 pub(super) fn run(context: &Context, options: Options, env: &Env) -> Exit {
     // Old sessions go while we start (but the one resumed); joined at the end (long done by then).
@@ -363,16 +364,17 @@ pub(super) fn build_agent(
     let AgentParts { hooks, gate, mcp, log, session_id, sandbox } = parts;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
-    let date = crate::clock::local_date(
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs()),
-    );
-    let environment = prompt::environment_prompt(&prompt::Environment {
-        cwd: context.root.display().to_string(),
-        subdir: context.subdir(),
-        os: std::env::consts::OS.to_string(),
-        date,
-        model: provider_config.model.clone(),
-        git: prompt::gather_git(&context.root),
+    let (root, subdir, model) = (context.root.clone(), context.subdir(), provider_config.model.clone());
+    let environment = Environment::gathered(move || {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        prompt::environment_prompt(&prompt::Environment {
+            cwd: root.display().to_string(),
+            subdir: subdir.clone(),
+            os: std::env::consts::OS.to_string(),
+            date: crate::clock::local_date(now.map_or(0, |elapsed| elapsed.as_secs())),
+            model: model.clone(),
+            git: prompt::gather_git(&root),
+        })
     });
     // Model-written commands see only these variables: no API keys or tokens leak into them.
     let bash_env: Vec<(String, String)> =
