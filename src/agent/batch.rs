@@ -81,65 +81,33 @@ impl Agent {
             }
             let decisions: Vec<Decision> =
                 batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx, hook_stop)).collect();
-            let decisions_ran: Vec<bool> =
-                decisions.iter().map(|decision| matches!(decision, Decision::Run { .. })).collect();
-            let refusals: Vec<Option<RefusedBy>> = decisions
+            // Whether each call runs, and who refused it if it does not.
+            let marks: Vec<(bool, Option<RefusedBy>)> = decisions
                 .iter()
                 .map(|decision| match decision {
-                    Decision::Refused { by, .. } => *by,
-                    Decision::Run { .. } => None,
+                    Decision::Refused { by, .. } => (false, *by),
+                    Decision::Run { .. } => (true, None),
                 })
                 .collect();
-            for index in batch.clone() {
-                let preview = preview::arguments(&calls[index]);
-                let call = &calls[index];
-                let start = Event::ToolStart {
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                    preview,
-                    input: call.input.clone(),
-                };
-                if !emit(cancel, tx, start) {
-                    completed = false;
-                }
-            }
-            let ctx = ToolContext {
-                root: self.settings.root.clone(),
-                cancel: cancel.clone(),
-                reads: self.settings.reads.clone(),
-                approved_by_user: false,
-                read_filter: self.toolbox.gate.read_filter(),
-            };
-            let timed = run_batch(&calls[batch.clone()], decisions, &ctx);
+            completed &= announce(&calls[batch.clone()], cancel, tx);
+            let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context(cancel));
             for (offset, (output, elapsed)) in timed.into_iter().enumerate() {
                 let call = &calls[batch.start + offset];
+                let (ran, refused_by) = marks[offset];
+                if ran {
+                    self.post_tool_use(call, &output, cancel, tx, hook_context, hook_stop);
+                }
                 let end = Event::ToolEnd {
                     id: call.id.clone(),
                     name: call.name.clone(),
                     preview: preview::result(&output.content),
                     output: output.content.clone(),
                     is_error: output.is_error,
-                    refused_by: refusals[offset],
+                    refused_by,
                     elapsed,
                 };
-                let ran = matches!(decisions_ran.get(offset), Some(true));
-                let hooks = &self.toolbox.hooks;
-                if ran && !hooks.is_empty_for(HookEvent::PostToolUse) {
-                    let rule_name =
-                        self.registry.get(&call.name).map_or(call.name.clone(), |tool| tool.rule_name().to_string());
-                    let outcome =
-                        hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, cancel);
-                    if let Some(feedback) = super::report_hook(&outcome, cancel, tx, hook_context) {
-                        hook_context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
-                    }
-                    if hook_stop.is_none() {
-                        hook_stop.clone_from(&outcome.stop);
-                    }
-                }
                 outputs[batch.start + offset] = Some(output);
-                if !emit(cancel, tx, end) {
-                    completed = false;
-                }
+                completed &= emit(cancel, tx, end);
             }
             if !completed {
                 break;
@@ -157,6 +125,42 @@ impl Agent {
             })
             .collect();
         (results, completed)
+    }
+
+    /// What every tool call of this agent runs with.
+    fn tool_context(&self, cancel: &CancelToken) -> ToolContext {
+        ToolContext {
+            root: self.settings.root.clone(),
+            cancel: cancel.clone(),
+            reads: self.settings.reads.clone(),
+            approved_by_user: false,
+            read_filter: self.toolbox.gate.read_filter(),
+        }
+    }
+
+    /// The PostToolUse hooks of a call that ran: their feedback goes to the model with the next
+    /// request, and the first `continue: false` stops the run after this batch.
+    fn post_tool_use(
+        &self,
+        call: &ToolCall,
+        output: &ToolOutput,
+        cancel: &CancelToken,
+        tx: &Sender<Event>,
+        hook_context: &mut Vec<String>,
+        hook_stop: &mut Option<String>,
+    ) {
+        let hooks = &self.toolbox.hooks;
+        if hooks.is_empty_for(HookEvent::PostToolUse) {
+            return;
+        }
+        let rule_name = self.registry.get(&call.name).map_or(call.name.clone(), |tool| tool.rule_name().to_string());
+        let outcome = hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, cancel);
+        if let Some(feedback) = super::report_hook(&outcome, cancel, tx, hook_context) {
+            hook_context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
+        }
+        if hook_stop.is_none() {
+            hook_stop.clone_from(&outcome.stop);
+        }
     }
 
     /// Phase 1 for one call: unknown tool, permission verdict, and the human's answer to an Ask.
@@ -235,6 +239,18 @@ impl Agent {
             rules => format!("run with {mode}, or add the allow rule {}", rules.join(" and ")),
         }
     }
+}
+
+/// Announces the calls of a batch before any of them runs; false when the front end is gone.
+fn announce(calls: &[ToolCall], cancel: &CancelToken, tx: &Sender<Event>) -> bool {
+    let mut delivered = true;
+    for call in calls {
+        let preview = preview::arguments(call);
+        let start =
+            Event::ToolStart { id: call.id.clone(), name: call.name.clone(), preview, input: call.input.clone() };
+        delivered &= emit(cancel, tx, start);
+    }
+    delivered
 }
 
 /// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise.
