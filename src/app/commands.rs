@@ -3,9 +3,24 @@
 //! Invariant: none of them runs a tool; `check` only explains a decision.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::*;
+use super::run::{install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
+use super::setup::{PROBE_BUDGET, env_provider, local_provider, probe_ports};
+use super::{Context, Env, Exit};
+use crate::agent::EngineGate;
+use crate::cancel::CancelToken;
+use crate::cli::{Options, UsageError};
+use crate::confine::Sandbox;
+use crate::llm::net::NetEnv;
+use crate::llm::probe;
 use crate::permission::CallInfo;
+use crate::text::neutralize;
+use crate::tools::Registry;
 use crate::tools::ToolKind;
+use crate::warning::Warning;
+use crate::{config, doctor, mcp, mcp_cli};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exit {
     let (config, mut warnings) = match context.load_config(options, env) {

@@ -12,37 +12,17 @@ mod sessions;
 mod setup;
 mod stdin;
 
-use commands::*;
-use run::*;
-use sessions::*;
-use setup::*;
-
-use crate::agent::subagent::TaskTool;
-use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt};
-use crate::cancel::CancelToken;
-use crate::cli::{Command, HELP, Options, OutputFormat, PromptSource, Resume, UsageError, parse_args};
-use crate::config::{self, Config, ConfigError, HookConfig, LoadOptions, Protocol, ProviderConfig};
-use crate::confine::{self, Sandbox, SessionTmp};
-use crate::doctor;
-use crate::headless;
-use crate::hooks::Hooks;
-use crate::llm::net::NetEnv;
-use crate::llm::probe::{self, DEFAULT_PROBE_PORTS};
-use crate::llm::provider;
-use crate::mcp;
-use crate::mcp_cli;
-use crate::msg::Message;
+use crate::agent::prompt;
+use crate::cli::{Command, HELP, Options, UsageError, parse_args};
+use crate::config::{self, Config, ConfigError, LoadOptions};
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::store;
-use crate::repl;
-use crate::text::neutralize;
-use crate::tools::Registry;
 use crate::warning::Warning;
+use commands::{run_check, run_doctor, run_mcp_accept, run_mcp_call, run_mcp_list};
+use run::run;
+use sessions::run_sessions;
 use std::collections::HashMap;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// How a run ended, mapped to the exit codes of SPEC §1.1 by `code`.
 #[derive(Debug)]

@@ -5,8 +5,26 @@
 //! behaves the same in -p and in the REPL.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::*;
+use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
+use super::setup::choose_provider;
+use super::{Context, Env, Exit, stdin};
+use crate::agent::subagent::TaskTool;
 use crate::agent::toolbox::Environment;
+use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::cancel::CancelToken;
+use crate::cli::{Options, OutputFormat, PromptSource, Resume, UsageError};
+use crate::config::{Config, HookConfig, ProviderConfig};
+use crate::confine::{Sandbox, SessionTmp};
+use crate::hooks::Hooks;
+use crate::llm::net::NetEnv;
+use crate::llm::provider;
+use crate::text::neutralize;
+use crate::tools::Registry;
+use crate::warning::Warning;
+use crate::{config, confine, headless, mcp, mcp_cli, repl};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 pub(super) fn run(context: &Context, options: Options, env: &Env) -> Exit {
     // Old sessions go while we start (but the one resumed); joined at the end (long done by then).

@@ -7,8 +7,14 @@
 //! read is an error before anything runs.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::*;
+use super::{Context, Exit};
+use crate::cli::{Resume, UsageError};
+use crate::config::ProviderConfig;
+use crate::msg::Message;
 use crate::session::{self, Recorder, SessionError};
+use crate::text::neutralize;
+use crate::warning::Warning;
+use std::path::Path;
 
 /// The session a -p run logs to and the conversation it starts with.
 pub(super) struct PrintSession {

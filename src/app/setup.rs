@@ -4,8 +4,17 @@
 //! Invariant: the probe never takes more than its 300 ms budget.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::*;
+use super::{Env, Exit};
+use crate::cli::Options;
+use crate::config;
+use crate::config::{Config, Protocol, ProviderConfig};
 use crate::llm::discovery;
+use crate::llm::net::NetEnv;
+use crate::llm::probe;
+use crate::llm::probe::DEFAULT_PROBE_PORTS;
+use crate::warning::Warning;
+use std::path::Path;
+use std::time::Duration;
 
 /// The provider to use: the configured choice, else a local server found by the probe, else
 /// the setup guide (exit 2).

@@ -205,3 +205,16 @@ fn every_file_opens_with_a_module_doc_and_unsafe_stays_in_sys() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn the_wiring_names_what_it_imports() {
+    // `app/` reaches into every layer: a glob import there hides which parts a command uses.
+    let glob = regex::Regex::new(r"(?m)^\s*(pub )?use [^;]*::\*;").unwrap();
+    let problems: Vec<String> = src_files()
+        .into_iter()
+        .filter(|(rel, _)| rel.starts_with("app/") && !is_test_file(rel))
+        .filter(|(_, text)| glob.is_match(&code_only(text.split("#[cfg(test)]").next().unwrap_or(text))))
+        .map(|(rel, _)| format!("{rel}: a glob import; name the items"))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
