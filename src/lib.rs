@@ -11,6 +11,8 @@ pub mod sse;
 pub mod sync;
 pub mod sys;
 #[cfg(test)]
+mod test_golden;
+#[cfg(test)]
 mod test_rng;
 pub mod text;
 pub mod url;

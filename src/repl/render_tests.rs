@@ -185,3 +185,34 @@ fn widths_and_counts() {
     assert_eq!(format_elapsed(Duration::from_millis(12)), "12 ms");
     assert_eq!(format_elapsed(Duration::from_millis(2345)), "2.3 s");
 }
+
+#[test]
+fn a_whole_turn_renders_as_the_golden_file_in_colour() {
+    // Every kind of line a turn prints, with the colours, at 60 columns.
+    let now = Instant::now();
+    let mut renderer = Renderer::new(Vec::new(), true, false, 60);
+    renderer.iteration(now).unwrap();
+    renderer.thinking("Weighing where main lives.", now).unwrap();
+    renderer.text("Let me look at the entry point and the tests that cover it first.", now).unwrap();
+    renderer.restart(1, 2, "connection reset", now).unwrap();
+    renderer.text("Let me look.", now).unwrap();
+    renderer.tool_start("a", "read_file", "src/main.rs", now).unwrap();
+    renderer.tool_start("b", "grep", "fn main", now).unwrap();
+    let read = ToolEnd {
+        id: "a",
+        name: "read_file",
+        result: "fn main() {}",
+        is_error: false,
+        elapsed: Duration::from_millis(4),
+    };
+    renderer.tool_end(&read, now).unwrap();
+    let grep =
+        ToolEnd { id: "b", name: "grep", result: "bad regex", is_error: true, elapsed: Duration::from_millis(1500) };
+    renderer.tool_end(&grep, now).unwrap();
+    renderer.retry("rate limited (429), retrying in 2 s (attempt 2 of 4)", now).unwrap();
+    renderer.text("main is in src/main.rs.", now).unwrap();
+    renderer.notice("stopped: reached the limit of 25 iterations", now).unwrap();
+    renderer.error("network error: connection refused", now).unwrap();
+    renderer.done(Stop::IterationLimit, now).unwrap();
+    crate::test_golden::assert_golden("repl-turn.txt", &output(renderer));
+}

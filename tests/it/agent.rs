@@ -2,18 +2,8 @@
 //! project, and every next request carries the results, paired and in order.
 
 use crate::support::script::{anthropic, openai};
-use crate::support::{FakeModel, Reply, TestEnv};
+use crate::support::{FakeModel, Provider, Reply, TestEnv};
 use serde_json::Value;
-
-fn env_for(label: &str, model: &FakeModel, protocol: &str) -> TestEnv {
-    let env = TestEnv::new(label);
-    let base = if protocol == "anthropic" { model.url() } else { format!("{}/v1", model.url()) };
-    env.write_home(
-        "config.yaml",
-        &format!("providers:\n  - {{name: fake, protocol: {protocol}, model: test-model, api_key: k, base_url: \"{base}\"}}\n"),
-    );
-    env
-}
 
 type Turn = (&'static str, Vec<(&'static str, &'static str, &'static str)>);
 
@@ -69,7 +59,7 @@ fn read_edit_run(protocol: &str) {
     ) {
         model.push(reply);
     }
-    let env = env_for(&format!("e2e-{protocol}"), &model, protocol);
+    let env = TestEnv::with_model(&format!("e2e-{protocol}"), &model, Provider::of(protocol));
     env.write("greeting.txt", "hello world\n");
     let run = env.run(&["-p", "greet mewcode instead", "--mode", "bypass"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -117,7 +107,7 @@ fn parallel_reads_come_back_in_call_order_and_errors_are_results() {
         ],
     ));
     model.push(anthropic("ok", &[]));
-    let env = env_for("e2e-parallel", &model, "anthropic");
+    let env = TestEnv::with_model("e2e-parallel", &model, Provider::of("anthropic"));
     env.write("a.txt", "alpha\n");
     env.write("b.txt", "beta\n");
     let run = env.run(&["-p", "look"]);
@@ -136,7 +126,7 @@ fn without_approval_a_write_is_refused_with_needs_approval_and_nothing_changes()
     let model = FakeModel::start();
     model.push(openai("", &[("w", "write_file", r#"{"path":"new.txt","content":"x"}"#)]));
     model.push(openai("I need approval.", &[]));
-    let env = env_for("e2e-ask", &model, "openai");
+    let env = TestEnv::with_model("e2e-ask", &model, Provider::of("openai"));
     let run = env.run(&["-p", "write", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!env.project.join("new.txt").exists());
@@ -166,7 +156,7 @@ fn stream_json_carries_full_input_and_output_and_json_lists_the_refusals_with_th
         &[("r", "read_file", r#"{"path":"big.txt"}"#), ("b", "bash", &format!(r#"{{"command":"{command}"}}"#))],
     ));
     model.push(openai("done", &[]));
-    let env = env_for("e2e-full-events", &model, "openai");
+    let env = TestEnv::with_model("e2e-full-events", &model, Provider::of("openai"));
     env.write("big.txt", &long);
     let run = env.run(&["-p", "go", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -216,7 +206,7 @@ fn iteration_cap_in_print_mode_exits_3_with_json_stop_reason() {
         let _ = index;
         model.push(anthropic("", &[("r", "glob", r#"{"pattern":"*"}"#)]));
     }
-    let env = env_for("e2e-cap", &model, "anthropic");
+    let env = TestEnv::with_model("e2e-cap", &model, Provider::of("anthropic"));
     let run = env.run(&["-p", "loop", "--max-iterations", "2", "--output-format", "json"]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     let output: Value = serde_json::from_str(&run.stdout).unwrap();
@@ -232,7 +222,7 @@ fn a_cap_above_25_is_honoured_and_text_mode_leaves_stdout_empty_with_the_way_on(
     for _ in 0..40 {
         model.push(openai("", &[("r", "glob", r#"{"pattern":"*"}"#)]));
     }
-    let env = env_for("e2e-cap-40", &model, "openai");
+    let env = TestEnv::with_model("e2e-cap-40", &model, Provider::of("openai"));
     let run = env.run(&["-p", "loop", "--max-iterations", "40"]);
     assert_eq!((run.code, run.stdout.as_str()), (3, ""), "no note on stdout: {}", run.stderr);
     assert_eq!(model.requests().len(), 40, "every iteration up to the cap ran");
@@ -246,7 +236,7 @@ fn unknown_tool_stop_in_print_mode_exits_3() {
     for _ in 0..3 {
         model.push(openai("", &[("u", "teleport", "{}")]));
     }
-    let env = env_for("e2e-unknown", &model, "openai");
+    let env = TestEnv::with_model("e2e-unknown", &model, Provider::of("openai"));
     let run = env.run(&["-p", "go", "--output-format", "json"]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     let output: Value = serde_json::from_str(&run.stdout).unwrap();
@@ -258,7 +248,7 @@ fn unknown_tool_stop_in_print_mode_exits_3() {
 fn plan_mode_sends_only_read_only_tools() {
     let model = FakeModel::start();
     model.push(anthropic("Plan: 1. change x", &[]));
-    let env = env_for("e2e-plan", &model, "anthropic");
+    let env = TestEnv::with_model("e2e-plan", &model, Provider::of("anthropic"));
     let run = env.run(&["-p", "plan it", "--mode", "plan"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let body = model.requests()[0].json.clone().unwrap();
@@ -275,7 +265,7 @@ fn ctrl_c_during_a_slow_bash_command_kills_its_whole_process_group() {
     let model = FakeModel::start();
     let command = r#"{"command":"sleep 30 & echo $! > child.pid; echo $$ > shell.pid; wait"}"#;
     model.push(anthropic("", &[("slow", "bash", command)]));
-    let env = env_for("e2e-cancel-bash", &model, "anthropic");
+    let env = TestEnv::with_model("e2e-cancel-bash", &model, Provider::of("anthropic"));
     let child = env
         .command(&["-p", "run it", "--mode", "bypass"])
         .stdin(std::process::Stdio::null())

@@ -3,10 +3,10 @@
 //! request to the model carries the refusal — and never the secret or the side effect.
 
 use crate::support::script::openai;
-use crate::support::{FakeModel, TestEnv};
+use crate::support::{FakeModel, Provider, TestEnv};
 
 fn env_for(label: &str, model: &FakeModel, allow: &[&str]) -> TestEnv {
-    let env = crate::permissions::env_for(label, model);
+    let env = TestEnv::with_model(label, model, Provider::openai().model("m"));
     let rules: Vec<String> = allow.iter().map(|rule| format!("\"{rule}\"")).collect();
     env.write_home("settings.yaml", &format!("permissions:\n  allow: [{}]\n", rules.join(", ")));
     env
@@ -22,7 +22,7 @@ fn results_of(env: &TestEnv, model: &FakeModel, mode: &str, calls: &[(&str, Stri
     model.push(openai("done", &[]));
     let run = env.run(&["-p", "go", "--mode", mode]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    crate::permissions::tool_messages(model, model.requests().len() - 1)
+    model.requests().last().expect("a request").tool_results()
 }
 
 fn bash(command: &str) -> (&'static str, String) {

@@ -3,7 +3,7 @@
 //! is readable by read_file without asking.
 
 use crate::support::script::{anthropic, openai};
-use crate::support::{FakeModel, Reply, TestEnv};
+use crate::support::{FakeModel, Provider, Reply, TestEnv};
 use serde_json::Value;
 
 /// Every string in a JSON value that contains `needle`.
@@ -133,7 +133,7 @@ fn openai_prompt_too_long_compacts_and_retries_with_a_valid_history() {
 
 #[test]
 fn slash_compact_in_the_repl_summarises_and_the_next_turn_carries_the_summary() {
-    use crate::repl::{env_for, messages, start, text_reply, tool_reply};
+    use crate::repl::{messages, start, text_reply, tool_reply};
     let model = FakeModel::start();
     for (index, file) in ["a.txt", "b.txt", "c.txt"].iter().enumerate() {
         model.push(tool_reply(&format!("call_{index}"), "read_file", serde_json::json!({ "path": file })));
@@ -141,7 +141,7 @@ fn slash_compact_in_the_repl_summarises_and_the_next_turn_carries_the_summary() 
     model.push(text_reply("Read all three."));
     model.push(text_reply("<analysis>draft</analysis><summary>REPL-SUMMARY</summary>"));
     model.push(text_reply("Continuing from the summary."));
-    let env = env_for("context-repl-compact", &model);
+    let env = TestEnv::with_model("context-repl-compact", &model, Provider::anthropic());
     for (file, letter) in [("a.txt", 'a'), ("b.txt", 'b'), ("c.txt", 'c')] {
         let line = format!("{}\n", letter.to_string().repeat(79));
         env.write(file, &line.repeat(500));

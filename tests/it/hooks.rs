@@ -5,19 +5,7 @@
 //! `additionalContext`, `systemMessage` and `continue: false`.
 
 use crate::support::script::anthropic;
-use crate::support::{FakeModel, TestEnv};
-
-fn env_with_hooks(label: &str, model: &FakeModel, hooks_yaml: &str) -> TestEnv {
-    let env = TestEnv::new(label);
-    env.write_home(
-        "config.yaml",
-        &format!(
-            "providers:\n  - {{name: fake, protocol: anthropic, model: m, api_key: k, base_url: \"{}\"}}\nhooks:\n{hooks_yaml}",
-            model.url()
-        ),
-    );
-    env
-}
+use crate::support::{FakeModel, Provider, TestEnv};
 
 fn last_request_text(model: &FakeModel) -> String {
     model.requests().last().unwrap().json.as_ref().unwrap()["messages"].to_string()
@@ -30,7 +18,8 @@ fn pre_tool_use_hook_blocks_rm_and_its_reason_reaches_the_model() {
     model.push(anthropic("", &[("b2", "bash", r#"{"command":"echo safe > ok.txt"}"#)]));
     model.push(anthropic("done", &[]));
     let hooks = "  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: 'grep -q \"\\\"command\\\":\\\"rm \" && { echo \"rm is not allowed here\" >&2; exit 2; }; exit 0'\n";
-    let env = env_with_hooks("hook-pre", &model, hooks);
+    let env =
+        TestEnv::with_model("hook-pre", &model, Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)));
     env.write("victim.txt", "keep me");
     let run = env.run(&["-p", "clean up", "--mode", "bypass"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -46,7 +35,8 @@ fn post_tool_use_hook_stdout_reaches_the_next_request() {
     model.push(anthropic("", &[("r1", "read_file", r#"{"path":"a.txt"}"#)]));
     model.push(anthropic("ok", &[]));
     let hooks = "  PostToolUse:\n    - matcher: Read\n      hooks:\n        - {type: command, command: 'cat >/dev/null; echo \"HOOK-CONTEXT: a.txt is generated, do not edit\"'}\n";
-    let env = env_with_hooks("hook-post", &model, hooks);
+    let env =
+        TestEnv::with_model("hook-post", &model, Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)));
     env.write("a.txt", "generated\n");
     let run = env.run(&["-p", "read a"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -60,7 +50,8 @@ fn a_hanging_hook_times_out_and_the_loop_goes_on() {
     model.push(anthropic("", &[("g1", "glob", r#"{"pattern":"*"}"#)]));
     model.push(anthropic("finished", &[]));
     let hooks = "  PreToolUse:\n    - hooks:\n        - {type: command, command: 'sleep 30', timeout: 1}\n";
-    let env = env_with_hooks("hook-hang", &model, hooks);
+    let env =
+        TestEnv::with_model("hook-hang", &model, Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)));
     let started = std::time::Instant::now();
     let run = env.run(&["-p", "look"]);
     assert_eq!((run.code, run.stdout.as_str()), (0, "finished\n"), "{}", run.stderr);
@@ -74,7 +65,11 @@ fn a_hanging_hook_times_out_and_the_loop_goes_on() {
 fn user_prompt_submit_hook_can_block_the_prompt() {
     let model = FakeModel::start();
     let hooks = "  UserPromptSubmit:\n    - hooks:\n        - {type: command, command: 'echo \"no secrets in prompts\" >&2; exit 2'}\n";
-    let env = env_with_hooks("hook-prompt", &model, hooks);
+    let env = TestEnv::with_model(
+        "hook-prompt",
+        &model,
+        Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)),
+    );
     let run = env.run(&["-p", "my password is hunter2"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("no secrets in prompts"), "{}", run.stderr);
@@ -103,7 +98,8 @@ fn the_task_sub_agent_runs_the_users_pre_and_post_tool_use_hooks() {
     model.push(anthropic("secret.txt is blocked; public.txt says hello", &[]));
     model.push(anthropic("done", &[]));
     let hooks = "  PreToolUse:\n    - matcher: Read\n      hooks:\n        - {type: command, command: 'sh hooks/block.sh'}\n  PostToolUse:\n    - hooks:\n        - {type: command, command: 'sh hooks/post.sh'}\n";
-    let env = env_with_hooks("hook-task", &model, hooks);
+    let env =
+        TestEnv::with_model("hook-task", &model, Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)));
     env.write(
         "hooks/block.sh",
         "input=$(cat)\ncase \"$input\" in *secret.txt*) echo 'secret.txt is off limits' >&2; exit 2;; esac\nexit 0\n",
@@ -158,7 +154,11 @@ fn json_permission_decisions_deny_ask_and_allow_but_never_lift_a_deny_rule() {
     model.push(anthropic("done", &[]));
     let hooks =
         "  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'sh hooks/guard.sh'}\n";
-    let env = env_with_hooks("hook-json-permission", &model, hooks);
+    let env = TestEnv::with_model(
+        "hook-json-permission",
+        &model,
+        Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)),
+    );
     install_guard(&env);
     env.write_home("settings.yaml", "permissions:\n  deny: [\"Bash(~secret)\"]\n");
     env.write("victim.txt", "keep me");
@@ -183,7 +183,11 @@ fn a_hook_asking_in_bypass_mode_still_asks() {
     model.push(anthropic("done", &[]));
     let hooks =
         "  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'sh hooks/guard.sh'}\n";
-    let env = env_with_hooks("hook-json-ask", &model, hooks);
+    let env = TestEnv::with_model(
+        "hook-json-ask",
+        &model,
+        Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)),
+    );
     install_guard(&env);
     let run = env.run(&["-p", "go", "--mode", "bypass"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -199,7 +203,11 @@ fn json_context_system_messages_and_continue_false() {
         .push(anthropic("", &[("r1", "read_file", r#"{"path":"a.txt"}"#), ("r2", "read_file", r#"{"path":"b.txt"}"#)]));
     model.push(anthropic("never asked", &[]));
     let hooks = "  UserPromptSubmit:\n    - hooks:\n        - {type: command, command: 'sh hooks/context.sh'}\n  PostToolUse:\n    - matcher: Read\n      hooks:\n        - {type: command, command: 'sh hooks/stop.sh'}\n";
-    let env = env_with_hooks("hook-json-stop", &model, hooks);
+    let env = TestEnv::with_model(
+        "hook-json-stop",
+        &model,
+        Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)),
+    );
     let context = r#"{"systemMessage":"prompt checked","hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-FROM-JSON"}}"#;
     env.write("hooks/context.sh", &format!("cat >/dev/null\necho '{context}'\n"));
     let stop = r#"{"continue":false,"stopReason":"enough for today","systemMessage":"post hook says stop"}"#;
@@ -220,7 +228,11 @@ fn json_context_system_messages_and_continue_false() {
 fn a_prompt_blocked_by_a_hook_is_error_kind_hook_in_json() {
     let model = FakeModel::start();
     let hooks = "  UserPromptSubmit:\n    - hooks:\n        - {type: command, command: 'echo \"no secrets in prompts\" >&2; exit 2'}\n";
-    let env = env_with_hooks("hook-prompt-json", &model, hooks);
+    let env = TestEnv::with_model(
+        "hook-prompt-json",
+        &model,
+        Provider::anthropic().model("m").then(&format!("hooks:\n{}", hooks)),
+    );
     let run = env.run(&["-p", "my password is hunter2", "--output-format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();

@@ -195,19 +195,27 @@ fn failing_servers_are_isolated_and_startup_takes_the_slowest_budget_not_the_sum
     let pid_file = |name: &str| dir.path().join(format!("{name}.pid"));
     let pid_env = |name: &str| pid_file(name).to_str().unwrap().to_string();
     let (good, quitter, garbage, hang) = (pid_env("good"), pid_env("quitter"), pid_env("garbage"), pid_env("hang"));
+    let met = pid_env("met");
+    // The two that never answer each watch for the other running at the same time (a barrier
+    // check, not a clock one): started in sequence, each would be killed before the other began.
+    let (garbage_env, hang_env) = (
+        [("MCP_PID_FILE", garbage.as_str()), ("MCP_PEER_PID_FILE", hang.as_str()), ("MCP_MET_FILE", met.as_str())],
+        [("MCP_PID_FILE", hang.as_str()), ("MCP_PEER_PID_FILE", garbage.as_str()), ("MCP_MET_FILE", met.as_str())],
+    );
+    // The good servers get a budget no loaded machine exhausts; the failing two burn their 2 s.
     let started = start(&[
-        stdio("good", "python3", &[raw, "ok"], &[("MCP_PID_FILE", &good)], 2),
+        stdio("good", "python3", &[raw, "ok"], &[("MCP_PID_FILE", &good)], 60),
         stdio("missing", "/nonexistent/mcp-server", &[], &[], 2),
-        stdio("garbage", "python3", &[raw, "garbage"], &[("MCP_PID_FILE", &garbage)], 2),
-        stdio("hang", "python3", &[raw, "hang"], &[("MCP_PID_FILE", &hang)], 2),
-        stdio("quitter", "python3", &[raw, "exit-after-list"], &[("MCP_PID_FILE", &quitter)], 2),
+        stdio("garbage", "python3", &[raw, "garbage"], &garbage_env, 2),
+        stdio("hang", "python3", &[raw, "hang"], &hang_env, 2),
+        stdio("quitter", "python3", &[raw, "exit-after-list"], &[("MCP_PID_FILE", &quitter)], 60),
     ]);
-    // Two servers burn their whole 2 s budget: side by side that is ~2 s, in sequence it would be 4+.
     assert!(
-        started.elapsed >= Duration::from_secs(2) && started.elapsed < Duration::from_millis(3800),
-        "{:?}",
+        started.elapsed >= Duration::from_secs(2),
+        "the failing servers had their whole budget: {:?}",
         started.elapsed
     );
+    assert_eq!(std::fs::read_to_string(&met).ok().as_deref(), Some("alive"), "the two slow servers ran side by side");
     let failures: Vec<(String, String)> = started
         .manager
         .statuses()
@@ -336,24 +344,10 @@ fn mcp_call_sends_the_authorization_header_from_config() {
     assert!(unknown.stderr.contains("no MCP server named \"nodocs\" (docs)"), "{}", unknown.stderr);
 }
 
-/// An Anthropic stream whose only content is a call of `mcp__raw__echo`.
-const TOOL_USE: &str = "event: message_start\n\
-data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n\
-event: content_block_start\n\
-data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_mcp1\",\"name\":\"mcp__raw__echo\",\"input\":{}}}\n\n\
-event: content_block_delta\n\
-data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"text\\\":\\\"ping-42\\\"}\"}}\n\n\
-event: content_block_stop\n\
-data: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
-event: message_delta\n\
-data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":12}}\n\n\
-event: message_stop\n\
-data: {\"type\":\"message_stop\"}\n\n";
-
 #[test]
 fn the_model_calls_an_mcp_tool_end_to_end_and_no_server_is_left_running() {
     let model = FakeModel::start();
-    model.push(Reply::sse(TOOL_USE));
+    model.push(crate::support::script::anthropic("", &[("toolu_mcp1", "mcp__raw__echo", r#"{"text":"ping-42"}"#)]));
     model.push(Reply::fixture("anthropic-text.sse"));
     let env = TestEnv::new("mcp-e2e");
     let raw = fixture("raw_server.py");
@@ -544,8 +538,7 @@ fn a_changed_tool_description_is_flagged_and_refused_until_accepted() {
     let reason = "its tool definitions changed since you accepted them: echo (description); its tools will not run until you review the server and run `mewcode mcp accept feat`";
     assert!(refused.stderr.contains(reason), "{}", refused.stderr);
     // Headless: the model's call is refused with the reason, and stderr warns at start-up.
-    let call = TOOL_USE.replace("mcp__raw__echo", "mcp__feat__echo");
-    model.push(Reply::sse(&call));
+    model.push(crate::support::script::anthropic("", &[("toolu_mcp1", "mcp__feat__echo", r#"{"text":"ping-42"}"#)]));
     model.push(Reply::fixture("anthropic-text.sse"));
     let run = env.run(&["-p", "echo through the changed server"]);
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -2,32 +2,8 @@
 //! gate over a project's own config, and `mewcode check`.
 
 use crate::support::script::openai;
-use crate::support::{FakeModel, TestEnv};
+use crate::support::{FakeModel, Provider, TestEnv};
 use serde_json::Value;
-
-pub(crate) fn env_for(label: &str, model: &FakeModel) -> TestEnv {
-    let env = TestEnv::new(label);
-    env.write_home(
-        "config.yaml",
-        &format!(
-            "providers:\n  - {{name: fake, protocol: openai, model: m, api_key: k, base_url: \"{}/v1\"}}\n",
-            model.url()
-        ),
-    );
-    env
-}
-
-/// The tool results the `request`-th request to the model carried, in order.
-pub(crate) fn tool_messages(model: &FakeModel, request: usize) -> Vec<String> {
-    let body = model.requests()[request].json.clone().unwrap();
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|message| message["role"] == "tool")
-        .map(|message| message["content"].as_str().unwrap_or_default().to_string())
-        .collect()
-}
 
 #[test]
 fn an_allow_rule_allows_a_command_only_when_every_sub_command_is_allowed() {
@@ -37,11 +13,11 @@ fn an_allow_rule_allows_a_command_only_when_every_sub_command_is_allowed() {
         &[("a", "bash", r#"{"command":"echo hi"}"#), ("b", "bash", r#"{"command":"echo hi; touch pwned"}"#)],
     ));
     model.push(openai("done", &[]));
-    let env = env_for("perm-compound", &model);
+    let env = TestEnv::with_model("perm-compound", &model, Provider::openai().model("m"));
     env.write_home("settings.yaml", "permissions:\n  allow: [\"Bash(echo *)\"]\n");
     let run = env.run(&["-p", "go"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let results = tool_messages(&model, 1);
+    let results = model.requests()[1].tool_results();
     assert!(results[0].starts_with("hi\n") && results[0].contains("exit code: 0"), "{results:?}");
     assert!(results[1].starts_with("needs approval: "), "{results:?}");
     assert!(!env.project.join("pwned").exists());
@@ -55,13 +31,13 @@ fn deny_rules_win_over_allow_rules_at_any_level_and_carry_their_prefix() {
         &[("a", "bash", r#"{"command":"git push origin main"}"#), ("b", "read_file", r#"{"path":".env"}"#)],
     ));
     model.push(openai("done", &[]));
-    let env = env_for("perm-deny", &model);
+    let env = TestEnv::with_model("perm-deny", &model, Provider::openai().model("m"));
     env.write_home("settings.yaml", "permissions:\n  deny: [\"Bash(git push *)\"]\n");
     env.write(".mewcode/settings.local.yaml", "permissions:\n  allow: [\"Bash(git *)\"]\n  deny: [\"Read(.env)\"]\n");
     env.write(".env", "SECRET=1\n");
     let run = env.run(&["-p", "push", "--mode", "bypass"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let results = tool_messages(&model, 1);
+    let results = model.requests()[1].tool_results();
     assert!(results[0].starts_with("denied by rule (user): "), "{results:?}");
     assert!(results[1].starts_with("denied by rule (local): "), "{results:?}");
 }
@@ -78,10 +54,10 @@ fn blacklist_and_sandbox_hold_even_in_bypass_mode() {
         ],
     ));
     model.push(openai("done", &[]));
-    let env = env_for("perm-bypass", &model);
+    let env = TestEnv::with_model("perm-bypass", &model, Provider::openai().model("m"));
     let run = env.run(&["-p", "go", "--mode", "bypass"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let results = tool_messages(&model, 1);
+    let results = model.requests()[1].tool_results();
     assert!(results[0].starts_with("denied by blacklist: "), "{results:?}");
     assert!(results[1].starts_with("denied by sandbox: "), "{results:?}");
     assert!(results[2].starts_with("denied by sandbox: "), "{results:?}");
@@ -91,7 +67,7 @@ fn blacklist_and_sandbox_hold_even_in_bypass_mode() {
 #[test]
 fn untrusted_project_allow_rules_hooks_and_mcp_servers_do_nothing_until_trusted_and_a_change_asks_again() {
     let model = FakeModel::start();
-    let env = env_for("perm-trust", &model);
+    let env = TestEnv::with_model("perm-trust", &model, Provider::openai().model("m"));
     // Inside the project: hooks run in the sandbox, which lets them write only there.
     let marker = env.project.join("hook-ran");
     let server_pid = env.dir.path().join("server.pid");
@@ -118,7 +94,7 @@ fn untrusted_project_allow_rules_hooks_and_mcp_servers_do_nothing_until_trusted_
     assert!(!marker.exists(), "an untrusted project's hook ran");
     assert!(!server_pid.exists(), "an untrusted project's MCP server was started");
     assert!(!env.project.join("made").exists());
-    assert!(tool_messages(&model, 1)[0].starts_with("needs approval: "));
+    assert!(model.requests()[1].tool_results()[0].starts_with("needs approval: "));
     // Trusted with --trust: both take effect.
     turn();
     let run = env.run(&["-p", "go", "--trust"]);
@@ -184,7 +160,7 @@ fn check_prints_the_decision_object_and_runs_nothing() {
 #[test]
 fn a_malformed_deny_rule_stops_start_up_and_a_malformed_allow_rule_warns() {
     let model = FakeModel::start();
-    let env = env_for("perm-malformed", &model);
+    let env = TestEnv::with_model("perm-malformed", &model, Provider::openai().model("m"));
     env.write_home("settings.yaml", "permissions:\n  deny: [\"Bash(~[unclosed)\"]\n");
     let run = env.run(&["-p", "go"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
@@ -199,7 +175,7 @@ fn a_malformed_deny_rule_stops_start_up_and_a_malformed_allow_rule_warns() {
 #[test]
 fn regex_rules_match_anywhere_and_check_says_what_the_loop_does_in_plan_mode() {
     let model = FakeModel::start();
-    let env = env_for("perm-seed", &model);
+    let env = TestEnv::with_model("perm-seed", &model, Provider::openai().model("m"));
     env.write_home(
         "settings.yaml",
         "permissions:\n  allow: [\"Bash(~git)\", \"Bash(~^ls$)\", \"Bash(!rm *)\"]\n  deny: [\"Bash(~curl)\"]\n",
@@ -229,7 +205,7 @@ fn regex_rules_match_anywhere_and_check_says_what_the_loop_does_in_plan_mode() {
     model.push(openai("the plan", &[]));
     let run = env.run(&["-p", "plan it", "--mode", "plan"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let refusal = tool_messages(&model, 1)[0].clone();
+    let refusal = model.requests()[1].tool_results()[0].clone();
     let reason = plan["reason"].as_str().unwrap().replacen("Bash", "bash", 1);
     assert_eq!(refusal, format!("needs approval: {reason}"));
 }

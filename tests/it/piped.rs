@@ -2,21 +2,9 @@
 //! with `-p` alone, refused when binary or over the cap, and never waited on forever.
 
 use crate::support::project::Run;
-use crate::support::{FakeModel, Reply, TestEnv};
+use crate::support::{FakeModel, Provider, Reply, TestEnv};
 use std::io::Write;
 use std::process::Stdio;
-
-fn env_for(label: &str, model: &FakeModel, window: u64) -> TestEnv {
-    let env = TestEnv::new(label);
-    env.write_home(
-        "config.yaml",
-        &format!(
-            "providers:\n  - {{name: fake, protocol: openai, model: test-model, api_key: k, base_url: \"{}/v1\", context_window: {window}}}\n",
-            model.url()
-        ),
-    );
-    env
-}
 
 /// Runs mewcode with `input` already in its stdin pipe and the write end closed, so the bytes are
 /// there before mewcode starts (no race with its bounded wait for the first byte).
@@ -38,7 +26,8 @@ fn user_message(model: &FakeModel) -> String {
 fn piped_text_follows_the_prompt_between_markers() {
     let model = FakeModel::start();
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("pipe-append", &model, 128_000);
+    let env =
+        TestEnv::with_model("pipe-append", &model, Provider::openai().field(&format!("context_window: {}", 128_000)));
     let run = run_with_bytes(&env, &["-p", "explain this"], b"fn main() {}\n");
     assert_eq!((run.code, run.stdout.as_str()), (0, "Olá!\n"), "{}", run.stderr);
     assert_eq!(user_message(&model), "explain this\n\n--- stdin ---\nfn main() {}\n--- end of stdin ---");
@@ -49,7 +38,8 @@ fn p_without_a_value_reads_the_prompt_from_stdin() {
     let model = FakeModel::start();
     model.push(Reply::fixture("openai-text.sse"));
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("pipe-p-alone", &model, 128_000);
+    let env =
+        TestEnv::with_model("pipe-p-alone", &model, Provider::openai().field(&format!("context_window: {}", 128_000)));
     let run = run_with_bytes(&env, &["-p"], b"question\n");
     assert_eq!((run.code, run.stdout.as_str()), (0, "Olá!\n"), "{}", run.stderr);
     assert_eq!(user_message(&model), "question\n");
@@ -66,7 +56,8 @@ fn user_message_at(model: &FakeModel, index: usize) -> String {
 #[test]
 fn binary_or_non_utf8_input_is_refused_before_any_request() {
     let model = FakeModel::start();
-    let env = env_for("pipe-binary", &model, 128_000);
+    let env =
+        TestEnv::with_model("pipe-binary", &model, Provider::openai().field(&format!("context_window: {}", 128_000)));
     let run = run_with_bytes(&env, &["-p", "explain"], b"\x7fELF\x02\x01\x00\x00");
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("stdin: binary input (a NUL byte at offset 6)"), "{}", run.stderr);
@@ -80,7 +71,7 @@ fn binary_or_non_utf8_input_is_refused_before_any_request() {
 fn input_over_the_cap_is_refused_not_cut() {
     let model = FakeModel::start();
     // A 4000-token window caps stdin at 4000 × 3.5 × 0.75 = 10500 bytes.
-    let env = env_for("pipe-cap", &model, 4000);
+    let env = TestEnv::with_model("pipe-cap", &model, Provider::openai().field(&format!("context_window: {}", 4000)));
     let run = run_with_bytes(&env, &["-p", "summarise"], &vec![b'a'; 10_501]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
@@ -95,7 +86,8 @@ fn input_over_the_cap_is_refused_not_cut() {
 fn an_idle_pipe_nobody_writes_to_does_not_hang_the_run() {
     let model = FakeModel::start();
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("pipe-idle", &model, 128_000);
+    let env =
+        TestEnv::with_model("pipe-idle", &model, Provider::openai().field(&format!("context_window: {}", 128_000)));
     let mut child = env
         .command(&["-p", "hello"])
         .stdin(Stdio::piped())
@@ -115,7 +107,8 @@ fn an_idle_pipe_nobody_writes_to_does_not_hang_the_run() {
 fn dev_null_stdin_adds_nothing_and_a_terminal_free_p_without_input_is_an_empty_prompt() {
     let model = FakeModel::start();
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("pipe-null", &model, 128_000);
+    let env =
+        TestEnv::with_model("pipe-null", &model, Provider::openai().field(&format!("context_window: {}", 128_000)));
     let run = env.run(&["-p", "hello"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(user_message(&model), "hello");

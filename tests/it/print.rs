@@ -1,24 +1,13 @@
 //! `mewcode -p` end to end against the scripted fake model: both protocols, three output formats,
 //! exit codes, and the exact requests sent.
 
-use crate::support::{FakeModel, Reply, TestEnv};
-
-/// A project whose only provider points at `model` with `protocol`.
-fn env_for(label: &str, model: &FakeModel, protocol: &str) -> TestEnv {
-    let env = TestEnv::new(label);
-    let base = if protocol == "anthropic" { model.url() } else { format!("{}/v1", model.url()) };
-    env.write_home(
-        "config.yaml",
-        &format!("providers:\n  - {{name: fake, protocol: {protocol}, model: test-model, api_key: k-123, base_url: \"{base}\"}}\n"),
-    );
-    env
-}
+use crate::support::{FakeModel, Provider, Reply, TestEnv};
 
 #[test]
 fn anthropic_text_answer_in_text_mode() {
     let model = FakeModel::start();
     model.push(Reply::fixture_chunked("anthropic-text.sse", 5, std::time::Duration::ZERO));
-    let env = env_for("p-anthropic", &model, "anthropic");
+    let env = TestEnv::with_model("p-anthropic", &model, Provider::of("anthropic").key("k-123"));
     let run = env.run(&["-p", "say hi in Portuguese"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
@@ -44,7 +33,7 @@ fn anthropic_text_answer_in_text_mode() {
 fn openai_text_answer_in_json_mode() {
     let model = FakeModel::start();
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("p-openai-json", &model, "openai");
+    let env = TestEnv::with_model("p-openai-json", &model, Provider::of("openai").key("k-123"));
     let run = env.run(&["-p", "hi", "--output-format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let mut output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -71,7 +60,7 @@ fn openai_text_answer_in_json_mode() {
 fn stream_json_emits_one_object_per_event_and_done_last() {
     let model = FakeModel::start();
     model.push(Reply::fixture("anthropic-text.sse"));
-    let env = env_for("p-stream", &model, "anthropic");
+    let env = TestEnv::with_model("p-stream", &model, Provider::of("anthropic").key("k-123"));
     let run = env.run_with_stdin(&["-p", "-", "--output-format", "stream-json"], "hi from stdin");
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
@@ -89,7 +78,7 @@ fn stream_json_emits_one_object_per_event_and_done_last() {
 fn piped_stdin_without_p_is_a_prompt() {
     let model = FakeModel::start();
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("p-piped", &model, "openai");
+    let env = TestEnv::with_model("p-piped", &model, Provider::of("openai").key("k-123"));
     let run = env.run_with_stdin(&[], "piped question");
     assert_eq!((run.code, run.stdout.as_str()), (0, "Olá!\n"), "{}", run.stderr);
 }
@@ -124,7 +113,7 @@ fn retry_after_429_and_503_is_a_stream_json_retry_event() {
     );
     model.push(Reply::status(503, r#"{"error":{"message":"busy"}}"#).with_header("retry-after-ms", "10"));
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("p-retry-json", &model, "openai");
+    let env = TestEnv::with_model("p-retry-json", &model, Provider::of("openai").key("k-123"));
     let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
@@ -148,7 +137,7 @@ fn retry_is_told_on_stderr_in_text_mode() {
     model.push(Reply::status(429, r#"{"error":"slow down"}"#).with_header("retry-after", "0"));
     model.push(Reply::status(503, "busy").with_header("retry-after-ms", "10"));
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("p-retry-text", &model, "openai");
+    let env = TestEnv::with_model("p-retry-text", &model, Provider::of("openai").key("k-123"));
     let run = env.run(&["-p", "hi"]);
     assert_eq!((run.code, run.stdout.as_str()), (0, "Olá!\n"), "{}", run.stderr);
     assert!(run.stderr.contains("mewcode: rate limited (429), retrying in 0 ms (attempt 2 of 4)"), "{}", run.stderr);
@@ -160,7 +149,7 @@ fn in_band_error_after_partial_text_is_retried_from_scratch() {
     let model = FakeModel::start();
     model.push(Reply::fixture("vllm-error-after-200.sse"));
     model.push(Reply::fixture("openai-text.sse"));
-    let env = env_for("p-restart", &model, "openai");
+    let env = TestEnv::with_model("p-restart", &model, Provider::of("openai").key("k-123"));
     let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
@@ -173,9 +162,9 @@ fn in_band_error_after_partial_text_is_retried_from_scratch() {
 fn ctrl_c_during_a_stalled_stream_exits_130_promptly() {
     let model = FakeModel::start();
     let (release, stalled) = crossbeam_channel::bounded::<()>(0);
-    let partial = b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n".to_vec();
+    let partial = crate::support::script::anthropic_open("", 1).into_bytes();
     model.push(Reply::Stall { body: partial, release: stalled });
-    let env = env_for("p-ctrlc", &model, "anthropic");
+    let env = TestEnv::with_model("p-ctrlc", &model, Provider::of("anthropic").key("k-123"));
     let child = env
         .command(&["-p", "hi"])
         .stdin(std::process::Stdio::null())
@@ -204,7 +193,7 @@ fn a_redirect_is_not_followed_so_the_key_never_reaches_another_host() {
     let elsewhere = FakeModel::start();
     let target = format!("{}/v1/messages", elsewhere.url());
     model.push(Reply::status(307, "").with_header("Location", &target));
-    let env = env_for("p-redirect", &model, "anthropic");
+    let env = TestEnv::with_model("p-redirect", &model, Provider::of("anthropic").key("k-123"));
     let run = env.run(&["-p", "hi"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("redirect (HTTP 307)"), "{}", run.stderr);
@@ -225,7 +214,7 @@ fn a_local_server_without_usage_gets_usage_estimated_and_its_window_asked() {
     let model = FakeModel::start();
     model.route("GET", "/props", 200, r#"{"default_generation_settings":{"n_ctx":4096}}"#);
     model.push(Reply::sse(&stream_without_usage("Hello")));
-    let env = env_for("p-estimated", &model, "openai");
+    let env = TestEnv::with_model("p-estimated", &model, Provider::of("openai").key("k-123"));
     let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
@@ -245,7 +234,7 @@ fn a_local_server_without_usage_gets_usage_estimated_and_its_window_asked() {
 fn a_server_that_reports_no_window_leaves_the_default_with_a_warning() {
     let model = FakeModel::start();
     model.push(Reply::sse(&stream_without_usage("Hello")));
-    let env = env_for("p-nowindow", &model, "openai");
+    let env = TestEnv::with_model("p-nowindow", &model, Provider::of("openai").key("k-123"));
     let run = env.run(&["-p", "hi"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("reported none") && run.stderr.contains("128000"), "{}", run.stderr);
@@ -266,7 +255,7 @@ fn a_low_report_from_a_server_whose_window_holds_the_prompt_is_not_a_truncation(
     let model = FakeModel::start();
     model.route("GET", "/props", 200, r#"{"default_generation_settings":{"n_ctx":32768}}"#);
     model.push(Reply::sse(SURE_1900));
-    let env = env_for("p-fits", &model, "openai");
+    let env = TestEnv::with_model("p-fits", &model, Provider::of("openai").key("k-123"));
     let prompt = "Please review this text. ".repeat(1_000);
     let run = env.run(&["-p", &prompt]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -278,7 +267,7 @@ fn a_server_that_silently_cut_the_prompt_stops_the_turn_with_the_fix() {
     let model = FakeModel::start();
     // Ollama at num_ctx 2048 read 1 900 tokens of a prompt of well over 6 000.
     model.push(Reply::sse(SURE_1900));
-    let env = env_for("p-truncated", &model, "openai");
+    let env = TestEnv::with_model("p-truncated", &model, Provider::of("openai").key("k-123"));
     let prompt = "Please review this text. ".repeat(1_000);
     let run = env.run(&["-p", &prompt]);
     assert_eq!(run.code, 1, "{}", run.stderr);
@@ -291,7 +280,7 @@ fn a_git_repository_without_commits_is_reported_as_such_not_as_no_repository() {
     let model = FakeModel::start();
     model.push(Reply::fixture("anthropic-text.sse"));
     model.push(Reply::fixture("anthropic-text.sse"));
-    let env = env_for("p-git-unborn", &model, "anthropic");
+    let env = TestEnv::with_model("p-git-unborn", &model, Provider::of("anthropic").key("k-123"));
     let git = |args: &[&str]| {
         let status = std::process::Command::new("git").args(args).current_dir(&env.project).output().unwrap();
         assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));

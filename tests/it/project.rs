@@ -3,21 +3,9 @@
 //! itself shows up in `git status`.
 
 use crate::support::script::anthropic;
-use crate::support::{FakeModel, Reply, TestEnv};
+use crate::support::{FakeModel, Provider, Reply, TestEnv};
 use std::path::Path;
 use std::process::Command;
-
-fn env_for(label: &str, model: &FakeModel) -> TestEnv {
-    let env = TestEnv::new(label);
-    env.write_home(
-        "config.yaml",
-        &format!(
-            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, base_url: \"{}\"}}\n",
-            model.url()
-        ),
-    );
-    env
-}
 
 /// Runs git in `dir` with a hermetic config (no user or system files).
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -37,7 +25,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 fn in_a_monorepo_subdirectory_the_root_is_the_git_top_level_and_instructions_come_root_first() {
     let model = FakeModel::start();
     model.push(Reply::fixture("anthropic-text.sse"));
-    let env = env_for("monorepo", &model);
+    let env = TestEnv::with_model("monorepo", &model, Provider::anthropic());
     git(&env.project, &["init", "-q"]);
     env.write("AGENTS.md", "Root rule: use tabs.\n");
     env.write("pkg/a/AGENTS.md", "Package rule: no panics.\n");
@@ -68,7 +56,7 @@ fn in_a_monorepo_subdirectory_the_root_is_the_git_top_level_and_instructions_com
 fn outside_git_the_working_directory_is_the_root() {
     let model = FakeModel::start();
     model.push(Reply::fixture("anthropic-text.sse"));
-    let env = env_for("not-git", &model);
+    let env = TestEnv::with_model("not-git", &model, Provider::anthropic());
     env.write("AGENTS.md", "Outer rule.\n");
     env.write("sub/AGENTS.md", "Inner rule.\n");
     let sub = env.project.join("sub");
@@ -97,7 +85,7 @@ fn a_print_run_with_tool_calls_and_an_offload_leaves_git_status_empty() {
         &[("call_1", "read_file", r#"{"path":"notes.txt"}"#), ("call_2", "read_file", r#"{"path":"big.txt"}"#)],
     ));
     model.push(anthropic("Done.", &[]));
-    let env = env_for("git-clean-print", &model);
+    let env = TestEnv::with_model("git-clean-print", &model, Provider::anthropic());
     let text: String = (1..=1500).map(|n| format!("line {n:05} of a generated file that is far too big\n")).collect();
     env.write("big.txt", &text);
     fresh_repo(&env);
@@ -123,7 +111,7 @@ fn a_print_run_with_tool_calls_and_an_offload_leaves_git_status_empty() {
 fn a_repl_session_leaves_git_status_empty() {
     let model = FakeModel::start();
     model.push(Reply::fixture("anthropic-text.sse"));
-    let env = crate::repl::env_for("git-clean-repl", &model);
+    let env = TestEnv::with_model("git-clean-repl", &model, Provider::anthropic());
     fresh_repo(&env);
     let tmux = crate::repl::start(&env, &[]);
     tmux.type_text("say hi");

@@ -1,8 +1,8 @@
 //! REPL approvals of real edits: the diff preview, and `y` / `n` / `a` answered with one key,
 //! with "always" persisted by the permission engine.
 
-use crate::repl::{env_for, messages, start, text_reply, tool_reply};
-use crate::support::FakeModel;
+use crate::repl::{messages, start, text_reply, tool_reply};
+use crate::support::{FakeModel, Provider, TestEnv};
 use serde_json::{Value, json};
 
 const ORIGINAL: &str = "fn greet() {\n    println!(\"hello world\");\n}\n";
@@ -15,7 +15,7 @@ fn edit_answered_with(label: &str, key: &str) -> (Value, FakeModel, crate::suppo
     let input = json!({"path": "src/greet.rs", "old_string": "hello world", "new_string": "hello there"});
     model.push(tool_reply("t1", "edit_file", input));
     model.push(text_reply("All done."));
-    let env = env_for(label, &model);
+    let env = TestEnv::with_model(label, &model, Provider::anthropic());
     env.write("src/greet.rs", ORIGINAL);
     let tmux = start(&env, &[]);
     tmux.type_text("greet them differently");
@@ -69,7 +69,7 @@ fn a_applies_the_edit_persists_the_rule_and_the_same_call_no_longer_asks() {
     model.push(text_reply("First done."));
     model.push(tool_reply("t2", "edit_file", input));
     model.push(text_reply("Second done."));
-    let env = env_for("edit-always", &model);
+    let env = TestEnv::with_model("edit-always", &model, Provider::anthropic());
     env.write("src/greet.rs", ORIGINAL);
     let tmux = start(&env, &[]);
     tmux.type_text("greet them differently");

@@ -3,19 +3,9 @@
 //! lists them, and a `kill -9` mid-turn loses nothing that was logged.
 
 use crate::support::script::{anthropic, openai};
-use crate::support::{FakeModel, Reply, TestEnv};
+use crate::support::{FakeModel, Provider, Reply, TestEnv};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-
-fn env_for(label: &str, model: &FakeModel, protocol: &str) -> TestEnv {
-    let env = TestEnv::new(label);
-    let base = if protocol == "anthropic" { model.url() } else { format!("{}/v1", model.url()) };
-    env.write_home(
-        "config.yaml",
-        &format!("providers:\n  - {{name: fake, protocol: {protocol}, model: test-model, api_key: k, base_url: \"{base}\"}}\n"),
-    );
-    env
-}
 
 /// The session id of a `--output-format json` run.
 fn session_id(stdout: &str) -> String {
@@ -60,7 +50,7 @@ fn print_logs_the_exact_conversation_and_continue_sends_it_back() {
     model.push(anthropic("Reading.", &[("call_1", "read_file", r#"{"path":"notes.txt"}"#)]));
     model.push(anthropic("The notes say hello.", &[]));
     model.push(anthropic("Still hello.", &[]));
-    let env = env_for("session-continue", &model, "anthropic");
+    let env = TestEnv::with_model("session-continue", &model, Provider::of("anthropic"));
     env.write("notes.txt", "hello\n");
     let run = env.run(&["-p", "read the notes", "--output-format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -103,7 +93,7 @@ fn resume_by_id_and_sessions_list_newest_first() {
     for answer in ["first answer", "second answer", "resumed answer"] {
         model.push(openai(answer, &[]));
     }
-    let env = env_for("session-resume", &model, "openai");
+    let env = TestEnv::with_model("session-resume", &model, Provider::of("openai"));
     let long_title = format!("première tâche {}", "é".repeat(60));
     let first = session_id(&env.run(&["-p", &long_title, "--output-format", "json"]).stdout);
     let second = session_id(&env.run(&["-p", "second task", "--output-format", "json"]).stdout);
@@ -137,10 +127,10 @@ fn kill_9_mid_turn_loses_nothing_logged_and_continue_is_valid() {
     let model = FakeModel::start();
     model.push(anthropic("", &[("call_1", "read_file", r#"{"path":"notes.txt"}"#)]));
     let (release, stalled) = crossbeam_channel::bounded::<()>(0);
-    let partial = b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n".to_vec();
+    let partial = crate::support::script::anthropic_open("", 1).into_bytes();
     model.push(Reply::Stall { body: partial, release: stalled });
     model.push(anthropic("Recovered.", &[]));
-    let env = env_for("session-kill", &model, "anthropic");
+    let env = TestEnv::with_model("session-kill", &model, Provider::of("anthropic"));
     env.write("notes.txt", "hello\n");
     let mut child = env
         .command(&["-p", "read the notes"])
@@ -178,12 +168,12 @@ fn user_text(message: &Value) -> String {
 
 #[test]
 fn repl_logs_each_conversation_clear_starts_another_and_resume_picks_one() {
-    use crate::repl::{env_for, messages, start, text_reply};
+    use crate::repl::{messages, start, text_reply};
     let model = FakeModel::start();
     for answer in ["First.", "Second.", "Back to alpha."] {
         model.push(text_reply(answer));
     }
-    let env = env_for("repl-sessions", &model);
+    let env = TestEnv::with_model("repl-sessions", &model, Provider::anthropic());
     let tmux = start(&env, &[]);
     for (line, expected) in [("alpha task", "First."), ("/clear", "(new conversation)"), ("beta task", "Second.")] {
         tmux.type_text(line);
@@ -217,11 +207,11 @@ fn repl_logs_each_conversation_clear_starts_another_and_resume_picks_one() {
 
 #[test]
 fn repl_continue_resumes_the_latest_print_session() {
-    use crate::repl::{env_for, messages, text_reply};
+    use crate::repl::{messages, text_reply};
     let model = FakeModel::start();
     model.push(text_reply("Noted."));
     model.push(text_reply("Continuing."));
-    let env = env_for("repl-continue", &model);
+    let env = TestEnv::with_model("repl-continue", &model, Provider::anthropic());
     let run = env.run(&["-p", "remember 42", "--output-format", "json"]);
     let id = session_id(&run.stdout);
     let tmux = crate::support::tmux::Tmux::start(&env, &["--continue"], &[]);
@@ -238,7 +228,7 @@ fn repl_continue_resumes_the_latest_print_session() {
 fn start_up_removes_sessions_older_than_30_days_and_nothing_else() {
     let model = FakeModel::start();
     model.push(openai("ok", &[]));
-    let env = env_for("session-cleanup", &model, "openai");
+    let env = TestEnv::with_model("session-cleanup", &model, Provider::of("openai"));
     let old = env.write(".mewcode/sessions/20200101-000000-abcd/conversation.jsonl", "{}\n");
     let not_an_id = env.write(".mewcode/sessions/20200101-backup/conversation.jsonl", "{}\n");
     let run = env.run(&["-p", "hi", "--output-format", "json"]);
@@ -255,7 +245,7 @@ fn a_log_that_cannot_be_written_is_one_notice_and_the_run_goes_on() {
     let model = FakeModel::start();
     model.push(openai("still answered", &[]));
     model.push(openai("again", &[]));
-    let env = env_for("session-unwritable", &model, "openai");
+    let env = TestEnv::with_model("session-unwritable", &model, Provider::of("openai"));
     // A file where the sessions directory should be.
     env.write(".mewcode/sessions", "not a directory");
     let run = env.run(&["-p", "hi", "--output-format", "json"]);
@@ -276,7 +266,7 @@ fn resuming_an_old_idle_session_keeps_it_and_notes_that_files_may_have_changed()
     use mewcode::session::{self, record};
     let model = FakeModel::start();
     model.push(openai("fresh look", &[]));
-    let env = env_for("session-stale", &model, "openai");
+    let env = TestEnv::with_model("session-stale", &model, Provider::of("openai"));
     // Forty days old: older than the cleanup age and idle far beyond 6 h.
     let then = session::now_s() - 40 * 86_400;
     let id = session::format_id(session::to_local(then), 0x5eed);
@@ -334,7 +324,7 @@ fn continue_never_picks_a_session_planted_by_the_repository() {
     for answer in ["my answer", "continued answer", "resumed planted answer"] {
         model.push(openai(answer, &[]));
     }
-    let env = env_for("session-planted", &model, "openai");
+    let env = TestEnv::with_model("session-planted", &model, Provider::of("openai"));
     let a_year_ahead = session::to_local(session::now_s() + 365 * 86_400);
     let planted = session::format_id(a_year_ahead, 0xbad0);
     let forged = session::format_id(a_year_ahead, 0xbad1);
@@ -409,11 +399,11 @@ fn signed_and_redacted_thinking_come_back_byte_identical_after_continue() {
 
 #[test]
 fn repl_resume_without_id_lists_sessions_and_a_number_picks_one() {
-    use crate::repl::{env_for, messages, text_reply};
+    use crate::repl::{messages, text_reply};
     let model = FakeModel::start();
     model.push(text_reply("Stored."));
     model.push(text_reply("Picked up."));
-    let env = env_for("repl-picker", &model);
+    let env = TestEnv::with_model("repl-picker", &model, Provider::anthropic());
     let id = session_id(&env.run(&["-p", "store the plan", "--output-format", "json"]).stdout);
     let tmux = crate::support::tmux::Tmux::start(&env, &["--resume"], &[]);
     tmux.wait_for("type its number to resume one");
@@ -432,7 +422,7 @@ fn repl_resume_without_id_lists_sessions_and_a_number_picks_one() {
 #[test]
 fn a_resumed_history_that_nearly_fills_the_window_is_compacted_before_the_run() {
     let model = FakeModel::start();
-    let env = env_for("session-compact", &model, "anthropic");
+    let env = TestEnv::with_model("session-compact", &model, Provider::of("anthropic"));
     // Three long prompts (~8 000 tokens each by the 3.5 characters-a-token estimate) in one
     // session, so there is an older part to summarise and a recent tail to keep.
     let long = |tag: &str| format!("Remember {tag}: {}", "lorem ipsum dolor sit amet ".repeat(1_050));

@@ -7,7 +7,7 @@
 //! was bigger than the window.
 
 use crate::support::script::{anthropic_with_usage, openai_with_usage};
-use crate::support::{FakeModel, RecordedRequest, Reply, TestEnv};
+use crate::support::{FakeModel, Provider, RecordedRequest, Reply, TestEnv};
 use serde_json::Value;
 
 /// A request's size in tokens as a local server would roughly count it: its whole JSON body
@@ -38,18 +38,6 @@ fn kind(request: &RecordedRequest) -> &'static str {
     let body = request.json.as_ref().unwrap();
     let no_tools = body["tools"].as_array().is_none_or(|tools| tools.is_empty());
     if no_tools && request.body.contains("<summary> tags") { "summary" } else { "main" }
-}
-
-fn env_for(label: &str, model: &FakeModel, protocol: &str, window: u64) -> TestEnv {
-    let env = TestEnv::new(label);
-    let base = if protocol == "anthropic" { model.url() } else { format!("{}/v1", model.url()) };
-    env.write_home(
-        "config.yaml",
-        &format!(
-            "providers:\n  - {{name: local, protocol: {protocol}, model: test-model, api_key: k, base_url: \"{base}\", context_window: {window}}}\n"
-        ),
-    );
-    env
 }
 
 /// `lines` numbered lines of 64 characters.
@@ -119,7 +107,11 @@ fn file_bigger_than_the_window(protocol: &'static str, window: u64, part_lines: 
         &[],
     ));
     model.push(turn(protocol, "The file has 600 numbered lines.", &[]));
-    let env = env_for(&format!("small-big-{window}"), &model, protocol, window);
+    let env = TestEnv::with_model(
+        &format!("small-big-{window}"),
+        &model,
+        Provider::of(protocol).named("local").field(&format!("context_window: {}", window)),
+    );
     let text = numbered(600);
     assert!(text.len() as u64 > window * 4 && text.len() < 50_000, "bigger than the window, under SPEC's limit");
     env.write("big.txt", &text);
@@ -178,7 +170,11 @@ fn three_messages_compact_automatically(protocol: &'static str, window: u64, pro
     model.push(turn(protocol, "", &[("call_notes", "read_file", r#"{"path":"notes.txt"}"#)]));
     model.push(turn(protocol, "<summary>NOTES-SUMMARY</summary>", &[]));
     model.push(turn(protocol, "The notes are numbered lines.", &[]));
-    let env = env_for(&format!("small-three-{window}"), &model, protocol, window);
+    let env = TestEnv::with_model(
+        &format!("small-three-{window}"),
+        &model,
+        Provider::of(protocol).named("local").field(&format!("context_window: {}", window)),
+    );
     env.write("notes.txt", &numbered(lines));
     let run = env.run(&["-p", prompt, "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -227,7 +223,11 @@ fn emergency_after_the_first_tool_call(window: u64) {
     ));
     model.push(turn("openai", "<summary>EMERGENCY-SUMMARY</summary>", &[]));
     model.push(turn("openai", "a.txt holds numbered lines.", &[]));
-    let env = env_for(&format!("small-emergency-{window}"), &model, "openai", window);
+    let env = TestEnv::with_model(
+        &format!("small-emergency-{window}"),
+        &model,
+        Provider::of("openai").named("local").field(&format!("context_window: {}", window)),
+    );
     env.write("a.txt", &numbered(20));
     let run = env.run(&["-p", "what is in a.txt?", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -261,7 +261,11 @@ fn window_4096_a_prompt_bigger_than_the_window_fails_saying_why_and_what_to_do()
         400,
         r#"{"error":{"code":400,"message":"request (7100 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error"}}"#,
     ));
-    let env = env_for("small-too-big", &model, "openai", 4_096);
+    let env = TestEnv::with_model(
+        "small-too-big",
+        &model,
+        Provider::of("openai").named("local").field(&format!("context_window: {}", 4_096)),
+    );
     let prompt = format!("check this log:\n{}", "log entry: all systems nominal\n".repeat(560));
     let run = env.run(&["-p", &prompt]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);

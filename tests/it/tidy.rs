@@ -11,6 +11,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("digest", 0),
     ("sse", 0),
     ("text", 0),
+    ("test_golden", 0),
     ("test_rng", 0),
     ("url", 0),
     ("fsx", 0),

@@ -86,6 +86,40 @@ impl RecordedRequest {
         let name = name.to_ascii_lowercase();
         self.headers.iter().find(|(key, _)| *key == name).map(|(_, value)| value.as_str())
     }
+
+    /// The body as JSON (every model request is; panics with the body otherwise).
+    pub fn body_json(&self) -> &serde_json::Value {
+        self.json.as_ref().unwrap_or_else(|| panic!("not a JSON body: {}", self.body))
+    }
+
+    /// The `messages` array (both protocols).
+    pub fn messages(&self) -> Vec<serde_json::Value> {
+        self.body_json()["messages"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The text of every tool result the request carries, in order, whichever the protocol:
+    /// OpenAI `role: tool` messages, Anthropic `tool_result` blocks.
+    pub fn tool_results(&self) -> Vec<String> {
+        let text = |value: &serde_json::Value| match value {
+            serde_json::Value::String(text) => text.clone(),
+            serde_json::Value::Array(blocks) => {
+                blocks.iter().filter_map(|block| block["text"].as_str()).collect::<Vec<_>>().join("")
+            }
+            _ => String::new(),
+        };
+        let mut results = Vec::new();
+        for message in self.messages() {
+            if message["role"] == "tool" {
+                results.push(text(&message["content"]));
+            }
+            for block in message["content"].as_array().into_iter().flatten() {
+                if block["type"] == "tool_result" {
+                    results.push(text(&block["content"]));
+                }
+            }
+        }
+        results
+    }
 }
 
 struct Shared {

@@ -11,4 +11,4 @@ pub mod tmux;
 pub mod validate;
 
 pub use fake_model::{FakeModel, RecordedRequest, Reply};
-pub use project::{TempDir, TestEnv};
+pub use project::{Provider, TempDir, TestEnv};

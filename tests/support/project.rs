@@ -52,7 +52,88 @@ pub fn closed_port() -> u16 {
     listener.local_addr().expect("addr").port()
 }
 
+/// The provider entry `TestEnv::with_model` writes: `fake`, model `test-model`, key `k`, at a
+/// fake model, anthropic or openai, plus any other keys and any top-level YAML after it.
+#[derive(Clone, Debug)]
+pub struct Provider {
+    protocol: &'static str,
+    name: String,
+    model: String,
+    key: String,
+    /// More `key: value` pairs of the entry (`context_window: 4096`).
+    fields: Vec<String>,
+    /// YAML after `providers:` (hooks, mcp_servers, …).
+    rest: String,
+}
+
+impl Provider {
+    pub fn anthropic() -> Provider {
+        Provider::of("anthropic")
+    }
+
+    pub fn openai() -> Provider {
+        Provider::of("openai")
+    }
+
+    /// `protocol` by name (`anthropic` or `openai`), for tests run over both.
+    pub fn of(protocol: &str) -> Provider {
+        let protocol = if protocol == "anthropic" { "anthropic" } else { "openai" };
+        Provider {
+            protocol,
+            name: "fake".into(),
+            model: "test-model".into(),
+            key: "k".into(),
+            fields: Vec::new(),
+            rest: String::new(),
+        }
+    }
+
+    pub fn named(mut self, name: &str) -> Provider {
+        self.name = name.into();
+        self
+    }
+
+    pub fn model(mut self, model: &str) -> Provider {
+        self.model = model.into();
+        self
+    }
+
+    pub fn key(mut self, key: &str) -> Provider {
+        self.key = key.into();
+        self
+    }
+
+    /// Another `key: value` of the entry.
+    pub fn field(mut self, field: &str) -> Provider {
+        self.fields.push(field.into());
+        self
+    }
+
+    /// Top-level YAML after the providers (`hooks:\n  …`).
+    pub fn then(mut self, yaml: &str) -> Provider {
+        self.rest.push_str(yaml);
+        self
+    }
+
+    /// The user config with this entry pointing at `url` (the fake model's; openai gets `/v1`).
+    pub fn config_yaml(&self, url: &str) -> String {
+        let base = if self.protocol == "anthropic" { url.to_string() } else { format!("{url}/v1") };
+        let fields: String = self.fields.iter().map(|field| format!(", {field}")).collect();
+        format!(
+            "providers:\n  - {{name: {}, protocol: {}, model: {}, api_key: {}, base_url: \"{base}\"{fields}}}\n{}",
+            self.name, self.protocol, self.model, self.key, self.rest
+        )
+    }
+}
+
 impl TestEnv {
+    /// A temp project and MEWCODE_HOME whose user config has `provider` at `model`.
+    pub fn with_model(label: &str, model: &super::FakeModel, provider: Provider) -> TestEnv {
+        let env = TestEnv::new(label);
+        env.write_home("config.yaml", &provider.config_yaml(&model.url()));
+        env
+    }
+
     pub fn new(label: &str) -> TestEnv {
         let dir = TempDir::new(label);
         let project = dir.path().join("project");

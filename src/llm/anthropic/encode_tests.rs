@@ -348,3 +348,10 @@ fn request_settings_are_sent_last_on_anthropic_too() {
         .to_string()
     );
 }
+
+#[test]
+fn the_tool_loop_with_signed_thinking_is_encoded_as_the_golden_file() {
+    let request = tool_loop(vec![signed("Reading main first.", "sig-1")]);
+    let body = serde_json::to_string_pretty(&encode_request(&request, &config(true))).unwrap();
+    crate::test_golden::assert_golden("anthropic-tool-loop.json", &(body + "\n"));
+}

@@ -164,3 +164,9 @@ fn request_settings_are_sent_last_and_extra_body_cannot_touch_owned_keys() {
         .to_string()
     );
 }
+
+#[test]
+fn the_tool_loop_is_encoded_as_the_golden_file() {
+    let body = serde_json::to_string_pretty(&encode_request(&tool_loop("Let me look."), &config())).unwrap();
+    crate::test_golden::assert_golden("openai-tool-loop.json", &(body + "\n"));
+}
