@@ -10,7 +10,7 @@ use mewcode::agent::{Agent, Conversation, Event, ModeMatrix, Settings, Toolbox};
 use mewcode::cancel::CancelToken;
 use mewcode::llm::{Completion, Provider, StopReason, StreamEvent};
 use mewcode::mode::Mode;
-use mewcode::msg::{Message, Request, ToolCall};
+use mewcode::msg::{Request, ToolCall};
 use mewcode::tools::{Registry, Tool, ToolContext, ToolOutput};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -98,9 +98,9 @@ fn tool_phase(per_turn: usize) -> Duration {
         },
         context: mewcode::context::Context::default(),
     });
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
+    let conversation: Conversation = Arc::new(Mutex::new(mewcode::msg::History::new()));
     let (mut first, mut last) = (None, None);
-    for event in agent.run(conversation, Mode::Default, CancelToken::new()) {
+    for event in agent.run(conversation, "go".to_string(), Mode::Default, CancelToken::new()) {
         match event {
             Event::ToolStart { .. } => {
                 first.get_or_insert_with(Instant::now);

@@ -111,7 +111,8 @@ fn per_iteration(messages: usize) -> Duration {
     });
     let conversation: Conversation = Arc::new(Mutex::new(history(messages).into()));
     let started = Instant::now();
-    let events = agent.run(conversation, Mode::Default, CancelToken::new());
+    // What earlier turns left, then this run's prompt.
+    let events = agent.run(conversation, "go on".to_string(), Mode::Default, CancelToken::new());
     let mut iterations = 0u32;
     for event in events {
         if let Event::Iter(n) = event {

@@ -52,10 +52,12 @@ pub struct Outcome {
     pub error: Option<String>,
 }
 
-/// Runs the agent on the conversation and prints as it goes. Returns when the run is over.
+/// Runs the agent on `prompt` in the conversation and prints as it goes. Returns when the run
+/// is over.
 pub fn run(
     agent: &Arc<Agent>,
     conversation: Conversation,
+    prompt: String,
     mode: Mode,
     cancel: CancelToken,
     options: Options,
@@ -75,16 +77,11 @@ pub fn run(
         printer.event(Event::Notice(notice));
     }
     if compact_first {
-        // Its phases are shown like any; a failure is only a notice, and the run's own
-        // emergency compaction still stands behind the first request.
-        for event in agent.compact(Arc::clone(&conversation), mode, cancel.clone()) {
-            match event {
-                Event::Done(_) | Event::Error(_) => {}
-                other => printer.event(other),
-            }
-        }
+        // Before the first request, with the prompt in: its phases are shown like any, a
+        // failure is a notice, and emergency compaction still stands behind the request.
+        agent.compact_before_next_request();
     }
-    let events = agent.run(Arc::clone(&conversation), mode, cancel);
+    let events = agent.run(Arc::clone(&conversation), prompt, mode, cancel);
     let mut stop = None;
     for event in events {
         if let Event::Done(reason) = &event {

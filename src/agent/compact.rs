@@ -44,6 +44,12 @@ impl Agent {
         events_rx
     }
 
+    /// Summarises the conversation before the next request of the next run, after its prompt
+    /// (SPEC §8: a resumed history that nearly fills the window).
+    pub fn compact_before_next_request(&self) {
+        lock(&self.context.state).compact_first = true;
+    }
+
     /// The tools offered in `mode` (plan: read-only only).
     pub(super) fn tools_for(&self, mode: Mode) -> Vec<ToolDefinition> {
         if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() }
@@ -68,8 +74,10 @@ impl Agent {
         let estimate = state.estimate.with_overhead(self.overhead(tools));
         // In a small window the compacted conversation may sit near the threshold: summarise again
         // only once it grew, not on every iteration.
-        if !context::should_summarize(estimate, &self.context.config, &state.breaker)
-            || !context::grew_since_compaction(estimate, state.compacted_at, &limits)
+        let first = std::mem::take(&mut state.compact_first) && self.context.config.window > 0;
+        if !first
+            && (!context::should_summarize(estimate, &self.context.config, &state.breaker)
+                || !context::grew_since_compaction(estimate, state.compacted_at, &limits))
         {
             return true;
         }

@@ -2,7 +2,7 @@
 //! after a usage crossing the threshold, emergency compaction on prompt-too-long (once per
 //! iteration), the breaker, and the manual `/compact`.
 
-use super::tests::{Script, ScriptedProvider, done, text_turn, windowed_agent};
+use super::tests::{Script, ScriptedProvider, done, submit, text_turn, windowed_agent};
 use super::*;
 use crate::context::summary::SUMMARY_PROMPT;
 use crate::context::{Trigger, estimate_messages};
@@ -79,7 +79,7 @@ fn usage_over_the_threshold_compacts_before_the_next_request() {
         ScriptedProvider::new(vec![read_turn("r1", 75_000), summary_turn("SUMMARY-TEXT"), text_turn("finished")]);
     let agent = scripted_agent(provider.clone());
     let conversation = old_conversation(4);
-    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
     let requests = provider.requests();
@@ -121,7 +121,7 @@ fn prompt_too_long_compacts_and_retries_the_request_once() {
     let provider = ScriptedProvider::new(vec![too_long(), summary_turn("S1"), text_turn("fits now")]);
     let agent = scripted_agent(provider.clone());
     let conversation = old_conversation(6);
-    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(phases(&events), [("started", Trigger::Emergency), ("finished", Trigger::Emergency)]);
     let requests = provider.requests();
@@ -134,7 +134,7 @@ fn prompt_too_long_compacts_and_retries_the_request_once() {
     let provider = ScriptedProvider::new(vec![too_long(), summary_turn("S2"), too_long()]);
     let agent = scripted_agent(provider.clone());
     let conversation = old_conversation(6);
-    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Failed);
     assert_eq!(provider.requests().len(), 3);
     assert!(
@@ -160,7 +160,7 @@ fn three_automatic_failures_open_the_breaker() {
         text_turn("done"),
     ]);
     let agent = scripted_agent(provider.clone());
-    let (events, stop) = collect(agent.run(old_conversation(4), Mode::Default, CancelToken::new()));
+    let (events, stop) = collect(submit(&agent, &old_conversation(4), Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(provider.requests().len(), 8);
     assert_eq!(phases(&events).iter().filter(|(phase, _)| *phase == "failed").count(), 3);
@@ -202,7 +202,7 @@ fn a_small_window_compacts_a_three_message_conversation_and_restates_the_prompt(
     let provider = ScriptedProvider::new(vec![read_turn("r1", 2_940), summary_turn("SMALL"), text_turn("done")]);
     let agent = small_window_agent(provider.clone());
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("read the log")].into()));
-    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
     let requests = provider.requests();
@@ -220,7 +220,7 @@ fn a_latest_message_larger_than_a_small_window_fails_with_the_reason() {
     let provider = ScriptedProvider::new(vec![too_long()]);
     let agent = small_window_agent(provider.clone());
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("z".repeat(21_000))].into()));
-    let (events, stop) = collect(agent.run(conversation.clone(), Mode::Default, CancelToken::new()));
+    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Failed);
     assert_eq!(provider.requests().len(), 1, "no summary request: it could not help");
     let error = events

@@ -87,10 +87,19 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// Starts one run (one user turn) on a worker thread. The returned channel is rendezvous
-    /// (`bounded(0)`): the agent never runs ahead of what the front end has taken. `Done` is the
-    /// last event; a front end that sees the channel close without it treats the run as cancelled.
-    pub fn run(self: &Arc<Self>, conversation: Conversation, mode: Mode, cancel: CancelToken) -> Receiver<Event> {
+    /// Starts one run (one user turn) on `prompt` on a worker thread: the agent appends the
+    /// prompt to the conversation and its log (after the UserPromptSubmit hooks let it through),
+    /// then everything the turn adds; front ends only submit and render. The returned channel
+    /// is rendezvous (`bounded(0)`): the agent never runs ahead of what the front end has taken.
+    /// `Done` is the last event; a front end that sees the channel close without it treats the
+    /// run as cancelled.
+    pub fn run(
+        self: &Arc<Self>,
+        conversation: Conversation,
+        prompt: String,
+        mode: Mode,
+        cancel: CancelToken,
+    ) -> Receiver<Event> {
         // Capacity 0: strong back-pressure, the user sees every event before the next happens.
         let (events_tx, events_rx) = bounded(0);
         let agent = Arc::clone(self);
@@ -104,14 +113,21 @@ impl Agent {
                 // A user turn (not a sub-agent's run inside one): today's date and git state.
                 agent.toolbox.environment.refresh();
             }
-            let stop = agent.run_loop(&conversation, mode, &cancel, &events_tx);
+            let stop = agent.run_loop(&conversation, prompt, mode, &cancel, &events_tx);
             emit(&cancel, &events_tx, Event::Done(stop));
         });
         events_rx
     }
 
-    fn run_loop(&self, conversation: &Conversation, mode: Mode, cancel: &CancelToken, tx: &Sender<Event>) -> Stop {
-        let stop = run::Run::new(self, conversation, mode, cancel, tx).turns();
+    fn run_loop(
+        &self,
+        conversation: &Conversation,
+        prompt: String,
+        mode: Mode,
+        cancel: &CancelToken,
+        tx: &Sender<Event>,
+    ) -> Stop {
+        let stop = run::Run::new(self, conversation, mode, cancel, tx).turns(prompt);
         self.finish(conversation, stop)
     }
 

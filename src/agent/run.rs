@@ -82,10 +82,10 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The loop: the prompt's hooks, then query and act until a step stops the run or the
-    /// iteration cap does.
-    pub(super) fn turns(&mut self) -> Stop {
-        let steps = self.submit().and_then(|()| {
+    /// The loop: the prompt (through its hooks into the conversation), then query and act until
+    /// a step stops the run or the iteration cap does.
+    pub(super) fn turns(&mut self, prompt: String) -> Stop {
+        let steps = self.submit(prompt).and_then(|()| {
             for iteration in 1..=self.agent.settings.max_iterations {
                 let turn = self.query(iteration)?;
                 self.act(turn)?;
@@ -101,29 +101,24 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// UserPromptSubmit hooks on the prompt that starts the run (main agents only).
-    fn submit(&mut self) -> Result<(), Stop> {
-        if !self.agent.settings.turn_hooks {
-            return Ok(());
+    /// The prompt that starts the run: the UserPromptSubmit hooks (main agents only) may block
+    /// it, and then it never enters the conversation; otherwise it is appended and logged.
+    fn submit(&mut self, prompt: String) -> Result<(), Stop> {
+        if self.agent.settings.turn_hooks {
+            let outcome = self.agent.toolbox.hooks.user_prompt_submit(&prompt, self.cancel);
+            let blocked = self.report_hook(&outcome);
+            // `continue: false` wins over a block, as in Claude Code.
+            let refusal = match (&outcome.stop, blocked) {
+                (Some(reason), _) => Some(format!("the run was stopped: {reason}")),
+                (None, Some(reason)) => Some(format!("the prompt was blocked: {reason}")),
+                (None, None) => None,
+            };
+            if let Some(refusal) = refusal {
+                return Err(self.fail(Failure::hook(RefusedBy::Hook.text(&refusal))));
+            }
         }
-        let prompt =
-            lock(self.conversation).last().filter(|m| m.role == crate::msg::Role::User).map(|m| m.content.clone());
-        let Some(prompt) = prompt else { return Ok(()) };
-        let outcome = self.agent.toolbox.hooks.user_prompt_submit(&prompt, self.cancel);
-        let blocked = self.report_hook(&outcome);
-        // `continue: false` wins over a block, as in Claude Code.
-        let message = match (&outcome.stop, blocked) {
-            (Some(reason), _) => RefusedBy::Hook.text(&format!("the run was stopped: {reason}")),
-            (None, Some(reason)) => RefusedBy::Hook.text(&format!("the prompt was blocked: {reason}")),
-            (None, None) => return Ok(()),
-        };
-        // The prompt never reaches the model: take it back out so the history stays valid.
-        let mut history = lock(self.conversation);
-        let mut messages = history.to_vec();
-        messages.pop();
-        history.replace(messages);
-        drop(history);
-        Err(self.fail(Failure::hook(message)))
+        self.push(Message::user(prompt));
+        Ok(())
     }
 
     /// One model turn: context management, the request (compacting once and sending it again

@@ -10,7 +10,7 @@
 
 use super::{Agent, Conversation, Event, Settings, Stop, Toolbox};
 use crate::mode::Mode;
-use crate::msg::{Message, Role};
+use crate::msg::Role;
 use crate::tools::{Registry, Tool, ToolContext, ToolOutput};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -112,8 +112,8 @@ impl Tool for TaskTool {
             return ToolOutput::error("missing required string field: prompt");
         };
         let agent = Arc::new(self.subagent(&ctx.root));
-        let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
-        let events = agent.run(Arc::clone(&conversation), Mode::Plan, ctx.cancel.clone());
+        let conversation: Conversation = Arc::new(Mutex::new(crate::msg::History::new()));
+        let events = agent.run(Arc::clone(&conversation), prompt.to_string(), Mode::Plan, ctx.cancel.clone());
         let mut stop = Stop::Cancelled;
         let mut error = None;
         for event in events {

@@ -192,11 +192,29 @@ fn run(fixture: &Fixture, mode: Mode, answers: &[Approval]) -> (Conversation, Ve
     run_agent(&fixture.agent, mode, answers)
 }
 
+/// Starts `agent` on a conversation whose last message is the prompt: the prompt is taken out
+/// and submitted, so the agent appends it as a front end's would be.
+pub(super) fn submit(
+    agent: &Arc<Agent>,
+    conversation: &Conversation,
+    mode: Mode,
+    cancel: CancelToken,
+) -> Receiver<Event> {
+    let prompt = {
+        let mut history = lock(conversation);
+        let mut messages = history.to_vec();
+        let prompt = messages.pop().expect("a conversation ending with the prompt");
+        history.replace(messages);
+        prompt.content
+    };
+    agent.run(conversation.clone(), prompt, mode, cancel)
+}
+
 /// Runs one turn of `agent` on the prompt "do it" to the end, answering approvals with
 /// `answers` in order (a missing answer fails the test).
 pub(super) fn run_agent(agent: &Arc<Agent>, mode: Mode, answers: &[Approval]) -> (Conversation, Vec<Event>, Stop) {
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("do it")].into()));
-    let events = agent.run(conversation.clone(), mode, CancelToken::new());
+    let events = submit(agent, &conversation, mode, CancelToken::new());
     let mut answers = answers.iter();
     let mut seen = Vec::new();
     let mut stop = None;
@@ -404,7 +422,7 @@ fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
         fixture(vec![tool_turn(&[("1", "read", "{}"), ("2", "write", "{}")])], Duration::from_secs(30), false, 25);
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let cancel = CancelToken::new();
-    let events = fixture.agent.run(conversation.clone(), Mode::Bypass, cancel.clone());
+    let events = submit(&fixture.agent, &conversation, Mode::Bypass, cancel.clone());
     let started = Instant::now();
     let mut stop = None;
     for event in events {
@@ -432,7 +450,7 @@ fn cancel_while_the_model_is_silent_ends_promptly() {
     let fixture = fixture(vec![Script::HangUntilCancelled], Duration::ZERO, false, 25);
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let cancel = CancelToken::new();
-    let events = fixture.agent.run(conversation.clone(), Mode::Default, cancel.clone());
+    let events = submit(&fixture.agent, &conversation, Mode::Default, cancel.clone());
     assert!(matches!(events.recv().unwrap(), Event::Iter(1)));
     cancel.cancel();
     let rest: Vec<Event> = events.iter().collect();

@@ -1,7 +1,7 @@
 //! Usage through the agent loop with a scripted provider: estimated when the server sends none
 //! (and the context anchor then moves), and the silent-truncation check firing or not.
 
-use super::tests::{Script, ScriptedProvider, done, settings, windowed_agent};
+use super::tests::{Script, ScriptedProvider, done, settings, submit, windowed_agent};
 use super::usage::*;
 use super::*;
 use crate::context::{Context, tokens_for_chars};
@@ -20,7 +20,7 @@ fn usage(input_tokens: u64, cache_read: u64) -> Usage {
 /// Runs one turn on `prompt`; returns the conversation, the events and the stop.
 fn run_prompt(agent: &Arc<Agent>, prompt: &str) -> (Conversation, Vec<Event>, Stop) {
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
-    let events: Vec<Event> = agent.run(conversation.clone(), Mode::Default, CancelToken::new()).iter().collect();
+    let events: Vec<Event> = submit(agent, &conversation, Mode::Default, CancelToken::new()).iter().collect();
     let stop = events.iter().find_map(|event| if let Event::Done(stop) = event { Some(*stop) } else { None });
     (conversation, events, stop.expect("Done"))
 }
@@ -194,7 +194,7 @@ fn the_meter_counts_a_conversation_once_across_runs() {
     let agent = agent(provider.clone());
     let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("p".repeat(7_000))].into()));
     let run = |conversation: &Conversation| -> Vec<(Usage, bool)> {
-        usages(&agent.run(conversation.clone(), Mode::Default, CancelToken::new()).iter().collect::<Vec<_>>())
+        usages(&submit(&agent, conversation, Mode::Default, CancelToken::new()).iter().collect::<Vec<_>>())
     };
     let first = run(&conversation);
     lock(&conversation).push(Message::user("again"));

@@ -167,7 +167,7 @@ fn run_with_sessions(
         notices,
         compact_first: opened.compact_first,
     };
-    let outcome = headless::run(&agent, conversation, options.mode.unwrap_or_default(), cancel, output);
+    let outcome = headless::run(&agent, conversation, opened.prompt, options.mode.unwrap_or_default(), cancel, output);
     drop(agent);
     drop(mcp); // ends every MCP session; children are killed after 5 s
     match outcome.stop {

@@ -1,8 +1,9 @@
 //! Sessions at the wiring level: which session a run logs to (new, `--continue`, `--resume ID`),
 //! and the `mewcode sessions` subcommand.
 //!
-//! Invariant: a resumed log is reopened for append before the conversation is built, and the new
-//! prompt is logged before the agent starts, so every message of the run reaches the log. A log
+//! Invariant: a resumed log is reopened for append before the conversation is built and handed
+//! to the agent, which logs the prompt and everything after it, so every message of the run
+//! reaches the log. A log
 //! that cannot be created is a notice, never a failed run; a session that cannot be found or
 //! read is an error before anything runs.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -21,12 +22,14 @@ pub(super) struct PrintSession {
     pub recorder: Recorder,
     pub id: Option<String>,
     pub history: Vec<Message>,
+    /// The prompt to submit: the user's, with a resumed session's stale-files note.
+    pub prompt: String,
     pub notices: Vec<String>,
     /// The resumed history nearly fills the window: compact it before the run (SPEC §8).
     pub compact_first: bool,
 }
 
-/// Opens the session of a -p run and logs its prompt.
+/// Opens the session of a -p run (the agent logs its prompt).
 pub(super) fn open_print_session(
     context: &Context,
     resume: &Resume,
@@ -37,7 +40,7 @@ pub(super) fn open_print_session(
     let dir = session::sessions_dir(&context.root);
     let mut notices = Vec::new();
     let mut compact_first = false;
-    let (recorder, id, mut history, note) = match resume_id(&dir, resume, owner)? {
+    let (recorder, id, history, note) = match resume_id(&dir, resume, owner)? {
         Some(id) => {
             let window = provider.context_window;
             let resumed = session::resume_session(&dir, &id, &provider.model, window, session::now_s(), owner)
@@ -58,10 +61,8 @@ pub(super) fn open_print_session(
             }
         }
     };
-    let message = Message::user(session::with_note(prompt, note.as_deref()));
-    notices.extend(recorder.append(&message));
-    history.push(message);
-    Ok(PrintSession { recorder, id, history, notices, compact_first })
+    let prompt = session::with_note(prompt, note.as_deref());
+    Ok(PrintSession { recorder, id, history, prompt, notices, compact_first })
 }
 
 /// The session id a `--continue` / `--resume ID` names, checked to exist; `None` for a new one.

@@ -230,6 +230,10 @@ pub struct State {
     /// The estimate right after the last compaction of this conversation (for
     /// `grew_since_compaction`).
     pub compacted_at: Option<u64>,
+    /// Summarise before the next request whatever the threshold says: a resumed history nearly
+    /// fills the window (SPEC §8). Set by the front end, taken by the next request, after the
+    /// new prompt is in the conversation (so it is the latest message the summary keeps).
+    pub compact_first: bool,
 }
 
 impl State {

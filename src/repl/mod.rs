@@ -250,8 +250,9 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         let mut prompt = sessions::prepare_prompt(&mut session, &setup, line.trim_end());
         loop {
             let context = turn_context(&setup, editor.width(), &interrupts);
-            if std::mem::take(&mut session.compact_first) && run_compact(&mut session, &context) == TurnEnd::Quit {
-                return Outcome::Interrupted;
+            if std::mem::take(&mut session.compact_first) {
+                // Before the turn's first request, with its prompt in (SPEC §8).
+                session.agent.compact_before_next_request();
             }
             let end = run_turn(&mut session, &prompt, &context);
             // A blank line between the answer and the next status line.
@@ -295,14 +296,7 @@ pub fn ask_trust(root: &std::path::Path, items: &[String], color: bool, interrup
 
 /// What a turn (or a `/compact`) renders with.
 fn turn_context<'a>(setup: &'a Setup, width: usize, interrupts: &'a Interrupts) -> TurnContext<'a> {
-    TurnContext {
-        root: &setup.root,
-        color: setup.color,
-        animate: setup.animate,
-        width,
-        interrupts,
-        log: &setup.sessions.recorder,
-    }
+    TurnContext { root: &setup.root, color: setup.color, animate: setup.animate, width, interrupts }
 }
 
 /// `continue? [y/N]`, one key, default no.

@@ -10,9 +10,8 @@ use super::approve;
 use super::render::{Renderer, ToolEnd};
 use super::terminal::{ModeGuard, discard_typeahead};
 use super::{Interrupts, Session};
-use crate::agent::{CompactPhase, Event, Stop, lock};
+use crate::agent::{CompactPhase, Event, Stop};
 use crate::cancel::CancelToken;
-use crate::msg::Message;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::Write;
 use std::path::Path;
@@ -38,19 +37,14 @@ pub struct TurnContext<'a> {
     pub animate: bool,
     pub width: usize,
     pub interrupts: &'a Interrupts,
-    /// The session log the prompt is appended to (the agent logs the rest).
-    pub log: &'a crate::session::Recorder,
 }
 
 /// Runs one user turn to its end.
 pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> TurnEnd {
-    let message = Message::user(prompt);
-    lock(&session.conversation).push(message.clone());
-    let log_notice = context.log.append(&message);
     let cancel = CancelToken::new();
     let _echo = ModeGuard::without_echo();
-    let events = session.agent.run(session.conversation.clone(), session.mode, cancel.clone());
-    drive(session, &events, &cancel, context, log_notice)
+    let events = session.agent.run(session.conversation.clone(), prompt.to_string(), session.mode, cancel.clone());
+    drive(session, &events, &cancel, context)
 }
 
 /// `/compact`: compacts the conversation now, rendered like a turn (Ctrl-C cancels it).
@@ -58,23 +52,13 @@ pub fn run_compact(session: &mut Session, context: &TurnContext) -> TurnEnd {
     let cancel = CancelToken::new();
     let _echo = ModeGuard::without_echo();
     let events = session.agent.compact(session.conversation.clone(), session.mode, cancel.clone());
-    drive(session, &events, &cancel, context, None)
+    drive(session, &events, &cancel, context)
 }
 
 /// Renders a run's events until it ends, answering approvals and turning Ctrl-C into `cancel`.
-/// `log_notice` is the session log's one-time write-failure notice, shown first.
-fn drive(
-    session: &mut Session,
-    events: &Receiver<Event>,
-    cancel: &CancelToken,
-    context: &TurnContext,
-    log_notice: Option<String>,
-) -> TurnEnd {
+fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
     let mut seen = context.interrupts.count();
     let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.width);
-    if let Some(notice) = log_notice {
-        let _ = renderer.notice(&notice, Instant::now());
-    }
     let mut stop = None;
     let end = loop {
         let now = Instant::now();

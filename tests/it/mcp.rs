@@ -202,16 +202,17 @@ fn failing_servers_are_isolated_and_startup_takes_the_slowest_budget_not_the_sum
         [("MCP_PID_FILE", garbage.as_str()), ("MCP_PEER_PID_FILE", hang.as_str()), ("MCP_MET_FILE", met.as_str())],
         [("MCP_PID_FILE", hang.as_str()), ("MCP_PEER_PID_FILE", garbage.as_str()), ("MCP_MET_FILE", met.as_str())],
     );
-    // The good servers get a budget no loaded machine exhausts; the failing two burn their 2 s.
+    // The good servers get a budget no loaded machine exhausts; the failing two burn their 5 s
+    // (long enough for two interpreters to start side by side on a loaded machine).
     let started = start(&[
         stdio("good", "python3", &[raw, "ok"], &[("MCP_PID_FILE", &good)], 60),
         stdio("missing", "/nonexistent/mcp-server", &[], &[], 2),
-        stdio("garbage", "python3", &[raw, "garbage"], &garbage_env, 2),
-        stdio("hang", "python3", &[raw, "hang"], &hang_env, 2),
+        stdio("garbage", "python3", &[raw, "garbage"], &garbage_env, 5),
+        stdio("hang", "python3", &[raw, "hang"], &hang_env, 5),
         stdio("quitter", "python3", &[raw, "exit-after-list"], &[("MCP_PID_FILE", &quitter)], 60),
     ]);
     assert!(
-        started.elapsed >= Duration::from_secs(2),
+        started.elapsed >= Duration::from_secs(5),
         "the failing servers had their whole budget: {:?}",
         started.elapsed
     );
@@ -226,7 +227,7 @@ fn failing_servers_are_isolated_and_startup_takes_the_slowest_budget_not_the_sum
         })
         .collect();
     assert_eq!(failures.len(), 3, "{failures:?}");
-    assert!(failures[0].0 == "garbage" && failures[0].1.contains("initialize timed out after 2 s"), "{failures:?}");
+    assert!(failures[0].0 == "garbage" && failures[0].1.contains("initialize timed out after 5 s"), "{failures:?}");
     assert!(failures[1].0 == "hang" && failures[1].1.contains("initialize timed out"));
     assert!(failures[2].0 == "missing" && failures[2].1.contains("cannot start \"/nonexistent/mcp-server\""));
     let warned: Vec<&str> = started.start_warnings.iter().map(|warning| warning.source.as_str()).collect();

@@ -219,3 +219,20 @@ fn the_wiring_names_what_it_imports() {
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn front_ends_submit_prompts_and_never_write_messages() {
+    // The agent appends the prompt and everything after it to the conversation and its log;
+    // a front end that built or logged a message itself would bypass the prompt hooks.
+    let writes = regex::Regex::new(r"Message::(user|assistant|tool_results)\(|\.append\(&|\bpush\(Message").unwrap();
+    let problems: Vec<String> = src_files()
+        .into_iter()
+        .filter(|(rel, _)| {
+            ["repl/", "app/", "headless.rs", "doctor.rs", "mcp_cli.rs"].iter().any(|front| rel.starts_with(front))
+                && !is_test_file(rel)
+        })
+        .filter(|(_, text)| writes.is_match(&code_only(text.split("#[cfg(test)]").next().unwrap_or(text))))
+        .map(|(rel, _)| format!("{rel}: writes a message; submit the prompt with Agent::run instead"))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
