@@ -7,6 +7,7 @@
 
 pub mod expand;
 pub mod file;
+pub mod price;
 pub mod project;
 pub mod request;
 pub mod sandbox;
@@ -152,6 +153,8 @@ pub struct ProviderConfig {
     pub request: RequestSettings,
     /// The file the entry came from (display form), or "probe" for a detected local server.
     pub source: String,
+    /// The configured `price`, overriding the built-in table (`price::price_for`).
+    pub price: Option<price::Price>,
 }
 
 impl ProviderConfig {
@@ -177,6 +180,7 @@ impl ProviderConfig {
             text_tool_calls: true,
             request: RequestSettings::default(),
             source: String::new(),
+            price: None,
         }
     }
 
@@ -503,6 +507,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
         request: entry.request,
         base_url,
         source: display.to_string(),
+        price: entry.price,
     }
 }
 

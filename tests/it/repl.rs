@@ -316,7 +316,8 @@ fn a_restarted_stream_says_so_and_voids_the_partial_answer() {
     let screen = tmux.wait_for("Olá!");
     assert!(screen.contains("⟲ connection lost ("), "{screen}");
     // The engine's attempt number: the failed attempt was the first, so this is attempt 2.
-    assert!(screen.replace('\n', "").contains("retrying (2/3); the partial answer above is void"), "{screen}");
+    let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(joined.contains("retrying (2/3); the partial answer above is void"), "{screen}");
     assert!(screen.contains("Here is\n⟲"), "the partial text stays visible above the mark:\n{screen}");
 }
 

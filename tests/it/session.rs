@@ -200,9 +200,12 @@ fn repl_logs_each_conversation_clear_starts_another_and_resume_picks_one() {
     ids.sort_by_key(|id| !log_lines(&env, id)[1]["content"].as_str().unwrap().contains("alpha"));
     tmux.type_text("/resume");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("type its number to resume one");
-    let screen = tmux.screen();
-    assert!(screen.contains("alpha task") && screen.contains("beta task"), "{screen}");
+    tmux.wait_for("resume a session: type to filter");
+    let screen = tmux.wait_for("alpha task");
+    assert!(screen.contains("beta task"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("(resume cancelled)");
+    tmux.wait_for_prompt();
     tmux.type_text(&format!("/resume {}", ids[0]));
     tmux.keys(&["Enter"]);
     tmux.wait_for("messages)");
@@ -407,6 +410,7 @@ fn signed_and_redacted_thinking_come_back_byte_identical_after_continue() {
     assert!(!redacted["data"].as_str().unwrap().is_empty());
 }
 
+/// Where the picker cannot draw (`TERM=dumb`), `--resume` lists the sessions numbered instead.
 #[test]
 fn repl_resume_without_id_lists_sessions_and_a_number_picks_one() {
     use crate::repl::{env_for, messages, text_reply};
@@ -415,7 +419,7 @@ fn repl_resume_without_id_lists_sessions_and_a_number_picks_one() {
     model.push(text_reply("Picked up."));
     let env = env_for("repl-picker", &model);
     let id = session_id(&env.run(&["-p", "store the plan", "--output-format", "json"]).stdout);
-    let tmux = crate::support::tmux::Tmux::start(&env, &["--resume"], &[]);
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--resume"], &[("TERM", "dumb")]);
     tmux.wait_for("type its number to resume one");
     assert!(tmux.screen().contains(&format!("  1  {id}")), "{}", tmux.screen());
     tmux.wait_for_prompt();
