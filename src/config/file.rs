@@ -346,7 +346,7 @@ fn parse_price(map: &Mapping, path: &str, ctx: &FileContext) -> Result<Option<su
     for key in price.keys() {
         let known = ["input", "output", "cache_write", "cache_read"];
         if !key.as_str().is_some_and(|key| known.contains(&key)) {
-            let message = format!("unknown key {key:?}; expected {}", known.join(", "));
+            let message = format!("unknown key {}; expected {}", describe(key), known.join(", "));
             return Err(error(ctx, &path, message));
         }
     }

@@ -60,15 +60,12 @@ impl Picker {
         Picker { items, filter: String::new(), selected: 0 }
     }
 
-    /// Indexes of the items that contain every word of the filter, ignoring case, in list order.
+    /// Indexes of the items that contain the filter as typed (ignoring case and blanks at its
+    /// ends), in list order. A phrase, not separate words: `task 1` must not match every line
+    /// whose date has a 1 in it.
     pub fn matches(&self) -> Vec<usize> {
-        let words: Vec<String> = self.filter.split_whitespace().map(str::to_lowercase).collect();
-        (0..self.items.len())
-            .filter(|&index| {
-                let item = self.items[index].to_lowercase();
-                words.iter().all(|word| item.contains(word.as_str()))
-            })
-            .collect()
+        let filter = self.filter.trim().to_lowercase();
+        (0..self.items.len()).filter(|&index| self.items[index].to_lowercase().contains(&filter)).collect()
     }
 
     /// Applies one key.
@@ -265,10 +262,14 @@ mod tests {
         assert_eq!(picker.press(&PickerKey::Down), Step::Continue);
         assert_eq!(picker.press(&PickerKey::Down), Step::Continue);
         assert_eq!(picker.press(&PickerKey::Enter), Step::Picked(2));
-        for c in "PARSER".chars() {
+        for c in "PARSER ".chars() {
             picker.press(&PickerKey::Char(c));
         }
         assert_eq!(picker.matches(), vec![0, 2]);
+        picker.press(&PickerKey::Char('t'));
+        assert_eq!(picker.matches(), vec![2]);
+        picker.press(&PickerKey::Backspace);
+        picker.press(&PickerKey::Backspace);
         picker.press(&PickerKey::Down);
         assert_eq!(picker.press(&PickerKey::Enter), Step::Picked(2));
         picker.press(&PickerKey::Up);

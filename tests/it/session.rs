@@ -524,3 +524,114 @@ fn after_clear_hooks_see_the_new_session_id() {
         assert!(env.project.join(".mewcode/sessions").join(id).join("conversation.jsonl").is_file(), "{id}");
     }
 }
+
+#[test]
+fn damaged_lines_are_counted_when_resuming_in_print_mode_and_in_the_repl() {
+    use crate::repl::{env_for, text_reply};
+    let model = FakeModel::start();
+    model.push(text_reply("Noted."));
+    model.push(text_reply("Still here."));
+    let env = env_for("damaged", &model);
+    let id = session_id(&env.run(&["-p", "remember 42", "--output-format", "json"]).stdout);
+    let path = env.project.join(".mewcode/sessions").join(&id).join("conversation.jsonl");
+    let mut log = std::fs::read_to_string(&path).unwrap();
+    log.push_str("{\"role\":\"user\",\"content\":\"torn mid-wri\n\u{1}\u{2} not json at all\n");
+    std::fs::write(&path, log).unwrap();
+    let run = env.run(&["-p", "and now?", "-c"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("resumed with 2 damaged lines skipped"), "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "Still here.");
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--continue"], &[]);
+    let screen = tmux.wait_for(&format!("(resumed session {id}: 4 messages)"));
+    assert!(screen.contains("⚠ resumed with 2 damaged lines skipped"), "{screen}");
+}
+
+/// `count` sessions titled `task 01` (oldest) to `task NN` (newest), one minute apart, each with
+/// a question and an answer. Returns their ids, oldest first.
+fn plant_sessions(env: &TestEnv, count: u64) -> Vec<String> {
+    use mewcode::msg::Message;
+    use mewcode::session::{self, record};
+    let now = session::now_s();
+    (1..=count)
+        .map(|number| {
+            let time = now - (count - number + 1) * 60;
+            let id = session::format_id(time as i64, number as u16);
+            let title = format!("task {number:02}");
+            let log = [
+                record::render_meta(&session::Meta {
+                    version: 1,
+                    id: id.clone(),
+                    created: time,
+                    title: title.clone(),
+                    model: "test-model".into(),
+                    owner: None,
+                }),
+                record::render_message(&Message::user(&title), time, None),
+                record::render_message(&Message::assistant(format!("answer {number:02}")), time, Some("m")),
+            ];
+            let path = env.write(&format!(".mewcode/sessions/{id}/conversation.jsonl"), &(log.join("\n") + "\n"));
+            let modified = std::time::UNIX_EPOCH + Duration::from_secs(time);
+            std::fs::File::options().append(true).open(path).unwrap().set_modified(modified).unwrap();
+            id
+        })
+        .collect()
+}
+
+#[test]
+fn the_session_list_shows_one_screen_newest_first_and_the_rest_on_request() {
+    let model = FakeModel::start();
+    let env = env_for("list-one-screen", &model, "anthropic");
+    plant_sessions(&env, 37);
+    let pane = crate::support::tmux::Pane { rows: 20, ..Default::default() };
+    let tmux = crate::support::tmux::Tmux::start_with(&env, &["--resume"], &[("TERM", "dumb")], pane);
+    let screen = tmux.wait_for("… 21 older: /resume all lists every one");
+    let listed: Vec<&str> = screen.lines().filter(|line| line.contains("task ")).collect();
+    assert_eq!(listed.len(), 16, "{screen}");
+    assert!(listed[0].starts_with("   1  ") && listed[0].ends_with("task 37"), "newest first:\n{screen}");
+    assert!(listed[15].starts_with("  16  ") && listed[15].ends_with("task 22"), "{screen}");
+    tmux.wait_for_prompt();
+    tmux.type_text("/resume all");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(" 37  ");
+    let history = tmux.history();
+    assert!(history.lines().any(|line| line.starts_with("  37  ") && line.ends_with("task 01")), "{history}");
+}
+
+#[test]
+fn the_resume_picker_filters_by_typing_moves_with_arrows_and_esc_cancels() {
+    use crate::repl::{messages, text_reply};
+    let model = FakeModel::start();
+    model.push(text_reply("Back on task 05."));
+    let env = crate::repl::env_for("picker", &model);
+    let ids = plant_sessions(&env, 37);
+    let pane = crate::support::tmux::Pane { rows: 20, ..Default::default() };
+    let tmux = crate::support::tmux::Tmux::start_with(&env, &["--resume"], &[], pane);
+    let screen = tmux.wait_for("(0 above, 21 below; 16 of 37 shown)");
+    assert!(screen.lines().any(|line| line.starts_with("› ") && line.ends_with("task 37")), "{screen}");
+    tmux.type_text("task 1");
+    tmux.wait_for("filter: task 1");
+    tmux.keys(&["Down", "Down"]);
+    let selected = |screen: &str| screen.lines().find(|line| line.starts_with("› ")).map(str::to_string);
+    let screen =
+        tmux.wait_until("task 17 selected", |screen| selected(screen).is_some_and(|line| line.ends_with("task 17")));
+    assert_eq!(screen.lines().filter(|line| line.contains("test-model")).count(), 10, "task 10 to 19:\n{screen}");
+    tmux.keys(&["Up"]);
+    tmux.wait_until("task 18 selected", |screen| selected(screen).is_some_and(|line| line.ends_with("task 18")));
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("(resume cancelled)");
+    assert!(!screen.contains("filter:"), "the picker is erased:\n{screen}");
+    tmux.wait_for_prompt();
+    tmux.type_text("/resume");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("filter:");
+    tmux.type_text("task 05");
+    tmux.wait_for("filter: task 05");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&format!("(resumed session {}: 2 messages)", ids[4]));
+    tmux.wait_for_prompt();
+    tmux.type_text("go on");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Back on task 05.");
+    let texts: Vec<String> = messages(&model, 0).iter().map(user_text).collect();
+    assert_eq!(texts, vec!["task 05", "answer 05", "go on"]);
+}
