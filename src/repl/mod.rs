@@ -314,7 +314,9 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             say("");
             match end {
                 TurnEnd::Quit => return Outcome::Interrupted,
-                TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools) if ask_continue(&setup, &interrupts) => {
+                TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools)
+                    if ask_continue(&setup, session.screen.width, &interrupts) =>
+                {
                     prompt = CONTINUE_PROMPT.to_string();
                 }
                 TurnEnd::Stopped(
@@ -336,11 +338,23 @@ pub fn ask_trust(root: &std::path::Path, items: &[String], color: bool, width: u
         say_wrapped(color, "", &format!("  - {}", neutralize(item)), width, 4);
     }
     say_wrapped(color, DIM, "Trusting it lets these run and apply here; deny rules apply either way.", width, 0);
-    print!("{} ", paint(color, BOLD, "trust this project? [y/N]"));
+    const QUESTION: &str = "trust this project? [y/N]";
+    print!("{} ", paint(color, BOLD, QUESTION));
     let _ = std::io::Write::flush(&mut std::io::stdout());
     let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
-    say(if yes { "yes (remembered until these files change)" } else { "no (its config is ignored)" });
+    let answer = if yes { "yes (remembered until these files change)" } else { "no (its config is ignored)" };
+    say_answer(QUESTION, answer, width);
     yes
+}
+
+/// The answer to a one-key question, after the question when it fits on its line, else on the
+/// lines below (wrapped), so the terminal never breaks it mid-word.
+fn say_answer(question: &str, answer: &str, width: usize) {
+    if render::display_width(question) + 1 + render::display_width(answer) < width {
+        say(answer);
+    } else {
+        say(&format!("\n{}", wrap(answer, width, 0)));
+    }
 }
 
 /// What a turn (or a `/compact`) renders with.
@@ -356,11 +370,12 @@ fn turn_context<'a>(setup: &'a Setup, width: usize, interrupts: &'a Interrupts) 
 }
 
 /// `continue? [y/N]`, one key, default no.
-fn ask_continue(setup: &Setup, interrupts: &Interrupts) -> bool {
-    print!("{} ", paint(setup.color, BOLD, "continue? [y/N]"));
+fn ask_continue(setup: &Setup, width: usize, interrupts: &Interrupts) -> bool {
+    const QUESTION: &str = "continue? [y/N]";
+    print!("{} ", paint(setup.color, BOLD, QUESTION));
     let _ = std::io::Write::flush(&mut std::io::stdout());
     let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
-    say(if yes { "yes" } else { "no" });
+    say_answer(QUESTION, if yes { "yes" } else { "no" }, width);
     yes
 }
 

@@ -401,7 +401,8 @@ fn cost_after_clear_is_the_new_sessions_own_with_a_price_and_the_process_total()
     tmux.type_text("/clear");
     tmux.keys(&["Enter"]);
     tmux.wait_for("(new conversation)");
-    tmux.wait_for("· 0 tokens ·");
+    let screen = tmux.wait_for_prompt();
+    assert!(screen.trim_end().lines().rev().nth(1).is_some_and(|status| status.contains("· 0 tokens ·")), "{screen}");
     tmux.type_text("/cost");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("since mewcode started");

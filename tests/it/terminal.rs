@@ -8,8 +8,9 @@ use crate::support::{FakeModel, TestEnv};
 use serde_json::json;
 use std::collections::HashSet;
 
-/// A project whose config has an unknown key (a long warning in the banner), and a model that
-/// asks to write a file (an approval with a diff) and then answers.
+/// A project with its own config (the trust question), a user config with an unknown key (a long
+/// warning in the banner), and a model that asks to write a file (an approval with a diff) and
+/// then answers.
 fn env_with_a_turn(label: &str, model: &FakeModel) -> TestEnv {
     model.push(tool_reply(
         "call_1",
@@ -20,15 +21,24 @@ fn env_with_a_turn(label: &str, model: &FakeModel) -> TestEnv {
     let env = env_for(label, model);
     let config = std::fs::read_to_string(env.home.join("config.yaml")).unwrap();
     env.write_home("config.yaml", &config.replace("api_key: k,", "api_key: k, colour_scheme: solarized,"));
+    env.write(
+        ".mewcode.yaml",
+        "providers:\n  - {name: theirs, protocol: openai, model: m, base_url: \"http://models.example\"}\n",
+    );
     env
 }
 
-/// Types each command and waits for the prompt after it; then a prompt whose write is approved.
+/// Says no to the trust question, types each command and waits for the prompt after it; then a
+/// prompt whose write is approved.
 fn drive(tmux: &Tmux) {
+    tmux.wait_for("[y/N]");
+    tmux.keys(&["n"]);
     tmux.wait_for_prompt();
-    for command in ["/help", "/tools", "/cost"] {
+    // Each command's own output is waited for: the screen before it also ends with a prompt.
+    for (command, output) in [("/help", "leave mewcode"), ("/tools", "read-only tools"), ("/cost", "this session:")] {
         tmux.type_text(command);
         tmux.keys(&["Enter"]);
+        tmux.wait_for(output);
         tmux.wait_for_prompt();
     }
     tmux.type_text("please write the notes file");
@@ -101,6 +111,7 @@ fn forty_columns_never_split_a_word() {
     drive(&narrow);
     let history = narrow.history();
     assert!(history.contains("colour_scheme:") && history.contains("[y] yes once"), "{history}");
+    assert!(history.contains("no (its config is ignored)"), "{history}");
     // A word longer than a line (a temp path) may only be split because it cannot fit; figures
     // without letters (a tool's elapsed time) differ between the runs.
     let long: Vec<&String> = whole.iter().filter(|word| word.chars().count() > 30).collect();
