@@ -78,9 +78,10 @@ pub struct Setup<'a> {
     pub agent: Arc<Agent>,
     pub mode: Mode,
     pub warnings: Vec<Warning>,
-    /// Colour escapes allowed (stdout is a TTY, NO_COLOR unset).
+    /// Colour escapes allowed (stdout is a TTY, `TERM` not dumb, NO_COLOR unset).
     pub color: bool,
-    /// Stdout is a TTY (spinner).
+    /// Cursor movement allowed (stdout is a TTY, `TERM` not dumb): the spinner and the
+    /// `/resume` picker.
     pub animate: bool,
     pub connect: Connect<'a>,
     /// Asks a provider's server for its context window before `/model` switches to it (the

@@ -6,7 +6,8 @@
 //! line, which is only drawn at the start of an empty line and is wiped before anything else is
 //! written, so the cost of a token does not depend on how long the answer already is. All model
 //! and tool text goes through `text::neutralize` before it reaches the writer. Colour escapes are
-//! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY).
+//! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY
+//! and `TERM` is not dumb: `app::plan_terminal_style`).
 
 use crate::agent::Stop;
 use crate::mode::Mode;
