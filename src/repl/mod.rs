@@ -298,7 +298,12 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
                     }
                     seen_presses = interrupts.count();
                 }
-                Ok(command) => run_command(command, &mut session, &setup, &providers, &interrupts),
+                Ok(command) => {
+                    run_command(command, &mut session, &setup, &providers, &interrupts);
+                    // A Ctrl-C that cancelled the `/resume` picker was its answer, not a press
+                    // at the prompt.
+                    seen_presses = interrupts.count();
+                }
                 Err(message) => say(&paint(setup.color, RED, &message)),
             }
             editor.set_mode(session.mode);

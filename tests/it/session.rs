@@ -635,3 +635,25 @@ fn the_resume_picker_filters_by_typing_moves_with_arrows_and_esc_cancels() {
     let texts: Vec<String> = messages(&model, 0).iter().map(user_text).collect();
     assert_eq!(texts, vec!["task 05", "answer 05", "go on"]);
 }
+
+#[test]
+fn ctrl_c_cancels_the_picker_and_is_not_counted_as_a_press_at_the_prompt() {
+    let model = FakeModel::start();
+    let env = crate::repl::env_for("picker-ctrl-c", &model);
+    plant_sessions(&env, 3);
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--resume"], &[]);
+    tmux.wait_for("filter:");
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("(resume cancelled)");
+    tmux.wait_for_prompt();
+    tmux.type_text("/resume");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("filter:");
+    tmux.keys(&["C-c"]);
+    let screen = tmux.wait_until("cancelled twice", |screen| screen.matches("(resume cancelled)").count() == 2);
+    tmux.wait_for_prompt();
+    tmux.type_text("/mode");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("mode: default") + &screen;
+    assert!(!screen.contains("Ctrl-C again"), "{screen}");
+}
