@@ -354,7 +354,7 @@ OPTIONS
   --mode MODE          default | acceptEdits | plan | bypass
   -C, --cwd DIR        project root (default: current directory)
   -c, --continue       resume the most recent session of this project
-  --resume [ID]        resume session ID (no ID, REPL only: pick one from a list)
+  --resume [ID]        resume session ID (no ID, REPL only: pick one in the picker)
   --max-iterations N   (-p) the iteration cap (default 25; any positive number)
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity, notices or error line on stderr
@@ -366,6 +366,7 @@ ENVIRONMENT
   ANTHROPIC_API_KEY    key for anthropic providers without api_key
   OPENAI_API_KEY       key for openai providers without api_key
   NO_COLOR             no colours
+  TERM=dumb            no escape sequences at all (no colours, spinner or cursor movement)
 
 EXIT CODES
   0 done · 1 runtime failure · 2 usage or config error · 3 stopped by a limit (-p) · 130 interrupted

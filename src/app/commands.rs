@@ -83,7 +83,7 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
         settings_files: settings_files(&context.home, &context.root),
         mcp_report,
         sandbox: &sandbox,
-        color: std::io::stdout().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty()),
+        color: env.terminal_style(std::io::stdout().is_terminal()).color,
         net: &net,
     };
     doctor::run(&input);

@@ -98,6 +98,30 @@ impl Env {
     }
 }
 
+/// What may be written to a terminal: colour (SGR) escapes, and cursor movement (the spinner's
+/// redraws, the line editor's repainting, the `/resume` picker).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TerminalStyle {
+    pub color: bool,
+    pub cursor: bool,
+}
+
+/// The one decision about escapes, for every front end: none unless the stream is a terminal;
+/// `TERM=dumb` means neither colour nor cursor movement (SPEC §1.1; rustyline then reads plain
+/// lines too, by the same test); `NO_COLOR` with any non-empty value (no-color.org) means no
+/// colour, and leaves line editing as it is.
+pub fn plan_terminal_style(is_terminal: bool, term: Option<&str>, no_color: Option<&str>) -> TerminalStyle {
+    let capable = is_terminal && term != Some("dumb");
+    TerminalStyle { color: capable && no_color.is_none_or(str::is_empty), cursor: capable }
+}
+
+impl Env {
+    /// `plan_terminal_style` for a stream, with this environment's `TERM` and `NO_COLOR`.
+    pub fn terminal_style(&self, is_terminal: bool) -> TerminalStyle {
+        plan_terminal_style(is_terminal, self.get("TERM").as_deref(), self.get("NO_COLOR").as_deref())
+    }
+}
+
 /// Runs mewcode with the arguments after the program name.
 pub fn main(args: &[String]) -> Exit {
     let command = match parse_args(args) {
@@ -273,5 +297,20 @@ impl Context {
             warnings.push(Warning::new(file, problem.to_string()));
         }
         Ok(levels)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_need_a_terminal_that_is_not_dumb_and_colour_needs_no_no_color() {
+        let style = |color, cursor| TerminalStyle { color, cursor };
+        assert_eq!(plan_terminal_style(true, Some("xterm-256color"), None), style(true, true));
+        assert_eq!(plan_terminal_style(true, Some("xterm"), Some("")), style(true, true));
+        assert_eq!(plan_terminal_style(true, Some("xterm"), Some("1")), style(false, true));
+        assert_eq!(plan_terminal_style(true, Some("dumb"), None), style(false, false));
+        assert_eq!(plan_terminal_style(false, Some("xterm"), None), style(false, false));
     }
 }

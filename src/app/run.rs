@@ -153,7 +153,7 @@ fn run_with_sessions(
     install_interrupt_handler(&cancel);
     let conversation = Arc::new(Mutex::new(opened.history.into()));
     let format = options.output_format.unwrap_or(OutputFormat::Text);
-    let color = std::io::stderr().is_terminal() && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
+    let color = env.terminal_style(std::io::stderr().is_terminal()).color;
     let mut notices = opened.notices;
     if sandbox.is_degraded() {
         notices.insert(0, sandbox.summary());
@@ -264,9 +264,9 @@ pub(super) fn run_repl(
     };
     let recorder = crate::session::Recorder::default();
     let first_id = crate::session::new_id();
-    let stdout_is_terminal = std::io::stdout().is_terminal();
-    let color = stdout_is_terminal && env.get("NO_COLOR").is_none_or(|value| value.is_empty());
-    let editor = match repl::LineEditor::open(context.home.join("history"), color) {
+    let style = env.terminal_style(std::io::stdout().is_terminal());
+    let color = style.color;
+    let mut editor = match repl::LineEditor::open(context.home.join("history"), color) {
         Ok(editor) => editor,
         Err(message) => return Exit::Runtime(message),
     };
@@ -276,7 +276,7 @@ pub(super) fn run_repl(
     install_repl_interrupt_handler(&interrupts);
     let mut trusted_now = None;
     let untrusted = context.untrusted_items(config, options);
-    if !untrusted.is_empty() && repl::ask_trust(&context.root, &untrusted, color, &interrupts) {
+    if !untrusted.is_empty() && repl::ask_trust(&context.root, &untrusted, color, editor.screen().width, &interrupts) {
         if let Err(message) = config::trust::save_trust(&context.home, &context.root) {
             warnings.push(Warning::new("trust", format!("could not remember the answer: {message}")));
         }
@@ -338,7 +338,7 @@ pub(super) fn run_repl(
         mode: options.mode.unwrap_or_default(),
         warnings,
         color,
-        animate: stdout_is_terminal,
+        animate: style.cursor,
         connect,
         discover: Box::new(|provider| {
             let net = NetEnv::from_vars(env.pairs());

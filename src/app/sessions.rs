@@ -46,6 +46,7 @@ pub(super) fn open_print_session(
             let resumed = session::resume_session(&dir, &id, &provider.model, window, session::now_s(), owner)
                 .map_err(session_exit)?;
             notices.extend(resumed.not_owned_note.clone());
+            notices.extend(resumed.damaged_note.clone());
             notices.extend(resumed.stale_note.clone());
             compact_first = resumed.needs_compaction;
             (Recorder::new(resumed.writer), Some(id), resumed.messages, resumed.stale_note)

@@ -54,6 +54,8 @@ pub struct ProviderEntry {
     pub text_tool_calls: Option<bool>,
     /// `temperature`, `top_p`, `headers`, `extra_body`.
     pub request: RequestSettings,
+    /// `price: {input, output[, cache_write, cache_read]}`, USD per million tokens (`/cost`).
+    pub price: Option<super::price::Price>,
 }
 
 /// Everything one file declares.
@@ -95,6 +97,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "top_p",
     "headers",
     "extra_body",
+    "price",
 ];
 const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "timeout_s", "trust_hints"];
 const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s", "trust_hints"];
@@ -324,7 +327,48 @@ fn parse_provider(
         compact_at,
         text_tool_calls,
         request: parse_request_settings(map, &path, ctx)?,
+        price: parse_price(map, &path, ctx)?,
     })
+}
+
+/// `price: {input: 3.0, output: 15.0, cache_write: 3.75, cache_read: 0.3}`: USD per million
+/// tokens; `input` and `output` are required, the cache rates default from `input`.
+fn parse_price(map: &Mapping, path: &str, ctx: &FileContext) -> Result<Option<super::price::Price>, ConfigError> {
+    let path = join(path, "price");
+    let price = match map.get("price") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Mapping(price)) => price,
+        Some(other) => {
+            let message = format!("expected {{input: N, output: N}} in USD per million tokens, got {}", kind(other));
+            return Err(error(ctx, &path, message));
+        }
+    };
+    for key in price.keys() {
+        let known = ["input", "output", "cache_write", "cache_read"];
+        if !key.as_str().is_some_and(|key| known.contains(&key)) {
+            let message = format!("unknown key {}; expected {}", describe(key), known.join(", "));
+            return Err(error(ctx, &path, message));
+        }
+    }
+    let rate = |key: &str| -> Result<Option<f64>, ConfigError> {
+        match opt_f64(price, key, &path, ctx)? {
+            Some(value) if !(value >= 0.0 && value.is_finite()) => {
+                Err(error(ctx, &join(&path, key), format!("expected a price >= 0, got {value}")))
+            }
+            value => Ok(value),
+        }
+    };
+    let required = |key: &str| -> Result<f64, ConfigError> {
+        rate(key)?.ok_or_else(|| error(ctx, &join(&path, key), "missing (USD per million tokens)".to_string()))
+    };
+    let mut resolved = super::price::Price::new(required("input")?, required("output")?);
+    if let Some(value) = rate("cache_write")? {
+        resolved.cache_write = value;
+    }
+    if let Some(value) = rate("cache_read")? {
+        resolved.cache_read = value;
+    }
+    Ok(Some(resolved))
 }
 
 /// An MCP server entry; `Err` is the reason it is skipped. `type` may be left out, as Claude

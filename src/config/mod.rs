@@ -7,6 +7,7 @@
 
 pub mod expand;
 pub mod file;
+pub mod price;
 pub mod project;
 pub mod request;
 pub mod sandbox;
@@ -153,6 +154,8 @@ pub struct ProviderConfig {
     pub request: RequestSettings,
     /// The file the entry came from (display form), or "probe" for a detected local server.
     pub source: String,
+    /// The configured `price`, overriding the built-in table (`price::price_for`).
+    pub price: Option<price::Price>,
 }
 
 impl ProviderConfig {
@@ -178,6 +181,7 @@ impl ProviderConfig {
             text_tool_calls: true,
             request: RequestSettings::default(),
             source: String::new(),
+            price: None,
         }
     }
 
@@ -504,6 +508,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
         request: entry.request,
         base_url,
         source: display.to_string(),
+        price: entry.price,
     }
 }
 

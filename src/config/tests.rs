@@ -93,6 +93,18 @@ fn provider_errors_name_file_and_key_path() {
             ".mewcode.yaml: providers[0].max_tokens_field: expected max_tokens|max_completion_tokens",
         ),
         (
+            "providers:\n  - {name: a, protocol: openai, model: m, price: {input: 3}}\n",
+            ".mewcode.yaml: providers[0].price.output: missing (USD per million tokens)",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, price: {input: 3, output: -1}}\n",
+            ".mewcode.yaml: providers[0].price.output: expected a price >= 0, got -1",
+        ),
+        (
+            "providers:\n  - {name: a, protocol: openai, model: m, price: {in: 3, output: 1}}\n",
+            ".mewcode.yaml: providers[0].price: unknown key \"in\"; expected input, output, cache_write, cache_read",
+        ),
+        (
             "providers:\n  - {name: a, protocol: openai, model: m, text_tool_calls: sometimes}\n",
             ".mewcode.yaml: providers[0].text_tool_calls: expected auto|off, got \"sometimes\"",
         ),
@@ -304,6 +316,22 @@ fn request_settings_are_read_with_variables_expanded() {
             .unwrap_or_default(),
     };
     assert_eq!(config.providers[0].request, expected);
+}
+
+#[test]
+fn a_providers_price_overrides_the_table_and_cache_rates_default_from_input() {
+    let fixture = Fixture::new("price");
+    fixture.write(
+        "home/config.yaml",
+        "providers:\n  - {name: a, protocol: anthropic, model: claude-sonnet-4-5, price: {input: 2, output: 10, cache_read: 0.5}}\n  - {name: b, protocol: anthropic, model: claude-sonnet-4-5}\n",
+    );
+    let (config, warnings) = fixture.load(false, None, &[]).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let configured = super::price::Price { input: 2.0, output: 10.0, cache_write: 2.5, cache_read: 0.5 };
+    assert_eq!(config.providers[0].price, Some(configured));
+    assert_eq!(config.providers[1].price, None);
+    let table = super::price::price_for(config.providers[1].price, &config.providers[1].model);
+    assert_eq!(table.map(|price| (price.input, price.output)), Some((3.0, 15.0)));
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 use super::Interrupts;
 use super::diff::unified_diff;
-use super::render::{BOLD, CYAN, DIM, GREEN, RED, YELLOW, paint};
+use super::render::{BOLD, CYAN, DIM, GREEN, RED, YELLOW, display_width, paint, wrap};
 use super::terminal::{Key, read_key};
 use crate::agent::{Approval, ApprovalRequest};
 use crate::text::neutralize;
@@ -17,31 +17,40 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
 
+/// The key legend the prompt ends with, and with what follows it on its line.
+const KEYS: &str = "[y] yes once  [a] always  [n] no";
+const LEGEND: &str = "[y] yes once  [a] always  [n] no › ";
+
 /// Files larger than this are not read for a preview.
 const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
 /// Context lines around each change.
 const DIFF_CONTEXT: usize = 3;
 
-/// Shows the request on `out`, waits for one key and returns the answer (echoed).
+/// Shows the request on `out` (word-wrapped to `width`), waits for one key and returns the
+/// answer (echoed).
 pub fn ask(
     request: &ApprovalRequest,
     root: &Path,
     color: bool,
+    width: usize,
     interrupts: &Interrupts,
     out: &mut impl Write,
 ) -> Approval {
     let preview = load_edit_preview(root, &request.call.name, &request.call.input);
-    let text = render_request(request, preview.as_deref(), color);
+    let text = render_request(request, preview.as_deref(), color, width);
     if write!(out, "{text}").and_then(|()| out.flush()).is_err() {
         return Approval::Deny;
     }
     let answer = parse_answer(read_key(interrupts));
-    let echo = match answer {
-        Approval::Once => paint(color, GREEN, "yes, once"),
-        Approval::Always => paint(color, GREEN, "yes, always"),
-        Approval::Deny => paint(color, RED, "no"),
+    let (echo, code) = match answer {
+        Approval::Once => ("yes, once", GREEN),
+        Approval::Always => ("yes, always", GREEN),
+        Approval::Deny => ("no", RED),
     };
-    let _ = writeln!(out, "{echo}").and_then(|()| out.flush());
+    // The answer goes after the legend when it fits there, else on a line of its own.
+    let room = width.saturating_sub(display_width(LEGEND) + 1);
+    let before = if display_width(echo) <= room { "" } else { "\n" };
+    let _ = writeln!(out, "{before}{}", paint(color, code, echo)).and_then(|()| out.flush());
     answer
 }
 
@@ -55,15 +64,20 @@ pub fn parse_answer(key: Key) -> Approval {
 }
 
 /// The whole prompt, ending with the key legend (no newline: the answer is echoed after it).
-pub fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool) -> String {
+/// Every line is word-wrapped to `width` (nothing is cut); a wrapped diff line repeats its
+/// `+`/`-`/` ` marker on each row, so every row on screen says which side it belongs to.
+pub fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool, width: usize) -> String {
     let mut text = String::new();
     let title = format!("⚠ {} needs your approval ({})", request.call.name, request.rule_name);
-    text.push_str(&paint(color, YELLOW, &paint(color, BOLD, &reveal(&title))));
+    text.push_str(&paint(color, YELLOW, &paint(color, BOLD, &wrap(&reveal(&title), width, 2))));
     text.push('\n');
-    text.push_str(&paint(color, DIM, &reveal(&format!("  reason: {}", request.reason))));
+    text.push_str(&paint(color, DIM, &wrap(&reveal(&format!("  reason: {}", request.reason)), width, 4)));
     text.push('\n');
     let hidden: &[&str] = if preview.is_some() { &["old_string", "new_string", "content"] } else { &[] };
-    text.push_str(&reveal(&render_arguments(&request.call.input, hidden)));
+    for line in reveal(&render_arguments(&request.call.input, hidden)).lines() {
+        text.push_str(&wrap(line, width, 6));
+        text.push('\n');
+    }
     if let Some(diff) = preview {
         for line in diff.lines() {
             let code = match line.as_bytes().first() {
@@ -74,12 +88,12 @@ pub fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: b
                 Some(_) | None => "",
             };
             // A CRLF file's lines keep their `\r`; it is a line ending, not content to show.
-            let shown = reveal(line.strip_suffix('\r').unwrap_or(line));
+            let shown = wrap_diff_line(&reveal(line.strip_suffix('\r').unwrap_or(line)), width);
             text.push_str(&if code.is_empty() { shown } else { paint(color, code, &shown) });
             text.push('\n');
         }
     }
-    text.push_str(&paint(color, BOLD, "[y] yes once  [a] always  [n] no"));
+    text.push_str(&paint(color, BOLD, KEYS));
     text.push_str(" › ");
     text
 }
@@ -201,6 +215,21 @@ fn apply_edit(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Str
         _ if replace_all => Ok(text.replace(old, new)),
         count => Err(format!("old_string matches {count} times and replace_all is not set")),
     }
+}
+
+/// One diff line word-wrapped to `width`: a `+`, `-` or ` ` line's marker starts every row it
+/// takes; headers and notes get an indented continuation.
+fn wrap_diff_line(line: &str, width: usize) -> String {
+    let marker = match line.chars().next() {
+        Some(marker @ ('+' | '-' | ' ')) if !line.starts_with("+++") && !line.starts_with("---") => marker,
+        Some(_) | None => return wrap(line, width, 4),
+    };
+    let body = &line[marker.len_utf8()..];
+    wrap(body, width.saturating_sub(1), 0)
+        .split('\n')
+        .map(|row| format!("{marker}{row}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Neutralised text with invisible and line-separator characters spelled out as `\u{..}`, so

@@ -103,7 +103,7 @@ fn the_prompt_shows_everything_inert_and_untruncated() {
         reason: "Bash changes things; mode default asks first".into(),
         respond,
     };
-    let prompt = render_request(&request, None, false);
+    let prompt = render_request(&request, None, false, 200);
     assert!(!prompt.contains('\x1b') && !prompt.contains('\r'), "{prompt:?}");
     assert!(prompt.contains("␛[2K^M[y] yes once\\u{200b}; rm -rf ~"), "{prompt}");
     assert!(
@@ -122,9 +122,34 @@ fn the_prompt_colours_the_diff_and_hides_the_raw_strings() {
         reason: "r".into(),
         respond,
     };
-    let prompt = render_request(&request, Some("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"), true);
+    let prompt = render_request(&request, Some("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"), true, 200);
     assert!(prompt.contains("  path: f\n"), "{prompt}");
     assert!(!prompt.contains("old_string"), "{prompt}");
     assert!(prompt.contains("\x1b[31m-a\x1b[0m\n\x1b[32m+b\x1b[0m\n"), "{prompt:?}");
     assert_eq!(render_arguments(r#"{"a":"x\ny","n":3}"#, &[]), "  a:\n    x\n    y\n  n: 3\n");
+}
+
+#[test]
+fn a_narrow_prompt_wraps_between_words_and_marks_every_diff_row() {
+    let (respond, _answers) = crossbeam_channel::bounded(1);
+    let request = ApprovalRequest {
+        call: ToolCall { id: "1".into(), name: "edit_file".into(), input: edit("f", "a", "b") },
+        rule_name: "Edit".into(),
+        reason: "editing files needs approval in the default mode; acceptEdits allows it".into(),
+        respond,
+    };
+    let diff = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+let greeting = concatenate(first_word, second_word);\n";
+    let prompt = render_request(&request, Some(diff), false, 40);
+    assert_eq!(
+        prompt,
+        "⚠ edit_file needs your approval (Edit)\n\
+         \x20 reason: editing files needs approval\n\
+         \x20   in the default mode; acceptEdits\n\
+         \x20   allows it\n\
+         \x20 path: f\n\
+         --- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\
+         +let greeting = concatenate(first_word,\n\
+         +second_word);\n\
+         [y] yes once  [a] always  [n] no › "
+    );
 }

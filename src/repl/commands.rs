@@ -38,13 +38,43 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/mode [NAME]", "show or set the permission mode (default, acceptEdits, plan, bypass); Shift-Tab cycles it"),
     ("/model [PROVIDER[/MODEL]]", "list the configured providers, or switch provider and model"),
     ("/compact", "summarise the conversation to free context"),
-    ("/resume [N|ID]", "list this project's sessions, or continue one (by number or id)"),
+    ("/resume [N|ID|all]", "pick one of this project's sessions, or continue one by number or id"),
     ("/clear", "start a new conversation"),
     ("/tools", "list the tools the model can use"),
     ("/mcp", "show the MCP servers and their tools"),
-    ("/cost", "tokens used this session"),
+    ("/cost", "tokens used this session, and their cost when the model's price is known"),
     ("/exit", "leave mewcode (Ctrl-D does too)"),
 ];
+
+/// The first sentence of a tool's description, on one line, without its final period (`/tools`).
+/// A sentence ends at a period followed by whitespace or the end, or at a blank line; a period
+/// is not an end when the word it closes has another period in it (`e.g.`, `i.e.`, `U.S.`) or
+/// when the next word starts with a lower-case letter (`etc. and`, `vs. grep`). Periods inside
+/// a word (`3.11`, `Node.js`, `README.md`) are never followed by whitespace, so never ends.
+pub fn first_sentence(description: &str) -> String {
+    let text = description.trim();
+    let paragraph = text.split("\n\n").next().unwrap_or(text);
+    let mut end = paragraph.len();
+    for (index, c) in paragraph.char_indices() {
+        if c != '.' {
+            continue;
+        }
+        let rest = &paragraph[index + 1..];
+        let followed_by_blank = rest.chars().next().is_none_or(char::is_whitespace);
+        if !followed_by_blank {
+            continue;
+        }
+        let word = paragraph[..index].rsplit(char::is_whitespace).next().unwrap_or("");
+        let abbreviation = word.contains('.');
+        let continues = rest.trim_start().chars().next().is_some_and(char::is_lowercase);
+        if !abbreviation && !continues {
+            end = index;
+            break;
+        }
+    }
+    let sentence = paragraph[..end].split_whitespace().collect::<Vec<_>>().join(" ");
+    sentence.trim_end_matches('.').to_string()
+}
 
 /// Parses a line starting with `/`. `Err` carries the message to show.
 pub fn parse_command(line: &str) -> Result<Command, String> {
@@ -153,6 +183,26 @@ mod tests {
         assert!(parse_command("/mode turbo").unwrap_err().contains("unknown mode \"turbo\""));
         assert!(parse_command("/exit now").unwrap_err().contains("takes no argument"));
         assert!(parse_command("/model a b").unwrap_err().contains("unexpected argument"));
+    }
+
+    #[test]
+    fn first_sentence_ends_at_a_real_sentence_end() {
+        let cases = [
+            ("Reads a file. Returns numbered lines.", "Reads a file"),
+            ("Runs a command (e.g. `ls -la`) in bash. Output is capped.", "Runs a command (e.g. `ls -la`) in bash"),
+            ("Finds text, i.e. a regex. Fast.", "Finds text, i.e. a regex"),
+            ("Needs Python 3.11 or later. Else fails.", "Needs Python 3.11 or later"),
+            ("Edits README.md and Node.js files. Next.", "Edits README.md and Node.js files"),
+            ("Lists files, dirs etc. and links. Next.", "Lists files, dirs etc. and links"),
+            ("Wraps\nacross  lines. Second.", "Wraps across lines"),
+            ("First paragraph without a period\n\nSecond paragraph.", "First paragraph without a period"),
+            ("Ends with its period.", "Ends with its period"),
+            ("No period at all", "No period at all"),
+            ("", ""),
+        ];
+        for (description, expected) in cases {
+            assert_eq!(first_sentence(description), expected, "{description:?}");
+        }
     }
 
     #[test]

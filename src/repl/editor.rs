@@ -111,7 +111,17 @@ impl LineEditor {
 
     /// Terminal width in columns (80 when unknown).
     pub fn width(&mut self) -> usize {
-        usize::from(self.editor.dimensions().map_or(80, |(columns, _)| columns)).max(20)
+        self.screen().width
+    }
+
+    /// Terminal size (80 × 20 when unknown, as under `TERM=dumb`).
+    pub fn screen(&mut self) -> super::Screen {
+        match self.editor.dimensions() {
+            Some((columns, rows)) => {
+                super::Screen { width: usize::from(columns).max(20), height: usize::from(rows).max(5) }
+            }
+            None => super::Screen::default(),
+        }
     }
 
     /// The provider names `/model` completes.

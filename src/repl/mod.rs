@@ -12,6 +12,7 @@ pub mod approve;
 pub mod commands;
 pub mod diff;
 mod editor;
+pub mod picker;
 pub mod render;
 pub mod sessions;
 mod terminal;
@@ -19,14 +20,15 @@ mod turn;
 
 use crate::agent::{Agent, Conversation, Stop};
 use crate::config::ProviderConfig;
+use crate::config::price::{Price, price_for};
 use crate::mode::Mode;
 use crate::msg::{History, Usage};
 use crate::text::neutralize;
 use crate::warning::Warning;
-use commands::{COMMANDS, Command, ModelChoice, parse_command};
+use commands::{COMMANDS, Command, ModelChoice, first_sentence, parse_command};
 pub use editor::LineEditor;
 use editor::{Input, StatusFigures};
-use render::{BOLD, DIM, RED, YELLOW, human_count, paint};
+use render::{BOLD, DIM, RED, YELLOW, human_count, paint, wrap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -76,9 +78,10 @@ pub struct Setup<'a> {
     pub agent: Arc<Agent>,
     pub mode: Mode,
     pub warnings: Vec<Warning>,
-    /// Colour escapes allowed (stdout is a TTY, NO_COLOR unset).
+    /// Colour escapes allowed (stdout is a TTY, `TERM` not dumb, NO_COLOR unset).
     pub color: bool,
-    /// Stdout is a TTY (spinner).
+    /// Cursor movement allowed (stdout is a TTY, `TERM` not dumb): the spinner and the
+    /// `/resume` picker.
     pub animate: bool,
     pub connect: Connect<'a>,
     /// Asks a provider's server for its context window before `/model` switches to it (the
@@ -106,6 +109,20 @@ pub enum Outcome {
     Failed(String),
 }
 
+/// The terminal's size, read before each prompt (what wrapping and the session list fit into).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Screen {
+    pub width: usize,
+    pub height: usize,
+}
+
+impl Default for Screen {
+    /// What is assumed when the terminal does not say.
+    fn default() -> Screen {
+        Screen { width: 80, height: 20 }
+    }
+}
+
 /// The state of one session: provider, agent, conversation, mode and token accounting.
 pub struct Session {
     pub provider: ProviderConfig,
@@ -114,10 +131,13 @@ pub struct Session {
     pub agent_session: String,
     pub conversation: Conversation,
     pub mode: Mode,
-    /// Everything used this session.
+    /// Everything used this session (since start-up, the last `/clear` or `/resume`).
     pub usage: Usage,
     /// Some of `usage` was estimated from characters (the server sent none).
     pub usage_estimated: bool,
+    /// What the sessions this process left before (by `/clear` or `/resume`) used, with their
+    /// cost at the prices of the time: `/cost` adds it up to the process total.
+    pub earlier: Spent,
     /// The last response's prompt + output: how full the context window is.
     pub context_used: u64,
     /// `context_used` is an estimate (no usage from the server, or counted after a compaction).
@@ -128,6 +148,40 @@ pub struct Session {
     pub picking: bool,
     /// A resumed history nearly fills the window: compact it before the next turn.
     pub compact_first: bool,
+    /// The terminal's size when the last input was read.
+    pub screen: Screen,
+}
+
+/// Tokens and cost of sessions already left.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spent {
+    pub usage: Usage,
+    pub estimated: bool,
+    /// USD; `None` once a session used a model without a known price.
+    pub cost: Option<f64>,
+    /// Sessions counted.
+    pub sessions: usize,
+}
+
+impl Session {
+    /// The session changes (`/clear`, `/resume`): its usage joins `earlier` and counting starts
+    /// again, so `/cost` and the status line speak of the session on screen.
+    pub fn start_accounting(&mut self) {
+        if self.usage.total() > 0 {
+            let cost = price_for(self.provider.price, &self.provider.model).map(|price| price.cost(&self.usage));
+            let first = self.earlier.sessions == 0;
+            self.earlier.usage.add(&self.usage);
+            self.earlier.estimated |= self.usage_estimated;
+            self.earlier.cost = match (first, self.earlier.cost, cost) {
+                (true, _, cost) => cost,
+                (false, Some(before), Some(cost)) => Some(before + cost),
+                (false, None, _) | (false, _, None) => None,
+            };
+            self.earlier.sessions += 1;
+        }
+        self.usage = Usage::default();
+        self.usage_estimated = false;
+    }
 }
 
 /// What a Ctrl-C at the prompt means.
@@ -174,14 +228,16 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         mode: setup.mode,
         usage: Usage::default(),
         usage_estimated: false,
+        earlier: Spent::default(),
         context_used: 0,
         context_estimated: false,
         note: None,
         picking: false,
         compact_first: false,
+        screen: editor.screen(),
     };
     print_banner(&setup, &session);
-    sessions::start(&mut session, &setup);
+    sessions::start(&mut session, &setup, &interrupts);
     let mut last_interrupt: Option<Instant> = None;
     let mut seen_presses = interrupts.count();
     loop {
@@ -222,6 +278,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         last_interrupt = None;
         // Shift-Tab at the prompt changed the editor's mode; it is the session's from now on.
         session.mode = editor.mode();
+        session.screen = editor.screen();
         let trimmed = line.trim();
         if trimmed.is_empty() {
             continue;
@@ -241,7 +298,12 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
                     }
                     seen_presses = interrupts.count();
                 }
-                Ok(command) => run_command(command, &mut session, &setup, &providers),
+                Ok(command) => {
+                    run_command(command, &mut session, &setup, &providers, &interrupts);
+                    // A Ctrl-C that cancelled the `/resume` picker was its answer, not a press
+                    // at the prompt.
+                    seen_presses = interrupts.count();
+                }
                 Err(message) => say(&paint(setup.color, RED, &message)),
             }
             editor.set_mode(session.mode);
@@ -259,7 +321,9 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             say("");
             match end {
                 TurnEnd::Quit => return Outcome::Interrupted,
-                TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools) if ask_continue(&setup, &interrupts) => {
+                TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools)
+                    if ask_continue(&setup, session.screen.width, &interrupts) =>
+                {
                     prompt = CONTINUE_PROMPT.to_string();
                 }
                 TurnEnd::Stopped(
@@ -274,24 +338,30 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
 
 /// The trust gate's question (SPEC §1.2): what the project's own config would enable, then
 /// `[y/N]`, one key, default no. Everything listed comes from the repository and is neutralised.
-pub fn ask_trust(root: &std::path::Path, items: &[String], color: bool, interrupts: &Interrupts) -> bool {
-    println!(
-        "{}",
-        paint(
-            color,
-            YELLOW,
-            &format!("This project ({}) has its own mewcode config:", neutralize(&root.display().to_string()))
-        )
-    );
+pub fn ask_trust(root: &std::path::Path, items: &[String], color: bool, width: usize, interrupts: &Interrupts) -> bool {
+    let root = neutralize(&root.display().to_string());
+    say_wrapped(color, YELLOW, &format!("This project ({root}) has its own mewcode config:"), width, 0);
     for item in items {
-        println!("  - {}", neutralize(item));
+        say_wrapped(color, "", &format!("  - {}", neutralize(item)), width, 4);
     }
-    println!("{}", paint(color, DIM, "Trusting it lets these run and apply here; deny rules apply either way."));
-    print!("{} ", paint(color, BOLD, "trust this project? [y/N]"));
+    say_wrapped(color, DIM, "Trusting it lets these run and apply here; deny rules apply either way.", width, 0);
+    const QUESTION: &str = "trust this project? [y/N]";
+    print!("{} ", paint(color, BOLD, QUESTION));
     let _ = std::io::Write::flush(&mut std::io::stdout());
     let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
-    say(if yes { "yes (remembered until these files change)" } else { "no (its config is ignored)" });
+    let answer = if yes { "yes (remembered until these files change)" } else { "no (its config is ignored)" };
+    say_answer(QUESTION, answer, width);
     yes
+}
+
+/// The answer to a one-key question, after the question when it fits on its line, else on the
+/// lines below (wrapped), so the terminal never breaks it mid-word.
+fn say_answer(question: &str, answer: &str, width: usize) {
+    if render::display_width(question) + 1 + render::display_width(answer) < width {
+        say(answer);
+    } else {
+        say(&format!("\n{}", wrap(answer, width, 0)));
+    }
 }
 
 /// What a turn (or a `/compact`) renders with.
@@ -300,15 +370,17 @@ fn turn_context<'a>(setup: &'a Setup, width: usize, interrupts: &'a Interrupts) 
 }
 
 /// `continue? [y/N]`, one key, default no.
-fn ask_continue(setup: &Setup, interrupts: &Interrupts) -> bool {
-    print!("{} ", paint(setup.color, BOLD, "continue? [y/N]"));
+fn ask_continue(setup: &Setup, width: usize, interrupts: &Interrupts) -> bool {
+    const QUESTION: &str = "continue? [y/N]";
+    print!("{} ", paint(setup.color, BOLD, QUESTION));
     let _ = std::io::Write::flush(&mut std::io::stdout());
     let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
-    say(if yes { "yes" } else { "no" });
+    say_answer(QUESTION, if yes { "yes" } else { "no" }, width);
     yes
 }
 
 fn print_banner(setup: &Setup, session: &Session) {
+    let width = session.screen.width;
     let title = format!(
         "mewcode {} · {} · {} · mode {}",
         setup.version,
@@ -316,33 +388,38 @@ fn print_banner(setup: &Setup, session: &Session) {
         neutralize(&session.provider.model),
         session.mode
     );
-    say(&paint(setup.color, BOLD, &title));
-    say(&paint(setup.color, DIM, "/help for commands · Shift-Tab cycles the mode · Ctrl-C cancels · Ctrl-D exits"));
+    say_wrapped(setup.color, BOLD, &title, width, 2);
+    let keys = "/help for commands · Shift-Tab cycles the mode · Ctrl-C cancels · Ctrl-D exits";
+    say_wrapped(setup.color, DIM, keys, width, 0);
     let (summary, status) = &setup.sandbox;
     let colour = match status {
         crate::confine::Status::Confined { .. } => DIM,
         crate::confine::Status::Unavailable { .. } => YELLOW,
         crate::confine::Status::Off { .. } => RED,
     };
-    say(&paint(setup.color, colour, &neutralize(summary)));
+    say_wrapped(setup.color, colour, &neutralize(summary), width, 2);
     for warning in &setup.warnings {
-        say(&paint(setup.color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string()))));
+        say_wrapped(setup.color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())), width, 2);
     }
 }
 
-fn run_command(command: Command, session: &mut Session, setup: &Setup, providers: &[ProviderConfig]) {
+fn run_command(
+    command: Command,
+    session: &mut Session,
+    setup: &Setup,
+    providers: &[ProviderConfig],
+    interrupts: &Interrupts,
+) {
     let color = setup.color;
+    let width = session.screen.width;
     match command {
         Command::Help => {
-            for (usage, help) in COMMANDS {
-                say(&format!("  {usage:<28} {help}"));
+            for line in render_help(width) {
+                say(&line);
             }
-            say(&paint(
-                color,
-                DIM,
-                "  keys: Shift-Tab cycles the mode · `\\` at the end of a line or Alt-Enter continues it",
-            ));
-            say(&paint(color, DIM, "        Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits"));
+            let keys = "keys: Shift-Tab cycles the mode · `\\` at the end of a line or Alt-Enter continues it · \
+                        Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits";
+            say_wrapped(color, DIM, &format!("  {keys}"), width, 8);
         }
         Command::Mode(None) => say(&format!("mode: {}", session.mode)),
         Command::Mode(Some(mode)) => {
@@ -355,40 +432,54 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
                 let provider = if is_current { &session.provider } else { provider };
                 let current = if is_current { "*" } else { " " };
                 let window = human_count(provider.context_window);
-                say(&neutralize(&format!(
+                let line = neutralize(&format!(
                     "{current} {:<12} {:<10} {}  (context {window}, {})",
                     provider.name,
                     provider.protocol.as_str(),
                     provider.model,
                     provider.window_source.describe(),
-                )));
+                ));
+                say_wrapped(color, "", &line, width, 4);
             }
-            say(&paint(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL"));
+            say_wrapped(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL", width, 0);
         }
         Command::Model(Some(choice)) => switch_model(&choice, session, setup, providers),
         // Handled by the loop, which renders it like a turn.
         Command::Compact => {}
-        Command::Resume(None) => session.picking = sessions::list(setup),
+        Command::Resume(None) => sessions::choose(session, setup, interrupts),
+        Command::Resume(Some(all)) if all == "all" => session.picking = sessions::list(setup, session.screen, true),
         Command::Resume(Some(choice)) => sessions::pick(session, setup, &choice),
         Command::Mcp => {
             let report = (setup.mcp_status)();
             let report = if report.trim().is_empty() { "no MCP servers configured".to_string() } else { report };
-            say(&neutralize(report.trim_end()));
+            say_wrapped(color, "", &neutralize(report.trim_end()), width, 4);
         }
         Command::Clear => {
             session.conversation = Arc::new(Mutex::new(History::new()));
             session.context_used = 0;
             session.note = None;
+            session.start_accounting();
             sessions::clear(setup);
             say(&paint(color, DIM, "(new conversation)"));
         }
         Command::Tools => {
             for definition in session.agent.registry.definitions() {
-                let summary = definition.description.split(". ").next().unwrap_or("").trim_end_matches('.');
-                say(&neutralize(&format!("  {:<12} {summary}", definition.name)));
+                let summary = first_sentence(&definition.description);
+                say_wrapped(color, "", &neutralize(&format!("  {:<12} {summary}", definition.name)), width, 15);
             }
         }
-        Command::Cost => say(&render_cost(&session.usage, session.usage_estimated)),
+        Command::Cost => {
+            let price = price_for(session.provider.price, &session.provider.model);
+            let cost = Cost {
+                usage: &session.usage,
+                estimated: session.usage_estimated,
+                model: &session.provider.model,
+                price,
+            };
+            for line in render_cost(&cost, &session.earlier).lines() {
+                say_wrapped(color, "", line, width, 4);
+            }
+        }
         Command::Exit => {}
     }
 }
@@ -431,24 +522,104 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
             )));
             session.provider = provider;
         }
-        Err(message) => say(&paint(setup.color, RED, &neutralize(&format!("/model: {message}")))),
+        Err(message) => {
+            say_wrapped(setup.color, RED, &neutralize(&format!("/model: {message}")), session.screen.width, 2)
+        }
     }
 }
 
-/// `/cost`: the session's tokens; `~` and a note when some were estimated from characters
-/// because the server sent no usage.
-pub fn render_cost(usage: &Usage, estimated: bool) -> String {
+/// What `/cost` reports on: this session's usage and the price of the model in use.
+pub struct Cost<'a> {
+    pub usage: &'a Usage,
+    /// Some of `usage` was estimated from characters.
+    pub estimated: bool,
+    pub model: &'a str,
+    /// `config::price::price_for` the provider in use.
+    pub price: Option<Price>,
+}
+
+/// `/cost`: the session's tokens and, when the model's price is known, what they cost; `~` and a
+/// note when some were estimated from characters because the server sent no usage; and, after
+/// `/clear` or `/resume`, the total since mewcode started.
+pub fn render_cost(cost: &Cost, earlier: &Spent) -> String {
+    let usage = cost.usage;
     let prompt_tokens = usage.input_tokens + usage.cache_write + usage.cache_read;
     let hit_rate = (usage.cache_read * 100).checked_div(prompt_tokens).unwrap_or(0);
-    let mark = if estimated { "~" } else { "" };
-    let mut line = format!(
+    let mark = if cost.estimated { "~" } else { "" };
+    let mut text = format!(
         "this session: {mark}{} input · {mark}{} output · {} cache write · {} cache read ({hit_rate}% of prompt tokens from cache)",
         usage.input_tokens, usage.output_tokens, usage.cache_write, usage.cache_read
     );
-    if estimated {
-        line.push_str("\n  ~ estimated from characters (3.5 per token): the server sent no usage for some responses");
+    let model = neutralize(cost.model);
+    let session_cost = cost.price.map(|price| price.cost(usage));
+    match (cost.price, session_cost) {
+        (Some(price), Some(usd)) => text.push_str(&format!(
+            "\n  about {} at {model} prices (USD per million tokens: {} input, {} output, {} cache write, {} cache read)",
+            format_usd(usd),
+            format_rate(price.input),
+            format_rate(price.output),
+            format_rate(price.cache_write),
+            format_rate(price.cache_read)
+        )),
+        (None, _) | (_, None) => text.push_str(&format!(
+            "\n  no price known for {model}: set price: {{input: N, output: N}} (USD per million tokens) on the provider"
+        )),
     }
-    line
+    if cost.estimated {
+        text.push_str("\n  ~ estimated from characters (3.5 per token): the server sent no usage for some responses");
+    }
+    if earlier.sessions > 0 {
+        let mut total = earlier.usage;
+        total.add(usage);
+        let mark = if cost.estimated || earlier.estimated { "~" } else { "" };
+        let usd = match (earlier.cost, session_cost) {
+            (Some(before), Some(now)) => format!(", about {}", format_usd(before + now)),
+            (Some(_) | None, _) => String::new(),
+        };
+        text.push_str(&format!(
+            "\nsince mewcode started ({} sessions): {mark}{} input · {mark}{} output · {} cache write · {} cache read{usd}",
+            earlier.sessions + 1,
+            total.input_tokens,
+            total.output_tokens,
+            total.cache_write,
+            total.cache_read
+        ));
+    }
+    text
+}
+
+/// A rate as configured: `3`, `0.3`, `0.075` (at most 4 decimals, no float noise).
+fn format_rate(usd_per_million: f64) -> String {
+    let text = format!("{usd_per_million:.4}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `$0.0042` under a cent, `$1.23` above.
+fn format_usd(usd: f64) -> String {
+    if usd < 0.01 { format!("${usd:.4}") } else { format!("${usd:.2}") }
+}
+
+/// `/help`: each command with its help, two columns on a wide terminal, the help below the
+/// command on a narrow one; word-wrapped either way.
+fn render_help(width: usize) -> Vec<String> {
+    const USAGE_COLUMNS: usize = 28;
+    COMMANDS
+        .iter()
+        .map(|(usage, help)| {
+            if width >= 2 * USAGE_COLUMNS + 8 {
+                wrap(&format!("  {usage:<USAGE_COLUMNS$} {help}"), width, USAGE_COLUMNS + 3)
+            } else {
+                format!("  {usage}\n{}", wrap(&format!("      {help}"), width, 6))
+            }
+        })
+        .collect()
+}
+
+/// One line of our own (already neutralised) on stdout, word-wrapped to `width` with continuation
+/// lines indented by `hang`, in colour `code` ("" for none) when `color` is on.
+pub(crate) fn say_wrapped(color: bool, code: &str, text: &str, width: usize, hang: usize) {
+    let text = wrap(text, width, hang);
+    say(&if code.is_empty() { text } else { paint(color, code, &text) });
 }
 
 /// One line on stdout; a closed stdout is not worth failing over.
@@ -476,16 +647,45 @@ mod tests {
     }
 
     #[test]
-    fn cost_marks_estimated_figures() {
+    fn cost_marks_estimated_figures_and_prices_known_models() {
         let usage = Usage { input_tokens: 1_200, output_tokens: 30, cache_write: 0, cache_read: 0 };
+        let local = Cost { usage: &usage, estimated: false, model: "qwen3", price: None };
         assert_eq!(
-            render_cost(&usage, false),
-            "this session: 1200 input · 30 output · 0 cache write · 0 cache read (0% of prompt tokens from cache)"
+            render_cost(&local, &Spent::default()),
+            "this session: 1200 input · 30 output · 0 cache write · 0 cache read (0% of prompt tokens from cache)\n  \
+             no price known for qwen3: set price: {input: N, output: N} (USD per million tokens) on the provider"
         );
+        let estimated = Cost { estimated: true, model: "m", price: Some(Price::new(3.0, 15.0)), ..local };
         assert_eq!(
-            render_cost(&usage, true),
+            render_cost(&estimated, &Spent::default()),
             "this session: ~1200 input · ~30 output · 0 cache write · 0 cache read (0% of prompt tokens from cache)\n  \
+             about $0.0040 at m prices (USD per million tokens: 3 input, 15 output, 3.75 cache write, 0.3 cache read)\n  \
              ~ estimated from characters (3.5 per token): the server sent no usage for some responses"
+        );
+    }
+
+    #[test]
+    fn cost_after_clear_is_the_new_sessions_with_the_process_total_below() {
+        let earlier = Spent {
+            usage: Usage { input_tokens: 1_000_000, output_tokens: 0, cache_write: 0, cache_read: 0 },
+            estimated: false,
+            cost: Some(3.0),
+            sessions: 1,
+        };
+        let usage = Usage { input_tokens: 10, output_tokens: 2, cache_write: 0, cache_read: 0 };
+        let cost = Cost {
+            usage: &usage,
+            estimated: false,
+            model: "claude-sonnet-4-5",
+            price: price_for(None, "claude-sonnet-4-5"),
+        };
+        let text = render_cost(&cost, &earlier);
+        assert!(text.starts_with("this session: 10 input · 2 output ·"), "{text}");
+        assert!(
+            text.ends_with(
+                "\nsince mewcode started (2 sessions): 1000010 input · 2 output · 0 cache write · 0 cache read, about $3.00"
+            ),
+            "{text}"
         );
     }
 

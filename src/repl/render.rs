@@ -6,7 +6,8 @@
 //! line, which is only drawn at the start of an empty line and is wiped before anything else is
 //! written, so the cost of a token does not depend on how long the answer already is. All model
 //! and tool text goes through `text::neutralize` before it reaches the writer. Colour escapes are
-//! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY).
+//! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY
+//! and `TERM` is not dumb: `app::plan_terminal_style`).
 
 use crate::agent::Stop;
 use crate::mode::Mode;
@@ -47,6 +48,10 @@ pub struct Renderer<W: Write> {
     word_width: usize,
     /// Blanks before that word, held back too: at a wrap they are dropped, not left dangling.
     blanks: usize,
+    /// Columns of indentation a wrapped (continuation) line starts with (0 for answer text).
+    hang: usize,
+    /// A word was written on the current line (only then can a wrap make room).
+    word_on_line: bool,
     /// Answer text was shown since the last iteration began (a restart voids it).
     shown_text: bool,
     spinner: Option<Spinner>,
@@ -96,6 +101,8 @@ impl<W: Write> Renderer<W> {
             word: String::new(),
             word_width: 0,
             blanks: 0,
+            hang: 0,
+            word_on_line: false,
             shown_text: false,
             spinner: None,
             thinking: None,
@@ -149,7 +156,7 @@ impl<W: Write> Renderer<W> {
         self.settle(now)?;
         let void = if self.shown_text { "; the partial answer above is void" } else { "" };
         let line = format!("⟲ connection lost ({}), retrying ({restart}/{max}){void}", neutralize(reason));
-        self.wrapped_line(YELLOW, &line)?;
+        self.wrapped_line(YELLOW, &line, 2)?;
         self.shown_text = false;
         self.start_spinner("reconnecting", now);
         self.out.flush()
@@ -160,7 +167,7 @@ impl<W: Write> Renderer<W> {
     /// waits to retry rather than for the model.
     pub fn retry(&mut self, description: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
-        self.wrapped_line(YELLOW, &format!("⟲ {}", neutralize(description)))?;
+        self.wrapped_line(YELLOW, &format!("⟲ {}", neutralize(description)), 2)?;
         self.start_spinner("waiting to retry", now);
         self.out.flush()
     }
@@ -189,7 +196,7 @@ impl<W: Write> Renderer<W> {
         self.line(&format!("{bullet} {}  {time}", neutralize(call.trim_end())))?;
         if !result.is_empty() {
             let result = format!("  ⎿ {}", neutralize(result));
-            self.wrapped_line(if is_error { RED } else { DIM }, &result)?;
+            self.wrapped_line(if is_error { RED } else { DIM }, &result, 4)?;
         }
         if let Some(tool) = self.tools.first() {
             let label = if self.tools.len() == 1 {
@@ -205,14 +212,14 @@ impl<W: Write> Renderer<W> {
     /// Something the user should know, dimmed.
     pub fn notice(&mut self, text: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
-        self.wrapped_line(DIM, &format!("· {}", neutralize(text)))?;
+        self.wrapped_line(DIM, &format!("· {}", neutralize(text)), 2)?;
         self.out.flush()
     }
 
     /// A failure, in red.
     pub fn error(&mut self, text: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
-        self.wrapped_line(RED, &format!("✗ error: {}", neutralize(text)))?;
+        self.wrapped_line(RED, &format!("✗ error: {}", neutralize(text)), 2)?;
         self.out.flush()
     }
 
@@ -305,6 +312,7 @@ impl<W: Write> Renderer<W> {
         if self.column > 0 {
             self.out.write_all(b"\n")?;
             self.column = 0;
+            self.word_on_line = false;
         }
         Ok(())
     }
@@ -315,9 +323,11 @@ impl<W: Write> Renderer<W> {
         writeln!(self.out, "{text}")
     }
 
-    /// Writes a line of our own (already neutralised) in one colour, word-wrapped like text.
-    fn wrapped_line(&mut self, code: &str, text: &str) -> io::Result<()> {
+    /// Writes a line of our own (already neutralised) in one colour, word-wrapped like text,
+    /// continuation lines indented by `hang` columns.
+    fn wrapped_line(&mut self, code: &str, text: &str, hang: usize) -> io::Result<()> {
         self.end_line()?;
+        self.hang = hang;
         if self.color {
             write!(self.out, "\x1b[{code}m")?;
         }
@@ -328,6 +338,7 @@ impl<W: Write> Renderer<W> {
         if self.color {
             self.out.write_all(b"\x1b[0m")?;
         }
+        self.hang = 0;
         self.end_line()
     }
 
@@ -338,6 +349,7 @@ impl<W: Write> Renderer<W> {
                 self.blanks = 0;
                 self.out.write_all(b"\n")?;
                 self.column = 0;
+                self.word_on_line = false;
             }
             ' ' | '\t' => {
                 self.flush_word()?;
@@ -345,7 +357,8 @@ impl<W: Write> Renderer<W> {
             }
             _ => {
                 let width = char_width(c);
-                if self.word_width + width > self.width {
+                // A word longer than a whole (continuation) line is the one thing split.
+                if self.word_width + width > self.width.saturating_sub(self.hang).max(1) {
                     self.flush_word()?;
                 }
                 self.word.push(c);
@@ -361,9 +374,12 @@ impl<W: Write> Renderer<W> {
         if self.word.is_empty() {
             return Ok(());
         }
-        if self.column > 0 && self.column + self.blanks + self.word_width > self.width {
+        if self.word_on_line && self.column + self.blanks + self.word_width > self.width {
             self.out.write_all(b"\n")?;
-            self.column = 0;
+            for _ in 0..self.hang {
+                self.out.write_all(b" ")?;
+            }
+            self.column = self.hang;
             self.blanks = 0;
         }
         let blanks = self.blanks.min(self.width.saturating_sub(self.word_width + self.column));
@@ -372,11 +388,29 @@ impl<W: Write> Renderer<W> {
         }
         self.out.write_all(self.word.as_bytes())?;
         self.column += blanks + self.word_width;
+        self.word_on_line = true;
         self.word.clear();
         self.word_width = 0;
         self.blanks = 0;
         Ok(())
     }
+}
+
+/// `text` word-wrapped to `width` columns (at least 20) by the one rule the streamed answer
+/// follows: lines break between words, a wrapped line does not start with the blank that
+/// separated it, only a word longer than a line is split, and explicit newlines stay. Lines after
+/// a wrap start with `hang` blanks (continuation lines of an indented item). `text` must be
+/// plain (neutralised, not yet painted): escapes would count as columns. No trailing newline is
+/// added.
+pub fn wrap(text: &str, width: usize, hang: usize) -> String {
+    let mut renderer = Renderer::new(Vec::new(), false, false, width);
+    renderer.hang = hang.min(renderer.width / 2);
+    // Writing to a Vec cannot fail.
+    for c in text.chars() {
+        let _ = renderer.push_char(c);
+    }
+    let _ = renderer.flush_word();
+    String::from_utf8(renderer.out).unwrap_or_default()
 }
 
 /// `12 ms` under a second, `1.2 s` above.

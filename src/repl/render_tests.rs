@@ -106,7 +106,7 @@ fn restart_marks_the_partial_answer_void_and_notices_and_errors_get_their_own_li
     renderer.done(Stop::Cancelled, now).unwrap();
     assert_eq!(
         output(renderer),
-        "Half an ans\n⟲ connection lost (connection reset), retrying (1/2); the partial answer above\nis void\n\
+        "Half an ans\n⟲ connection lost (connection reset), retrying (1/2); the partial answer above\n  is void\n\
          Whole answer.\n· stopped: reached the limit\n✗ error: boom\n(cancelled)\n"
     );
 }
@@ -215,4 +215,36 @@ fn a_whole_turn_renders_as_the_golden_file_in_colour() {
     renderer.error("network error: connection refused", now).unwrap();
     renderer.done(Stop::IterationLimit, now).unwrap();
     crate::test_golden::assert_golden("repl-turn.txt", &output(renderer));
+}
+
+#[test]
+fn wrap_breaks_between_words_with_a_hanging_indent() {
+    let check = |text: &str, width: usize, hang: usize, expected: &str| {
+        assert_eq!(wrap(text, width, hang), expected, "{text:?} at {width}");
+    };
+    check("short line", 40, 0, "short line");
+    check(
+        "This project has its own mewcode config which would enable these servers",
+        40,
+        0,
+        "This project has its own mewcode config\nwhich would enable these servers",
+    );
+    check(
+        "  /resume [N|ID]   list this project's sessions, or continue one",
+        40,
+        4,
+        "  /resume [N|ID]   list this project's\n    sessions, or continue one",
+    );
+    // Explicit newlines stay; leading blanks of a line are kept, trailing ones dropped.
+    check("one  \n    indented code", 40, 0, "one\n    indented code");
+    // Only a word longer than a line is split.
+    check(&format!("ab {}", "x".repeat(25)), 20, 2, &format!("ab\n  {}\n  {}", "x".repeat(18), "x".repeat(7)));
+}
+
+#[test]
+fn tool_results_and_notices_wrap_under_their_own_text() {
+    let now = Instant::now();
+    let mut renderer = plain(30);
+    renderer.notice("the session log could not be written to disk", now).unwrap();
+    assert_eq!(output(renderer), "· the session log could not be\n  written to disk\n");
 }

@@ -1,13 +1,16 @@
 //! The REPL's sessions: a log per conversation, created at its first prompt; `/clear` ends it,
-//! `/resume` (and `--resume` without an id) lists this project's sessions numbered, and a bare
-//! number on the next line, `/resume N` or `/resume ID` continues one.
+//! `/resume` (and `--resume` without an id) opens the picker (`picker.rs`) on a terminal that
+//! allows cursor movement, else lists this project's sessions numbered, newest first, as many as
+//! fit one screen (`/resume all` lists every one); a bare number on the next line, `/resume N`
+//! or `/resume ID` continues one.
 //!
 //! Invariant: the recorder the agent appends to always names the session whose history the REPL
 //! shows. A resumed log is reopened (and the recorder switched) before the conversation is
 //! replaced; a log that cannot be written is one notice, and the conversation goes on unsaved.
 
+use super::picker::{self, Picked};
 use super::render::{DIM, RED, YELLOW, paint};
-use super::{Session, Setup, say};
+use super::{Interrupts, Screen, Session, Setup, say, say_wrapped};
 use crate::agent::lock;
 use crate::session::{self, Recorder, SessionInfo};
 use crate::text::neutralize;
@@ -39,11 +42,39 @@ pub struct Sessions {
 }
 
 /// Runs the start-up choice.
-pub fn start(session: &mut Session, setup: &Setup) {
+pub fn start(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
     match &setup.sessions.start {
         Start::New => {}
         Start::Resume(id) => resume(session, setup, id),
-        Start::Picker => session.picking = list(setup),
+        Start::Picker => choose(session, setup, interrupts),
+    }
+}
+
+/// `/resume` without argument: the picker where the terminal allows it, else the list (and then
+/// a bare number on the next line picks).
+pub fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
+    let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
+    if sessions.is_empty() {
+        say("no sessions in this project yet");
+        return;
+    }
+    if !setup.animate {
+        session.picking = list(setup, session.screen, false);
+        return;
+    }
+    let current = setup.sessions.recorder.id();
+    let items = sessions
+        .iter()
+        .map(|info| {
+            let mark = if current.as_deref() == Some(info.id.as_str()) { "*" } else { " " };
+            neutralize(&format!("{mark}{}", session::render_line(info)))
+        })
+        .collect();
+    let Screen { width, height } = session.screen;
+    match picker::run(items, width, height, setup.color, interrupts) {
+        Picked::Item(index) => resume(session, setup, &sessions[index].id),
+        Picked::Cancelled => say(&paint(setup.color, DIM, "(resume cancelled)")),
+        Picked::Unavailable => session.picking = list(setup, session.screen, false),
     }
 }
 
@@ -59,7 +90,8 @@ pub fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> Str
                 follow_session(session, setup, &id);
             }
             Err(err) => {
-                say(&paint(setup.color, YELLOW, &neutralize(&format!("⚠ {err}; this conversation is not saved"))))
+                let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
+                say_wrapped(setup.color, YELLOW, &message, session.screen.width, 2)
             }
         }
     }
@@ -77,7 +109,7 @@ fn follow_session(session: &mut Session, setup: &Setup, id: &str) {
             session.agent = agent;
             session.agent_session = id.to_string();
         }
-        Err(message) => say(&paint(setup.color, YELLOW, &neutralize(&format!("⚠ {message}")))),
+        Err(message) => say_wrapped(setup.color, YELLOW, &neutralize(&format!("⚠ {message}")), session.screen.width, 2),
     }
 }
 
@@ -86,21 +118,34 @@ pub fn clear(setup: &Setup) {
     setup.sessions.recorder.set(None);
 }
 
-/// `/resume` without argument: the numbered list. True when there is one to pick: then a bare
-/// number on the next line picks it.
-pub fn list(setup: &Setup) -> bool {
+/// The numbered list, newest first: as many as fit `screen` (every one with `all`), then how
+/// to reach the rest. True when there is one to pick: then a bare number on the next line picks.
+pub fn list(setup: &Setup, screen: Screen, all: bool) -> bool {
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     if sessions.is_empty() {
         say("no sessions in this project yet");
         return false;
     }
     let current = setup.sessions.recorder.id();
-    for (index, info) in sessions.iter().enumerate() {
+    let shown = if all { sessions.len() } else { plan_list_rows(sessions.len(), screen.height) };
+    for (index, info) in sessions.iter().enumerate().take(shown) {
         let mark = if current.as_deref() == Some(info.id.as_str()) { "*" } else { " " };
-        say(&neutralize(&format!("{mark}{:>3}  {}", index + 1, session::render_line(info))));
+        let line = neutralize(&format!("{mark}{:>3}  {}", index + 1, session::render_line(info)));
+        say_wrapped(setup.color, "", &line, screen.width, 6);
     }
-    say(&paint(setup.color, DIM, "type its number to resume one (or /resume N, /resume ID later)"));
+    if shown < sessions.len() {
+        let older = sessions.len() - shown;
+        say(&paint(setup.color, DIM, &format!("… {older} older: /resume all lists every one")));
+    }
+    say_wrapped(setup.color, DIM, "type its number to resume one (or /resume N, /resume ID later)", screen.width, 0);
     true
+}
+
+/// How many sessions of `count` the list shows on a screen `height` rows high: all when they
+/// fit, else the newest that leave room for the two lines below them and the prompt.
+pub fn plan_list_rows(count: usize, height: usize) -> usize {
+    let room = height.saturating_sub(4).max(3);
+    if count <= room + 1 { count } else { room }
 }
 
 /// `/resume N|ID`.
@@ -108,7 +153,7 @@ pub fn pick(session: &mut Session, setup: &Setup, choice: &str) {
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     match plan_pick(&sessions, choice) {
         Ok(id) => resume(session, setup, &id),
-        Err(message) => say(&paint(setup.color, RED, &neutralize(&message))),
+        Err(message) => say_wrapped(setup.color, RED, &neutralize(&message), session.screen.width, 2),
     }
 }
 
@@ -140,14 +185,16 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
     ) {
         Ok(resumed) => resumed,
         Err(err) => {
-            say(&paint(setup.color, RED, &neutralize(&format!("/resume: {err}"))));
+            say_wrapped(setup.color, RED, &neutralize(&format!("/resume: {err}")), session.screen.width, 2);
             return;
         }
     };
-    if let Some(note) = &resumed.not_owned_note {
-        say(&paint(setup.color, YELLOW, &format!("⚠ {note}")));
+    let width = session.screen.width;
+    for note in resumed.not_owned_note.iter().chain(&resumed.damaged_note) {
+        say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
     setup.sessions.recorder.set(Some(resumed.writer));
+    session.start_accounting();
     follow_session(session, setup, id);
     let count = resumed.messages.len();
     let last_answer = resumed
@@ -162,10 +209,10 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
     say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
     if let Some(answer) = last_answer {
         let preview: String = answer.chars().take(300).collect();
-        say(&paint(setup.color, DIM, &neutralize(&format!("last answer: {preview}"))));
+        say_wrapped(setup.color, DIM, &neutralize(&format!("last answer: {preview}")), width, 2);
     }
     if let Some(note) = &resumed.stale_note {
-        say(&paint(setup.color, YELLOW, &format!("⚠ {note}")));
+        say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
     session.note = resumed.stale_note;
     // SPEC §8: a resumed history that nearly fills the window is compacted before the next turn.
@@ -175,6 +222,15 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_list_fits_one_screen_and_shows_the_newest() {
+        assert_eq!(plan_list_rows(37, 20), 16);
+        assert_eq!(plan_list_rows(17, 20), 17);
+        assert_eq!(plan_list_rows(18, 20), 16);
+        assert_eq!(plan_list_rows(3, 20), 3);
+        assert_eq!(plan_list_rows(37, 5), 3);
+    }
 
     #[test]
     fn picks_by_number_or_id() {

@@ -87,3 +87,51 @@ pub fn read_key(interrupts: &Interrupts) -> Key {
     let _ = sys::discard_pending_input(STDIN);
     key
 }
+
+/// What `KeyReader::next` got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Keys {
+    /// The bytes of one or more keys (an arrow's whole escape sequence arrives in one read).
+    Bytes(Vec<u8>),
+    /// Ctrl-C (or a termination signal) arrived while waiting.
+    Interrupted,
+    /// Stdin is gone.
+    Closed,
+}
+
+/// Single-key mode for as long as it lives, for the `/resume` picker: unlike `read_key`, keys
+/// typed between two reads are kept (typing fast must not lose letters of the filter).
+pub struct KeyReader<'a> {
+    _guard: ModeGuard,
+    stdin: std::fs::File,
+    interrupts: &'a Interrupts,
+    seen: u64,
+}
+
+impl<'a> KeyReader<'a> {
+    /// `None` when stdin is not a terminal. Keys typed before it opened are discarded.
+    pub fn open(interrupts: &'a Interrupts) -> Option<KeyReader<'a>> {
+        let seen = interrupts.count();
+        sys::terminal_mode(STDIN).ok()?;
+        let guard = ModeGuard::switch(TerminalMode::single_key);
+        let _ = sys::discard_pending_input(STDIN);
+        let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+        Some(KeyReader { _guard: guard, stdin: std::fs::File::from(stdin), interrupts, seen })
+    }
+
+    /// Waits for the next keys.
+    pub fn wait(&mut self) -> Keys {
+        let mut buffer = [0u8; 64];
+        loop {
+            if self.interrupts.count() != self.seen {
+                return Keys::Interrupted;
+            }
+            match self.stdin.read(&mut buffer) {
+                Ok(0) => {}
+                Ok(count) => return Keys::Bytes(buffer[..count].to_vec()),
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Keys::Closed,
+            }
+        }
+    }
+}

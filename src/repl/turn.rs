@@ -83,8 +83,14 @@ fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, 
             Ok(Event::Notice(text)) => renderer.notice(&text, now),
             Ok(Event::Approval(request)) => {
                 let _ = renderer.pause(now);
-                let answer =
-                    approve::ask(&request, context.root, context.color, context.interrupts, &mut std::io::stdout());
+                let answer = approve::ask(
+                    &request,
+                    context.root,
+                    context.color,
+                    context.width,
+                    context.interrupts,
+                    &mut std::io::stdout(),
+                );
                 // The agent may have stopped waiting (cancelled); a lost answer is then moot.
                 let _ = request.respond.send(answer);
                 Ok(())

@@ -353,6 +353,9 @@ pub struct Resumed {
     pub needs_compaction: bool,
     /// Set when this installation did not create the session (`not_owned_note`): tell the user.
     pub not_owned_note: Option<String>,
+    /// Set when lines of the log did not parse and were skipped (`damaged_note`): tell the user,
+    /// since what they held is missing from the history.
+    pub damaged_note: Option<String>,
 }
 
 /// Loads session `id` and reopens its log for append, in that order (SPEC §8), before the caller
@@ -378,7 +381,18 @@ pub fn resume_session(
         needs_compaction,
         messages: loaded.messages,
         not_owned_note,
+        damaged_note: damaged_note(loaded.skipped_lines),
     })
+}
+
+/// What the user is told when a resumed log had lines that did not parse (a torn last line after
+/// a crash, or a file damaged by hand): how many, so a history that looks short is explained.
+pub fn damaged_note(skipped_lines: usize) -> Option<String> {
+    match skipped_lines {
+        0 => None,
+        1 => Some("resumed with 1 damaged line skipped (what it held is not in the history)".to_string()),
+        count => Some(format!("resumed with {count} damaged lines skipped (what they held is not in the history)")),
+    }
 }
 
 /// The user's prompt with a note for the model appended (the stale-files note of a resume).

@@ -26,5 +26,6 @@ mod sandbox;
 mod script_errors;
 mod session;
 mod small_window;
+mod terminal;
 mod tidy;
 mod walk;

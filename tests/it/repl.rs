@@ -260,7 +260,8 @@ fn a_restarted_stream_says_so_and_voids_the_partial_answer() {
     let screen = tmux.wait_for("Olá!");
     assert!(screen.contains("⟲ connection lost ("), "{screen}");
     // The policy's own count: the first of the two restarts it allows after partial output.
-    assert!(screen.replace('\n', "").contains("retrying (1/2); the partial answer above is void"), "{screen}");
+    let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(joined.contains("retrying (1/2); the partial answer above is void"), "{screen}");
     assert!(screen.contains("Here is\n⟲"), "the partial text stays visible above the mark:\n{screen}");
 }
 
@@ -319,4 +320,43 @@ fn slash_mcp_lists_servers_and_a_failed_one_is_in_the_banner() {
     let screen = tmux.wait_for("mcp__raw__echo");
     assert!(screen.contains("raw"), "{screen}");
     assert!(model.requests().is_empty());
+}
+
+#[test]
+fn cost_after_clear_is_the_new_sessions_own_with_a_price_and_the_process_total() {
+    let model = FakeModel::start();
+    model.push(text_reply("Priced."));
+    let env = TestEnv::with_model("repl-cost", &model, Provider::anthropic());
+    let config = std::fs::read_to_string(env.home.join("config.yaml")).unwrap();
+    env.write_home("config.yaml", &config.replace("api_key: k,", "api_key: k, price: {input: 3, output: 15},"));
+    let tmux = start(&env, &[]);
+    tmux.type_text("hi");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Priced.");
+    tmux.wait_for_prompt();
+    tmux.type_text("/cost");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("about $");
+    assert!(screen.contains("this session: 1000 input · 20 output · 0 cache write · 0 cache read"), "{screen}");
+    assert!(
+        screen.contains("about $0.0033 at test-model prices (USD per million tokens: 3 input, 15 output"),
+        "{screen}"
+    );
+    tmux.type_text("/clear");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("(new conversation)");
+    let screen = tmux.wait_for_prompt();
+    assert!(screen.trim_end().lines().rev().nth(1).is_some_and(|status| status.contains("· 0 tokens ·")), "{screen}");
+    tmux.type_text("/cost");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("since mewcode started");
+    let after_clear = &screen[screen.rfind("/cost").unwrap()..];
+    assert!(after_clear.contains("this session: 0 input · 0 output · 0 cache write · 0 cache read"), "{screen}");
+    assert!(after_clear.contains("about $0.0000 at test-model prices"), "{screen}");
+    assert!(
+        after_clear.contains(
+            "since mewcode started (2 sessions): 1000 input · 20 output · 0 cache write · 0 cache read, about $0.0033"
+        ),
+        "{screen}"
+    );
 }

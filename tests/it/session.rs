@@ -190,9 +190,12 @@ fn repl_logs_each_conversation_clear_starts_another_and_resume_picks_one() {
     ids.sort_by_key(|id| !log_lines(&env, id)[1]["content"].as_str().unwrap().contains("alpha"));
     tmux.type_text("/resume");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("type its number to resume one");
-    let screen = tmux.screen();
-    assert!(screen.contains("alpha task") && screen.contains("beta task"), "{screen}");
+    tmux.wait_for("resume a session: type to filter");
+    let screen = tmux.wait_for("alpha task");
+    assert!(screen.contains("beta task"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("(resume cancelled)");
+    tmux.wait_for_prompt();
     tmux.type_text(&format!("/resume {}", ids[0]));
     tmux.keys(&["Enter"]);
     tmux.wait_for("messages)");
@@ -397,6 +400,7 @@ fn signed_and_redacted_thinking_come_back_byte_identical_after_continue() {
     assert!(!redacted["data"].as_str().unwrap().is_empty());
 }
 
+/// Where the picker cannot draw (`TERM=dumb`), `--resume` lists the sessions numbered instead.
 #[test]
 fn repl_resume_without_id_lists_sessions_and_a_number_picks_one() {
     use crate::repl::{messages, text_reply};
@@ -405,7 +409,7 @@ fn repl_resume_without_id_lists_sessions_and_a_number_picks_one() {
     model.push(text_reply("Picked up."));
     let env = TestEnv::with_model("repl-picker", &model, Provider::anthropic());
     let id = session_id(&env.run(&["-p", "store the plan", "--output-format", "json"]).stdout);
-    let tmux = crate::support::tmux::Tmux::start(&env, &["--resume"], &[]);
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--resume"], &[("TERM", "dumb")]);
     tmux.wait_for("type its number to resume one");
     assert!(tmux.screen().contains(&format!("  1  {id}")), "{}", tmux.screen());
     tmux.wait_for_prompt();
@@ -509,4 +513,137 @@ fn after_clear_hooks_see_the_new_session_id() {
     for id in &ids {
         assert!(env.project.join(".mewcode/sessions").join(id).join("conversation.jsonl").is_file(), "{id}");
     }
+}
+
+#[test]
+fn damaged_lines_are_counted_when_resuming_in_print_mode_and_in_the_repl() {
+    use crate::repl::text_reply;
+    let model = FakeModel::start();
+    model.push(text_reply("Noted."));
+    model.push(text_reply("Still here."));
+    let env = TestEnv::with_model("damaged", &model, Provider::anthropic());
+    let id = session_id(&env.run(&["-p", "remember 42", "--output-format", "json"]).stdout);
+    let path = env.project.join(".mewcode/sessions").join(&id).join("conversation.jsonl");
+    let mut log = std::fs::read_to_string(&path).unwrap();
+    log.push_str("{\"role\":\"user\",\"content\":\"torn mid-wri\n\u{1}\u{2} not json at all\n");
+    std::fs::write(&path, log).unwrap();
+    let run = env.run(&["-p", "and now?", "-c"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("resumed with 2 damaged lines skipped"), "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "Still here.");
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--continue"], &[]);
+    let screen = tmux.wait_for(&format!("(resumed session {id}: 4 messages)"));
+    assert!(screen.contains("⚠ resumed with 2 damaged lines skipped"), "{screen}");
+}
+
+/// `count` sessions titled `task 01` (oldest) to `task NN` (newest), one minute apart, each with
+/// a question and an answer. Returns their ids, oldest first.
+fn plant_sessions(env: &TestEnv, count: u64) -> Vec<String> {
+    use mewcode::msg::Message;
+    use mewcode::session::{self, record};
+    let now = session::now_s();
+    (1..=count)
+        .map(|number| {
+            let time = now - (count - number + 1) * 60;
+            let id = session::format_id(time as i64, number as u16);
+            let title = format!("task {number:02}");
+            let log = [
+                record::render_meta(&session::Meta {
+                    version: 1,
+                    id: id.clone(),
+                    created: time,
+                    title: title.clone(),
+                    model: "test-model".into(),
+                    owner: None,
+                }),
+                record::render_message(&Message::user(&title), time, None),
+                record::render_message(&Message::assistant(format!("answer {number:02}")), time, Some("m")),
+            ];
+            let path = env.write(&format!(".mewcode/sessions/{id}/conversation.jsonl"), &(log.join("\n") + "\n"));
+            let modified = std::time::UNIX_EPOCH + Duration::from_secs(time);
+            std::fs::File::options().append(true).open(path).unwrap().set_modified(modified).unwrap();
+            id
+        })
+        .collect()
+}
+
+#[test]
+fn the_session_list_shows_one_screen_newest_first_and_the_rest_on_request() {
+    let model = FakeModel::start();
+    let env = TestEnv::with_model("list-one-screen", &model, Provider::of("anthropic"));
+    plant_sessions(&env, 37);
+    let pane = crate::support::tmux::Pane { rows: 20, ..Default::default() };
+    let tmux = crate::support::tmux::Tmux::start_with(&env, &["--resume"], &[("TERM", "dumb")], pane);
+    let screen = tmux.wait_for("… 21 older: /resume all lists every one");
+    let listed: Vec<&str> = screen.lines().filter(|line| line.contains("task ")).collect();
+    assert_eq!(listed.len(), 16, "{screen}");
+    assert!(listed[0].starts_with("   1  ") && listed[0].ends_with("task 37"), "newest first:\n{screen}");
+    assert!(listed[15].starts_with("  16  ") && listed[15].ends_with("task 22"), "{screen}");
+    tmux.wait_for_prompt();
+    tmux.type_text("/resume all");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(" 37  ");
+    let history = tmux.history();
+    assert!(history.lines().any(|line| line.starts_with("  37  ") && line.ends_with("task 01")), "{history}");
+}
+
+#[test]
+fn the_resume_picker_filters_by_typing_moves_with_arrows_and_esc_cancels() {
+    use crate::repl::{messages, text_reply};
+    let model = FakeModel::start();
+    model.push(text_reply("Back on task 05."));
+    let env = TestEnv::with_model("picker", &model, Provider::anthropic());
+    let ids = plant_sessions(&env, 37);
+    let pane = crate::support::tmux::Pane { rows: 20, ..Default::default() };
+    let tmux = crate::support::tmux::Tmux::start_with(&env, &["--resume"], &[], pane);
+    let screen = tmux.wait_for("(0 above, 21 below; 16 of 37 shown)");
+    assert!(screen.lines().any(|line| line.starts_with("› ") && line.ends_with("task 37")), "{screen}");
+    tmux.type_text("task 1");
+    tmux.wait_for("filter: task 1");
+    tmux.keys(&["Down", "Down"]);
+    let selected = |screen: &str| screen.lines().find(|line| line.starts_with("› ")).map(str::to_string);
+    let screen =
+        tmux.wait_until("task 17 selected", |screen| selected(screen).is_some_and(|line| line.ends_with("task 17")));
+    assert_eq!(screen.lines().filter(|line| line.contains("test-model")).count(), 10, "task 10 to 19:\n{screen}");
+    tmux.keys(&["Up"]);
+    tmux.wait_until("task 18 selected", |screen| selected(screen).is_some_and(|line| line.ends_with("task 18")));
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("(resume cancelled)");
+    assert!(!screen.contains("filter:"), "the picker is erased:\n{screen}");
+    tmux.wait_for_prompt();
+    tmux.type_text("/resume");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("filter:");
+    tmux.type_text("task 05");
+    tmux.wait_for("filter: task 05");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&format!("(resumed session {}: 2 messages)", ids[4]));
+    tmux.wait_for_prompt();
+    tmux.type_text("go on");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Back on task 05.");
+    let texts: Vec<String> = messages(&model, 0).iter().map(user_text).collect();
+    assert_eq!(texts, vec!["task 05", "answer 05", "go on"]);
+}
+
+#[test]
+fn ctrl_c_cancels_the_picker_and_is_not_counted_as_a_press_at_the_prompt() {
+    let model = FakeModel::start();
+    let env = TestEnv::with_model("picker-ctrl-c", &model, Provider::anthropic());
+    plant_sessions(&env, 3);
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--resume"], &[]);
+    tmux.wait_for("filter:");
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("(resume cancelled)");
+    tmux.wait_for_prompt();
+    tmux.type_text("/resume");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("filter:");
+    tmux.keys(&["C-c"]);
+    let screen = tmux.wait_until("cancelled twice", |screen| screen.matches("(resume cancelled)").count() == 2);
+    tmux.wait_for_prompt();
+    tmux.type_text("/mode");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("mode: default") + &screen;
+    assert!(!screen.contains("Ctrl-C again"), "{screen}");
 }

@@ -14,6 +14,20 @@ use std::time::{Duration, Instant};
 pub const DEADLINE: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(50);
 
+/// The pane a program runs in.
+pub struct Pane {
+    pub columns: u16,
+    pub rows: u16,
+    /// A file that receives the raw output (`pipe-pane`).
+    pub log: Option<std::path::PathBuf>,
+}
+
+impl Default for Pane {
+    fn default() -> Pane {
+        Pane { columns: 120, rows: 40, log: None }
+    }
+}
+
 /// A tmux server running one mewcode; killed on drop.
 pub struct Tmux {
     socket: String,
@@ -23,6 +37,13 @@ impl Tmux {
     /// Starts `mewcode ARGS` in a 120x40 pane in the env's project, with MEWCODE_HOME, HOME,
     /// PATH, LANG, TERM and a closed probe port set, plus `extra` variables.
     pub fn start(env: &TestEnv, args: &[&str], extra: &[(&str, &str)]) -> Tmux {
+        Tmux::start_with(env, args, extra, Pane::default())
+    }
+
+    /// Like `start`, in a pane of `pane.columns` × `pane.rows`; with `pane.log`, every byte the
+    /// program writes to the terminal is also appended to that file (`pipe-pane`), from its
+    /// first byte on: the program only starts once the pipe is in place.
+    pub fn start_with(env: &TestEnv, args: &[&str], extra: &[(&str, &str)], pane: Pane) -> Tmux {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let socket = format!("mewcode-it-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
         let mut vars: Vec<(String, String)> = vec![
@@ -40,14 +61,22 @@ impl Tmux {
             .chain(args.iter().map(|a| a.to_string()))
             .collect();
         let program: Vec<String> = program.iter().map(|word| quote(word)).collect();
+        // With a log, the shell waits for one line (an Enter sent after `pipe-pane`).
+        let wait = if pane.log.is_some() { "read -r _; " } else { "" };
         let script = format!(
-            "cd {} && env -i {} {}; echo \"[exited $?]\"; sleep 600",
+            "{wait}cd {} && env -i {} {}; echo \"[exited $?]\"; sleep 600",
             quote(&env.project.display().to_string()),
             assignments.join(" "),
             program.join(" ")
         );
         let tmux = Tmux { socket };
-        tmux.run(&["-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "main", &script]);
+        let (columns, rows) = (pane.columns.to_string(), pane.rows.to_string());
+        tmux.run(&["-f", "/dev/null", "new-session", "-d", "-x", &columns, "-y", &rows, "-s", "main", &script]);
+        if let Some(log) = &pane.log {
+            let command = format!("cat >> {}", quote(&log.display().to_string()));
+            tmux.run(&["pipe-pane", "-t", "main", &command]);
+            tmux.keys(&["Enter"]);
+        }
         tmux
     }
 
@@ -71,6 +100,13 @@ impl Tmux {
     /// The visible screen with its colours and attributes as escape sequences (`capture-pane -e`).
     pub fn screen_with_escapes(&self) -> String {
         self.capture(true)
+    }
+
+    /// The scrollback and the screen as plain text, one pane row per line.
+    pub fn history(&self) -> String {
+        let output =
+            self.command(&["capture-pane", "-p", "-t", "main", "-S", "-"]).output().expect("tmux capture-pane");
+        String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
     /// Polls the screen until it contains `needle`; returns the screen. Fails the test with the

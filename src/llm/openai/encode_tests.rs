@@ -25,6 +25,7 @@ fn config() -> ProviderConfig {
         text_tool_calls: true,
         request: crate::config::RequestSettings::default(),
         source: String::new(),
+        price: None,
     }
 }
 

@@ -1,0 +1,312 @@
+//! The `/resume` picker: a list that typing filters, the arrow keys move through, Enter picks
+//! from and Esc leaves, drawn in place below the prompt.
+//!
+//! Invariant: the state machine (`Picker::press`), the key decoding (`parse_keys`) and the
+//! drawing (`Picker::render`) are pure; `run` only moves bytes. The drawing never has more rows
+//! than the screen minus one and no row reaches the last column, so moving the cursor up by the
+//! rows drawn always lands on the first of them (nothing scrolled, nothing auto-wrapped). The
+//! picker is only started where cursor movement is allowed (a terminal, `TERM` not dumb); the
+//! numbered list is the fallback.
+
+use super::Interrupts;
+use super::render::{BOLD, DIM, display_width, paint};
+use super::terminal::{KeyReader, Keys};
+use std::io::Write;
+
+/// One key the picker understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PickerKey {
+    Char(char),
+    Backspace,
+    /// Ctrl-U: clear the filter.
+    ClearFilter,
+    Up,
+    Down,
+    Enter,
+    Esc,
+    /// Anything else (another escape sequence, a control key): ignored.
+    Other,
+}
+
+/// What a key press led to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Continue,
+    /// The item at this index of the original list.
+    Picked(usize),
+    Cancelled,
+}
+
+/// How `run` ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Picked {
+    Item(usize),
+    Cancelled,
+    /// Stdin is not a terminal: nothing was drawn, show the list instead.
+    Unavailable,
+}
+
+/// The picker's state: the items (plain, neutralised lines), the filter typed so far and the
+/// selected row among the matches.
+#[derive(Clone, Debug)]
+pub struct Picker {
+    items: Vec<String>,
+    filter: String,
+    selected: usize,
+}
+
+impl Picker {
+    pub fn new(items: Vec<String>) -> Picker {
+        Picker { items, filter: String::new(), selected: 0 }
+    }
+
+    /// Indexes of the items that contain the filter as typed (ignoring case and blanks at its
+    /// ends), in list order. A phrase, not separate words: `task 1` must not match every line
+    /// whose date has a 1 in it.
+    pub fn matches(&self) -> Vec<usize> {
+        let filter = self.filter.trim().to_lowercase();
+        (0..self.items.len()).filter(|&index| self.items[index].to_lowercase().contains(&filter)).collect()
+    }
+
+    /// Applies one key.
+    pub fn press(&mut self, key: &PickerKey) -> Step {
+        let count = self.matches().len();
+        match key {
+            PickerKey::Char(c) => {
+                self.filter.push(*c);
+                self.selected = 0;
+            }
+            PickerKey::Backspace => {
+                self.filter.pop();
+                self.selected = 0;
+            }
+            PickerKey::ClearFilter => {
+                self.filter.clear();
+                self.selected = 0;
+            }
+            PickerKey::Up => self.selected = self.selected.saturating_sub(1),
+            PickerKey::Down => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
+            PickerKey::Enter => {
+                if let Some(&index) = self.matches().get(self.selected) {
+                    return Step::Picked(index);
+                }
+            }
+            PickerKey::Esc => return Step::Cancelled,
+            PickerKey::Other => {}
+        }
+        Step::Continue
+    }
+
+    /// The rows to draw on a `width` × `height` screen: a title, the filter line, then as many
+    /// matches as fit with the selected one marked `›` and kept in view, and a line saying how
+    /// many more there are above or below. At most `height - 1` rows, each under `width` columns.
+    pub fn render(&self, width: usize, height: usize, color: bool) -> Vec<String> {
+        let matches = self.matches();
+        let room = height.saturating_sub(4).max(1);
+        let first = (self.selected + 1).saturating_sub(room);
+        let mut rows = vec![
+            paint(color, DIM, &fit("resume a session: type to filter · ↑/↓ move · Enter resumes · Esc cancels", width)),
+            fit(&format!("filter: {}", self.filter), width),
+        ];
+        if matches.is_empty() {
+            rows.push(paint(color, DIM, &fit(&format!("  no session matches {:?}", self.filter), width)));
+        }
+        for (row, &index) in matches.iter().enumerate().skip(first).take(room) {
+            let line = fit(&format!("{} {}", if row == self.selected { "›" } else { " " }, self.items[index]), width);
+            rows.push(if row == self.selected { paint(color, BOLD, &line) } else { line });
+        }
+        let (above, below) = (first, matches.len().saturating_sub(first + room));
+        if above + below > 0 {
+            let text =
+                format!("  ({above} above, {below} below; {} of {} shown)", matches.len().min(room), matches.len());
+            rows.push(paint(color, DIM, &fit(&text, width)));
+        }
+        rows
+    }
+}
+
+/// `text` cut to fit in `width - 1` columns, with `…` where it was cut.
+fn fit(text: &str, width: usize) -> String {
+    let limit = width.saturating_sub(1);
+    if display_width(text) <= limit {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let next = super::render::char_width(c);
+        if used + next + 1 > limit {
+            break;
+        }
+        out.push(c);
+        used += next;
+    }
+    out.push('…');
+    out
+}
+
+/// Decodes what one read of the terminal returned: arrows (`ESC [ A`, `ESC O A`, Ctrl-P/N),
+/// a lone `ESC`, Enter, Backspace, Ctrl-U and text. Unknown escape sequences are one `Other`.
+pub fn parse_keys(bytes: &[u8]) -> Vec<PickerKey> {
+    let mut keys = Vec::new();
+    let mut rest = bytes;
+    while let Some((&first, tail)) = rest.split_first() {
+        rest = tail;
+        let key = match first {
+            0x1b => match rest {
+                [] => PickerKey::Esc,
+                [b'[' | b'O', b'A', ..] => {
+                    rest = &rest[2..];
+                    PickerKey::Up
+                }
+                [b'[' | b'O', b'B', ..] => {
+                    rest = &rest[2..];
+                    PickerKey::Down
+                }
+                [b'[', ..] => {
+                    // A CSI sequence: parameters, then one final byte in 0x40..=0x7e.
+                    let end =
+                        rest[1..].iter().position(|byte| (0x40..=0x7e).contains(byte)).map_or(rest.len(), |at| at + 2);
+                    rest = &rest[end..];
+                    PickerKey::Other
+                }
+                [0x1b, ..] => PickerKey::Esc,
+                [_, ..] => {
+                    // Alt-key: the key is dropped with its prefix.
+                    rest = &rest[1..];
+                    PickerKey::Other
+                }
+            },
+            b'\r' | b'\n' => PickerKey::Enter,
+            0x7f | 0x08 => PickerKey::Backspace,
+            0x15 => PickerKey::ClearFilter,
+            0x10 => PickerKey::Up,
+            0x0e => PickerKey::Down,
+            byte if byte < 0x20 => PickerKey::Other,
+            byte => {
+                // One UTF-8 character: its length from the first byte.
+                let length = match byte {
+                    0xf0..=0xf7 => 4,
+                    0xe0..=0xef => 3,
+                    0xc0..=0xdf => 2,
+                    _ => 1,
+                };
+                let take = (length - 1).min(rest.len());
+                let mut encoded = vec![byte];
+                encoded.extend_from_slice(&rest[..take]);
+                rest = &rest[take..];
+                match std::str::from_utf8(&encoded).ok().and_then(|text| text.chars().next()) {
+                    Some(c) => PickerKey::Char(c),
+                    None => PickerKey::Other,
+                }
+            }
+        };
+        keys.push(key);
+    }
+    keys
+}
+
+/// Runs the picker on the terminal until a pick, Esc or Ctrl-C, then erases it.
+pub fn run(items: Vec<String>, width: usize, height: usize, color: bool, interrupts: &Interrupts) -> Picked {
+    let Some(mut reader) = KeyReader::open(interrupts) else { return Picked::Unavailable };
+    let mut picker = Picker::new(items);
+    let mut stdout = std::io::stdout().lock();
+    let mut drawn = draw(&mut stdout, &picker.render(width, height, color), 0);
+    let outcome = 'keys: loop {
+        let bytes = match reader.wait() {
+            Keys::Bytes(bytes) => bytes,
+            Keys::Interrupted | Keys::Closed => break Picked::Cancelled,
+        };
+        for key in parse_keys(&bytes) {
+            match picker.press(&key) {
+                Step::Continue => {}
+                Step::Picked(index) => break 'keys Picked::Item(index),
+                Step::Cancelled => break 'keys Picked::Cancelled,
+            }
+        }
+        drawn = draw(&mut stdout, &picker.render(width, height, color), drawn);
+    };
+    draw(&mut stdout, &[], drawn);
+    outcome
+}
+
+/// Replaces the `drawn` rows on screen (the cursor is on the last of them) by `rows`; returns
+/// how many rows are now drawn. Write errors are ignored: the picker still answers.
+fn draw(out: &mut impl Write, rows: &[String], drawn: usize) -> usize {
+    let mut bytes = String::from("\r");
+    if drawn > 1 {
+        bytes.push_str(&format!("\x1b[{}A", drawn - 1));
+    }
+    bytes.push_str("\x1b[J");
+    bytes.push_str(&rows.join("\r\n"));
+    let _ = out.write_all(bytes.as_bytes()).and_then(|()| out.flush());
+    rows.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn picker() -> Picker {
+        Picker::new(vec![
+            "20261204-120000-aaaa  fix the parser".into(),
+            "20261203-120000-bbbb  write the README".into(),
+            "20261202-120000-cccc  parser tests".into(),
+        ])
+    }
+
+    #[test]
+    fn typing_filters_arrows_move_enter_picks_esc_cancels() {
+        let mut picker = picker();
+        assert_eq!(picker.press(&PickerKey::Down), Step::Continue);
+        assert_eq!(picker.press(&PickerKey::Down), Step::Continue);
+        assert_eq!(picker.press(&PickerKey::Down), Step::Continue);
+        assert_eq!(picker.press(&PickerKey::Enter), Step::Picked(2));
+        for c in "PARSER ".chars() {
+            picker.press(&PickerKey::Char(c));
+        }
+        assert_eq!(picker.matches(), vec![0, 2]);
+        picker.press(&PickerKey::Char('t'));
+        assert_eq!(picker.matches(), vec![2]);
+        picker.press(&PickerKey::Backspace);
+        picker.press(&PickerKey::Backspace);
+        picker.press(&PickerKey::Down);
+        assert_eq!(picker.press(&PickerKey::Enter), Step::Picked(2));
+        picker.press(&PickerKey::Up);
+        assert_eq!(picker.press(&PickerKey::Enter), Step::Picked(0));
+        picker.press(&PickerKey::Char('x'));
+        assert_eq!(picker.matches(), Vec::<usize>::new());
+        assert_eq!(picker.press(&PickerKey::Enter), Step::Continue);
+        picker.press(&PickerKey::ClearFilter);
+        assert_eq!(picker.matches(), vec![0, 1, 2]);
+        assert_eq!(picker.press(&PickerKey::Esc), Step::Cancelled);
+    }
+
+    #[test]
+    fn the_drawing_fits_the_screen_and_keeps_the_selection_in_view() {
+        let items: Vec<String> = (1..=37).map(|n| format!("session {n:02}")).collect();
+        let mut picker = Picker::new(items);
+        let rows = picker.render(40, 10, false);
+        assert_eq!(rows.len(), 9);
+        assert_eq!(rows[2], "› session 01");
+        assert_eq!(rows[7], "  session 06");
+        assert_eq!(rows[8], "  (0 above, 31 below; 6 of 37 shown)");
+        for _ in 0..7 {
+            picker.press(&PickerKey::Down);
+        }
+        let rows = picker.render(40, 10, false);
+        assert_eq!(rows[2], "  session 03");
+        assert_eq!(rows[7], "› session 08");
+        assert_eq!(rows[8], "  (2 above, 29 below; 6 of 37 shown)");
+        assert!(picker.render(20, 10, false).iter().all(|row| display_width(row) < 20));
+    }
+
+    #[test]
+    fn keys_are_decoded_from_raw_bytes() {
+        use PickerKey::*;
+        assert_eq!(parse_keys(b"ab\x1b[A\x1bOB\r"), vec![Char('a'), Char('b'), Up, Down, Enter]);
+        assert_eq!(parse_keys(b"\x1b"), vec![Esc]);
+        assert_eq!(parse_keys(b"\x1b[1;5C\x7f\x15"), vec![Other, Backspace, ClearFilter]);
+        assert_eq!(parse_keys("é".as_bytes()), vec![Char('é')]);
+    }
+}
