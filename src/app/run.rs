@@ -321,6 +321,7 @@ pub(super) fn run_repl(
         provider,
         agent,
         mode: options.mode.unwrap_or_default(),
+        bypass_in_cycle: options.mode == Some(crate::mode::Mode::Bypass) || config.bypass_in_mode_cycle,
         warnings,
         color,
         animate: stdout_is_terminal,

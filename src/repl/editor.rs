@@ -2,12 +2,16 @@
 //! input (a trailing `\` or Alt-Enter), Shift-Tab mode cycling and the status line as the first
 //! line of the prompt.
 //!
+//! Shift-Tab reaches bypass only when the session allows it (`set_bypass_in_cycle`: started with
+//! `--mode bypass`, or `bypass_in_mode_cycle: true` in the user's config); while bypass is on, the
+//! status line says `BYPASS` in bold red and the `›` is red.
+//!
 //! Invariant: rustyline stays in this file. The status line is part of the prompt, and the
 //! prompt given to rustyline always has the same width as what `highlight_prompt` draws (the mode
 //! is padded), so a mode change repaints in place instead of printing a new prompt below.
 
 use super::commands;
-use super::render::{DIM, Status, paint, render_status};
+use super::render::{BOLD, DIM, RED, Status, paint, render_status};
 use crate::agent::lock;
 use crate::mode::Mode;
 use crate::msg::Usage;
@@ -49,11 +53,15 @@ pub struct StatusFigures {
     /// `context_used` / `session` are (partly) estimated from characters.
     pub context_estimated: bool,
     pub session_estimated: bool,
+    /// MCP servers (connected, configured) while some are still starting.
+    pub mcp_starting: Option<(usize, usize)>,
 }
 
 /// State shared between the prompt's key handlers and the REPL loop.
 struct Shared {
     mode: Mode,
+    /// Whether Shift-Tab may reach bypass (`Mode::next`).
+    bypass_in_cycle: bool,
     figures: StatusFigures,
     width: usize,
     color: bool,
@@ -89,6 +97,7 @@ impl LineEditor {
             Editor::with_config(config).map_err(|err| format!("cannot open the terminal: {err}"))?;
         let shared = Arc::new(Mutex::new(Shared {
             mode: Mode::Default,
+            bypass_in_cycle: false,
             figures: StatusFigures::default(),
             width: 80,
             color,
@@ -126,6 +135,11 @@ impl LineEditor {
 
     pub fn set_mode(&self, mode: Mode) {
         lock(&self.shared).mode = mode;
+    }
+
+    /// Lets Shift-Tab reach bypass (the session started in it, or the user's config allows it).
+    pub fn set_bypass_in_cycle(&self, allowed: bool) {
+        lock(&self.shared).bypass_in_cycle = allowed;
     }
 
     /// Shows the status line and the prompt and reads one input.
@@ -168,6 +182,7 @@ fn prompt_text(shared: &Shared) -> String {
         session: figures.session,
         context_estimated: figures.context_estimated,
         session_estimated: figures.session_estimated,
+        mcp_starting: figures.mcp_starting,
     };
     format!("{}\n› ", render_status(&status, shared.width))
 }
@@ -201,12 +216,23 @@ impl Highlighter for Helper {
         if !default {
             return Cow::Borrowed(prompt);
         }
-        // Same text as `prompt` but with the current mode (same width), dimmed when coloured.
+        // Same text as `prompt` but with the current mode (same width), dimmed when coloured;
+        // bypass is loud: its mode in bold red, and a red `›`.
         let shared = lock(&self.shared);
         let text = prompt_text(&shared);
-        match text.split_once('\n') {
-            Some((status, rest)) if shared.color => Cow::Owned(format!("{}\n{rest}", paint(true, DIM, status))),
-            Some(_) | None => Cow::Owned(text),
+        match (text.split_once('\n'), shared.mode) {
+            (Some((status, rest)), Mode::Bypass) if shared.color => {
+                let (figures, mode) = status.rsplit_once(" · ").unwrap_or(("", status));
+                let loud = format!("{BOLD};{RED}");
+                Cow::Owned(format!(
+                    "{} · {}\n{}",
+                    paint(true, DIM, figures),
+                    paint(true, &loud, mode),
+                    paint(true, RED, rest)
+                ))
+            }
+            (Some((status, rest)), _) if shared.color => Cow::Owned(format!("{}\n{rest}", paint(true, DIM, status))),
+            (Some(_) | None, _) => Cow::Owned(text),
         }
     }
 }
@@ -218,7 +244,7 @@ impl Validator for Helper {
     }
 }
 
-/// Shift-Tab: the next mode, shown by repainting the prompt.
+/// Shift-Tab: the next mode of the session's cycle, shown by repainting the prompt.
 struct CycleMode {
     shared: Arc<Mutex<Shared>>,
 }
@@ -226,7 +252,7 @@ struct CycleMode {
 impl ConditionalEventHandler for CycleMode {
     fn handle(&self, _: &Event, _: RepeatCount, _: bool, _: &EventContext) -> Option<Cmd> {
         let mut shared = lock(&self.shared);
-        shared.mode = shared.mode.next();
+        shared.mode = shared.mode.next(shared.bypass_in_cycle);
         Some(Cmd::Repaint)
     }
 }

@@ -75,6 +75,9 @@ pub struct Setup<'a> {
     pub provider: ProviderConfig,
     pub agent: Arc<Agent>,
     pub mode: Mode,
+    /// Shift-Tab may reach bypass: the session started in it (`--mode bypass`) or the user's own
+    /// config says `bypass_in_mode_cycle: true`.
+    pub bypass_in_cycle: bool,
     pub warnings: Vec<Warning>,
     /// Colour escapes allowed (stdout is a TTY, NO_COLOR unset).
     pub color: bool,
@@ -153,6 +156,10 @@ pub fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Ins
     }
 }
 
+/// Said when a session starts in bypass or `/mode bypass` turns it on.
+const BYPASS_WARNING: &str =
+    "⚠ BYPASS: tool calls run without asking (the blacklist, the sandbox and deny rules still apply)";
+
 /// What the user is asked after the iteration cap or the unknown-tool stop.
 const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
@@ -166,6 +173,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
     }
     editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
     editor.set_mode(setup.mode);
+    editor.set_bypass_in_cycle(setup.bypass_in_cycle);
     let mut session = Session {
         provider: setup.provider.clone(),
         agent: Arc::clone(&setup.agent),
@@ -193,6 +201,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             session: session.usage,
             context_estimated: session.context_estimated,
             session_estimated: session.usage_estimated,
+            mcp_starting: None,
         };
         // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
         // as a signal; it counts as one pressed at an empty prompt.
@@ -320,9 +329,12 @@ fn print_banner(setup: &Setup, session: &Session) {
         setup.version,
         neutralize(&session.provider.name),
         neutralize(&session.provider.model),
-        session.mode
+        session.mode.shown()
     );
     say(&paint(setup.color, BOLD, &title));
+    if session.mode == Mode::Bypass {
+        say(&paint(setup.color, RED, BYPASS_WARNING));
+    }
     say(&paint(setup.color, DIM, "/help for commands · Shift-Tab cycles the mode · Ctrl-C cancels · Ctrl-D exits"));
     let (summary, status) = &setup.sandbox;
     let colour = match status {
@@ -354,6 +366,9 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
         Command::Mode(Some(mode)) => {
             session.mode = mode;
             say(&format!("mode: {mode}"));
+            if mode == Mode::Bypass {
+                say(&paint(color, RED, BYPASS_WARNING));
+            }
         }
         Command::Model(None) => {
             for provider in providers {

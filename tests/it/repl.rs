@@ -158,8 +158,40 @@ fn shift_tab_cycles_the_mode_shown_in_the_status_line_and_the_turn_uses_it() {
     tmux.wait_for("Planned.");
     let body = model.requests()[0].body.clone();
     assert!(body.contains("Plan mode is active"), "the plan reminder reaches the model: {body}");
-    tmux.keys(&["BTab", "BTab"]);
+    tmux.keys(&["BTab"]);
     tmux.wait_for("mode default");
+}
+
+/// The mode after each Shift-Tab, read from the status line, for `presses` presses.
+fn modes_after_shift_tabs(tmux: &Tmux, presses: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..presses {
+        let before = tmux.screen();
+        tmux.keys(&["BTab"]);
+        let screen = tmux.wait_until("the mode to change", |screen| screen != before);
+        let mode = screen.lines().rev().find_map(|line| line.split(" · mode ").nth(1)).unwrap_or("?");
+        seen.push(mode.trim().to_string());
+    }
+    seen
+}
+
+#[test]
+fn shift_tab_never_reaches_bypass_unless_the_session_started_in_it() {
+    let model = FakeModel::start();
+    let env = env_for("repl-bypass-cycle", &model);
+    let tmux = start(&env, &[]);
+    tmux.wait_for("mode default");
+    assert_eq!(modes_after_shift_tabs(&tmux, 6), ["acceptEdits", "plan", "default", "acceptEdits", "plan", "default"]);
+    let screen = tmux.screen();
+    assert!(!screen.contains("BYPASS") && !screen.contains("bypass"), "{screen}");
+
+    let started = Tmux::start(&env, &["--mode", "bypass"], &[]);
+    let banner = started.wait_for("mode BYPASS");
+    assert!(banner.contains("⚠ BYPASS: tool calls run without asking"), "{banner}");
+    let loud = started.screen_with_escapes();
+    assert!(loud.contains("\x1b[1m\x1b[31mmode BYPASS"), "bypass is bold red in the status line: {loud:?}");
+    assert_eq!(modes_after_shift_tabs(&started, 4), ["default", "acceptEdits", "plan", "BYPASS"]);
+    assert!(model.requests().is_empty());
 }
 
 #[test]
@@ -207,7 +239,7 @@ fn slash_commands_answer_without_calling_the_model() {
     let tmux = start(&env, &[]);
     for (command, expected) in [
         ("/help", "/model [PROVIDER[/MODEL]]"),
-        ("/mode bypass", "mode: bypass"),
+        ("/mode bypass", "⚠ BYPASS: tool calls run without asking"),
         ("/model", "* fake         anthropic  test-model  (context 200.0k, protocol default)"),
         ("/compact", "compaction (manual) failed: the conversation is too short to compact"),
         ("/resume", "no sessions in this project yet"),
@@ -222,7 +254,7 @@ fn slash_commands_answer_without_calling_the_model() {
         tmux.keys(&["Enter"]);
         tmux.wait_for(expected);
     }
-    tmux.wait_for("mode bypass");
+    tmux.wait_for("mode BYPASS");
     tmux.type_text("/mo");
     tmux.keys(&["Tab"]);
     tmux.wait_for("/mode   /model");
