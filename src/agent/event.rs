@@ -175,7 +175,7 @@ pub struct ApprovalRequest {
 }
 
 /// The human's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Approval {
     /// `y`: allow this call once.
     Once,
@@ -183,4 +183,7 @@ pub enum Approval {
     Always,
     /// `n`: refuse.
     Deny,
+    /// `t`: refuse, and tell the model what to do instead. The text (one line the person typed,
+    /// never empty) becomes the refusal the model reads: `denied by user: <text>`.
+    Redirect(String),
 }

@@ -29,8 +29,9 @@ pub enum Verdict {
 pub trait Gate: Send + Sync {
     /// Decides one call. `rule_name` is the tool's friendly name; `read_only` its class.
     fn check(&self, mode: Mode, call: &ToolCall, rule_name: &str, read_only: bool) -> Verdict;
-    /// Persists an exact allow rule for this call ("always"). Returns a message on failure.
-    fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<(), String>;
+    /// Persists an exact allow rule for this call ("always"): what was saved and where, `None`
+    /// when this gate keeps no file; a message on failure.
+    fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<Option<Remembered>, String>;
     /// The exact allow rules that "always" would save for this call (none when no rule can).
     fn allowing_rules(&self, _call: &ToolCall, _rule_name: &str) -> Vec<String> {
         Vec::new()
@@ -44,6 +45,21 @@ pub trait Gate: Send + Sync {
     /// the mode matrix (`permission::hook_may_allow`). No by default.
     fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _rule_name: &str, _read_only: bool) -> bool {
         false
+    }
+}
+
+/// The rules an "always" answer saved, and the file they went to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Remembered {
+    pub rules: Vec<String>,
+    pub file: PathBuf,
+}
+
+impl Remembered {
+    /// The notice the person sees: `saved allow rule Bash(=ls) to /p/.mewcode/settings.local.yaml`.
+    pub fn describe(&self) -> String {
+        let noun = if self.rules.len() == 1 { "rule" } else { "rules" };
+        format!("saved allow {noun} {} to {}", self.rules.join(" and "), self.file.display())
     }
 }
 
@@ -78,8 +94,8 @@ impl Gate for ModeMatrix {
         }
     }
 
-    fn remember(&self, _call: &ToolCall, _rule_name: &str) -> Result<(), String> {
-        Ok(())
+    fn remember(&self, _call: &ToolCall, _rule_name: &str) -> Result<Option<Remembered>, String> {
+        Ok(None)
     }
 
     fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _rule_name: &str, _read_only: bool) -> bool {
@@ -142,7 +158,7 @@ impl Gate for EngineGate {
         engine.always_allow_rules(&CallInfo { rule_name, input: &call.input })
     }
 
-    fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<(), String> {
+    fn remember(&self, call: &ToolCall, rule_name: &str) -> Result<Option<Remembered>, String> {
         let rules = {
             let engine = crate::sync::read(&self.engine);
             engine.always_allow_rules(&CallInfo { rule_name, input: &call.input })
@@ -161,12 +177,12 @@ impl Gate for EngineGate {
                     }
                 }
             }
-            None => texts.insert(0, (Level::Local, RuleTexts { allow: rules, deny: Vec::new() })),
+            None => texts.insert(0, (Level::Local, RuleTexts { allow: rules.clone(), deny: Vec::new() })),
         }
         let (ruleset, _) = RuleSet::from_texts(texts.clone());
         let mut engine = crate::sync::write(&self.engine);
         *engine = Engine::new(self.root.clone(), self.user_home.clone(), ruleset);
-        Ok(())
+        Ok(Some(Remembered { rules, file: self.root.join(crate::config::trust::LOCAL_SETTINGS) }))
     }
 
     fn read_filter(&self) -> Option<ReadFilter> {
@@ -226,9 +242,11 @@ mod tests {
         assert!(protected.reason.contains("control files"), "{protected:?}");
         let nested = gate.explain(Mode::AcceptEdits, "Bash", &call("rm -rf sub/.g*").input, false);
         assert!(nested.reason.contains("control files"), "{nested:?}");
-        gate.remember(&wipe, "Bash").unwrap();
-        gate.remember(&wipe, "Bash").unwrap();
         let local = root.join(crate::config::trust::LOCAL_SETTINGS);
+        let saved = gate.remember(&wipe, "Bash").unwrap().unwrap();
+        assert_eq!(saved, Remembered { rules: vec!["Bash(=rm -rf 'build/*')".to_string()], file: local.clone() });
+        assert_eq!(saved.describe(), format!("saved allow rule Bash(=rm -rf 'build/*') to {}", local.display()));
+        gate.remember(&wipe, "Bash").unwrap();
         let text = std::fs::read_to_string(&local).unwrap();
         assert_eq!(text.matches("Bash(").count(), 1, "{text}");
         assert_eq!(gate.check(Mode::Default, &wipe, "Bash", false), Verdict::Allow);
