@@ -6,6 +6,12 @@
 //! `--mode bypass`, or `bypass_in_mode_cycle: true` in the user's config); while bypass is on, the
 //! status line says `BYPASS` in bold red and the `›` is red.
 //!
+//! The status line reads the MCP servers' progress (`mcp 1/2`) whenever it is drawn: at each
+//! prompt and at each repaint (Shift-Tab). Rustyline's external printer, which could print above
+//! a waiting prompt, is deliberately not used: once created, rustyline 17 waits in `select` on
+//! the terminal even when keys are already in its read buffer, so a paste or fast typing stalls
+//! until the next key. Background messages are printed by the REPL before the next prompt.
+//!
 //! Invariant: rustyline stays in this file. The status line is part of the prompt, and the
 //! prompt given to rustyline always has the same width as what `highlight_prompt` draws (the mode
 //! is padded), so a mode change repaints in place instead of printing a new prompt below.
@@ -53,8 +59,6 @@ pub struct StatusFigures {
     /// `context_used` / `session` are (partly) estimated from characters.
     pub context_estimated: bool,
     pub session_estimated: bool,
-    /// MCP servers (connected, configured) while some are still starting.
-    pub mcp_starting: Option<(usize, usize)>,
 }
 
 /// State shared between the prompt's key handlers and the REPL loop.
@@ -68,8 +72,9 @@ struct Shared {
     /// Set by the Ctrl-C handler: the line had text when Ctrl-C was pressed.
     interrupted_with_text: bool,
     providers: Vec<String>,
+    /// The MCP servers' progress, read at each repaint.
+    mcp: Option<crate::mcp::Probe>,
 }
-
 /// The rustyline editor and its shared state.
 pub struct LineEditor {
     editor: Editor<Helper, FileHistory>,
@@ -103,6 +108,7 @@ impl LineEditor {
             color,
             interrupted_with_text: false,
             providers: Vec::new(),
+            mcp: None,
         }));
         editor.set_helper(Some(Helper { shared: Arc::clone(&shared) }));
         let cycle = CycleMode { shared: Arc::clone(&shared) };
@@ -135,6 +141,11 @@ impl LineEditor {
 
     pub fn set_mode(&self, mode: Mode) {
         lock(&self.shared).mode = mode;
+    }
+
+    /// Shows `mcp C/T` in the status line while some of these servers are starting.
+    pub fn set_mcp_probe(&self, probe: crate::mcp::Probe) {
+        lock(&self.shared).mcp = Some(probe);
     }
 
     /// Lets Shift-Tab reach bypass (the session started in it, or the user's config allows it).
@@ -173,6 +184,12 @@ impl LineEditor {
 /// The plain prompt: the status line, then `› ` on the next line.
 fn prompt_text(shared: &Shared) -> String {
     let figures = &shared.figures;
+    let mcp_starting = shared
+        .mcp
+        .as_ref()
+        .map(crate::mcp::Probe::progress)
+        .filter(|progress| progress.starting > 0)
+        .map(|progress| (progress.connected, progress.configured));
     let status = Status {
         provider: &figures.provider,
         model: &figures.model,
@@ -182,7 +199,7 @@ fn prompt_text(shared: &Shared) -> String {
         session: figures.session,
         context_estimated: figures.context_estimated,
         session_estimated: figures.session_estimated,
-        mcp_starting: figures.mcp_starting,
+        mcp_starting,
     };
     format!("{}\n› ", render_status(&status, shared.width))
 }

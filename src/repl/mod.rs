@@ -61,6 +61,9 @@ impl Interrupts {
 /// tool results go to that session's directory).
 pub type Connect<'a> = Box<dyn Fn(&ProviderConfig, &str) -> Result<Arc<Agent>, String> + 'a>;
 
+/// Starts connecting an MCP server again (`mcp::Manager::reconnect`, wired by app.rs).
+pub type Reconnect<'a> = Box<dyn Fn(&str) -> Result<(), String> + 'a>;
+
 /// Asks a provider's server for its context window (`llm::discovery`, wired by app.rs).
 pub type Discover<'a> = Box<dyn Fn(&mut ProviderConfig) -> Option<String> + 'a>;
 
@@ -91,11 +94,47 @@ pub struct Setup<'a> {
     pub session_id: String,
     /// The MCP servers' status, rendered for `/mcp`.
     pub mcp_status: Box<dyn Fn() -> String + 'a>,
+    /// `/mcp reconnect NAME`: starts connecting the server again (its outcome arrives on
+    /// `background`); `Err` says why not.
+    pub mcp_reconnect: Reconnect<'a>,
+    /// The servers' progress for the status line (`mcp 1/2` while some are starting).
+    pub mcp_probe: crate::mcp::Probe,
+    /// What happens in the background (MCP servers connecting or failing, warnings raised during
+    /// tool calls), said before the next prompt.
+    pub background: Option<crossbeam_channel::Receiver<Background>>,
     /// Where sessions are logged and which one to start with.
     pub sessions: sessions::Sessions,
     /// How commands are confined: the summary line and the status (off and unavailable are
     /// shown in warning colours).
     pub sandbox: (String, crate::confine::Status),
+}
+
+/// Something that happened in the background.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Background {
+    /// An MCP server connected or failed (at start-up or after `/mcp reconnect`).
+    Mcp(crate::mcp::Update),
+    /// A warning raised later (an MCP tool returned an image, a changed tool list failed...).
+    Warning(Warning),
+}
+
+/// How a background event is shown: one dim line for a server that connected, a yellow `⚠` line
+/// per warning (a failed server's warning says why).
+pub fn render_background(event: &Background, color: bool) -> String {
+    let warning = |warning: &Warning| paint(color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())));
+    match event {
+        Background::Mcp(update) => {
+            let mut lines = Vec::new();
+            if let Some(count) = update.tools {
+                let plural = if count == 1 { "" } else { "s" };
+                let text = format!("mcp server {} connected: {count} tool{plural}", neutralize(&update.server));
+                lines.push(paint(color, DIM, &text));
+            }
+            lines.extend(update.warnings.iter().map(warning));
+            lines.join("\n")
+        }
+        Background::Warning(found) => warning(found),
+    }
 }
 
 /// How the REPL ended.
@@ -174,6 +213,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
     editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
     editor.set_mode(setup.mode);
     editor.set_bypass_in_cycle(setup.bypass_in_cycle);
+    editor.set_mcp_probe(setup.mcp_probe.clone());
     let mut session = Session {
         provider: setup.provider.clone(),
         agent: Arc::clone(&setup.agent),
@@ -201,8 +241,20 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             session: session.usage,
             context_estimated: session.context_estimated,
             session_estimated: session.usage_estimated,
-            mcp_starting: None,
         };
+        // What happened in the background since the last prompt (MCP servers that connected or
+        // failed, late warnings) is said now, before the prompt: never lost, never in the middle
+        // of a streamed answer.
+        let mut news = false;
+        for event in setup.background.iter().flat_map(|background| background.try_iter()) {
+            say(&render_background(&event, setup.color));
+            news = true;
+        }
+        // Between turns: a server that just connected shows in `/tools` at once (a turn refreshes
+        // the registry anyway when it starts).
+        if news {
+            session.agent.registry.refresh();
+        }
         // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
         // as a signal; it counts as one pressed at an empty prompt.
         let input = if interrupts.count() == seen_presses {
@@ -396,6 +448,10 @@ fn run_command(command: Command, session: &mut Session, setup: &Setup, providers
             let report = if report.trim().is_empty() { "no MCP servers configured".to_string() } else { report };
             say(&neutralize(report.trim_end()));
         }
+        Command::McpReconnect(name) => match (setup.mcp_reconnect)(&name) {
+            Ok(()) => say(&paint(color, DIM, &neutralize(&format!("reconnecting mcp server {name}…")))),
+            Err(message) => say(&paint(color, RED, &neutralize(&format!("/mcp reconnect: {message}")))),
+        },
         Command::Clear => {
             session.conversation = Arc::new(Mutex::new(History::new()));
             session.context_used = 0;
