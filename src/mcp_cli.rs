@@ -59,7 +59,9 @@ pub fn call(
     let Some(client) = manager.client(&server.name) else {
         let (error, stderr) = match manager.statuses().into_iter().next().map(|status| status.state) {
             Some(ServerState::Failed { error, stderr }) => (error, stderr),
-            Some(ServerState::Connected { .. }) | None => ("not connected".to_string(), Vec::new()),
+            Some(ServerState::Connected { .. } | ServerState::Starting) | None => {
+                ("not connected".to_string(), Vec::new())
+            }
         };
         for line in stderr {
             print_notice(&format!("{} stderr: {line}", server.name));
@@ -161,6 +163,7 @@ pub fn render_list_text(statuses: &[ServerStatus]) -> String {
                     out.push_str(&format!("  hints: {}\n", status.hints_note));
                 }
             }
+            ServerState::Starting => out.push_str(&format!("{head}: starting (its tools join when it is ready)\n")),
             ServerState::Failed { error, stderr } => {
                 out.push_str(&format!("{head}: failed: {error}\n"));
                 for line in stderr.iter().take(5) {
@@ -190,6 +193,7 @@ pub fn render_list_json(statuses: &[ServerStatus]) -> Value {
                         })
                         .collect();
                 }
+                ServerState::Starting => server["status"] = json!("starting"),
                 ServerState::Failed { error, stderr } => {
                     server["status"] = json!("failed");
                     server["error"] = json!(error);

@@ -217,12 +217,20 @@ impl Agent {
             Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
                 Approval::Once => Decision::Run { tool, approved_by_user: true },
                 Approval::Always => {
-                    if let Err(problem) = self.toolbox.gate.remember(call, tool.as_ref()) {
-                        emit(cancel, tx, Event::Notice(format!("could not save the rule: {problem}")));
+                    // The person is told what was saved and where: an "always" that widened more
+                    // than they thought should be easy to find and undo.
+                    let notice = match self.toolbox.gate.remember(call, tool.as_ref()) {
+                        Ok(Some(saved)) => Some(saved.describe()),
+                        Ok(None) => None,
+                        Err(problem) => Some(format!("could not save the rule: {problem}")),
+                    };
+                    if let Some(notice) = notice {
+                        emit(cancel, tx, Event::Notice(notice));
                     }
                     Decision::Run { tool, approved_by_user: true }
                 }
                 Approval::Deny => Decision::refused(RefusedBy::User, &reason),
+                Approval::Redirect(instead) => Decision::refused(RefusedBy::User, &instead),
             },
         }
     }

@@ -186,7 +186,7 @@ pub struct ApprovalRequest {
 }
 
 /// The human's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Approval {
     /// `y`: allow this call once.
     Once,
@@ -194,4 +194,7 @@ pub enum Approval {
     Always,
     /// `n`: refuse.
     Deny,
+    /// `t`: refuse, and tell the model what to do instead. The text (one line the person typed,
+    /// never empty) becomes the refusal the model reads: `denied by user: <text>`.
+    Redirect(String),
 }

@@ -32,8 +32,9 @@ pub trait Gate: Send + Sync {
     /// Decides one call of `tool`, by what the tool declares (its friendly name, kind and
     /// whether its read-only claim counts for permission).
     fn check(&self, mode: Mode, call: &ToolCall, tool: &dyn Tool) -> Verdict;
-    /// Persists an exact allow rule for this call ("always"). Returns a message on failure.
-    fn remember(&self, call: &ToolCall, tool: &dyn Tool) -> Result<(), String>;
+    /// Persists an exact allow rule for this call ("always"): what was saved and where, `None`
+    /// when this gate keeps no file; a message on failure.
+    fn remember(&self, call: &ToolCall, tool: &dyn Tool) -> Result<Option<Remembered>, String>;
     /// The exact allow rules that "always" would save for this call (none when no rule can).
     fn allowing_rules(&self, _call: &ToolCall, _tool: &dyn Tool) -> Vec<String> {
         Vec::new()
@@ -53,6 +54,21 @@ pub trait Gate: Send + Sync {
 /// A call of `tool` as the permission engine sees it.
 pub fn call_info<'a>(call: &'a ToolCall, tool: &'a dyn Tool) -> CallInfo<'a> {
     CallInfo { rule_name: tool.rule_name(), input: &call.input, kind: tool.kind() }
+}
+
+/// The rules an "always" answer saved, and the file they went to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Remembered {
+    pub rules: Vec<String>,
+    pub file: PathBuf,
+}
+
+impl Remembered {
+    /// The notice the person sees: `saved allow rule Bash(=ls) to /p/.mewcode/settings.local.yaml`.
+    pub fn describe(&self) -> String {
+        let noun = if self.rules.len() == 1 { "rule" } else { "rules" };
+        format!("saved allow {noun} {} to {}", self.rules.join(" and "), self.file.display())
+    }
 }
 
 /// The verdict once a PreToolUse hook's permission decision is applied (pure): a hook's ask
@@ -87,8 +103,8 @@ impl Gate for ModeMatrix {
         }
     }
 
-    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<(), String> {
-        Ok(())
+    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
+        Ok(None)
     }
 
     fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> bool {
@@ -152,7 +168,7 @@ impl Gate for EngineGate {
         crate::sync::read(&self.engine).always_allow_rules(&call_info(call, tool))
     }
 
-    fn remember(&self, call: &ToolCall, tool: &dyn Tool) -> Result<(), String> {
+    fn remember(&self, call: &ToolCall, tool: &dyn Tool) -> Result<Option<Remembered>, String> {
         let rules = self.allowing_rules(call, tool);
         if rules.is_empty() {
             return Err("no exact rule can allow this call (it was allowed once)".to_string());
@@ -168,12 +184,12 @@ impl Gate for EngineGate {
                     }
                 }
             }
-            None => texts.insert(0, (Level::Local, RuleTexts { allow: rules, deny: Vec::new() })),
+            None => texts.insert(0, (Level::Local, RuleTexts { allow: rules.clone(), deny: Vec::new() })),
         }
         let (ruleset, _) = RuleSet::from_texts(texts.clone());
         let mut engine = crate::sync::write(&self.engine);
         *engine = Engine::new(self.root.clone(), self.user_home.clone(), ruleset);
-        Ok(())
+        Ok(Some(Remembered { rules, file: self.root.join(crate::config::trust::LOCAL_SETTINGS) }))
     }
 
     fn read_filter(&self) -> Option<ReadFilter> {
@@ -236,9 +252,11 @@ mod tests {
         assert!(protected.reason.contains("control files"), "{protected:?}");
         let nested = gate.explain(Mode::AcceptEdits, &CallInfo::named("Bash", &call("rm -rf sub/.g*").input), false);
         assert!(nested.reason.contains("control files"), "{nested:?}");
-        gate.remember(&wipe, bash).unwrap();
-        gate.remember(&wipe, bash).unwrap();
         let local = root.join(crate::config::trust::LOCAL_SETTINGS);
+        let saved = gate.remember(&wipe, bash).unwrap().unwrap();
+        assert_eq!(saved, Remembered { rules: vec!["Bash(=rm -rf 'build/*')".to_string()], file: local.clone() });
+        assert_eq!(saved.describe(), format!("saved allow rule Bash(=rm -rf 'build/*') to {}", local.display()));
+        gate.remember(&wipe, bash).unwrap();
         let text = std::fs::read_to_string(&local).unwrap();
         assert_eq!(text.matches("Bash(").count(), 1, "{text}");
         assert_eq!(gate.check(Mode::Default, &wipe, bash), Verdict::Allow);

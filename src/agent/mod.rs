@@ -34,7 +34,7 @@ pub use crate::sync::lock;
 use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, Sender, bounded};
 pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, Stop};
-pub use gate::{EngineGate, Gate, ModeMatrix, Verdict};
+pub use gate::{EngineGate, Gate, ModeMatrix, Remembered, Verdict};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

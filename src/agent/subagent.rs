@@ -36,17 +36,10 @@ pub struct TaskTool {
 
 impl TaskTool {
     /// Builds the tool from the parent's toolbox (pass the very Arc the parent `Agent` gets) and
-    /// the read-only tools of the parent's registry.
+    /// the read-only tools of the parent's registry, sources included: an MCP server that connects
+    /// after start-up (the REPL does not wait) lends its read-only tools to the next sub-agent.
     pub fn new(toolbox: Arc<Toolbox>, main_registry: &Registry) -> TaskTool {
-        let mut registry = Registry::new();
-        for definition in main_registry.read_only_definitions() {
-            if definition.name != "task"
-                && let Some(tool) = main_registry.get(&definition.name)
-            {
-                registry.register(tool);
-            }
-        }
-        TaskTool { toolbox, registry }
+        TaskTool { toolbox, registry: main_registry.read_only_view("task") }
     }
 
     /// The sub-agent for one call: everything but its own limits comes from the parent.

@@ -215,7 +215,7 @@ impl Gate for AskingGate {
         if rule_name == "Task" { Verdict::Allow } else { Verdict::Ask { reason: format!("{rule_name} asks") } }
     }
 
-    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<(), String> {
+    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
         Err("a test gate remembers nothing".to_string())
     }
 }

@@ -220,7 +220,7 @@ pub(super) fn run_agent(agent: &Arc<Agent>, mode: Mode, answers: &[Approval]) ->
     let mut stop = None;
     for event in events {
         if let Event::Approval(request) = &event {
-            request.respond.send(*answers.next().expect("an answer for every approval")).unwrap();
+            request.respond.send(answers.next().expect("an answer for every approval").clone()).unwrap();
         }
         if let Event::Done(reason) = &event {
             stop = Some(*reason);
@@ -375,6 +375,18 @@ fn approvals_yes_no_always() {
     assert_eq!(history[2].tool_results[0].content, "write saw 0 writes");
     assert!(history[4].tool_results[0].content.starts_with("denied by user: "), "{:?}", history[4]);
     assert_eq!(history[6].tool_results[0].content, "write saw 1 writes");
+}
+
+#[test]
+fn a_redirect_denies_and_the_model_reads_what_the_person_typed() {
+    let scripts = vec![tool_turn(&[("1", "write", "{\"n\":1}")]), text_turn("ok")];
+    let fixture = fixture(scripts, Duration::ZERO, true, 25);
+    let (conversation, _, _) =
+        run(&fixture, Mode::Default, &[Approval::Redirect("write it under docs/ instead".into())]);
+    let result = &lock(&conversation)[2].tool_results[0];
+    assert!(result.is_error);
+    assert_eq!(result.content, "denied by user: write it under docs/ instead");
+    assert!(lock(&fixture.log).is_empty(), "the write must not run");
 }
 
 #[test]

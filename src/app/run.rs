@@ -311,8 +311,20 @@ pub(super) fn run_repl(
         rules,
     ));
     let (sandbox, _session_tmp) = make_sandbox(context, &config, env, &mut warnings);
-    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
-    warnings.extend(mcp_warnings);
+    // The REPL does not wait for MCP servers (SPEC §7): they connect in the background, their
+    // outcome and any later warning reach the REPL on this channel, said before the next
+    // prompt. Unbounded: a few messages per server, and a connect or tool thread
+    // must never wait for the person.
+    let (background_tx, background_rx) = crossbeam_channel::unbounded();
+    let mut mcp_options = mcp_options(context, env, true);
+    let warn_tx = background_tx.clone();
+    mcp_options.warn = Arc::new(move |warning| {
+        let _ = warn_tx.send(repl::Background::Warning(warning));
+    });
+    let updates: mcp::UpdateSink = Arc::new(move |update| {
+        let _ = background_tx.send(repl::Background::Mcp(update));
+    });
+    let mcp = mcp::Manager::spawn(&config.mcp_servers, &mcp_options, Some(updates));
     let connect: repl::Connect = Box::new(|provider, session_id| {
         let parts = AgentParts {
             hooks: &config.hooks,
@@ -336,6 +348,7 @@ pub(super) fn run_repl(
         provider,
         agent,
         mode: options.mode.unwrap_or_default(),
+        bypass_in_cycle: options.mode == Some(crate::mode::Mode::Bypass) || config.bypass_in_mode_cycle,
         warnings,
         color,
         animate: style.cursor,
@@ -346,6 +359,9 @@ pub(super) fn run_repl(
         }),
         session_id: first_id.clone(),
         mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
+        mcp_reconnect: Box::new(|name| mcp.reconnect(name)),
+        mcp_probe: mcp.probe(),
+        background: Some(background_rx),
         sessions: repl::sessions::Sessions {
             dir: sessions_dir,
             owner: owner.clone(),

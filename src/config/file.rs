@@ -67,6 +67,8 @@ pub struct ConfigFile {
     pub hooks: Vec<HookConfig>,
     /// The `sandbox:` key, when the file has it.
     pub sandbox: Option<super::sandbox::SandboxEntry>,
+    /// `bypass_in_mode_cycle:`, when the file has it.
+    pub bypass_in_mode_cycle: Option<bool>,
 }
 
 /// How to read a file: its display name, its directory (relative `ca_file` paths resolve there)
@@ -77,7 +79,8 @@ pub struct FileContext<'a> {
     pub lookup: Option<Lookup<'a>>,
 }
 
-const TOP_KEYS: &[&str] = &["default_provider", "providers", "mcp_servers", "mcpServers", "hooks", "sandbox"];
+const TOP_KEYS: &[&str] =
+    &["default_provider", "providers", "mcp_servers", "mcpServers", "hooks", "sandbox", "bypass_in_mode_cycle"];
 const PROVIDER_KEYS: &[&str] = &[
     "name",
     "protocol",
@@ -120,8 +123,11 @@ pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, V
         _ => return Err(error(ctx, "", "expected a mapping at the top level".to_string())),
     };
     warn_unknown_keys(&map, TOP_KEYS, "", ctx, &mut warnings);
-    let mut file =
-        ConfigFile { default_provider: opt_string(&map, "default_provider", "", ctx)?, ..ConfigFile::default() };
+    let mut file = ConfigFile {
+        default_provider: opt_string(&map, "default_provider", "", ctx)?,
+        bypass_in_mode_cycle: opt_bool(&map, "bypass_in_mode_cycle", "", ctx)?,
+        ..ConfigFile::default()
+    };
     match map.get("providers") {
         None | Some(Value::Null) => {}
         Some(Value::Sequence(items)) => {

@@ -309,6 +309,10 @@ pub struct Config {
     pub untrusted_project: Vec<String>,
     /// How commands are confined (`sandbox:`).
     pub sandbox: SandboxConfig,
+    /// `bypass_in_mode_cycle: true`: Shift-Tab may reach bypass in the REPL. Only the user's own
+    /// files (`config.yaml`, `--config`) can set it; a project's is ignored with a warning, since a
+    /// repository must not bring bypass one keystroke closer.
+    pub bypass_in_mode_cycle: bool,
 }
 
 /// Where to look and how.
@@ -427,6 +431,15 @@ fn merge(
     for (level, display, dir, file) in files {
         if let Some(entry) = file.sandbox {
             sandbox::merge_sandbox(&mut config.sandbox, entry, level, &display, &dir, home.as_deref(), warnings);
+        }
+        match (file.bypass_in_mode_cycle, level) {
+            (Some(true), Level::Project) => warnings.push(Warning::new(
+                display.clone(),
+                "bypass_in_mode_cycle is ignored in a project's config; only your own config.yaml can put bypass \
+                 in the Shift-Tab cycle",
+            )),
+            (Some(allowed), Level::User | Level::Invocation) => config.bypass_in_mode_cycle = allowed,
+            (Some(false) | None, _) => {}
         }
         if let Some(name) = file.default_provider.filter(|name| !name.is_empty()) {
             config.default_provider = Some((name, display.clone()));

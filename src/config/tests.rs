@@ -474,3 +474,34 @@ fn a_projects_mcp_json_is_read_only_when_trusted_and_its_hints_are_never_believe
     assert_eq!(config.mcp_servers.len(), 3);
     assert!(warnings.iter().any(|w| w.source == ".mcp.json" && w.message.contains("its servers are not started")));
 }
+
+#[test]
+fn only_the_users_own_config_can_put_bypass_in_the_mode_cycle() {
+    let fixture = Fixture::new("bypass-cycle");
+    let (config, _) = fixture.load(true, None, &[]).unwrap();
+    assert!(!config.bypass_in_mode_cycle, "off by default");
+    fixture.write("proj/.mewcode.yaml", "bypass_in_mode_cycle: true\n");
+    let (config, warnings) = fixture.load(true, None, &[]).unwrap();
+    assert!(!config.bypass_in_mode_cycle, "a trusted project still cannot set it");
+    assert_eq!(
+        warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        vec![
+            ".mewcode.yaml: bypass_in_mode_cycle is ignored in a project's config; only your own config.yaml can \
+             put bypass in the Shift-Tab cycle"
+        ]
+    );
+    fixture.write("home/config.yaml", "bypass_in_mode_cycle: true\n");
+    let (config, _) = fixture.load(true, None, &[]).unwrap();
+    assert!(config.bypass_in_mode_cycle);
+    fixture.write("extra.yaml", "bypass_in_mode_cycle: false\n");
+    let (config, _) = fixture.load(true, Some("extra.yaml"), &[]).unwrap();
+    assert!(!config.bypass_in_mode_cycle, "--config overrides the user's file");
+    fixture.write("home/config.yaml", "bypass_in_mode_cycle: sometimes\n");
+    assert_eq!(
+        fixture.load(true, None, &[]).unwrap_err().to_string(),
+        format!(
+            "{}: bypass_in_mode_cycle: expected true or false, got \"sometimes\"",
+            fixture.dir.join("home/config.yaml").display()
+        )
+    );
+}

@@ -2,10 +2,13 @@
 //! registers their tools as `mcp__<server>__<tool>`, reports their status, and shuts them down.
 //!
 //! Invariants:
-//! - Failure isolation: servers connect concurrently, one named thread each (`mcp-connect-<name>`,
-//!   joined before `start` returns), each within its own budget (its `timeout_s`, else 30 s); a
-//!   server that fails is reported as a warning and a `Failed` status and never blocks or breaks
-//!   the others, so start-up takes as long as the slowest server, not the sum.
+//! - Failure isolation: servers connect concurrently, one named thread each (`mcp-connect-<name>`),
+//!   each within its own budget (its `timeout_s`, else 30 s); a server that fails is reported as
+//!   a warning and a `Failed` status and never blocks or breaks the others. `start` joins them
+//!   (start-up takes as long as the slowest server, not the sum: `-p`, `mcp list`); `spawn`
+//!   returns at once and reports each outcome as an `Update` (the REPL, usable at once; a turn
+//!   uses the tools that are there). `reconnect` runs the same connect again for one server.
+//!   Connect threads are joined by `wait` or `shutdown`, which cancels them first.
 //! - Shutdown is concurrent with a 5 s deadline per server, after which children are killed;
 //!   dropping the manager shuts down too, so no early return leaves a server running.
 //! - Nothing here reads the process environment: the host environment, the log directory, the
@@ -32,18 +35,24 @@ pub use error::McpError;
 use crate::cancel::CancelToken;
 use crate::config::{McpServerConfig, McpTransport};
 use crate::llm::net::NetEnv;
+use crate::sync::lock;
 use crate::tools::Registry;
 use crate::warning::Warning;
 use client::{Client, SessionInfo, Transport};
 use source::{PinPlace, ServerTools};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use stdio::SpawnEnv;
 
 /// How long each server gets to end its session before its process is killed.
 pub const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Where `Manager::spawn`'s connect threads report each server's outcome. Called from those
+/// threads; it must not block.
+pub type UpdateSink = Arc<dyn Fn(Update) + Send + Sync>;
 
 /// Where warnings raised after start-up go (a tool returned an image, ...): the front end shows
 /// them. Called from tool worker threads.
@@ -73,9 +82,10 @@ pub struct ServerStatus {
     pub hints_note: String,
 }
 
-/// Connected with its tools, or failed with why.
+/// Starting (the REPL does not wait), connected with its tools, or failed with why.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ServerState {
+    Starting,
     Connected { session: SessionInfo, tools: Vec<ToolStatus> },
     Failed { error: String, stderr: Vec<String> },
 }
@@ -89,98 +99,255 @@ pub struct ToolStatus {
     pub description: String,
 }
 
-/// The connected servers of a run.
-#[derive(Default)]
-pub struct Manager {
-    servers: Vec<Server>,
+/// What a server's connect thread reports when it is done (`Manager::spawn`'s channel): the
+/// front end shows it at once (the REPL, which does not wait for servers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Update {
+    pub server: String,
+    /// `Some(n)`: connected with `n` tools; `None`: failed (the reason is in `warnings`).
+    pub tools: Option<usize>,
+    /// The failure, skipped tools, pinning: what start-up would have put in the banner.
+    pub warnings: Vec<Warning>,
 }
 
-struct Server {
-    status: ServerStatus,
-    client: Option<Arc<Client>>,
-    tools: Option<Arc<ServerTools>>,
+/// How many servers are configured, connected and still starting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub configured: usize,
+    pub connected: usize,
+    pub starting: usize,
+}
+
+/// The MCP servers of a run. Each server is a `Slot` whose state moves from starting to
+/// connected or failed on its own `mcp-connect-<name>` thread; the registry holds the slots as
+/// tool sources, so a server's tools join at the first refresh after it connected.
+#[derive(Default)]
+pub struct Manager {
+    /// In name order.
+    servers: Vec<Arc<Slot>>,
+    /// For `reconnect` (None for a manager without servers).
+    options: Option<StartOptions>,
+    /// Where connect threads report (`spawn`); None when the caller waits (`start`).
+    updates: Option<UpdateSink>,
+    /// Every connect thread started, joined by `wait` and `shutdown`.
+    connecting: Mutex<Vec<JoinHandle<Vec<Warning>>>>,
+    /// Cancels connect threads still running at shutdown.
+    cancel: CancelToken,
+}
+
+/// Reads the servers' progress without the manager (cloneable, for other threads).
+#[derive(Clone, Default)]
+pub struct Probe {
+    servers: Vec<Arc<Slot>>,
+}
+
+impl Probe {
+    /// How many servers are configured, connected and starting.
+    pub fn progress(&self) -> Progress {
+        let mut progress = Progress { configured: self.servers.len(), ..Progress::default() };
+        for slot in &self.servers {
+            match &*lock(&slot.state) {
+                SlotState::Starting => progress.starting += 1,
+                SlotState::Connected { .. } => progress.connected += 1,
+                SlotState::Failed { .. } => {}
+            }
+        }
+        progress
+    }
+}
+
+/// One configured server and where it stands.
+struct Slot {
+    config: McpServerConfig,
+    state: Mutex<SlotState>,
+}
+
+enum SlotState {
+    Starting,
+    Connected { session: SessionInfo, client: Arc<Client>, tools: Arc<ServerTools> },
+    Failed { error: String, stderr: Vec<String> },
+}
+
+impl crate::tools::ToolSource for Slot {
+    /// A connected server's tools (listed again if they changed); none while starting or failed.
+    fn tools(&self) -> Vec<Arc<dyn crate::tools::Tool>> {
+        let tools = match &*lock(&self.state) {
+            SlotState::Connected { tools, .. } => Arc::clone(tools),
+            SlotState::Starting | SlotState::Failed { .. } => return Vec::new(),
+        };
+        tools.tools()
+    }
 }
 
 impl Manager {
-    /// Connects every server in `configs` concurrently (see the module invariants). Returns the
-    /// manager (servers in name order) and the warnings to show (failed servers, skipped tools).
+    /// Connects every server in `configs` concurrently and waits for all of them (see the module
+    /// invariants): `-p`, `mcp list`, `mcp call`, `doctor`. Returns the manager (servers in name
+    /// order) and the warnings to show (failed servers, skipped tools).
     pub fn start(configs: &[McpServerConfig], options: &StartOptions) -> (Manager, Vec<Warning>) {
-        let outcomes: Vec<(Server, Vec<Warning>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = configs
-                .iter()
-                .map(|config| {
-                    let thread = std::thread::Builder::new()
-                        .name(format!("mcp-connect-{}", config.name))
-                        .spawn_scoped(scope, move || connect(config, options));
-                    (config, thread)
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|(config, thread)| {
-                    match thread.map_err(|err| err.to_string()).and_then(|handle| {
-                        handle.join().map_err(|_| "its connect thread panicked (a bug in mewcode)".to_string())
-                    }) {
-                        Ok(outcome) => outcome,
-                        Err(message) => failed(config, &McpError::Io { message }, Vec::new()),
-                    }
-                })
-                .collect()
-        });
-        let mut outcomes = outcomes;
-        outcomes.sort_by(|(a, _), (b, _)| a.status.name.cmp(&b.status.name));
-        let mut warnings = Vec::new();
-        let mut servers = Vec::new();
-        for (server, server_warnings) in outcomes {
-            servers.push(server);
-            warnings.extend(server_warnings);
-        }
-        (Manager { servers }, warnings)
+        let manager = Manager::spawn(configs, options, None);
+        let warnings = manager.wait();
+        (manager, warnings)
     }
 
-    /// Registers every connected server's tools, servers and tools in name order, as sources the
-    /// registry asks again at each refresh.
-    pub fn register_tools(&self, registry: &mut Registry) {
-        for tools in self.servers.iter().filter_map(|server| server.tools.as_ref()) {
-            registry.register_source(Arc::clone(tools) as Arc<dyn crate::tools::ToolSource>);
+    /// Starts connecting every server in `configs`, each on its own thread, and returns at once
+    /// (the REPL). Each server's outcome is sent on `updates` when it is known; its tools join
+    /// the registry at the next refresh.
+    pub fn spawn(configs: &[McpServerConfig], options: &StartOptions, updates: Option<UpdateSink>) -> Manager {
+        let mut configs: Vec<&McpServerConfig> = configs.iter().collect();
+        configs.sort_by(|a, b| a.name.cmp(&b.name));
+        let manager = Manager {
+            servers: configs
+                .into_iter()
+                .map(|config| Arc::new(Slot { config: config.clone(), state: Mutex::new(SlotState::Starting) }))
+                .collect(),
+            options: Some(options.clone()),
+            updates,
+            connecting: Mutex::new(Vec::new()),
+            cancel: CancelToken::new(),
+        };
+        for slot in &manager.servers {
+            manager.start_connect(slot, None);
         }
+        manager
+    }
+
+    /// Waits for every connect thread started so far; returns their warnings in name order.
+    pub fn wait(&self) -> Vec<Warning> {
+        let handles = std::mem::take(&mut *lock(&self.connecting));
+        handles.into_iter().flat_map(|handle| handle.join().unwrap_or_default()).collect()
+    }
+
+    /// Disconnects server `name` (if it was connected) and connects it again in the background;
+    /// its outcome arrives on the updates channel like at start-up. Refused while it is starting.
+    pub fn reconnect(&self, name: &str) -> Result<(), String> {
+        let Some(slot) = self.servers.iter().find(|slot| slot.config.name == name) else {
+            let names: Vec<&str> = self.servers.iter().map(|slot| slot.config.name.as_str()).collect();
+            return Err(format!("no MCP server named {name:?} (configured: {})", names.join(", ")));
+        };
+        let previous = {
+            let mut state = lock(&slot.state);
+            if matches!(*state, SlotState::Starting) {
+                return Err(format!("mcp server {name} is still starting"));
+            }
+            std::mem::replace(&mut *state, SlotState::Starting)
+        };
+        let old_client = match previous {
+            SlotState::Connected { client, .. } => Some(client),
+            SlotState::Starting | SlotState::Failed { .. } => None,
+        };
+        self.start_connect(slot, old_client);
+        Ok(())
+    }
+
+    /// Starts the connect thread of `slot`, which first ends `old_client`'s session (reconnect).
+    fn start_connect(&self, slot: &Arc<Slot>, old_client: Option<Arc<Client>>) {
+        let Some(options) = self.options.clone() else { return };
+        let (thread_slot, updates, cancel) = (Arc::clone(slot), self.updates.clone(), self.cancel.clone());
+        let run = move || {
+            if let Some(client) = old_client {
+                client.shutdown(Instant::now() + SHUTDOWN_DEADLINE);
+            }
+            let (state, warnings) = connect(&thread_slot.config, &options, &cancel);
+            let tools = match &state {
+                SlotState::Connected { tools, .. } => Some(tools.current().len()),
+                SlotState::Starting | SlotState::Failed { .. } => None,
+            };
+            *lock(&thread_slot.state) = state;
+            if let Some(updates) = updates {
+                updates(Update { server: thread_slot.config.name.clone(), tools, warnings: warnings.clone() });
+            }
+            warnings
+        };
+        match std::thread::Builder::new().name(format!("mcp-connect-{}", slot.config.name)).spawn(run) {
+            Ok(handle) => lock(&self.connecting).push(handle),
+            Err(err) => {
+                let (state, warnings) = failed(&slot.config, &McpError::Io { message: err.to_string() }, Vec::new());
+                *lock(&slot.state) = state;
+                if let Some(updates) = &self.updates {
+                    updates(Update { server: slot.config.name.clone(), tools: None, warnings });
+                }
+            }
+        }
+    }
+
+    /// Registers every configured server as a source of tools, in name order: a server's tools
+    /// appear at the first refresh after it connected, and go when it is reconnected.
+    pub fn register_tools(&self, registry: &mut Registry) {
+        for slot in &self.servers {
+            registry.register_source(Arc::clone(slot) as Arc<dyn crate::tools::ToolSource>);
+        }
+    }
+
+    /// A handle that reads the servers' progress from any thread (the REPL's status line).
+    pub fn probe(&self) -> Probe {
+        Probe { servers: self.servers.clone() }
     }
 
     /// Every server's status (its tools as of the last listing), in name order.
     pub fn statuses(&self) -> Vec<ServerStatus> {
         self.servers
             .iter()
-            .map(|server| {
-                let mut status = server.status.clone();
-                if let (ServerState::Connected { tools, .. }, Some(live)) = (&mut status.state, &server.tools) {
-                    *tools = live.current().iter().map(|tool| tool_status(tool)).collect();
+            .map(|slot| {
+                let config = &slot.config;
+                let state = match &*lock(&slot.state) {
+                    SlotState::Starting => ServerState::Starting,
+                    SlotState::Connected { session, tools, .. } => ServerState::Connected {
+                        session: session.clone(),
+                        tools: tools.current().iter().map(|tool| tool_status(tool)).collect(),
+                    },
+                    SlotState::Failed { error, stderr } => {
+                        ServerState::Failed { error: error.clone(), stderr: stderr.clone() }
+                    }
+                };
+                ServerStatus {
+                    name: config.name.clone(),
+                    transport: transport_kind(&config.transport),
+                    target: target_of(&config.transport),
+                    state,
+                    hints_trusted: config.trust_hints,
+                    hints_note: config.hints_note(),
                 }
-                status
             })
             .collect()
     }
 
     /// Why a connected server's tools refuse to run (pinning flagged it), if they do.
     pub fn blocked(&self, name: &str) -> Option<String> {
-        let server = self.servers.iter().find(|server| server.status.name == name)?;
-        let current = server.tools.as_ref()?.current();
-        current.iter().find_map(|tool| tool.blocked_reason())
+        let slot = self.servers.iter().find(|slot| slot.config.name == name)?;
+        let tools = match &*lock(&slot.state) {
+            SlotState::Connected { tools, .. } => Arc::clone(tools),
+            SlotState::Starting | SlotState::Failed { .. } => return None,
+        };
+        tools.current().iter().find_map(|tool| tool.blocked_reason())
     }
 
     /// The client of a connected server.
     pub fn client(&self, name: &str) -> Option<Arc<Client>> {
-        self.servers.iter().find(|server| server.status.name == name).and_then(|server| server.client.clone())
+        let slot = self.servers.iter().find(|slot| slot.config.name == name)?;
+        match &*lock(&slot.state) {
+            SlotState::Connected { client, .. } => Some(Arc::clone(client)),
+            SlotState::Starting | SlotState::Failed { .. } => None,
+        }
     }
 
-    /// Ends every session concurrently; children still running after `SHUTDOWN_DEADLINE` are
-    /// killed. Idempotent.
+    /// Stops connects still running (their budget ends at once), then ends every session
+    /// concurrently; children still running after `SHUTDOWN_DEADLINE` are killed. Idempotent.
     pub fn shutdown(&mut self) {
+        self.cancel.cancel();
+        let _ = self.wait();
         let clients: Vec<(String, Arc<Client>)> = self
             .servers
-            .iter_mut()
-            .filter_map(|server| {
-                server.tools = None;
-                server.client.take().map(|client| (server.status.name.clone(), client))
+            .iter()
+            .filter_map(|slot| {
+                let mut state = lock(&slot.state);
+                let previous = std::mem::replace(
+                    &mut *state,
+                    SlotState::Failed { error: "shut down".to_string(), stderr: Vec::new() },
+                );
+                match previous {
+                    SlotState::Connected { client, .. } => Some((slot.config.name.clone(), client)),
+                    SlotState::Starting | SlotState::Failed { .. } => None,
+                }
             })
             .collect();
         let deadline = Instant::now() + SHUTDOWN_DEADLINE;
@@ -204,18 +371,18 @@ impl Drop for Manager {
     }
 }
 
-/// Connects one server within its budget: spawn or reach it, handshake, list tools.
-fn connect(config: &McpServerConfig, options: &StartOptions) -> (Server, Vec<Warning>) {
+/// Connects one server within its budget: spawn or reach it, handshake, list tools. `cancel`
+/// ends the attempt early (shutdown).
+fn connect(config: &McpServerConfig, options: &StartOptions, cancel: &CancelToken) -> (SlotState, Vec<Warning>) {
     let timeout = config.timeout_s.map_or(jsonrpc::DEFAULT_TIMEOUT, Duration::from_secs);
     let deadline = Instant::now() + timeout;
-    let cancel = CancelToken::new();
     let transport = match open_transport(config, options) {
         Ok(transport) => transport,
         Err(err) => return failed(config, &err, Vec::new()),
     };
     let client = Arc::new(Client::new(transport, timeout));
-    let handshake = client.initialize(deadline, &cancel).and_then(|session| {
-        let tools = client.list_tools(deadline, &cancel)?;
+    let handshake = client.initialize(deadline, cancel).and_then(|session| {
+        let tools = client.list_tools(deadline, cancel)?;
         Ok((session, tools))
     });
     let (session, infos) = match handshake {
@@ -239,15 +406,7 @@ fn connect(config: &McpServerConfig, options: &StartOptions) -> (Server, Vec<War
         config.trust_hints,
         infos,
     );
-    let status = ServerStatus {
-        name: config.name.clone(),
-        transport: transport_kind(&config.transport),
-        target: target_of(&config.transport),
-        state: ServerState::Connected { session, tools: Vec::new() },
-        hints_trusted: config.trust_hints,
-        hints_note: config.hints_note(),
-    };
-    (Server { status, client: Some(client), tools: Some(Arc::new(tools)) }, warnings)
+    (SlotState::Connected { session, client, tools: Arc::new(tools) }, warnings)
 }
 
 fn tool_status(tool: &tool::McpTool) -> ToolStatus {
@@ -290,21 +449,13 @@ fn open_transport(config: &McpServerConfig, options: &StartOptions) -> Result<Bo
     })
 }
 
-fn failed(config: &McpServerConfig, err: &McpError, stderr: Vec<String>) -> (Server, Vec<Warning>) {
+fn failed(config: &McpServerConfig, err: &McpError, stderr: Vec<String>) -> (SlotState, Vec<Warning>) {
     let mut message = format!("{err}; its tools are unavailable");
     if let Some(first) = stderr.first() {
         message.push_str(&format!(" (stderr: {first})"));
     }
     let warning = Warning::new(format!("mcp server {}", config.name), message);
-    let status = ServerStatus {
-        name: config.name.clone(),
-        transport: transport_kind(&config.transport),
-        target: target_of(&config.transport),
-        state: ServerState::Failed { error: err.to_string(), stderr },
-        hints_trusted: config.trust_hints,
-        hints_note: config.hints_note(),
-    };
-    (Server { status, client: None, tools: None }, vec![warning])
+    (SlotState::Failed { error: err.to_string(), stderr }, vec![warning])
 }
 
 fn transport_kind(transport: &McpTransport) -> &'static str {

@@ -1,8 +1,11 @@
 //! The approval prompt of SPEC §5 layer 5: what the call wants to do (for `write_file` and
 //! `edit_file` a unified diff of the change, computed in memory from the file on disk), why the
-//! engine asks, and `[y] yes once  [a] always  [n] no` answered with a single key.
+//! engine asks, and `[y] yes once  [a] always  [n] no  [t] no, tell the model what to do`
+//! answered with a single key. After `t` the person types one line (`LineInput`), which the model
+//! reads as the refusal: `denied by user: <line>`.
 //!
-//! Invariant: the default is no — any key but `y`/`a`, Ctrl-C, or a closed terminal denies.
+//! Invariant: the default is no — any key but `y`/`a`/`t`, Ctrl-C, or a closed terminal denies;
+//! after `t`, an empty line, Ctrl-C or a closed terminal is a plain no.
 //! Everything shown comes from the model or the disk and is neutralised, with invisible and
 //! bidi characters spelled out, and is never truncated (a hidden tail could hide a payload).
 //! Previews read files but never write them; the edit itself is the tool's job.
@@ -10,7 +13,7 @@
 use super::Interrupts;
 use super::diff::unified_diff;
 use super::render::{BOLD, CYAN, DIM, GREEN, RED, YELLOW, display_width, paint, wrap};
-use super::terminal::{Key, read_key};
+use super::terminal::{Key, read_key, read_keys};
 use crate::agent::{Approval, ApprovalRequest};
 use crate::text::neutralize;
 use serde_json::Value;
@@ -18,13 +21,17 @@ use std::io::Write;
 use std::path::Path;
 
 /// The key legend the prompt ends with, and with what follows it on its line.
-const KEYS: &str = "[y] yes once  [a] always  [n] no";
-const LEGEND: &str = "[y] yes once  [a] always  [n] no › ";
+pub const KEYS: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do";
+const LEGEND: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do › ";
 
 /// Files larger than this are not read for a preview.
 const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
 /// Context lines around each change.
 const DIFF_CONTEXT: usize = 3;
+/// The longest line `t` takes (bytes); what is typed beyond it is dropped.
+pub const MAX_REDIRECT_BYTES: usize = 2000;
+/// Shown after `t`, before the line is typed.
+const TELL_PROMPT: &str = "tell the model what to do instead (Enter sends, empty is a plain no) › ";
 
 /// Shows the request on `out` (word-wrapped to `width`), waits for one key and returns the
 /// answer (echoed).
@@ -41,11 +48,21 @@ pub fn ask(
     if write!(out, "{text}").and_then(|()| out.flush()).is_err() {
         return Approval::Deny;
     }
-    let answer = parse_answer(read_key(interrupts));
-    let (echo, code) = match answer {
-        Approval::Once => ("yes, once", GREEN),
-        Approval::Always => ("yes, always", GREEN),
-        Approval::Deny => ("no", RED),
+    let (answer, echo, code) = match parse_answer(read_key(interrupts)) {
+        Choice::Once => (Approval::Once, "yes, once", GREEN),
+        Choice::Always => (Approval::Always, "yes, always", GREEN),
+        Choice::Deny => (Approval::Deny, "no", RED),
+        Choice::Tell => {
+            let prompt = wrap(TELL_PROMPT, width, 0);
+            let _ = write!(out, "{}\n{}", paint(color, RED, "no"), paint(color, BOLD, &prompt));
+            let _ = out.flush();
+            let (answer, echo) = match read_redirect(interrupts, out) {
+                Some(text) => (Approval::Redirect(text), "(sent to the model)"),
+                None => (Approval::Deny, "(nothing typed: a plain no)"),
+            };
+            let _ = writeln!(out, "{}", paint(color, DIM, echo)).and_then(|()| out.flush());
+            return answer;
+        }
     };
     // The answer goes after the legend when it fits there, else on a line of its own.
     let room = width.saturating_sub(display_width(LEGEND) + 1);
@@ -54,12 +71,116 @@ pub fn ask(
     answer
 }
 
-/// `y` → once, `a` → always, anything else (including Enter, Esc, Ctrl-C) → no.
-pub fn parse_answer(key: Key) -> Approval {
+/// What a key at the approval prompt chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Once,
+    Always,
+    Deny,
+    /// No, and the person types what the model should do instead.
+    Tell,
+}
+
+/// `y` → once, `a` → always, `t` → no and tell, anything else (including Enter, Esc, Ctrl-C) → no.
+pub fn parse_answer(key: Key) -> Choice {
     match key {
-        Key::Byte(b'y' | b'Y') => Approval::Once,
-        Key::Byte(b'a' | b'A') => Approval::Always,
-        Key::Byte(_) | Key::Interrupted | Key::Closed => Approval::Deny,
+        Key::Byte(b'y' | b'Y') => Choice::Once,
+        Key::Byte(b'a' | b'A') => Choice::Always,
+        Key::Byte(b't' | b'T') => Choice::Tell,
+        Key::Byte(_) | Key::Interrupted | Key::Closed => Choice::Deny,
+    }
+}
+
+/// Reads the line typed after `t`, echoing it on `out`; `None` when it is empty or reading ended
+/// without Enter (Ctrl-C, closed terminal).
+fn read_redirect(interrupts: &Interrupts, out: &mut impl Write) -> Option<String> {
+    let mut line = LineInput::default();
+    let mut entered = false;
+    read_keys(interrupts, |byte| match line.feed(byte) {
+        LineStep::Echo(echo) => {
+            let _ = out.write_all(&echo).and_then(|()| out.flush());
+            true
+        }
+        LineStep::Done => {
+            entered = true;
+            let _ = writeln!(out);
+            false
+        }
+    });
+    let text = line.text();
+    (entered && !text.is_empty()).then_some(text)
+}
+
+/// One line typed at the `t` prompt, byte by byte (pure: the terminal part only reads and
+/// echoes). Printable text is kept (UTF-8 passes through; a tab becomes a space), Backspace
+/// erases the last character, escape sequences (arrow keys) and other control bytes are
+/// dropped, and Enter ends the line. At most `MAX_REDIRECT_BYTES` are kept.
+#[derive(Debug, Default)]
+pub struct LineInput {
+    bytes: Vec<u8>,
+    escape: Escape,
+}
+
+/// Where `LineInput` is inside an escape sequence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Escape {
+    #[default]
+    Outside,
+    /// After ESC.
+    Start,
+    /// After ESC `[`: parameters until a final byte (0x40..=0x7e).
+    Csi,
+    /// After ESC `O`: one more byte.
+    Ss3,
+}
+
+/// What one byte did to a `LineInput`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineStep {
+    /// Bytes to write back to the terminal (empty when the byte was dropped).
+    Echo(Vec<u8>),
+    /// Enter: the line is complete.
+    Done,
+}
+
+impl LineInput {
+    pub fn feed(&mut self, byte: u8) -> LineStep {
+        let echo = |bytes: &[u8]| LineStep::Echo(bytes.to_vec());
+        match (self.escape, byte) {
+            (Escape::Start, b'[') => self.escape = Escape::Csi,
+            (Escape::Start, b'O') => self.escape = Escape::Ss3,
+            (Escape::Start | Escape::Ss3, _) => self.escape = Escape::Outside,
+            (Escape::Csi, 0x40..=0x7e) => self.escape = Escape::Outside,
+            (Escape::Csi, _) => {}
+            (Escape::Outside, b'\r' | b'\n') => return LineStep::Done,
+            (Escape::Outside, 0x1b) => self.escape = Escape::Start,
+            (Escape::Outside, 0x7f | 0x08) => {
+                // Drop the last character: its UTF-8 continuation bytes and its first byte.
+                while self.bytes.last().is_some_and(|last| last & 0xc0 == 0x80) {
+                    self.bytes.pop();
+                }
+                if self.bytes.pop().is_some() {
+                    return echo(b"\x08 \x08");
+                }
+            }
+            (Escape::Outside, b'\t') => return self.push(b' '),
+            (Escape::Outside, 0x00..=0x1f) => {}
+            (Escape::Outside, _) => return self.push(byte),
+        }
+        echo(b"")
+    }
+
+    fn push(&mut self, byte: u8) -> LineStep {
+        if self.bytes.len() >= MAX_REDIRECT_BYTES {
+            return LineStep::Echo(Vec::new());
+        }
+        self.bytes.push(byte);
+        LineStep::Echo(vec![byte])
+    }
+
+    /// The line so far, trimmed (invalid UTF-8 replaced).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).trim().to_string()
     }
 }
 

@@ -82,11 +82,45 @@ fn load_edit_preview_reads_relative_to_the_root() {
 
 #[test]
 fn answers_default_to_no() {
-    assert_eq!(parse_answer(Key::Byte(b'y')), Approval::Once);
-    assert_eq!(parse_answer(Key::Byte(b'A')), Approval::Always);
+    assert_eq!(parse_answer(Key::Byte(b'y')), Choice::Once);
+    assert_eq!(parse_answer(Key::Byte(b'A')), Choice::Always);
+    assert_eq!(parse_answer(Key::Byte(b't')), Choice::Tell);
+    assert_eq!(parse_answer(Key::Byte(b'T')), Choice::Tell);
     for key in [Key::Byte(b'n'), Key::Byte(b'\r'), Key::Byte(0x1b), Key::Byte(b'x'), Key::Interrupted, Key::Closed] {
-        assert_eq!(parse_answer(key), Approval::Deny, "{key:?}");
+        assert_eq!(parse_answer(key), Choice::Deny, "{key:?}");
     }
+}
+
+/// Feeds `input` to a fresh `LineInput`; returns the echo, whether Enter ended it, and the text.
+fn typed(input: &[u8]) -> (Vec<u8>, bool, String) {
+    let mut line = LineInput::default();
+    let mut echo = Vec::new();
+    for &byte in input {
+        match line.feed(byte) {
+            LineStep::Echo(bytes) => echo.extend(bytes),
+            LineStep::Done => return (echo, true, line.text()),
+        }
+    }
+    (echo, false, line.text())
+}
+
+#[test]
+fn the_told_line_keeps_text_erases_with_backspace_and_ends_at_enter() {
+    let check = |input: &[u8], expected: (&[u8], bool, &str)| {
+        let (echo, done, text) = typed(input);
+        assert_eq!((echo.as_slice(), done, text.as_str()), expected, "{input:?}");
+    };
+    check(b"use ls\r", (b"use ls", true, "use ls"));
+    check(b"lss\x7f -la\n", (b"lss\x08 \x08 -la", true, "ls -la"));
+    // A multi-byte character is erased whole; Backspace on an empty line echoes nothing.
+    check("né\x7f\x7f\x7fo\r".as_bytes(), ("né\x08 \x08\x08 \x08o".as_bytes(), true, "o"));
+    // Arrow keys (CSI and SS3), other controls and a tab: dropped, or a space.
+    check(b"a\x1b[D\x1bOAb\x1b[1;5C\x01\tc\r", (b"ab c", true, "ab c"));
+    // Surrounding blanks are trimmed; no Enter means the line was not sent.
+    check(b"  keep going  \r", (b"  keep going  ", true, "keep going"));
+    check(b"half", (b"half", false, "half"));
+    let long = vec![b'x'; MAX_REDIRECT_BYTES + 10];
+    assert_eq!(typed(&long).2.len(), MAX_REDIRECT_BYTES);
 }
 
 #[test]
@@ -110,7 +144,7 @@ fn the_prompt_shows_everything_inert_and_untruncated() {
         prompt
             .starts_with("⚠ bash needs your approval (Bash)\n  reason: Bash changes things; mode default asks first\n")
     );
-    assert!(prompt.ends_with("[y] yes once  [a] always  [n] no › "));
+    assert!(prompt.ends_with("[y] yes once  [a] always  [n] no  [t] no, tell the model what to do › "));
 }
 
 #[test]

@@ -19,7 +19,10 @@ pub enum Command {
     Resume(Option<String>),
     Clear,
     Tools,
+    /// `/mcp`: the servers and their state.
     Mcp,
+    /// `/mcp reconnect NAME`: disconnect (if connected) and connect the server again.
+    McpReconnect(String),
     Cost,
     Exit,
 }
@@ -41,7 +44,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/resume [N|ID|all]", "pick one of this project's sessions, or continue one by number or id"),
     ("/clear", "start a new conversation"),
     ("/tools", "list the tools the model can use"),
-    ("/mcp", "show the MCP servers and their tools"),
+    ("/mcp [reconnect NAME]", "show the MCP servers (starting, connected, failed) and their tools, or reconnect one"),
     ("/cost", "tokens used this session, and their cost when the model's price is known"),
     ("/exit", "leave mewcode (Ctrl-D does too)"),
 ];
@@ -80,6 +83,13 @@ pub fn first_sentence(description: &str) -> String {
 pub fn parse_command(line: &str) -> Result<Command, String> {
     let mut words = line.split_whitespace();
     let name = words.next().unwrap_or("/");
+    if name == "/mcp" {
+        return match words.collect::<Vec<_>>().as_slice() {
+            [] => Ok(Command::Mcp),
+            ["reconnect", server] => Ok(Command::McpReconnect(server.to_string())),
+            _ => Err("usage: /mcp, or /mcp reconnect NAME".to_string()),
+        };
+    }
     let argument = words.next();
     if let Some(extra) = words.next() {
         return Err(format!("{name}: unexpected argument {extra:?}; /help lists the commands"));
@@ -101,7 +111,6 @@ pub fn parse_command(line: &str) -> Result<Command, String> {
         "/resume" => Ok(Command::Resume(argument.map(str::to_string))),
         "/clear" | "/new" => no_argument(Command::Clear),
         "/tools" => no_argument(Command::Tools),
-        "/mcp" => no_argument(Command::Mcp),
         "/cost" => no_argument(Command::Cost),
         "/exit" | "/quit" => no_argument(Command::Exit),
         other => Err(format!("unknown command {other}; /help lists the commands")),
@@ -137,6 +146,7 @@ pub fn complete(before_cursor: &str, providers: &[String]) -> (usize, Vec<String
     let options: Vec<String> = match command {
         "/mode" => ["default", "acceptEdits", "plan", "bypass"].iter().map(|mode| mode.to_string()).collect(),
         "/model" => providers.to_vec(),
+        "/mcp" => vec!["reconnect".to_string()],
         _ => Vec::new(),
     };
     (start, options.into_iter().filter(|option| option.starts_with(argument)).collect())
@@ -168,6 +178,7 @@ mod tests {
             ("/clear", Ok(Command::Clear)),
             ("/tools", Ok(Command::Tools)),
             ("/mcp", Ok(Command::Mcp)),
+            ("/mcp reconnect slow", Ok(Command::McpReconnect("slow".into()))),
             ("/cost", Ok(Command::Cost)),
             ("/exit", Ok(Command::Exit)),
             ("/quit", Ok(Command::Exit)),
@@ -183,6 +194,8 @@ mod tests {
         assert!(parse_command("/mode turbo").unwrap_err().contains("unknown mode \"turbo\""));
         assert!(parse_command("/exit now").unwrap_err().contains("takes no argument"));
         assert!(parse_command("/model a b").unwrap_err().contains("unexpected argument"));
+        assert_eq!(parse_command("/mcp slow"), Err("usage: /mcp, or /mcp reconnect NAME".into()));
+        assert_eq!(parse_command("/mcp reconnect"), Err("usage: /mcp, or /mcp reconnect NAME".into()));
     }
 
     #[test]

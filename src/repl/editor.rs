@@ -2,12 +2,22 @@
 //! input (a trailing `\` or Alt-Enter), Shift-Tab mode cycling and the status line as the first
 //! line of the prompt.
 //!
+//! Shift-Tab reaches bypass only when the session allows it (`set_bypass_in_cycle`: started with
+//! `--mode bypass`, or `bypass_in_mode_cycle: true` in the user's config); while bypass is on, the
+//! status line says `BYPASS` in bold red and the `›` is red.
+//!
+//! The status line reads the MCP servers' progress (`mcp 1/2`) whenever it is drawn: at each
+//! prompt and at each repaint (Shift-Tab). Rustyline's external printer, which could print above
+//! a waiting prompt, is deliberately not used: once created, rustyline 17 waits in `select` on
+//! the terminal even when keys are already in its read buffer, so a paste or fast typing stalls
+//! until the next key. Background messages are printed by the REPL before the next prompt.
+//!
 //! Invariant: rustyline stays in this file. The status line is part of the prompt, and the
 //! prompt given to rustyline always has the same width as what `highlight_prompt` draws (the mode
 //! is padded), so a mode change repaints in place instead of printing a new prompt below.
 
 use super::commands;
-use super::render::{DIM, Status, paint, render_status};
+use super::render::{BOLD, DIM, RED, Status, paint, render_status};
 use crate::agent::lock;
 use crate::mode::Mode;
 use crate::msg::Usage;
@@ -54,14 +64,17 @@ pub struct StatusFigures {
 /// State shared between the prompt's key handlers and the REPL loop.
 struct Shared {
     mode: Mode,
+    /// Whether Shift-Tab may reach bypass (`Mode::next`).
+    bypass_in_cycle: bool,
     figures: StatusFigures,
     width: usize,
     color: bool,
     /// Set by the Ctrl-C handler: the line had text when Ctrl-C was pressed.
     interrupted_with_text: bool,
     providers: Vec<String>,
+    /// The MCP servers' progress, read at each repaint.
+    mcp: Option<crate::mcp::Probe>,
 }
-
 /// The rustyline editor and its shared state.
 pub struct LineEditor {
     editor: Editor<Helper, FileHistory>,
@@ -89,11 +102,13 @@ impl LineEditor {
             Editor::with_config(config).map_err(|err| format!("cannot open the terminal: {err}"))?;
         let shared = Arc::new(Mutex::new(Shared {
             mode: Mode::Default,
+            bypass_in_cycle: false,
             figures: StatusFigures::default(),
             width: 80,
             color,
             interrupted_with_text: false,
             providers: Vec::new(),
+            mcp: None,
         }));
         editor.set_helper(Some(Helper { shared: Arc::clone(&shared) }));
         let cycle = CycleMode { shared: Arc::clone(&shared) };
@@ -138,6 +153,16 @@ impl LineEditor {
         lock(&self.shared).mode = mode;
     }
 
+    /// Shows `mcp C/T` in the status line while some of these servers are starting.
+    pub fn set_mcp_probe(&self, probe: crate::mcp::Probe) {
+        lock(&self.shared).mcp = Some(probe);
+    }
+
+    /// Lets Shift-Tab reach bypass (the session started in it, or the user's config allows it).
+    pub fn set_bypass_in_cycle(&self, allowed: bool) {
+        lock(&self.shared).bypass_in_cycle = allowed;
+    }
+
     /// Shows the status line and the prompt and reads one input.
     pub fn read(&mut self, figures: StatusFigures) -> Input {
         let width = self.width();
@@ -169,6 +194,12 @@ impl LineEditor {
 /// The plain prompt: the status line, then `› ` on the next line.
 fn prompt_text(shared: &Shared) -> String {
     let figures = &shared.figures;
+    let mcp_starting = shared
+        .mcp
+        .as_ref()
+        .map(crate::mcp::Probe::progress)
+        .filter(|progress| progress.starting > 0)
+        .map(|progress| (progress.connected, progress.configured));
     let status = Status {
         provider: &figures.provider,
         model: &figures.model,
@@ -178,6 +209,7 @@ fn prompt_text(shared: &Shared) -> String {
         session: figures.session,
         context_estimated: figures.context_estimated,
         session_estimated: figures.session_estimated,
+        mcp_starting,
     };
     format!("{}\n› ", render_status(&status, shared.width))
 }
@@ -211,12 +243,23 @@ impl Highlighter for Helper {
         if !default {
             return Cow::Borrowed(prompt);
         }
-        // Same text as `prompt` but with the current mode (same width), dimmed when coloured.
+        // Same text as `prompt` but with the current mode (same width), dimmed when coloured;
+        // bypass is loud: its mode in bold red, and a red `›`.
         let shared = lock(&self.shared);
         let text = prompt_text(&shared);
-        match text.split_once('\n') {
-            Some((status, rest)) if shared.color => Cow::Owned(format!("{}\n{rest}", paint(true, DIM, status))),
-            Some(_) | None => Cow::Owned(text),
+        match (text.split_once('\n'), shared.mode) {
+            (Some((status, rest)), Mode::Bypass) if shared.color => {
+                let (figures, mode) = status.rsplit_once(" · ").unwrap_or(("", status));
+                let loud = format!("{BOLD};{RED}");
+                Cow::Owned(format!(
+                    "{} · {}\n{}",
+                    paint(true, DIM, figures),
+                    paint(true, &loud, mode),
+                    paint(true, RED, rest)
+                ))
+            }
+            (Some((status, rest)), _) if shared.color => Cow::Owned(format!("{}\n{rest}", paint(true, DIM, status))),
+            (Some(_) | None, _) => Cow::Owned(text),
         }
     }
 }
@@ -228,7 +271,7 @@ impl Validator for Helper {
     }
 }
 
-/// Shift-Tab: the next mode, shown by repainting the prompt.
+/// Shift-Tab: the next mode of the session's cycle, shown by repainting the prompt.
 struct CycleMode {
     shared: Arc<Mutex<Shared>>,
 }
@@ -236,7 +279,7 @@ struct CycleMode {
 impl ConditionalEventHandler for CycleMode {
     fn handle(&self, _: &Event, _: RepeatCount, _: bool, _: &EventContext) -> Option<Cmd> {
         let mut shared = lock(&self.shared);
-        shared.mode = shared.mode.next();
+        shared.mode = shared.mode.next(shared.bypass_in_cycle);
         Some(Cmd::Repaint)
     }
 }

@@ -63,6 +63,9 @@ impl Interrupts {
 /// tool results go to that session's directory).
 pub type Connect<'a> = Box<dyn Fn(&ProviderConfig, &str) -> Result<Arc<Agent>, String> + 'a>;
 
+/// Starts connecting an MCP server again (`mcp::Manager::reconnect`, wired by app.rs).
+pub type Reconnect<'a> = Box<dyn Fn(&str) -> Result<(), String> + 'a>;
+
 /// Asks a provider's server for its context window (`llm::discovery`, wired by app.rs).
 pub type Discover<'a> = Box<dyn Fn(&mut ProviderConfig) -> Option<String> + 'a>;
 
@@ -77,6 +80,9 @@ pub struct Setup<'a> {
     pub provider: ProviderConfig,
     pub agent: Arc<Agent>,
     pub mode: Mode,
+    /// Shift-Tab may reach bypass: the session started in it (`--mode bypass`) or the user's own
+    /// config says `bypass_in_mode_cycle: true`.
+    pub bypass_in_cycle: bool,
     pub warnings: Vec<Warning>,
     /// Colour escapes allowed (stdout is a TTY, `TERM` not dumb, NO_COLOR unset).
     pub color: bool,
@@ -91,11 +97,47 @@ pub struct Setup<'a> {
     pub session_id: String,
     /// The MCP servers' status, rendered for `/mcp`.
     pub mcp_status: Box<dyn Fn() -> String + 'a>,
+    /// `/mcp reconnect NAME`: starts connecting the server again (its outcome arrives on
+    /// `background`); `Err` says why not.
+    pub mcp_reconnect: Reconnect<'a>,
+    /// The servers' progress for the status line (`mcp 1/2` while some are starting).
+    pub mcp_probe: crate::mcp::Probe,
+    /// What happens in the background (MCP servers connecting or failing, warnings raised during
+    /// tool calls), said before the next prompt.
+    pub background: Option<crossbeam_channel::Receiver<Background>>,
     /// Where sessions are logged and which one to start with.
     pub sessions: sessions::Sessions,
     /// How commands are confined: the summary line and the status (off and unavailable are
     /// shown in warning colours).
     pub sandbox: (String, crate::confine::Status),
+}
+
+/// Something that happened in the background.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Background {
+    /// An MCP server connected or failed (at start-up or after `/mcp reconnect`).
+    Mcp(crate::mcp::Update),
+    /// A warning raised later (an MCP tool returned an image, a changed tool list failed...).
+    Warning(Warning),
+}
+
+/// How a background event is shown: one dim line for a server that connected, a yellow `⚠` line
+/// per warning (a failed server's warning says why).
+pub fn render_background(event: &Background, color: bool) -> String {
+    let warning = |warning: &Warning| paint(color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())));
+    match event {
+        Background::Mcp(update) => {
+            let mut lines = Vec::new();
+            if let Some(count) = update.tools {
+                let plural = if count == 1 { "" } else { "s" };
+                let text = format!("mcp server {} connected: {count} tool{plural}", neutralize(&update.server));
+                lines.push(paint(color, DIM, &text));
+            }
+            lines.extend(update.warnings.iter().map(warning));
+            lines.join("\n")
+        }
+        Background::Warning(found) => warning(found),
+    }
 }
 
 /// How the REPL ended.
@@ -207,6 +249,10 @@ pub fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Ins
     }
 }
 
+/// Said when a session starts in bypass or `/mode bypass` turns it on.
+const BYPASS_WARNING: &str =
+    "⚠ BYPASS: tool calls run without asking (the blacklist, the sandbox and deny rules still apply)";
+
 /// What the user is asked after the iteration cap or the unknown-tool stop.
 const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
@@ -220,6 +266,8 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
     }
     editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
     editor.set_mode(setup.mode);
+    editor.set_bypass_in_cycle(setup.bypass_in_cycle);
+    editor.set_mcp_probe(setup.mcp_probe.clone());
     let mut session = Session {
         provider: setup.provider.clone(),
         agent: Arc::clone(&setup.agent),
@@ -250,6 +298,19 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             context_estimated: session.context_estimated,
             session_estimated: session.usage_estimated,
         };
+        // What happened in the background since the last prompt (MCP servers that connected or
+        // failed, late warnings) is said now, before the prompt: never lost, never in the middle
+        // of a streamed answer.
+        let mut news = false;
+        for event in setup.background.iter().flat_map(|background| background.try_iter()) {
+            say(&render_background(&event, setup.color));
+            news = true;
+        }
+        // Between turns: a server that just connected shows in `/tools` at once (a turn refreshes
+        // the registry anyway when it starts).
+        if news {
+            session.agent.registry.refresh();
+        }
         // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
         // as a signal; it counts as one pressed at an empty prompt.
         let input = if interrupts.count() == seen_presses {
@@ -386,9 +447,12 @@ fn print_banner(setup: &Setup, session: &Session) {
         setup.version,
         neutralize(&session.provider.name),
         neutralize(&session.provider.model),
-        session.mode
+        session.mode.shown()
     );
     say_wrapped(setup.color, BOLD, &title, width, 2);
+    if session.mode == Mode::Bypass {
+        say_wrapped(setup.color, RED, BYPASS_WARNING, width, 0);
+    }
     let keys = "/help for commands · Shift-Tab cycles the mode · Ctrl-C cancels · Ctrl-D exits";
     say_wrapped(setup.color, DIM, keys, width, 0);
     let (summary, status) = &setup.sandbox;
@@ -425,6 +489,9 @@ fn run_command(
         Command::Mode(Some(mode)) => {
             session.mode = mode;
             say(&format!("mode: {mode}"));
+            if mode == Mode::Bypass {
+                say(&paint(color, RED, BYPASS_WARNING));
+            }
         }
         Command::Model(None) => {
             for provider in providers {
@@ -454,6 +521,10 @@ fn run_command(
             let report = if report.trim().is_empty() { "no MCP servers configured".to_string() } else { report };
             say_wrapped(color, "", &neutralize(report.trim_end()), width, 4);
         }
+        Command::McpReconnect(name) => match (setup.mcp_reconnect)(&name) {
+            Ok(()) => say(&paint(color, DIM, &neutralize(&format!("reconnecting mcp server {name}…")))),
+            Err(message) => say(&paint(color, RED, &neutralize(&format!("/mcp reconnect: {message}")))),
+        },
         Command::Clear => {
             session.conversation = Arc::new(Mutex::new(History::new()));
             session.context_used = 0;
@@ -687,6 +758,31 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn background_news_is_one_dim_line_per_connect_and_a_warning_line_each() {
+        let connected = Background::Mcp(crate::mcp::Update {
+            server: "slow".into(),
+            tools: Some(1),
+            warnings: vec![Warning::new("mcp server slow", "new tools since last time: echo")],
+        });
+        assert_eq!(
+            render_background(&connected, false),
+            "mcp server slow connected: 1 tool\n⚠ mcp server slow: new tools since last time: echo"
+        );
+        assert_eq!(
+            render_background(&connected, true),
+            "\x1b[2mmcp server slow connected: 1 tool\x1b[0m\n\x1b[33m⚠ mcp server slow: new tools since last time: echo\x1b[0m"
+        );
+        let failed = Background::Mcp(crate::mcp::Update {
+            server: "bad\x1b[2J".into(),
+            tools: None,
+            warnings: vec![Warning::new("mcp server bad", "timed out\x1b[2J; its tools are unavailable")],
+        });
+        assert_eq!(render_background(&failed, false), "⚠ mcp server bad: timed out␛[2J; its tools are unavailable");
+        let late = Background::Warning(Warning::new("mcp server docs", "the tool returned an image"));
+        assert_eq!(render_background(&late, false), "⚠ mcp server docs: the tool returned an image");
     }
 
     #[test]

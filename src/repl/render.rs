@@ -433,19 +433,21 @@ pub struct Status<'a> {
     pub context_estimated: bool,
     /// Some of `session` was estimated: shown `~`.
     pub session_estimated: bool,
+    /// MCP servers connected and configured, while some are still starting: `mcp 1/2`.
+    pub mcp_starting: Option<(usize, usize)>,
 }
 
 /// The plain status line: `provider · model · ctx N% of W · T tokens · C cached · mode M`, at
-/// most `width - 1` columns (token figures are dropped first). Estimated figures carry a `~`.
-/// The mode comes last, padded to the longest mode name, so that the line keeps its width when
-/// Shift-Tab changes the mode.
+/// most `width - 1` columns (token figures are dropped first). Estimated figures carry a `~`;
+/// `mcp C/T` follows while MCP servers start. The mode comes last (bypass as `BYPASS`), padded to
+/// the longest mode name, so that the line keeps its width when Shift-Tab changes the mode.
 pub fn render_status(status: &Status, width: usize) -> String {
     let percent = if status.context_window == 0 {
         0
     } else {
         (status.context_used * 100).div_ceil(status.context_window).min(999)
     };
-    let mode = format!("mode {:<11}", status.mode.as_str());
+    let mode = format!("mode {:<11}", status.mode.shown());
     let mut parts = vec![
         neutralize(status.provider),
         neutralize(status.model),
@@ -457,6 +459,9 @@ pub fn render_status(status: &Status, width: usize) -> String {
         format!("{}{} tokens", if status.session_estimated { "~" } else { "" }, human_count(status.session.total())),
         format!("{} cached", human_count(status.session.cache_read)),
     ];
+    if let Some((connected, configured)) = status.mcp_starting {
+        parts.push(format!("mcp {connected}/{configured}"));
+    }
     loop {
         let line = format!("{} · {mode}", parts.join(" · "));
         if display_width(&line) < width || parts.len() <= 1 {

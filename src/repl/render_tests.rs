@@ -148,12 +148,23 @@ fn status_line_keeps_its_width_across_modes_and_drops_figures_when_narrow() {
         session: Usage { input_tokens: 1200, output_tokens: 34, cache_write: 0, cache_read: 8000 },
         context_estimated: false,
         session_estimated: false,
+        mcp_starting: None,
     };
     let line = render_status(&status, 120);
     assert_eq!(line, "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mode default    ");
     status.mode = Mode::AcceptEdits;
     assert_eq!(display_width(&render_status(&status, 120)), display_width(&line));
     assert_eq!(render_status(&status, 60), "fake · test-model · ctx 15% of 200.0k · mode acceptEdits");
+    status.mode = Mode::Bypass;
+    assert_eq!(
+        render_status(&status, 120),
+        "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mode BYPASS     "
+    );
+    status.mcp_starting = Some((1, 2));
+    assert_eq!(
+        render_status(&status, 120),
+        "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mcp 1/2 · mode BYPASS     "
+    );
 }
 
 #[test]
@@ -167,6 +178,7 @@ fn status_line_marks_estimated_figures_and_shows_a_small_window() {
         session: Usage { input_tokens: 1_200, output_tokens: 100, cache_write: 0, cache_read: 0 },
         context_estimated: true,
         session_estimated: true,
+        mcp_starting: None,
     };
     assert_eq!(
         render_status(&status, 120),

@@ -4,8 +4,8 @@
 //! Invariant: every mode change is undone by a guard's `Drop`, so no path — an early return, an
 //! error, a panic unwinding — leaves the terminal without echo or in single-key mode. Keys are
 //! read from a duplicate of stdin's descriptor (unbuffered), so no byte is held back in a buffer
-//! the line editor cannot see. Ctrl-C stays a signal in both modes; `read_key` polls the
-//! interrupt counter every 100 ms.
+//! the line editor cannot see. Ctrl-C stays a signal in both modes; `read_key` and `read_keys`
+//! poll the interrupt counter every 100 ms.
 
 use super::Interrupts;
 use crate::sys::{self, TerminalMode};
@@ -62,30 +62,45 @@ pub enum Key {
 
 /// Waits for one key press, discarding keys typed before the question was shown.
 pub fn read_key(interrupts: &Interrupts) -> Key {
+    let _ = sys::discard_pending_input(STDIN);
+    let mut first = Key::Closed;
+    let end = read_keys(interrupts, |byte| {
+        first = Key::Byte(byte);
+        false
+    });
+    // The rest of a multi-byte key (an arrow's escape sequence) must not reach the next prompt.
+    let _ = sys::discard_pending_input(STDIN);
+    match end {
+        Key::Byte(_) => first,
+        Key::Interrupted | Key::Closed => end,
+    }
+}
+
+/// Reads bytes one by one in single-key mode (no echo: the caller echoes what it accepts),
+/// handing each to `take` until it returns false. Returns `Key::Byte` with the last byte when
+/// `take` stopped, else why reading ended (Ctrl-C, or stdin gone / not a terminal).
+pub fn read_keys(interrupts: &Interrupts, mut take: impl FnMut(u8) -> bool) -> Key {
     let seen = interrupts.count();
     if sys::terminal_mode(STDIN).is_err() {
         return Key::Closed;
     }
     let _guard = ModeGuard::switch(TerminalMode::single_key);
-    let _ = sys::discard_pending_input(STDIN);
     let Ok(stdin) = std::io::stdin().as_fd().try_clone_to_owned() else { return Key::Closed };
     let mut stdin = std::fs::File::from(stdin);
     let mut byte = [0u8; 1];
-    let key = loop {
+    loop {
         if interrupts.count() != seen {
-            break Key::Interrupted;
+            return Key::Interrupted;
         }
         match stdin.read(&mut byte) {
-            Ok(1) => break Key::Byte(byte[0]),
+            Ok(1) if !take(byte[0]) => return Key::Byte(byte[0]),
+            Ok(1) => {}
             // VTIME expired with nothing typed: look at the interrupt counter again.
             Ok(_) => {}
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => break Key::Closed,
+            Err(_) => return Key::Closed,
         }
-    };
-    // The rest of a multi-byte key (an arrow's escape sequence) must not reach the next prompt.
-    let _ = sys::discard_pending_input(STDIN);
-    key
+    }
 }
 
 /// What `KeyReader::next` got.

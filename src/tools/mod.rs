@@ -251,6 +251,21 @@ impl Registry {
         *crate::sync::write(&self.current) = tools;
     }
 
+    /// A registry of this one's read-only tools but `exclude`, that follows its sources: a
+    /// read-only tool a source offers later (an MCP server that connected after start-up) is in
+    /// the view after the view's next refresh. For sub-agents.
+    pub fn read_only_view(&self, exclude: &str) -> Registry {
+        let mut view = Registry::new();
+        for entry in &self.entries {
+            match entry {
+                Entry::Tool(tool) if tool.read_only() && tool.name() != exclude => view.register(Arc::clone(tool)),
+                Entry::Tool(_) => {}
+                Entry::Source(source) => view.register_source(Arc::new(ReadOnlySource(Arc::clone(source)))),
+            }
+        }
+        view
+    }
+
     fn snapshot(&self) -> Vec<Arc<dyn Tool>> {
         crate::sync::read(&self.current).clone()
     }
@@ -277,6 +292,15 @@ impl Registry {
             Some(tool) => execute_caught(tool.as_ref(), input_json, ctx),
             None => ToolOutput::error(format!("unknown tool: {name}")),
         }
+    }
+}
+
+/// The read-only tools of a source.
+struct ReadOnlySource(Arc<dyn ToolSource>);
+
+impl ToolSource for ReadOnlySource {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.0.tools().into_iter().filter(|tool| tool.read_only()).collect()
     }
 }
 
@@ -484,6 +508,24 @@ mod tests {
         assert_eq!(names(&copy), before);
         copy.refresh();
         assert!(copy.get("panicking").is_some());
+    }
+
+    #[test]
+    fn a_read_only_view_follows_its_sources_and_leaves_out_writers_and_the_excluded() {
+        let source = Arc::new(Changing(Mutex::new(Vec::new())));
+        let mut registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
+        registry.register_source(source.clone());
+        registry.register(Arc::new(GlobTool));
+        let view = registry.read_only_view("glob");
+        let names = |registry: &Registry| -> Vec<String> {
+            registry.definitions().into_iter().map(|definition| definition.name).collect()
+        };
+        assert_eq!(names(&view), ["read_file", "grep"]);
+        // A read-only tool the source offers later (a server that connected) joins at the view's
+        // next refresh; a writer it offers does not.
+        *lock(&source.0) = vec![Arc::new(Panicking), Arc::new(WriteFileTool)];
+        view.refresh();
+        assert_eq!(names(&view), ["read_file", "grep", "panicking"]);
     }
 
     #[test]

@@ -66,6 +66,7 @@ impl Started {
         match self.state(server) {
             ServerState::Connected { tools, .. } => tools.into_iter().map(|tool| tool.full_name).collect(),
             ServerState::Failed { error, stderr } => panic!("{server} failed: {error} {stderr:?}"),
+            ServerState::Starting => panic!("{server} is still starting after Manager::start"),
         }
     }
 }
@@ -223,7 +224,7 @@ fn failing_servers_are_isolated_and_startup_takes_the_slowest_budget_not_the_sum
         .into_iter()
         .filter_map(|status| match status.state {
             ServerState::Failed { error, .. } => Some((status.name, error)),
-            ServerState::Connected { .. } => None,
+            ServerState::Connected { .. } | ServerState::Starting => None,
         })
         .collect();
     assert_eq!(failures.len(), 3, "{failures:?}");
@@ -719,4 +720,29 @@ fn a_definition_changed_mid_session_blocks_the_tool_even_where_it_was_taken_befo
     assert_eq!(taken_before.description(), mewcode::mcp::tool::BLOCKED_DESCRIPTION);
     let late: Vec<String> = started.late_warnings.lock().unwrap().iter().map(ToString::to_string).collect();
     assert!(late.len() == 1 && late[0].contains("mewcode mcp accept feat"), "{late:?}");
+}
+
+/// `-p` still waits for every server (bounded by its budget), so a script sees the tools of a
+/// server that takes its time to start.
+#[test]
+fn print_mode_waits_for_a_slow_server_and_offers_its_tools() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-text.sse"));
+    let env = TestEnv::new("mcp-print-slow");
+    let raw = fixture("raw_server.py");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: m, api_key: k, base_url: \"{}\"}}\n\
+             mcp_servers:\n  slow: {{type: stdio, command: python3, args: [\"{}\", ok, \"0.5\"]}}\n",
+            model.url(),
+            raw.display(),
+        ),
+    );
+    let run = env.run(&["-p", "what tools do you have?"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let first = model.requests()[0].json.clone().unwrap();
+    let tools: Vec<&str> =
+        first["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+    assert!(tools.contains(&"mcp__slow__echo"), "{tools:?}");
 }

@@ -123,6 +123,8 @@ fn the_repl_trust_question_lists_the_mcp_json_servers_and_yes_starts_them() {
     assert!(!pid_file.exists(), "started before the answer");
     tmux.keys(&["y"]);
     tmux.wait_for_prompt();
+    // The server starts in the background once trusted; the REPL says when it connected.
+    crate::repl::enter_until(&tmux, "mcp server proj connected: 1 tool");
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("hints: not trusted (the project's .mcp.json): every call asks");

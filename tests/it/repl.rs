@@ -102,8 +102,40 @@ fn shift_tab_cycles_the_mode_shown_in_the_status_line_and_the_turn_uses_it() {
     tmux.wait_for("Planned.");
     let body = model.requests()[0].body.clone();
     assert!(body.contains("Plan mode is active"), "the plan reminder reaches the model: {body}");
-    tmux.keys(&["BTab", "BTab"]);
+    tmux.keys(&["BTab"]);
     tmux.wait_for("mode default");
+}
+
+/// The mode after each Shift-Tab, read from the status line, for `presses` presses.
+fn modes_after_shift_tabs(tmux: &Tmux, presses: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..presses {
+        let before = tmux.screen();
+        tmux.keys(&["BTab"]);
+        let screen = tmux.wait_until("the mode to change", |screen| screen != before);
+        let mode = screen.lines().rev().find_map(|line| line.split(" · mode ").nth(1)).unwrap_or("?");
+        seen.push(mode.trim().to_string());
+    }
+    seen
+}
+
+#[test]
+fn shift_tab_never_reaches_bypass_unless_the_session_started_in_it() {
+    let model = FakeModel::start();
+    let env = TestEnv::with_model("repl-bypass-cycle", &model, Provider::anthropic());
+    let tmux = start(&env, &[]);
+    tmux.wait_for("mode default");
+    assert_eq!(modes_after_shift_tabs(&tmux, 6), ["acceptEdits", "plan", "default", "acceptEdits", "plan", "default"]);
+    let screen = tmux.screen();
+    assert!(!screen.contains("BYPASS") && !screen.contains("bypass"), "{screen}");
+
+    let started = Tmux::start(&env, &["--mode", "bypass"], &[]);
+    let banner = started.wait_for("mode BYPASS");
+    assert!(banner.contains("⚠ BYPASS: tool calls run without asking"), "{banner}");
+    let loud = started.screen_with_escapes();
+    assert!(loud.contains("\x1b[1m\x1b[31mmode BYPASS"), "bypass is bold red in the status line: {loud:?}");
+    assert_eq!(modes_after_shift_tabs(&started, 4), ["default", "acceptEdits", "plan", "BYPASS"]);
+    assert!(model.requests().is_empty());
 }
 
 #[test]
@@ -151,7 +183,7 @@ fn slash_commands_answer_without_calling_the_model() {
     let tmux = start(&env, &[]);
     for (command, expected) in [
         ("/help", "/model [PROVIDER[/MODEL]]"),
-        ("/mode bypass", "mode: bypass"),
+        ("/mode bypass", "⚠ BYPASS: tool calls run without asking"),
         ("/model", "* fake         anthropic  test-model  (context 200.0k, protocol default)"),
         ("/compact", "compaction (manual) failed: the conversation is too short to compact"),
         ("/resume", "no sessions in this project yet"),
@@ -166,7 +198,7 @@ fn slash_commands_answer_without_calling_the_model() {
         tmux.keys(&["Enter"]);
         tmux.wait_for(expected);
     }
-    tmux.wait_for("mode bypass");
+    tmux.wait_for("mode BYPASS");
     tmux.type_text("/mo");
     tmux.keys(&["Tab"]);
     tmux.wait_for("/mode   /model");
@@ -299,6 +331,90 @@ fn trusting_the_project_at_the_prompt_applies_its_config_and_is_remembered() {
     assert!(mewcode::config::trust::is_trusted(&env.home, &env.project));
 }
 
+/// The names of the tools offered in the `index`th request.
+fn offered_tools(model: &FakeModel, index: usize) -> Vec<String> {
+    let request = model.requests()[index].json.clone().unwrap();
+    request["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_string()).collect()
+}
+
+/// Presses Enter at empty prompts until `needle` is on screen: background news (an MCP server
+/// that connected) is said before the next prompt, so each Enter gives it a chance to appear.
+pub fn enter_until(tmux: &Tmux, needle: &str) -> String {
+    tmux.wait_until(needle, |screen| {
+        if screen.contains(needle) {
+            return true;
+        }
+        let at_prompt =
+            screen.lines().rev().find(|line| !line.trim().is_empty()).is_some_and(|line| line.trim_end() == "›");
+        if at_prompt {
+            tmux.keys(&["Enter"]);
+        }
+        false
+    })
+}
+
+/// A server that takes its time (it answers `initialize` only once a file the test creates
+/// exists) holds neither the banner nor the prompt: commands and turns work meanwhile, with the
+/// tools that are there; its tools join when it is ready (said before the next prompt, counted in
+/// the status line meanwhile), and `/mcp reconnect` starts it again.
+#[test]
+fn a_slow_mcp_server_starts_in_the_background_and_its_tools_join_when_ready() {
+    let model = FakeModel::start();
+    model.push(text_reply("Before it was ready."));
+    model.push(text_reply("After it was ready."));
+    let env = TestEnv::new("repl-mcp-slow");
+    let raw = crate::support::mcp_servers::fixture("raw_server.py");
+    let gate = env.dir.path().join("slow-may-start");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, base_url: \"{}\"}}\nmcp_servers:\n  fast: {{type: stdio, command: python3, args: [\"{raw}\", ok]}}\n  slow: {{type: stdio, command: python3, args: [\"{raw}\", wait-for, \"{}\"]}}\n",
+            model.url(),
+            gate.display(),
+            raw = raw.display(),
+        ),
+    );
+    let tmux = start(&env, &[]);
+    enter_until(&tmux, "mcp server fast connected: 1 tool");
+    tmux.wait_for("0 cached · mcp 1/2 · mode default");
+    tmux.type_text("/mcp");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("wait-for");
+    let screen = tmux.wait_for("starting (its tools join when it is ready)");
+    assert!(screen.contains("slow (stdio: python3"), "{screen}");
+    tmux.type_text("/mcp reconnect slow");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("/mcp reconnect: mcp server slow is still starting");
+    tmux.type_text("hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Before it was ready.");
+    let tools = offered_tools(&model, 0);
+    assert!(
+        tools.contains(&"mcp__fast__echo".to_string()) && !tools.contains(&"mcp__slow__echo".to_string()),
+        "{tools:?}"
+    );
+
+    std::fs::write(&gate, "").unwrap();
+    enter_until(&tmux, "mcp server slow connected: 1 tool");
+    tmux.wait_until("the status line without mcp", |screen| {
+        screen.lines().rev().find(|line| line.contains(" · mode ")).is_some_and(|line| line.contains("cached · mode"))
+    });
+    tmux.type_text("/tools");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("mcp__slow__echo");
+    tmux.type_text("and now?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("After it was ready.");
+    assert!(offered_tools(&model, 1).contains(&"mcp__slow__echo".to_string()), "{:?}", offered_tools(&model, 1));
+
+    tmux.type_text("/mcp reconnect slow");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("reconnecting mcp server slow…");
+    tmux.keys(&["C-l"]);
+    enter_until(&tmux, "mcp server slow connected: 1 tool");
+    assert_eq!(model.requests().len(), 2);
+}
+
 #[test]
 fn slash_mcp_lists_servers_and_a_failed_one_is_in_the_banner() {
     let model = FakeModel::start();
@@ -313,8 +429,9 @@ fn slash_mcp_lists_servers_and_a_failed_one_is_in_the_banner() {
         ),
     );
     let tmux = start(&env, &[]);
-    let banner = tmux.screen();
-    assert!(banner.contains("broken"), "{banner}");
+    // Servers start in the background: the failure is said before a prompt as soon as it is known.
+    enter_until(&tmux, "⚠ mcp server broken:");
+    enter_until(&tmux, "mcp server raw connected: 1 tool");
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("mcp__raw__echo");

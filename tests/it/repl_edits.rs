@@ -1,5 +1,6 @@
-//! REPL approvals of real edits: the diff preview, and `y` / `n` / `a` answered with one key,
-//! with "always" persisted by the permission engine.
+//! REPL approvals of real edits: the diff preview, and `y` / `n` / `a` / `t` answered with one
+//! key, with "always" persisted by the permission engine (and the saved rule and file named), and
+//! the line typed after `t` reaching the model as the refusal.
 
 use crate::repl::{messages, start, text_reply, tool_reply};
 use crate::support::{FakeModel, Provider, TestEnv};
@@ -34,9 +35,20 @@ fn edit_answered_with(label: &str, key: &str) -> (Value, FakeModel, crate::suppo
     }
     tmux.keys(&[key]);
     tmux.wait_for("All done.");
-    let second = messages(&model, 1);
-    let result = second.last().unwrap()["content"][0].clone();
-    (result, model, env)
+    (last_tool_result(&model, 1), model, env)
+}
+
+/// The first tool result of the last message of the `index`th request.
+fn last_tool_result(model: &FakeModel, index: usize) -> Value {
+    messages(model, index).last().unwrap()["content"][0].clone()
+}
+
+/// The text of a tool result block (a string or text blocks).
+fn result_text(result: &Value) -> String {
+    result["content"]
+        .as_str()
+        .map(String::from)
+        .unwrap_or_else(|| result["content"][0]["text"].as_str().unwrap().to_string())
 }
 
 #[test]
@@ -51,11 +63,34 @@ fn y_applies_the_edit_once() {
 fn n_refuses_the_edit_and_the_model_is_told_denied_by_user() {
     let (result, _model, env) = edit_answered_with("edit-no", "n");
     assert_eq!(result["is_error"], true, "{result}");
-    let content = result["content"]
-        .as_str()
-        .map(String::from)
-        .unwrap_or_else(|| result["content"][0]["text"].as_str().unwrap().to_string());
+    let content = result_text(&result);
     assert!(content.starts_with("denied by user:"), "{content}");
+    assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), ORIGINAL);
+}
+
+/// `t` refuses, and the line typed next (edited with Backspace) is what the model reads.
+#[test]
+fn t_refuses_and_the_model_reads_what_to_do_instead() {
+    let model = FakeModel::start();
+    let input = json!({"path": "src/greet.rs", "old_string": "hello world", "new_string": "hello there"});
+    model.push(tool_reply("t1", "edit_file", input));
+    model.push(text_reply("Understood."));
+    let env = TestEnv::with_model("edit-tell", &model, Provider::anthropic());
+    env.write("src/greet.rs", ORIGINAL);
+    let tmux = start(&env, &[]);
+    tmux.type_text("greet them differently");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("[t] no, tell the model what to do");
+    tmux.keys(&["t"]);
+    tmux.wait_for("tell the model what to do instead (Enter sends, empty is a plain no) ›");
+    tmux.type_text("say hello mewcode, not thereX");
+    tmux.keys(&["BSpace"]);
+    tmux.wait_for("not there");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Understood.");
+    let result = last_tool_result(&model, 1);
+    assert_eq!(result["is_error"], true, "{result}");
+    assert_eq!(result_text(&result), "denied by user: say hello mewcode, not there");
     assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), ORIGINAL);
 }
 
@@ -76,7 +111,12 @@ fn a_applies_the_edit_persists_the_rule_and_the_same_call_no_longer_asks() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("[y] yes once  [a] always  [n] no");
     tmux.keys(&["a"]);
-    tmux.wait_for("First done.");
+    let screen = tmux.wait_for("First done.");
+    // The person is told which rule was saved, and where (the path may wrap on screen).
+    let joined = screen.lines().map(str::trim_end).collect::<Vec<_>>().join(" ");
+    let local = env.project.join(".mewcode/settings.local.yaml");
+    let expected = format!("saved allow rule Edit(=src/greet.rs) to {}", local.display());
+    assert!(joined.contains(&expected), "{expected:?} not in:\n{screen}");
     assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), EDITED);
     let rules = std::fs::read_to_string(env.project.join(".mewcode/settings.local.yaml")).unwrap();
     assert!(rules.contains("Edit(=src/greet.rs)"), "{rules}");
