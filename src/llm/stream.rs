@@ -6,6 +6,9 @@
 //! reads, handing parsed SSE events over a bounded channel. The producer waits on that channel
 //! with a short timeout so it notices cancellation within `CANCEL_POLL`; on cancel it shuts the
 //! attempt's connection down (`Canceller`), which makes the body thread's blocked read return.
+//! After the terminal event (already forwarded) it waits up to `DRAIN_GRACE` for the body thread
+//! to reach the end of the body, and only then keeps the connection for the next call; any other
+//! ending shuts it.
 //! The producer joins every body thread after it sent the terminal event and dropped its
 //! sender, so the consumer never waits for a join (a TCP connect in progress can only be
 //! bounded by the 10 s connect timeout).
@@ -19,14 +22,14 @@
 
 use super::decode::Decoder;
 use super::error::parse_stray_error;
-use super::http::{EventStream, Exchange, HttpClient};
+use super::http::{Canceller, DRAIN_GRACE, EventStream, Exchange, HttpClient};
 use super::retry::{AttemptState, RetryDecision, RetryNotice, RetryPolicy, plan_retry};
 use super::{LlmError, StreamEvent};
 use crate::cancel::CancelToken;
 use crate::sse::SseEvent;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How often a waiting producer checks the cancel token: the bound on cancel latency.
 const CANCEL_POLL: Duration = Duration::from_millis(25);
@@ -97,8 +100,10 @@ enum BodyMessage {
 
 /// How one attempt ended.
 enum Outcome {
-    /// `Done` was forwarded.
-    Completed,
+    /// `Done` was forwarded; `body_ended` when the body's end was what completed it.
+    Completed {
+        body_ended: bool,
+    },
     Failed {
         error: LlmError,
         had_output: bool,
@@ -138,7 +143,7 @@ impl Producer {
             }
             attempt += 1;
             let (error, had_output) = match self.attempt(&call.url, &call.headers, &body, events_tx, threads) {
-                Outcome::Completed => return None,
+                Outcome::Completed { .. } => return None,
                 Outcome::Stopped(error) => return Some(error),
                 Outcome::Failed { error, had_output } => (error, had_output),
             };
@@ -180,7 +185,7 @@ impl Producer {
         threads: &mut Vec<JoinHandle<()>>,
     ) -> Outcome {
         let exchange = self.client.exchange();
-        let canceller = exchange.canceller();
+        let mut canceller = exchange.canceller();
         // bounded(64): the socket may run a little ahead of decoding, but a stalled producer
         // stops the reads (backpressure) instead of buffering the whole body.
         let (body_tx, body_rx) = crossbeam_channel::bounded(64);
@@ -196,13 +201,34 @@ impl Producer {
             }
         }
         let mut decoder = (self.make_decoder)();
-        let outcome = self.pump(&body_rx, decoder.as_mut(), events_tx);
-        // Whatever happened, this attempt's connection is finished with: shutting it down
-        // releases a body thread still blocked on it, and dropping the channel one blocked on
-        // sending.
-        canceller.cancel();
+        let outcome = self.pump(&body_rx, decoder.as_mut(), events_tx, &mut canceller);
+        // A completed response whose body then ends cleanly leaves its connection for the next
+        // call. Anything else: shutting the connection down releases a body thread still
+        // blocked on it, and dropping the channel one blocked on sending.
+        match outcome {
+            Outcome::Completed { body_ended } if body_ended || self.body_ended(&body_rx) => canceller.keep(),
+            _ => canceller.cancel(),
+        }
         drop(body_rx);
         outcome
+    }
+
+    /// After the terminal event: whether the body thread reaches the end of the body within
+    /// `DRAIN_GRACE` (events after the terminal one are ignored, as they always were).
+    fn body_ended(&self, body_rx: &Receiver<BodyMessage>) -> bool {
+        let deadline = Instant::now() + DRAIN_GRACE;
+        loop {
+            match body_rx.recv_timeout(CANCEL_POLL.min(deadline.saturating_duration_since(Instant::now()))) {
+                Ok(BodyMessage::End(..)) => return true,
+                Ok(BodyMessage::Events(_)) => {}
+                Ok(BodyMessage::Failed(_)) | Err(RecvTimeoutError::Disconnected) => return false,
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.cancel.is_cancelled() || Instant::now() >= deadline {
+                        return false;
+                    }
+                }
+            }
+        }
     }
 
     fn pump(
@@ -210,6 +236,7 @@ impl Producer {
         body_rx: &Receiver<BodyMessage>,
         decoder: &mut dyn Decoder,
         events_tx: &Sender<StreamEvent>,
+        canceller: &mut Canceller,
     ) -> Outcome {
         let mut out = Vec::new();
         loop {
@@ -228,11 +255,17 @@ impl Producer {
             if self.cancel.is_cancelled() {
                 return Outcome::Stopped(LlmError::Cancelled);
             }
+            let at_end = matches!(message, BodyMessage::End(..));
             let step = match message {
                 BodyMessage::Events(events) => feed_all(decoder, &events, &mut out),
                 BodyMessage::End(remainder, stray) => end_of_body(decoder, remainder, stray, &mut out),
                 BodyMessage::Failed(error) => Err(error),
             };
+            if matches!(step, Ok(true)) {
+                // Before `Done` goes out: the consumer's next call must find this connection
+                // on its way back, not open a second one.
+                canceller.begin_drain();
+            }
             // Forward what was decoded even when the step then failed: the consumer drops it
             // on the Restart or Error that follows, and sees the partial output meanwhile.
             for event in out.drain(..) {
@@ -241,7 +274,7 @@ impl Producer {
                 }
             }
             match step {
-                Ok(true) => return Outcome::Completed,
+                Ok(true) => return Outcome::Completed { body_ended: at_end },
                 Ok(false) => {}
                 Err(error) => return Outcome::Failed { error, had_output: decoder.has_output() },
             }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::llm::net::NetEnv;
-use crate::llm::test_server::{ScriptedServer, sse, sse_cut, sse_stall, status};
+use crate::llm::test_server::{ScriptedServer, Step, sse, sse_cut, sse_framed, sse_stall, status};
 use crate::llm::{Completion, StopReason};
 use std::time::Instant;
 
@@ -59,10 +59,22 @@ fn call(base_url: &str, fallback: Option<Fallback>) -> HttpCall {
 }
 
 fn start(base_url: &str, idle: Duration, fallback: Option<Fallback>, cancel: CancelToken) -> Receiver<StreamEvent> {
-    let client = HttpClient::new(base_url, "the TEST_API_KEY environment variable", idle, &NetEnv::default(), &[])
-        .expect("client");
+    start_with(&test_client(base_url, idle), base_url, fallback, cancel)
+}
+
+fn test_client(base_url: &str, idle: Duration) -> HttpClient {
+    HttpClient::new(base_url, "the TEST_API_KEY environment variable", idle, &NetEnv::default(), &[]).expect("client")
+}
+
+/// A call on an existing client (clones share its kept-alive connection).
+fn start_with(
+    client: &HttpClient,
+    base_url: &str,
+    fallback: Option<Fallback>,
+    cancel: CancelToken,
+) -> Receiver<StreamEvent> {
     let decoder = || Box::new(FakeDecoder::default()) as Box<dyn Decoder>;
-    spawn_stream("test", client, call(base_url, fallback), decoder, fast_policy(), cancel)
+    spawn_stream("test", client.clone(), call(base_url, fallback), decoder, fast_policy(), cancel)
 }
 
 /// The events a consumer acts on (Retry notices, which only inform, are left out).
@@ -282,6 +294,47 @@ fn cancelling_a_stalled_stream_ends_promptly_with_cancelled() {
     assert_eq!(events_rx.recv().unwrap(), StreamEvent::Error(LlmError::Cancelled));
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     assert!(events_rx.recv().is_err(), "the sender is dropped after the terminal event");
+}
+
+#[test]
+fn a_cleanly_finished_stream_leaves_its_connection_for_the_next_call() {
+    // One connection serves both calls; a second connection would find the script used up and
+    // be closed, so the second call could only fail.
+    let server = ScriptedServer::start(vec![vec![
+        Step::Write(sse_framed("data: one\n\ndata: END\n\n")),
+        Step::NextRequest,
+        Step::Write(sse_framed("data: two\n\ndata: END\n\n")),
+    ]]);
+    let client = test_client(&server.base_url, Duration::from_secs(10));
+    let first: Vec<StreamEvent> = start_with(&client, &server.base_url, None, CancelToken::new()).iter().collect();
+    assert_eq!(first, vec![text("one"), done()]);
+    let second: Vec<StreamEvent> = start_with(&client, &server.base_url, None, CancelToken::new()).iter().collect();
+    assert_eq!(second, vec![text("two"), done()]);
+    assert_eq!(server.requests.try_iter().count(), 2);
+}
+
+#[test]
+fn a_cancelled_stream_closes_its_connection_and_the_next_call_opens_a_fresh_one() {
+    // The first response announces 1000 bytes and stalls after one event: a pooled connection
+    // with the rest still to come would poison the next call. The second reply needs a new
+    // connection (the script serves one reply per accepted connection).
+    let cut = "data: x\n\n";
+    let head = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 1000\r\n\r\n{cut}");
+    let server = ScriptedServer::start(vec![
+        vec![Step::Write(head.into_bytes()), Step::Stall],
+        vec![Step::Write(sse_framed("data: fresh\n\ndata: END\n\n"))],
+    ]);
+    let client = test_client(&server.base_url, Duration::from_secs(60));
+    let cancel = CancelToken::new();
+    let events_rx = start_with(&client, &server.base_url, None, cancel.clone());
+    assert_eq!(events_rx.recv().unwrap(), text("x"));
+    let started = Instant::now();
+    cancel.cancel();
+    assert_eq!(events_rx.recv().unwrap(), StreamEvent::Error(LlmError::Cancelled));
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    let next: Vec<StreamEvent> = start_with(&client, &server.base_url, None, CancelToken::new()).iter().collect();
+    assert_eq!(next, vec![text("fresh"), done()]);
+    assert_eq!(server.requests.try_iter().count(), 2);
 }
 
 #[test]
