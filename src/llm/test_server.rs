@@ -43,6 +43,15 @@ pub fn sse_stall(body: &str) -> Reply {
     vec![Step::Write(format!("{}{body}", sse_head(false)).into_bytes()), Step::Stall]
 }
 
+/// A complete response that leaves the connection open for the next request.
+pub fn framed(code: u16, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
+    let mut head = format!("HTTP/1.1 {code} Scripted\r\ncontent-length: {}\r\n", body.len());
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    format!("{head}\r\n{body}").into_bytes()
+}
+
 /// A 200 event stream framed by `Content-Length`, after which the connection stays open.
 pub fn sse_framed(body: &str) -> Vec<u8> {
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n";
