@@ -298,7 +298,7 @@ impl Exchange {
 
     /// POSTs `body` (JSON) with `headers` and returns the event stream of a 2xx
     /// `text/event-stream` answer, or the classified error.
-    pub fn post(&self, url: &str, headers: &[(String, String)], body: &str) -> Result<EventStream, LlmError> {
+    pub fn post(&self, url: &str, headers: &[(String, String)], body: &[u8]) -> Result<EventStream, LlmError> {
         let client = &self.client;
         let mut request = self.agent.post(url).header("content-type", "application/json");
         for (name, value) in headers {

@@ -28,11 +28,16 @@ use super::{LlmError, StreamEvent};
 use crate::cancel::CancelToken;
 use crate::sse::SseEvent;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use std::ops::Range;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How often a waiting producer checks the cancel token: the bound on cancel latency.
 const CANCEL_POLL: Duration = Duration::from_millis(25);
+
+/// The bytes of a request body, shared by every attempt of a call (never copied per attempt).
+pub type Body = Arc<Vec<u8>>;
 
 /// The prepared request of one model call.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,20 +47,32 @@ pub struct HttpCall {
     /// Headers besides `content-type: application/json` (keys, versions).
     pub headers: Vec<(String, String)>,
     /// The JSON request body.
-    pub body: String,
+    pub body: Body,
     /// A second body to switch to when the server rejects the first one for a known reason.
     pub fallback: Option<Fallback>,
 }
 
-/// "If the server answers 400 and its message mentions `trigger`, send `body` instead" — used
-/// by OpenAI-compatible providers to retry once without `stream_options`. The switch happens
-/// at most once per call, at once (no backoff), does not use up an attempt, and sticks for any
+/// "If the server answers 400 and its message mentions `trigger`, send the body without the
+/// bytes `cut` instead" — used by OpenAI-compatible providers to retry once without
+/// `stream_options` (the encoder gives the range of that entry, so the fallback body is built
+/// only when needed and a call never holds two encodings of its history). The switch happens at
+/// most once per call, at once (no backoff), does not use up an attempt, and sticks for any
 /// later retries of the same call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fallback {
-    pub body: String,
+    pub cut: Range<usize>,
     /// Matched case-insensitively against the 400 error's message.
     pub trigger: String,
+}
+
+impl Fallback {
+    /// `body` without the cut bytes (an out-of-range cut leaves it whole).
+    pub fn apply(&self, body: &[u8]) -> Vec<u8> {
+        match (body.get(..self.cut.start), body.get(self.cut.end..)) {
+            (Some(head), Some(tail)) if self.cut.start <= self.cut.end => [head, tail].concat(),
+            _ => body.to_vec(),
+        }
+    }
 }
 
 /// Starts one streamed completion on a new producer thread and returns the consumer's end.
@@ -148,7 +165,7 @@ impl Producer {
                 Outcome::Failed { error, had_output } => (error, had_output),
             };
             if let Some(switch) = fallback.take_if(|switch| triggers(switch, &error) && !had_output) {
-                body = switch.body;
+                body = Arc::new(switch.apply(&body));
                 attempt -= 1;
                 continue;
             }
@@ -180,7 +197,7 @@ impl Producer {
         &self,
         url: &str,
         headers: &[(String, String)],
-        body: &str,
+        body: &Body,
         events_tx: &Sender<StreamEvent>,
         threads: &mut Vec<JoinHandle<()>>,
     ) -> Outcome {
@@ -189,7 +206,7 @@ impl Producer {
         // bounded(64): the socket may run a little ahead of decoding, but a stalled producer
         // stops the reads (backpressure) instead of buffering the whole body.
         let (body_tx, body_rx) = crossbeam_channel::bounded(64);
-        let (url, headers, body) = (url.to_string(), headers.to_vec(), body.to_string());
+        let (url, headers, body) = (url.to_string(), headers.to_vec(), Arc::clone(body));
         let spawned = std::thread::Builder::new()
             .name(format!("llm-{}-body", self.name))
             .spawn(move || read_body(&exchange, &url, &headers, &body, &body_tx));
@@ -329,7 +346,7 @@ fn complete_at_end(
 }
 
 /// The body thread: POST, then read until EOF or error, handing events over.
-fn read_body(exchange: &Exchange, url: &str, headers: &[(String, String)], body: &str, body_tx: &Sender<BodyMessage>) {
+fn read_body(exchange: &Exchange, url: &str, headers: &[(String, String)], body: &[u8], body_tx: &Sender<BodyMessage>) {
     let mut stream: EventStream = match exchange.post(url, headers, body) {
         Ok(stream) => stream,
         Err(error) => {

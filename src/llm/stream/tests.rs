@@ -49,11 +49,13 @@ fn fast_policy() -> RetryPolicy {
     RetryPolicy { base_delay: Duration::from_millis(5), max_delay: Duration::from_millis(20), ..RetryPolicy::default() }
 }
 
+const BODY: &str = r#"{"stream":true,"stream_options":{"include_usage":true}}"#;
+
 fn call(base_url: &str, fallback: Option<Fallback>) -> HttpCall {
     HttpCall {
         url: format!("{base_url}/v1/chat"),
         headers: vec![("x-api-key".to_string(), "secret".to_string())],
-        body: r#"{"stream":true,"stream_options":{"include_usage":true}}"#.to_string(),
+        body: Arc::new(BODY.as_bytes().to_vec()),
         fallback,
     }
 }
@@ -357,7 +359,8 @@ fn cancelling_during_backoff_ends_with_cancelled() {
 fn a_rejected_stream_options_switches_to_the_fallback_body_once() {
     let rejection = r#"{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}"#;
     let server = ScriptedServer::start(vec![status(400, &[], rejection), sse("data: ok\n\ndata: END\n\n")]);
-    let fallback = Fallback { body: r#"{"stream":true}"#.to_string(), trigger: "stream_options".to_string() };
+    let cut_at = BODY.find(r#","stream_options""#).unwrap();
+    let fallback = Fallback { cut: cut_at..BODY.len() - 1, trigger: "stream_options".to_string() };
     let events: Vec<_> =
         start(&server.base_url, Duration::from_secs(5), Some(fallback.clone()), CancelToken::new()).iter().collect();
     assert_eq!(events, vec![text("ok"), done()]);
