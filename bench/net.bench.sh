@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== connections and memory in proportion to the history"
-cargo run -q --release --example net_memory -- target/release/mewcode "${NET_BENCH_RUNS:-3}"
+cargo run -q --release --example net_memory -- "${MEWCODE_BIN:-target/release/mewcode}" "${NET_BENCH_RUNS:-3}"
