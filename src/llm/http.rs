@@ -5,11 +5,15 @@
 //! - Idle timeout: ureq 3's `timeout_per_read` restarts on every transport read, so "no byte for
 //!   N seconds" (while waiting for headers or body) fails the read; there is deliberately no
 //!   overall body deadline, since reasoning models may stream, or keep-alive, for many minutes.
-//! - Cancellation: every attempt gets its own `Agent` (its own connection pool), and
+//! - Cancellation: an attempt owns its `Agent` (and so its connection pool) while it runs, and
 //!   `Exchange::canceller` can shut that agent down from another thread, which shuts the socket
-//!   and makes a blocked read return at once. The price is no keep-alive reuse across model
-//!   calls (one TCP+TLS handshake per call, small next to the model's latency); the gain is a
-//!   cancel that never touches another request.
+//!   and makes a blocked read return at once; a cancel never touches another request.
+//! - Keep-alive: a provider keeps one idle agent between calls (`KeepAlive`), whose pool holds
+//!   the connection of the last response that was read to its end, so the iterations of a run
+//!   share one TCP+TLS connection. An agent goes back only through `Canceller::keep`, after a
+//!   clean end of body; a cancelled, failed or abandoned exchange shuts its agent down, so a
+//!   half-read response never lies on a pooled connection (ureq itself pools a connection only
+//!   when its body was read to the end with nothing left over).
 //! - The status is checked before the body: non-2xx bodies (capped) go to `parse_error_body`; a
 //!   2xx `application/json` answer means the server ignored `"stream": true` and becomes an error
 //!   here (an error object → its classification, anything else → a non-retryable `Request`
@@ -22,8 +26,10 @@ use super::error::{is_error_body, parse_error_body, parse_error_value, parse_ret
 use super::net::{NetEnv, host_of, plan_proxy};
 use crate::config::ProviderConfig;
 use crate::sse::{SseError, SseReader};
+use crate::sync::lock;
 use std::io::Read;
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// The connect budget: DNS, TCP, proxy tunnel and TLS handshake together.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,6 +37,10 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The most of an error body we read and keep.
 const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
+/// How long a finished exchange may take to reach the end of its body (normally the same read
+/// as the terminal event) before its connection is given up, and so also how long a new
+/// exchange waits for a finishing one to hand its connection over.
+pub const DRAIN_GRACE: Duration = Duration::from_millis(250);
 
 /// The event stream of one successful POST.
 pub type EventStream = SseReader<Box<dyn Read + Send>>;
@@ -47,6 +57,8 @@ pub struct HttpClient {
     proxy: Option<String>,
     key_hint: String,
     idle_timeout: Duration,
+    /// Shared by the clones of one client: the agent (and kept-alive connection) between calls.
+    keep_alive: Arc<KeepAlive>,
 }
 
 /// One attempt's connection scope.
@@ -55,10 +67,75 @@ pub struct Exchange {
     client: HttpClient,
 }
 
-/// Interrupts an `Exchange` from another thread.
-#[derive(Clone)]
+/// Ends an `Exchange` from another thread: `cancel` interrupts it, `keep` hands its agent back
+/// for the next call. Dropped without either, it cancels (a connection nobody vouched for is
+/// never reused).
 pub struct Canceller {
-    agent: ureq::Agent,
+    agent: Option<ureq::Agent>,
+    keep_alive: Arc<KeepAlive>,
+    draining: bool,
+}
+
+/// A pool of one idle agent per client (see the module's keep-alive invariant). `draining`
+/// counts exchanges that completed and are reading the last bytes of their body: a new
+/// exchange waits for those (at most `DRAIN_GRACE`) rather than opening a second connection
+/// in the instant before the first one is handed back.
+#[derive(Debug, Default)]
+pub struct KeepAlive {
+    state: Mutex<KeepAliveState>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct KeepAliveState {
+    idle: Option<ureq::Agent>,
+    draining: usize,
+}
+
+impl KeepAlive {
+    /// The idle agent, waiting up to `grace` while an exchange that may hand one back finishes.
+    pub fn take(&self, grace: Duration) -> Option<ureq::Agent> {
+        let deadline = Instant::now() + grace;
+        let mut state = lock(&self.state);
+        loop {
+            if let Some(agent) = state.idle.take() {
+                return Some(agent);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if state.draining == 0 || left.is_zero() {
+                return None;
+            }
+            state = match self.changed.wait_timeout(state, left) {
+                Ok((state, _)) => state,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
+    /// Keeps `agent` for the next exchange unless one is kept already (then it is dropped,
+    /// closing its connections: one connection per client is the point).
+    pub fn put(&self, agent: ureq::Agent) {
+        let mut state = lock(&self.state);
+        if state.idle.is_none() {
+            state.idle = Some(agent);
+        }
+        self.changed.notify_all();
+    }
+
+    fn begin_drain(&self) {
+        lock(&self.state).draining += 1;
+    }
+
+    fn end_drain(&self, agent: Option<ureq::Agent>) {
+        let mut state = lock(&self.state);
+        state.draining = state.draining.saturating_sub(1);
+        if let Some(agent) = agent
+            && state.idle.is_none()
+        {
+            state.idle = Some(agent);
+        }
+        self.changed.notify_all();
+    }
 }
 
 /// PEM text of extra trust roots and where it came from (for error messages).
@@ -103,12 +180,15 @@ impl HttpClient {
             proxy: proxy_url,
             key_hint: key_hint.to_string(),
             idle_timeout,
+            keep_alive: Arc::default(),
         })
     }
 
-    /// A fresh connection scope for one attempt.
+    /// The connection scope of one attempt: the kept agent (its pool may hold a live
+    /// connection) or a new one.
     pub fn exchange(&self) -> Exchange {
-        Exchange { agent: self.config.new_agent(), client: self.clone() }
+        let agent = self.keep_alive.take(DRAIN_GRACE).unwrap_or_else(|| self.config.new_agent());
+        Exchange { agent, client: self.clone() }
     }
 
     /// The host requests go to, for messages.
@@ -205,9 +285,10 @@ impl HttpClient {
 }
 
 impl Exchange {
-    /// A handle that interrupts this exchange (connecting, waiting or reading) from elsewhere.
+    /// The handle that ends this exchange from elsewhere: interrupts it (connecting, waiting or
+    /// reading), or keeps its connection for the next one.
     pub fn canceller(&self) -> Canceller {
-        Canceller { agent: self.agent.clone() }
+        Canceller { agent: Some(self.agent.clone()), keep_alive: Arc::clone(&self.client.keep_alive), draining: false }
     }
 
     /// Maps a failed read of this exchange's event stream (see `HttpClient::read_error`).
@@ -217,7 +298,7 @@ impl Exchange {
 
     /// POSTs `body` (JSON) with `headers` and returns the event stream of a 2xx
     /// `text/event-stream` answer, or the classified error.
-    pub fn post(&self, url: &str, headers: &[(String, String)], body: &str) -> Result<EventStream, LlmError> {
+    pub fn post(&self, url: &str, headers: &[(String, String)], body: &[u8]) -> Result<EventStream, LlmError> {
         let client = &self.client;
         let mut request = self.agent.post(url).header("content-type", "application/json");
         for (name, value) in headers {
@@ -282,8 +363,47 @@ fn endpoint_of(base_url: &str, host: &str) -> String {
 
 impl Canceller {
     /// Shuts the exchange's connections; a read blocked on them returns an error at once.
-    pub fn cancel(self) {
-        self.agent.shutdown();
+    pub fn cancel(mut self) {
+        self.close();
+    }
+
+    /// The response is complete and its body is being read to the end: until `keep` or
+    /// `cancel`, a new exchange of the same client waits for this one's connection.
+    pub fn begin_drain(&mut self) {
+        if !self.draining {
+            self.draining = true;
+            self.keep_alive.begin_drain();
+        }
+    }
+
+    /// The body was read to its end: ureq has pooled the connection if the response allowed it
+    /// (framed, no `Connection: close`, nothing left over), and the agent is kept for the next
+    /// exchange.
+    pub fn keep(mut self) {
+        if let Some(agent) = self.agent.take() {
+            if self.draining {
+                self.draining = false;
+                self.keep_alive.end_drain(Some(agent));
+            } else {
+                self.keep_alive.put(agent);
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some(agent) = self.agent.take() {
+            agent.shutdown();
+        }
+        if self.draining {
+            self.draining = false;
+            self.keep_alive.end_drain(None);
+        }
+    }
+}
+
+impl Drop for Canceller {
+    fn drop(&mut self) {
+        self.close();
     }
 }
 

@@ -9,6 +9,7 @@ use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
 use crossbeam_channel::Receiver;
 
 pub mod anthropic;
+pub mod body;
 pub mod capabilities;
 pub mod content;
 pub mod decode;

@@ -61,7 +61,7 @@ impl HttpProvider {
                 HttpCall {
                     url: format!("{}/v1/messages", self.config.base_url),
                     headers: merge_headers(headers, &self.config.request.headers),
-                    body: body.to_string(),
+                    body: Arc::new(body),
                     fallback: None,
                 }
             }
@@ -69,22 +69,14 @@ impl HttpProvider {
                 if !self.config.api_key.is_empty() {
                     headers.push(("authorization".to_string(), format!("Bearer {}", self.config.api_key)));
                 }
-                let options = openai::EncodeOptions::from_config(&self.config);
-                let body = openai::encode_request_with(request, &self.config, options);
-                // Some servers reject stream_options; the producer switches to this body once.
-                let fallback = options.stream_options.then(|| Fallback {
-                    body: openai::encode_request_with(
-                        request,
-                        &self.config,
-                        openai::EncodeOptions { stream_options: false },
-                    )
-                    .to_string(),
-                    trigger: "stream_options".to_string(),
-                });
+                // Some servers reject stream_options; the producer switches once to the body
+                // without that entry.
+                let (body, cut) = openai::encode_request_with_fallback(request, &self.config);
+                let fallback = cut.map(|cut| Fallback { cut, trigger: "stream_options".to_string() });
                 HttpCall {
                     url: format!("{}/chat/completions", self.config.base_url),
                     headers: merge_headers(headers, &self.config.request.headers),
-                    body: body.to_string(),
+                    body: Arc::new(body),
                     fallback,
                 }
             }

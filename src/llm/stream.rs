@@ -6,6 +6,9 @@
 //! reads, handing parsed SSE events over a bounded channel. The producer waits on that channel
 //! with a short timeout so it notices cancellation within `CANCEL_POLL`; on cancel it shuts the
 //! attempt's connection down (`Canceller`), which makes the body thread's blocked read return.
+//! After the terminal event (already forwarded) it waits up to `DRAIN_GRACE` for the body thread
+//! to reach the end of the body, and only then keeps the connection for the next call; any other
+//! ending shuts it.
 //! The producer joins every body thread after it sent the terminal event and dropped its
 //! sender, so the consumer never waits for a join (a TCP connect in progress can only be
 //! bounded by the 10 s connect timeout).
@@ -19,17 +22,22 @@
 
 use super::decode::Decoder;
 use super::error::parse_stray_error;
-use super::http::{EventStream, Exchange, HttpClient};
+use super::http::{Canceller, DRAIN_GRACE, EventStream, Exchange, HttpClient};
 use super::retry::{AttemptState, RetryDecision, RetryNotice, RetryPolicy, plan_retry};
 use super::{LlmError, StreamEvent};
 use crate::cancel::CancelToken;
 use crate::sse::SseEvent;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use std::ops::Range;
+use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How often a waiting producer checks the cancel token: the bound on cancel latency.
 const CANCEL_POLL: Duration = Duration::from_millis(25);
+
+/// The bytes of a request body, shared by every attempt of a call (never copied per attempt).
+pub type Body = Arc<Vec<u8>>;
 
 /// The prepared request of one model call.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,20 +47,32 @@ pub struct HttpCall {
     /// Headers besides `content-type: application/json` (keys, versions).
     pub headers: Vec<(String, String)>,
     /// The JSON request body.
-    pub body: String,
+    pub body: Body,
     /// A second body to switch to when the server rejects the first one for a known reason.
     pub fallback: Option<Fallback>,
 }
 
-/// "If the server answers 400 and its message mentions `trigger`, send `body` instead" — used
-/// by OpenAI-compatible providers to retry once without `stream_options`. The switch happens
-/// at most once per call, at once (no backoff), does not use up an attempt, and sticks for any
+/// "If the server answers 400 and its message mentions `trigger`, send the body without the
+/// bytes `cut` instead" — used by OpenAI-compatible providers to retry once without
+/// `stream_options` (the encoder gives the range of that entry, so the fallback body is built
+/// only when needed and a call never holds two encodings of its history). The switch happens at
+/// most once per call, at once (no backoff), does not use up an attempt, and sticks for any
 /// later retries of the same call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fallback {
-    pub body: String,
+    pub cut: Range<usize>,
     /// Matched case-insensitively against the 400 error's message.
     pub trigger: String,
+}
+
+impl Fallback {
+    /// `body` without the cut bytes (an out-of-range cut leaves it whole).
+    pub fn apply(&self, body: &[u8]) -> Vec<u8> {
+        match (body.get(..self.cut.start), body.get(self.cut.end..)) {
+            (Some(head), Some(tail)) if self.cut.start <= self.cut.end => [head, tail].concat(),
+            _ => body.to_vec(),
+        }
+    }
 }
 
 /// Starts one streamed completion on a new producer thread and returns the consumer's end.
@@ -97,8 +117,10 @@ enum BodyMessage {
 
 /// How one attempt ended.
 enum Outcome {
-    /// `Done` was forwarded.
-    Completed,
+    /// `Done` was forwarded; `body_ended` when the body's end was what completed it.
+    Completed {
+        body_ended: bool,
+    },
     Failed {
         error: LlmError,
         had_output: bool,
@@ -138,12 +160,12 @@ impl Producer {
             }
             attempt += 1;
             let (error, had_output) = match self.attempt(&call.url, &call.headers, &body, events_tx, threads) {
-                Outcome::Completed => return None,
+                Outcome::Completed { .. } => return None,
                 Outcome::Stopped(error) => return Some(error),
                 Outcome::Failed { error, had_output } => (error, had_output),
             };
             if let Some(switch) = fallback.take_if(|switch| triggers(switch, &error) && !had_output) {
-                body = switch.body;
+                body = Arc::new(switch.apply(&body));
                 attempt -= 1;
                 continue;
             }
@@ -177,16 +199,16 @@ impl Producer {
         &self,
         url: &str,
         headers: &[(String, String)],
-        body: &str,
+        body: &Body,
         events_tx: &Sender<StreamEvent>,
         threads: &mut Vec<JoinHandle<()>>,
     ) -> Outcome {
         let exchange = self.client.exchange();
-        let canceller = exchange.canceller();
+        let mut canceller = exchange.canceller();
         // bounded(64): the socket may run a little ahead of decoding, but a stalled producer
         // stops the reads (backpressure) instead of buffering the whole body.
         let (body_tx, body_rx) = crossbeam_channel::bounded(64);
-        let (url, headers, body) = (url.to_string(), headers.to_vec(), body.to_string());
+        let (url, headers, body) = (url.to_string(), headers.to_vec(), Arc::clone(body));
         let spawned = std::thread::Builder::new()
             .name(format!("llm-{}-body", self.name))
             .spawn(move || read_body(&exchange, &url, &headers, &body, &body_tx));
@@ -198,13 +220,34 @@ impl Producer {
             }
         }
         let mut decoder = (self.make_decoder)();
-        let outcome = self.pump(&body_rx, decoder.as_mut(), events_tx);
-        // Whatever happened, this attempt's connection is finished with: shutting it down
-        // releases a body thread still blocked on it, and dropping the channel one blocked on
-        // sending.
-        canceller.cancel();
+        let outcome = self.pump(&body_rx, decoder.as_mut(), events_tx, &mut canceller);
+        // A completed response whose body then ends cleanly leaves its connection for the next
+        // call. Anything else: shutting the connection down releases a body thread still
+        // blocked on it, and dropping the channel one blocked on sending.
+        match outcome {
+            Outcome::Completed { body_ended } if body_ended || self.body_ended(&body_rx) => canceller.keep(),
+            _ => canceller.cancel(),
+        }
         drop(body_rx);
         outcome
+    }
+
+    /// After the terminal event: whether the body thread reaches the end of the body within
+    /// `DRAIN_GRACE` (events after the terminal one are ignored, as they always were).
+    fn body_ended(&self, body_rx: &Receiver<BodyMessage>) -> bool {
+        let deadline = Instant::now() + DRAIN_GRACE;
+        loop {
+            match body_rx.recv_timeout(CANCEL_POLL.min(deadline.saturating_duration_since(Instant::now()))) {
+                Ok(BodyMessage::End(..)) => return true,
+                Ok(BodyMessage::Events(_)) => {}
+                Ok(BodyMessage::Failed(_)) | Err(RecvTimeoutError::Disconnected) => return false,
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.cancel.is_cancelled() || Instant::now() >= deadline {
+                        return false;
+                    }
+                }
+            }
+        }
     }
 
     fn pump(
@@ -212,6 +255,7 @@ impl Producer {
         body_rx: &Receiver<BodyMessage>,
         decoder: &mut dyn Decoder,
         events_tx: &Sender<StreamEvent>,
+        canceller: &mut Canceller,
     ) -> Outcome {
         let mut out = Vec::new();
         loop {
@@ -230,11 +274,17 @@ impl Producer {
             if self.cancel.is_cancelled() {
                 return Outcome::Stopped(LlmError::Cancelled);
             }
+            let at_end = matches!(message, BodyMessage::End(..));
             let step = match message {
                 BodyMessage::Events(events) => feed_all(decoder, &events, &mut out),
                 BodyMessage::End(remainder, stray) => end_of_body(decoder, remainder, stray, &mut out),
                 BodyMessage::Failed(error) => Err(error),
             };
+            if matches!(step, Ok(true)) {
+                // Before `Done` goes out: the consumer's next call must find this connection
+                // on its way back, not open a second one.
+                canceller.begin_drain();
+            }
             // Forward what was decoded even when the step then failed: the consumer drops it
             // on the Restart or Error that follows, and sees the partial output meanwhile.
             for event in out.drain(..) {
@@ -243,7 +293,7 @@ impl Producer {
                 }
             }
             match step {
-                Ok(true) => return Outcome::Completed,
+                Ok(true) => return Outcome::Completed { body_ended: at_end },
                 Ok(false) => {}
                 Err(error) => return Outcome::Failed { error, had_output: decoder.has_output() },
             }
@@ -298,7 +348,7 @@ fn complete_at_end(
 }
 
 /// The body thread: POST, then read until EOF or error, handing events over.
-fn read_body(exchange: &Exchange, url: &str, headers: &[(String, String)], body: &str, body_tx: &Sender<BodyMessage>) {
+fn read_body(exchange: &Exchange, url: &str, headers: &[(String, String)], body: &[u8], body_tx: &Sender<BodyMessage>) {
     let mut stream: EventStream = match exchange.post(url, headers, body) {
         Ok(stream) => stream,
         Err(error) => {

@@ -17,6 +17,9 @@ pub enum Step {
     Write(Vec<u8>),
     /// Keep the connection open, silent, until the server is dropped.
     Stall,
+    /// Read the client's next request on the same connection (recorded like the first): the
+    /// client kept the connection alive.
+    NextRequest,
 }
 
 pub type Reply = Vec<Step>;
@@ -38,6 +41,21 @@ pub fn sse(body: &str) -> Reply {
 /// A 200 event stream that sends `body` then goes silent with the connection open.
 pub fn sse_stall(body: &str) -> Reply {
     vec![Step::Write(format!("{}{body}", sse_head(false)).into_bytes()), Step::Stall]
+}
+
+/// A complete response that leaves the connection open for the next request.
+pub fn framed(code: u16, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
+    let mut head = format!("HTTP/1.1 {code} Scripted\r\ncontent-length: {}\r\n", body.len());
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    format!("{head}\r\n{body}").into_bytes()
+}
+
+/// A 200 event stream framed by `Content-Length`, after which the connection stays open.
+pub fn sse_framed(body: &str) -> Vec<u8> {
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n";
+    format!("{head}content-length: {}\r\n\r\n{body}", body.len()).into_bytes()
 }
 
 /// A chunked 200 event stream cut after `body`: the connection closes without the final
@@ -116,6 +134,12 @@ fn serve(listener: &TcpListener, replies: Vec<Reply>, requests_tx: &Sender<Strin
                 Step::Stall => {
                     held.push(stream.try_clone().unwrap());
                 }
+                Step::NextRequest => match read_request(&mut stream) {
+                    Some(request) => {
+                        let _ = requests_tx.send(request);
+                    }
+                    None => break,
+                },
             }
         }
         drop(stream);

@@ -18,16 +18,22 @@
 //!   its standalone GET stream, resumed like a response stream, for the list_changed
 //!   notifications and server requests it sends outside any request; a 405 or any refusal ends
 //!   it quietly, and `shutdown` stops it before the DELETE.
-//! - Every exchange gets its own ureq agent and a scoped watcher thread (`mcp-http-cancel`) that
-//!   shuts that agent down when the caller's cancel token fires or the request's deadline passes,
-//!   so an interrupted or timed-out call returns at once. The deadline moves with progress
-//!   notifications (`jsonrpc::Deadline`); ureq's global timeout is only its ceiling.
+//! - Every exchange owns a ureq agent while it runs and a scoped watcher thread
+//!   (`mcp-http-cancel`) that shuts that agent down when the caller's cancel token fires or the
+//!   request's deadline passes, so an interrupted or timed-out call returns at once. The deadline
+//!   moves with progress notifications (`jsonrpc::Deadline`); ureq's global timeout is only its
+//!   ceiling.
+//! - Keep-alive: between exchanges the endpoint keeps one idle agent (`llm::http::KeepAlive`),
+//!   handed back only by an exchange that succeeded and was not shut down; its pool holds the
+//!   connection when the answer was read to its end (JSON bodies, acknowledgements). An SSE
+//!   answer is left once its response arrived, so ureq closes that connection rather than pool
+//!   it half-read.
 
 use super::McpError;
 use super::client::Transport;
 use super::jsonrpc::{Deadline, Incoming, TOOLS_LIST_CHANGED, parse_incoming};
 use crate::cancel::CancelToken;
-use crate::llm::http::{agent_config, read_ca_files};
+use crate::llm::http::{KeepAlive, agent_config, read_ca_files};
 use crate::llm::net::{NetEnv, host_of};
 use crate::sse::SseReader;
 use crate::sync::lock;
@@ -77,6 +83,8 @@ struct Endpoint {
     url: String,
     headers: Vec<(String, String)>,
     config: crate::llm::http::AgentConfig,
+    /// The idle agent between exchanges (see the keep-alive invariant).
+    keep_alive: KeepAlive,
     host: String,
     state: Mutex<SessionState>,
     /// Set when `notifications/tools/list_changed` arrives on a stream, taken by the client.
@@ -117,6 +125,7 @@ impl HttpTransport {
             url: url.to_string(),
             headers: headers.to_vec(),
             config,
+            keep_alive: KeepAlive::default(),
             host: host_of(url),
             state: Mutex::new(SessionState::default()),
             tools_changed: AtomicBool::new(false),
@@ -417,8 +426,17 @@ impl Endpoint {
 
     /// POSTs a notification or a reply; any 2xx acknowledges it.
     fn notify(&self, message: &str) -> Result<(), McpError> {
-        let agent = self.config.new_agent();
-        self.post(&agent, message, None, Instant::now() + NOTIFY_TIMEOUT).map(|_| ())
+        let agent = self.agent();
+        let outcome = self.post(&agent, message, None, Instant::now() + NOTIFY_TIMEOUT).map(|_| ());
+        if outcome.is_ok() {
+            self.keep_alive.put(agent);
+        }
+        outcome
+    }
+
+    /// The kept idle agent, or a new one (never waits: exchanges here do not overlap by design).
+    fn agent(&self) -> ureq::Agent {
+        self.keep_alive.take(Duration::ZERO).unwrap_or_else(|| self.config.new_agent())
     }
 
     /// The one mapping from ureq's errors, naming the host.
@@ -453,21 +471,26 @@ impl Transport for HttpTransport {
     ) -> Result<Value, McpError> {
         let deadline = Deadline::new(timeout, deadline, Instant::now());
         let exchange = Exchange { id, method, deadline: &deadline, cancel };
-        let agent = self.endpoint.config.new_agent();
+        let agent = self.endpoint.agent();
         let timed_out = AtomicBool::new(false);
+        let shut_down = AtomicBool::new(false);
         let outcome = std::thread::scope(|scope| {
             // Never sent on: dropping the sender is what tells the watcher the exchange is over.
             let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(0);
             let watched = agent.clone();
-            let (deadline, timed_out) = (&deadline, &timed_out);
+            let (deadline, timed_out, shut_down) = (&deadline, &timed_out, &shut_down);
             let watcher =
                 std::thread::Builder::new().name("mcp-http-cancel".to_string()).spawn_scoped(scope, move || {
+                    let shut = || {
+                        shut_down.store(true, Ordering::SeqCst);
+                        watched.shutdown();
+                    };
                     loop {
                         match done_rx.recv_timeout(Duration::from_millis(25)) {
-                            Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return watched.shutdown(),
+                            Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return shut(),
                             Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline.at() => {
                                 timed_out.store(true, Ordering::SeqCst);
-                                return watched.shutdown();
+                                return shut();
                             }
                             Err(RecvTimeoutError::Timeout) => {}
                             Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
@@ -481,6 +504,11 @@ impl Transport for HttpTransport {
             }
             outcome
         });
+        // The watcher has ended: an agent it did not shut down, after a success, serves the next
+        // exchange (a shut-down agent would refuse every later connection).
+        if outcome.is_ok() && !shut_down.load(Ordering::SeqCst) {
+            self.endpoint.keep_alive.put(agent);
+        }
         match outcome {
             Err(_) if cancel.is_cancelled() => Err(McpError::Cancelled),
             Err(_) if timed_out.load(Ordering::SeqCst) => {
@@ -510,7 +538,7 @@ impl Transport for HttpTransport {
             return;
         }
         let remaining = deadline.saturating_duration_since(Instant::now()).min(DELETE_TIMEOUT);
-        let agent = self.endpoint.config.new_agent();
+        let agent = self.endpoint.agent();
         let mut request = agent
             .delete(&self.endpoint.url)
             .config()

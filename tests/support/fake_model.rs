@@ -4,6 +4,9 @@
 //!
 //! Bound to 127.0.0.1 port 0. Each request is answered on its own thread so a stalled stream
 //! never blocks the client's retry; replies are taken from the queue in arrival order.
+//! `Sse` replies close the connection after the body (`Connection: close`, as many local servers
+//! do); `kept_alive` ones send a `Content-Length` and keep it open for the next request, like
+//! the hosted APIs, and `connections` counts the client's connections.
 
 use super::validate;
 use crossbeam_channel::Receiver;
@@ -22,6 +25,8 @@ pub enum Reply {
     /// 200 with `body` written, then the connection is held open without another byte until
     /// `release` fires or is dropped (a stalled server).
     Stall { body: Vec<u8>, release: Receiver<()> },
+    /// 200 text/event-stream with a `Content-Length`: the connection stays open afterwards.
+    SseKeepAlive { body: Vec<u8> },
     /// Any status with a body (JSON error bodies) and extra headers such as retry-after.
     Status { status: u16, body: String, headers: Vec<(String, String)> },
     /// A reply built from the request it answers (e.g. usage that matches the request's size).
@@ -54,6 +59,15 @@ impl Reply {
         Reply::Status { status, body: body.to_string(), headers: Vec::new() }
     }
 
+    /// The same SSE body framed with a `Content-Length`, so the connection can serve the next
+    /// request (`Sse` replies only; others are returned as they are).
+    pub fn kept_alive(self) -> Reply {
+        match self {
+            Reply::Sse { body, .. } => Reply::SseKeepAlive { body },
+            other => other,
+        }
+    }
+
     /// Adds a response header (for `Status` replies).
     pub fn with_header(mut self, name: &str, value: &str) -> Reply {
         if let Reply::Status { headers, .. } = &mut self {
@@ -78,6 +92,8 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     pub body: String,
     pub json: Option<serde_json::Value>,
+    /// The client's address: one per connection it opened.
+    pub remote: Option<std::net::SocketAddr>,
 }
 
 impl RecordedRequest {
@@ -201,6 +217,15 @@ impl FakeModel {
         self.shared.violations.lock().expect("violations").clone()
     }
 
+    /// How many connections the client opened for its model calls (distinct client addresses).
+    pub fn connections(&self) -> usize {
+        let requests = self.requests();
+        let mut remotes: Vec<_> = requests.iter().filter_map(|request| request.remote).collect();
+        remotes.sort();
+        remotes.dedup();
+        remotes.len()
+    }
+
     /// Replies still queued (a test that expects them all used checks this is 0).
     pub fn remaining(&self) -> usize {
         self.shared.queue.lock().expect("queue").len()
@@ -235,6 +260,7 @@ fn accept_loop(server: &tiny_http::Server, shared: &Arc<Shared>) {
                 .collect(),
             json: serde_json::from_str(&body).ok(),
             body,
+            remote: request.remote_addr().copied(),
         };
         // Only model calls take scripted replies; the rest (models lists, window discovery) is
         // answered from the routes so it never eats a reply meant for the model.
@@ -315,6 +341,13 @@ fn answer(request: tiny_http::Request, reply: Option<Reply>) {
                     std::thread::sleep(pause);
                 }
             }
+        }
+        Reply::SseKeepAlive { body } => {
+            let mut response = tiny_http::Response::from_data(body);
+            if let Ok(header) = tiny_http::Header::from_bytes("Content-Type", "text/event-stream") {
+                response.add_header(header);
+            }
+            let _ = request.respond(response);
         }
         Reply::Stall { body, release } => {
             let mut writer = request.into_writer();

@@ -11,17 +11,20 @@
 //! whole history a cache hit on the next iteration.
 
 use crate::config::ProviderConfig;
+use crate::llm::body::{MESSAGES, encode_body, text_estimate};
 use crate::msg::{Message, Request, Role, ThinkingBlock, ToolCall, ToolDefinition, ToolResult};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 /// Thinking budget of extended thinking (SPEC §2); `max_tokens` is raised above it.
 pub const THINKING_BUDGET_TOKENS: u32 = 16_000;
 
-/// Builds the streaming request body for `POST {base_url}/messages`.
+/// Builds the streaming request body for `POST {base_url}/messages`, as the bytes to send.
 ///
 /// The output cap is `request.max_tokens`, or `config.max_tokens` when the request leaves it 0;
-/// with thinking on, the budget is added on top so the answer keeps its whole cap.
-pub fn encode_request(request: &Request, config: &ProviderConfig) -> Value {
+/// with thinking on, the budget is added on top so the answer keeps its whole cap. The history
+/// is written from the borrowed messages (`llm::body`), never copied into a JSON tree.
+pub fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
     let thinking = config.thinking && tool_loop_has_signed_thinking(&request.messages);
     let output_cap = if request.max_tokens > 0 { request.max_tokens } else { config.max_tokens };
     let mut body = Map::new();
@@ -40,12 +43,12 @@ pub fn encode_request(request: &Request, config: &ProviderConfig) -> Value {
     if thinking {
         body.insert("thinking".to_string(), json!({"type": "enabled", "budget_tokens": THINKING_BUDGET_TOKENS}));
     }
-    body.insert(
-        "messages".to_string(),
-        Value::Array(messages(&request.messages, request.reminder.as_deref(), thinking)),
-    );
+    // A placeholder: `encode_body` writes the turns in its place.
+    body.insert(MESSAGES.to_string(), Value::Null);
     crate::llm::settings::apply_request_settings(&mut body, &config.request);
-    Value::Object(body)
+    let turns = messages(&request.messages, request.reminder.as_deref(), thinking);
+    let estimate = turns.iter().map(Turn::estimate).sum();
+    encode_body(&body, &turns, estimate, None).0
 }
 
 /// The seed's safe fallback: with thinking on, the API requires every assistant turn of an
@@ -99,18 +102,59 @@ fn tool_definitions(tools: &[ToolDefinition]) -> Vec<Value> {
     definitions
 }
 
-/// One wire message being built: `user` or `assistant` and its content blocks.
-struct Turn {
+/// One wire message: `user` or `assistant` and its content blocks, borrowing the history.
+struct Turn<'a> {
     role: &'static str,
-    blocks: Vec<Value>,
+    blocks: Vec<Block<'a>>,
 }
 
-fn messages(history: &[Message], reminder: Option<&str>, thinking: bool) -> Vec<Value> {
-    let mut turns: Vec<Turn> = Vec::new();
+/// One content block, borrowed; `cache` adds the `cache_control` breakpoint after its fields.
+struct Block<'a> {
+    kind: BlockKind<'a>,
+    cache: bool,
+}
+
+enum BlockKind<'a> {
+    Text(&'a str),
+    Thinking(&'a ThinkingBlock),
+    ToolUse(&'a ToolCall),
+    ToolResult(&'a ToolResult),
+}
+
+impl<'a> Block<'a> {
+    fn new(kind: BlockKind<'a>) -> Block<'a> {
+        Block { kind, cache: false }
+    }
+
+    fn is_tool_result(&self) -> bool {
+        matches!(self.kind, BlockKind::ToolResult(_))
+    }
+
+    fn text_bytes(&self) -> usize {
+        match self.kind {
+            BlockKind::Text(text) => text.len(),
+            BlockKind::Thinking(ThinkingBlock::Signed { text, signature }) => text.len() + signature.len(),
+            BlockKind::Thinking(ThinkingBlock::Redacted { data }) => data.len(),
+            BlockKind::ToolUse(call) => call.id.len() + call.name.len() + call.input.len(),
+            BlockKind::ToolResult(result) => result.tool_call_id.len() + result.content.len(),
+        }
+    }
+}
+
+impl Turn<'_> {
+    fn estimate(&self) -> usize {
+        text_estimate(self.blocks.iter().map(Block::text_bytes).sum(), self.blocks.len() + 1)
+    }
+}
+
+fn messages<'a>(history: &'a [Message], reminder: Option<&'a str>, thinking: bool) -> Vec<Turn<'a>> {
+    let mut turns: Vec<Turn<'a>> = Vec::new();
     for message in history {
         let (role, blocks) = match message.role {
             Role::User => ("user", text_block(&message.content).into_iter().collect()),
-            Role::Tool => ("user", message.tool_results.iter().map(tool_result_block).collect()),
+            Role::Tool => {
+                ("user", message.tool_results.iter().map(|result| Block::new(BlockKind::ToolResult(result))).collect())
+            }
             Role::Assistant => ("assistant", assistant_blocks(message, thinking)),
         };
         // A message with nothing to say (an empty refusal, a blank prompt) is left out rather
@@ -126,12 +170,12 @@ fn messages(history: &[Message], reminder: Option<&str>, thinking: bool) -> Vec<
     }
     for turn in turns.iter_mut().filter(|turn| turn.role == "user") {
         // Tool results must open the user turn; a stable sort keeps everything else in order.
-        turn.blocks.sort_by_key(|block| block.get("type") != Some(&json!("tool_result")));
+        turn.blocks.sort_by_key(|block| !block.is_tool_result());
     }
-    if let Some(Value::Object(last_block)) =
+    if let Some(last_block) =
         turns.last_mut().filter(|turn| turn.role == "user").and_then(|turn| turn.blocks.last_mut())
     {
-        last_block.insert("cache_control".to_string(), json!({"type": EPHEMERAL}));
+        last_block.cache = true;
     }
     if let Some(reminder) = text_block(reminder.unwrap_or("")) {
         match turns.last_mut() {
@@ -139,21 +183,27 @@ fn messages(history: &[Message], reminder: Option<&str>, thinking: bool) -> Vec<
             _ => turns.push(Turn { role: "user", blocks: vec![reminder] }),
         }
     }
-    turns.into_iter().map(|turn| json!({"role": turn.role, "content": turn.blocks})).collect()
+    turns
 }
 
-fn text_block(text: &str) -> Option<Value> {
-    (!text.is_empty()).then(|| json!({"type": "text", "text": text}))
+fn text_block(text: &str) -> Option<Block<'_>> {
+    (!text.is_empty()).then(|| Block::new(BlockKind::Text(text)))
 }
 
 /// Thinking blocks first (the API demands it), then the text, then the tool calls.
-fn assistant_blocks(message: &Message, thinking: bool) -> Vec<Value> {
+fn assistant_blocks(message: &Message, thinking: bool) -> Vec<Block<'_>> {
     let mut blocks = Vec::new();
     if thinking {
-        blocks.extend(message.thinking.iter().filter(|block| is_sendable(block)).map(thinking_block));
+        blocks.extend(
+            message
+                .thinking
+                .iter()
+                .filter(|block| is_sendable(block))
+                .map(|block| Block::new(BlockKind::Thinking(block))),
+        );
     }
     blocks.extend(text_block(&message.content));
-    blocks.extend(message.tool_calls.iter().map(tool_use_block));
+    blocks.extend(message.tool_calls.iter().map(|call| Block::new(BlockKind::ToolUse(call))));
     blocks
 }
 
@@ -165,16 +215,58 @@ fn is_sendable(block: &ThinkingBlock) -> bool {
     }
 }
 
-fn thinking_block(block: &ThinkingBlock) -> Value {
-    match block {
-        ThinkingBlock::Signed { text, signature } => {
-            json!({"type": "thinking", "thinking": text, "signature": signature})
-        }
-        ThinkingBlock::Redacted { data } => json!({"type": "redacted_thinking", "data": data}),
+impl Serialize for Turn<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("role", self.role)?;
+        map.serialize_entry("content", &self.blocks)?;
+        map.end()
     }
 }
 
-/// `input` must be a JSON object on the wire, so the raw text is parsed here.
+/// Each block's fields in the order the API documents them; `is_error` only when true (absent
+/// means success, and it keeps bodies small); `cache_control` last.
+impl Serialize for Block<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self.kind {
+            BlockKind::Text(text) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+            }
+            BlockKind::Thinking(ThinkingBlock::Signed { text, signature }) => {
+                map.serialize_entry("type", "thinking")?;
+                map.serialize_entry("thinking", text)?;
+                map.serialize_entry("signature", signature)?;
+            }
+            BlockKind::Thinking(ThinkingBlock::Redacted { data }) => {
+                map.serialize_entry("type", "redacted_thinking")?;
+                map.serialize_entry("data", data)?;
+            }
+            BlockKind::ToolUse(call) => {
+                map.serialize_entry("type", "tool_use")?;
+                map.serialize_entry("id", &call.id)?;
+                map.serialize_entry("name", &call.name)?;
+                map.serialize_entry("input", &tool_input(call))?;
+            }
+            BlockKind::ToolResult(result) => {
+                map.serialize_entry("type", "tool_result")?;
+                map.serialize_entry("tool_use_id", &result.tool_call_id)?;
+                map.serialize_entry("content", &result.content)?;
+                if result.is_error {
+                    map.serialize_entry("is_error", &true)?;
+                }
+            }
+        }
+        if self.cache {
+            map.serialize_entry("cache_control", &json!({"type": EPHEMERAL}))?;
+        }
+        map.end()
+    }
+}
+
+/// `input` must be a JSON object on the wire, so the raw text is parsed here (one call at a
+/// time, while the body is written).
 ///
 /// Numbers: integers within i64/u64 come back digit for digit; other numbers go through an
 /// f64 and are printed shortest-round-trip, which is the same double the API's own parser
@@ -183,21 +275,9 @@ fn thinking_block(block: &ThinkingBlock) -> Value {
 /// Invalid JSON or a non-object (the tool already answered with an error for it) is sent as
 /// `{}`: the API rejects anything else, and the paired error result tells the model what went
 /// wrong.
-fn tool_use_block(call: &ToolCall) -> Value {
-    let input = match serde_json::from_str::<Value>(&call.input) {
+fn tool_input(call: &ToolCall) -> Value {
+    match serde_json::from_str::<Value>(&call.input) {
         Ok(Value::Object(object)) => Value::Object(object),
         _ => json!({}),
-    };
-    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
-}
-
-/// `is_error` is only sent when true: absent means success, and it keeps bodies small.
-fn tool_result_block(result: &ToolResult) -> Value {
-    let mut block = json!({"type": "tool_result", "tool_use_id": result.tool_call_id, "content": result.content});
-    if result.is_error
-        && let Value::Object(fields) = &mut block
-    {
-        fields.insert("is_error".to_string(), json!(true));
     }
-    block
 }

@@ -30,7 +30,13 @@ fn config(thinking: bool) -> ProviderConfig {
 }
 
 fn check(request: &Request, thinking: bool, expected: Value) {
-    assert_eq!(encode_request(request, &config(thinking)), expected);
+    // Compared as text: key order and every byte count, not only the JSON value.
+    assert_eq!(text(encode_request(request, &config(thinking))), expected.to_string());
+}
+
+/// The body as text (the encoder writes UTF-8 JSON).
+fn text(body: Vec<u8>) -> String {
+    String::from_utf8(body).unwrap()
 }
 
 fn call(id: &str, name: &str, input: &str) -> ToolCall {
@@ -283,10 +289,11 @@ fn tool_input_numbers_survive_and_invalid_input_becomes_an_empty_object() {
         ],
         ..Message::assistant("")
     };
-    let body = encode_request(
+    let body: Value = serde_json::from_slice(&encode_request(
         &Request { messages: vec![Message::user("go"), assistant].into(), max_tokens: 1, ..Request::default() },
         &config(false),
-    );
+    ))
+    .unwrap();
     let inputs: Vec<String> = body["messages"][1]["content"]
         .as_array()
         .unwrap()
@@ -340,7 +347,7 @@ fn request_settings_are_sent_last_on_anthropic_too() {
     };
     let request = Request { messages: vec![Message::user("hi")].into(), max_tokens: 100, ..Request::default() };
     assert_eq!(
-        encode_request(&request, &config).to_string(),
+        text(encode_request(&request, &config)),
         json!({
             "model": "claude-sonnet-4-5", "max_tokens": 100, "stream": true,
             "messages": [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}],
@@ -353,6 +360,7 @@ fn request_settings_are_sent_last_on_anthropic_too() {
 #[test]
 fn the_tool_loop_with_signed_thinking_is_encoded_as_the_golden_file() {
     let request = tool_loop(vec![signed("Reading main first.", "sig-1")]);
-    let body = serde_json::to_string_pretty(&encode_request(&request, &config(true))).unwrap();
+    // The exact bytes sent, one line.
+    let body = String::from_utf8(encode_request(&request, &config(true))).unwrap();
     crate::test_golden::assert_golden("anthropic-tool-loop.json", &(body + "\n"));
 }

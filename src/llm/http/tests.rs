@@ -9,7 +9,7 @@ fn client(base_url: &str) -> HttpClient {
 }
 
 fn post(server: &ScriptedServer) -> Result<EventStream, LlmError> {
-    client(&server.base_url).exchange().post(&format!("{}/v1/messages", server.base_url), &[], "{}")
+    client(&server.base_url).exchange().post(&format!("{}/v1/messages", server.base_url), &[], b"{}")
 }
 
 #[test]
@@ -40,7 +40,7 @@ fn json_answer_to_a_streaming_request_is_an_error() {
 fn cancel_interrupts_a_blocked_read() {
     let server = ScriptedServer::start(vec![sse_stall("data: a\n\n")]);
     let exchange = client(&server.base_url).exchange();
-    let mut stream = exchange.post(&format!("{}/v1/messages", server.base_url), &[], "{}").unwrap();
+    let mut stream = exchange.post(&format!("{}/v1/messages", server.base_url), &[], b"{}").unwrap();
     assert_eq!(stream.next_event().unwrap().map(|event| event.data), Some("a".to_string()));
     let canceller = exchange.canceller();
     let started = std::time::Instant::now();
@@ -131,7 +131,7 @@ fn pem_roots_are_accepted_and_loopback_stays_reachable() {
     let roots = [PemSource { origin: "test".to_string(), pem: TEST_CA_PEM.as_bytes().to_vec() }];
     let server = ScriptedServer::start(vec![status(418, &[], "teapot")]);
     let client = HttpClient::new(&server.base_url, "", DEFAULT_IDLE_TIMEOUT, &NetEnv::default(), &roots).unwrap();
-    let error = client.exchange().post(&server.base_url, &[], "{}").err().unwrap();
+    let error = client.exchange().post(&server.base_url, &[], b"{}").err().unwrap();
     assert_eq!(error, LlmError::Request { status: 418, message: "teapot".to_string() });
 }
 
@@ -140,7 +140,7 @@ fn loopback_is_never_proxied_even_with_a_proxy_set() {
     let net = NetEnv::from_vars([("HTTP_PROXY".to_string(), "http://127.0.0.1:9".to_string())]);
     let server = ScriptedServer::start(vec![status(418, &[], "direct")]);
     let client = HttpClient::new(&server.base_url, "", DEFAULT_IDLE_TIMEOUT, &net, &[]).unwrap();
-    let error = client.exchange().post(&server.base_url, &[], "{}").err().unwrap();
+    let error = client.exchange().post(&server.base_url, &[], b"{}").err().unwrap();
     assert_eq!(error, LlmError::Request { status: 418, message: "direct".to_string() });
 }
 

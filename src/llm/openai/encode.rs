@@ -8,8 +8,11 @@
 //! option), `parallel_tool_calls` (not every compatible server knows it), images.
 
 use crate::config::ProviderConfig;
-use crate::msg::{Message, Request, Role, ToolCall, ToolDefinition};
+use crate::llm::body::{MESSAGES, encode_body, text_estimate};
+use crate::msg::{Message, Request, Role, ToolCall, ToolDefinition, ToolResult};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
+use std::ops::Range;
 
 /// The per-request choices that are not in `ProviderConfig` or are overridden for one retry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,8 +30,8 @@ impl EncodeOptions {
 }
 
 /// Builds the streaming request body for `POST {base_url}/chat/completions` with the options
-/// the config asks for.
-pub fn encode_request(request: &Request, config: &ProviderConfig) -> Value {
+/// the config asks for, as the bytes to send.
+pub fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
     encode_request_with(request, config, EncodeOptions::from_config(config))
 }
 
@@ -36,50 +39,148 @@ pub fn encode_request(request: &Request, config: &ProviderConfig) -> Value {
 /// `EncodeOptions { stream_options: false, ..EncodeOptions::from_config(config) }`).
 ///
 /// The output cap is `request.max_tokens`, or `config.max_tokens` when the request leaves it
-/// 0, sent under `config.max_tokens_field` (`max_tokens` or `max_completion_tokens`).
-pub fn encode_request_with(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> Value {
+/// 0, sent under `config.max_tokens_field` (`max_tokens` or `max_completion_tokens`). The
+/// history is written from the borrowed messages (`llm::body`), never copied into a JSON tree.
+pub fn encode_request_with(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> Vec<u8> {
+    encode(request, config, options).0
+}
+
+/// The body with the config's options, and, when it carries `stream_options` that a server may
+/// reject, the byte range whose removal gives exactly the body without it (the fallback body
+/// of `encode_request_with(.., stream_options: false)`), so the fallback costs no second
+/// encoding nor a second copy of the history unless it is used. None when `extra_body` sets
+/// `stream_options` itself: the user chose its value, and sending it again would not help.
+pub fn encode_request_with_fallback(request: &Request, config: &ProviderConfig) -> (Vec<u8>, Option<Range<usize>>) {
+    let (body, cut) = encode(request, config, EncodeOptions::from_config(config));
+    (body, cut.filter(|_| !config.request.extra_body.contains_key(STREAM_OPTIONS)))
+}
+
+const STREAM_OPTIONS: &str = "stream_options";
+
+fn encode(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> (Vec<u8>, Option<Range<usize>>) {
     let output_cap = if request.max_tokens > 0 { request.max_tokens } else { config.max_tokens };
     let mut body = Map::new();
     body.insert("model".to_string(), json!(config.model));
     body.insert("stream".to_string(), json!(true));
     if options.stream_options {
-        body.insert("stream_options".to_string(), json!({"include_usage": true}));
+        body.insert(STREAM_OPTIONS.to_string(), json!({"include_usage": true}));
     }
     let cap_field = if config.max_tokens_field.is_empty() { "max_tokens" } else { config.max_tokens_field.as_str() };
     body.insert(cap_field.to_string(), json!(output_cap));
-    body.insert("messages".to_string(), Value::Array(messages(request)));
+    // A placeholder: `encode_body` writes the messages in its place.
+    body.insert(MESSAGES.to_string(), Value::Null);
     if !request.tools.is_empty() {
         body.insert("tools".to_string(), Value::Array(request.tools.iter().map(tool_definition).collect()));
         body.insert("tool_choice".to_string(), json!("auto"));
     }
     crate::llm::settings::apply_request_settings(&mut body, &config.request);
-    Value::Object(body)
+    let messages = messages(request);
+    let estimate = text_estimate(messages.iter().map(Wire::text_bytes).sum(), messages.len());
+    encode_body(&body, &messages, estimate, Some(STREAM_OPTIONS))
 }
 
-fn messages(request: &Request) -> Vec<Value> {
+/// One wire message, borrowing the history (the system prompt is joined once per request).
+enum Wire<'a> {
+    /// `system` or `user` text.
+    Text {
+        role: &'static str,
+        content: std::borrow::Cow<'a, str>,
+    },
+    Assistant(&'a Message),
+    Tool(&'a ToolResult),
+}
+
+impl Wire<'_> {
+    fn text_bytes(&self) -> usize {
+        match self {
+            Wire::Text { content, .. } => content.len(),
+            Wire::Assistant(message) => {
+                message.content.len()
+                    + message
+                        .tool_calls
+                        .iter()
+                        .map(|call| 64 + call.id.len() + call.name.len() + call.input.len() * 9 / 8)
+                        .sum::<usize>()
+            }
+            Wire::Tool(result) => result.tool_call_id.len() + result.content.len(),
+        }
+    }
+}
+
+/// Keys in the order the encoder always sent them: role, then content, then calls or ids.
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self {
+            Wire::Text { role, content } => {
+                map.serialize_entry("role", role)?;
+                map.serialize_entry("content", content)?;
+            }
+            Wire::Assistant(message) => {
+                map.serialize_entry("role", "assistant")?;
+                map.serialize_entry("content", &message.content)?;
+                if !message.tool_calls.is_empty() {
+                    let calls: Vec<WireCall<'_>> = message.tool_calls.iter().map(WireCall).collect();
+                    map.serialize_entry("tool_calls", &calls)?;
+                }
+            }
+            // An error result goes as is: the tool's own text already says what failed, and the
+            // protocol has no error flag on tool messages.
+            Wire::Tool(result) => {
+                map.serialize_entry("role", "tool")?;
+                map.serialize_entry("tool_call_id", &result.tool_call_id)?;
+                map.serialize_entry("content", &result.content)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// `arguments` is the raw text the model produced, byte for byte (no float rounding).
+struct WireCall<'a>(&'a ToolCall);
+
+impl Serialize for WireCall<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let call = self.0;
+        let mut function = serializer.serialize_map(Some(3))?;
+        function.serialize_entry("id", &call.id)?;
+        function.serialize_entry("type", "function")?;
+        function.serialize_entry("function", &FunctionCall(call))?;
+        function.end()
+    }
+}
+
+struct FunctionCall<'a>(&'a ToolCall);
+
+impl Serialize for FunctionCall<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("name", &self.0.name)?;
+        map.serialize_entry("arguments", &self.0.input)?;
+        map.end()
+    }
+}
+
+fn messages(request: &Request) -> Vec<Wire<'_>> {
     let mut messages = Vec::new();
     // Stable part first so the servers' automatic prefix caching hits across runs.
     let system = match (request.system.stable.as_str(), request.system.environment.as_str()) {
-        (stable, "") => stable.to_string(),
-        ("", environment) => environment.to_string(),
-        (stable, environment) => format!("{stable}\n\n{environment}"),
+        (stable, "") => std::borrow::Cow::Borrowed(stable),
+        ("", environment) => std::borrow::Cow::Borrowed(environment),
+        (stable, environment) => std::borrow::Cow::Owned(format!("{stable}\n\n{environment}")),
     };
     if !system.is_empty() {
-        messages.push(json!({"role": "system", "content": system}));
+        messages.push(Wire::Text { role: "system", content: system });
     }
     for message in request.messages.iter() {
         match message.role {
-            Role::User => messages.push(json!({"role": "user", "content": message.content})),
+            Role::User => messages.push(Wire::Text { role: "user", content: message.content.as_str().into() }),
             Role::Assistant => messages.extend(assistant_message(message)),
-            Role::Tool => messages.extend(message.tool_results.iter().map(|result| {
-                // An error result goes as is: the tool's own text already says what failed,
-                // and the protocol has no error flag on tool messages.
-                json!({"role": "tool", "tool_call_id": result.tool_call_id, "content": result.content})
-            })),
+            Role::Tool => messages.extend(message.tool_results.iter().map(Wire::Tool)),
         }
     }
     if let Some(reminder) = request.reminder.as_deref().filter(|reminder| !reminder.is_empty()) {
-        messages.push(json!({"role": "user", "content": reminder}));
+        messages.push(Wire::Text { role: "user", content: reminder.into() });
     }
     messages
 }
@@ -89,17 +190,8 @@ fn messages(request: &Request) -> Vec<Value> {
 ///
 /// With calls and no text, `content` is `""`: OpenAI sends `null` back, but strict servers
 /// (llama-cpp-python) answer 500 to it, and every server takes an empty string.
-fn assistant_message(message: &Message) -> Option<Value> {
-    if message.tool_calls.is_empty() {
-        return (!message.content.is_empty()).then(|| json!({"role": "assistant", "content": message.content}));
-    }
-    let tool_calls: Vec<Value> = message.tool_calls.iter().map(tool_call).collect();
-    Some(json!({"role": "assistant", "content": message.content, "tool_calls": tool_calls}))
-}
-
-/// `arguments` is the raw text the model produced, byte for byte (no float rounding).
-fn tool_call(call: &ToolCall) -> Value {
-    json!({"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.input}})
+fn assistant_message(message: &Message) -> Option<Wire<'_>> {
+    (!message.tool_calls.is_empty() || !message.content.is_empty()).then_some(Wire::Assistant(message))
 }
 
 fn tool_definition(tool: &ToolDefinition) -> Value {

@@ -30,7 +30,13 @@ fn config() -> ProviderConfig {
 }
 
 fn check(request: &Request, options: EncodeOptions, expected: Value) {
-    assert_eq!(encode_request_with(request, &config(), options), expected);
+    // Compared as text: key order and every byte count, not only the JSON value.
+    assert_eq!(text(encode_request_with(request, &config(), options)), expected.to_string());
+}
+
+/// The body as text (the encoder writes UTF-8 JSON).
+fn text(body: Vec<u8>) -> String {
+    String::from_utf8(body).unwrap()
 }
 
 fn call(id: &str, name: &str, input: &str) -> ToolCall {
@@ -69,10 +75,15 @@ fn tool_loop(assistant_text: &str) -> Request {
     }
 }
 
+/// In the encoder's key order (`check` compares text): `stream_options` follows `stream`.
 fn expected_body(assistant_content: Value, stream_options: bool) -> Value {
-    let mut body = json!({
-        "model": "gpt-4.1",
-        "stream": true,
+    let mut body = serde_json::Map::new();
+    body.insert("model".to_string(), json!("gpt-4.1"));
+    body.insert("stream".to_string(), json!(true));
+    if stream_options {
+        body.insert("stream_options".to_string(), json!({"include_usage": true}));
+    }
+    let rest = json!({
         "max_completion_tokens": 4096,
         "messages": [
             {"role": "system", "content": "You are mewcode.\n\ncwd: /repo"},
@@ -92,15 +103,16 @@ fn expected_body(assistant_content: Value, stream_options: bool) -> Value {
         }}],
         "tool_choice": "auto"
     });
-    if stream_options {
-        body["stream_options"] = json!({"include_usage": true});
-    }
-    body
+    body.extend(rest.as_object().cloned().unwrap_or_default());
+    Value::Object(body)
 }
 
 #[test]
 fn tool_loop_one_tool_message_per_result_and_reminder_appended() {
-    assert_eq!(encode_request(&tool_loop("Let me look."), &config()), expected_body(json!("Let me look."), true));
+    assert_eq!(
+        text(encode_request(&tool_loop("Let me look."), &config())),
+        expected_body(json!("Let me look."), true).to_string()
+    );
 }
 
 #[test]
@@ -127,7 +139,7 @@ fn plain_prompt_without_tools_environment_or_reminder() {
     config.max_tokens_field = "max_tokens".to_string();
     config.stream_options = false;
     assert_eq!(
-        encode_request(&request, &config),
+        text(encode_request(&request, &config)),
         json!({
             "model": "gpt-4.1",
             "stream": true,
@@ -138,6 +150,7 @@ fn plain_prompt_without_tools_environment_or_reminder() {
                 {"role": "user", "content": "Hello?"}
             ]
         })
+        .to_string()
     );
 }
 
@@ -156,7 +169,7 @@ fn request_settings_are_sent_last_and_extra_body_cannot_touch_owned_keys() {
     let request = Request { messages: vec![Message::user("hi")].into(), max_tokens: 100, ..Request::default() };
     let body = encode_request_with(&request, &config, EncodeOptions { stream_options: false });
     assert_eq!(
-        body.to_string(),
+        text(body),
         json!({
             "model": "gpt-4.1", "stream": true, "max_completion_tokens": 100,
             "messages": [{"role": "user", "content": "hi"}],
@@ -168,6 +181,20 @@ fn request_settings_are_sent_last_and_extra_body_cannot_touch_owned_keys() {
 
 #[test]
 fn the_tool_loop_is_encoded_as_the_golden_file() {
-    let body = serde_json::to_string_pretty(&encode_request(&tool_loop("Let me look."), &config())).unwrap();
+    // The exact bytes sent, one line.
+    let body = String::from_utf8(encode_request(&tool_loop("Let me look."), &config())).unwrap();
     crate::test_golden::assert_golden("openai-tool-loop.json", &(body + "\n"));
+}
+
+#[test]
+fn the_fallback_cut_leaves_exactly_the_body_without_stream_options() {
+    let (body, cut) = super::encode_request_with_fallback(&tool_loop("Let me look."), &config());
+    let cut = cut.unwrap();
+    let without = [&body[..cut.start], &body[cut.end..]].concat();
+    let expected = encode_request_with(&tool_loop("Let me look."), &config(), EncodeOptions { stream_options: false });
+    assert_eq!(text(without), text(expected));
+    // Set by the user in extra_body: no fallback (sending it again would not help).
+    let mut config = config();
+    config.request.extra_body.insert("stream_options".to_string(), json!({"include_usage": false}));
+    assert_eq!(super::encode_request_with_fallback(&tool_loop(""), &config).1, None);
 }

@@ -34,7 +34,7 @@ fn run(reply: Reply) -> Vec<StreamEvent> {
     let call = HttpCall {
         url: format!("{}/v1/chat/completions", server.base_url),
         headers: Vec::new(),
-        body: "{}".to_string(),
+        body: std::sync::Arc::new(b"{}".to_vec()),
         fallback: None,
     };
     let decoder = || Box::new(OpenAiDecoder::new(7)) as Box<dyn Decoder>;

@@ -7,7 +7,7 @@ pub mod decode;
 pub mod encode;
 
 pub use decode::OpenAiDecoder;
-pub use encode::{EncodeOptions, encode_request, encode_request_with};
+pub use encode::{EncodeOptions, encode_request, encode_request_with, encode_request_with_fallback};
 
 #[cfg(test)]
 mod decode_tests;

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::llm::net::NetEnv;
-use crate::llm::test_server::{ScriptedServer, sse, sse_cut, sse_stall, status};
+use crate::llm::test_server::{ScriptedServer, Step, sse, sse_cut, sse_framed, sse_stall, status};
 use crate::llm::{Completion, StopReason};
 use std::time::Instant;
 
@@ -49,20 +49,34 @@ fn fast_policy() -> RetryPolicy {
     RetryPolicy { base_delay: Duration::from_millis(5), max_delay: Duration::from_millis(20), ..RetryPolicy::default() }
 }
 
+const BODY: &str = r#"{"stream":true,"stream_options":{"include_usage":true}}"#;
+
 fn call(base_url: &str, fallback: Option<Fallback>) -> HttpCall {
     HttpCall {
         url: format!("{base_url}/v1/chat"),
         headers: vec![("x-api-key".to_string(), "secret".to_string())],
-        body: r#"{"stream":true,"stream_options":{"include_usage":true}}"#.to_string(),
+        body: Arc::new(BODY.as_bytes().to_vec()),
         fallback,
     }
 }
 
 fn start(base_url: &str, idle: Duration, fallback: Option<Fallback>, cancel: CancelToken) -> Receiver<StreamEvent> {
-    let client = HttpClient::new(base_url, "the TEST_API_KEY environment variable", idle, &NetEnv::default(), &[])
-        .expect("client");
+    start_with(&test_client(base_url, idle), base_url, fallback, cancel)
+}
+
+fn test_client(base_url: &str, idle: Duration) -> HttpClient {
+    HttpClient::new(base_url, "the TEST_API_KEY environment variable", idle, &NetEnv::default(), &[]).expect("client")
+}
+
+/// A call on an existing client (clones share its kept-alive connection).
+fn start_with(
+    client: &HttpClient,
+    base_url: &str,
+    fallback: Option<Fallback>,
+    cancel: CancelToken,
+) -> Receiver<StreamEvent> {
     let decoder = || Box::new(FakeDecoder::default()) as Box<dyn Decoder>;
-    spawn_stream("test", client, call(base_url, fallback), decoder, fast_policy(), cancel)
+    spawn_stream("test", client.clone(), call(base_url, fallback), decoder, fast_policy(), cancel)
 }
 
 /// The events a consumer acts on (Retry notices, which only inform, are left out).
@@ -309,6 +323,47 @@ fn cancelling_a_stalled_stream_ends_promptly_with_cancelled() {
 }
 
 #[test]
+fn a_cleanly_finished_stream_leaves_its_connection_for_the_next_call() {
+    // One connection serves both calls; a second connection would find the script used up and
+    // be closed, so the second call could only fail.
+    let server = ScriptedServer::start(vec![vec![
+        Step::Write(sse_framed("data: one\n\ndata: END\n\n")),
+        Step::NextRequest,
+        Step::Write(sse_framed("data: two\n\ndata: END\n\n")),
+    ]]);
+    let client = test_client(&server.base_url, Duration::from_secs(10));
+    let first: Vec<StreamEvent> = start_with(&client, &server.base_url, None, CancelToken::new()).iter().collect();
+    assert_eq!(first, vec![text("one"), done()]);
+    let second: Vec<StreamEvent> = start_with(&client, &server.base_url, None, CancelToken::new()).iter().collect();
+    assert_eq!(second, vec![text("two"), done()]);
+    assert_eq!(server.requests.try_iter().count(), 2);
+}
+
+#[test]
+fn a_cancelled_stream_closes_its_connection_and_the_next_call_opens_a_fresh_one() {
+    // The first response announces 1000 bytes and stalls after one event: a pooled connection
+    // with the rest still to come would poison the next call. The second reply needs a new
+    // connection (the script serves one reply per accepted connection).
+    let cut = "data: x\n\n";
+    let head = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 1000\r\n\r\n{cut}");
+    let server = ScriptedServer::start(vec![
+        vec![Step::Write(head.into_bytes()), Step::Stall],
+        vec![Step::Write(sse_framed("data: fresh\n\ndata: END\n\n"))],
+    ]);
+    let client = test_client(&server.base_url, Duration::from_secs(60));
+    let cancel = CancelToken::new();
+    let events_rx = start_with(&client, &server.base_url, None, cancel.clone());
+    assert_eq!(events_rx.recv().unwrap(), text("x"));
+    let started = Instant::now();
+    cancel.cancel();
+    assert_eq!(events_rx.recv().unwrap(), StreamEvent::Error(LlmError::Cancelled));
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    let next: Vec<StreamEvent> = start_with(&client, &server.base_url, None, CancelToken::new()).iter().collect();
+    assert_eq!(next, vec![text("fresh"), done()]);
+    assert_eq!(server.requests.try_iter().count(), 2);
+}
+
+#[test]
 fn cancelling_during_backoff_ends_with_cancelled() {
     let server = ScriptedServer::start(vec![status(429, &[("retry-after", "30")], "busy")]);
     let cancel = CancelToken::new();
@@ -328,7 +383,8 @@ fn cancelling_during_backoff_ends_with_cancelled() {
 fn a_rejected_stream_options_switches_to_the_fallback_body_once() {
     let rejection = r#"{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}"#;
     let server = ScriptedServer::start(vec![status(400, &[], rejection), sse("data: ok\n\ndata: END\n\n")]);
-    let fallback = Fallback { body: r#"{"stream":true}"#.to_string(), trigger: "stream_options".to_string() };
+    let cut_at = BODY.find(r#","stream_options""#).unwrap();
+    let fallback = Fallback { cut: cut_at..BODY.len() - 1, trigger: "stream_options".to_string() };
     let events: Vec<_> =
         start(&server.base_url, Duration::from_secs(5), Some(fallback.clone()), CancelToken::new()).iter().collect();
     assert_eq!(events, vec![text("ok"), done()]);

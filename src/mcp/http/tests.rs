@@ -2,7 +2,7 @@
 //! lenient notification acknowledgements, session expiry, resumption, and DELETE at shutdown.
 
 use super::*;
-use crate::llm::test_server::{ScriptedServer, sse, sse_cut, sse_stall, status};
+use crate::llm::test_server::{ScriptedServer, Step, framed, sse, sse_cut, sse_stall, status};
 use crate::mcp::client::Client;
 use serde_json::json;
 
@@ -55,6 +55,27 @@ fn a_session_runs_over_json_and_sse_answers_with_the_right_headers() {
     }
     assert!(seen[1].ends_with(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#));
     assert!(seen[3].starts_with("delete /mcp "), "{}", seen[3]);
+}
+
+#[test]
+fn json_answers_and_acknowledgements_share_one_kept_alive_connection() {
+    // One connection answers all three messages; a second connection would find the script
+    // used up and be closed.
+    let json = [("content-type", "application/json")];
+    let tools = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t"}]}}"#;
+    let server = ScriptedServer::start(vec![vec![
+        Step::Write(framed(200, &[("content-type", "application/json"), ("mcp-session-id", "s1")], INIT)),
+        Step::NextRequest,
+        Step::Write(framed(202, &[], "")),
+        Step::NextRequest,
+        Step::Write(framed(200, &json, tools)),
+    ]]);
+    let client = client_for(&server, &[]);
+    let cancel = CancelToken::new();
+    client.initialize(far(), &cancel).unwrap();
+    let listed = client.list_tools(far(), &cancel).unwrap();
+    assert_eq!(listed.iter().map(|tool| tool.name.as_str()).collect::<Vec<_>>(), vec!["t"]);
+    assert_eq!(requests(&server, 3).len(), 3);
 }
 
 #[test]
