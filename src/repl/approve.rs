@@ -20,9 +20,15 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
 
-/// The key legend the prompt ends with, and with what follows it on its line.
+/// The key legend the prompt ends with (then ` › `, and the answer is echoed after it).
 pub const KEYS: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do";
-const LEGEND: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do › ";
+/// What follows the legend on its line.
+const ARROW: &str = " › ";
+
+/// The legend word-wrapped to `width`, leaving room for the arrow on its last line.
+fn legend(width: usize) -> String {
+    wrap(KEYS, width.saturating_sub(display_width(ARROW)), 0)
+}
 
 /// Files larger than this are not read for a preview.
 const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
@@ -65,7 +71,9 @@ pub fn ask(
         }
     };
     // The answer goes after the legend when it fits there, else on a line of its own.
-    let room = width.saturating_sub(display_width(LEGEND) + 1);
+    let legend = legend(width);
+    let last_line = legend.rsplit('\n').next().unwrap_or_default();
+    let room = width.saturating_sub(display_width(last_line) + display_width(ARROW) + 1);
     let before = if display_width(echo) <= room { "" } else { "\n" };
     let _ = writeln!(out, "{before}{}", paint(color, code, echo)).and_then(|()| out.flush());
     answer
@@ -214,8 +222,8 @@ pub fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: b
             text.push('\n');
         }
     }
-    text.push_str(&paint(color, BOLD, KEYS));
-    text.push_str(" › ");
+    text.push_str(&paint(color, BOLD, &legend(width)));
+    text.push_str(ARROW);
     text
 }
 

@@ -184,6 +184,7 @@ fn a_narrow_prompt_wraps_between_words_and_marks_every_diff_row() {
          --- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\
          +let greeting = concatenate(first_word,\n\
          +second_word);\n\
-         [y] yes once  [a] always  [n] no › "
+         [y] yes once  [a] always  [n] no  [t]\n\
+         no, tell the model what to do › "
     );
 }
