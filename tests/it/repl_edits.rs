@@ -112,8 +112,9 @@ fn a_applies_the_edit_persists_the_rule_and_the_same_call_no_longer_asks() {
     tmux.wait_for("[y] yes once  [a] always  [n] no");
     tmux.keys(&["a"]);
     let screen = tmux.wait_for("First done.");
-    // The person is told which rule was saved, and where (the path may wrap on screen).
-    let joined = screen.lines().map(str::trim_end).collect::<Vec<_>>().join(" ");
+    // The person is told which rule was saved, and where (the path may wrap on screen, under a
+    // hanging indent).
+    let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     let local = env.project.join(".mewcode/settings.local.yaml");
     let expected = format!("saved allow rule Edit(=src/greet.rs) to {}", local.display());
     assert!(joined.contains(&expected), "{expected:?} not in:\n{screen}");
