@@ -240,8 +240,8 @@ impl Parser<'_> {
             }
             Some('(') if self.peek_at(2) == Some('(') => self.read_dollar_double_paren(info)?,
             Some('[') => {
-                let end = self.matched_end(self.pos + 1)?;
-                let body: String = self.chars[self.pos + 2..end - 1].iter().map(|(_, c)| *c).collect();
+                let end = self.matched_end(self.pos)?;
+                let body = self.bracket_text(end);
                 let span = self.span(start..self.offset_of_index(end));
                 self.pos = end;
                 self.scan_arithmetic(&body, span, info)?;
@@ -292,8 +292,8 @@ impl Parser<'_> {
     /// whose body starts with a subshell (`$((x) && y)` runs `x` and `y`).
     fn read_dollar_double_paren(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
         let start = self.offset();
-        let end = self.matched_end(self.pos + 1)?;
-        let content: String = self.chars[self.pos + 2..end - 1].iter().map(|(_, c)| *c).collect();
+        let end = self.matched_end(self.pos)?;
+        let content = self.bracket_text(end);
         let span = self.span(start..self.offset_of_index(end));
         self.pos = end;
         let arithmetic =
@@ -360,10 +360,10 @@ impl Parser<'_> {
         }
         let mut inner = Parser::new(text, self.depth + 1);
         inner.span_override = Some(span);
-        while inner.pos < inner.chars.len() {
-            match (inner.peek(), inner.peek_at(1)) {
-                (Some('\\'), _) => inner.pos += 2,
-                (Some('$'), Some('(' | '{' | '[')) | (Some('`'), _) => {
+        while let Some(c) = inner.peek() {
+            match (c, inner.peek_at(1)) {
+                ('\\', _) => inner.pos += 2,
+                ('$', Some('(' | '{' | '[')) | ('`', _) => {
                     let mut sink = String::new();
                     let mut sink_info = WordInfo::default();
                     inner.read_dollar_or_backtick_in(&mut sink, &mut sink_info, true)?;
@@ -377,9 +377,9 @@ impl Parser<'_> {
         Ok(found)
     }
 
-    /// The char index just past the bracket that closes the one at `open_index` (`(`, `[` or
-    /// `{`), reading quotes, escapes, backticks and nested `$(`/`${`/`$[` the way bash's
-    /// `parse_matched_pair` does.
+    /// The char index just past the bracket that closes the one at `open_index` (a `(` or `[`,
+    /// or the `$` of `$(`, `$[`, `${`), reading quotes, escapes, backticks and nested
+    /// `$(`/`${`/`$[` the way bash's `parse_matched_pair` does.
     pub(super) fn matched_end(&self, open_index: usize) -> Result<usize, Unparseable> {
         // Each entry is the closing character awaited, or '"' inside double quotes.
         let mut stack: Vec<char> = Vec::new();
@@ -400,7 +400,7 @@ impl Parser<'_> {
                 }
                 '"' => stack.push('"'),
                 '\'' if !in_double => {
-                    let ansi_c = index > 0 && char_at(index - 1) == Some('$');
+                    let ansi_c = index.checked_sub(1).and_then(char_at) == Some('$');
                     index += 1;
                     while let Some(q) = char_at(index) {
                         if q == '\'' {
@@ -436,6 +436,11 @@ impl Parser<'_> {
             }
             index += 1;
         }
+    }
+
+    /// The text between the `$(` or `$[` at the cursor and its closing bracket at `end - 1`.
+    fn bracket_text(&self, end: usize) -> String {
+        self.chars[self.pos + 2..end - 1].iter().map(|(_, c)| *c).collect()
     }
 
     pub(super) fn offset_of_index(&self, index: usize) -> usize {
