@@ -54,6 +54,15 @@ pub(super) fn balanced_parens(text: &str) -> bool {
     depth == 0
 }
 
+/// `text` without its quote characters and backslashes, for a second reading of arithmetic text
+/// (bash expands subscripts again when it evaluates them, when quotes hide nothing any more);
+/// None when there are none: the second reading would be the first one again, and nested, the
+/// repeated readings would take time exponential in the depth.
+fn without_quotes(text: &str) -> Option<String> {
+    let plain: String = text.chars().filter(|c| !matches!(c, '\\' | '\'' | '"')).collect();
+    (plain.len() < text.len()).then_some(plain)
+}
+
 /// Characters escaped in [`WordInfo::pattern`] when they came from quoted text.
 const PATTERN_SPECIAL: &[char] = &['\\', '*', '?', '[', ']', '{', '}', ','];
 
@@ -327,8 +336,10 @@ impl Parser<'_> {
             info.substitution = true;
             return Ok(());
         }
-        let plain: String = text.chars().filter(|c| !matches!(c, '\\' | '\'' | '"')).collect();
-        if has_code_marker(&plain) && self.scan_substitutions(&plain, span)? {
+        if let Some(plain) = without_quotes(text)
+            && has_code_marker(&plain)
+            && self.scan_substitutions(&plain, span)?
+        {
             info.substitution = true;
         }
         Ok(())
@@ -379,7 +390,8 @@ impl Parser<'_> {
 
     /// The char index just past the bracket that closes the one at `open_index` (a `(` or `[`,
     /// or the `$` of `$(`, `$[`, `${`), reading quotes, escapes, backticks and nested
-    /// `$(`/`${`/`$[` the way bash's `parse_matched_pair` does.
+    /// `$(`/`${`/`$[` the way bash's `parse_matched_pair` does: `(` and `[` nest, `{` does not
+    /// (the first `}` closes a `${`).
     pub(super) fn matched_end(&self, open_index: usize) -> Result<usize, Unparseable> {
         // Each entry is the closing character awaited, or '"' inside double quotes.
         let mut stack: Vec<char> = Vec::new();
@@ -422,8 +434,8 @@ impl Parser<'_> {
                     index += 1;
                     stack.push(closing(char_at(index).unwrap_or('(')));
                 }
-                open @ ('(' | '[' | '{') if index == open_index => stack.push(closing(open)),
-                open @ ('(' | '[' | '{') if !in_double && stack.last() == Some(&closing(open)) => {
+                open @ ('(' | '[') if index == open_index => stack.push(closing(open)),
+                open @ ('(' | '[') if !in_double && stack.last() == Some(&closing(open)) => {
                     stack.push(closing(open));
                 }
                 close if !in_double && stack.last() == Some(&close) => {
@@ -462,14 +474,20 @@ impl Parser<'_> {
         }
         let start = self.pos;
         let commands_before = self.out.subcommands.len();
-        self.read_braced_body(info)?;
+        // `${…}` nests (`${a:-${b:-…}}`): counted like a substitution, so deep input is refused
+        // instead of overflowing the stack.
+        if self.depth >= super::MAX_DEPTH {
+            return self.fail("nesting too deep");
+        }
+        self.depth += 1;
+        let body = self.read_braced_body(info);
+        self.depth -= 1;
+        body?;
         if self.out.subcommands.len() == commands_before {
-            let plain: String = self.chars[start..self.pos]
-                .iter()
-                .map(|(_, c)| *c)
-                .filter(|c| !matches!(c, '\\' | '\'' | '"'))
-                .collect();
-            if has_code_marker(&plain[2..]) {
+            let read: String = self.chars[start..self.pos].iter().map(|(_, c)| *c).collect();
+            if let Some(plain) = without_quotes(&read)
+                && has_code_marker(&plain[2..])
+            {
                 let span = self.span(self.offset_of_index(start)..self.offset());
                 if self.scan_substitutions(&plain[2..], span)? {
                     info.substitution = true;
@@ -479,25 +497,20 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// Reads `${…}` up to its closing brace. As in bash (`parse_matched_pair` with
+    /// `P_FIRSTCLOSE`), the first `}` outside quotes closes it, whatever `{` came before:
+    /// `${x:-{} ; rm -rf / ; echo }` is three commands. A nested `${…}` is read whole.
     fn read_braced_body(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
         self.pos += 2;
         info.expansion = true;
         self.out.has_expansion = true;
-        let mut depth = 1usize;
         loop {
             match self.peek() {
                 None => return self.fail("unterminated ${"),
                 Some('\\') => self.pos += 2,
                 Some('}') => {
                     self.pos += 1;
-                    depth -= 1;
-                    if depth == 0 {
-                        return Ok(());
-                    }
-                }
-                Some('{') => {
-                    self.pos += 1;
-                    depth += 1;
+                    return Ok(());
                 }
                 Some('\'') => {
                     let (mut sink, mut sink_info) = (String::new(), WordInfo::default());
