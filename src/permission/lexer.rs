@@ -54,6 +54,15 @@ pub(super) fn balanced_parens(text: &str) -> bool {
     depth == 0
 }
 
+/// `text` without its quote characters and backslashes, for a second reading of arithmetic text
+/// (bash expands subscripts again when it evaluates them, when quotes hide nothing any more);
+/// None when there are none: the second reading would be the first one again, and nested, the
+/// repeated readings would take time exponential in the depth.
+fn without_quotes(text: &str) -> Option<String> {
+    let plain: String = text.chars().filter(|c| !matches!(c, '\\' | '\'' | '"')).collect();
+    (plain.len() < text.len()).then_some(plain)
+}
+
 /// Characters escaped in [`WordInfo::pattern`] when they came from quoted text.
 const PATTERN_SPECIAL: &[char] = &['\\', '*', '?', '[', ']', '{', '}', ','];
 
@@ -240,8 +249,8 @@ impl Parser<'_> {
             }
             Some('(') if self.peek_at(2) == Some('(') => self.read_dollar_double_paren(info)?,
             Some('[') => {
-                let end = self.matched_end(self.pos + 1)?;
-                let body: String = self.chars[self.pos + 2..end - 1].iter().map(|(_, c)| *c).collect();
+                let end = self.matched_end(self.pos)?;
+                let body = self.bracket_text(end);
                 let span = self.span(start..self.offset_of_index(end));
                 self.pos = end;
                 self.scan_arithmetic(&body, span, info)?;
@@ -292,8 +301,8 @@ impl Parser<'_> {
     /// whose body starts with a subshell (`$((x) && y)` runs `x` and `y`).
     fn read_dollar_double_paren(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
         let start = self.offset();
-        let end = self.matched_end(self.pos + 1)?;
-        let content: String = self.chars[self.pos + 2..end - 1].iter().map(|(_, c)| *c).collect();
+        let end = self.matched_end(self.pos)?;
+        let content = self.bracket_text(end);
         let span = self.span(start..self.offset_of_index(end));
         self.pos = end;
         let arithmetic =
@@ -327,8 +336,10 @@ impl Parser<'_> {
             info.substitution = true;
             return Ok(());
         }
-        let plain: String = text.chars().filter(|c| !matches!(c, '\\' | '\'' | '"')).collect();
-        if has_code_marker(&plain) && self.scan_substitutions(&plain, span)? {
+        if let Some(plain) = without_quotes(text)
+            && has_code_marker(&plain)
+            && self.scan_substitutions(&plain, span)?
+        {
             info.substitution = true;
         }
         Ok(())
@@ -360,10 +371,10 @@ impl Parser<'_> {
         }
         let mut inner = Parser::new(text, self.depth + 1);
         inner.span_override = Some(span);
-        while inner.pos < inner.chars.len() {
-            match (inner.peek(), inner.peek_at(1)) {
-                (Some('\\'), _) => inner.pos += 2,
-                (Some('$'), Some('(' | '{' | '[')) | (Some('`'), _) => {
+        while let Some(c) = inner.peek() {
+            match (c, inner.peek_at(1)) {
+                ('\\', _) => inner.pos += 2,
+                ('$', Some('(' | '{' | '[')) | ('`', _) => {
                     let mut sink = String::new();
                     let mut sink_info = WordInfo::default();
                     inner.read_dollar_or_backtick_in(&mut sink, &mut sink_info, true)?;
@@ -377,9 +388,10 @@ impl Parser<'_> {
         Ok(found)
     }
 
-    /// The char index just past the bracket that closes the one at `open_index` (`(`, `[` or
-    /// `{`), reading quotes, escapes, backticks and nested `$(`/`${`/`$[` the way bash's
-    /// `parse_matched_pair` does.
+    /// The char index just past the bracket that closes the one at `open_index` (a `(` or `[`,
+    /// or the `$` of `$(`, `$[`, `${`), reading quotes, escapes, backticks and nested
+    /// `$(`/`${`/`$[` the way bash's `parse_matched_pair` does: `(` and `[` nest, `{` does not
+    /// (the first `}` closes a `${`).
     pub(super) fn matched_end(&self, open_index: usize) -> Result<usize, Unparseable> {
         // Each entry is the closing character awaited, or '"' inside double quotes.
         let mut stack: Vec<char> = Vec::new();
@@ -400,7 +412,7 @@ impl Parser<'_> {
                 }
                 '"' => stack.push('"'),
                 '\'' if !in_double => {
-                    let ansi_c = index > 0 && char_at(index - 1) == Some('$');
+                    let ansi_c = index.checked_sub(1).and_then(char_at) == Some('$');
                     index += 1;
                     while let Some(q) = char_at(index) {
                         if q == '\'' {
@@ -422,8 +434,8 @@ impl Parser<'_> {
                     index += 1;
                     stack.push(closing(char_at(index).unwrap_or('(')));
                 }
-                open @ ('(' | '[' | '{') if index == open_index => stack.push(closing(open)),
-                open @ ('(' | '[' | '{') if !in_double && stack.last() == Some(&closing(open)) => {
+                open @ ('(' | '[') if index == open_index => stack.push(closing(open)),
+                open @ ('(' | '[') if !in_double && stack.last() == Some(&closing(open)) => {
                     stack.push(closing(open));
                 }
                 close if !in_double && stack.last() == Some(&close) => {
@@ -436,6 +448,11 @@ impl Parser<'_> {
             }
             index += 1;
         }
+    }
+
+    /// The text between the `$(` or `$[` at the cursor and its closing bracket at `end - 1`.
+    fn bracket_text(&self, end: usize) -> String {
+        self.chars[self.pos + 2..end - 1].iter().map(|(_, c)| *c).collect()
     }
 
     pub(super) fn offset_of_index(&self, index: usize) -> usize {
@@ -457,14 +474,20 @@ impl Parser<'_> {
         }
         let start = self.pos;
         let commands_before = self.out.subcommands.len();
-        self.read_braced_body(info)?;
+        // `${…}` nests (`${a:-${b:-…}}`): counted like a substitution, so deep input is refused
+        // instead of overflowing the stack.
+        if self.depth >= super::MAX_DEPTH {
+            return self.fail("nesting too deep");
+        }
+        self.depth += 1;
+        let body = self.read_braced_body(info);
+        self.depth -= 1;
+        body?;
         if self.out.subcommands.len() == commands_before {
-            let plain: String = self.chars[start..self.pos]
-                .iter()
-                .map(|(_, c)| *c)
-                .filter(|c| !matches!(c, '\\' | '\'' | '"'))
-                .collect();
-            if has_code_marker(&plain[2..]) {
+            let read: String = self.chars[start..self.pos].iter().map(|(_, c)| *c).collect();
+            if let Some(plain) = without_quotes(&read)
+                && has_code_marker(&plain[2..])
+            {
                 let span = self.span(self.offset_of_index(start)..self.offset());
                 if self.scan_substitutions(&plain[2..], span)? {
                     info.substitution = true;
@@ -474,25 +497,20 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// Reads `${…}` up to its closing brace. As in bash (`parse_matched_pair` with
+    /// `P_FIRSTCLOSE`), the first `}` outside quotes closes it, whatever `{` came before:
+    /// `${x:-{} ; rm -rf / ; echo }` is three commands. A nested `${…}` is read whole.
     fn read_braced_body(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
         self.pos += 2;
         info.expansion = true;
         self.out.has_expansion = true;
-        let mut depth = 1usize;
         loop {
             match self.peek() {
                 None => return self.fail("unterminated ${"),
                 Some('\\') => self.pos += 2,
                 Some('}') => {
                     self.pos += 1;
-                    depth -= 1;
-                    if depth == 0 {
-                        return Ok(());
-                    }
-                }
-                Some('{') => {
-                    self.pos += 1;
-                    depth += 1;
+                    return Ok(());
                 }
                 Some('\'') => {
                     let (mut sink, mut sink_info) = (String::new(), WordInfo::default());

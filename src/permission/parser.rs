@@ -433,7 +433,7 @@ impl<'a> Parser<'a> {
         let word_end = self.pos;
         self.skip_blanks();
         let group = matches!((self.peek(), self.peek_at(1)), (Some('{'), Some(' ' | '\t' | '\n')) | (Some('('), _));
-        let named = !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) && word_end > start;
+        let named = !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit());
         if !(group && named && matches!(self.chars.get(word_end), Some((_, ' ' | '\t')))) {
             // No NAME: what follows is the command itself.
             self.pos = start;

@@ -198,3 +198,7 @@ mod compound;
 #[cfg(test)]
 #[path = "shell_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "shell_reader_tests.rs"]
+mod reader_tests;

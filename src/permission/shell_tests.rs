@@ -4,7 +4,7 @@ use super::*;
 use crate::test_rng::XorShift;
 
 /// Renders a parse as `words|words` with redirections as `op:target`, for whole-value asserts.
-fn render(src: &str) -> String {
+pub(super) fn render(src: &str) -> String {
     match parse_command(src) {
         Err(_) => "UNPARSEABLE".to_string(),
         Ok(parsed) => parsed
@@ -238,7 +238,7 @@ fn deep_nesting_is_refused_not_overflowed() {
 }
 
 /// The programs a parse says will run, in order (substitution bodies first, as parsed).
-fn programs(src: &str) -> Vec<String> {
+pub(super) fn programs(src: &str) -> Vec<String> {
     match parse_command(src) {
         Err(_) => vec!["UNPARSEABLE".to_string()],
         Ok(parsed) => parsed.subcommands.iter().filter_map(|command| command.words.first().cloned()).collect(),

@@ -76,6 +76,8 @@ const HAND_WRITTEN: &[&str] = &[
     "echo *; pa",
     "eval 'pa'",
     "pa ${x:-${ pb; }}",
+    "echo ${x:-{} ; pa ; echo }",
+    "echo \"${x:-{}\"; pa; echo \"}\"",
     "case x in $((pa) && pb)) ;; esac",
     "for i in $((pa) ; pb); do :; done",
     "pa $(( ${ pb; } ))",
