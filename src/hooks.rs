@@ -94,6 +94,10 @@ impl Hooks {
 
     /// Before a tool runs. `tool_name` is the friendly name (`Bash`); `tool_input` the raw JSON.
     pub fn pre_tool_use(&self, tool_name: &str, tool_input: &str, cancel: &CancelToken) -> HookOutcome {
+        if self.is_empty_for(HookEvent::PreToolUse) {
+            // Nothing configured: not even the input is built (the common case, every call).
+            return HookOutcome::default();
+        }
         let input = json!({"tool_name": tool_name, "tool_input": parse_or_string(tool_input)});
         self.fire(HookEvent::PreToolUse, Some(tool_name), input, cancel)
     }
@@ -107,6 +111,9 @@ impl Hooks {
         is_error: bool,
         cancel: &CancelToken,
     ) -> HookOutcome {
+        if self.is_empty_for(HookEvent::PostToolUse) {
+            return HookOutcome::default();
+        }
         let input = json!({
             "tool_name": tool_name,
             "tool_input": parse_or_string(tool_input),

@@ -9,7 +9,6 @@
 
 use super::{Agent, Approval, ApprovalRequest, Event, POLL, Verdict, emit, preview};
 use crate::cancel::CancelToken;
-use crate::config::HookEvent;
 use crate::mode::Mode;
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
@@ -40,7 +39,7 @@ pub fn plan_batches(read_only: &[bool]) -> Vec<Range<usize>> {
 const NOT_RUN_AFTER_HOOK_STOP: &str = "not run, a hook stopped the run";
 
 /// What phase 1 decided for one call.
-enum Decision {
+enum CallPlan {
     /// Run it; `approved_by_user` is true when a person said yes at the prompt.
     Run { tool: Arc<dyn Tool>, approved_by_user: bool },
     /// Not run: `message` is the result; `by` says who refused it (None: nobody did, the call
@@ -48,9 +47,9 @@ enum Decision {
     Refused { by: Option<RefusedBy>, message: String },
 }
 
-impl Decision {
-    fn refused(by: RefusedBy, reason: &str) -> Decision {
-        Decision::Refused { by: Some(by), message: by.text(reason) }
+impl CallPlan {
+    fn refused(by: RefusedBy, reason: &str) -> CallPlan {
+        CallPlan::Refused { by: Some(by), message: by.text(reason) }
     }
 }
 
@@ -79,14 +78,14 @@ impl Agent {
             if hook_stop.is_some() {
                 break;
             }
-            let decisions: Vec<Decision> =
+            let decisions: Vec<CallPlan> =
                 batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx, hook_stop)).collect();
             // Whether each call runs, and who refused it if it does not.
             let marks: Vec<(bool, Option<RefusedBy>)> = decisions
                 .iter()
                 .map(|decision| match decision {
-                    Decision::Refused { by, .. } => (false, *by),
-                    Decision::Run { .. } => (true, None),
+                    CallPlan::Refused { by, .. } => (false, *by),
+                    CallPlan::Run { .. } => (true, None),
                 })
                 .collect();
             completed &= announce(&calls[batch.clone()], cancel, tx);
@@ -149,12 +148,9 @@ impl Agent {
         hook_context: &mut Vec<String>,
         hook_stop: &mut Option<String>,
     ) {
-        let hooks = &self.toolbox.hooks;
-        if hooks.is_empty_for(HookEvent::PostToolUse) {
-            return;
-        }
         let rule_name = self.registry.get(&call.name).map_or(call.name.clone(), |tool| tool.rule_name().to_string());
-        let outcome = hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, cancel);
+        let outcome =
+            self.toolbox.hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, cancel);
         if let Some(feedback) = super::report_hook(&outcome, cancel, tx, hook_context) {
             hook_context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
         }
@@ -171,51 +167,48 @@ impl Agent {
         cancel: &CancelToken,
         tx: &Sender<Event>,
         hook_stop: &mut Option<String>,
-    ) -> Decision {
+    ) -> CallPlan {
         let Some(tool) = self.registry.get(&call.name) else {
             let known: Vec<String> =
                 self.registry.definitions().into_iter().map(|definition| definition.name).collect();
             let message = format!("unknown tool: {} (available: {})", call.name, known.join(", "));
-            return Decision::Refused { by: None, message };
+            return CallPlan::Refused { by: None, message };
         };
         if hook_stop.is_some() {
-            return Decision::refused(RefusedBy::Hook, NOT_RUN_AFTER_HOOK_STOP);
+            return CallPlan::refused(RefusedBy::Hook, NOT_RUN_AFTER_HOOK_STOP);
         }
-        let hooks = &self.toolbox.hooks;
-        let mut hook_permission = None;
-        if !hooks.is_empty_for(HookEvent::PreToolUse) {
-            let outcome = hooks.pre_tool_use(tool.rule_name(), &call.input, cancel);
-            for warning in &outcome.warnings {
-                emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
-            }
-            for message in &outcome.messages {
-                emit(cancel, tx, Event::Notice(format!("hook: {message}")));
-            }
-            if let Some(reason) = outcome.stop {
-                let refusal = Decision::refused(RefusedBy::Hook, &format!("the run was stopped: {reason}"));
-                hook_stop.get_or_insert(reason);
-                return refusal;
-            }
-            if let Some(reason) = outcome.blocked {
-                return Decision::refused(RefusedBy::Hook, &reason);
-            }
-            hook_permission = outcome.permission;
+        // Nothing happens here when no PreToolUse hook is configured.
+        let outcome = self.toolbox.hooks.pre_tool_use(tool.rule_name(), &call.input, cancel);
+        for warning in &outcome.warnings {
+            emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
         }
+        for message in &outcome.messages {
+            emit(cancel, tx, Event::Notice(format!("hook: {message}")));
+        }
+        if let Some(reason) = outcome.stop {
+            let refusal = CallPlan::refused(RefusedBy::Hook, &format!("the run was stopped: {reason}"));
+            hook_stop.get_or_insert(reason);
+            return refusal;
+        }
+        if let Some(reason) = outcome.blocked {
+            return CallPlan::refused(RefusedBy::Hook, &reason);
+        }
+        let hook_permission = outcome.permission;
         if let Some(refusal) = crate::permission::plan_mode_check(mode, &call.name, tool.read_only()) {
-            return Decision::refused(RefusedBy::Approval, &refusal.reason);
+            return CallPlan::refused(RefusedBy::Approval, &refusal.reason);
         }
         let gate = &self.toolbox.gate;
         let verdict = super::gate::with_hook(gate.check(mode, call, tool.as_ref()), hook_permission, || {
             gate.hook_may_allow(mode, call, tool.as_ref())
         });
         match verdict {
-            Verdict::Allow => Decision::Run { tool, approved_by_user: false },
-            Verdict::Deny { by, message } => Decision::Refused { by: Some(by), message },
+            Verdict::Allow => CallPlan::Run { tool, approved_by_user: false },
+            Verdict::Deny { by, message } => CallPlan::Refused { by: Some(by), message },
             Verdict::Ask { reason } if !self.settings.interactive => {
-                Decision::refused(RefusedBy::Approval, &format!("{reason}; {}", self.way_to_allow(call, tool.as_ref())))
+                CallPlan::refused(RefusedBy::Approval, &format!("{reason}; {}", self.way_to_allow(call, tool.as_ref())))
             }
             Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
-                Approval::Once => Decision::Run { tool, approved_by_user: true },
+                Approval::Once => CallPlan::Run { tool, approved_by_user: true },
                 Approval::Always => {
                     // The person is told what was saved and where: an "always" that widened more
                     // than they thought should be easy to find and undo.
@@ -227,10 +220,10 @@ impl Agent {
                     if let Some(notice) = notice {
                         emit(cancel, tx, Event::Notice(notice));
                     }
-                    Decision::Run { tool, approved_by_user: true }
+                    CallPlan::Run { tool, approved_by_user: true }
                 }
-                Approval::Deny => Decision::refused(RefusedBy::User, &reason),
-                Approval::Redirect(instead) => Decision::refused(RefusedBy::User, &instead),
+                Approval::Deny => CallPlan::refused(RefusedBy::User, &reason),
+                Approval::Redirect(instead) => CallPlan::refused(RefusedBy::User, &instead),
             },
         }
     }
@@ -262,11 +255,11 @@ fn announce(calls: &[ToolCall], cancel: &CancelToken, tx: &Sender<Event>) -> boo
 }
 
 /// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise.
-fn run_batch(calls: &[ToolCall], decisions: Vec<Decision>, ctx: &ToolContext) -> Vec<(ToolOutput, Duration)> {
-    let run_one = |call: &ToolCall, decision: Decision| -> (ToolOutput, Duration) {
+fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext) -> Vec<(ToolOutput, Duration)> {
+    let run_one = |call: &ToolCall, decision: CallPlan| -> (ToolOutput, Duration) {
         match decision {
-            Decision::Refused { message, .. } => (ToolOutput::error(message), Duration::ZERO),
-            Decision::Run { tool, approved_by_user } => {
+            CallPlan::Refused { message, .. } => (ToolOutput::error(message), Duration::ZERO),
+            CallPlan::Run { tool, approved_by_user } => {
                 let started = Instant::now();
                 let ctx = ToolContext { approved_by_user, ..ctx.clone() };
                 let output = execute_caught(tool.as_ref(), &call.input, &ctx);
@@ -274,7 +267,7 @@ fn run_batch(calls: &[ToolCall], decisions: Vec<Decision>, ctx: &ToolContext) ->
             }
         }
     };
-    let runnable = decisions.iter().filter(|decision| matches!(decision, Decision::Run { .. })).count();
+    let runnable = decisions.iter().filter(|decision| matches!(decision, CallPlan::Run { .. })).count();
     if runnable <= 1 {
         return calls.iter().zip(decisions).map(|(call, decision)| run_one(call, decision)).collect();
     }

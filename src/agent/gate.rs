@@ -210,6 +210,19 @@ mod tests {
     }
 
     #[test]
+    fn the_mode_matrix_lets_accept_edits_run_file_writers_only() {
+        let tools = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+        let tool = |rule: &str| tools.iter().find(|tool| tool.rule_name() == rule).unwrap().as_ref();
+        let verdict = |mode: Mode, rule: &str| ModeMatrix.check(mode, &call("ls"), tool(rule));
+        assert_eq!(verdict(Mode::AcceptEdits, "Write"), Verdict::Allow);
+        assert_eq!(verdict(Mode::AcceptEdits, "Edit"), Verdict::Allow);
+        assert!(matches!(verdict(Mode::AcceptEdits, "Bash"), Verdict::Ask { .. }));
+        assert!(matches!(verdict(Mode::Default, "Write"), Verdict::Ask { .. }));
+        assert_eq!(verdict(Mode::Default, "Read"), Verdict::Allow);
+        assert_eq!(verdict(Mode::Bypass, "Bash"), Verdict::Allow);
+    }
+
+    #[test]
     fn a_hook_asks_over_any_allow_and_allows_only_where_the_mode_asked() {
         let allow = || Some(HookPermission::Allow { reason: None });
         let ask = || Some(HookPermission::Ask { reason: "sure?".into() });
