@@ -46,7 +46,7 @@ pub struct Options {
 
 /// What the run produced, for the exit code.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct RunReport {
     pub stop: Stop,
     /// The error message when the run failed.
     pub error: Option<String>,
@@ -61,7 +61,7 @@ pub fn run(
     mode: Mode,
     cancel: CancelToken,
     options: Options,
-) -> Outcome {
+) -> RunReport {
     let notices = options.notices.clone();
     let compact_first = options.compact_first;
     let mut printer = Printer {
@@ -98,7 +98,7 @@ pub fn run(
         .map(|message| message.content.clone())
         .unwrap_or_default();
     printer.finish(stop, &result);
-    Outcome { stop, error: printer.error.map(|failure| failure.message) }
+    RunReport { stop, error: printer.error.map(|failure| failure.message) }
 }
 
 struct Printer {

@@ -5,7 +5,7 @@
 
 use super::run::{install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
 use super::setup::{PROBE_BUDGET, env_provider, local_provider, probe_ports};
-use super::{Context, Env, Exit};
+use super::{Env, Exit, Workspace};
 use crate::agent::EngineGate;
 use crate::cancel::CancelToken;
 use crate::cli::{Options, UsageError};
@@ -22,7 +22,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exit {
+pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> Exit {
     let (config, mut warnings) = match context.load_config(options, env) {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
@@ -91,7 +91,7 @@ pub(super) fn run_doctor(context: &Context, options: &Options, env: &Env) -> Exi
 }
 
 /// `mewcode check TOOL JSON [--mode M]`: the permission decision for one call; runs nothing.
-pub(super) fn run_check(context: &Context, options: &Options, tool: &str, json: &str, env: &Env) -> Exit {
+pub(super) fn run_check(context: &Workspace, options: &Options, tool: &str, json: &str, env: &Env) -> Exit {
     let mut warnings = Vec::new();
     let rules = match context.load_permissions(options, &mut warnings) {
         Ok(rules) => rules,
@@ -164,7 +164,7 @@ pub(super) fn url_server(url: &str) -> config::McpServerConfig {
 }
 
 /// `mewcode mcp list`: connect, print, shut down. Exit 1 when a server failed.
-pub(super) fn run_mcp_list(context: &Context, options: &Options, env: &Env, json: bool, url: Option<&str>) -> Exit {
+pub(super) fn run_mcp_list(context: &Workspace, options: &Options, env: &Env, json: bool, url: Option<&str>) -> Exit {
     let (config, warnings) = match context.load_config(options, env) {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
@@ -181,7 +181,7 @@ pub(super) fn run_mcp_list(context: &Context, options: &Options, env: &Env, json
 
 /// `mewcode mcp accept SERVER`: connect that one server and record its current tool definitions
 /// as accepted, so that tools flagged by pinning run again.
-pub(super) fn run_mcp_accept(context: &Context, options: &Options, env: &Env, name: &str) -> Exit {
+pub(super) fn run_mcp_accept(context: &Workspace, options: &Options, env: &Env, name: &str) -> Exit {
     let (config, warnings) = match context.load_config(options, env) {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
@@ -200,7 +200,7 @@ pub(super) fn run_mcp_accept(context: &Context, options: &Options, env: &Env, na
 /// `mewcode mcp call SERVER|URL TOOL [JSON]`: connect that one server, call, print the result.
 /// Exit 1 when the tool reported an error or the call failed.
 pub(super) fn run_mcp_call(
-    context: &Context,
+    context: &Workspace,
     options: &Options,
     env: &Env,
     (target, tool, input): (&str, &str, Option<&str>),

@@ -141,31 +141,31 @@ pub fn main(args: &[String]) -> Exit {
             println!("mewcode {}", env!("CARGO_PKG_VERSION"));
             Exit::Ok
         }
-        Command::Doctor(options) => match Context::new(&options, &env) {
+        Command::Doctor(options) => match Workspace::new(&options, &env) {
             Ok(context) => run_doctor(&context, &options, &env),
             Err(exit) => exit,
         },
-        Command::Run(options) => match Context::new(&options, &env) {
+        Command::Run(options) => match Workspace::new(&options, &env) {
             Ok(context) => run(&context, options, &env),
             Err(exit) => exit,
         },
-        Command::McpList { options, json, url } => match Context::new(&options, &env) {
+        Command::McpList { options, json, url } => match Workspace::new(&options, &env) {
             Ok(context) => run_mcp_list(&context, &options, &env, json, url.as_deref()),
             Err(exit) => exit,
         },
-        Command::McpCall { options, target, tool, json } => match Context::new(&options, &env) {
+        Command::McpCall { options, target, tool, json } => match Workspace::new(&options, &env) {
             Ok(context) => run_mcp_call(&context, &options, &env, (&target, &tool, json.as_deref())),
             Err(exit) => exit,
         },
-        Command::McpAccept { options, server } => match Context::new(&options, &env) {
+        Command::McpAccept { options, server } => match Workspace::new(&options, &env) {
             Ok(context) => run_mcp_accept(&context, &options, &env, &server),
             Err(exit) => exit,
         },
-        Command::Sessions { options, json } => match Context::new(&options, &env) {
+        Command::Sessions { options, json } => match Workspace::new(&options, &env) {
             Ok(context) => run_sessions(&context, json),
             Err(exit) => exit,
         },
-        Command::Check { options, tool, json } => match Context::new(&options, &env) {
+        Command::Check { options, tool, json } => match Workspace::new(&options, &env) {
             Ok(context) => run_check(&context, &options, &tool, &json, &env),
             Err(exit) => exit,
         },
@@ -176,7 +176,7 @@ pub fn main(args: &[String]) -> Exit {
 /// resolved. The root (git top level, else the working directory: `config::project`) is where
 /// config, settings, sessions and the sandbox's write scope live; the working directory only
 /// adds the instruction files between the root and it, and tells the model where the user is.
-struct Context {
+struct Workspace {
     home: PathBuf,
     root: PathBuf,
     cwd: PathBuf,
@@ -184,8 +184,8 @@ struct Context {
     root_kind: config::project::RootKind,
 }
 
-impl Context {
-    fn new(options: &Options, env: &Env) -> Result<Context, Exit> {
+impl Workspace {
+    fn new(options: &Options, env: &Env) -> Result<Workspace, Exit> {
         let home = match env.get("MEWCODE_HOME").filter(|home| !home.is_empty()) {
             Some(home) => PathBuf::from(home),
             None => match env.get("HOME").filter(|home| !home.is_empty()) {
@@ -205,7 +205,7 @@ impl Context {
         let user_home =
             env.get("HOME").filter(|home| !home.is_empty()).and_then(|home| std::fs::canonicalize(home).ok());
         let (root, root_kind) = config::project::find_root(&cwd, crate::sys::current_uid(), user_home.as_deref());
-        Ok(Context { home, root, cwd, root_kind })
+        Ok(Workspace { home, root, cwd, root_kind })
     }
 
     /// The instruction files of this run (root down to the working directory, then personal).

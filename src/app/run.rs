@@ -7,7 +7,7 @@
 
 use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
 use super::setup::choose_provider;
-use super::{Context, Env, Exit, stdin};
+use super::{Env, Exit, Workspace, stdin};
 use crate::agent::subagent::TaskTool;
 use crate::agent::toolbox::Environment;
 use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt};
@@ -26,7 +26,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-pub(super) fn run(context: &Context, options: Options, env: &Env) -> Exit {
+pub(super) fn run(context: &Workspace, options: Options, env: &Env) -> Exit {
     // Old sessions go while we start (but the one resumed); joined at the end (long done by then).
     let sessions_dir = crate::session::sessions_dir(&context.root);
     let (owner, owner_warning) = session_owner(context);
@@ -47,7 +47,7 @@ pub(super) fn run(context: &Context, options: Options, env: &Env) -> Exit {
 }
 
 fn run_with_sessions(
-    context: &Context,
+    context: &Workspace,
     mut options: Options,
     env: &Env,
     owner: &crate::session::Owner,
@@ -206,7 +206,7 @@ pub(super) struct AgentParts<'a> {
 /// drops, so keep it for the whole run). A temp dir that cannot be created is a warning: then
 /// commands can write only in the project.
 pub(super) fn make_sandbox(
-    context: &Context,
+    context: &Workspace,
     config: &Config,
     env: &Env,
     warnings: &mut Vec<Warning>,
@@ -245,7 +245,7 @@ pub(super) fn make_sandbox(
 /// `-p` does. Warnings go into its banner. `provider` is None when it is chosen only after the
 /// trust question (the user configured none, the project brings a config).
 pub(super) fn run_repl(
-    context: &Context,
+    context: &Workspace,
     provider: Option<ProviderConfig>,
     config: &Config,
     mut warnings: Vec<Warning>,
@@ -372,9 +372,9 @@ pub(super) fn run_repl(
         sandbox: (sandbox.summary(), sandbox.status().clone()),
     };
     match repl::run(editor, setup, interrupts) {
-        repl::Outcome::Exited => Exit::Ok,
-        repl::Outcome::Interrupted => Exit::Interrupted,
-        repl::Outcome::Failed(message) => Exit::Runtime(message),
+        repl::ReplEnd::Exited => Exit::Ok,
+        repl::ReplEnd::Interrupted => Exit::Interrupted,
+        repl::ReplEnd::Failed(message) => Exit::Runtime(message),
     }
 }
 
@@ -388,7 +388,7 @@ pub(super) fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
 
 /// The agent for a run: provider, tools, permission gate and the system prompt.
 pub(super) fn build_agent(
-    context: &Context,
+    context: &Workspace,
     provider_config: &ProviderConfig,
     options: &Options,
     env: &Env,
@@ -490,7 +490,7 @@ pub(super) fn install_interrupt_handler(cancel: &CancelToken) {
 /// for the caller to show (stderr for -p, the banner in the REPL). `quiet` silences only the
 /// warnings that arise later, during calls.
 pub(super) fn start_mcp(
-    context: &Context,
+    context: &Workspace,
     servers: &[config::McpServerConfig],
     env: &Env,
     quiet: bool,
@@ -503,7 +503,7 @@ pub(super) fn start_mcp(
 
 /// The outside world as the MCP manager needs it: our environment for the servers, the log
 /// directory, proxies, the pin store of accepted tool definitions, and where late warnings go.
-pub(super) fn mcp_options(context: &Context, env: &Env, quiet: bool) -> mcp::StartOptions {
+pub(super) fn mcp_options(context: &Workspace, env: &Env, quiet: bool) -> mcp::StartOptions {
     mcp::StartOptions {
         spawn: mcp::SpawnEnv {
             host_env: env.pairs().collect(),

@@ -8,7 +8,7 @@
 //! read is an error before anything runs.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::{Context, Exit};
+use super::{Exit, Workspace};
 use crate::cli::{Resume, UsageError};
 use crate::config::ProviderConfig;
 use crate::msg::Message;
@@ -31,7 +31,7 @@ pub(super) struct PrintSession {
 
 /// Opens the session of a -p run (the agent logs its prompt).
 pub(super) fn open_print_session(
-    context: &Context,
+    context: &Workspace,
     resume: &Resume,
     prompt: &str,
     provider: &ProviderConfig,
@@ -93,7 +93,7 @@ pub(super) fn session_exit(err: SessionError) -> Exit {
 
 /// This installation's session key (created on first use). Without one, sessions are still
 /// logged, but none counts as created here, so `--continue` finds none: say so.
-pub(super) fn session_owner(context: &Context) -> (session::Owner, Option<Warning>) {
+pub(super) fn session_owner(context: &Workspace) -> (session::Owner, Option<Warning>) {
     match session::load_owner(&context.home) {
         Ok(owner) => (owner, None),
         Err(err) => {
@@ -105,7 +105,7 @@ pub(super) fn session_owner(context: &Context) -> (session::Owner, Option<Warnin
 
 /// `mewcode sessions [--json]`: this project's sessions, the ones created here first, newest
 /// first.
-pub(super) fn run_sessions(context: &Context, json: bool) -> Exit {
+pub(super) fn run_sessions(context: &Workspace, json: bool) -> Exit {
     let (owner, warning) = session_owner(context);
     if let Some(warning) = warning {
         eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));

@@ -28,7 +28,7 @@ pub const TOOL_RESULTS_DIR: &str = "tool-results";
 
 /// A final decision about one tool result.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub enum Disposition {
     /// The result stays in history as it is.
     Kept,
     /// The result was saved to disk; history holds this preview instead.
@@ -100,7 +100,7 @@ fn part_hint(limits: &Limits) -> String {
 
 /// What one layer-1 pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Outcome {
+pub struct PassReport {
     /// Results replaced by a preview in this pass.
     pub replaced: usize,
     /// Characters removed from the history.
@@ -112,7 +112,7 @@ pub struct Outcome {
 /// The ledger and the scan position of layer 1.
 #[derive(Debug, Default)]
 pub struct Offloader {
-    ledger: HashMap<String, Decision>,
+    ledger: HashMap<String, Disposition>,
     /// Messages before this index are settled (every result decided).
     scanned: usize,
     /// Tool messages before `scanned` that still hold an undecided result (a failed write).
@@ -127,14 +127,14 @@ impl Offloader {
     }
 
     /// The decision recorded for a call id, if any.
-    pub fn decision(&self, tool_call_id: &str) -> Option<&Decision> {
+    pub fn decision(&self, tool_call_id: &str) -> Option<&Disposition> {
         self.ledger.get(tool_call_id)
     }
 
     /// One pass over the messages not yet settled. `session_dir` None: nothing is offloaded and
     /// nothing is decided (the results wait for a directory).
-    pub fn run(&mut self, history: &mut History, session_dir: Option<&Path>, limits: &Limits) -> Outcome {
-        let mut outcome = Outcome::default();
+    pub fn run(&mut self, history: &mut History, session_dir: Option<&Path>, limits: &Limits) -> PassReport {
+        let mut outcome = PassReport::default();
         if history.len() < self.scanned {
             self.reset_scan();
         }
@@ -164,14 +164,14 @@ impl Offloader {
         index: usize,
         session_dir: Option<&Path>,
         limits: &Limits,
-        outcome: &mut Outcome,
+        outcome: &mut PassReport,
     ) -> bool {
         let results = &history[index].tool_results;
         let mut undecided = Vec::new();
         let mut swaps: Vec<(usize, String)> = Vec::new();
         for (position, result) in results.iter().enumerate() {
             match self.ledger.get(&result.tool_call_id) {
-                Some(Decision::Replaced(preview)) if result.content != *preview => {
+                Some(Disposition::Replaced(preview)) if result.content != *preview => {
                     swaps.push((position, preview.clone()))
                 }
                 Some(_) => {}
@@ -184,7 +184,7 @@ impl Offloader {
         for (position, spill) in undecided.into_iter().zip(plan) {
             let result = &results[position];
             if !spill {
-                self.ledger.insert(result.tool_call_id.clone(), Decision::Kept);
+                self.ledger.insert(result.tool_call_id.clone(), Disposition::Kept);
                 continue;
             }
             let Some(dir) = session_dir else {
@@ -194,7 +194,7 @@ impl Offloader {
             match save(dir, &result.tool_call_id, &result.content) {
                 Ok(path) => {
                     let preview = render_preview(&result.content, &path, limits);
-                    self.ledger.insert(result.tool_call_id.clone(), Decision::Replaced(preview.clone()));
+                    self.ledger.insert(result.tool_call_id.clone(), Disposition::Replaced(preview.clone()));
                     swaps.push((position, preview));
                 }
                 Err(err) => {

@@ -2,7 +2,7 @@
 //! scaled figures, the tail that shrinks to the latest user message, layer 1 below 50 000 bytes,
 //! the summary request and recovery attachment cut to the window, and the "cannot fit" reasons.
 
-use super::offload::{Decision, Offloader};
+use super::offload::{Disposition, Offloader};
 use super::summary::{self, Tail, build_history, plan_tail, render_transcript, tail_messages};
 use super::tests::{call, results, user};
 use super::*;
@@ -171,7 +171,7 @@ fn a_small_window_offloads_a_quarter_window_result_with_a_small_preview() {
     let mut offloader = Offloader::default();
     let mut spec_history: crate::msg::History = vec![user("go"), call("big"), result("big", 6_900)].into();
     offloader.run(&mut spec_history, Some(&dir), &Limits::for_window(200_000));
-    assert_eq!(offloader.decision("big"), Some(&Decision::Kept), "a large window keeps it");
+    assert_eq!(offloader.decision("big"), Some(&Disposition::Kept), "a large window keeps it");
 }
 
 #[test]

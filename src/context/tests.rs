@@ -1,7 +1,7 @@
 //! Context management decisions as data: the estimate, thresholds, breaker, layer-1 plans and
 //! ledger, id sanitising, tail selection, summary extraction and the drop schedule.
 
-use super::offload::{Decision, Offloader, plan_offload, render_preview, sanitize_id};
+use super::offload::{Disposition, Offloader, plan_offload, render_preview, sanitize_id};
 use super::summary::{build_history, extract_summary, next_drop, select_tail_start, user_turn_starts};
 
 /// SPEC's own figures (a 200 000-token window).
@@ -164,7 +164,7 @@ fn ledger_makes_decisions_final_and_a_failed_write_is_retried() {
     let outcome = offloader.run(&mut history, None, &spec());
     assert_eq!(outcome.replaced, 0);
     assert_eq!(offloader.decision("big"), None);
-    assert_eq!(offloader.decision("small"), Some(&Decision::Kept));
+    assert_eq!(offloader.decision("small"), Some(&Disposition::Kept));
     // A directory that cannot be created (a file is in the way): skip, retried later.
     std::fs::create_dir_all(&dir).unwrap();
     let blocked = dir.join("blocked");

@@ -116,7 +116,7 @@ enum BodyMessage {
 }
 
 /// How one attempt ended.
-enum Outcome {
+enum AttemptEnd {
     /// `Done` was forwarded; `body_ended` when the body's end was what completed it.
     Completed {
         body_ended: bool,
@@ -160,9 +160,9 @@ impl Producer {
             }
             attempt += 1;
             let (error, had_output) = match self.attempt(&call.url, &call.headers, &body, events_tx, threads) {
-                Outcome::Completed { .. } => return None,
-                Outcome::Stopped(error) => return Some(error),
-                Outcome::Failed { error, had_output } => (error, had_output),
+                AttemptEnd::Completed { .. } => return None,
+                AttemptEnd::Stopped(error) => return Some(error),
+                AttemptEnd::Failed { error, had_output } => (error, had_output),
             };
             if let Some(switch) = fallback.take_if(|switch| triggers(switch, &error) && !had_output) {
                 body = Arc::new(switch.apply(&body));
@@ -202,7 +202,7 @@ impl Producer {
         body: &Body,
         events_tx: &Sender<StreamEvent>,
         threads: &mut Vec<JoinHandle<()>>,
-    ) -> Outcome {
+    ) -> AttemptEnd {
         let exchange = self.client.exchange();
         let mut canceller = exchange.canceller();
         // bounded(64): the socket may run a little ahead of decoding, but a stalled producer
@@ -216,7 +216,7 @@ impl Producer {
             Ok(handle) => threads.push(handle),
             Err(err) => {
                 let error = LlmError::Network { message: format!("cannot start the body reader thread: {err}") };
-                return Outcome::Failed { error, had_output: false };
+                return AttemptEnd::Failed { error, had_output: false };
             }
         }
         let mut decoder = (self.make_decoder)();
@@ -225,7 +225,7 @@ impl Producer {
         // call. Anything else: shutting the connection down releases a body thread still
         // blocked on it, and dropping the channel one blocked on sending.
         match outcome {
-            Outcome::Completed { body_ended } if body_ended || self.body_ended(&body_rx) => canceller.keep(),
+            AttemptEnd::Completed { body_ended } if body_ended || self.body_ended(&body_rx) => canceller.keep(),
             _ => canceller.cancel(),
         }
         drop(body_rx);
@@ -256,14 +256,14 @@ impl Producer {
         decoder: &mut dyn Decoder,
         events_tx: &Sender<StreamEvent>,
         canceller: &mut Canceller,
-    ) -> Outcome {
+    ) -> AttemptEnd {
         let mut out = Vec::new();
         loop {
             let message = match body_rx.recv_timeout(CANCEL_POLL) {
                 Ok(message) => message,
                 Err(RecvTimeoutError::Timeout) => {
                     if self.cancel.is_cancelled() {
-                        return Outcome::Stopped(LlmError::Cancelled);
+                        return AttemptEnd::Stopped(LlmError::Cancelled);
                     }
                     continue;
                 }
@@ -272,7 +272,7 @@ impl Producer {
                 }),
             };
             if self.cancel.is_cancelled() {
-                return Outcome::Stopped(LlmError::Cancelled);
+                return AttemptEnd::Stopped(LlmError::Cancelled);
             }
             let at_end = matches!(message, BodyMessage::End(..));
             let step = match message {
@@ -289,13 +289,13 @@ impl Producer {
             // on the Restart or Error that follows, and sees the partial output meanwhile.
             for event in out.drain(..) {
                 if events_tx.send(event).is_err() {
-                    return Outcome::Stopped(LlmError::Cancelled);
+                    return AttemptEnd::Stopped(LlmError::Cancelled);
                 }
             }
             match step {
-                Ok(true) => return Outcome::Completed { body_ended: at_end },
+                Ok(true) => return AttemptEnd::Completed { body_ended: at_end },
                 Ok(false) => {}
-                Err(error) => return Outcome::Failed { error, had_output: decoder.has_output() },
+                Err(error) => return AttemptEnd::Failed { error, had_output: decoder.has_output() },
             }
         }
     }

@@ -14,7 +14,7 @@ use super::normalize;
 use super::rules::{Level, Rule};
 use super::runners::{self, ProjectDir};
 use super::sandbox;
-use super::shell::{self, Context, ParsedCommand, SimpleCommand};
+use super::shell::{self, Nesting, ParsedCommand, SimpleCommand};
 use super::wrappers::{self, BENIGN_WRAPPERS, SHELLS};
 use std::path::Path;
 
@@ -124,7 +124,7 @@ fn allows(rule: &Rule, facts: &SubcommandFacts) -> bool {
 /// A process substitution (`diff <(a) <(b)`, `while …; done < <(git log)`) is not one: its
 /// output is data read through a file name, and its commands are judged like the others.
 fn never_reason(parsed: &ParsedCommand, root: &Path) -> Option<String> {
-    if parsed.has_substitution || parsed.subcommands.iter().any(|command| command.context == Context::Substitution) {
+    if parsed.has_substitution || parsed.subcommands.iter().any(|command| command.context == Nesting::Substitution) {
         return Some("command substitution is never auto-allowed".into());
     }
     let changes_directory = parsed.subcommands.iter().any(|command| {

@@ -7,7 +7,7 @@
 //! ([`super::SimpleCommand::header`]) so the rules can judge what it assigns and evaluates.
 
 use super::parser::{Draft, Term};
-use super::{Context, Parser, Unparseable, WordInfo};
+use super::{Nesting, Parser, Unparseable, WordInfo};
 
 impl Parser<'_> {
     /// True at the unquoted word `keyword` (followed by a character that ends a word).
@@ -40,7 +40,7 @@ impl Parser<'_> {
 
     /// `case WORD in [(]PATTERN[|PATTERN]…) LIST ;; … esac`: the word and the patterns are
     /// expanded (their substitutions run and are parsed), each item's commands are parsed.
-    pub(super) fn case_command(&mut self, start: usize, context: Context) -> Result<(), Unparseable> {
+    pub(super) fn case_command(&mut self, start: usize, context: Nesting) -> Result<(), Unparseable> {
         self.skip_blanks();
         if self.at_word_end() {
             return self.fail("case without a word");
@@ -102,7 +102,7 @@ impl Parser<'_> {
     /// `for NAME [in WORDS]` / `select …`: kept as a header command (`for NAME in WORDS`) that
     /// needs no rule but is judged for the variable it assigns; `for ((…))` is an arithmetic
     /// command. The `do … done` body is parsed by the list that follows.
-    pub(super) fn loop_header(&mut self, keyword: &str, start: usize, context: Context) -> Result<(), Unparseable> {
+    pub(super) fn loop_header(&mut self, keyword: &str, start: usize, context: Nesting) -> Result<(), Unparseable> {
         self.skip_blanks();
         if keyword == "for" && self.peek() == Some('(') && self.peek_at(1) == Some('(') {
             if !self.arithmetic_command(context)? {
@@ -148,7 +148,7 @@ impl Parser<'_> {
     /// matching `)` is `(…)` with balanced parentheses inside), kept as a header command
     /// `(( EXPR` judged for what it assigns and evaluates; false (nothing consumed) when bash
     /// reads nested subshells instead.
-    pub(super) fn arithmetic_command(&mut self, context: Context) -> Result<bool, Unparseable> {
+    pub(super) fn arithmetic_command(&mut self, context: Nesting) -> Result<bool, Unparseable> {
         let start = self.offset();
         let end = self.matched_end(self.pos)?;
         let content: String = self.chars[self.pos + 1..end - 1].iter().map(|(_, c)| *c).collect();
@@ -179,7 +179,7 @@ impl Parser<'_> {
     /// `[[ … ]]`: inside, `&&`, `||`, `(`, `)`, `<`, `>` and `!` are the conditional's own
     /// operators and the word after `=~` is a regular expression that may hold `(`, `)` and `|`.
     /// Kept as a header command `[[ … ]]` (words as read) judged for what it evaluates.
-    pub(super) fn conditional(&mut self, start: usize, context: Context) -> Result<(), Unparseable> {
+    pub(super) fn conditional(&mut self, start: usize, context: Nesting) -> Result<(), Unparseable> {
         let mut draft = Draft { header: true, start: Some(start), ..Draft::default() };
         let push = |draft: &mut Draft, word: String, info: WordInfo| {
             draft.words.push(word);

@@ -9,7 +9,7 @@
 //! backslashes removed, because bash expands array subscripts a second time when it evaluates
 //! them (`$(( 'a[$(id)]' ))` runs `id`). Unterminated quotes are Unparseable.
 
-use super::{Context, Parser, Term, Unparseable, WordInfo};
+use super::{Nesting, Parser, Term, Unparseable, WordInfo};
 use std::ops::Range;
 
 use crate::permission::builtins::code_marker as has_code_marker;
@@ -257,7 +257,7 @@ impl Parser<'_> {
             }
             Some('(') => {
                 self.pos += 2;
-                self.nested(Term::Paren, Context::Substitution)?;
+                self.nested(Term::Paren, Nesting::Substitution)?;
                 info.substitution = true;
                 self.out.has_substitution = true;
             }
@@ -352,7 +352,7 @@ impl Parser<'_> {
         }
         let mut inner = Parser::new(text, self.depth + 1);
         inner.span_override = Some(span);
-        inner.parse_list(Term::Eof, Context::Substitution)?;
+        inner.parse_list(Term::Eof, Nesting::Substitution)?;
         inner.finish_heredocs()?;
         self.merge(inner.out);
         self.out.has_substitution = true;
@@ -467,7 +467,7 @@ impl Parser<'_> {
     fn read_braced_parameter(&mut self, info: &mut WordInfo) -> Result<(), Unparseable> {
         if matches!(self.peek_at(2), Some(' ' | '\t' | '\n' | '|')) {
             self.pos += if self.peek_at(2) == Some('|') { 3 } else { 2 };
-            self.nested(Term::FunSub, Context::Substitution)?;
+            self.nested(Term::FunSub, Nesting::Substitution)?;
             info.substitution = true;
             self.out.has_substitution = true;
             return Ok(());
@@ -563,7 +563,7 @@ impl Parser<'_> {
         }
         let mut inner = Parser::new(&body, self.depth + 1);
         inner.span_override = Some(self.span(start..self.offset()));
-        inner.parse_list(Term::Eof, Context::Substitution)?;
+        inner.parse_list(Term::Eof, Nesting::Substitution)?;
         inner.finish_heredocs()?;
         self.merge(inner.out);
         self.out.has_substitution = true;
@@ -576,7 +576,7 @@ impl Parser<'_> {
     fn read_process_substitution(&mut self, text: &mut String, info: &mut WordInfo) -> Result<(), Unparseable> {
         let start = self.offset();
         self.pos += 2;
-        self.nested(Term::Paren, Context::ProcessSubstitution)?;
+        self.nested(Term::Paren, Nesting::ProcessSubstitution)?;
         info.substitution = true;
         let literal = self.src.get(start..self.offset()).unwrap_or_default().to_string();
         push_literal(text, info, &literal);

@@ -6,7 +6,7 @@
 //! a comment or here-doc span, or a separator — nothing is skipped silently.
 
 use super::{
-    Context, MAX_DEPTH, ParsedCommand, RESERVED_WORDS, Redirect, RedirectOp, SimpleCommand, Unparseable, WordInfo,
+    MAX_DEPTH, Nesting, ParsedCommand, RESERVED_WORDS, Redirect, RedirectOp, SimpleCommand, Unparseable, WordInfo,
 };
 use std::cell::Cell;
 use std::ops::Range;
@@ -147,7 +147,7 @@ impl<'a> Parser<'a> {
         matches!(self.peek(), None | Some(' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'))
     }
 
-    pub(super) fn parse_list(&mut self, term: Term, context: Context) -> Result<(), Unparseable> {
+    pub(super) fn parse_list(&mut self, term: Term, context: Nesting) -> Result<(), Unparseable> {
         if self.depth > MAX_DEPTH {
             return self.fail("nesting too deep");
         }
@@ -286,7 +286,7 @@ impl<'a> Parser<'a> {
         Ok(word)
     }
 
-    pub(super) fn nested(&mut self, term: Term, context: Context) -> Result<(), Unparseable> {
+    pub(super) fn nested(&mut self, term: Term, context: Nesting) -> Result<(), Unparseable> {
         self.depth += 1;
         let result = self.parse_list(term, context);
         self.depth -= 1;
@@ -295,7 +295,7 @@ impl<'a> Parser<'a> {
 
     /// Redirections after `)` or `}` apply to the whole group; they become a word-less command
     /// so the checks see them.
-    pub(super) fn group_redirections(&mut self, context: Context) -> Result<(), Unparseable> {
+    pub(super) fn group_redirections(&mut self, context: Nesting) -> Result<(), Unparseable> {
         let mut draft = Draft::default();
         loop {
             self.skip_blanks();
@@ -310,7 +310,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses one simple command; returns its index (None when it was only a function name).
-    fn parse_simple(&mut self, context: Context, input: Option<usize>) -> Result<Option<usize>, Unparseable> {
+    fn parse_simple(&mut self, context: Nesting, input: Option<usize>) -> Result<Option<usize>, Unparseable> {
         let mut draft = Draft::default();
         loop {
             self.skip_blanks();
@@ -377,7 +377,7 @@ impl<'a> Parser<'a> {
 
     /// A reserved word at the start of a command is syntax, not a command: what follows it
     /// starts a new command (so `if { rm x; }` and `time ( rm x )` are seen as groups).
-    fn reserved_word(&mut self, word: &str, start: usize, context: Context) -> Result<(), Unparseable> {
+    fn reserved_word(&mut self, word: &str, start: usize, context: Nesting) -> Result<(), Unparseable> {
         self.out.has_control_flow = true;
         match word {
             "case" => return self.case_command(start, context),
@@ -422,7 +422,7 @@ impl<'a> Parser<'a> {
     /// other. NAME is taken only before a `{ …; }` or `( … )` group, as bash does; bash assigns
     /// the array NAME and NAME_PID, so NAME is recorded as a variable assignment (`coproc PATH
     /// { :; }` would make PATH a descriptor number).
-    fn coproc_name(&mut self, context: Context) -> Result<(), Unparseable> {
+    fn coproc_name(&mut self, context: Nesting) -> Result<(), Unparseable> {
         self.out.has_background = true;
         self.skip_blanks();
         let start = self.pos;
@@ -459,7 +459,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    pub(super) fn push(&mut self, draft: Draft, context: Context, input: Option<usize>) -> usize {
+    pub(super) fn push(&mut self, draft: Draft, context: Nesting, input: Option<usize>) -> usize {
         let start = draft.start.unwrap_or(0);
         let index = self.out.subcommands.len();
         for (redirect, delimiter, strip_tabs, quoted) in draft.heredocs {

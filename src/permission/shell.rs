@@ -40,7 +40,7 @@ pub struct ParsedCommand {
     pub subcommands: Vec<SimpleCommand>,
     /// `$(…)`, backticks or `${ …; }` somewhere (also inside double quotes, here-docs or
     /// arithmetic); process substitutions `<(…)`/`>(…)` are not counted here: their commands
-    /// are in `subcommands` with [`Context::ProcessSubstitution`].
+    /// are in `subcommands` with [`Nesting::ProcessSubstitution`].
     pub has_substitution: bool,
     /// A parameter or arithmetic expansion (`$X`, `${X}`, `$((…))`) somewhere.
     pub has_expansion: bool,
@@ -59,7 +59,7 @@ pub struct ParsedCommand {
 
 /// Where a simple command sits in the script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Context {
+pub enum Nesting {
     /// A command of the script itself (or of a `( )` / `{ }` group in it).
     Script,
     /// Inside `$(…)` or backticks.
@@ -83,7 +83,7 @@ pub struct SimpleCommand {
     /// Where `raw` sits in the input (for commands parsed out of backticks: the whole
     /// backtick region, because their text was unescaped first).
     pub span: Range<usize>,
-    pub context: Context,
+    pub context: Nesting,
     /// The index in `subcommands` of the command whose stdout feeds this one through `|`.
     pub pipe_input_from: Option<usize>,
     /// Syntax kept as a command so it can be judged, not a program: a `for NAME in WORDS` or
@@ -177,7 +177,7 @@ impl std::fmt::Display for Unparseable {
 /// Parses a bash command string into its simple commands; see the module doc for what fails.
 pub fn parse_command(src: &str) -> Result<ParsedCommand, Unparseable> {
     let mut parser = Parser::new(src, 0);
-    parser.parse_list(Term::Eof, Context::Script)?;
+    parser.parse_list(Term::Eof, Nesting::Script)?;
     parser.finish_heredocs()?;
     Ok(parser.out)
 }

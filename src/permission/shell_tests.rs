@@ -161,10 +161,10 @@ fn fails_closed_on_what_it_cannot_read() {
 fn flags_and_contexts_are_reported() {
     let parsed = parse_command("cat <(ls) | sh & echo $X `pwd` > f").unwrap();
     assert!(parsed.has_substitution && parsed.has_expansion && parsed.has_background);
-    let contexts: Vec<Context> = parsed.subcommands.iter().map(|c| c.context).collect();
+    let contexts: Vec<Nesting> = parsed.subcommands.iter().map(|c| c.context).collect();
     assert_eq!(
         contexts,
-        vec![Context::ProcessSubstitution, Context::Script, Context::Script, Context::Substitution, Context::Script]
+        vec![Nesting::ProcessSubstitution, Nesting::Script, Nesting::Script, Nesting::Substitution, Nesting::Script]
     );
     assert_eq!(parsed.subcommands[2].pipe_input_from, Some(1));
     let info = &parsed.subcommands[4].word_info;
@@ -221,7 +221,7 @@ fn random_inputs_never_panic_and_lose_no_command_text() {
             assert!(covered[offset] || separator, "seed {seed:#x} case {case}: byte {offset} of {input:?} lost");
         }
         for command in &parsed.subcommands {
-            if command.context == Context::Script {
+            if command.context == Nesting::Script {
                 assert_eq!(input.get(command.span.clone()), Some(command.raw.as_str()), "seed {seed:#x} case {case}");
             }
         }

@@ -142,7 +142,7 @@ pub fn render_background(event: &Background, color: bool) -> String {
 
 /// How the REPL ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum ReplEnd {
     /// `/exit`, Ctrl-D or a double Ctrl-C at the prompt.
     Exited,
     /// Ctrl-C twice during a turn.
@@ -257,7 +257,7 @@ const BYPASS_WARNING: &str =
 const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
 /// Runs the REPL until the user leaves.
-pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outcome {
+pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> ReplEnd {
     let mut providers = setup.providers.clone();
     // The provider in use as resolved at start-up (its window possibly discovered).
     match providers.iter_mut().find(|provider| provider.name == setup.provider.name) {
@@ -329,12 +329,12 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
                         say(&paint(setup.color, DIM, "(Ctrl-C again or Ctrl-D to exit)"));
                         last_interrupt = Some(now);
                     }
-                    PromptInterrupt::Exit => return Outcome::Exited,
+                    PromptInterrupt::Exit => return ReplEnd::Exited,
                 }
                 continue;
             }
-            Input::Eof => return Outcome::Exited,
-            Input::Failed(message) => return Outcome::Failed(message),
+            Input::Eof => return ReplEnd::Exited,
+            Input::Failed(message) => return ReplEnd::Failed(message),
         };
         last_interrupt = None;
         // Shift-Tab at the prompt changed the editor's mode; it is the session's from now on.
@@ -351,11 +351,11 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
         }
         if trimmed.starts_with('/') {
             match parse_command(trimmed) {
-                Ok(Command::Exit) => return Outcome::Exited,
+                Ok(Command::Exit) => return ReplEnd::Exited,
                 Ok(Command::Compact) => {
                     let context = turn_context(&setup, editor.width(), &interrupts);
                     if run_compact(&mut session, &context) == TurnEnd::Quit {
-                        return Outcome::Interrupted;
+                        return ReplEnd::Interrupted;
                     }
                     seen_presses = interrupts.count();
                 }
@@ -381,7 +381,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Outc
             // A blank line between the answer and the next status line.
             say("");
             match end {
-                TurnEnd::Quit => return Outcome::Interrupted,
+                TurnEnd::Quit => return ReplEnd::Interrupted,
                 TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools)
                     if ask_continue(&setup, session.screen.width, &interrupts) =>
                 {
