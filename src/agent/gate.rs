@@ -245,6 +245,24 @@ mod tests {
     }
 
     #[test]
+    fn a_hook_may_allow_only_what_the_mode_matrix_asked() {
+        let dir = std::env::temp_dir().join(format!("mewcode-gate-hook-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = std::fs::canonicalize(&dir).unwrap();
+        let gate = EngineGate::new(root.clone(), None, root.join("home"), Vec::new());
+        let tools = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+        let bash = tools.iter().find(|tool| tool.rule_name() == "Bash").unwrap().as_ref();
+        let read = tools.iter().find(|tool| tool.rule_name() == "Read").unwrap().as_ref();
+        // The default mode asks before a command: a hook's allow may lift that.
+        assert!(gate.hook_may_allow(Mode::Default, &call("make"), bash));
+        // A sensitive file asks at the sandbox layer, and the blacklist denies: a hook lifts neither.
+        let secret = ToolCall { id: "2".into(), name: "read_file".into(), input: r#"{"path":".env"}"#.into() };
+        assert!(!gate.hook_may_allow(Mode::Default, &secret, read));
+        assert!(!gate.hook_may_allow(Mode::Default, &call("rm -rf /"), bash));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn always_persists_an_exact_rule_once_and_applies_it_at_once() {
         let dir = std::env::temp_dir().join(format!("mewcode-gate-{}", std::process::id()));
         let (root, home) = (dir.join("proj"), dir.join("home"));
