@@ -2,17 +2,7 @@
 //! the model when the server allows it, and a server that closes after each answer still works.
 
 use crate::support::script::{anthropic, openai};
-use crate::support::{FakeModel, Reply, TestEnv};
-
-fn env_for(label: &str, model: &FakeModel, protocol: &str) -> TestEnv {
-    let env = TestEnv::new(label);
-    let base = if protocol == "anthropic" { model.url() } else { format!("{}/v1", model.url()) };
-    env.write_home(
-        "config.yaml",
-        &format!("providers:\n  - {{name: fake, protocol: {protocol}, model: test-model, api_key: k, base_url: \"{base}\"}}\n"),
-    );
-    env
-}
+use crate::support::{FakeModel, Provider, Reply, TestEnv};
 
 /// Nine turns that each read a file, then the answer.
 fn ten_turns(protocol: &str) -> Vec<Reply> {
@@ -31,7 +21,7 @@ fn run_ten_iterations(protocol: &str, kept_alive: bool) -> FakeModel {
     for reply in ten_turns(protocol) {
         model.push(if kept_alive { reply.kept_alive() } else { reply });
     }
-    let env = env_for(&format!("connections-{protocol}"), &model, protocol);
+    let env = TestEnv::with_model(&format!("connections-{protocol}"), &model, Provider::of(protocol));
     env.write("notes.txt", "one line\n");
     let run = env.run(&["-p", "read the notes", "--mode", "bypass"]);
     assert_eq!((run.code, run.stdout.as_str()), (0, "Read it nine times.\n"), "{}", run.stderr);

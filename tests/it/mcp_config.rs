@@ -3,7 +3,7 @@
 
 use crate::support::mcp_servers::fixture;
 use crate::support::script::anthropic;
-use crate::support::{FakeModel, TestEnv};
+use crate::support::{FakeModel, Provider, TestEnv};
 use serde_json::Value;
 
 /// The raw fixture server (its `echo` tool says `readOnlyHint: true`) as a JSON object, writing
@@ -59,24 +59,12 @@ fn call_hinted_tool(env: &TestEnv, model: &FakeModel, extra_args: &[&str]) -> (S
     (result["content"].to_string(), result["is_error"] == true)
 }
 
-fn env_with_model(label: &str, model: &FakeModel, user_servers: &str) -> TestEnv {
-    let env = TestEnv::new(label);
-    env.write_home(
-        "config.yaml",
-        &format!(
-            "providers:\n  - {{name: fake, protocol: anthropic, model: m, api_key: k, base_url: \"{}\"}}\n{user_servers}",
-            model.url()
-        ),
-    );
-    env
-}
-
 #[test]
 fn a_read_only_hint_spares_the_approval_only_for_the_users_own_servers() {
     let pid = |env: &TestEnv| env.dir.path().join("raw.pid");
     // The user's own server: its hint is believed, the call runs in default mode.
     let model = FakeModel::start();
-    let env = env_with_model("hint-user", &model, "");
+    let env = TestEnv::with_model("hint-user", &model, Provider::anthropic().model("m").then(""));
     let server = raw_server_json(&pid(&env));
     env.write_home(
         "config.yaml",
@@ -87,25 +75,29 @@ fn a_read_only_hint_spares_the_approval_only_for_the_users_own_servers() {
     // The user's own server with `trust_hints: false`: asks, so -p refuses it.
     let model = FakeModel::start();
     let server_off = server.strip_suffix('}').unwrap().to_string() + ", \"trust_hints\": false}";
-    let env = env_with_model("hint-off", &model, &format!("mcp_servers:\n  raw: {server_off}\n"));
+    let env = TestEnv::with_model(
+        "hint-off",
+        &model,
+        Provider::anthropic().model("m").then(&format!("mcp_servers:\n  raw: {server_off}\n")),
+    );
     let (text, is_error) = call_hinted_tool(&env, &model, &[]);
     assert!(is_error && text.contains("needs approval"), "{text}");
     // A repository's server (.mewcode.yaml, trusted to start): asks, whatever it claims.
     let model = FakeModel::start();
-    let env = env_with_model("hint-project", &model, "");
+    let env = TestEnv::with_model("hint-project", &model, Provider::anthropic().model("m").then(""));
     let server_claims = server.strip_suffix('}').unwrap().to_string() + ", \"trust_hints\": true}";
     env.write(".mewcode.yaml", &format!("mcp_servers:\n  raw: {server_claims}\n"));
     let (text, is_error) = call_hinted_tool(&env, &model, &["--trust"]);
     assert!(is_error && text.contains("needs approval"), "{text}");
     // A repository's .mcp.json server: asks too.
     let model = FakeModel::start();
-    let env = env_with_model("hint-mcp-json", &model, "");
+    let env = TestEnv::with_model("hint-mcp-json", &model, Provider::anthropic().model("m").then(""));
     env.write(".mcp.json", &format!("{{\"mcpServers\": {{\"raw\": {server}}}}}"));
     let (text, is_error) = call_hinted_tool(&env, &model, &["--trust"]);
     assert!(is_error && text.contains("needs approval"), "{text}");
     // Approved by the mode, it runs (the hint still only changes who decides).
     let model = FakeModel::start();
-    let env = env_with_model("hint-mcp-json-bypass", &model, "");
+    let env = TestEnv::with_model("hint-mcp-json-bypass", &model, Provider::anthropic().model("m").then(""));
     env.write(".mcp.json", &format!("{{\"mcpServers\": {{\"raw\": {server}}}}}"));
     let (text, is_error) = call_hinted_tool(&env, &model, &["--trust", "--mode", "bypass"]);
     assert!(!is_error && text.contains("ping-42"), "{text}");
@@ -114,7 +106,7 @@ fn a_read_only_hint_spares_the_approval_only_for_the_users_own_servers() {
 #[test]
 fn the_repl_trust_question_lists_the_mcp_json_servers_and_yes_starts_them() {
     let model = FakeModel::start();
-    let env = env_with_model("mcp-json-repl", &model, "");
+    let env = TestEnv::with_model("mcp-json-repl", &model, Provider::anthropic().model("m").then(""));
     let pid_file = env.dir.path().join("server.pid");
     env.write(".mcp.json", &format!("{{\"mcpServers\": {{\"proj\": {}}}}}", raw_server_json(&pid_file)));
     let tmux = crate::support::tmux::Tmux::start(&env, &[], &[]);

@@ -5,7 +5,7 @@
 
 use crate::support::script::anthropic;
 use crate::support::tmux::Tmux;
-use crate::support::{FakeModel, TestEnv};
+use crate::support::{FakeModel, Provider, TestEnv};
 use serde_json::{Value, json};
 
 /// True when the running kernel offers Landlock (the same probe mewcode makes).
@@ -18,18 +18,6 @@ fn landlock_available(test: &str) -> bool {
             false
         }
     }
-}
-
-fn env_with(label: &str, model: &FakeModel, extra_yaml: &str) -> TestEnv {
-    let env = TestEnv::new(label);
-    env.write_home(
-        "config.yaml",
-        &format!(
-            "providers:\n  - {{name: fake, protocol: anthropic, model: m, api_key: k, base_url: \"{}\"}}\n{extra_yaml}",
-            model.url()
-        ),
-    );
-    env
 }
 
 /// One bash call running `command`, then a final answer.
@@ -64,7 +52,7 @@ fn in_bypass_mode_commands_cannot_change_anything_outside_the_project() {
         return;
     }
     let model = FakeModel::start();
-    let env = env_with("sandbox-bypass", &model, "");
+    let env = TestEnv::with_model("sandbox-bypass", &model, Provider::anthropic().model("m").then(""));
     let outside = env.dir.path().join("outside");
     std::fs::create_dir_all(outside.join("tree/deep")).unwrap();
     for name in ["keep.txt", "rename.txt", "truncate.txt", "tree/deep/file.txt"] {
@@ -120,7 +108,7 @@ fn kill_minus_one_reaches_only_the_commands_own_processes() {
     }
     let mut bystander = std::process::Command::new("sleep").arg("300").spawn().unwrap();
     let model = FakeModel::start();
-    let env = env_with("sandbox-kill-all", &model, "");
+    let env = TestEnv::with_model("sandbox-kill-all", &model, Provider::anthropic().model("m").then(""));
     script_command(&model, "python3 -c 'import os, signal; os.kill(-1, signal.SIGKILL)'; echo survived");
     let run = env.run(&["-p", "go", "--mode", "bypass"]);
     let alive = bystander.try_wait().unwrap().is_none();
@@ -140,7 +128,11 @@ fn network_off_blocks_a_tcp_connect_while_the_model_call_works() {
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
     let model = FakeModel::start();
-    let env = env_with("sandbox-network", &model, "sandbox: {network: false}\n");
+    let env = TestEnv::with_model(
+        "sandbox-network",
+        &model,
+        Provider::anthropic().model("m").then("sandbox: {network: false}\n"),
+    );
     let command = format!(
         "(exec 3<>/dev/tcp/127.0.0.1/{port}) && echo connected || echo blocked; \
          python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)' 2>&1 | tail -1"
@@ -157,7 +149,7 @@ fn network_off_blocks_a_tcp_connect_while_the_model_call_works() {
 #[test]
 fn nothing_a_command_started_survives_the_call() {
     let model = FakeModel::start();
-    let env = env_with("sandbox-survivors", &model, "");
+    let env = TestEnv::with_model("sandbox-survivors", &model, Provider::anthropic().model("m").then(""));
     // A plain background job, one that left the group with setsid, and a double fork whose
     // middle process exits at once (its child is an orphan): all with their output elsewhere,
     // so nothing keeps the call's pipes open.
@@ -178,7 +170,7 @@ fn nothing_a_command_started_survives_the_call() {
 #[test]
 fn a_command_dies_with_mewcode_even_when_mewcode_is_killed() {
     let model = FakeModel::start();
-    let env = env_with("sandbox-parent-death", &model, "");
+    let env = TestEnv::with_model("sandbox-parent-death", &model, Provider::anthropic().model("m").then(""));
     script_command(&model, "echo $$ > command.pid; exec sleep 300");
     let mut child = env
         .command(&["-p", "go", "--mode", "bypass"])
@@ -238,7 +230,7 @@ fn git(dir: &std::path::Path, args: &[&str]) {
 #[test]
 fn a_repositorys_own_git_config_cannot_make_an_auto_allowed_git_status_run_code() {
     let model = FakeModel::start();
-    let env = env_with("sandbox-git", &model, "");
+    let env = TestEnv::with_model("sandbox-git", &model, Provider::anthropic().model("m").then(""));
     git(&env.project, &["init", "-q", "."]);
     git(&env.project, &["config", "core.fsmonitor", "echo ran >> fsmonitor-ran.txt; false"]);
     // The attack is real with this git: a plain `git status` runs the repository's fsmonitor.
@@ -266,18 +258,22 @@ fn a_repositorys_own_git_config_cannot_make_an_auto_allowed_git_status_run_code(
 #[test]
 fn doctor_names_the_sandbox_state_and_off_is_said_plainly() {
     let model = FakeModel::start();
-    let env = env_with("sandbox-doctor", &model, "");
+    let env = TestEnv::with_model("sandbox-doctor", &model, Provider::anthropic().model("m").then(""));
     let run = env.run(&["doctor"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     match mewcode::sys::landlock::abi_version() {
         Ok(abi) => assert!(run.stdout.contains(&format!("sandbox on (Landlock ABI {abi})")), "{}", run.stdout),
         Err(_) => assert!(run.stdout.contains("sandbox unavailable"), "{}", run.stdout),
     }
-    let env = env_with("sandbox-doctor-off", &model, "sandbox: {mode: off}\n");
+    let env = TestEnv::with_model(
+        "sandbox-doctor-off",
+        &model,
+        Provider::anthropic().model("m").then("sandbox: {mode: off}\n"),
+    );
     let run = env.run(&["doctor"]);
     assert!(run.stdout.contains("sandbox OFF (sandbox.mode: off in"), "{}", run.stdout);
     // A project cannot turn it off for itself.
-    let env = env_with("sandbox-doctor-project", &model, "");
+    let env = TestEnv::with_model("sandbox-doctor-project", &model, Provider::anthropic().model("m").then(""));
     env.write(".mewcode.yaml", "sandbox: {mode: off}\n");
     let run = env.run(&["doctor", "--trust"]);
     assert!(!run.stdout.contains("sandbox OFF"), "{}", run.stdout);
@@ -287,7 +283,7 @@ fn doctor_names_the_sandbox_state_and_off_is_said_plainly() {
 /// The REPL in bypass mode with a model that runs `command` once.
 fn repl_running(label: &str, command: &str, mode: &str) -> (Tmux, FakeModel, TestEnv) {
     let model = FakeModel::start();
-    let env = env_with(label, &model, "");
+    let env = TestEnv::with_model(label, &model, Provider::anthropic().model("m").then(""));
     script_command(&model, command);
     let tmux = Tmux::start(&env, &["--mode", mode], &[]);
     tmux.wait_for_prompt();
@@ -311,7 +307,7 @@ fn a_command_writing_escape_sequences_to_the_terminal_changes_nothing_on_screen(
 #[test]
 fn a_tiocsti_attempt_cannot_answer_an_approval_prompt() {
     let model = FakeModel::start();
-    let env = env_with("sandbox-tiocsti", &model, "");
+    let env = TestEnv::with_model("sandbox-tiocsti", &model, Provider::anthropic().model("m").then(""));
     // The first command tries every way to push "y" + Enter into mewcode's terminal input; the
     // second call then asks for approval, which only the person may answer.
     let inject = "python3 - <<'EOF'\n\
