@@ -172,11 +172,7 @@ fn ctrl_c_during_a_stalled_stream_exits_130_promptly() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while model.requests().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "mewcode never sent its request");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    model.wait_for_requests(1, "mewcode never sent its request");
     let interrupted = std::time::Instant::now();
     let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(status.success());

@@ -136,11 +136,7 @@ fn an_interrupted_run_is_kind_cancelled_in_json_and_stream_json() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while model.requests().is_empty() {
-            assert!(std::time::Instant::now() < deadline, "mewcode never sent its request");
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
+        model.wait_for_requests(1, "mewcode never sent its request");
         let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
         assert!(status.success());
         let run = Run::from(child.wait_with_output().unwrap());

@@ -5,7 +5,7 @@
 use crate::support::script::{anthropic, openai};
 use crate::support::{FakeModel, Provider, Reply, TestEnv};
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The session id of a `--output-format json` run.
 fn session_id(stdout: &str) -> String {
@@ -139,11 +139,7 @@ fn kill_9_mid_turn_loses_nothing_logged_and_continue_is_valid() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while model.requests().len() < 2 {
-        assert!(Instant::now() < deadline, "mewcode never sent its second request");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    model.wait_for_requests(2, "mewcode never sent its second request");
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     drop(release);

@@ -141,6 +141,8 @@ impl RecordedRequest {
 struct Shared {
     queue: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// Signalled after each recorded model request (`wait_for_requests`).
+    arrived: std::sync::Condvar,
     violations: Mutex<Vec<String>>,
     /// Answers to requests that are not model calls (GETs such as `/v1/models` and discovery's
     /// `/props`, Ollama's `POST /api/show`), by method and path; they never consume the reply
@@ -165,6 +167,7 @@ impl FakeModel {
         let shared = Arc::new(Shared {
             queue: Mutex::new(VecDeque::new()),
             requests: Mutex::new(Vec::new()),
+            arrived: std::sync::Condvar::new(),
             violations: Mutex::new(Vec::new()),
             routes: Mutex::new(Vec::new()),
             side_requests: Mutex::new(Vec::new()),
@@ -210,6 +213,19 @@ impl FakeModel {
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.requests.lock().expect("requests").clone()
+    }
+
+    /// Blocks until `count` model requests have arrived (woken by each one, no polling); panics
+    /// naming `what` after 30 s.
+    pub fn wait_for_requests(&self, count: usize, what: &str) {
+        let requests = self.shared.requests.lock().expect("requests");
+        let limit = Duration::from_secs(30);
+        let (requests, _) = self
+            .shared
+            .arrived
+            .wait_timeout_while(requests, limit, |requests| requests.len() < count)
+            .expect("requests");
+        assert!(requests.len() >= count, "{what}: only {} of {count} requests arrived in 30 s", requests.len());
     }
 
     /// Protocol violations found in the requests (invalid alternation, unanswered tool calls...).
@@ -296,6 +312,7 @@ fn accept_loop(server: &tiny_http::Server, shared: &Arc<Shared>) {
             reply => reply,
         };
         shared.requests.lock().expect("requests").push(recorded);
+        shared.arrived.notify_all();
         let worker = std::thread::Builder::new().name("fake-model-reply".into()).spawn(move || answer(request, reply));
         if let Ok(worker) = worker {
             workers.push(worker);
