@@ -85,52 +85,21 @@ fn run_with_sessions(
         Ok(provider) => provider,
         Err(exit) => {
             // Said before the exit: an untrusted project config may be why there is no model.
-            for warning in &warnings {
-                eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-            }
+            say_warnings(&warnings);
             return exit;
         }
     };
-    // Piped stdin is never dropped: it is the prompt (`-p -`, `-p` alone, no -p) or, after a
-    // bounded wait for its first byte, text added below the prompt (`cat f | mewcode -p "..."`).
-    let stdin_is_terminal = std::io::stdin().is_terminal();
-    let window = provider.context_window;
-    let prompt = match prompt_source {
-        PromptSource::Arg(text) if stdin_is_terminal => text,
-        PromptSource::Arg(text) => match stdin::read_process_stdin(Some(stdin::FIRST_BYTE_WAIT), window) {
-            Ok(Some(piped)) => stdin::compose(&text, &piped),
-            Ok(None) => text,
-            Err(err) => return stdin_exit(err),
-        },
-        PromptSource::Stdin if stdin_is_terminal => {
-            return Exit::Usage(UsageError("-p: no prompt (give -p PROMPT, or pipe the prompt on stdin)".to_string()));
-        }
-        PromptSource::Stdin => match stdin::read_process_stdin(None, window) {
-            Ok(text) => text.unwrap_or_default(),
-            Err(err) => return stdin_exit(err),
-        },
-    };
-    if prompt.trim().is_empty() {
-        return Exit::Usage(UsageError("-p: the prompt is empty".to_string()));
-    }
-    let rules = match context.load_permissions(&options, &mut warnings) {
-        Ok(rules) => rules,
+    let prompt = match read_prompt(prompt_source, provider.context_window) {
+        Ok(prompt) => prompt,
         Err(exit) => return exit,
     };
-    let (sandbox, _session_tmp) = make_sandbox(context, &config, env, &mut warnings);
-    for warning in &warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
-    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(
-        context.root.clone(),
-        env.get("HOME").map(PathBuf::from),
-        context.home.clone(),
-        rules,
-    ));
+    let Guard { gate, sandbox, _session_tmp } = match guard(context, &config, &options, env, &mut warnings) {
+        Ok(guard) => guard,
+        Err(exit) => return exit,
+    };
+    say_warnings(&warnings);
     let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, options.quiet);
-    for warning in mcp_warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
+    say_warnings(&mcp_warnings);
     // The session exists (and holds the prompt) before the agent runs.
     let opened = match open_print_session(context, &options.resume, &prompt, &provider, owner) {
         Ok(opened) => opened,
@@ -152,16 +121,14 @@ fn run_with_sessions(
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
     let conversation = Arc::new(Mutex::new(opened.history.into()));
-    let format = options.output_format.unwrap_or(OutputFormat::Text);
-    let color = env.terminal_style(std::io::stderr().is_terminal()).color;
     let mut notices = opened.notices;
     if sandbox.is_degraded() {
         notices.insert(0, sandbox.summary());
     }
     let output = headless::Options {
-        format,
+        format: options.output_format.unwrap_or(OutputFormat::Text),
         quiet: options.quiet,
-        color,
+        color: env.terminal_style(std::io::stderr().is_terminal()).color,
         stdout_is_terminal: std::io::stdout().is_terminal(),
         session_id: opened.id,
         notices,
@@ -170,12 +137,77 @@ fn run_with_sessions(
     let outcome = headless::run(&agent, conversation, opened.prompt, options.mode.unwrap_or_default(), cancel, output);
     drop(agent);
     drop(mcp); // ends every MCP session; children are killed after 5 s
-    match outcome.stop {
+    stop_exit(outcome.stop)
+}
+
+/// Warnings of a `-p` run, one line each on stderr.
+fn say_warnings(warnings: &[Warning]) {
+    for warning in warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+}
+
+/// The exit code of a `-p` run that stopped with `stop`.
+fn stop_exit(stop: Stop) -> Exit {
+    match stop {
         Stop::Completed => Exit::Ok,
         Stop::Cancelled => Exit::Interrupted,
         Stop::IterationLimit | Stop::UnknownTools => Exit::Limit,
         Stop::Failed => Exit::Failed,
     }
+}
+
+/// The prompt of a `-p` run. Piped stdin is never dropped: it is the prompt (`-p -`, `-p` alone,
+/// no -p) or, after a bounded wait for its first byte, text added below the prompt
+/// (`cat f | mewcode -p "..."`), capped by the model's `window`.
+fn read_prompt(source: PromptSource, window: u64) -> Result<String, Exit> {
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let prompt = match source {
+        PromptSource::Arg(text) if stdin_is_terminal => text,
+        PromptSource::Arg(text) => match stdin::read_process_stdin(Some(stdin::FIRST_BYTE_WAIT), window) {
+            Ok(Some(piped)) => stdin::compose(&text, &piped),
+            Ok(None) => text,
+            Err(err) => return Err(stdin_exit(err)),
+        },
+        PromptSource::Stdin if stdin_is_terminal => {
+            return Err(Exit::Usage(UsageError(
+                "-p: no prompt (give -p PROMPT, or pipe the prompt on stdin)".to_string(),
+            )));
+        }
+        PromptSource::Stdin => match stdin::read_process_stdin(None, window) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(err) => return Err(stdin_exit(err)),
+        },
+    };
+    if prompt.trim().is_empty() {
+        return Err(Exit::Usage(UsageError("-p: the prompt is empty".to_string())));
+    }
+    Ok(prompt)
+}
+
+/// What stands between the model and the machine, the same for `-p` and the REPL.
+struct Guard {
+    /// The permission gate over the loaded rules.
+    gate: Arc<dyn Gate>,
+    /// The OS sandbox of every command.
+    sandbox: Arc<Sandbox>,
+    /// The sandbox's session temp dir, removed when the run ends (kept alive by holding it).
+    _session_tmp: Option<SessionTmp>,
+}
+
+/// The guard of a run: rules (their warnings added to `warnings`), gate and sandbox.
+fn guard(
+    context: &Workspace,
+    config: &Config,
+    options: &Options,
+    env: &Env,
+    warnings: &mut Vec<Warning>,
+) -> Result<Guard, Exit> {
+    let rules = context.load_permissions(options, warnings)?;
+    let (sandbox, session_tmp) = make_sandbox(context, config, env, warnings);
+    let home = env.get("HOME").map(PathBuf::from);
+    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(context.root.clone(), home, context.home.clone(), rules));
+    Ok(Guard { gate, sandbox, _session_tmp: session_tmp })
 }
 
 /// A refused stdin is the caller's input error (exit 2); a failed read is a runtime one.
@@ -248,7 +280,7 @@ pub(super) fn run_repl(
     context: &Workspace,
     provider: Option<ProviderConfig>,
     config: &Config,
-    mut warnings: Vec<Warning>,
+    warnings: Vec<Warning>,
     options: &Options,
     env: &Env,
     owner: &crate::session::Owner,
@@ -274,57 +306,19 @@ pub(super) fn run_repl(
     // runs while a turn streams (at the prompt, Ctrl-C is a key the editor reads itself).
     let interrupts = repl::Interrupts::new();
     install_repl_interrupt_handler(&interrupts);
-    let mut trusted_now = None;
     let untrusted = context.untrusted_items(config, options);
-    if !untrusted.is_empty() && repl::ask_trust(&context.root, &untrusted, color, editor.screen().width, &interrupts) {
-        if let Err(message) = config::trust::save_trust(&context.home, &context.root) {
-            warnings.push(Warning::new("trust", format!("could not remember the answer: {message}")));
-        }
-        // Reload with the project's config applied: its providers, servers and hooks.
-        let reloaded = context.load_config(options, env).map_err(Exit::from).and_then(|(config, mut fresh)| {
-            let provider = choose_provider(&config, options, env, &mut fresh)?;
-            Ok((config, provider, fresh))
-        });
-        match reloaded {
-            Ok(loaded) => trusted_now = Some(loaded),
+    let trusted_now =
+        !untrusted.is_empty() && repl::ask_trust(&context.root, &untrusted, color, editor.screen().width, &interrupts);
+    let (config, provider, mut warnings) =
+        match settle_trust(context, config, provider, warnings, options, env, trusted_now) {
+            Ok(settled) => settled,
             Err(exit) => return exit,
-        }
-    }
-    let (config, provider, mut warnings) = match (trusted_now, provider) {
-        (Some((config, provider, fresh)), _) => (config, provider, fresh),
-        (None, Some(provider)) => (config.clone(), provider, warnings),
-        // Not trusted: the project's provider stays unused; the usual choice (environment,
-        // local server, else the setup guide and exit 2).
-        (None, None) => match choose_provider(config, options, env, &mut warnings) {
-            Ok(provider) => (config.clone(), provider, warnings),
-            Err(exit) => return exit,
-        },
-    };
-    let rules = match context.load_permissions(options, &mut warnings) {
-        Ok(rules) => rules,
+        };
+    let Guard { gate, sandbox, _session_tmp } = match guard(context, &config, options, env, &mut warnings) {
+        Ok(guard) => guard,
         Err(exit) => return exit,
     };
-    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(
-        context.root.clone(),
-        env.get("HOME").map(PathBuf::from),
-        context.home.clone(),
-        rules,
-    ));
-    let (sandbox, _session_tmp) = make_sandbox(context, &config, env, &mut warnings);
-    // The REPL does not wait for MCP servers (SPEC §7): they connect in the background, their
-    // outcome and any later warning reach the REPL on this channel, said before the next
-    // prompt. Unbounded: a few messages per server, and a connect or tool thread
-    // must never wait for the person.
-    let (background_tx, background_rx) = crossbeam_channel::unbounded();
-    let mut mcp_options = mcp_options(context, env, true);
-    let warn_tx = background_tx.clone();
-    mcp_options.warn = Arc::new(move |warning| {
-        let _ = warn_tx.send(repl::Background::Warning(warning));
-    });
-    let updates: mcp::UpdateSink = Arc::new(move |update| {
-        let _ = background_tx.send(repl::Background::Mcp(update));
-    });
-    let mcp = mcp::Manager::spawn(&config.mcp_servers, &mcp_options, Some(updates));
+    let (mcp, background_rx) = start_mcp_in_background(context, &config, env);
     let connect: repl::Connect = Box::new(|provider, session_id| {
         let parts = AgentParts {
             hooks: &config.hooks,
@@ -376,6 +370,55 @@ pub(super) fn run_repl(
         repl::ReplEnd::Interrupted => Exit::Interrupted,
         repl::ReplEnd::Failed(message) => Exit::Runtime(message),
     }
+}
+
+/// The REPL's config and provider once the trust question is answered: `trusted_now` (the
+/// person said yes) reloads with the project's config applied — its providers, servers and
+/// hooks — and remembers the answer; otherwise the project's provider stays unused and the
+/// usual choice applies (environment, local server, else the setup guide and exit 2).
+fn settle_trust(
+    context: &Workspace,
+    config: &Config,
+    provider: Option<ProviderConfig>,
+    mut warnings: Vec<Warning>,
+    options: &Options,
+    env: &Env,
+    trusted_now: bool,
+) -> Result<(Config, ProviderConfig, Vec<Warning>), Exit> {
+    if trusted_now {
+        if let Err(message) = config::trust::save_trust(&context.home, &context.root) {
+            warnings.push(Warning::new("trust", format!("could not remember the answer: {message}")));
+        }
+        let (config, mut fresh) = context.load_config(options, env)?;
+        let provider = choose_provider(&config, options, env, &mut fresh)?;
+        return Ok((config, provider, fresh));
+    }
+    let provider = match provider {
+        Some(provider) => provider,
+        None => choose_provider(config, options, env, &mut warnings)?,
+    };
+    Ok((config.clone(), provider, warnings))
+}
+
+/// The REPL does not wait for MCP servers (SPEC §7): they connect in the background, and their
+/// outcome and any later warning reach the REPL on the returned channel, said before the next
+/// prompt. Unbounded: a few messages per server, and a connect or tool thread must never wait
+/// for the person.
+fn start_mcp_in_background(
+    context: &Workspace,
+    config: &Config,
+    env: &Env,
+) -> (mcp::Manager, crossbeam_channel::Receiver<repl::Background>) {
+    let (background_tx, background_rx) = crossbeam_channel::unbounded();
+    let mut mcp_options = mcp_options(context, env, true);
+    let warn_tx = background_tx.clone();
+    mcp_options.warn = Arc::new(move |warning| {
+        let _ = warn_tx.send(repl::Background::Warning(warning));
+    });
+    let updates: mcp::UpdateSink = Arc::new(move |update| {
+        let _ = background_tx.send(repl::Background::Mcp(update));
+    });
+    (mcp::Manager::spawn(&config.mcp_servers, &mcp_options, Some(updates)), background_rx)
 }
 
 /// REPL Ctrl-C: only counts the press; the REPL cancels the turn or reads it as a key.
