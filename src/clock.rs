@@ -10,7 +10,7 @@ pub fn to_local(utc_s: u64) -> i64 {
 }
 
 /// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let days = days + 719_468;
     let era = days.div_euclid(146_097);
     let day_of_era = days.rem_euclid(146_097);
@@ -23,7 +23,7 @@ pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
 }
 
 /// Day count since 1970-01-01 of a civil date (inverse of `civil_from_days`).
-pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let year = if month <= 2 { year - 1 } else { year };
     let era = year.div_euclid(400);
     let year_of_era = year.rem_euclid(400);
@@ -34,7 +34,7 @@ pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 }
 
 /// `YYYY-MM-DD` of a Unix time, in local time.
-pub fn local_date(unix_seconds: u64) -> String {
+pub(crate) fn local_date(unix_seconds: u64) -> String {
     let (year, month, day) = civil_from_days(to_local(unix_seconds).div_euclid(86_400));
     format!("{year:04}-{month:02}-{day:02}")
 }

@@ -17,12 +17,12 @@ const K: [u32; 64] = [
 ];
 
 /// The SHA-256 digest of `data` as 64 lowercase hex characters.
-pub fn sha256_hex(data: &[u8]) -> String {
+pub(crate) fn sha256_hex(data: &[u8]) -> String {
     sha256(data).iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The SHA-256 digest of `data`.
-pub fn sha256(data: &[u8]) -> [u8; 32] {
+pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
     let mut state: [u32; 8] =
         [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
     let bit_length = (data.len() as u64).wrapping_mul(8);
@@ -43,7 +43,7 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
 }
 
 /// HMAC-SHA256 of `message` under `key` (RFC 2104; keys longer than a block are hashed first).
-pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+pub(crate) fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
     let mut block = [0u8; 64];
     if key.len() > block.len() {
         block[..32].copy_from_slice(&sha256(key));

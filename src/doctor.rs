@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Everything doctor reports on, gathered by app.rs.
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     pub version: &'a str,
     pub root: &'a Path,
     /// How the root was chosen (`git top level`, ...).
@@ -53,7 +53,7 @@ const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What doctor learnt about one provider's endpoint.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Findings {
+pub(crate) struct Findings {
     pub reachability: Reachability,
     /// None: the window was not asked (configured, or not an OpenAI-compatible server of
     /// one's own); Some(None): asked, nobody reported one.
@@ -63,7 +63,7 @@ pub struct Findings {
 }
 
 /// Checks every provider's endpoint concurrently and prints the report.
-pub fn run(input: &Input) {
+pub(crate) fn run(input: &Input) {
     // With nothing configured, the local server a run would use is examined instead.
     let providers: Vec<&ProviderConfig> = if input.config.providers.is_empty() {
         input.local_provider.iter().collect()
@@ -113,7 +113,7 @@ fn examine(provider: &ProviderConfig, selected: bool, net: &NetEnv) -> Findings 
 }
 
 /// The report text (pure, so it is tested without network).
-pub fn render(input: &Input, findings: &[Findings]) -> String {
+pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
     let mut out = format!(
         "mewcode {} doctor\n\nproject root  {}  ({})\nuser dir      {}\n",
         input.version,
@@ -376,7 +376,7 @@ fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
 
 /// Shows a key's first three and last four characters only when it is long enough that this
 /// reveals nothing useful; short keys are fully masked.
-pub fn mask_key(key: &str) -> String {
+pub(crate) fn mask_key(key: &str) -> String {
     let chars: Vec<char> = key.chars().collect();
     if chars.len() < 16 {
         return "*".repeat(chars.len().clamp(4, 8));

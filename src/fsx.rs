@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Resolves a path given by the model: absolute paths are kept, relative ones are joined to
 /// `root`; the result is cleaned lexically (see `clean_path`).
-pub fn resolve_path(root: &Path, raw: &str) -> PathBuf {
+pub(crate) fn resolve_path(root: &Path, raw: &str) -> PathBuf {
     let raw_path = Path::new(raw);
     if raw_path.is_absolute() { clean_path(raw_path) } else { clean_path(&root.join(raw_path)) }
 }
@@ -28,7 +28,7 @@ pub fn resolve_path(root: &Path, raw: &str) -> PathBuf {
 /// Removes `.` components and folds `name/..` pairs without looking at the disk. A `..` that would
 /// climb above the root of an absolute path stays at the root (as the kernel does); on a relative
 /// path a leading `..` is kept. An empty result becomes `.`.
-pub fn clean_path(path: &Path) -> PathBuf {
+pub(crate) fn clean_path(path: &Path) -> PathBuf {
     let mut parts: Vec<Component<'_>> = Vec::new();
     for component in path.components() {
         match component {
@@ -65,7 +65,7 @@ pub fn clean_path(path: &Path) -> PathBuf {
 /// written anywhere); one swapped after the directory was opened does not move the write (it
 /// lands in the directory that was opened, wherever that now is); and a symlink planted at the
 /// final name is replaced, never followed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_observed(path, None, bytes, &mut |_| {})
 }
 
@@ -73,7 +73,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// (sessions — conversations hold whatever the model read, keys included —, offloaded tool
 /// results, `settings.local.yaml`, this file) stays out of `git status`; `settings.yaml`, the
 /// team's shared permission rules, stays committable.
-pub const MEWCODE_DIR_GITIGNORE: &str = "\
+pub(crate) const MEWCODE_DIR_GITIGNORE: &str = "\
 # Written by mewcode: what it keeps here by itself (sessions, which hold whatever the model read,
 # offloaded tool results, settings.local.yaml) stays out of git. settings.yaml holds the team's
 # shared permission rules: commit that one.
@@ -85,7 +85,7 @@ pub const MEWCODE_DIR_GITIGNORE: &str = "\
 /// no `.gitignore`, writes `MEWCODE_DIR_GITIGNORE` there. An existing `.gitignore` (the user's
 /// or the repository's own) is left alone, and nothing is written through a link planted at the
 /// name (`create_new` refuses any existing entry, dangling links included).
-pub fn ensure_gitignored_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn ensure_gitignored_dir(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     match fs::OpenOptions::new().write(true).create_new(true).open(dir.join(".gitignore")) {
         Ok(mut file) => file.write_all(MEWCODE_DIR_GITIGNORE.as_bytes()),
@@ -99,7 +99,7 @@ pub fn ensure_gitignored_dir(dir: &Path) -> io::Result<()> {
 /// before anything is written. This closes the window between the permission check and the
 /// write (which includes the wait for the user's approval): a directory on the way, or the link
 /// at the name, that is swapped to point outside after the check makes the write fail.
-pub fn write_atomic_beneath(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic_beneath(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_observed(path, Some(root), bytes, &mut |_| {})
 }
 

@@ -26,7 +26,7 @@ pub enum Format {
 
 /// How to print.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub(crate) struct Options {
     pub format: Format,
     /// No tool activity or notices on stderr (text mode).
     pub quiet: bool,
@@ -46,7 +46,7 @@ pub struct Options {
 
 /// What the run produced, for the exit code.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunReport {
+pub(crate) struct RunReport {
     pub stop: Stop,
     /// The error message when the run failed.
     pub error: Option<String>,
@@ -54,7 +54,7 @@ pub struct RunReport {
 
 /// Runs the agent on `prompt` in the conversation and prints as it goes. Returns when the run
 /// is over.
-pub fn run(
+pub(crate) fn run(
     agent: &Arc<Agent>,
     conversation: Conversation,
     prompt: String,

@@ -1,21 +1,22 @@
 //! mewcode: a terminal AI coding agent. The library holds every layer; `main.rs` only maps the
 //! outcome of `app::main` to an exit code. See ARCHITECTURE.md for the map and the layer rule.
+#![warn(unreachable_pub)]
 
 // L0 leaves
 pub mod cancel;
-pub mod clock;
-pub mod digest;
-pub mod fsx;
+pub(crate) mod clock;
+pub(crate) mod digest;
+pub(crate) mod fsx;
 pub mod proc;
 pub mod sse;
-pub mod sync;
+pub(crate) mod sync;
 pub mod sys;
 #[cfg(test)]
 mod test_golden;
 #[cfg(test)]
 mod test_rng;
-pub mod text;
-pub mod url;
+pub(crate) mod text;
+pub(crate) mod url;
 // L1 vocabulary
 pub mod mode;
 pub mod msg;
@@ -33,9 +34,9 @@ pub mod tools;
 // L3 agent
 pub mod agent;
 // L4 front ends
-pub mod doctor;
-pub mod headless;
-pub mod mcp_cli;
+pub(crate) mod doctor;
+pub(crate) mod headless;
+pub(crate) mod mcp_cli;
 pub mod repl;
 // L5 wiring
 pub mod app;

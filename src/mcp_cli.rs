@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 /// `mewcode mcp list`: connects `servers`, prints their status, shuts them down. Failed servers
 /// are shown in the listing; other warnings (skipped tools) go to stderr. True when every
 /// server connected.
-pub fn list(servers: &[McpServerConfig], options: &StartOptions, as_json: bool) -> bool {
+pub(crate) fn list(servers: &[McpServerConfig], options: &StartOptions, as_json: bool) -> bool {
     let (mut manager, warnings) = Manager::start(servers, options);
     let statuses = manager.statuses();
     let failed: Vec<String> = statuses
@@ -34,7 +34,7 @@ pub fn list(servers: &[McpServerConfig], options: &StartOptions, as_json: bool) 
 
 /// How `mewcode mcp call` ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CallOutcome {
+pub(crate) enum CallOutcome {
     /// The tool ran; its result is printed.
     Done,
     /// The tool ran and reported an error (`isError`); its result is printed.
@@ -47,7 +47,7 @@ pub enum CallOutcome {
 
 /// `mewcode mcp call`: connects `server`, calls `tool` (its own name) with `arguments`, prints
 /// the rendered result, shuts the server down.
-pub fn call(
+pub(crate) fn call(
     server: &McpServerConfig,
     tool: &str,
     arguments: Value,
@@ -93,7 +93,7 @@ pub fn call(
 
 /// `mewcode mcp accept`: records `server`'s current tool definitions as accepted and says how
 /// many. True on success; a failure is printed.
-pub fn accept(server: &McpServerConfig, options: &StartOptions) -> bool {
+pub(crate) fn accept(server: &McpServerConfig, options: &StartOptions) -> bool {
     match mcp::accept(server, options) {
         Ok(count) => {
             let plural = if count == 1 { "" } else { "s" };
@@ -111,7 +111,7 @@ pub fn accept(server: &McpServerConfig, options: &StartOptions) -> bool {
 }
 
 /// Prints the listing on stdout.
-pub fn print_list(statuses: &[ServerStatus], as_json: bool) {
+pub(crate) fn print_list(statuses: &[ServerStatus], as_json: bool) {
     if as_json {
         println!("{}", render_list_json(statuses));
     } else {
@@ -120,7 +120,7 @@ pub fn print_list(statuses: &[ServerStatus], as_json: bool) {
 }
 
 /// Prints a tool's result text on stdout (neutralised when stdout is a terminal).
-pub fn print_result(text: &str, stdout_is_terminal: bool) {
+pub(crate) fn print_result(text: &str, stdout_is_terminal: bool) {
     let text = if stdout_is_terminal { neutralize(text) } else { text.to_string() };
     if text.ends_with('\n') || text.is_empty() {
         print!("{text}");
@@ -130,12 +130,12 @@ pub fn print_result(text: &str, stdout_is_terminal: bool) {
 }
 
 /// Prints a notice on stderr.
-pub fn print_notice(message: &str) {
+pub(crate) fn print_notice(message: &str) {
     eprintln!("mewcode: {}", neutralize(message));
 }
 
 /// One block per server: a header line, then its tools (or its error and first stderr lines).
-pub fn render_list_text(statuses: &[ServerStatus]) -> String {
+pub(crate) fn render_list_text(statuses: &[ServerStatus]) -> String {
     if statuses.is_empty() {
         return "no MCP servers configured (add mcp_servers to $MEWCODE_HOME/config.yaml or .mewcode.yaml)\n"
             .to_string();
@@ -176,7 +176,7 @@ pub fn render_list_text(statuses: &[ServerStatus]) -> String {
 }
 
 /// `{"servers": [...]}` with one object per server.
-pub fn render_list_json(statuses: &[ServerStatus]) -> Value {
+pub(crate) fn render_list_json(statuses: &[ServerStatus]) -> Value {
     let servers: Vec<Value> = statuses
         .iter()
         .map(|status| {

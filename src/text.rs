@@ -6,7 +6,7 @@
 //! (`ESC` as `␛`, others as `^X` or `\u{..}`), so nothing is silently hidden either.
 
 /// Returns `text` with every terminal control character replaced by a visible stand-in.
-pub fn neutralize(text: &str) -> String {
+pub(crate) fn neutralize(text: &str) -> String {
     if !text.chars().any(is_dangerous) {
         return text.to_string();
     }

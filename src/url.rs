@@ -8,7 +8,7 @@ pub fn host_of(url: &str) -> String {
 }
 
 /// Splits `scheme://[user@]host[:port]/...` into scheme and lowercase host.
-pub fn split_url(url: &str) -> Option<(String, String)> {
+pub(crate) fn split_url(url: &str) -> Option<(String, String)> {
     let (scheme, rest) = url.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
@@ -21,7 +21,7 @@ pub fn split_url(url: &str) -> Option<(String, String)> {
 }
 
 /// 127.0.0.0/8, ::1, `localhost` and `*.localhost`.
-pub fn is_loopback_host(host: &str) -> bool {
+pub(crate) fn is_loopback_host(host: &str) -> bool {
     if host == "localhost" || host.ends_with(".localhost") {
         return true;
     }

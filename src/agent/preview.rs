@@ -8,7 +8,7 @@ use crate::msg::ToolCall;
 const MAX_CHARS: usize = 100;
 
 /// The most telling argument of a call (`path`, `command`, `pattern`, ...) or its compact JSON.
-pub fn arguments(call: &ToolCall) -> String {
+pub(super) fn arguments(call: &ToolCall) -> String {
     let value: Option<serde_json::Value> = serde_json::from_str(&call.input).ok();
     let main = value.as_ref().and_then(|value| {
         ["command", "path", "file_path", "pattern", "url", "query", "description", "prompt"]
@@ -24,7 +24,7 @@ pub fn arguments(call: &ToolCall) -> String {
 }
 
 /// The first line of a result, with a count of the lines left out.
-pub fn result(content: &str) -> String {
+pub(super) fn result(content: &str) -> String {
     let mut lines = content.lines().filter(|line| !line.trim().is_empty());
     let first = lines.next().unwrap_or("");
     let rest = lines.count();

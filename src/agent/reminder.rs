@@ -6,7 +6,7 @@
 use crate::mode::Mode;
 
 /// Plan mode repeats its full reminder every this many iterations (1, 5, 9, ...).
-pub const PLAN_REMINDER_INTERVAL: u32 = 4;
+pub(super) const PLAN_REMINDER_INTERVAL: u32 = 4;
 
 const PLAN_FULL: &str = "\
 <system-reminder>
@@ -20,7 +20,7 @@ const PLAN_SHORT: &str =
     "<system-reminder>Plan mode is still active: read-only tools only; finish with the plan.</system-reminder>";
 
 /// The reminder for this iteration, if any: the plan-mode reminder and the text hooks added.
-pub fn build(mode: Mode, iteration: u32, hook_context: &[String]) -> Option<String> {
+pub(super) fn build(mode: Mode, iteration: u32, hook_context: &[String]) -> Option<String> {
     let plan = match mode {
         Mode::Plan if (iteration.max(1) - 1).is_multiple_of(PLAN_REMINDER_INTERVAL) => Some(PLAN_FULL.to_string()),
         Mode::Plan => Some(PLAN_SHORT.to_string()),

@@ -15,7 +15,7 @@ const DENIAL_PHRASES: [&str; 4] =
 const MAX_PATHS: usize = 5;
 
 /// What the command may touch, as the explanation needs it.
-pub struct Allowed<'a> {
+pub(super) struct Allowed<'a> {
     pub writable: &'a [PathBuf],
     pub hidden: &'a [PathBuf],
     pub devices: &'a [PathBuf],
@@ -25,7 +25,7 @@ pub struct Allowed<'a> {
 
 /// One line per kind of denial reported by `output`, naming the paths of that kind (at most
 /// `MAX_PATHS`, then how many more).
-pub fn explain(output: &str, allowed: &Allowed) -> Vec<String> {
+pub(super) fn explain(output: &str, allowed: &Allowed) -> Vec<String> {
     let mut kinds: Vec<(Refusal, Vec<PathBuf>)> = Vec::new();
     for line in output.lines().filter(|line| DENIAL_PHRASES.iter().any(|phrase| line.contains(phrase))) {
         for candidate in path_candidates(line) {

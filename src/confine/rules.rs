@@ -23,7 +23,7 @@ pub const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/ran
 
 /// What the ruleset is built from: absolute, canonical paths.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Layout {
+pub(super) struct Layout {
     /// Everything allowed beneath these.
     pub writable: Vec<PathBuf>,
     /// Not readable (nor anything beneath).
@@ -34,11 +34,11 @@ pub struct Layout {
 
 /// The directories whose entries were enumerated, with their modification times then.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Stamps(Vec<(PathBuf, Option<SystemTime>)>);
+pub(super) struct Stamps(Vec<(PathBuf, Option<SystemTime>)>);
 
 impl Stamps {
     /// True when no enumerated directory changed since.
-    pub fn current(&self) -> bool {
+    pub(super) fn current(&self) -> bool {
         self.0.iter().all(|(dir, then)| modified(dir) == *then)
     }
 }
@@ -48,7 +48,7 @@ fn modified(path: &Path) -> Option<SystemTime> {
 }
 
 /// The directories to enumerate: every strict ancestor of a hidden path, `/` first. Pure.
-pub fn plan_ancestors(hidden: &[PathBuf]) -> Vec<PathBuf> {
+pub(super) fn plan_ancestors(hidden: &[PathBuf]) -> Vec<PathBuf> {
     let mut ancestors: Vec<PathBuf> =
         hidden.iter().flat_map(|path| path.ancestors().skip(1).map(Path::to_path_buf)).collect();
     ancestors.sort();
@@ -60,12 +60,12 @@ pub fn plan_ancestors(hidden: &[PathBuf]) -> Vec<PathBuf> {
 
 /// True when an entry of an enumerated directory gets no read rule of its own: it is hidden,
 /// or it leads to something hidden (then it is enumerated itself). Pure.
-pub fn skip_entry(entry: &Path, hidden: &[PathBuf]) -> bool {
+pub(super) fn skip_entry(entry: &Path, hidden: &[PathBuf]) -> bool {
     hidden.iter().any(|hidden| hidden.starts_with(entry))
 }
 
 /// What a ruleset for `abi` handles: (filesystem rights, network rights, scopes). Pure.
-pub fn plan_handled(abi: u32, network: bool) -> (u64, u64, u64) {
+pub(super) fn plan_handled(abi: u32, network: bool) -> (u64, u64, u64) {
     let handled_net =
         if !network && abi >= 4 { landlock::ACCESS_NET_BIND_TCP | landlock::ACCESS_NET_CONNECT_TCP } else { 0 };
     let scoped = if abi >= 6 { landlock::SCOPE_SIGNAL | landlock::SCOPE_ABSTRACT_UNIX_SOCKET } else { 0 };
@@ -74,7 +74,7 @@ pub fn plan_handled(abi: u32, network: bool) -> (u64, u64, u64) {
 
 /// Builds the ruleset for `abi` from `layout`. `network` false also handles TCP bind/connect
 /// (ABI 4) with no port allowed; ABI 6 scopes signals and abstract unix sockets to the domain.
-pub fn build(layout: &Layout, abi: u32, network: bool) -> io::Result<(Ruleset, Stamps)> {
+pub(super) fn build(layout: &Layout, abi: u32, network: bool) -> io::Result<(Ruleset, Stamps)> {
     let (all, handled_net, scoped) = plan_handled(abi, network);
     let ruleset = Ruleset::create(all, handled_net, scoped)?;
     ruleset.allow(Path::new("/"), landlock::ACCESS_FS_READ_DIR, true)?;

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One canned answer: method, path, status, content type, body.
 #[derive(Clone)]
-pub struct Route {
+pub(crate) struct Route {
     pub method: &'static str,
     pub path: &'static str,
     pub status: u16,
@@ -23,17 +23,17 @@ pub struct Route {
 }
 
 /// A JSON answer with status 200.
-pub fn json(method: &'static str, path: &'static str, body: &str) -> Route {
+pub(crate) fn json(method: &'static str, path: &'static str, body: &str) -> Route {
     Route { method, path, status: 200, content_type: "application/json", body: body.to_string() }
 }
 
 /// An event-stream answer with status 200.
-pub fn sse(method: &'static str, path: &'static str, body: &str) -> Route {
+pub(crate) fn sse(method: &'static str, path: &'static str, body: &str) -> Route {
     Route { method, path, status: 200, content_type: "text/event-stream", body: body.to_string() }
 }
 
 /// The running server; dropping it stops the accept loop.
-pub struct RouteServer {
+pub(crate) struct RouteServer {
     /// `http://127.0.0.1:PORT`
     pub root: String,
     requests: Receiver<String>,
@@ -43,7 +43,7 @@ pub struct RouteServer {
 }
 
 impl RouteServer {
-    pub fn start(routes: Vec<Route>) -> RouteServer {
+    pub(crate) fn start(routes: Vec<Route>) -> RouteServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
         let (requests_tx, requests_rx) = crossbeam_channel::unbounded();
@@ -77,7 +77,7 @@ impl RouteServer {
     }
 
     /// Every request received so far.
-    pub fn received(&self) -> Vec<String> {
+    pub(crate) fn received(&self) -> Vec<String> {
         self.requests.try_iter().collect()
     }
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What the server does on one connection, in order.
-pub enum Step {
+pub(crate) enum Step {
     Write(Vec<u8>),
     /// Keep the connection open, silent, until the server is dropped.
     Stall,
@@ -22,10 +22,10 @@ pub enum Step {
     NextRequest,
 }
 
-pub type Reply = Vec<Step>;
+pub(crate) type Reply = Vec<Step>;
 
 /// A complete non-streaming response.
-pub fn status(code: u16, headers: &[(&str, &str)], body: &str) -> Reply {
+pub(crate) fn status(code: u16, headers: &[(&str, &str)], body: &str) -> Reply {
     let mut head = format!("HTTP/1.1 {code} Scripted\r\ncontent-length: {}\r\nconnection: close\r\n", body.len());
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -34,17 +34,17 @@ pub fn status(code: u16, headers: &[(&str, &str)], body: &str) -> Reply {
 }
 
 /// A 200 event stream whose body ends when the connection closes.
-pub fn sse(body: &str) -> Reply {
+pub(crate) fn sse(body: &str) -> Reply {
     vec![Step::Write(format!("{}{body}", sse_head(false)).into_bytes())]
 }
 
 /// A 200 event stream that sends `body` then goes silent with the connection open.
-pub fn sse_stall(body: &str) -> Reply {
+pub(crate) fn sse_stall(body: &str) -> Reply {
     vec![Step::Write(format!("{}{body}", sse_head(false)).into_bytes()), Step::Stall]
 }
 
 /// A complete response that leaves the connection open for the next request.
-pub fn framed(code: u16, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
+pub(crate) fn framed(code: u16, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
     let mut head = format!("HTTP/1.1 {code} Scripted\r\ncontent-length: {}\r\n", body.len());
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -53,14 +53,14 @@ pub fn framed(code: u16, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
 }
 
 /// A 200 event stream framed by `Content-Length`, after which the connection stays open.
-pub fn sse_framed(body: &str) -> Vec<u8> {
+pub(crate) fn sse_framed(body: &str) -> Vec<u8> {
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n";
     format!("{head}content-length: {}\r\n\r\n{body}", body.len()).into_bytes()
 }
 
 /// A chunked 200 event stream cut after `body`: the connection closes without the final
 /// zero-length chunk, which a client must see as a broken transfer.
-pub fn sse_cut(body: &str) -> Reply {
+pub(crate) fn sse_cut(body: &str) -> Reply {
     let chunk = format!("{:x}\r\n{body}\r\n", body.len());
     vec![Step::Write(format!("{}{chunk}", sse_head(true)).into_bytes())]
 }
@@ -71,7 +71,7 @@ fn sse_head(chunked: bool) -> String {
 }
 
 /// The running server. Dropping it releases stalled connections and stops the thread.
-pub struct ScriptedServer {
+pub(crate) struct ScriptedServer {
     pub base_url: String,
     /// Every request received, raw (request line, headers, body), in order.
     pub requests: Receiver<String>,
@@ -81,7 +81,7 @@ pub struct ScriptedServer {
 }
 
 impl ScriptedServer {
-    pub fn start(replies: Vec<Reply>) -> ScriptedServer {
+    pub(crate) fn start(replies: Vec<Reply>) -> ScriptedServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
         let (requests_tx, requests_rx) = crossbeam_channel::unbounded();

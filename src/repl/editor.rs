@@ -215,7 +215,7 @@ fn prompt_text(shared: &Shared) -> String {
 }
 
 /// Removes the backslash of each `\`-newline continuation; the newline stays.
-pub fn join_continuations(line: &str) -> String {
+pub(super) fn join_continuations(line: &str) -> String {
     line.replace("\\\n", "\n")
 }
 

@@ -16,13 +16,13 @@ use std::os::fd::AsFd;
 const STDIN: i32 = 0;
 
 /// Restores the terminal mode it saved when dropped.
-pub struct ModeGuard {
+pub(super) struct ModeGuard {
     saved: Option<TerminalMode>,
 }
 
 impl ModeGuard {
     /// Turns echo off until the guard is dropped (nothing happens when stdin is no terminal).
-    pub fn without_echo() -> ModeGuard {
+    pub(super) fn without_echo() -> ModeGuard {
         ModeGuard::switch(TerminalMode::without_echo)
     }
 
@@ -45,7 +45,7 @@ impl Drop for ModeGuard {
 
 /// Throws away keys typed while a turn ran, so they neither answer a question nor reach the
 /// next prompt (a Shift-Tab pressed mid-turn must not change the mode afterwards).
-pub fn discard_typeahead() {
+pub(super) fn discard_typeahead() {
     let _ = sys::discard_pending_input(STDIN);
 }
 
@@ -61,7 +61,7 @@ pub enum Key {
 }
 
 /// Waits for one key press, discarding keys typed before the question was shown.
-pub fn read_key(interrupts: &Interrupts) -> Key {
+pub(super) fn read_key(interrupts: &Interrupts) -> Key {
     let _ = sys::discard_pending_input(STDIN);
     let mut first = Key::Closed;
     let end = read_keys(interrupts, |byte| {
@@ -79,7 +79,7 @@ pub fn read_key(interrupts: &Interrupts) -> Key {
 /// Reads bytes one by one in single-key mode (no echo: the caller echoes what it accepts),
 /// handing each to `take` until it returns false. Returns `Key::Byte` with the last byte when
 /// `take` stopped, else why reading ended (Ctrl-C, or stdin gone / not a terminal).
-pub fn read_keys(interrupts: &Interrupts, mut take: impl FnMut(u8) -> bool) -> Key {
+pub(super) fn read_keys(interrupts: &Interrupts, mut take: impl FnMut(u8) -> bool) -> Key {
     let seen = interrupts.count();
     if sys::terminal_mode(STDIN).is_err() {
         return Key::Closed;
@@ -105,7 +105,7 @@ pub fn read_keys(interrupts: &Interrupts, mut take: impl FnMut(u8) -> bool) -> K
 
 /// What `KeyReader::next` got.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Keys {
+pub(super) enum Keys {
     /// The bytes of one or more keys (an arrow's whole escape sequence arrives in one read).
     Bytes(Vec<u8>),
     /// Ctrl-C (or a termination signal) arrived while waiting.
@@ -116,7 +116,7 @@ pub enum Keys {
 
 /// Single-key mode for as long as it lives, for the `/resume` picker: unlike `read_key`, keys
 /// typed between two reads are kept (typing fast must not lose letters of the filter).
-pub struct KeyReader<'a> {
+pub(super) struct KeyReader<'a> {
     _guard: ModeGuard,
     stdin: std::fs::File,
     interrupts: &'a Interrupts,
@@ -125,7 +125,7 @@ pub struct KeyReader<'a> {
 
 impl<'a> KeyReader<'a> {
     /// `None` when stdin is not a terminal. Keys typed before it opened are discarded.
-    pub fn open(interrupts: &'a Interrupts) -> Option<KeyReader<'a>> {
+    pub(super) fn open(interrupts: &'a Interrupts) -> Option<KeyReader<'a>> {
         let seen = interrupts.count();
         sys::terminal_mode(STDIN).ok()?;
         let guard = ModeGuard::switch(TerminalMode::single_key);
@@ -135,7 +135,7 @@ impl<'a> KeyReader<'a> {
     }
 
     /// Waits for the next keys.
-    pub fn wait(&mut self) -> Keys {
+    pub(super) fn wait(&mut self) -> Keys {
         let mut buffer = [0u8; 64];
         loop {
             if self.interrupts.count() != self.seen {

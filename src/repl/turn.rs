@@ -22,7 +22,7 @@ const TICK: Duration = Duration::from_millis(50);
 
 /// How a turn ended for the REPL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TurnEnd {
+pub(super) enum TurnEnd {
     /// The agent finished with this stop.
     Stopped(Stop),
     /// Ctrl-C again while the turn was already winding down: leave the REPL.
@@ -30,7 +30,7 @@ pub enum TurnEnd {
 }
 
 /// What a turn needs besides the session.
-pub struct TurnContext<'a> {
+pub(super) struct TurnContext<'a> {
     pub root: &'a Path,
     pub color: bool,
     /// Stdout is a terminal: show the spinner.
@@ -40,7 +40,7 @@ pub struct TurnContext<'a> {
 }
 
 /// Runs one user turn to its end.
-pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> TurnEnd {
+pub(super) fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> TurnEnd {
     let cancel = CancelToken::new();
     let _echo = ModeGuard::without_echo();
     let events = session.agent.run(session.conversation.clone(), prompt.to_string(), session.mode, cancel.clone());
@@ -48,7 +48,7 @@ pub fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> T
 }
 
 /// `/compact`: compacts the conversation now, rendered like a turn (Ctrl-C cancels it).
-pub fn run_compact(session: &mut Session, context: &TurnContext) -> TurnEnd {
+pub(super) fn run_compact(session: &mut Session, context: &TurnContext) -> TurnEnd {
     let cancel = CancelToken::new();
     let _echo = ModeGuard::without_echo();
     let events = session.agent.compact(session.conversation.clone(), session.mode, cancel.clone());

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 /// Paths listed at most; the rest is counted.
-pub const MAX_RESULTS: usize = 200;
+pub(super) const MAX_RESULTS: usize = 200;
 
 /// The `glob` tool.
 pub struct GlobTool;

@@ -361,7 +361,7 @@ pub(crate) mod lenient {
     use serde_json::Value;
 
     /// An optional non-negative integer; a whole float (`10.0`) is accepted too.
-    pub fn opt_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    pub(crate) fn opt_u64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
         match Option::<Value>::deserialize(deserializer)? {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Number(number)) => {
@@ -383,7 +383,7 @@ pub(crate) mod lenient {
     }
 
     /// An optional boolean.
-    pub fn opt_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
+    pub(crate) fn opt_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::Error> {
         match Option::<Value>::deserialize(deserializer)? {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(value)) => Ok(Some(value)),

@@ -17,13 +17,13 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 /// Lines shown when the model gives no limit.
-pub const DEFAULT_LIMIT: u64 = 2000;
+pub(super) const DEFAULT_LIMIT: u64 = 2000;
 /// Characters kept of one line; the rest is replaced by a marker.
-pub const MAX_LINE_CHARS: usize = 2000;
+pub(super) const MAX_LINE_CHARS: usize = 2000;
 /// Output size at which a read stops early (at a line boundary), whatever the limit; the note then
 /// gives the offset to continue from. Keeps a huge `limit` on a huge file from building a huge
 /// string.
-pub const MAX_OUTPUT_BYTES: usize = 256 * 1024;
+pub(super) const MAX_OUTPUT_BYTES: usize = 256 * 1024;
 /// When more than this many bytes remain after the window, the remaining lines are not counted
 /// (that would read the whole file); the note gives the remaining byte count instead.
 const COUNT_REST_MAX_BYTES: u64 = 64 * 1024 * 1024;

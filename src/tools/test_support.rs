@@ -10,12 +10,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A temporary project directory, deleted when dropped.
-pub struct TempProject {
+pub(super) struct TempProject {
     pub root: PathBuf,
 }
 
 impl TempProject {
-    pub fn new(tag: &str) -> TempProject {
+    pub(super) fn new(tag: &str) -> TempProject {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let name = format!("mewcode-tools-{tag}-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
         let root = std::env::temp_dir().join(name);
@@ -26,7 +26,7 @@ impl TempProject {
     }
 
     /// Writes `content` at `relative`, creating parent directories.
-    pub fn write(&self, relative: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    pub(super) fn write(&self, relative: &str, content: impl AsRef<[u8]>) -> PathBuf {
         let path = self.root.join(relative);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).unwrap();
@@ -35,15 +35,15 @@ impl TempProject {
         path
     }
 
-    pub fn read(&self, relative: &str) -> String {
+    pub(super) fn read(&self, relative: &str) -> String {
         std::fs::read_to_string(self.root.join(relative)).unwrap()
     }
 
-    pub fn ctx(&self) -> ToolContext {
+    pub(super) fn ctx(&self) -> ToolContext {
         ToolContext::new(self.root.clone(), CancelToken::new())
     }
 
-    pub fn path(&self, relative: &str) -> PathBuf {
+    pub(super) fn path(&self, relative: &str) -> PathBuf {
         self.root.join(relative)
     }
 }
@@ -55,12 +55,12 @@ impl Drop for TempProject {
 }
 
 /// Runs `tool` with `input` (a JSON value) in `ctx`.
-pub fn run(tool: &dyn Tool, ctx: &ToolContext, input: serde_json::Value) -> ToolOutput {
+pub(super) fn run(tool: &dyn Tool, ctx: &ToolContext, input: serde_json::Value) -> ToolOutput {
     tool.execute(&input.to_string(), ctx)
 }
 
 /// Asserts that malformed or incomplete arguments become error outputs naming the problem.
-pub fn check_rejects_bad_arguments(tool: &dyn Tool, required_field: &str) {
+pub(super) fn check_rejects_bad_arguments(tool: &dyn Tool, required_field: &str) {
     let ctx = ToolContext::new(std::env::temp_dir(), CancelToken::new());
     for bad in ["not json", "{\"unterminated\": ", "[1, 2]", "42"] {
         let output = tool.execute(bad, &ctx);

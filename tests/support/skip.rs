@@ -7,7 +7,7 @@ use std::io::Write;
 
 /// Records that the current test did not run, and why. Under `CI=true` a skip of something CI
 /// installs is a failure instead (`required_in_ci`): a missing dependency must not pass as `ok`.
-pub fn skip(reason: &str, required_in_ci: bool) {
+pub(crate) fn skip(reason: &str, required_in_ci: bool) {
     let test = std::thread::current().name().unwrap_or("(unnamed test)").to_string();
     if required_in_ci && std::env::var("CI").is_ok_and(|value| value == "true") {
         panic!("{test}: cannot run under CI: {reason}");
