@@ -22,6 +22,12 @@ use std::sync::{Arc, Mutex};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let binary = args.get(1).cloned().unwrap_or_else(|| "target/release/mewcode".to_string());
+    // Absolute: each run starts mewcode in its own project directory, where a relative path
+    // would name nothing.
+    let binary = std::fs::canonicalize(&binary)
+        .unwrap_or_else(|err| panic!("{binary}: {err} (build it first: make build)"))
+        .to_string_lossy()
+        .into_owned();
     let runs: usize = args.get(2).and_then(|runs| runs.parse().ok()).unwrap_or(3);
     let work = std::env::temp_dir().join(format!("mewcode-net-memory-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
