@@ -122,13 +122,33 @@ impl Tool for LogTool {
 
 /// A toolbox over the scripted model with the mode matrix as its gate.
 pub(super) fn toolbox(provider: Arc<ScriptedProvider>, hooks: crate::hooks::Hooks) -> Arc<Toolbox> {
+    toolbox_in(provider, hooks, super::toolbox::Environment::fixed("env"))
+}
+
+/// `toolbox` with its own environment block.
+fn toolbox_in(
+    provider: Arc<ScriptedProvider>,
+    hooks: crate::hooks::Hooks,
+    environment: super::toolbox::Environment,
+) -> Arc<Toolbox> {
     Arc::new(Toolbox {
         provider,
         max_tokens: 1000,
         gate: Arc::new(ModeMatrix),
         hooks,
-        environment: super::toolbox::Environment::fixed("env"),
+        environment,
         silent_truncation: Some(0),
+    })
+}
+
+/// A main agent with `toolbox` and `registry`, no context window.
+fn main_agent(toolbox: Arc<Toolbox>, registry: Registry, max_iterations: u32, interactive: bool) -> Arc<Agent> {
+    Arc::new(Agent {
+        toolbox,
+        registry,
+        stable_prompt: "stable".into(),
+        settings: settings(max_iterations, interactive),
+        context: crate::context::Context::default(),
     })
 }
 
@@ -177,13 +197,8 @@ fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_it
     let mut registry = Registry::new();
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: read_delay, log: log.clone() }));
     registry.register(Arc::new(LogTool { name: "write", read_only: false, delay: Duration::ZERO, log: log.clone() }));
-    let agent = Arc::new(Agent {
-        toolbox: toolbox(provider.clone(), crate::hooks::Hooks::default()),
-        registry,
-        stable_prompt: "stable".into(),
-        settings: settings(max_iterations, interactive),
-        context: crate::context::Context::default(),
-    });
+    let agent =
+        main_agent(toolbox(provider.clone(), crate::hooks::Hooks::default()), registry, max_iterations, interactive);
     Fixture { provider, agent, log }
 }
 
@@ -213,8 +228,8 @@ pub(super) fn submit(
 /// Runs one turn of `agent` on the prompt "do it" to the end, answering approvals with
 /// `answers` in order (a missing answer fails the test).
 pub(super) fn run_agent(agent: &Arc<Agent>, mode: Mode, answers: &[Approval]) -> (Conversation, Vec<Event>, Stop) {
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("do it")].into()));
-    let events = submit(agent, &conversation, mode, CancelToken::new());
+    let conversation: Conversation = Arc::new(Mutex::new(crate::msg::History::new()));
+    let events = agent.run(conversation.clone(), "do it".to_string(), mode, CancelToken::new());
     let mut answers = answers.iter();
     let mut seen = Vec::new();
     let mut stop = None;
@@ -313,13 +328,7 @@ fn read_only_batch_runs_concurrently_with_starts_first_and_ends_in_order() {
     let provider = ScriptedProvider::new(vec![tool_turn(&calls), text_turn("ok")]);
     let mut registry = Registry::new();
     registry.register(Arc::new(MeetingTool { expected: 5, arrived: Mutex::new(0), all_here: Default::default() }));
-    let agent = Arc::new(Agent {
-        toolbox: toolbox(provider, crate::hooks::Hooks::default()),
-        registry,
-        stable_prompt: "stable".into(),
-        settings: settings(25, false),
-        context: crate::context::Context::default(),
-    });
+    let agent = main_agent(toolbox(provider, crate::hooks::Hooks::default()), registry, 25, false);
     let (conversation, events, _) = run_agent(&agent, Mode::Default, &[]);
     let results: Vec<String> =
         lock(&conversation)[2].tool_results.iter().map(|result| result.content.clone()).collect();
@@ -593,25 +602,11 @@ fn the_environment_is_gathered_again_at_each_user_turn_and_holds_within_one() {
         format!("git: {} changed", counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst))
     });
     let provider = ScriptedProvider::new(vec![tool_turn(&[("1", "read", "{}")]), text_turn("a"), text_turn("b")]);
-    let base = toolbox(provider.clone(), crate::hooks::Hooks::default());
-    let toolbox = Arc::new(Toolbox {
-        provider: provider.clone(),
-        max_tokens: base.max_tokens,
-        gate: Arc::clone(&base.gate),
-        hooks: crate::hooks::Hooks::default(),
-        environment,
-        silent_truncation: base.silent_truncation,
-    });
+    let toolbox = toolbox_in(provider.clone(), crate::hooks::Hooks::default(), environment);
     let mut registry = Registry::new();
     let log = Arc::new(Mutex::new(Vec::new()));
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log }));
-    let agent = Arc::new(Agent {
-        toolbox,
-        registry,
-        stable_prompt: "stable".into(),
-        settings: settings(25, false),
-        context: crate::context::Context::default(),
-    });
+    let agent = main_agent(toolbox, registry, 25, false);
     run_agent(&agent, Mode::Default, &[]);
     run_agent(&agent, Mode::Default, &[]);
     let systems: Vec<(String, String)> = provider
