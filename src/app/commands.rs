@@ -5,7 +5,7 @@
 
 use super::run::{install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
 use super::setup::{PROBE_BUDGET, env_provider, local_provider, probe_ports};
-use super::{Env, Exit, Workspace};
+use super::{Env, Exit, Workspace, say_warnings};
 use crate::agent::EngineGate;
 use crate::cancel::CancelToken;
 use crate::cli::{Options, UsageError};
@@ -13,7 +13,6 @@ use crate::confine::Sandbox;
 use crate::llm::net::NetEnv;
 use crate::llm::probe;
 use crate::permission::CallInfo;
-use crate::text::neutralize;
 use crate::tools::Registry;
 use crate::tools::ToolKind;
 use crate::warning::Warning;
@@ -97,9 +96,7 @@ pub(super) fn run_check(context: &Workspace, options: &Options, tool: &str, json
         Ok(rules) => rules,
         Err(exit) => return exit,
     };
-    for warning in &warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
+    say_warnings(&warnings);
     // The class of a built-in tool comes from the tool itself; MCP and unknown tools are
     // exec-class (the strictest), as they are without a readOnlyHint.
     let builtins = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
@@ -169,9 +166,7 @@ pub(super) fn run_mcp_list(context: &Workspace, options: &Options, env: &Env, js
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
-    for warning in &warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
+    say_warnings(&warnings);
     let servers = match url {
         Some(url) => vec![url_server(url)],
         None => config.mcp_servers,
@@ -186,9 +181,7 @@ pub(super) fn run_mcp_accept(context: &Workspace, options: &Options, env: &Env, 
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
-    for warning in &warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
+    say_warnings(&warnings);
     let Some(server) = config.mcp_servers.iter().find(|server| server.name == name) else {
         let known: Vec<&str> = config.mcp_servers.iter().map(|server| server.name.as_str()).collect();
         let known = if known.is_empty() { "none configured".to_string() } else { known.join(", ") };
@@ -209,9 +202,7 @@ pub(super) fn run_mcp_call(
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
-    for warning in &warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
+    say_warnings(&warnings);
     let arguments = match mcp::tool::parse_arguments(input.unwrap_or("")) {
         Ok(arguments) => arguments,
         Err(message) => return Exit::Usage(UsageError(format!("mcp call: {message}"))),

@@ -17,12 +17,20 @@ use crate::cli::{Command, HELP, Options, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, LoadOptions};
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::store;
+use crate::text::neutralize;
 use crate::warning::Warning;
 use commands::{run_check, run_doctor, run_mcp_accept, run_mcp_call, run_mcp_list};
 use run::run;
 use sessions::run_sessions;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// Warnings on stderr, one neutralised line each (`mewcode: warning: …`).
+fn say_warnings(warnings: &[Warning]) {
+    for warning in warnings {
+        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+    }
+}
 
 /// How a run ended, mapped to the exit codes of SPEC §1.1 by `code`.
 #[derive(Debug)]

@@ -7,7 +7,7 @@
 
 use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
 use super::setup::choose_provider;
-use super::{Env, Exit, Workspace, stdin};
+use super::{Env, Exit, Workspace, say_warnings, stdin};
 use crate::agent::subagent::TaskTool;
 use crate::agent::toolbox::Environment;
 use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt};
@@ -138,13 +138,6 @@ fn run_with_sessions(
     drop(agent);
     drop(mcp); // ends every MCP session; children are killed after 5 s
     stop_exit(outcome.stop)
-}
-
-/// Warnings of a `-p` run, one line each on stderr.
-fn say_warnings(warnings: &[Warning]) {
-    for warning in warnings {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
 }
 
 /// The exit code of a `-p` run that stopped with `stop`.
@@ -557,7 +550,7 @@ pub(super) fn mcp_options(context: &Workspace, env: &Env, quiet: bool) -> mcp::S
         pins: Some(context.home.join(mcp::pin::PINS_FILE)),
         warn: Arc::new(move |warning: Warning| {
             if !quiet {
-                eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
+                say_warnings(&[warning]);
             }
         }),
     }

@@ -8,7 +8,7 @@
 //! read is an error before anything runs.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::{Exit, Workspace};
+use super::{Exit, Workspace, say_warnings};
 use crate::cli::{Resume, UsageError};
 use crate::config::ProviderConfig;
 use crate::msg::Message;
@@ -107,9 +107,7 @@ pub(super) fn session_owner(context: &Workspace) -> (session::Owner, Option<Warn
 /// first.
 pub(super) fn run_sessions(context: &Workspace, json: bool) -> Exit {
     let (owner, warning) = session_owner(context);
-    if let Some(warning) = warning {
-        eprintln!("mewcode: warning: {}", neutralize(&warning.to_string()));
-    }
+    say_warnings(warning.as_slice());
     let sessions = session::list_sessions(&session::sessions_dir(&context.root), &owner);
     if json {
         let list: Vec<serde_json::Value> = sessions
