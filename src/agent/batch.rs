@@ -179,14 +179,9 @@ impl Agent {
         }
         // Nothing happens here when no PreToolUse hook is configured.
         let outcome = self.toolbox.hooks.pre_tool_use(tool.rule_name(), &call.input, cancel);
-        for warning in &outcome.warnings {
-            emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
-        }
-        for message in &outcome.messages {
-            emit(cancel, tx, Event::Notice(format!("hook: {message}")));
-        }
+        super::show_hook_notes(&outcome, cancel, tx);
         if let Some(reason) = outcome.stop {
-            let refusal = CallPlan::refused(RefusedBy::Hook, &format!("the run was stopped: {reason}"));
+            let refusal = CallPlan::refused(RefusedBy::Hook, &super::hook_stopped(&reason));
             hook_stop.get_or_insert(reason);
             return refusal;
         }

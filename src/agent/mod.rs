@@ -172,14 +172,24 @@ fn report_hook(
     tx: &Sender<Event>,
     context: &mut Vec<String>,
 ) -> Option<String> {
+    show_hook_notes(outcome, cancel, tx);
+    context.extend(outcome.context.iter().cloned());
+    outcome.blocked.clone()
+}
+
+/// A hook outcome's warnings and messages, as notices for the person.
+fn show_hook_notes(outcome: &HookOutcome, cancel: &CancelToken, tx: &Sender<Event>) {
     for warning in &outcome.warnings {
         emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
     }
     for message in &outcome.messages {
         emit(cancel, tx, Event::Notice(format!("hook: {message}")));
     }
-    context.extend(outcome.context.iter().cloned());
-    outcome.blocked.clone()
+}
+
+/// Why a hook's `continue: false` stopped the run (after the `denied by hook:` prefix).
+fn hook_stopped(reason: &str) -> String {
+    format!("the run was stopped: {reason}")
 }
 
 /// Ends an abnormal run: the history must end with an assistant message.

@@ -109,7 +109,7 @@ impl<'a> Run<'a> {
             let blocked = self.report_hook(&outcome);
             // `continue: false` wins over a block, as in Claude Code.
             let refusal = match (&outcome.stop, blocked) {
-                (Some(reason), _) => Some(format!("the run was stopped: {reason}")),
+                (Some(reason), _) => Some(super::hook_stopped(reason)),
                 (None, Some(reason)) => Some(format!("the prompt was blocked: {reason}")),
                 (None, None) => None,
             };
@@ -234,7 +234,7 @@ impl<'a> Run<'a> {
         }
         if let Some(reason) = hook_stop {
             // A tool hook answered `continue: false`: the run ends here.
-            return Err(self.fail(Failure::hook(RefusedBy::Hook.text(&format!("the run was stopped: {reason}")))));
+            return Err(self.fail(Failure::hook(RefusedBy::Hook.text(&super::hook_stopped(&reason)))));
         }
         if self.unknown_run >= self.agent.settings.unknown_tool_limit {
             let times = self.unknown_run;
