@@ -120,7 +120,7 @@ fn plan_mode_refuses_every_tool_that_is_not_read_only_before_any_other_layer() {
     run(&engine, &cases);
     let refusal = plan_mode_check(Mode::Plan, "bash", false).unwrap();
     assert_eq!(
-        refusal_text(&refusal),
+        refused_by(&refusal).map(|by| by.text(&refusal.reason)).unwrap(),
         "needs approval: bash is not available in plan mode (read-only tools only); present the plan instead"
     );
     assert_eq!(plan_mode_check(Mode::Plan, "read_file", true), None);
@@ -282,9 +282,10 @@ fn refusals_carry_the_stable_prefixes() {
         (check(Decision::Ask, Layer::Sandbox, None), "needs approval: why"),
     ];
     for (check, expected) in cases {
-        assert_eq!(refusal_text(&check), expected);
+        assert_eq!(refused_by(&check).map(|by| by.text(&check.reason)).as_deref(), Some(expected));
     }
     assert_eq!(RefusedBy::User.text("no"), "denied by user: no");
+    assert_eq!(refused_by(&check(Decision::Allow, Layer::Mode, None)), None, "an allowed call was refused by nobody");
     let json = check(Decision::Deny, Layer::Rule, Some(Level::User)).to_json();
     assert_eq!(json, serde_json::json!({"decision": "deny", "layer": "rule", "level": "user", "reason": "why"}));
     assert_eq!(check(Decision::Ask, Layer::Mode, None).to_json()["level"], serde_json::Value::Null);

@@ -6,7 +6,7 @@
 //! sandbox, given the root as a value); it reads no environment and holds no mode, so a mode
 //! switch applies from the next call. Loading settings files is not done here: rule texts
 //! come in as strings per level (`RuleSet::from_texts`). The human-approval layer and hooks
-//! live in the agent; they only use [`refusal_text`] and [`Layer::Hook`] from here. A grep or
+//! live in the agent; they only use [`refused_by`] (and [`RefusedBy::text`]) and [`Layer::Hook`] from here. A grep or
 //! glob call is checked on its search root; [`Engine::read_filter`] hands the walk below it the
 //! same file decisions (sandbox, sensitive files, deny rules) to make file by file.
 
@@ -149,14 +149,6 @@ pub fn refused_by(check: &Check) -> Option<RefusedBy> {
         // which a mode switch lifts, hence its prefix.
         (Decision::Deny, Layer::Mode) | (Decision::Ask, _) => RefusedBy::Approval,
     })
-}
-
-/// The text fed back to the model for a check, with SPEC §1.1's stable layer prefix.
-pub fn refusal_text(check: &Check) -> String {
-    match refused_by(check) {
-        Some(by) => by.text(&check.reason),
-        None => format!("allowed: {}", check.reason),
-    }
 }
 
 /// Plan mode runs read-only tools only. The agent loop offers the model nothing else, and
