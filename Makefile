@@ -3,7 +3,9 @@
 
 CARGO ?= cargo
 MUSL_TARGET := x86_64-unknown-linux-musl
-MUSL_BIN := target/$(MUSL_TARGET)/release/mewcode
+# Where cargo builds: `target/` unless CARGO_TARGET_DIR says otherwise.
+TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
+MUSL_BIN := $(TARGET_DIR)/$(MUSL_TARGET)/release/mewcode
 
 .PHONY: build run test lint doc musl bench clean
 
@@ -12,10 +14,10 @@ build:
 
 # The REPL in the current directory (or the setup guide when no model is configured).
 run: build
-	./target/release/mewcode $(ARGS)
+	$(TARGET_DIR)/release/mewcode $(ARGS)
 
 # Tests that could not run here list themselves in this file (tests/support/skip.rs).
-SKIP_LOG := $(abspath $(or $(CARGO_TARGET_DIR),target))/skipped-tests.txt
+SKIP_LOG := $(TARGET_DIR)/skipped-tests.txt
 
 # Unit tests, the integration suite (real binary, fake model server) and the tidy checks. The
 # examples (benchmarks) are only compiled, so the last test summary printed is the suite's.
@@ -46,7 +48,7 @@ musl:
 
 # Prints the figures of SPEC §10 that exist so far (medians of several runs).
 bench: build
-	bash bench/run.sh
+	MEWCODE_BIN=$(TARGET_DIR)/release/mewcode MUSL_BIN=$(MUSL_BIN) bash bench/run.sh
 
 clean:
 	$(CARGO) clean

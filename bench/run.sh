@@ -3,7 +3,7 @@
 # the machine is shared and noisy, so compare ratios measured side by side, not lone numbers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=target/release/mewcode
+bin=${MEWCODE_BIN:-target/release/mewcode}
 runs=${BENCH_RUNS:-21}
 
 # hyperfine and /usr/bin/time come from Debian; install them when missing.
@@ -34,7 +34,7 @@ echo "peak RSS (median): $(printf '%s\n' "${rss[@]}" | median) KB"
 echo
 echo "== binary size (stripped)"
 echo "release (glibc): $(stat -c %s "$bin") bytes"
-musl=target/x86_64-unknown-linux-musl/release/mewcode
+musl=${MUSL_BIN:-target/x86_64-unknown-linux-musl/release/mewcode}
 if [ -x "$musl" ]; then
   echo "musl (static):   $(stat -c %s "$musl") bytes  ($(file -b "$musl" | cut -d, -f1-6))"
 else
