@@ -12,8 +12,8 @@ use mewcode::llm::{Completion, Provider, StopReason, StreamEvent};
 use mewcode::mode::Mode;
 use mewcode::msg::{Request, ToolCall};
 use mewcode::tools::{Registry, Tool, ToolContext, ToolOutput};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Asks for `per_turn` sleep calls per turn until five have been asked for, then finishes.
@@ -92,15 +92,12 @@ fn tool_phase(per_turn: usize) -> Duration {
             unknown_tool_limit: 3,
             interactive: false,
             turn_hooks: true,
-            reads: mewcode::tools::ReadTracker::new(),
-            log: Default::default(),
-            prompt_meter: Default::default(),
         },
-        context: mewcode::context::Context::default(),
+        context: mewcode::context::ContextConfig::default(),
     });
-    let conversation: Conversation = Arc::new(Mutex::new(mewcode::msg::History::new()));
+    let running = agent.run(Conversation::default(), "go".to_string(), Mode::Default, CancelToken::new());
     let (mut first, mut last) = (None, None);
-    for event in agent.run(conversation, "go".to_string(), Mode::Default, CancelToken::new()) {
+    for event in running.events() {
         match event {
             Event::ToolStart { .. } => {
                 first.get_or_insert_with(Instant::now);

@@ -34,7 +34,7 @@ fn median_iteration(messages: usize) -> (Duration, Duration) {
             history.push(message);
         }
     }
-    let config = ContextConfig { window: u64::MAX / 2, compact_at: None, session_dir: None };
+    let config = ContextConfig { window: u64::MAX / 2, compact_at: None, sessions_dir: None };
     let mut estimate = Estimate::default();
     let mut offloader = Offloader::default();
     let breaker = Breaker::default();

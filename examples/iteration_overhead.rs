@@ -13,7 +13,7 @@ use mewcode::llm::{Completion, Provider, StopReason, StreamEvent};
 use mewcode::mode::Mode;
 use mewcode::msg::{Message, Request, ToolCall, ToolResult};
 use mewcode::tools::{Registry, Tool, ToolContext, ToolOutput};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 struct Instant_;
@@ -98,23 +98,16 @@ fn per_iteration(messages: usize) -> Duration {
             unknown_tool_limit: 3,
             interactive: false,
             turn_hooks: true,
-            reads: mewcode::tools::ReadTracker::new(),
-            log: Default::default(),
-            prompt_meter: Default::default(),
         },
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.
-        context: mewcode::context::Context::new(mewcode::context::ContextConfig {
-            window: u64::MAX / 2,
-            compact_at: None,
-            session_dir: None,
-        }),
+        context: mewcode::context::ContextConfig { window: u64::MAX / 2, compact_at: None, sessions_dir: None },
     });
-    let conversation: Conversation = Arc::new(Mutex::new(history(messages).into()));
+    let conversation = Conversation::unlogged(history(messages));
     let started = Instant::now();
     // What earlier turns left, then this run's prompt.
-    let events = agent.run(conversation, "go on".to_string(), Mode::Default, CancelToken::new());
+    let running = agent.run(conversation, "go on".to_string(), Mode::Default, CancelToken::new());
     let mut iterations = 0u32;
-    for event in events {
+    for event in running.events() {
         if let Event::Iter(n) = event {
             iterations = n;
         }

@@ -6,10 +6,10 @@
 //! neutralised there, so a hostile tool output cannot drive the user's terminal.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, Stop, lock};
+use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, Stop};
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
-use crate::msg::{Role, Usage};
+use crate::msg::Usage;
 use crate::permission::RefusedBy;
 use crate::text::neutralize;
 use serde_json::json;
@@ -40,8 +40,6 @@ pub(crate) struct Options {
     /// Notices from before the run (a resumed session's notes, a log that cannot be written),
     /// shown first like the agent's own.
     pub notices: Vec<String>,
-    /// Compact the conversation before the run (a resumed history that nearly fills the window).
-    pub compact_first: bool,
 }
 
 /// What the run produced, for the exit code.
@@ -63,7 +61,6 @@ pub(crate) fn run(
     options: Options,
 ) -> RunReport {
     let notices = options.notices.clone();
-    let compact_first = options.compact_first;
     let mut printer = Printer {
         options,
         usage: Usage::default(),
@@ -76,28 +73,17 @@ pub(crate) fn run(
     for notice in notices {
         printer.event(Event::Notice(notice));
     }
-    if compact_first {
-        // Before the first request, with the prompt in: its phases are shown like any, a
-        // failure is a notice, and emergency compaction still stands behind the request.
-        agent.compact_before_next_request();
-    }
-    let events = agent.run(Arc::clone(&conversation), prompt, mode, cancel);
-    let mut stop = None;
-    for event in events {
-        if let Event::Done(reason) = &event {
-            stop = Some(*reason);
+    let running = agent.run(conversation, prompt, mode, cancel);
+    let mut done = None;
+    for event in running.events() {
+        if let Event::Done { stop, answer } = &event {
+            done = Some((*stop, answer.clone()));
         }
         printer.event(event);
     }
     // A channel that closed without Done means the run was interrupted before it could say so.
-    let stop = stop.unwrap_or(Stop::Cancelled);
-    let result = lock(&conversation)
-        .iter()
-        .rev()
-        .find(|message| message.role == Role::Assistant)
-        .map(|message| message.content.clone())
-        .unwrap_or_default();
-    printer.finish(stop, &result);
+    let (stop, answer) = done.unwrap_or((Stop::Cancelled, String::new()));
+    printer.finish(stop, &answer);
     RunReport { stop, error: printer.error.map(|failure| failure.message) }
 }
 
@@ -184,7 +170,7 @@ impl Printer {
                 self.report(&failure);
                 self.error = Some(failure);
             }
-            Event::Done(_) => {}
+            Event::Done { .. } => {}
         }
     }
 

@@ -39,8 +39,16 @@ pub struct Hooks {
     root: PathBuf,
     /// The environment hooks get: the host's (hooks are the user's own trusted commands).
     env: Vec<(String, String)>,
-    session_id: String,
     sandbox: Arc<Sandbox>,
+}
+
+/// Which run an event belongs to: the session hooks are told, and the run's cancel token (a
+/// cancelled run fires no more hooks and stops the ones running).
+#[derive(Clone, Copy, Debug)]
+pub struct Origin<'a> {
+    /// The conversation's session id (`session_id` of the event).
+    pub session_id: &'a str,
+    pub cancel: &'a CancelToken,
 }
 
 /// What the hooks of one event decided.
@@ -76,15 +84,10 @@ pub enum HookPermission {
 
 impl Hooks {
     /// Hooks for a project root; `env` is the complete environment they run with (the sandbox
-    /// adds its temp dir), `sandbox` confines them.
-    pub fn new(
-        hooks: Vec<HookConfig>,
-        root: PathBuf,
-        env: Vec<(String, String)>,
-        session_id: &str,
-        sandbox: Arc<Sandbox>,
-    ) -> Hooks {
-        Hooks { hooks, root, env, session_id: session_id.to_string(), sandbox }
+    /// adds its temp dir), `sandbox` confines them. Every event names the session it belongs to
+    /// (`Origin::session_id`), which the conversation, not the hooks, knows.
+    pub fn new(hooks: Vec<HookConfig>, root: PathBuf, env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Hooks {
+        Hooks { hooks, root, env, sandbox }
     }
 
     /// True when no hook is configured for `event` (callers skip building the input).
@@ -93,13 +96,13 @@ impl Hooks {
     }
 
     /// Before a tool runs. `tool_name` is the friendly name (`Bash`); `tool_input` the raw JSON.
-    pub fn pre_tool_use(&self, tool_name: &str, tool_input: &str, cancel: &CancelToken) -> HookOutcome {
+    pub fn pre_tool_use(&self, tool_name: &str, tool_input: &str, origin: Origin<'_>) -> HookOutcome {
         if self.is_empty_for(HookEvent::PreToolUse) {
             // Nothing configured: not even the input is built (the common case, every call).
             return HookOutcome::default();
         }
         let input = json!({"tool_name": tool_name, "tool_input": parse_or_string(tool_input)});
-        self.fire(HookEvent::PreToolUse, Some(tool_name), input, cancel)
+        self.fire(HookEvent::PreToolUse, Some(tool_name), input, origin)
     }
 
     /// After a tool ran, with its result.
@@ -109,7 +112,7 @@ impl Hooks {
         tool_input: &str,
         output: &str,
         is_error: bool,
-        cancel: &CancelToken,
+        origin: Origin<'_>,
     ) -> HookOutcome {
         if self.is_empty_for(HookEvent::PostToolUse) {
             return HookOutcome::default();
@@ -119,23 +122,24 @@ impl Hooks {
             "tool_input": parse_or_string(tool_input),
             "tool_response": {"content": output, "is_error": is_error},
         });
-        self.fire(HookEvent::PostToolUse, Some(tool_name), input, cancel)
+        self.fire(HookEvent::PostToolUse, Some(tool_name), input, origin)
     }
 
     /// When the user submits a prompt.
-    pub fn user_prompt_submit(&self, prompt: &str, cancel: &CancelToken) -> HookOutcome {
-        self.fire(HookEvent::UserPromptSubmit, None, json!({"prompt": prompt}), cancel)
+    pub fn user_prompt_submit(&self, prompt: &str, origin: Origin<'_>) -> HookOutcome {
+        self.fire(HookEvent::UserPromptSubmit, None, json!({"prompt": prompt}), origin)
     }
 
     /// When the agent is about to finish a turn. `already_continued` is true when a Stop hook
     /// already sent the model back to work in this turn (Claude Code's `stop_hook_active`).
-    pub fn stop(&self, already_continued: bool, cancel: &CancelToken) -> HookOutcome {
-        self.fire(HookEvent::Stop, None, json!({"stop_hook_active": already_continued}), cancel)
+    pub fn stop(&self, already_continued: bool, origin: Origin<'_>) -> HookOutcome {
+        self.fire(HookEvent::Stop, None, json!({"stop_hook_active": already_continued}), origin)
     }
 
     /// Runs every hook of `event` whose matcher accepts `tool_name`, all at once (as Claude Code
     /// does), and combines their results in config order.
-    fn fire(&self, event: HookEvent, tool_name: Option<&str>, mut input: Value, cancel: &CancelToken) -> HookOutcome {
+    fn fire(&self, event: HookEvent, tool_name: Option<&str>, mut input: Value, origin: Origin<'_>) -> HookOutcome {
+        let cancel = origin.cancel;
         let matching: Vec<&HookConfig> = self
             .hooks
             .iter()
@@ -145,7 +149,7 @@ impl Hooks {
             return HookOutcome::default();
         }
         input["hook_event_name"] = json!(event.as_str());
-        input["session_id"] = json!(self.session_id);
+        input["session_id"] = json!(origin.session_id);
         input["cwd"] = json!(self.root.display().to_string());
         let input = &input;
         let runs: Vec<Run> = match matching.as_slice() {
@@ -397,6 +401,10 @@ fn first_line(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn origin<'a>(session_id: &'a str, cancel: &'a CancelToken) -> Origin<'a> {
+        Origin { session_id, cancel }
+    }
+
     fn hooks_in(
         dir: &std::path::Path,
         event: HookEvent,
@@ -407,7 +415,7 @@ mod tests {
         let hook =
             HookConfig { event, matcher: matcher.into(), command: command.into(), timeout_s, source: "test".into() };
         let path = std::env::var("PATH").unwrap_or_default();
-        Hooks::new(vec![hook], dir.to_path_buf(), vec![("PATH".into(), path)], "sess-1", Arc::default())
+        Hooks::new(vec![hook], dir.to_path_buf(), vec![("PATH".into(), path)], Arc::default())
     }
 
     #[test]
@@ -432,11 +440,11 @@ mod tests {
         let script =
             r#"input=$(cat); case "$input" in *'"command":"rm -rf x"'*) echo "no rm here" >&2; exit 2;; esac; exit 0"#;
         let hooks = hooks_in(&dir, HookEvent::PreToolUse, "Bash", script, None);
-        let blocked = hooks.pre_tool_use("Bash", r#"{"command":"rm -rf x"}"#, &CancelToken::new());
+        let blocked = hooks.pre_tool_use("Bash", r#"{"command":"rm -rf x"}"#, origin("sess-1", &CancelToken::new()));
         assert_eq!(blocked.blocked.as_deref(), Some("no rm here"));
-        let allowed = hooks.pre_tool_use("Bash", r#"{"command":"ls"}"#, &CancelToken::new());
+        let allowed = hooks.pre_tool_use("Bash", r#"{"command":"ls"}"#, origin("sess-1", &CancelToken::new()));
         assert_eq!(allowed, HookOutcome::default());
-        let other_tool = hooks.pre_tool_use("Read", r#"{"path":"x"}"#, &CancelToken::new());
+        let other_tool = hooks.pre_tool_use("Read", r#"{"path":"x"}"#, origin("sess-1", &CancelToken::new()));
         assert_eq!(other_tool, HookOutcome::default());
     }
 
@@ -444,7 +452,8 @@ mod tests {
     fn the_event_json_carries_the_contract_fields() {
         let dir = std::env::temp_dir();
         let hooks = hooks_in(&dir, HookEvent::PostToolUse, "", "cat", None);
-        let outcome = hooks.post_tool_use("Read", r#"{"path":"a"}"#, "content", false, &CancelToken::new());
+        let outcome =
+            hooks.post_tool_use("Read", r#"{"path":"a"}"#, "content", false, origin("sess-1", &CancelToken::new()));
         let event: Value = serde_json::from_str(&outcome.context[0]).unwrap();
         assert_eq!(event["hook_event_name"], "PostToolUse");
         assert_eq!(event["session_id"], "sess-1");
@@ -458,23 +467,23 @@ mod tests {
     fn other_exit_codes_and_timeouts_warn_and_go_on() {
         let dir = std::env::temp_dir();
         let failing = hooks_in(&dir, HookEvent::UserPromptSubmit, "", "echo broken >&2; exit 1", None);
-        let outcome = failing.user_prompt_submit("hi", &CancelToken::new());
+        let outcome = failing.user_prompt_submit("hi", origin("sess-1", &CancelToken::new()));
         assert_eq!(outcome.blocked, None);
         assert!(outcome.warnings[0].ends_with("exited with 1: broken"), "{:?}", outcome.warnings);
         let hanging = hooks_in(&dir, HookEvent::Stop, "", "sleep 30", Some(1));
         let started = std::time::Instant::now();
-        let outcome = hanging.stop(false, &CancelToken::new());
+        let outcome = hanging.stop(false, origin("sess-1", &CancelToken::new()));
         assert!(outcome.warnings[0].contains("timed out after 1 s"), "{:?}", outcome.warnings);
         assert!(started.elapsed() < Duration::from_secs(10));
         let missing = hooks_in(&dir, HookEvent::Stop, "", "/definitely/not/a/hook", None);
-        assert!(missing.stop(false, &CancelToken::new()).warnings[0].contains("exited with 127"));
+        assert!(missing.stop(false, origin("sess-1", &CancelToken::new())).warnings[0].contains("exited with 127"));
     }
 
     #[test]
     fn user_prompt_submit_stdout_becomes_context() {
         let hooks =
             hooks_in(&std::env::temp_dir(), HookEvent::UserPromptSubmit, "", "echo 'Remember: run make lint.'", None);
-        let outcome = hooks.user_prompt_submit("fix it", &CancelToken::new());
+        let outcome = hooks.user_prompt_submit("fix it", origin("sess-1", &CancelToken::new()));
         assert_eq!(outcome.context, ["Remember: run make lint."]);
     }
     fn control(event: HookEvent, text: &str) -> Control {
@@ -621,8 +630,8 @@ mod tests {
         };
         let path = std::env::var("PATH").unwrap_or_default();
         let hooks =
-            Hooks::new(vec![hook(first), hook(second)], dir.clone(), vec![("PATH".into(), path)], "s", Arc::default());
-        let outcome = hooks.post_tool_use("Read", "{}", "out", false, &CancelToken::new());
+            Hooks::new(vec![hook(first), hook(second)], dir.clone(), vec![("PATH".into(), path)], Arc::default());
+        let outcome = hooks.post_tool_use("Read", "{}", "out", false, origin("sess-1", &CancelToken::new()));
         assert_eq!(outcome.context, ["first", "second"], "{outcome:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }

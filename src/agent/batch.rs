@@ -7,8 +7,9 @@
 //! takes, for main agents and `task` sub-agents alike; its policy (gate, hooks) is the agent's
 //! `Toolbox`, which a sub-agent shares with its parent.
 
-use super::{Agent, Approval, ApprovalRequest, Event, POLL, Verdict, emit, preview};
+use super::{Agent, Approval, ApprovalRequest, Conversation, Event, POLL, Verdict, emit, preview};
 use crate::cancel::CancelToken;
+use crate::hooks::Origin;
 use crate::mode::Mode;
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
@@ -47,6 +48,15 @@ enum CallPlan {
     Refused { by: Option<RefusedBy>, message: String },
 }
 
+/// What the hooks of a run said that outlives the call they fired for.
+#[derive(Debug, Default)]
+pub(super) struct HookTrail {
+    /// Text for the model, delivered in the next request's reminder.
+    pub(super) context: Vec<String>,
+    /// The first `continue: false` of a tool hook: the run ends after this batch.
+    pub(super) stop: Option<String>,
+}
+
 impl CallPlan {
     fn refused(by: RefusedBy, reason: &str) -> CallPlan {
         CallPlan::Refused { by: Some(by), message: by.text(reason) }
@@ -59,12 +69,13 @@ impl Agent {
     pub(super) fn execute_calls(
         &self,
         calls: &[ToolCall],
+        conversation: &Conversation,
         mode: Mode,
         cancel: &CancelToken,
         tx: &Sender<Event>,
-        hook_context: &mut Vec<String>,
-        hook_stop: &mut Option<String>,
+        hooks: &mut HookTrail,
     ) -> (Vec<ToolResult>, bool) {
+        let origin = Origin { session_id: conversation.session_id(), cancel };
         // Unknown tools count as read-only here: they run nothing and only produce an error.
         let read_only: Vec<bool> =
             calls.iter().map(|call| self.registry.get(&call.name).is_none_or(|tool| tool.read_only())).collect();
@@ -75,11 +86,11 @@ impl Agent {
                 completed = false;
                 break;
             }
-            if hook_stop.is_some() {
+            if hooks.stop.is_some() {
                 break;
             }
             let decisions: Vec<CallPlan> =
-                batch.clone().map(|index| self.decide(&calls[index], mode, cancel, tx, hook_stop)).collect();
+                batch.clone().map(|index| self.decide(&calls[index], mode, origin, tx, &mut hooks.stop)).collect();
             // Whether each call runs, and who refused it if it does not.
             let marks: Vec<(bool, Option<RefusedBy>)> = decisions
                 .iter()
@@ -89,12 +100,12 @@ impl Agent {
                 })
                 .collect();
             completed &= announce(&calls[batch.clone()], cancel, tx);
-            let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context(cancel));
+            let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context(conversation, cancel));
             for (offset, (output, elapsed)) in timed.into_iter().enumerate() {
                 let call = &calls[batch.start + offset];
                 let (ran, refused_by) = marks[offset];
                 if ran {
-                    self.post_tool_use(call, &output, cancel, tx, hook_context, hook_stop);
+                    self.post_tool_use(call, &output, origin, tx, hooks);
                 }
                 let end = Event::ToolEnd {
                     id: call.id.clone(),
@@ -116,7 +127,7 @@ impl Agent {
             .iter()
             .zip(outputs)
             .map(|(call, output)| {
-                let output = output.unwrap_or_else(|| match hook_stop {
+                let output = output.unwrap_or_else(|| match hooks.stop {
                     Some(_) => ToolOutput::error(RefusedBy::Hook.text(NOT_RUN_AFTER_HOOK_STOP)),
                     None => ToolOutput::error("cancelled by the user before this call ran"),
                 });
@@ -126,12 +137,13 @@ impl Agent {
         (results, completed)
     }
 
-    /// What every tool call of this agent runs with.
-    fn tool_context(&self, cancel: &CancelToken) -> ToolContext {
+    /// What every tool call of this agent in `conversation` runs with.
+    fn tool_context(&self, conversation: &Conversation, cancel: &CancelToken) -> ToolContext {
         ToolContext {
             root: self.settings.root.clone(),
             cancel: cancel.clone(),
-            reads: self.settings.reads.clone(),
+            session_id: conversation.session_id().to_string(),
+            reads: conversation.reads.clone(),
             approved_by_user: false,
             read_filter: self.toolbox.gate.read_filter(),
         }
@@ -143,19 +155,18 @@ impl Agent {
         &self,
         call: &ToolCall,
         output: &ToolOutput,
-        cancel: &CancelToken,
+        origin: Origin<'_>,
         tx: &Sender<Event>,
-        hook_context: &mut Vec<String>,
-        hook_stop: &mut Option<String>,
+        hooks: &mut HookTrail,
     ) {
         let rule_name = self.registry.get(&call.name).map_or(call.name.clone(), |tool| tool.rule_name().to_string());
         let outcome =
-            self.toolbox.hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, cancel);
-        if let Some(feedback) = super::report_hook(&outcome, cancel, tx, hook_context) {
-            hook_context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
+            self.toolbox.hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, origin);
+        if let Some(feedback) = super::report_hook(&outcome, origin.cancel, tx, &mut hooks.context) {
+            hooks.context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
         }
-        if hook_stop.is_none() {
-            hook_stop.clone_from(&outcome.stop);
+        if hooks.stop.is_none() {
+            hooks.stop.clone_from(&outcome.stop);
         }
     }
 
@@ -164,10 +175,11 @@ impl Agent {
         &self,
         call: &ToolCall,
         mode: Mode,
-        cancel: &CancelToken,
+        origin: Origin<'_>,
         tx: &Sender<Event>,
         hook_stop: &mut Option<String>,
     ) -> CallPlan {
+        let cancel = origin.cancel;
         let Some(tool) = self.registry.get(&call.name) else {
             let known: Vec<String> =
                 self.registry.definitions().into_iter().map(|definition| definition.name).collect();
@@ -178,7 +190,7 @@ impl Agent {
             return CallPlan::refused(RefusedBy::Hook, NOT_RUN_AFTER_HOOK_STOP);
         }
         // Nothing happens here when no PreToolUse hook is configured.
-        let outcome = self.toolbox.hooks.pre_tool_use(tool.rule_name(), &call.input, cancel);
+        let outcome = self.toolbox.hooks.pre_tool_use(tool.rule_name(), &call.input, origin);
         super::show_hook_notes(&outcome, cancel, tx);
         if let Some(reason) = outcome.stop {
             let refusal = CallPlan::refused(RefusedBy::Hook, &super::hook_stopped(&reason));

@@ -6,48 +6,36 @@
 //! as `Event::Compact` / `Event::Notice`. Every figure comes from the window (`Limits`), and every
 //! estimate compared with one includes the system prompt and tools (`overhead`) when no usage
 //! anchors it yet. The history is replaced in exactly one place
-//! (`install_history`), always with a history that is valid for both protocols; a failed or
+//! (`Conversation::install`), always with a history that is valid for both protocols; a failed or
 //! cancelled compaction leaves the history untouched. Only automatic failures count toward the
 //! breaker, and summary requests never move the anchor.
 
 use super::event::CompactPhase;
-use super::{Agent, Conversation, Event, Stop, emit, lock};
+use super::{Agent, Conversation, Event, Running, Stop, emit};
 use crate::cancel::CancelToken;
 use crate::context::summary::{self, SummaryError};
-use crate::context::{self, Limits, State, Trigger};
+use crate::context::{self, Limits, Trigger};
 use crate::llm::LlmError;
 use crate::mode::Mode;
 use crate::msg::{Message, ToolDefinition, Usage};
-use crossbeam_channel::{Receiver, Sender, bounded};
+use crossbeam_channel::Sender;
 use std::sync::Arc;
 
 impl Agent {
     /// Compacts the conversation now (`/compact`): no layer 1, no threshold, no breaker. Sends
-    /// the `Compact` phases, then `Done` (Completed, Failed or Cancelled).
-    pub fn compact(self: &Arc<Self>, conversation: Conversation, mode: Mode, cancel: CancelToken) -> Receiver<Event> {
-        // Capacity 0, as for a run: the front end sees each phase before the next happens.
-        let (events_tx, events_rx) = bounded(0);
+    /// the `Compact` phases, then `Done` (Completed, Failed or Cancelled); the conversation comes
+    /// back from `Running::finish`, compacted or unchanged.
+    pub fn compact(self: &Arc<Self>, conversation: Conversation, mode: Mode, cancel: CancelToken) -> Running {
         let agent = Arc::clone(self);
-        let _ = std::thread::Builder::new().name("agent-compact".into()).spawn(move || {
+        self.spawn("agent-compact", conversation, cancel, move |conversation, cancel, tx| {
             let tools = agent.tools_for(mode);
-            let mut state = lock(&agent.context.state);
-            state.bind(&conversation);
-            let result = agent.summarize_into(&mut state, Trigger::Manual, &conversation, &tools, &cancel, &events_tx);
-            drop(state);
-            let stop = match result {
+            let stop = match agent.summarize_into(conversation, Trigger::Manual, &tools, cancel, tx) {
                 Ok(()) => Stop::Completed,
                 Err(_) if cancel.is_cancelled() => Stop::Cancelled,
                 Err(_) => Stop::Failed,
             };
-            emit(&cancel, &events_tx, Event::Done(stop));
-        });
-        events_rx
-    }
-
-    /// Summarises the conversation before the next request of the next run, after its prompt
-    /// (SPEC §8: a resumed history that nearly fills the window).
-    pub fn compact_before_next_request(&self) {
-        lock(&self.context.state).compact_first = true;
+            Event::Done { stop, answer: String::new() }
+        })
     }
 
     /// The tools offered in `mode` (plan: read-only only).
@@ -60,33 +48,33 @@ impl Agent {
     /// when the run was cancelled meanwhile.
     pub(super) fn manage_context(
         &self,
-        conversation: &Conversation,
+        conversation: &mut Conversation,
         tools: &[ToolDefinition],
         cancel: &CancelToken,
         tx: &Sender<Event>,
     ) -> bool {
-        let limits = self.context.config.limits();
-        let mut state = lock(&self.context.state);
-        state.bind(conversation);
+        let limits = self.context.limits();
         // Count first, then offload, so the characters layer 1 removes were counted before.
-        state.estimate.update(&lock(conversation));
-        self.offload(&mut state, conversation, &limits, cancel, tx);
+        conversation.count_new_messages();
+        self.offload(conversation, &limits, cancel, tx);
+        let state = &mut conversation.context;
         let estimate = state.estimate.with_overhead(self.overhead(tools));
         // In a small window the compacted conversation may sit near the threshold: summarise again
         // only once it grew, not on every iteration.
-        let first = std::mem::take(&mut state.compact_first) && self.context.config.window > 0;
+        let first = std::mem::take(&mut state.compact_first) && self.context.window > 0;
         if !first
-            && (!context::should_summarize(estimate, &self.context.config, &state.breaker)
+            && (!context::should_summarize(estimate, &self.context, &state.breaker)
                 || !context::grew_since_compaction(estimate, state.compacted_at, &limits))
         {
             return true;
         }
-        let result = self.summarize_into(&mut state, Trigger::Auto, conversation, tools, cancel, tx);
+        let result = self.summarize_into(conversation, Trigger::Auto, tools, cancel, tx);
         if cancel.is_cancelled() {
             return false;
         }
-        state.breaker.record(Trigger::Auto, result.is_ok());
-        if state.breaker.is_open() {
+        let breaker = &mut conversation.context.breaker;
+        breaker.record(Trigger::Auto, result.is_ok());
+        if breaker.is_open() {
             emit(
                 cancel,
                 tx,
@@ -103,25 +91,22 @@ impl Agent {
     /// request may be retried; Err says why not.
     pub(super) fn emergency_compact(
         &self,
-        conversation: &Conversation,
+        conversation: &mut Conversation,
         tools: &[ToolDefinition],
         cancel: &CancelToken,
         tx: &Sender<Event>,
     ) -> Result<(), String> {
-        if self.context.config.window == 0 {
+        if self.context.window == 0 {
             return Err("context management is off for this agent".to_string());
         }
-        let limits = self.context.config.limits();
-        let mut state = lock(&self.context.state);
-        state.bind(conversation);
-        state.estimate.update(&lock(conversation));
-        self.offload(&mut state, conversation, &limits, cancel, tx);
-        self.summarize_into(&mut state, Trigger::Emergency, conversation, tools, cancel, tx)
-            .map_err(|err| err.to_string())?;
+        let limits = self.context.limits();
+        conversation.count_new_messages();
+        self.offload(conversation, &limits, cancel, tx);
+        self.summarize_into(conversation, Trigger::Emergency, tools, cancel, tx).map_err(|err| err.to_string())?;
         let overhead = self.overhead(tools);
-        let estimate = state.estimate.with_overhead(overhead);
-        if context::still_too_long(estimate, self.context.config.window) {
-            let latest = latest_user_tokens(&lock(conversation));
+        let estimate = conversation.context.estimate.with_overhead(overhead);
+        if context::still_too_long(estimate, self.context.window) {
+            let latest = latest_user_tokens(conversation.history());
             return Err(limits.explain_no_fit(overhead, latest, Some(estimate)).unwrap_or_else(|| {
                 format!(
                     "the conversation is still about {estimate} tokens after compaction and the context window is {}",
@@ -134,25 +119,21 @@ impl Agent {
 
     /// After a main response: its usage covers the request's messages and the reply about to be
     /// appended (`covered` messages in all).
-    pub(super) fn record_usage(&self, conversation: &Conversation, covered: usize, usage: &Usage) {
-        let mut state = lock(&self.context.state);
-        state.bind(conversation);
-        state.estimate.anchor(usage.total(), covered);
+    pub(super) fn record_usage(&self, conversation: &mut Conversation, covered: usize, usage: &Usage) {
+        conversation.context.estimate.anchor(usage.total(), covered);
     }
 
     /// The max_tokens of the next main request: the configured cap, lowered so that input and
     /// output fit the window (a server such as vLLM refuses a prompt plus max_tokens over the
     /// model's length, and the default 8 192 is twice a 4 096 window).
-    pub(super) fn reply_max_tokens(&self, conversation: &Conversation, tools: &[ToolDefinition]) -> u32 {
+    pub(super) fn reply_max_tokens(&self, conversation: &mut Conversation, tools: &[ToolDefinition]) -> u32 {
         let configured = self.toolbox.max_tokens;
-        if self.context.config.window == 0 {
+        if self.context.window == 0 {
             return configured;
         }
-        let mut state = lock(&self.context.state);
-        state.bind(conversation);
-        state.estimate.update(&lock(conversation));
-        let estimate = state.estimate.with_overhead(self.overhead(tools));
-        self.context.config.limits().reply_max_tokens(configured, estimate)
+        conversation.count_new_messages();
+        let estimate = conversation.context.estimate.with_overhead(self.overhead(tools));
+        self.context.limits().reply_max_tokens(configured, estimate)
     }
 
     /// Tokens every request carries besides the messages: system prompt and tool definitions.
@@ -161,16 +142,11 @@ impl Agent {
     }
 
     /// Layer 1 over the messages not yet settled; tells the user what moved to disk.
-    fn offload(
-        &self,
-        state: &mut State,
-        conversation: &Conversation,
-        limits: &Limits,
-        cancel: &CancelToken,
-        tx: &Sender<Event>,
-    ) {
-        let session_dir = self.context.config.session_dir.as_deref();
-        let outcome = state.offload.run(&mut lock(conversation), session_dir, limits);
+    fn offload(&self, conversation: &mut Conversation, limits: &Limits, cancel: &CancelToken, tx: &Sender<Event>) {
+        // Each conversation's results go to its own session's directory.
+        let session_dir = self.context.sessions_dir.as_ref().map(|dir| dir.join(conversation.session_id()));
+        let (history, state) = conversation.history_and_context();
+        let outcome = state.offload.run(history, session_dir.as_deref(), limits);
         state.estimate.shrink(outcome.chars_removed);
         if outcome.replaced > 0
             && let Some(dir) = session_dir
@@ -192,18 +168,18 @@ impl Agent {
     /// Started, then Finished or Failed.
     fn summarize_into(
         &self,
-        state: &mut State,
+        conversation: &mut Conversation,
         trigger: Trigger,
-        conversation: &Conversation,
         tools: &[ToolDefinition],
         cancel: &CancelToken,
         tx: &Sender<Event>,
     ) -> Result<(), SummaryError> {
         emit(cancel, tx, Event::Compact(CompactPhase::Started { trigger }));
-        let limits = self.context.config.limits();
+        let limits = self.context.limits();
         let overhead = self.overhead(tools);
-        let snapshot = lock(conversation).snapshot();
-        state.estimate.update(&snapshot);
+        let snapshot = conversation.history().snapshot();
+        conversation.context.estimate.update(&snapshot);
+        let state = &mut conversation.context;
         let before_tokens = state.estimate.with_overhead(overhead);
         // The latest message is always kept: if it cannot fit, no summary can help (and saying
         // so beats "nothing to compact" for a one-message conversation).
@@ -227,17 +203,18 @@ impl Agent {
                 return Err(err);
             }
         };
-        let recent = self.settings.reads.recent(summary::RECOVERY_FILES);
+        let recent = conversation.reads.recent(summary::RECOVERY_FILES);
         let files = summary::load_recovery_files(&recent, &self.settings.root, &limits);
         let attachment = summary::recovery_attachment(&files, tools);
         let rebuilt = summary::build_history(&text, &attachment, &summary::tail_messages(&snapshot, tail));
         drop(snapshot);
-        let history = install_history(conversation, rebuilt);
-        // The session log gets a compact marker and the new history (outside the lock), so a
-        // resume starts from the compacted conversation.
-        if let Some(notice) = self.settings.log.append_compacted(&history) {
+        // The one place compaction changes history; the session log gets a compact marker and
+        // the new history, so a resume starts from the compacted conversation.
+        let (history, notice) = conversation.install(rebuilt);
+        if let Some(notice) = notice {
             emit(cancel, tx, Event::Notice(notice));
         }
+        let state = &mut conversation.context;
         state.estimate.reset();
         state.offload.reset_scan();
         state.estimate.update(&history);
@@ -246,14 +223,6 @@ impl Agent {
         emit(cancel, tx, Event::Compact(CompactPhase::Finished { trigger, before_tokens, after_tokens, history }));
         Ok(())
     }
-}
-
-/// Replaces the conversation with a compacted history and returns the installed snapshot: the
-/// one place compaction changes history.
-fn install_history(conversation: &Conversation, messages: Vec<Message>) -> Arc<Vec<Message>> {
-    let mut history = lock(conversation);
-    history.replace(messages);
-    history.snapshot()
 }
 
 /// Tokens of the latest user message (what every compaction keeps verbatim).

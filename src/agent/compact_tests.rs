@@ -2,7 +2,7 @@
 //! after a usage crossing the threshold, emergency compaction on prompt-too-long (once per
 //! iteration), the breaker, and the manual `/compact`.
 
-use super::tests::{Script, ScriptedProvider, done, submit, text_turn, windowed_agent};
+use super::tests::{Script, ScriptedProvider, done, stop_of, submit, text_turn, windowed_agent};
 use super::*;
 use crate::context::summary::SUMMARY_PROMPT;
 use crate::context::{Trigger, estimate_messages};
@@ -17,15 +17,27 @@ fn scripted_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
     windowed_agent(provider, 10, WINDOW)
 }
 
-/// Earlier turns of about 5 700 tokens each (letters a, b, c, ...), then the new prompt.
-fn old_conversation(old_messages: usize) -> Conversation {
-    let mut messages = Vec::new();
-    for index in 0..old_messages {
-        let text = ((b'a' + index as u8) as char).to_string().repeat(20_000);
-        messages.push(if index % 2 == 0 { Message::user(text) } else { Message::assistant(text) });
-    }
-    messages.push(Message::user("do it"));
-    Arc::new(Mutex::new(messages.into()))
+/// Earlier turns of about 5 700 tokens each (letters a, b, c, ...).
+fn old_messages(count: usize) -> Vec<Message> {
+    (0..count)
+        .map(|index| {
+            let text = ((b'a' + index as u8) as char).to_string().repeat(20_000);
+            if index % 2 == 0 { Message::user(text) } else { Message::assistant(text) }
+        })
+        .collect()
+}
+
+/// A conversation of `old_messages(count)`; the tests submit "do it" to it.
+fn old_conversation(count: usize) -> Conversation {
+    Conversation::unlogged(old_messages(count))
+}
+
+/// `/compact` on `conversation`, to the end; the conversation is back in place.
+fn compact_now(agent: &Arc<Agent>, conversation: &mut Conversation) -> Vec<Event> {
+    let running = agent.compact(std::mem::take(conversation), Mode::Default, CancelToken::new());
+    let events = running.events().iter().collect();
+    *conversation = running.finish();
+    events
 }
 
 fn read_turn(id: &str, input_tokens: u64) -> Script {
@@ -50,10 +62,9 @@ fn failing_turn(error: LlmError) -> Script {
     Script::Events(vec![StreamEvent::Error(error)])
 }
 
-fn collect(events: Receiver<Event>) -> (Vec<Event>, Stop) {
-    let events: Vec<Event> = events.iter().collect();
-    let stop = events.iter().find_map(|event| if let Event::Done(stop) = event { Some(*stop) } else { None });
-    (events, stop.expect("Done"))
+fn collect(events: Vec<Event>) -> (Vec<Event>, Stop) {
+    let stop = stop_of(&events).expect("Done");
+    (events, stop)
 }
 
 /// The compaction phases seen, as (phase, trigger).
@@ -78,8 +89,8 @@ fn usage_over_the_threshold_compacts_before_the_next_request() {
     let provider =
         ScriptedProvider::new(vec![read_turn("r1", 75_000), summary_turn("SUMMARY-TEXT"), text_turn("finished")]);
     let agent = scripted_agent(provider.clone());
-    let conversation = old_conversation(4);
-    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
+    let mut conversation = old_conversation(4);
+    let (events, stop) = collect(submit(&agent, &mut conversation, "do it", Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
     let requests = provider.requests();
@@ -120,21 +131,21 @@ fn prompt_too_long_compacts_and_retries_the_request_once() {
     let too_long = || failing_turn(LlmError::PromptTooLong { message: "prompt is too long".into() });
     let provider = ScriptedProvider::new(vec![too_long(), summary_turn("S1"), text_turn("fits now")]);
     let agent = scripted_agent(provider.clone());
-    let conversation = old_conversation(6);
-    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
+    let mut conversation = old_conversation(6);
+    let (events, stop) = collect(submit(&agent, &mut conversation, "do it", Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(phases(&events), [("started", Trigger::Emergency), ("finished", Trigger::Emergency)]);
     let requests = provider.requests();
     assert_eq!(requests.len(), 3);
     assert!(is_summary_request(&requests[1]));
     assert!(requests[2].messages[0].content.contains("S1"));
-    assert_eq!(lock(&conversation).last().unwrap().content, "fits now");
+    assert_eq!(conversation.history().last().unwrap().content, "fits now");
 
     // A second prompt-too-long in the same iteration is not retried again.
     let provider = ScriptedProvider::new(vec![too_long(), summary_turn("S2"), too_long()]);
     let agent = scripted_agent(provider.clone());
-    let conversation = old_conversation(6);
-    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
+    let mut conversation = old_conversation(6);
+    let (events, stop) = collect(submit(&agent, &mut conversation, "do it", Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Failed);
     assert_eq!(provider.requests().len(), 3);
     assert!(
@@ -142,51 +153,81 @@ fn prompt_too_long_compacts_and_retries_the_request_once() {
             .iter()
             .any(|event| matches!(event, Event::Error(failure) if failure.message.contains("prompt too long")))
     );
-    assert_eq!(lock(&conversation).last().unwrap().role, Role::Assistant);
+    assert_eq!(conversation.history().last().unwrap().role, Role::Assistant);
+}
+
+/// Three iterations over the threshold whose automatic summaries all fail (the breaker opens
+/// before the fourth request), then `rest`.
+fn breaker_opening(rest: impl IntoIterator<Item = Script>) -> Vec<Script> {
+    let broken = || failing_turn(LlmError::Protocol { message: "summary broke".into() });
+    let mut scripts = Vec::new();
+    for id in ["r1", "r2", "r3"] {
+        scripts.extend([read_turn(id, 75_000), broken()]);
+    }
+    scripts.extend(rest);
+    scripts
 }
 
 #[test]
 fn three_automatic_failures_open_the_breaker() {
-    let broken = || failing_turn(LlmError::Protocol { message: "summary broke".into() });
-    let provider = ScriptedProvider::new(vec![
-        read_turn("r1", 75_000),
-        broken(),
-        read_turn("r2", 75_000),
-        broken(),
-        read_turn("r3", 75_000),
-        broken(),
-        read_turn("r4", 75_000),
-        // Breaker open: no summary request here.
-        text_turn("done"),
-    ]);
+    // Breaker open after the third: no summary request before the last turn.
+    let provider = ScriptedProvider::new(breaker_opening([read_turn("r4", 75_000), text_turn("done")]));
     let agent = scripted_agent(provider.clone());
-    let (events, stop) = collect(submit(&agent, &old_conversation(4), Mode::Default, CancelToken::new()));
+    let (events, stop) = collect(submit(&agent, &mut old_conversation(4), "do it", Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(provider.requests().len(), 8);
     assert_eq!(phases(&events).iter().filter(|(phase, _)| *phase == "failed").count(), 3);
     assert!(events.iter().any(|event| matches!(event, Event::Notice(text) if text.contains("is off"))));
 
     // Manual compaction ignores the open breaker.
-    let conversation = old_conversation(4);
-    lock(&conversation).push(Message::assistant("answered"));
+    let mut messages = old_messages(4);
+    messages.extend([Message::user("do it"), Message::assistant("answered")]);
+    let mut conversation = Conversation::unlogged(messages);
     lock(provider.scripts_for_test()).push_back(summary_turn("MANUAL"));
-    let (events, stop) = collect(agent.compact(conversation.clone(), Mode::Default, CancelToken::new()));
+    let (events, stop) = collect(compact_now(&agent, &mut conversation));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(phases(&events), [("started", Trigger::Manual), ("finished", Trigger::Manual)]);
-    let history = lock(&conversation);
+    let history = conversation.history();
     assert!(history[0].content.contains("MANUAL"));
     assert_eq!(history.last().unwrap().content, "answered");
+}
+
+#[test]
+fn another_agent_on_the_same_conversation_keeps_its_context_state() {
+    // `/model` builds another agent; the conversation brings its breaker and its anchor along.
+    let big_answer = Script::Events(vec![
+        StreamEvent::Text("done".into()),
+        StreamEvent::Usage(Usage { input_tokens: 75_000, output_tokens: 10, cache_write: 0, cache_read: 0 }),
+        done(StopReason::EndTurn),
+    ]);
+    let first = ScriptedProvider::new(breaker_opening([big_answer]));
+    let mut conversation = old_conversation(4);
+    let (_, stop) =
+        collect(submit(&scripted_agent(first), &mut conversation, "do it", Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert!(conversation.context.breaker.is_open());
+    // Over the threshold by the anchor, but the breaker is open: the new model gets the request
+    // as it is, and no summary is asked for.
+    let second = ScriptedProvider::new(vec![text_turn("still here")]);
+    let agent = scripted_agent(second.clone());
+    let (events, stop) = collect(submit(&agent, &mut conversation, "go on", Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), []);
+    assert_eq!(second.requests().len(), 1);
+    assert!(!is_summary_request(&second.requests()[0]));
+    // A new conversation (`/clear`, a resume) starts afresh with the same agent.
+    assert!(!Conversation::default().context.breaker.is_open());
 }
 
 #[test]
 fn manual_compaction_of_a_short_conversation_fails_and_keeps_the_history() {
     let provider = ScriptedProvider::new(Vec::new());
     let agent = scripted_agent(provider.clone());
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("hi"), Message::assistant("yo")].into()));
-    let (events, stop) = collect(agent.compact(conversation.clone(), Mode::Default, CancelToken::new()));
+    let mut conversation = Conversation::unlogged(vec![Message::user("hi"), Message::assistant("yo")]);
+    let (events, stop) = collect(compact_now(&agent, &mut conversation));
     assert_eq!(stop, Stop::Failed);
     assert_eq!(phases(&events), [("started", Trigger::Manual), ("failed", Trigger::Manual)]);
-    assert_eq!(lock(&conversation).len(), 2);
+    assert_eq!(conversation.history().len(), 2);
     assert!(provider.requests().is_empty());
 }
 
@@ -201,8 +242,8 @@ fn a_small_window_compacts_a_three_message_conversation_and_restates_the_prompt(
     // iteration compacts [prompt, call, result] and keeps the prompt verbatim.
     let provider = ScriptedProvider::new(vec![read_turn("r1", 2_940), summary_turn("SMALL"), text_turn("done")]);
     let agent = small_window_agent(provider.clone());
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("read the log")].into()));
-    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
+    let mut conversation = Conversation::default();
+    let (events, stop) = collect(submit(&agent, &mut conversation, "read the log", Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
     let requests = provider.requests();
@@ -219,8 +260,9 @@ fn a_latest_message_larger_than_a_small_window_fails_with_the_reason() {
     let too_long = || failing_turn(LlmError::PromptTooLong { message: "exceeds the available context size".into() });
     let provider = ScriptedProvider::new(vec![too_long()]);
     let agent = small_window_agent(provider.clone());
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("z".repeat(21_000))].into()));
-    let (events, stop) = collect(submit(&agent, &conversation, Mode::Default, CancelToken::new()));
+    let prompt = "z".repeat(21_000);
+    let (events, stop) =
+        collect(submit(&agent, &mut Conversation::default(), &prompt, Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Failed);
     assert_eq!(provider.requests().len(), 1, "no summary request: it could not help");
     let error = events
@@ -245,13 +287,12 @@ fn manual_compaction_in_a_small_window_keeps_the_prompt_and_the_final_answer() {
         content: "x".repeat(3_000),
         is_error: false,
     }]);
-    let conversation: Conversation = Arc::new(Mutex::new(
-        vec![Message::user("read the log"), call, result, Message::assistant("It is all x.")].into(),
-    ));
-    let (events, stop) = collect(agent.compact(conversation.clone(), Mode::Default, CancelToken::new()));
+    let mut conversation =
+        Conversation::unlogged(vec![Message::user("read the log"), call, result, Message::assistant("It is all x.")]);
+    let (events, stop) = collect(compact_now(&agent, &mut conversation));
     assert_eq!(stop, Stop::Completed);
     assert_eq!(phases(&events), [("started", Trigger::Manual), ("finished", Trigger::Manual)]);
-    let history = lock(&conversation);
+    let history = conversation.history();
     assert_eq!(history.iter().map(|message| message.role).collect::<Vec<_>>(), [Role::User, Role::Assistant]);
     assert!(history[0].content.contains("MANUAL-SMALL") && history[0].content.ends_with("read the log"));
     assert_eq!(history[1].content, "It is all x.", "the answer stays, so the next prompt follows an assistant message");

@@ -51,10 +51,12 @@ pub enum Event {
     /// A compaction started, finished or failed (SPEC §6).
     Compact(CompactPhase),
     /// The run failed (stream or infrastructure error, or a hook stopped it);
-    /// `Done(Stop::Failed)` follows.
+    /// `Done { stop: Stop::Failed, .. }` follows.
     Error(Failure),
-    /// The run is over.
-    Done(Stop),
+    /// The run is over: why, and the answer — the last text the model wrote in this run (the
+    /// final answer when `stop` is `Completed`, its last words otherwise; empty when it wrote
+    /// none, or the run never reached it).
+    Done { stop: Stop, answer: String },
 }
 
 /// The lifecycle of one compaction: `Started`, then `Finished` or `Failed`.
@@ -100,6 +102,8 @@ pub enum FailureKind {
     Llm(ErrorKind),
     /// A hook blocked the prompt or stopped the run.
     Hook,
+    /// The agent itself failed (a bug): the turn was closed, the conversation kept.
+    Internal,
 }
 
 impl FailureKind {
@@ -108,6 +112,7 @@ impl FailureKind {
         match self {
             FailureKind::Llm(kind) => kind.as_str(),
             FailureKind::Hook => "hook",
+            FailureKind::Internal => "internal",
         }
     }
 }
@@ -131,6 +136,11 @@ impl Failure {
     /// A hook refused the prompt or stopped the run.
     pub fn hook(message: String) -> Failure {
         Failure { kind: FailureKind::Hook, message, fix: None, retryable: false }
+    }
+
+    /// The agent failed on a bug of its own (a panic in the loop).
+    pub fn internal(message: &str) -> Failure {
+        Failure { kind: FailureKind::Internal, message: message.to_string(), fix: None, retryable: false }
     }
 
     /// The user interrupted the run (there is no `Error` event for that; front ends that report

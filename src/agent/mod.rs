@@ -1,12 +1,14 @@
 //! The ReAct loop: stream a model turn, run the tools it asks for, feed the results back, repeat.
 //!
 //! Invariant: every exit except a natural finish leaves the history ending with an assistant
-//! message (`ensure_assistant_tail`), and tool results are appended even when cancelled, so the
-//! next request is always valid for both protocols. The loop runs on one worker thread and talks
-//! to its front end only through a rendezvous channel of `Event`s.
+//! message (`close`), and tool results are appended even when cancelled, so the next request is
+//! always valid for both protocols. The loop runs on one worker thread that owns the
+//! `Conversation` for the run, and talks to its front end only through a rendezvous channel of
+//! `Event`s; the front end gets the conversation back when the run ends.
 
 mod batch;
 mod compact;
+pub mod conversation;
 pub mod event;
 pub mod gate;
 mod preview;
@@ -29,14 +31,16 @@ mod usage_tests;
 use crate::cancel::CancelToken;
 use crate::hooks::HookOutcome;
 use crate::mode::Mode;
-use crate::msg::{History, Message, Role, System};
+use crate::msg::{Message, Role, System};
 pub use crate::sync::lock;
-use crate::tools::{ReadTracker, Registry};
+use crate::tools::Registry;
+pub use conversation::Conversation;
 use crossbeam_channel::{Receiver, Sender, bounded};
 pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, Stop};
 pub use gate::{EngineGate, Gate, ModeMatrix, Remembered, Verdict};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
 pub use toolbox::Toolbox;
 
@@ -44,10 +48,6 @@ pub use toolbox::Toolbox;
 pub const MAX_ITERATIONS: u32 = 25;
 /// Consecutive all-unknown-tool iterations that stop a main run.
 pub const UNKNOWN_TOOL_LIMIT: u32 = 3;
-
-/// The conversation history, shared between the worker and the front end (which reads it only
-/// between runs).
-pub type Conversation = Arc<Mutex<History>>;
 
 /// Limits and switches of one agent.
 #[derive(Clone, Debug)]
@@ -64,13 +64,6 @@ pub struct Settings {
     /// for sub-agents, whose run is one tool call of the parent (its Pre/PostToolUse hooks fire
     /// around it); their own tool calls get Pre/PostToolUse all the same.
     pub turn_hooks: bool,
-    /// The files read during the session, most recent last (for compaction recovery).
-    pub reads: ReadTracker,
-    /// The session log every message pushed by the loop is appended to (none for sub-agents).
-    pub log: crate::session::Recorder,
-    /// Characters of the requests so far, counted once per message (for usage the server does
-    /// not send and the truncation check); each agent has its own.
-    pub prompt_meter: usage::PromptMeter,
 }
 
 /// A model, its tools, its permission gate and its system prompt.
@@ -82,30 +75,55 @@ pub struct Agent {
     /// The stable part of the system prompt (the environment part is the toolbox's).
     pub stable_prompt: String,
     pub settings: Settings,
-    /// Context management: window, thresholds, session directory and the state between runs.
-    pub context: crate::context::Context,
+    /// Context management's settings: window, thresholds, sessions directory (the state it
+    /// keeps between runs is the conversation's).
+    pub context: crate::context::ContextConfig,
+}
+
+/// A run in progress: its events, then the conversation back.
+pub struct Running {
+    events: Receiver<Event>,
+    /// The worker, which gives the conversation back when it ends; the conversation itself when
+    /// no worker could start.
+    worker: Result<JoinHandle<Conversation>, Conversation>,
+}
+
+impl Running {
+    /// The run's events, `Done` last. A channel that closes without `Done` is a run that was cut
+    /// short (cancelled).
+    pub fn events(&self) -> &Receiver<Event> {
+        &self.events
+    }
+
+    /// Waits for the run to end and takes the conversation back, with everything the run added.
+    /// A front end that leaves (the user quit while the run wound down) drops the `Running`
+    /// instead: every message is already in the session log.
+    pub fn finish(self) -> Conversation {
+        match self.worker {
+            // The worker catches panics of the loop, so a join error is not expected; if one
+            // came, the conversation went with the thread.
+            Ok(worker) => worker.join().unwrap_or_default(),
+            Err(conversation) => conversation,
+        }
+    }
 }
 
 impl Agent {
-    /// Starts one run (one user turn) on `prompt` on a worker thread: the agent appends the
-    /// prompt to the conversation and its log (after the UserPromptSubmit hooks let it through),
-    /// then everything the turn adds; front ends only submit and render. The returned channel
-    /// is rendezvous (`bounded(0)`): the agent never runs ahead of what the front end has taken.
-    /// `Done` is the last event; a front end that sees the channel close without it treats the
-    /// run as cancelled.
+    /// Starts one run (one user turn) on `prompt` on a worker thread, which owns `conversation`
+    /// until the run ends (`Running::finish` gives it back): the agent appends the prompt to the
+    /// conversation and its log (after the UserPromptSubmit hooks let it through), then
+    /// everything the turn adds; front ends only submit and render. The event channel is
+    /// rendezvous (`bounded(0)`): the agent never runs ahead of what the front end has taken.
+    /// `Done` is the last event and carries the answer.
     pub fn run(
         self: &Arc<Self>,
         conversation: Conversation,
         prompt: String,
         mode: Mode,
         cancel: CancelToken,
-    ) -> Receiver<Event> {
-        // Capacity 0: strong back-pressure, the user sees every event before the next happens.
-        let (events_tx, events_rx) = bounded(0);
+    ) -> Running {
         let agent = Arc::clone(self);
-        // If the thread cannot start, the closure (and the sender) is dropped: the front end sees
-        // the channel close at once, which it treats as a run that did not happen.
-        let _ = std::thread::Builder::new().name("agent".into()).spawn(move || {
+        self.spawn("agent", conversation, cancel, move |conversation, cancel, tx| {
             // Between turns, never within one: tool sources (MCP servers whose tool list
             // changed) are asked again here, so every batch of this turn sees one list.
             agent.registry.refresh();
@@ -113,49 +131,57 @@ impl Agent {
                 // A user turn (not a sub-agent's run inside one): today's date and git state.
                 agent.toolbox.environment.refresh();
             }
-            let stop = agent.run_loop(&conversation, prompt, mode, &cancel, &events_tx);
-            emit(&cancel, &events_tx, Event::Done(stop));
-        });
-        events_rx
+            let (stop, answer) = run::Run::new(&agent, conversation, mode, cancel, tx).turns(prompt);
+            if let Some(notice) = close(conversation, stop) {
+                emit(cancel, tx, Event::Notice(notice));
+            }
+            Event::Done { stop, answer }
+        })
     }
 
-    fn run_loop(
+    /// Runs `work` on a worker thread that owns `conversation`, then sends the event it returns
+    /// (`Done`). A panic in `work` is a failed run: the conversation is closed and given back as
+    /// for any failure, never lost with the thread.
+    fn spawn(
         &self,
-        conversation: &Conversation,
-        prompt: String,
-        mode: Mode,
-        cancel: &CancelToken,
-        tx: &Sender<Event>,
-    ) -> Stop {
-        let stop = run::Run::new(self, conversation, mode, cancel, tx).turns(prompt);
-        self.finish(conversation, stop)
+        name: &str,
+        conversation: Conversation,
+        cancel: CancelToken,
+        work: impl FnOnce(&mut Conversation, &CancelToken, &Sender<Event>) -> Event + Send + 'static,
+    ) -> Running {
+        // Capacity 0: strong back-pressure, the user sees every event before the next happens.
+        let (events_tx, events) = bounded(0);
+        // The conversation goes to the worker only once it runs: if no thread can start, the
+        // front end keeps it (and sees the channel close at once, a run that did not happen).
+        let (handover_tx, handover) = bounded::<Conversation>(1);
+        let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
+            let mut conversation = handover.recv().unwrap_or_default();
+            let caught =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&mut conversation, &cancel, &events_tx)));
+            let done = caught.unwrap_or_else(|_| {
+                let failure = Failure::internal("the agent stopped on an internal error (a bug); the turn was closed");
+                emit(&cancel, &events_tx, Event::Error(failure));
+                // No notice of a failing log here: the failure itself was just said.
+                let _ = close(&mut conversation, Stop::Failed);
+                Event::Done { stop: Stop::Failed, answer: String::new() }
+            });
+            emit(&cancel, &events_tx, done);
+            conversation
+        });
+        let worker = match spawned {
+            Ok(worker) => {
+                // The worker waits for it; it cannot be gone before it took it.
+                let _ = handover_tx.send(conversation);
+                Ok(worker)
+            }
+            Err(_) => Err(conversation),
+        };
+        Running { events, worker }
     }
 
     /// The system prompt of every request: this agent's stable part, the toolbox's environment.
     fn system(&self) -> System {
         System { stable: self.stable_prompt.clone(), environment: self.toolbox.environment.text() }
-    }
-
-    /// Appends a message to the conversation, then (outside the conversation lock) to the session
-    /// log; a log failure is shown once as a notice and the run goes on.
-    fn push(&self, conversation: &Conversation, cancel: &CancelToken, tx: &Sender<Event>, message: Message) {
-        lock(conversation).push(message.clone());
-        if let Some(notice) = self.settings.log.append(&message) {
-            emit(cancel, tx, Event::Notice(notice));
-        }
-    }
-
-    /// Ends an abnormal run: the history must end with an assistant message, logged like any.
-    fn finish(&self, conversation: &Conversation, stop: Stop) -> Stop {
-        let before = lock(conversation).len();
-        let stop = finish(conversation, stop);
-        let tail = lock(conversation).get(before..).map(<[Message]>::to_vec).unwrap_or_default();
-        for message in &tail {
-            // No channel to report on here: a failure first met on this note goes unreported (the
-            // push before it would have met it already in all but a freshly broken disk).
-            let _ = self.settings.log.append(message);
-        }
-        stop
     }
 }
 
@@ -192,25 +218,24 @@ fn hook_stopped(reason: &str) -> String {
     format!("the run was stopped: {reason}")
 }
 
-/// Ends an abnormal run: the history must end with an assistant message.
-fn finish(conversation: &Conversation, stop: Stop) -> Stop {
-    let note = match stop {
-        Stop::Completed => return stop,
-        Stop::Cancelled => "(cancelled by the user)",
-        Stop::IterationLimit => "(stopped: iteration limit reached; send a message to continue)",
-        Stop::UnknownTools => "(stopped: repeated calls to tools that do not exist)",
-        Stop::Failed => "(the request failed; this turn was interrupted)",
-    };
-    ensure_assistant_tail(&mut lock(conversation), note);
-    stop
+/// The assistant note that closes a run that ended with `stop`; none for a natural finish.
+fn tail_note(stop: Stop) -> Option<&'static str> {
+    match stop {
+        Stop::Completed => None,
+        Stop::Cancelled => Some("(cancelled by the user)"),
+        Stop::IterationLimit => Some("(stopped: iteration limit reached; send a message to continue)"),
+        Stop::UnknownTools => Some("(stopped: repeated calls to tools that do not exist)"),
+        Stop::Failed => Some("(the request failed; this turn was interrupted)"),
+    }
 }
 
-/// Appends an assistant message with `note` unless the history is empty or already ends with one.
-pub fn ensure_assistant_tail(messages: &mut History, note: &str) {
-    // An empty history is valid as it is (a prompt a hook blocked was taken back out).
-    if messages.last().is_some_and(|message| message.role != Role::Assistant) {
-        messages.push(Message::assistant(note));
-    }
+/// Closes a run that ended with `stop`: after an abnormal stop the history must end with an
+/// assistant message, appended and logged like any. Returns the log's notice if it failed.
+fn close(conversation: &mut Conversation, stop: Stop) -> Option<String> {
+    let note = tail_note(stop)?;
+    let needed = conversation.history().last().is_some_and(|message| message.role != Role::Assistant);
+    // An empty history is valid as it is (a prompt a hook blocked never entered it).
+    if needed { conversation.push(Message::assistant(note)) } else { None }
 }
 
 /// Sends one event, giving up when the receiver is gone, or when the run is cancelled and the

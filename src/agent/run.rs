@@ -2,11 +2,12 @@
 //! the run with a `Stop`.
 //!
 //! Invariant: every early exit is an `Err(Stop)` that `Agent::run` sees once; abnormal stops are
-//! closed there with an assistant tail (`finish`), so no step has to remember to. What one run
-//! carries (agent, conversation, mode, cancel token, event channel, hook context, counters)
-//! lives in `Run`, so no step threads it through its arguments.
+//! closed there with an assistant tail (`close`), so no step has to remember to. What one run
+//! carries (agent, the conversation it owns, mode, cancel token, event channel, hook context,
+//! counters) lives in `Run`, so no step threads it through its arguments.
 
-use super::{Agent, CANCEL_GRACE, Conversation, Event, Failure, POLL, Stop, emit, lock, reminder, usage};
+use super::batch::HookTrail;
+use super::{Agent, CANCEL_GRACE, Conversation, Event, Failure, POLL, Stop, emit, reminder, usage};
 use crate::cancel::CancelToken;
 use crate::llm::{LlmError, StopReason, StreamEvent};
 use crate::mode::Mode;
@@ -18,12 +19,13 @@ use std::time::Duration;
 /// What one run carries from step to step.
 pub(super) struct Run<'a> {
     agent: &'a Agent,
-    conversation: &'a Conversation,
+    conversation: &'a mut Conversation,
     mode: Mode,
     cancel: &'a CancelToken,
     tx: &'a Sender<Event>,
-    /// Text hooks add for the model, delivered in the next request's reminder.
-    hook_context: Vec<String>,
+    /// What hooks said for the model (delivered in the next request's reminder) and whether
+    /// a tool hook stopped the run.
+    hooks: HookTrail,
     /// Consecutive iterations that asked only for tools that do not exist.
     unknown_run: u32,
     /// A Stop hook already sent the model back to work in this run.
@@ -33,6 +35,8 @@ pub(super) struct Run<'a> {
     paused: bool,
     /// Characters every request carries besides the messages (system prompt and tools).
     fixed_chars: u64,
+    /// The last text the model wrote in this run (`Done`'s answer).
+    answer: String,
 }
 
 /// One completed model turn.
@@ -62,7 +66,7 @@ struct Exchange {
 impl<'a> Run<'a> {
     pub(super) fn new(
         agent: &'a Agent,
-        conversation: &'a Conversation,
+        conversation: &'a mut Conversation,
         mode: Mode,
         cancel: &'a CancelToken,
         tx: &'a Sender<Event>,
@@ -74,17 +78,18 @@ impl<'a> Run<'a> {
             mode,
             cancel,
             tx,
-            hook_context: Vec::new(),
+            hooks: HookTrail::default(),
             unknown_run: 0,
             stop_hook_blocked: false,
             paused: false,
             fixed_chars,
+            answer: String::new(),
         }
     }
 
     /// The loop: the prompt (through its hooks into the conversation), then query and act until
-    /// a step stops the run or the iteration cap does.
-    pub(super) fn turns(&mut self, prompt: String) -> Stop {
+    /// a step stops the run or the iteration cap does. Returns why it stopped and the answer.
+    pub(super) fn turns(mut self, prompt: String) -> (Stop, String) {
         let steps = self.submit(prompt).and_then(|()| {
             for iteration in 1..=self.agent.settings.max_iterations {
                 let turn = self.query(iteration)?;
@@ -92,20 +97,21 @@ impl<'a> Run<'a> {
             }
             Ok(())
         });
-        match steps {
+        let stop = match steps {
             Ok(()) => {
                 self.notice(format!("stopped: reached the limit of {} iterations", self.agent.settings.max_iterations));
                 Stop::IterationLimit
             }
             Err(stop) => stop,
-        }
+        };
+        (stop, self.answer)
     }
 
     /// The prompt that starts the run: the UserPromptSubmit hooks (main agents only) may block
     /// it, and then it never enters the conversation; otherwise it is appended and logged.
     fn submit(&mut self, prompt: String) -> Result<(), Stop> {
         if self.agent.settings.turn_hooks {
-            let outcome = self.agent.toolbox.hooks.user_prompt_submit(&prompt, self.cancel);
+            let outcome = self.agent.toolbox.hooks.user_prompt_submit(&prompt, self.origin());
             let blocked = self.report_hook(&outcome);
             // `continue: false` wins over a block, as in Claude Code.
             let refusal = match (&outcome.stop, blocked) {
@@ -135,7 +141,7 @@ impl<'a> Run<'a> {
         let reminder = if std::mem::take(&mut self.paused) {
             None
         } else {
-            reminder::build(self.mode, iteration, &std::mem::take(&mut self.hook_context))
+            reminder::build(self.mode, iteration, &std::mem::take(&mut self.hooks.context))
         };
         let exchange = self.exchange(&tools, reminder)?;
         let usage = self.account(&exchange)?;
@@ -144,28 +150,26 @@ impl<'a> Run<'a> {
     }
 
     /// Sends the request; after a prompt-too-long, compacts once and sends it again.
-    fn exchange(&self, tools: &[ToolDefinition], reminder: Option<String>) -> Result<Exchange, Stop> {
+    fn exchange(&mut self, tools: &[ToolDefinition], reminder: Option<String>) -> Result<Exchange, Stop> {
         let mut emergency_tried = false;
         loop {
-            // Before the literal: its `lock(conversation)` temporary lives to the end of it.
             let max_tokens = self.agent.reply_max_tokens(self.conversation, tools);
             let request = Request {
                 system: self.agent.system(),
-                messages: lock(self.conversation).snapshot(),
+                messages: self.conversation.history().snapshot(),
                 tools: tools.to_vec(),
                 reminder: reminder.clone(),
                 max_tokens,
             };
             let covered = request.messages.len() + 1;
             let reminder_chars = request.reminder.as_deref().map_or(0, |text| text.chars().count() as u64);
-            let prompt_chars = self.fixed_chars
-                + reminder_chars
-                + self.agent.settings.prompt_meter.message_chars(self.conversation, &request.messages);
+            let prompt_chars =
+                self.fixed_chars + reminder_chars + self.conversation.meter.message_chars(&request.messages);
             let err = match self.stream(request) {
                 Ok(turn) => return Ok(Exchange { turn, covered, prompt_chars }),
                 Err(err) => err,
             };
-            let can_compact = super::compact::is_prompt_too_long(&err) && self.agent.context.config.window > 0;
+            let can_compact = super::compact::is_prompt_too_long(&err) && self.agent.context.window > 0;
             match err {
                 LlmError::Cancelled => return Err(Stop::Cancelled),
                 // Once per iteration (not for an agent without a window: a sub-agent reports the
@@ -221,18 +225,18 @@ impl<'a> Run<'a> {
         let all_unknown = turn.calls.iter().all(|call| self.agent.registry.get(&call.name).is_none());
         self.unknown_run = if all_unknown { self.unknown_run + 1 } else { 0 };
         let calls = turn.calls.clone();
+        self.keep_words(&turn.text);
         let mut message = Message::assistant(turn.text);
         message.tool_calls = turn.calls;
         message.thinking = turn.thinking;
         self.push(message);
-        let mut hook_stop = None;
         let (results, completed) =
-            self.agent.execute_calls(&calls, self.mode, self.cancel, self.tx, &mut self.hook_context, &mut hook_stop);
+            self.agent.execute_calls(&calls, self.conversation, self.mode, self.cancel, self.tx, &mut self.hooks);
         self.push(Message::tool_results(results));
         if !completed || self.cancel.is_cancelled() {
             return Err(Stop::Cancelled);
         }
-        if let Some(reason) = hook_stop {
+        if let Some(reason) = self.hooks.stop.take() {
             // A tool hook answered `continue: false`: the run ends here.
             return Err(self.fail(Failure::hook(RefusedBy::Hook.text(&super::hook_stopped(&reason)))));
         }
@@ -248,6 +252,7 @@ impl<'a> Run<'a> {
     /// so far is kept and the next iteration resends the conversation as it is, as the API asks.
     fn resume(&mut self, turn: Turn) {
         self.paused = true;
+        self.keep_words(&turn.text);
         if turn.text.trim().is_empty() && turn.thinking.is_empty() {
             // Nothing to keep (an empty assistant message is invalid): the request is resent.
             return;
@@ -260,6 +265,7 @@ impl<'a> Run<'a> {
     /// A turn without tool calls: the answer, then the Stop hooks.
     fn answer(&mut self, turn: Turn) -> Result<(), Stop> {
         let text = if turn.text.trim().is_empty() { "(task complete)".to_string() } else { turn.text };
+        self.answer.clone_from(&text);
         let mut message = Message::assistant(text);
         message.thinking = turn.thinking;
         self.push(message);
@@ -276,7 +282,7 @@ impl<'a> Run<'a> {
         if !self.agent.settings.turn_hooks {
             return Err(Stop::Completed);
         }
-        let outcome = self.agent.toolbox.hooks.stop(self.stop_hook_blocked, self.cancel);
+        let outcome = self.agent.toolbox.hooks.stop(self.stop_hook_blocked, self.origin());
         let blocked = self.report_hook(&outcome);
         // `continue: false` lets the run end even when a hook asked to go on.
         let (Some(reason), None) = (blocked, &outcome.stop) else { return Err(Stop::Completed) };
@@ -289,12 +295,27 @@ impl<'a> Run<'a> {
     /// Shows a hook outcome's warnings, keeps its context for the next request, and returns
     /// the block reason if a hook blocked.
     fn report_hook(&mut self, outcome: &crate::hooks::HookOutcome) -> Option<String> {
-        super::report_hook(outcome, self.cancel, self.tx, &mut self.hook_context)
+        super::report_hook(outcome, self.cancel, self.tx, &mut self.hooks.context)
     }
 
-    /// Appends a message to the conversation and its session log.
-    fn push(&self, message: Message) {
-        self.agent.push(self.conversation, self.cancel, self.tx, message);
+    /// Appends a message to the conversation and its session log; a log failure is shown once
+    /// as a notice and the run goes on.
+    fn push(&mut self, message: Message) {
+        if let Some(notice) = self.conversation.push(message) {
+            self.notice(notice);
+        }
+    }
+
+    /// Keeps what the model just wrote as the run's answer so far (when it wrote something).
+    fn keep_words(&mut self, text: &str) {
+        if !text.trim().is_empty() {
+            self.answer = text.to_string();
+        }
+    }
+
+    /// Who hooks are told the events come from: this conversation's session, this run.
+    fn origin(&self) -> crate::hooks::Origin<'_> {
+        crate::hooks::Origin { session_id: self.conversation.session_id(), cancel: self.cancel }
     }
 
     /// Sends an event; false when the front end is gone or the run was cancelled meanwhile.

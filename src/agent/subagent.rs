@@ -10,10 +10,9 @@
 
 use super::{Agent, Conversation, Event, Settings, Stop, Toolbox};
 use crate::mode::Mode;
-use crate::msg::Role;
 use crate::tools::{Registry, Tool, ToolContext, ToolOutput};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Iteration budget of a sub-agent run.
 pub const SUBAGENT_MAX_ITERATIONS: u32 = 12;
@@ -54,13 +53,10 @@ impl TaskTool {
                 unknown_tool_limit: SUBAGENT_UNKNOWN_TOOL_LIMIT,
                 interactive: false,
                 turn_hooks: false,
-                reads: crate::tools::ReadTracker::new(),
-                log: Default::default(),
-                prompt_meter: Default::default(),
             },
-            // A sub-agent's conversation is short-lived: no window (no summaries), no session
+            // A sub-agent's conversation is short-lived: no window (no summaries), no sessions
             // directory (no offloads); a prompt-too-long ends it with an error result.
-            context: crate::context::Context::default(),
+            context: crate::context::ContextConfig::default(),
         }
     }
 }
@@ -105,13 +101,18 @@ impl Tool for TaskTool {
             return ToolOutput::error("missing required string field: prompt");
         };
         let agent = Arc::new(self.subagent(&ctx.root));
-        let conversation: Conversation = Arc::new(Mutex::new(crate::msg::History::new()));
-        let events = agent.run(Arc::clone(&conversation), prompt.to_string(), Mode::Plan, ctx.cancel.clone());
+        // Its own conversation, unlogged, in the parent's session (its tool calls' hooks say so).
+        let conversation = Conversation::new(ctx.session_id.clone());
+        let running = agent.run(conversation, prompt.to_string(), Mode::Plan, ctx.cancel.clone());
         let mut stop = Stop::Cancelled;
         let mut error = None;
-        for event in events {
+        let mut final_text = String::new();
+        for event in running.events() {
             match event {
-                Event::Done(reason) => stop = reason,
+                Event::Done { stop: reason, answer } => {
+                    stop = reason;
+                    final_text = answer;
+                }
                 Event::Error(failure) => error = Some(failure.message),
                 Event::Iter(_)
                 | Event::Text(_)
@@ -126,12 +127,6 @@ impl Tool for TaskTool {
                 | Event::Compact(_) => {}
             }
         }
-        let final_text = super::lock(&conversation)
-            .iter()
-            .rev()
-            .find(|message| message.role == Role::Assistant)
-            .map(|message| message.content.clone())
-            .unwrap_or_default();
         match stop {
             Stop::Completed => ToolOutput::ok(final_text),
             Stop::Cancelled => ToolOutput::error("the sub-agent was cancelled"),

@@ -10,6 +10,7 @@ use crate::hooks::Hooks;
 use crate::msg::ToolCall;
 use crate::tools::Tool;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// A parent agent with `read` (rule Read), `write` (rule Write) and `task` built from the same
 /// toolbox, the way `app` wires it.
@@ -41,7 +42,7 @@ fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>,
         registry,
         stable_prompt: "stable".into(),
         settings: settings(25, interactive),
-        context: crate::context::Context::default(),
+        context: crate::context::ContextConfig::default(),
     });
     Family { provider, parent, log }
 }
@@ -67,7 +68,7 @@ fn hooks(dir: &Path, entries: &[(HookEvent, &str, &str, Option<u64>)]) -> Hooks 
         })
         .collect();
     let path = std::env::var("PATH").unwrap_or_default();
-    Hooks::new(configs, dir.to_path_buf(), vec![("PATH".into(), path)], "sess-sub", Arc::default())
+    Hooks::new(configs, dir.to_path_buf(), vec![("PATH".into(), path)], Arc::default())
 }
 
 /// The JSON events a hook appended to `file`, one per line.
@@ -111,13 +112,15 @@ fn a_pre_tool_use_hook_blocks_the_same_read_in_the_parent_and_in_the_sub_agent()
     let sub_result = &requests[3].messages[2].tool_results[0];
     assert_eq!((sub_result.tool_call_id.as_str(), sub_result.content.as_str()), ("s1", refusal));
     assert!(sub_result.is_error);
-    assert_eq!(lock(&conversation)[4].tool_results[0].content, "I could not read it.");
+    assert_eq!(conversation.history()[4].tool_results[0].content, "I could not read it.");
     assert!(lock(&family.log).is_empty(), "a blocked read never runs");
     let events = seen(&dir, "pre.jsonl");
     assert_eq!(events.len(), 2, "{events:?}");
     for event in &events {
         assert_eq!(event["hook_event_name"], "PreToolUse");
         assert_eq!(event["tool_name"], "Read");
+        // The sub-agent's calls belong to the parent's conversation's session.
+        assert_eq!(event["session_id"], conversation.session_id());
         assert_eq!(event["tool_input"], serde_json::json!({"path": "secret.txt"}));
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -198,7 +201,7 @@ fn a_hanging_or_crashing_hook_in_the_sub_agent_is_a_warning_and_it_finishes() {
     assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
     assert_eq!(stop, Stop::Completed);
     assert_eq!(*lock(&family.log), ["read {}"], "a failing hook does not block");
-    let task_result = &lock(&conversation)[2].tool_results[0];
+    let task_result = &conversation.history()[2].tool_results[0];
     assert_eq!((task_result.content.as_str(), task_result.is_error), ("found it", false));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,6 +8,7 @@ use crate::msg::ToolDefinition;
 use crate::msg::{Request, ToolCall, Usage};
 use crate::tools::{Tool, ToolContext, ToolOutput};
 use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// One scripted model turn.
@@ -148,7 +149,7 @@ fn main_agent(toolbox: Arc<Toolbox>, registry: Registry, max_iterations: u32, in
         registry,
         stable_prompt: "stable".into(),
         settings: settings(max_iterations, interactive),
-        context: crate::context::Context::default(),
+        context: crate::context::ContextConfig::default(),
     })
 }
 
@@ -163,11 +164,7 @@ pub(super) fn windowed_agent(provider: Arc<ScriptedProvider>, max_iterations: u3
         registry,
         stable_prompt: "stable".into(),
         settings: settings(max_iterations, false),
-        context: crate::context::Context::new(crate::context::ContextConfig {
-            window,
-            compact_at: None,
-            session_dir: None,
-        }),
+        context: crate::context::ContextConfig { window, compact_at: None, sessions_dir: None },
     })
 }
 
@@ -179,9 +176,6 @@ pub(super) fn settings(max_iterations: u32, interactive: bool) -> Settings {
         unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
         interactive,
         turn_hooks: true,
-        reads: crate::tools::ReadTracker::new(),
-        log: Default::default(),
-        prompt_meter: Default::default(),
     }
 }
 
@@ -207,46 +201,44 @@ fn run(fixture: &Fixture, mode: Mode, answers: &[Approval]) -> (Conversation, Ve
     run_agent(&fixture.agent, mode, answers)
 }
 
-/// Starts `agent` on a conversation whose last message is the prompt: the prompt is taken out
-/// and submitted, so the agent appends it as a front end's would be.
+/// Runs `agent` on `prompt` in `conversation` to the end, as a front end submits it (the agent
+/// appends the prompt); returns every event, and the conversation is back in `conversation`.
 pub(super) fn submit(
     agent: &Arc<Agent>,
-    conversation: &Conversation,
+    conversation: &mut Conversation,
+    prompt: &str,
     mode: Mode,
     cancel: CancelToken,
-) -> Receiver<Event> {
-    let prompt = {
-        let mut history = lock(conversation);
-        let mut messages = history.to_vec();
-        let prompt = messages.pop().expect("a conversation ending with the prompt");
-        history.replace(messages);
-        prompt.content
-    };
-    agent.run(conversation.clone(), prompt, mode, cancel)
+) -> Vec<Event> {
+    let running = agent.run(std::mem::take(conversation), prompt.to_string(), mode, cancel);
+    let events = running.events().iter().collect();
+    *conversation = running.finish();
+    events
+}
+
+/// The stop in a run's events (its `Done`).
+pub(super) fn stop_of(events: &[Event]) -> Option<Stop> {
+    events.iter().find_map(|event| if let Event::Done { stop, .. } = event { Some(*stop) } else { None })
 }
 
 /// Runs one turn of `agent` on the prompt "do it" to the end, answering approvals with
 /// `answers` in order (a missing answer fails the test).
 pub(super) fn run_agent(agent: &Arc<Agent>, mode: Mode, answers: &[Approval]) -> (Conversation, Vec<Event>, Stop) {
-    let conversation: Conversation = Arc::new(Mutex::new(crate::msg::History::new()));
-    let events = agent.run(conversation.clone(), "do it".to_string(), mode, CancelToken::new());
+    let running = agent.run(Conversation::new("sess-main"), "do it".to_string(), mode, CancelToken::new());
     let mut answers = answers.iter();
     let mut seen = Vec::new();
-    let mut stop = None;
-    for event in events {
+    for event in running.events() {
         if let Event::Approval(request) = &event {
             request.respond.send(answers.next().expect("an answer for every approval").clone()).unwrap();
         }
-        if let Event::Done(reason) = &event {
-            stop = Some(*reason);
-        }
         seen.push(event);
     }
-    (conversation, seen, stop.expect("Done"))
+    let stop = stop_of(&seen).expect("Done");
+    (running.finish(), seen, stop)
 }
 
 fn roles(conversation: &Conversation) -> Vec<Role> {
-    lock(conversation).iter().map(|message| message.role).collect()
+    conversation.history().iter().map(|message| message.role).collect()
 }
 
 #[test]
@@ -254,8 +246,9 @@ fn natural_finish_records_the_answer() {
     let fixture = fixture(vec![text_turn("All good.")], Duration::ZERO, false, 25);
     let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
-    assert_eq!(lock(&conversation).last().unwrap().content, "All good.");
+    assert_eq!(conversation.history().last().unwrap().content, "All good.");
     assert!(matches!(events[0], Event::Iter(1)));
+    assert!(matches!(events.last(), Some(Event::Done { stop: Stop::Completed, answer }) if answer == "All good."));
     let request = &fixture.provider.requests()[0];
     assert_eq!(request.system.stable, "stable");
     assert_eq!(request.max_tokens, 1000);
@@ -268,7 +261,7 @@ fn natural_finish_records_the_answer() {
 fn empty_final_answer_becomes_task_complete() {
     let fixture = fixture(vec![text_turn("  ")], Duration::ZERO, false, 25);
     let (conversation, _, _) = run(&fixture, Mode::Default, &[]);
-    assert_eq!(lock(&conversation).last().unwrap().content, "(task complete)");
+    assert_eq!(conversation.history().last().unwrap().content, "(task complete)");
 }
 
 #[test]
@@ -331,7 +324,7 @@ fn read_only_batch_runs_concurrently_with_starts_first_and_ends_in_order() {
     let agent = main_agent(toolbox(provider, crate::hooks::Hooks::default()), registry, 25, false);
     let (conversation, events, _) = run_agent(&agent, Mode::Default, &[]);
     let results: Vec<String> =
-        lock(&conversation)[2].tool_results.iter().map(|result| result.content.clone()).collect();
+        conversation.history()[2].tool_results.iter().map(|result| result.content.clone()).collect();
     assert_eq!(results, ["met the others"; 5], "the five reads did not all run at once");
     let order: Vec<String> = events
         .iter()
@@ -352,7 +345,7 @@ fn a_write_keeps_its_position_between_reads() {
     let calls = [("1", "read", "{}"), ("2", "write", "{}"), ("3", "read", "{}")];
     let fixture = fixture(vec![tool_turn(&calls), text_turn("ok")], Duration::from_millis(20), false, 25);
     let (conversation, _, _) = run(&fixture, Mode::Bypass, &[]);
-    let history = lock(&conversation);
+    let history = conversation.history();
     let contents: Vec<&str> = history[2].tool_results.iter().map(|result| result.content.as_str()).collect();
     assert_eq!(contents, ["read saw 0 writes", "write saw 0 writes", "read saw 1 writes"]);
     assert_eq!(*lock(&fixture.log), ["read {}", "write {}", "read {}"]);
@@ -364,7 +357,7 @@ fn ask_without_a_human_is_a_needs_approval_denial_and_the_loop_goes_on() {
         fixture(vec![tool_turn(&[("w", "write", "{}")]), text_turn("I could not write.")], Duration::ZERO, false, 25);
     let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
-    let result = &lock(&conversation)[2].tool_results[0];
+    let result = &conversation.history()[2].tool_results[0];
     assert!(result.is_error);
     assert!(result.content.starts_with("needs approval: "), "{}", result.content);
     assert!(lock(&fixture.log).is_empty(), "the write must not run");
@@ -380,7 +373,7 @@ fn approvals_yes_no_always() {
     ];
     let fixture = fixture(scripts, Duration::ZERO, true, 25);
     let (conversation, _, _) = run(&fixture, Mode::Default, &[Approval::Once, Approval::Deny, Approval::Always]);
-    let history = lock(&conversation);
+    let history = conversation.history();
     assert_eq!(history[2].tool_results[0].content, "write saw 0 writes");
     assert!(history[4].tool_results[0].content.starts_with("denied by user: "), "{:?}", history[4]);
     assert_eq!(history[6].tool_results[0].content, "write saw 1 writes");
@@ -392,7 +385,7 @@ fn a_redirect_denies_and_the_model_reads_what_the_person_typed() {
     let fixture = fixture(scripts, Duration::ZERO, true, 25);
     let (conversation, _, _) =
         run(&fixture, Mode::Default, &[Approval::Redirect("write it under docs/ instead".into())]);
-    let result = &lock(&conversation)[2].tool_results[0];
+    let result = &conversation.history()[2].tool_results[0];
     assert!(result.is_error);
     assert_eq!(result.content, "denied by user: write it under docs/ instead");
     assert!(lock(&fixture.log).is_empty(), "the write must not run");
@@ -404,9 +397,11 @@ fn three_all_unknown_iterations_stop_with_an_assistant_tail() {
     let fixture = fixture(vec![unknown(), unknown(), unknown(), text_turn("never")], Duration::ZERO, false, 25);
     let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::UnknownTools);
-    assert_eq!(lock(&conversation).last().unwrap().role, Role::Assistant);
+    assert_eq!(conversation.history().last().unwrap().role, Role::Assistant);
     assert!(
-        lock(&conversation)[2].tool_results[0].content.starts_with("unknown tool: frobnicate (available: read, write)")
+        conversation.history()[2].tool_results[0]
+            .content
+            .starts_with("unknown tool: frobnicate (available: read, write)")
     );
     assert!(events.iter().any(|event| matches!(event, Event::Notice(text) if text.contains("do not exist"))));
     assert_eq!(fixture.provider.requests().len(), 3);
@@ -414,14 +409,61 @@ fn three_all_unknown_iterations_stop_with_an_assistant_tail() {
 
 #[test]
 fn iteration_cap_stops_with_an_assistant_tail() {
-    let read = || tool_turn(&[("r", "read", "{}")]);
-    let fixture = fixture(vec![read(), read(), read()], Duration::ZERO, false, 2);
-    let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
+    let read = |said: &str| {
+        let call = ToolCall { id: "r".into(), name: "read".into(), input: "{}".into() };
+        Script::Events(vec![
+            StreamEvent::Text(said.into()),
+            StreamEvent::ToolCalls(vec![call]),
+            done(StopReason::ToolUse),
+        ])
+    };
+    let fixture = fixture(vec![read("first look"), read(""), read("never sent")], Duration::ZERO, false, 2);
+    let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::IterationLimit);
     assert_eq!(
         roles(&conversation),
         [Role::User, Role::Assistant, Role::Tool, Role::Assistant, Role::Tool, Role::Assistant]
     );
+    // Done carries the model's last words, never the note that closes the turn.
+    assert!(matches!(events.last(), Some(Event::Done { answer, .. }) if answer == "first look"), "{events:?}");
+}
+
+/// A provider whose every request panics (a bug in the loop's reach).
+struct PanickingProvider;
+
+impl Provider for PanickingProvider {
+    fn name(&self) -> &str {
+        "panicking"
+    }
+    fn model(&self) -> &str {
+        "panicking-model"
+    }
+    fn stream(&self, _request: Request, _cancel: CancelToken) -> Receiver<StreamEvent> {
+        panic!("a bug in the provider")
+    }
+}
+
+#[test]
+fn a_panic_in_the_loop_fails_the_run_and_gives_the_conversation_back() {
+    let toolbox = Arc::new(Toolbox {
+        provider: Arc::new(PanickingProvider),
+        max_tokens: 1000,
+        gate: Arc::new(ModeMatrix),
+        hooks: crate::hooks::Hooks::default(),
+        environment: super::toolbox::Environment::fixed("env"),
+        silent_truncation: None,
+    });
+    let agent = main_agent(toolbox, Registry::new(), 5, false);
+    let mut conversation = Conversation::unlogged(vec![Message::user("earlier"), Message::assistant("answer")]);
+    let events = submit(&agent, &mut conversation, "now", Mode::Default, CancelToken::new());
+    assert!(
+        events.iter().any(|event| matches!(event, Event::Error(failure) if failure.kind == FailureKind::Internal)),
+        "{events:?}"
+    );
+    assert!(matches!(events.last(), Some(Event::Done { stop: Stop::Failed, answer }) if answer.is_empty()));
+    // Nothing is lost and the next request is valid: the prompt, then the closing note.
+    let contents: Vec<&str> = conversation.history().iter().map(|message| message.content.as_str()).collect();
+    assert_eq!(contents, ["earlier", "answer", "now", "(the request failed; this turn was interrupted)"]);
 }
 
 #[test]
@@ -441,22 +483,22 @@ fn stream_error_fails_the_run_with_an_assistant_tail() {
 fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
     let fixture =
         fixture(vec![tool_turn(&[("1", "read", "{}"), ("2", "write", "{}")])], Duration::from_secs(30), false, 25);
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let cancel = CancelToken::new();
-    let events = submit(&fixture.agent, &conversation, Mode::Bypass, cancel.clone());
+    let running = fixture.agent.run(Conversation::default(), "go".into(), Mode::Bypass, cancel.clone());
     let started = Instant::now();
     let mut stop = None;
-    for event in events {
+    for event in running.events() {
         if matches!(event, Event::ToolStart { .. }) {
             cancel.cancel();
         }
-        if let Event::Done(reason) = event {
+        if let Event::Done { stop: reason, .. } = event {
             stop = Some(reason);
         }
     }
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(stop, Some(Stop::Cancelled));
-    let history = lock(&conversation);
+    let conversation = running.finish();
+    let history = conversation.history();
     assert_eq!(
         history.iter().map(|m| m.role).collect::<Vec<_>>(),
         [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
@@ -469,14 +511,13 @@ fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
 #[test]
 fn cancel_while_the_model_is_silent_ends_promptly() {
     let fixture = fixture(vec![Script::HangUntilCancelled], Duration::ZERO, false, 25);
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("go")].into()));
     let cancel = CancelToken::new();
-    let events = submit(&fixture.agent, &conversation, Mode::Default, cancel.clone());
-    assert!(matches!(events.recv().unwrap(), Event::Iter(1)));
+    let running = fixture.agent.run(Conversation::default(), "go".into(), Mode::Default, cancel.clone());
+    assert!(matches!(running.events().recv().unwrap(), Event::Iter(1)));
     cancel.cancel();
-    let rest: Vec<Event> = events.iter().collect();
-    assert!(matches!(rest.last(), Some(Event::Done(Stop::Cancelled))), "{rest:?}");
-    assert_eq!(lock(&conversation).last().unwrap().role, Role::Assistant);
+    let rest: Vec<Event> = running.events().iter().collect();
+    assert!(matches!(rest.last(), Some(Event::Done { stop: Stop::Cancelled, .. })), "{rest:?}");
+    assert_eq!(running.finish().history().last().unwrap().role, Role::Assistant);
 }
 
 #[test]
@@ -489,7 +530,7 @@ fn plan_mode_offers_read_only_tools_and_reminds() {
     assert!(requests[0].reminder.as_deref().unwrap().contains("Plan mode is active"));
     assert!(requests[1].reminder.as_deref().unwrap().contains("still active"));
     assert!(
-        lock(&conversation)[2].tool_results[0]
+        conversation.history()[2].tool_results[0]
             .content
             .starts_with("needs approval: write is not available in plan mode")
     );
@@ -505,7 +546,7 @@ fn restart_discards_the_abandoned_attempt() {
     ]);
     let fixture = fixture(vec![script], Duration::ZERO, false, 25);
     let (conversation, events, _) = run(&fixture, Mode::Default, &[]);
-    assert_eq!(lock(&conversation).last().unwrap().content, "The whole answer.");
+    assert_eq!(conversation.history().last().unwrap().content, "The whole answer.");
     assert!(events.iter().any(|event| matches!(event, Event::Restart { restart: 1, max: 2, .. })));
 }
 
@@ -522,7 +563,7 @@ fn truncated_tool_call_is_reported_to_the_model_and_the_loop_continues() {
     let fixture = fixture(vec![truncated, text_turn("ok, smaller")], Duration::ZERO, false, 25);
     let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
-    let history = lock(&conversation);
+    let history = conversation.history();
     assert!(history[2].content.contains("was cut off by the output token limit"));
     assert_eq!(history[3].content, "ok, smaller");
 }
@@ -543,7 +584,7 @@ fn a_paused_turn_is_resent_as_it_is_and_the_model_continues_it() {
     assert_eq!(requests[1].reminder, None, "a reminder would open a user turn after the paused one");
     assert_eq!(last(2), last(1), "a pause with nothing to keep resends the same conversation");
     assert_eq!(requests[2].reminder, None);
-    let history = lock(&conversation);
+    let history = conversation.history();
     let texts: Vec<&str> = history.iter().map(|message| message.content.as_str()).collect();
     assert_eq!(texts, ["do it", "Searching the web.", "Found it."]);
 }
@@ -584,7 +625,7 @@ fn a_tool_that_panics_alone_or_in_a_concurrent_batch_becomes_an_error_result_and
     agent.registry.register(Arc::new(PanickingTool));
     let (conversation, _, stop) = run_agent(&Arc::new(agent), Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
-    let history = lock(&conversation);
+    let history = conversation.history();
     let internal = "tool crash failed internally (a bug in mewcode)";
     let alone = &history[2].tool_results;
     assert_eq!((alone[0].content.as_str(), alone[0].is_error), (internal, true));

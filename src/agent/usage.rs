@@ -5,13 +5,12 @@
 //! prompt is far smaller than what was sent, and the turn stops with the fix).
 //!
 //! Invariant: the decisions (`estimate_usage`, `check_truncation`) are pure functions over
-//! counts. Counting costs O(new messages) per iteration: the agent's `PromptMeter` counts each
-//! message of a conversation once (again only when the history is replaced or another
-//! conversation comes), and the fixed part (system prompt and tool definitions) once per run.
+//! counts. Counting costs O(new messages) per iteration: a conversation's `PromptMeter` counts
+//! each of its messages once (again only when the history is replaced), and the fixed part
+//! (system prompt and tool definitions) once per run.
 
 use crate::context::{message_chars, tokens_for_chars};
-use crate::msg::{History, Message, System, ToolDefinition, Usage};
-use std::sync::{Arc, Mutex, Weak};
+use crate::msg::{Message, System, ToolDefinition, Usage};
 
 /// Below this estimate (tokens) a low report is not called a truncation: small prompts are
 /// where the estimate's relative error is largest and no real server window is that small.
@@ -31,42 +30,30 @@ pub fn fixed_chars(system: &System, tools: &[ToolDefinition]) -> u64 {
     (system.stable.chars().count() + system.environment.chars().count() + tools) as u64
 }
 
-/// Counts the characters of an agent's requests incrementally, across its runs: only the
-/// messages appended since the last request are counted. Another conversation (`/clear`, a
-/// resume), or a replaced history (compaction: shorter, or another first message), is counted
-/// again from scratch. A handle: clones share the count (one per agent, in `Settings`).
+/// Counts the characters of a conversation's requests incrementally, across its runs: only the
+/// messages appended since the last request are counted. A replaced history (compaction:
+/// shorter, or another first message) is counted again from scratch. Each conversation has its
+/// own (`Conversation::meter`), so another conversation can never pass for this one.
 #[derive(Clone, Debug, Default)]
 pub struct PromptMeter {
-    state: Arc<Mutex<MeterState>>,
-}
-
-#[derive(Debug, Default)]
-struct MeterState {
-    /// The conversation counted; a weak reference, so a new one can never pass for it.
-    conversation: Weak<Mutex<History>>,
     counted_len: usize,
     first_chars: Option<u64>,
     chars: u64,
 }
 
 impl PromptMeter {
-    /// Characters of `messages` (a snapshot of `conversation`), counting only what is new
-    /// since the last call.
-    pub fn message_chars(&self, conversation: &Arc<Mutex<History>>, messages: &[Message]) -> u64 {
-        let mut state = crate::sync::lock(&self.state);
+    /// Characters of `messages` (the conversation's history as a request carries it), counting
+    /// only what is new since the last call.
+    pub fn message_chars(&mut self, messages: &[Message]) -> u64 {
         let first = messages.first().map(message_chars);
-        let same_conversation = std::ptr::eq(state.conversation.as_ptr(), Arc::as_ptr(conversation));
-        if !same_conversation || messages.len() < state.counted_len || first != state.first_chars {
-            *state =
-                MeterState { conversation: Arc::downgrade(conversation), counted_len: 0, first_chars: first, chars: 0 };
+        if messages.len() < self.counted_len || first != self.first_chars {
+            *self = PromptMeter { counted_len: 0, first_chars: first, chars: 0 };
         }
-        let mut chars = state.chars;
-        for message in messages.get(state.counted_len..).unwrap_or_default() {
-            chars += message_chars(message);
+        for message in messages.get(self.counted_len..).unwrap_or_default() {
+            self.chars += message_chars(message);
         }
-        state.chars = chars;
-        state.counted_len = messages.len();
-        chars
+        self.counted_len = messages.len();
+        self.chars
     }
 }
 

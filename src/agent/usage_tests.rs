@@ -1,10 +1,10 @@
 //! Usage through the agent loop with a scripted provider: estimated when the server sends none
 //! (and the context anchor then moves), and the silent-truncation check firing or not.
 
-use super::tests::{Script, ScriptedProvider, done, settings, submit, windowed_agent};
+use super::tests::{Script, ScriptedProvider, done, settings, stop_of, submit, windowed_agent};
 use super::usage::*;
 use super::*;
-use crate::context::{Context, tokens_for_chars};
+use crate::context::{ContextConfig, tokens_for_chars};
 use crate::llm::StopReason;
 use crate::llm::StreamEvent;
 use crate::msg::{ToolCall, Usage};
@@ -19,10 +19,10 @@ fn usage(input_tokens: u64, cache_read: u64) -> Usage {
 
 /// Runs one turn on `prompt`; returns the conversation, the events and the stop.
 fn run_prompt(agent: &Arc<Agent>, prompt: &str) -> (Conversation, Vec<Event>, Stop) {
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user(prompt)].into()));
-    let events: Vec<Event> = submit(agent, &conversation, Mode::Default, CancelToken::new()).iter().collect();
-    let stop = events.iter().find_map(|event| if let Event::Done(stop) = event { Some(*stop) } else { None });
-    (conversation, events, stop.expect("Done"))
+    let mut conversation = Conversation::default();
+    let events = submit(agent, &mut conversation, prompt, Mode::Default, CancelToken::new());
+    let stop = stop_of(&events).expect("Done");
+    (conversation, events, stop)
 }
 
 fn usages(events: &[Event]) -> Vec<(Usage, bool)> {
@@ -47,7 +47,7 @@ fn usage_is_estimated_from_characters_when_the_server_sends_none_and_the_anchor_
     let provider =
         ScriptedProvider::new(vec![Script::Events(vec![StreamEvent::Text(answer), done(StopReason::EndTurn)])]);
     let agent = agent(provider.clone());
-    let (_, events, stop) = run_prompt(&agent, &"p".repeat(7_000));
+    let (conversation, events, stop) = run_prompt(&agent, &"p".repeat(7_000));
     assert_eq!(stop, Stop::Completed);
     let request = &provider.requests()[0];
     let prompt_chars = fixed_chars(&request.system, &request.tools) + 7_000;
@@ -56,7 +56,7 @@ fn usage_is_estimated_from_characters_when_the_server_sends_none_and_the_anchor_
     assert_eq!(usages(&events), [(expected, true)]);
     assert!(expected.input_tokens > 2_000, "{expected:?}");
     // The anchor is the estimate (system prompt and tools included), not 0 and not messages only.
-    assert_eq!(lock(&agent.context.state).estimate.tokens(), expected.total());
+    assert_eq!(conversation.context.estimate.tokens(), expected.total());
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn a_prompt_the_server_cut_stops_the_turn_with_the_fix() {
     assert!(errors[0].contains("OLLAMA_CONTEXT_LENGTH") && errors[0].contains("context_window"), "{}", errors[0]);
     // The tool call made from a partial prompt is not run, and history stays valid.
     assert!(!events.iter().any(|event| matches!(event, Event::ToolStart { .. })));
-    let history = lock(&conversation);
+    let history = conversation.history();
     assert_eq!(history.last().map(|message| message.role), Some(Role::Assistant));
     assert_eq!(provider.requests().len(), 1);
 }
@@ -116,7 +116,7 @@ fn a_server_that_refuses_overlong_prompts_is_never_suspected_of_cutting_them() {
         registry: Registry::new(),
         stable_prompt: agent.stable_prompt.clone(),
         settings: settings(5, false),
-        context: Context::default(),
+        context: ContextConfig::default(),
     });
     let (_, events, stop) = run_prompt(&public, &"p".repeat(20_000));
     assert_eq!(stop, Stop::Completed);
@@ -144,7 +144,7 @@ fn a_prompt_well_inside_a_reported_window_is_never_called_cut() {
         registry: Registry::new(),
         stable_prompt: "stable".into(),
         settings: settings(5, false),
-        context: Context::default(),
+        context: ContextConfig::default(),
     });
     let (_, events, stop) = run_prompt(&agent, &"p".repeat(20_000));
     assert_eq!(stop, Stop::Completed);
@@ -169,20 +169,15 @@ fn truncation_check_fires_only_far_below_the_estimate() {
 
 #[test]
 fn prompt_meter_counts_new_messages_and_recounts_a_replaced_history() {
-    let meter = PromptMeter::default();
-    let conversation: Conversation = Arc::new(Mutex::new(History::new()));
+    let mut meter = PromptMeter::default();
     let mut messages = vec![Message::user("abcd"), Message::assistant("ef")];
-    assert_eq!(meter.message_chars(&conversation, &messages), 6);
+    assert_eq!(meter.message_chars(&messages), 6);
     messages.push(Message::user("ghi"));
-    assert_eq!(meter.message_chars(&conversation, &messages), 9);
+    assert_eq!(meter.message_chars(&messages), 9);
     // Compaction: a summary replaces the start (same length, another first message).
     let replaced = vec![Message::user("summary!"), Message::assistant("ef"), Message::user("ghi")];
-    assert_eq!(meter.message_chars(&conversation, &replaced), 13);
-    assert_eq!(meter.message_chars(&conversation, &replaced[..1]), 8);
-    // Another conversation with the same first message is counted afresh.
-    let other: Conversation = Arc::new(Mutex::new(History::new()));
-    let longer = vec![Message::user("summary!"), Message::assistant("x"), Message::user("y"), Message::user("z")];
-    assert_eq!(meter.message_chars(&other, &longer), 11);
+    assert_eq!(meter.message_chars(&replaced), 13);
+    assert_eq!(meter.message_chars(&replaced[..1]), 8);
 }
 
 #[test]
@@ -192,13 +187,10 @@ fn the_meter_counts_a_conversation_once_across_runs() {
         Script::Events(vec![StreamEvent::Text("two".into()), done(StopReason::EndTurn)]),
     ]);
     let agent = agent(provider.clone());
-    let conversation: Conversation = Arc::new(Mutex::new(vec![Message::user("p".repeat(7_000))].into()));
-    let run = |conversation: &Conversation| -> Vec<(Usage, bool)> {
-        usages(&submit(&agent, conversation, Mode::Default, CancelToken::new()).iter().collect::<Vec<_>>())
-    };
-    let first = run(&conversation);
-    lock(&conversation).push(Message::user("again"));
-    let second = run(&conversation);
+    let mut conversation = Conversation::default();
+    let mut run = |prompt: &str| usages(&submit(&agent, &mut conversation, prompt, Mode::Default, CancelToken::new()));
+    let first = run(&"p".repeat(7_000));
+    let second = run("again");
     let fixed = fixed_chars(&provider.requests()[0].system, &provider.requests()[0].tools);
     // The second prompt is the first one plus the answer "one" and "again", not counted twice.
     assert_eq!(first[0].0.input_tokens, tokens_for_chars(fixed + 7_000));

@@ -24,7 +24,7 @@ use crate::warning::Warning;
 use crate::{config, confine, headless, mcp, mcp_cli, repl};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 pub(super) fn run(context: &Workspace, options: Options, env: &Env) -> Exit {
     // Old sessions go while we start (but the one resumed); joined at the end (long done by then).
@@ -93,7 +93,7 @@ fn run_with_sessions(
         Ok(prompt) => prompt,
         Err(exit) => return exit,
     };
-    let Guard { gate, sandbox, _session_tmp } = match guard(context, &config, &options, env, &mut warnings) {
+    let guard = match guard(context, &config, &options, env, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
@@ -105,34 +105,25 @@ fn run_with_sessions(
         Ok(opened) => opened,
         Err(exit) => return exit,
     };
-    let hook_session_id = opened.id.clone().unwrap_or_else(crate::session::new_id);
-    let parts = AgentParts {
-        hooks: &config.hooks,
-        gate,
-        mcp: &mcp,
-        log: opened.recorder.clone(),
-        session_id: &hook_session_id,
-        sandbox: Arc::clone(&sandbox),
-    };
-    let agent = match build_agent(context, &provider, &options, env, parts, false) {
+    let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
+    let agent = match build_agent(context, &provider, &options, env, &wiring, false) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
-    let conversation = Arc::new(Mutex::new(opened.history.into()));
     let mut notices = opened.notices;
-    if sandbox.is_degraded() {
-        notices.insert(0, sandbox.summary());
+    if guard.sandbox.is_degraded() {
+        notices.insert(0, guard.sandbox.summary());
     }
+    let conversation = opened.conversation;
     let output = headless::Options {
         format: options.output_format.unwrap_or(OutputFormat::Text),
         quiet: options.quiet,
         color: env.terminal_style(std::io::stderr().is_terminal()).color,
         stdout_is_terminal: std::io::stdout().is_terminal(),
-        session_id: opened.id,
+        session_id: conversation.is_logged().then(|| conversation.session_id().to_string()),
         notices,
-        compact_first: opened.compact_first,
     };
     let outcome = headless::run(&agent, conversation, opened.prompt, options.mode.unwrap_or_default(), cancel, output);
     drop(agent);
@@ -213,18 +204,13 @@ fn stdin_exit(err: stdin::StdinError) -> Exit {
     }
 }
 
-/// What a run's agent is assembled from besides the provider: the hook commands, the permission
-/// gate and the connected MCP servers.
-pub(super) struct AgentParts<'a> {
+/// What every agent of a run is assembled from besides the provider, the same for `-p` and the
+/// REPL (whose `/model` builds another on it): the hook commands, the guard (permission gate and
+/// sandbox) and the connected MCP servers.
+struct Wiring<'a> {
     hooks: &'a [HookConfig],
-    gate: Arc<dyn Gate>,
+    guard: &'a Guard,
     mcp: &'a mcp::Manager,
-    /// The session log the agent appends to.
-    log: crate::session::Recorder,
-    /// The session id hooks are told.
-    session_id: &'a str,
-    /// Confines bash commands and hooks.
-    sandbox: Arc<Sandbox>,
 }
 
 /// The sandbox for this process's commands, and its private temp dir (removed when the guard
@@ -287,8 +273,6 @@ pub(super) fn run_repl(
             Err(exit) => return exit,
         },
     };
-    let recorder = crate::session::Recorder::default();
-    let first_id = crate::session::new_id();
     let style = env.terminal_style(std::io::stdout().is_terminal());
     let color = style.color;
     let mut editor = match repl::LineEditor::open(context.home.join("history"), color) {
@@ -307,24 +291,17 @@ pub(super) fn run_repl(
             Ok(settled) => settled,
             Err(exit) => return exit,
         };
-    let Guard { gate, sandbox, _session_tmp } = match guard(context, &config, options, env, &mut warnings) {
+    let guard = match guard(context, &config, options, env, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
     let (mcp, background_rx) = start_mcp_in_background(context, &config, env);
-    let connect: repl::Connect = Box::new(|provider, session_id| {
-        let parts = AgentParts {
-            hooks: &config.hooks,
-            gate: Arc::clone(&gate),
-            mcp: &mcp,
-            log: recorder.clone(),
-            session_id,
-            sandbox: Arc::clone(&sandbox),
-        };
-        build_agent(context, provider, options, env, parts, true)
+    let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
+    let connect: repl::Connect = Box::new(|provider| {
+        build_agent(context, provider, options, env, &wiring, true)
             .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
     });
-    let agent = match connect(&provider, &first_id) {
+    let agent = match connect(&provider) {
         Ok(agent) => agent,
         Err(message) => return Exit::Config(message),
     };
@@ -344,19 +321,12 @@ pub(super) fn run_repl(
             let net = NetEnv::from_vars(env.pairs());
             crate::llm::discovery::resolve_window(provider, &net, crate::llm::discovery::DISCOVERY_BUDGET)
         }),
-        session_id: first_id.clone(),
         mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
         mcp_reconnect: Box::new(|name| mcp.reconnect(name)),
         mcp_probe: mcp.probe(),
         background: Some(background_rx),
-        sessions: repl::sessions::Sessions {
-            dir: sessions_dir,
-            owner: owner.clone(),
-            recorder: recorder.clone(),
-            first_id: std::cell::Cell::new(Some(first_id.clone())),
-            start,
-        },
-        sandbox: (sandbox.summary(), sandbox.status().clone()),
+        sessions: repl::sessions::Sessions { dir: sessions_dir, owner: owner.clone(), start },
+        sandbox: (guard.sandbox.summary(), guard.sandbox.status().clone()),
     };
     match repl::run(editor, setup, interrupts) {
         repl::ReplEnd::Exited => Exit::Ok,
@@ -422,16 +392,18 @@ pub(super) fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
     }
 }
 
-/// The agent for a run: provider, tools, permission gate and the system prompt.
-pub(super) fn build_agent(
+/// The agent for a run: provider, tools, permission gate and the system prompt. It serves any
+/// conversation: the session (id, log, context state) is the conversation's.
+fn build_agent(
     context: &Workspace,
     provider_config: &ProviderConfig,
     options: &Options,
     env: &Env,
-    parts: AgentParts<'_>,
+    wiring: &Wiring<'_>,
     interactive: bool,
 ) -> Result<Arc<Agent>, Exit> {
-    let AgentParts { hooks, gate, mcp, log, session_id, sandbox } = parts;
+    let Wiring { hooks, guard, mcp } = wiring;
+    let sandbox = &guard.sandbox;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
     let (root, subdir, model) = (context.root.clone(), context.subdir(), provider_config.model.clone());
@@ -449,31 +421,28 @@ pub(super) fn build_agent(
     // Model-written commands see only these variables: no API keys or tokens leak into them.
     let bash_env: Vec<(String, String)> =
         ["PATH", "HOME", "LANG", "TERM"].iter().filter_map(|name| Some((name.to_string(), env.get(name)?))).collect();
-    let mut registry = Registry::with_builtins(bash_env, Arc::clone(&sandbox));
+    let mut registry = Registry::with_builtins(bash_env, Arc::clone(sandbox));
     // MCP tools before the task tool, so sub-agents see the read-only ones too.
     mcp.register_tools(&mut registry);
     let toolbox = Arc::new(Toolbox {
         provider,
         max_tokens: provider_config.max_tokens,
-        gate,
+        gate: Arc::clone(&guard.gate),
         // Hooks are the user's own commands: they get the whole host environment.
-        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), session_id, sandbox),
+        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), Arc::clone(sandbox)),
         environment,
         silent_truncation: silent_truncation(provider_config),
     });
     // The same Arc as the agent's: the sub-agent runs with this agent's gate and hooks.
     let task = TaskTool::new(Arc::clone(&toolbox), &registry);
     registry.register(Arc::new(task));
-    let window = match provider_config.context_window {
-        0 => provider_config.protocol.default_context_window(),
-        window => window,
-    };
-    // Offloaded tool results live in the session's directory (SPEC §1.2), under the root so
+    // Offloaded tool results live in each session's directory (SPEC §1.2), under the root so
     // read_file can read them back.
     let context_config = crate::context::ContextConfig {
-        window,
+        // Resolved once by the config (never 0: a missing window is the protocol's default).
+        window: provider_config.context_window,
         compact_at: provider_config.compact_at,
-        session_dir: Some(crate::session::sessions_dir(&context.root).join(session_id)),
+        sessions_dir: Some(crate::session::sessions_dir(&context.root)),
     };
     Ok(Arc::new(Agent {
         toolbox,
@@ -485,11 +454,8 @@ pub(super) fn build_agent(
             unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
             interactive,
             turn_hooks: true,
-            reads: crate::tools::ReadTracker::new(),
-            log,
-            prompt_meter: Default::default(),
         },
-        context: crate::context::Context::new(context_config),
+        context: context_config,
     }))
 }
 

@@ -1,32 +1,29 @@
 //! Sessions at the wiring level: which session a run logs to (new, `--continue`, `--resume ID`),
 //! and the `mewcode sessions` subcommand.
 //!
-//! Invariant: a resumed log is reopened for append before the conversation is built and handed
-//! to the agent, which logs the prompt and everything after it, so every message of the run
-//! reaches the log. A log
-//! that cannot be created is a notice, never a failed run; a session that cannot be found or
+//! Invariant: a resumed log is reopened for append and given to the conversation before it is
+//! handed to the agent, which logs the prompt and everything after it, so every message of the
+//! run reaches the log. A log that cannot be created is a notice, never a failed run; a session that cannot be found or
 //! read is an error before anything runs.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use super::{Exit, Workspace, say_warnings};
+use crate::agent::Conversation;
 use crate::cli::{Resume, UsageError};
 use crate::config::ProviderConfig;
-use crate::msg::Message;
-use crate::session::{self, Recorder, SessionError};
+use crate::session::{self, SessionError};
 use crate::text::neutralize;
 use crate::warning::Warning;
 use std::path::Path;
 
-/// The session a -p run logs to and the conversation it starts with.
+/// The conversation a -p run continues or starts, logged to its session.
 pub(super) struct PrintSession {
-    pub recorder: Recorder,
-    pub id: Option<String>,
-    pub history: Vec<Message>,
+    /// Its history, session id and log (none when the log could not be created); a resumed
+    /// history that nearly fills the window is compacted before the first request (SPEC §8).
+    pub conversation: Conversation,
     /// The prompt to submit: the user's, with a resumed session's stale-files note.
     pub prompt: String,
     pub notices: Vec<String>,
-    /// The resumed history nearly fills the window: compact it before the run (SPEC §8).
-    pub compact_first: bool,
 }
 
 /// Opens the session of a -p run (the agent logs its prompt).
@@ -39,8 +36,7 @@ pub(super) fn open_print_session(
 ) -> Result<PrintSession, Exit> {
     let dir = session::sessions_dir(&context.root);
     let mut notices = Vec::new();
-    let mut compact_first = false;
-    let (recorder, id, history, note) = match resume_id(&dir, resume, owner)? {
+    let (conversation, note) = match resume_id(&dir, resume, owner)? {
         Some(id) => {
             let window = provider.context_window;
             let resumed = session::resume_session(&dir, &id, &provider.model, window, session::now_s(), owner)
@@ -48,22 +44,23 @@ pub(super) fn open_print_session(
             notices.extend(resumed.not_owned_note.clone());
             notices.extend(resumed.damaged_note.clone());
             notices.extend(resumed.stale_note.clone());
-            compact_first = resumed.needs_compaction;
-            (Recorder::new(resumed.writer), Some(id), resumed.messages, resumed.stale_note)
+            let mut conversation = Conversation::resumed(resumed.writer, resumed.messages);
+            if resumed.needs_compaction {
+                conversation.compact_before_next_request();
+            }
+            (conversation, resumed.stale_note)
         }
         None => {
-            let id = session::new_id();
-            match session::create_session(&dir, &id, prompt, &provider.model, owner) {
-                Ok(writer) => (Recorder::new(writer), Some(id), Vec::new(), None),
-                Err(err) => {
-                    notices.push(format!("{err}; this run is not saved as a session"));
-                    (Recorder::default(), None, Vec::new(), None)
-                }
+            let mut conversation = Conversation::new(session::new_id());
+            match session::create_session(&dir, conversation.session_id(), prompt, &provider.model, owner) {
+                Ok(writer) => conversation.start_log(writer),
+                Err(err) => notices.push(format!("{err}; this run is not saved as a session")),
             }
+            (conversation, None)
         }
     };
     let prompt = session::with_note(prompt, note.as_deref());
-    Ok(PrintSession { recorder, id, history, prompt, notices, compact_first })
+    Ok(PrintSession { conversation, prompt, notices })
 }
 
 /// The session id a `--continue` / `--resume ID` names, checked to exist; `None` for a new one.

@@ -19,9 +19,8 @@ mod tests;
 
 pub use limits::{EMERGENCY_FLOOR, Limits, RESUME_MARGIN, SAFETY_MARGIN, SUMMARY_RESERVE};
 
-use crate::msg::{History, Message, System, ToolDefinition};
+use crate::msg::{Message, System, ToolDefinition};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, Weak};
 
 /// Characters per token for every estimate in the program (one constant, SPEC §6).
 pub const CHARS_PER_TOKEN: f64 = 3.5;
@@ -85,9 +84,10 @@ pub struct ContextConfig {
     pub window: u64,
     /// The configured fraction of the window at which automatic compaction starts, if lower.
     pub compact_at: Option<f64>,
-    /// The session directory; offloaded results go to `<dir>/tool-results/`. None: layer 1 is off
-    /// (results stay undecided and are offloaded once a directory is known).
-    pub session_dir: Option<PathBuf>,
+    /// The directory of the project's sessions: a conversation's offloaded results go to
+    /// `<dir>/<session id>/tool-results/`. None: layer 1 is off (results stay undecided and are
+    /// offloaded once a directory is known).
+    pub sessions_dir: Option<PathBuf>,
 }
 
 /// Tokens every request carries besides the messages: the system prompt and the tool
@@ -218,12 +218,11 @@ impl Breaker {
     }
 }
 
-/// Everything context management remembers about one conversation between iterations.
+/// Everything context management remembers about one conversation between iterations; it
+/// lives in the conversation it describes (`agent::Conversation`), so a `/clear` or a resume
+/// starts afresh and a switch of model keeps it.
 #[derive(Debug, Default)]
 pub struct State {
-    /// The conversation this state describes. A weak reference, not an address: it keeps the
-    /// allocation from being reused, so a new conversation can never pass for the old one.
-    conversation: Weak<Mutex<History>>,
     pub estimate: Estimate,
     pub offload: offload::Offloader,
     pub breaker: Breaker,
@@ -236,37 +235,9 @@ pub struct State {
     pub compact_first: bool,
 }
 
-impl State {
-    /// Binds the state to `conversation`: a different conversation (a `/clear`, a resume)
-    /// resets the estimate and layer 1's scan, keeping the ledger (decisions are keyed by call
-    /// id) and the breaker.
-    pub fn bind(&mut self, conversation: &Arc<Mutex<History>>) {
-        if !std::ptr::eq(self.conversation.as_ptr(), Arc::as_ptr(conversation)) {
-            self.conversation = Arc::downgrade(conversation);
-            self.estimate.reset();
-            self.offload.reset_scan();
-            self.compacted_at = None;
-        }
-    }
-}
-
-/// A context configuration and the state kept for it, owned by an agent.
-#[derive(Debug, Default)]
-pub struct Context {
-    pub config: ContextConfig,
-    pub state: Mutex<State>,
-}
-
 impl ContextConfig {
     /// The window-scaled figures for this configuration.
     pub fn limits(&self) -> Limits {
         Limits::for_window(self.window)
-    }
-}
-
-impl Context {
-    /// Fresh state for `config`.
-    pub fn new(config: ContextConfig) -> Context {
-        Context { config, state: Mutex::new(State::default()) }
     }
 }

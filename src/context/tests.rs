@@ -269,20 +269,6 @@ fn prompt_too_long_drops_one_group_three_times_then_a_fifth() {
 }
 
 #[test]
-fn a_different_conversation_starts_a_fresh_estimate() {
-    let first = std::sync::Arc::new(std::sync::Mutex::new(History::from(vec![user(&"a".repeat(35))])));
-    let mut state = State::default();
-    state.bind(&first);
-    state.estimate.anchor(50_000, 1);
-    state.bind(&first);
-    assert_eq!(state.estimate.tokens(), 50_000, "same conversation: the anchor stays");
-    drop(first);
-    let second = std::sync::Arc::new(std::sync::Mutex::new(History::from(vec![user(&"b".repeat(35))])));
-    state.bind(&second);
-    assert_eq!(state.estimate.update(&crate::sync::lock(&second)), 10);
-}
-
-#[test]
 fn resume_compacts_first_when_within_eight_thousand_of_the_window() {
     let history = vec![user(&"a".repeat(105_000))]; // 30 000 tokens
     assert!(should_compact_on_resume(&history, 37_999));

@@ -22,7 +22,7 @@ use crate::agent::{Agent, Conversation, Stop};
 use crate::config::ProviderConfig;
 use crate::config::price::{Price, price_for};
 use crate::mode::Mode;
-use crate::msg::{History, Usage};
+use crate::msg::Usage;
 use crate::text::neutralize;
 use crate::warning::Warning;
 use commands::{COMMANDS, Command, ModelChoice, first_sentence, parse_command};
@@ -30,8 +30,8 @@ pub use editor::LineEditor;
 use editor::{Input, StatusFigures};
 use render::{BOLD, DIM, RED, YELLOW, human_count, paint, wrap};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use terminal::{Key, read_key};
 use turn::{TurnContext, TurnEnd, run_compact, run_turn};
@@ -58,10 +58,9 @@ impl Interrupts {
     }
 }
 
-/// Builds an agent for a provider (app.rs's wiring), for `/model`.
-/// Builds an agent for a provider and the session it logs under (hooks see the id; offloaded
-/// tool results go to that session's directory).
-pub type Connect<'a> = Box<dyn Fn(&ProviderConfig, &str) -> Result<Arc<Agent>, String> + 'a>;
+/// Builds an agent for a provider (app.rs's wiring), for `/model`; the conversation, with its
+/// session and context state, carries over to it.
+pub type Connect<'a> = Box<dyn Fn(&ProviderConfig) -> Result<Arc<Agent>, String> + 'a>;
 
 /// Starts connecting an MCP server again (`mcp::Manager::reconnect`, wired by app.rs).
 pub type Reconnect<'a> = Box<dyn Fn(&str) -> Result<(), String> + 'a>;
@@ -93,8 +92,6 @@ pub struct Setup<'a> {
     /// Asks a provider's server for its context window before `/model` switches to it (the
     /// app's `llm::discovery` wiring); returns a notice when it stays a default or is assumed.
     pub discover: Discover<'a>,
-    /// The session id `agent` was built for.
-    pub session_id: String,
     /// The MCP servers' status, rendered for `/mcp`.
     pub mcp_status: Box<dyn Fn() -> String + 'a>,
     /// `/mcp reconnect NAME`: starts connecting the server again (its outcome arrives on
@@ -169,8 +166,8 @@ impl Default for Screen {
 pub struct Session {
     pub provider: ProviderConfig,
     pub agent: Arc<Agent>,
-    /// The session id the agent was built for (`Setup::session_id` until /clear or /resume).
-    pub agent_session: String,
+    /// The conversation on screen: its history, session log and context state (the agent holds
+    /// it while a turn runs).
     pub conversation: Conversation,
     pub mode: Mode,
     /// Everything used this session (since start-up, the last `/clear` or `/resume`).
@@ -188,8 +185,6 @@ pub struct Session {
     pub note: Option<String>,
     /// The session list was just shown: a bare number on the next line picks one.
     pub picking: bool,
-    /// A resumed history nearly fills the window: compact it before the next turn.
-    pub compact_first: bool,
     /// The terminal's size when the last input was read.
     pub screen: Screen,
 }
@@ -271,8 +266,7 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Repl
     let mut session = Session {
         provider: setup.provider.clone(),
         agent: Arc::clone(&setup.agent),
-        agent_session: setup.session_id.clone(),
-        conversation: Arc::new(Mutex::new(History::new())),
+        conversation: Conversation::new(crate::session::new_id()),
         mode: setup.mode,
         usage: Usage::default(),
         usage_estimated: false,
@@ -281,7 +275,6 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Repl
         context_estimated: false,
         note: None,
         picking: false,
-        compact_first: false,
         screen: editor.screen(),
     };
     print_banner(&setup, &session);
@@ -373,10 +366,6 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Repl
         let mut prompt = sessions::prepare_prompt(&mut session, &setup, line.trim_end());
         loop {
             let context = turn_context(&setup, editor.width(), &interrupts);
-            if std::mem::take(&mut session.compact_first) {
-                // Before the turn's first request, with its prompt in (SPEC §8).
-                session.agent.compact_before_next_request();
-            }
             let end = run_turn(&mut session, &prompt, &context);
             // A blank line between the answer and the next status line.
             say("");
@@ -514,7 +503,7 @@ fn run_command(
         // Handled by the loop, which renders it like a turn.
         Command::Compact => {}
         Command::Resume(None) => sessions::choose(session, setup, interrupts),
-        Command::Resume(Some(all)) if all == "all" => session.picking = sessions::list(setup, session.screen, true),
+        Command::Resume(Some(all)) if all == "all" => session.picking = sessions::list(session, setup, true),
         Command::Resume(Some(choice)) => sessions::pick(session, setup, &choice),
         Command::Mcp => {
             let report = (setup.mcp_status)();
@@ -526,11 +515,11 @@ fn run_command(
             Err(message) => say(&paint(color, RED, &neutralize(&format!("/mcp reconnect: {message}")))),
         },
         Command::Clear => {
-            session.conversation = Arc::new(Mutex::new(History::new()));
+            // A new session (its log is created at the first prompt); the agent stays.
+            session.conversation = Conversation::new(crate::session::new_id());
             session.context_used = 0;
             session.note = None;
             session.start_accounting();
-            sessions::clear(setup);
             say(&paint(color, DIM, "(new conversation)"));
         }
         Command::Tools => {
@@ -580,10 +569,11 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
     if let Some(notice) = (setup.discover)(&mut provider) {
         say(&paint(setup.color, DIM, &neutralize(&notice)));
     }
-    match (setup.connect)(&provider, &session.agent_session) {
+    match (setup.connect)(&provider) {
         Ok(agent) => {
+            // The conversation (history, log, context state) stays as it is.
             session.agent = agent;
-            setup.sessions.recorder.set_model(&provider.model);
+            session.conversation.set_model(&provider.model);
             say(&neutralize(&format!(
                 "now using {} · {} (context window {}, {})",
                 provider.name,

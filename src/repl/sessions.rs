@@ -4,17 +4,17 @@
 //! fit one screen (`/resume all` lists every one); a bare number on the next line, `/resume N`
 //! or `/resume ID` continues one.
 //!
-//! Invariant: the recorder the agent appends to always names the session whose history the REPL
-//! shows. A resumed log is reopened (and the recorder switched) before the conversation is
-//! replaced; a log that cannot be written is one notice, and the conversation goes on unsaved.
+//! Invariant: the log a conversation appends to is its own session's: a resume builds a new
+//! `Conversation` from the reopened log, `/clear` starts one with a fresh id whose log is
+//! created at its first prompt; a log that cannot be written is one notice, and the
+//! conversation goes on unsaved. The agent is never rebuilt for a session change.
 
 use super::picker::{self, Picked};
 use super::render::{DIM, RED, YELLOW, paint};
 use super::{Interrupts, Screen, Session, Setup, say, say_wrapped};
-use crate::agent::lock;
-use crate::session::{self, Recorder, SessionInfo};
+use crate::agent::Conversation;
+use crate::session::{self, SessionInfo};
 use crate::text::neutralize;
-use std::cell::Cell;
 use std::path::PathBuf;
 
 /// What the REPL does about sessions at start-up.
@@ -34,10 +34,6 @@ pub struct Sessions {
     pub dir: PathBuf,
     /// This installation's mark: new sessions carry it, listings flag sessions without it.
     pub owner: session::Owner,
-    /// Shared with every agent `connect` builds.
-    pub recorder: Recorder,
-    /// The id the first new session takes (hooks were told it); later ones get fresh ids.
-    pub first_id: Cell<Option<String>>,
     pub start: Start,
 }
 
@@ -59,10 +55,10 @@ pub fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
         return;
     }
     if !setup.animate {
-        session.picking = list(setup, session.screen, false);
+        session.picking = list(session, setup, false);
         return;
     }
-    let current = setup.sessions.recorder.id();
+    let current = current_id(session);
     let items = sessions
         .iter()
         .map(|info| {
@@ -74,21 +70,19 @@ pub fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
     match picker::run(items, width, height, setup.color, interrupts) {
         Picked::Item(index) => resume(session, setup, &sessions[index].id),
         Picked::Cancelled => say(&paint(setup.color, DIM, "(resume cancelled)")),
-        Picked::Unavailable => session.picking = list(setup, session.screen, false),
+        Picked::Unavailable => session.picking = list(session, setup, false),
     }
 }
 
-/// Before a prompt goes to the agent: opens the session's log if there is none yet, and adds a
-/// pending note for the model. Returns the text of the user message.
+/// Before a prompt goes to the agent: creates the conversation's session log if there is none
+/// yet (titled by this prompt), and adds a pending note for the model. Returns the text of the
+/// user message.
 pub fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> String {
     let sessions = &setup.sessions;
-    if sessions.recorder.id().is_none() {
-        let id = sessions.first_id.take().unwrap_or_else(session::new_id);
-        match session::create_session(&sessions.dir, &id, prompt, &session.provider.model, &sessions.owner) {
-            Ok(writer) => {
-                sessions.recorder.set(Some(writer));
-                follow_session(session, setup, &id);
-            }
+    if !session.conversation.is_logged() {
+        let (id, model) = (session.conversation.session_id(), &session.provider.model);
+        match session::create_session(&sessions.dir, id, prompt, model, &sessions.owner) {
+            Ok(writer) => session.conversation.start_log(writer),
             Err(err) => {
                 let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
                 say_wrapped(setup.color, YELLOW, &message, session.screen.width, 2)
@@ -98,35 +92,21 @@ pub fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> Str
     session::with_note(prompt, session.note.take().as_deref())
 }
 
-/// Rebuilds the agent when the conversation moved to another session (after /clear or
-/// /resume), so hooks see the right id and offloads land in that session's directory.
-fn follow_session(session: &mut Session, setup: &Setup, id: &str) {
-    if session.agent_session == id {
-        return;
-    }
-    match (setup.connect)(&session.provider, id) {
-        Ok(agent) => {
-            session.agent = agent;
-            session.agent_session = id.to_string();
-        }
-        Err(message) => say_wrapped(setup.color, YELLOW, &neutralize(&format!("⚠ {message}")), session.screen.width, 2),
-    }
-}
-
-/// `/clear`: the next prompt starts a new session.
-pub fn clear(setup: &Setup) {
-    setup.sessions.recorder.set(None);
+/// The id of the session on screen, when it is logged (the lists mark it).
+fn current_id(session: &Session) -> Option<String> {
+    session.conversation.is_logged().then(|| session.conversation.session_id().to_string())
 }
 
 /// The numbered list, newest first: as many as fit `screen` (every one with `all`), then how
 /// to reach the rest. True when there is one to pick: then a bare number on the next line picks.
-pub fn list(setup: &Setup, screen: Screen, all: bool) -> bool {
+pub fn list(session: &Session, setup: &Setup, all: bool) -> bool {
+    let screen = session.screen;
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     if sessions.is_empty() {
         say("no sessions in this project yet");
         return false;
     }
-    let current = setup.sessions.recorder.id();
+    let current = current_id(session);
     let shown = if all { sessions.len() } else { plan_list_rows(sessions.len(), screen.height) };
     for (index, info) in sessions.iter().enumerate().take(shown) {
         let mark = if current.as_deref() == Some(info.id.as_str()) { "*" } else { " " };
@@ -171,7 +151,7 @@ pub fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, Strin
     }
 }
 
-/// Loads session `id`, switches the log to it, then replaces the conversation.
+/// Loads session `id` and makes it the conversation on screen, logging to its reopened log.
 fn resume(session: &mut Session, setup: &Setup, id: &str) {
     let window = session.provider.context_window;
     let sessions = &setup.sessions;
@@ -193,21 +173,18 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
     for note in resumed.not_owned_note.iter().chain(&resumed.damaged_note) {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
-    setup.sessions.recorder.set(Some(resumed.writer));
+    let mut conversation = Conversation::resumed(resumed.writer, resumed.messages);
+    if resumed.needs_compaction {
+        // SPEC §8: a resumed history that nearly fills the window is compacted before the next
+        // turn's first request, with its prompt in.
+        conversation.compact_before_next_request();
+    }
     session.start_accounting();
-    follow_session(session, setup, id);
-    let count = resumed.messages.len();
-    let last_answer = resumed
-        .messages
-        .iter()
-        .rev()
-        .find(|message| message.role == crate::msg::Role::Assistant)
-        .map(|message| message.content.clone());
-    lock(&session.conversation).replace(resumed.messages);
-    session.context_used = crate::context::estimate_messages(&lock(&session.conversation));
+    let count = conversation.history().len();
+    session.context_used = crate::context::estimate_messages(conversation.history());
     session.context_estimated = true;
     say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
-    if let Some(answer) = last_answer {
+    if let Some(answer) = conversation.last_answer() {
         let preview: String = answer.chars().take(300).collect();
         say_wrapped(setup.color, DIM, &neutralize(&format!("last answer: {preview}")), width, 2);
     }
@@ -215,8 +192,7 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
     session.note = resumed.stale_note;
-    // SPEC §8: a resumed history that nearly fills the window is compacted before the next turn.
-    session.compact_first = resumed.needs_compaction;
+    session.conversation = conversation;
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! answer its approval requests, and turn Ctrl-C into cancellation.
 //!
 //! Invariant: the REPL only sends (the user message, approval answers, a cancel) and reads
-//! events; the agent owns the loop. The main thread never blocks for more than `TICK` without
+//! events; the agent owns the loop and, until the run ends, the conversation. The main thread never blocks for more than `TICK` without
 //! looking at the interrupt counter, so Ctrl-C is acted on at once whatever the agent is doing.
 //! Echo is off while the turn runs and typeahead is discarded at its end.
 
@@ -10,7 +10,7 @@ use super::approve;
 use super::render::{Renderer, ToolEnd};
 use super::terminal::{ModeGuard, discard_typeahead};
 use super::{Interrupts, Session};
-use crate::agent::{CompactPhase, Event, Stop};
+use crate::agent::{CompactPhase, Event, Running, Stop};
 use crate::cancel::CancelToken;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::Write;
@@ -39,20 +39,32 @@ pub(super) struct TurnContext<'a> {
     pub interrupts: &'a Interrupts,
 }
 
-/// Runs one user turn to its end.
+/// Runs one user turn to its end: the agent owns the conversation meanwhile.
 pub(super) fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> TurnEnd {
     let cancel = CancelToken::new();
     let _echo = ModeGuard::without_echo();
-    let events = session.agent.run(session.conversation.clone(), prompt.to_string(), session.mode, cancel.clone());
-    drive(session, &events, &cancel, context)
+    let conversation = std::mem::take(&mut session.conversation);
+    let running = session.agent.run(conversation, prompt.to_string(), session.mode, cancel.clone());
+    settle(session, running, &cancel, context)
 }
 
 /// `/compact`: compacts the conversation now, rendered like a turn (Ctrl-C cancels it).
 pub(super) fn run_compact(session: &mut Session, context: &TurnContext) -> TurnEnd {
     let cancel = CancelToken::new();
     let _echo = ModeGuard::without_echo();
-    let events = session.agent.compact(session.conversation.clone(), session.mode, cancel.clone());
-    drive(session, &events, &cancel, context)
+    let conversation = std::mem::take(&mut session.conversation);
+    let running = session.agent.compact(conversation, session.mode, cancel.clone());
+    settle(session, running, &cancel, context)
+}
+
+/// Renders the run to its end and takes the conversation back; a user who quits while it winds
+/// down leaves it with the run (everything is in the session log already).
+fn settle(session: &mut Session, running: Running, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
+    let end = drive(session, running.events(), cancel, context);
+    if end != TurnEnd::Quit {
+        session.conversation = running.finish();
+    }
+    end
 }
 
 /// Renders a run's events until it ends, answering approvals and turning Ctrl-C into `cancel`.
@@ -103,7 +115,7 @@ fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, 
                 renderer.notice(&phase.describe(), now)
             }
             Ok(Event::Error(failure)) => renderer.error(&failure.message, now),
-            Ok(Event::Done(reason)) => {
+            Ok(Event::Done { stop: reason, .. }) => {
                 stop = Some(reason);
                 renderer.done(reason, now)
             }

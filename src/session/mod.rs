@@ -26,7 +26,7 @@ use crate::clock::{civil_from_days, days_from_civil};
 pub use owner::{Owner, load_owner};
 pub use reader::{Loaded, load_log};
 pub use record::Meta;
-pub use writer::{Recorder, SessionWriter};
+pub use writer::SessionWriter;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

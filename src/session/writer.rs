@@ -4,17 +4,15 @@
 //! (`sync_data` after every line), and every record starts on a line of its own, even after a
 //! torn last line (reopening adds the missing newline). The first write failure is returned once
 //! as a notice for the front end; later failures are silent and the conversation goes on.
-//! `Recorder` is the shared handle the agent and the front end append through; it has its own
-//! lock, so no append ever happens under the conversation lock.
+//! A writer belongs to one conversation (`agent::Conversation`), which appends to it and to its
+//! history in the same call.
 
 use super::SessionError;
 use super::record::{Meta, render_compact, render_message, render_meta};
 use crate::msg::Message;
-use crate::sync::lock;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 /// An open session log.
 #[derive(Debug)]
@@ -82,6 +80,11 @@ impl SessionWriter {
         &self.path
     }
 
+    /// The model later assistant records are tagged with (REPL `/model`).
+    pub fn set_model(&mut self, model: &str) {
+        self.model = model.to_string();
+    }
+
     /// Appends one message written at `ts` (seconds since 1970). Returns a notice on the first
     /// failure only.
     pub fn append(&mut self, message: &Message, ts: u64) -> Option<String> {
@@ -124,48 +127,6 @@ impl SessionWriter {
     }
 }
 
-/// The shared handle to the current session's log (none before the first prompt of a REPL, in
-/// sub-agents and in tests). Cloning shares the log; `set` switches every clone to another one
-/// (REPL `/clear`, `/resume`).
-#[derive(Clone, Debug, Default)]
-pub struct Recorder {
-    writer: Arc<Mutex<Option<SessionWriter>>>,
-}
-
-impl Recorder {
-    /// A recorder writing to `writer`.
-    pub fn new(writer: SessionWriter) -> Recorder {
-        Recorder { writer: Arc::new(Mutex::new(Some(writer))) }
-    }
-
-    /// Switches to another log, or to none.
-    pub fn set(&self, writer: Option<SessionWriter>) {
-        *lock(&self.writer) = writer;
-    }
-
-    /// The current session's id.
-    pub fn id(&self) -> Option<String> {
-        lock(&self.writer).as_ref().map(|writer| writer.id().to_string())
-    }
-
-    /// The model later assistant records are tagged with (REPL `/model`).
-    pub fn set_model(&self, model: &str) {
-        if let Some(writer) = lock(&self.writer).as_mut() {
-            writer.model = model.to_string();
-        }
-    }
-
-    /// Appends a message to the current log (nothing without one). A notice on the first failure.
-    pub fn append(&self, message: &Message) -> Option<String> {
-        lock(&self.writer).as_mut().and_then(|writer| writer.append(message, super::now_s()))
-    }
-
-    /// The compaction seam: writes the marker and the compacted history.
-    pub fn append_compacted(&self, messages: &[Message]) -> Option<String> {
-        lock(&self.writer).as_mut().and_then(|writer| writer.append_compacted(messages, super::now_s()))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,9 +155,9 @@ mod tests {
         assert!(SessionWriter::create(&path, &meta()).is_err(), "create never overwrites");
         // A torn line, as kill -9 in the middle of a write would leave.
         OpenOptions::new().append(true).open(&path).unwrap().write_all(br#"{"role":"user","con"#).unwrap();
-        let recorder = Recorder::new(SessionWriter::reopen(&path, "x", "m").unwrap());
-        assert_eq!(recorder.append(&Message::user("three")), None);
-        assert_eq!(recorder.id().as_deref(), Some("x"));
+        let mut reopened = SessionWriter::reopen(&path, "x", "m").unwrap();
+        assert_eq!(reopened.append(&Message::user("three"), 4), None);
+        assert_eq!(reopened.id(), "x");
         let loaded = load_log(&path).unwrap();
         assert_eq!(loaded.meta, Some(meta()));
         assert_eq!(
@@ -209,7 +170,7 @@ mod tests {
             ]
         );
         assert_eq!(loaded.skipped_lines, 1);
-        recorder.append_compacted(&[Message::user("summary"), Message::assistant("ok")]);
+        reopened.append_compacted(&[Message::user("summary"), Message::assistant("ok")], 5);
         assert_eq!(load_log(&path).unwrap().messages, vec![Message::user("summary"), Message::assistant("ok")]);
         std::fs::remove_dir_all(&dir).unwrap();
     }

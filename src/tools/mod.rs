@@ -82,6 +82,9 @@ pub struct ToolContext {
     pub root: PathBuf,
     /// Cancelled when the user interrupts the turn; long tools check it.
     pub cancel: CancelToken,
+    /// The session the call belongs to (a `task` sub-agent's hooks name its parent's); empty
+    /// outside a session.
+    pub session_id: String,
     /// Files `read_file` has shown to the model; shared by every clone of the context so that
     /// compaction can re-attach the most recently read files. Keep one per session.
     pub reads: ReadTracker,
@@ -96,7 +99,14 @@ pub struct ToolContext {
 impl ToolContext {
     /// A context with a fresh, empty read tracker and no rules, for a call nobody was asked about.
     pub fn new(root: PathBuf, cancel: CancelToken) -> ToolContext {
-        ToolContext { root, cancel, reads: ReadTracker::new(), approved_by_user: false, read_filter: None }
+        ToolContext {
+            root,
+            cancel,
+            session_id: String::new(),
+            reads: ReadTracker::new(),
+            approved_by_user: false,
+            read_filter: None,
+        }
     }
 
     /// The gate every file of a walk by `tool_rule_name` from `start` must pass; an error when

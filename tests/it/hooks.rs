@@ -241,3 +241,29 @@ fn a_prompt_blocked_by_a_hook_is_error_kind_hook_in_json() {
     assert!(output["error"]["message"].as_str().unwrap().contains("no secrets in prompts"), "{output}");
     assert!(model.requests().is_empty());
 }
+
+#[test]
+fn a_blocked_prompt_in_a_continued_session_has_no_answer_not_the_last_one() {
+    // The result is what the model wrote in this run (`Done` carries it), never an answer the
+    // history holds from an earlier run.
+    let model = FakeModel::start();
+    model.push(anthropic("the old answer", &[]));
+    let block = "if grep -q hunter2; then echo \"no secrets in prompts\" >&2; exit 2; fi";
+    let hooks = format!("  UserPromptSubmit:\n    - hooks:\n        - {{type: command, command: '{block}'}}\n");
+    let env = TestEnv::with_model(
+        "hook-prompt-continued",
+        &model,
+        Provider::anthropic().model("m").then(&format!("hooks:\n{hooks}")),
+    );
+    let first = env.run(&["-p", "hello", "--output-format", "json"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let first: serde_json::Value = serde_json::from_str(&first.stdout).unwrap();
+    assert_eq!(first["result"], "the old answer");
+    let run = env.run(&["-c", "-p", "my password is hunter2", "--output-format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(output["result"], "", "{output}");
+    assert_eq!(output["session_id"], first["session_id"], "{output}");
+    assert_eq!(output["error"]["kind"], "hook", "{output}");
+    assert_eq!(model.requests().len(), 1, "the blocked prompt never reaches the model");
+}

@@ -236,3 +236,18 @@ fn front_ends_submit_prompts_and_never_write_messages() {
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn only_the_conversation_writes_to_a_session_log() {
+    // A conversation's history and its log change in the same call (`agent::Conversation`), so
+    // the two never drift apart; nothing else may append to a log, and no handle to one is shared.
+    // `append(&message, time)`: two arguments, unlike `Vec::append(&mut other)`.
+    let writes = regex::Regex::new(r"\.append(_compacted)?\(&[^,()]+,|\bRecorder\b").unwrap();
+    let problems: Vec<String> = src_files()
+        .into_iter()
+        .filter(|(rel, _)| !rel.starts_with("session/") && rel != "agent/conversation.rs" && !is_test_file(rel))
+        .filter(|(_, text)| writes.is_match(&code_only(text.split("#[cfg(test)]").next().unwrap_or(text))))
+        .map(|(rel, _)| format!("{rel}: writes to a session log; push through the conversation (the agent does)"))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
