@@ -224,7 +224,11 @@ fn the_wiring_names_what_it_imports() {
 fn front_ends_submit_prompts_and_never_write_messages() {
     // The agent appends the prompt and everything after it to the conversation and its log;
     // a front end that built or logged a message itself would bypass the prompt hooks.
-    let writes = regex::Regex::new(r"Message::(user|assistant|tool_results)\(|\.append\(&|\bpush\(Message").unwrap();
+    // Nor may it make up a history: a conversation starts empty or from its session's log.
+    let writes = regex::Regex::new(
+        r"Message::(user|assistant|tool_results)\(|\.append\(&|\bpush\(Message|Conversation::unlogged",
+    )
+    .unwrap();
     let problems: Vec<String> = src_files()
         .into_iter()
         .filter(|(rel, _)| {
