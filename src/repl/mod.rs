@@ -201,6 +201,37 @@ pub struct Spent {
 }
 
 impl Session {
+    /// The session at start-up: the provider and agent of `setup`, a new conversation.
+    fn start(setup: &Setup, screen: Screen) -> Session {
+        Session {
+            provider: setup.provider.clone(),
+            agent: Arc::clone(&setup.agent),
+            conversation: Conversation::new(crate::session::new_id()),
+            mode: setup.mode,
+            usage: Usage::default(),
+            usage_estimated: false,
+            earlier: Spent::default(),
+            context_used: 0,
+            context_estimated: false,
+            note: None,
+            picking: false,
+            screen,
+        }
+    }
+
+    /// What the status line shows.
+    fn status_figures(&self) -> StatusFigures {
+        StatusFigures {
+            provider: self.provider.name.clone(),
+            model: self.provider.model.clone(),
+            context_used: self.context_used,
+            context_window: self.provider.context_window,
+            session: self.usage,
+            context_estimated: self.context_estimated,
+            session_estimated: self.usage_estimated,
+        }
+    }
+
     /// The session changes (`/clear`, `/resume`): its usage joins `earlier` and counting starts
     /// again, so `/cost` and the status line speak of the session on screen.
     pub fn start_accounting(&mut self) {
@@ -253,61 +284,22 @@ const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
 /// Runs the REPL until the user leaves.
 pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> ReplEnd {
-    let mut providers = setup.providers.clone();
-    // The provider in use as resolved at start-up (its window possibly discovered).
-    match providers.iter_mut().find(|provider| provider.name == setup.provider.name) {
-        Some(entry) => *entry = setup.provider.clone(),
-        None => providers.push(setup.provider.clone()),
-    }
+    let providers = known_providers(&setup);
     editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
     editor.set_mode(setup.mode);
     editor.set_bypass_in_cycle(setup.bypass_in_cycle);
     editor.set_mcp_probe(setup.mcp_probe.clone());
-    let mut session = Session {
-        provider: setup.provider.clone(),
-        agent: Arc::clone(&setup.agent),
-        conversation: Conversation::new(crate::session::new_id()),
-        mode: setup.mode,
-        usage: Usage::default(),
-        usage_estimated: false,
-        earlier: Spent::default(),
-        context_used: 0,
-        context_estimated: false,
-        note: None,
-        picking: false,
-        screen: editor.screen(),
-    };
+    let mut session = Session::start(&setup, editor.screen());
     print_banner(&setup, &session);
     sessions::start(&mut session, &setup, &interrupts);
     let mut last_interrupt: Option<Instant> = None;
     let mut seen_presses = interrupts.count();
     loop {
-        let figures = StatusFigures {
-            provider: session.provider.name.clone(),
-            model: session.provider.model.clone(),
-            context_used: session.context_used,
-            context_window: session.provider.context_window,
-            session: session.usage,
-            context_estimated: session.context_estimated,
-            session_estimated: session.usage_estimated,
-        };
-        // What happened in the background since the last prompt (MCP servers that connected or
-        // failed, late warnings) is said now, before the prompt: never lost, never in the middle
-        // of a streamed answer.
-        let mut news = false;
-        for event in setup.background.iter().flat_map(|background| background.try_iter()) {
-            say(&render_background(&event, setup.color));
-            news = true;
-        }
-        // Between turns: a server that just connected shows in `/tools` at once (a turn refreshes
-        // the registry anyway when it starts).
-        if news {
-            session.agent.registry.refresh();
-        }
+        say_background_news(&setup, &session);
         // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
         // as a signal; it counts as one pressed at an empty prompt.
         let input = if interrupts.count() == seen_presses {
-            editor.read(figures)
+            editor.read(session.status_figures())
         } else {
             Input::Interrupted { had_text: false }
         };
@@ -338,51 +330,92 @@ pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> Repl
             continue;
         }
         editor.remember(&line);
-        if std::mem::take(&mut session.picking) && trimmed.parse::<usize>().is_ok() {
+        let context = turn_context(&setup, editor.width(), &interrupts);
+        let end = if std::mem::take(&mut session.picking) && trimmed.parse::<usize>().is_ok() {
             sessions::pick(&mut session, &setup, trimmed);
-            continue;
-        }
-        if trimmed.starts_with('/') {
-            match parse_command(trimmed) {
-                Ok(Command::Exit) => return ReplEnd::Exited,
-                Ok(Command::Compact) => {
-                    let context = turn_context(&setup, editor.width(), &interrupts);
-                    if run_compact(&mut session, &context) == TurnEnd::Quit {
-                        return ReplEnd::Interrupted;
-                    }
-                    seen_presses = interrupts.count();
-                }
-                Ok(command) => {
-                    run_command(command, &mut session, &setup, &providers, &interrupts);
-                    // A Ctrl-C that cancelled the `/resume` picker was its answer, not a press
-                    // at the prompt.
-                    seen_presses = interrupts.count();
-                }
-                Err(message) => say(&paint(setup.color, RED, &message)),
-            }
+            None
+        } else if trimmed.starts_with('/') {
+            let end = run_slash(trimmed, &mut session, &setup, &providers, &context);
             editor.set_mode(session.mode);
-            continue;
+            end
+        } else {
+            run_prompt(&mut session, &setup, &context, line.trim_end())
+        };
+        if let Some(end) = end {
+            return end;
         }
-        let mut prompt = sessions::prepare_prompt(&mut session, &setup, line.trim_end());
-        loop {
-            let context = turn_context(&setup, editor.width(), &interrupts);
-            let end = run_turn(&mut session, &prompt, &context);
-            // A blank line between the answer and the next status line.
-            say("");
-            match end {
-                TurnEnd::Quit => return ReplEnd::Interrupted,
-                TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools)
-                    if ask_continue(&setup, session.screen.width, &interrupts) =>
-                {
-                    prompt = CONTINUE_PROMPT.to_string();
-                }
-                TurnEnd::Stopped(
-                    Stop::Completed | Stop::Cancelled | Stop::Failed | Stop::IterationLimit | Stop::UnknownTools,
-                ) => break,
+        // Presses during a turn, a question or the `/resume` picker were theirs to handle.
+        seen_presses = interrupts.count();
+    }
+}
+
+/// Every configured provider, the one in use as resolved at start-up (its window possibly
+/// discovered).
+fn known_providers(setup: &Setup) -> Vec<ProviderConfig> {
+    let mut providers = setup.providers.clone();
+    match providers.iter_mut().find(|provider| provider.name == setup.provider.name) {
+        Some(entry) => *entry = setup.provider.clone(),
+        None => providers.push(setup.provider.clone()),
+    }
+    providers
+}
+
+/// What happened in the background since the last prompt (MCP servers that connected or
+/// failed, late warnings) is said now, before the prompt: never lost, never in the middle of a
+/// streamed answer.
+fn say_background_news(setup: &Setup, session: &Session) {
+    let mut news = false;
+    for event in setup.background.iter().flat_map(|background| background.try_iter()) {
+        say(&render_background(&event, setup.color));
+        news = true;
+    }
+    // Between turns: a server that just connected shows in `/tools` at once (a turn refreshes
+    // the registry anyway when it starts).
+    if news {
+        session.agent.registry.refresh();
+    }
+}
+
+/// A slash command line; `Some` when the REPL ends.
+fn run_slash(
+    line: &str,
+    session: &mut Session,
+    setup: &Setup,
+    providers: &[ProviderConfig],
+    context: &TurnContext,
+) -> Option<ReplEnd> {
+    match parse_command(line) {
+        Ok(Command::Exit) => return Some(ReplEnd::Exited),
+        Ok(Command::Compact) => {
+            if run_compact(session, context) == TurnEnd::Quit {
+                return Some(ReplEnd::Interrupted);
             }
         }
-        // Presses during the turn (or the continue question) were theirs to handle.
-        seen_presses = interrupts.count();
+        Ok(command) => run_command(command, session, setup, providers, context.interrupts),
+        Err(message) => say(&paint(setup.color, RED, &message)),
+    }
+    None
+}
+
+/// A prompt: its turn, then the turns the user asks for to continue after a cap; `Some` when
+/// the REPL ends.
+fn run_prompt(session: &mut Session, setup: &Setup, context: &TurnContext, line: &str) -> Option<ReplEnd> {
+    let mut prompt = sessions::prepare_prompt(session, setup, line);
+    loop {
+        let end = run_turn(session, &prompt, context);
+        // A blank line between the answer and the next status line.
+        say("");
+        match end {
+            TurnEnd::Quit => return Some(ReplEnd::Interrupted),
+            TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools)
+                if ask_continue(setup, session.screen.width, context.interrupts) =>
+            {
+                prompt = CONTINUE_PROMPT.to_string();
+            }
+            TurnEnd::Stopped(
+                Stop::Completed | Stop::Cancelled | Stop::Failed | Stop::IterationLimit | Stop::UnknownTools,
+            ) => return None,
+        }
     }
 }
 
