@@ -81,7 +81,21 @@ fn run_with_sessions(
         };
         return run_repl(context, provider, &config, warnings, &options, env, owner);
     };
-    let provider = match choose_provider(&config, &options, env, &mut warnings) {
+    run_print(context, &config, warnings, &options, env, owner, prompt_source)
+}
+
+/// A `-p` run: the prompt (with piped stdin), the guard, MCP servers (waited for), the session,
+/// then the headless front end; its stop is the exit code.
+fn run_print(
+    context: &Workspace,
+    config: &Config,
+    mut warnings: Vec<Warning>,
+    options: &Options,
+    env: &Env,
+    owner: &crate::session::Owner,
+    prompt_source: PromptSource,
+) -> Exit {
+    let provider = match choose_provider(config, options, env, &mut warnings) {
         Ok(provider) => provider,
         Err(exit) => {
             // Said before the exit: an untrusted project config may be why there is no model.
@@ -93,7 +107,7 @@ fn run_with_sessions(
         Ok(prompt) => prompt,
         Err(exit) => return exit,
     };
-    let guard = match guard(context, &config, &options, env, &mut warnings) {
+    let guard = match guard(context, config, options, env, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
@@ -106,7 +120,7 @@ fn run_with_sessions(
         Err(exit) => return exit,
     };
     let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
-    let agent = match build_agent(context, &provider, &options, env, &wiring, false) {
+    let agent = match build_agent(context, &provider, options, env, &wiring, false) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };

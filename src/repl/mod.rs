@@ -515,23 +515,7 @@ fn run_command(
                 say(&paint(color, RED, BYPASS_WARNING));
             }
         }
-        Command::Model(None) => {
-            for provider in providers {
-                let is_current = provider.name == session.provider.name;
-                let provider = if is_current { &session.provider } else { provider };
-                let current = if is_current { "*" } else { " " };
-                let window = human_count(provider.context_window);
-                let line = neutralize(&format!(
-                    "{current} {:<12} {:<10} {}  (context {window}, {})",
-                    provider.name,
-                    provider.protocol.as_str(),
-                    provider.model,
-                    provider.window_source.describe(),
-                ));
-                say_wrapped(color, "", &line, width, 4);
-            }
-            say_wrapped(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL", width, 0);
-        }
+        Command::Model(None) => list_models(session, providers, color),
         Command::Model(Some(choice)) => switch_model(&choice, session, setup, providers),
         // Handled by the loop, which renders it like a turn.
         Command::Compact => {}
@@ -575,6 +559,26 @@ fn run_command(
         }
         Command::Exit => {}
     }
+}
+
+/// `/model`: every provider, the current one marked, with its model and window.
+fn list_models(session: &Session, providers: &[ProviderConfig], color: bool) {
+    let width = session.screen.width;
+    for provider in providers {
+        let is_current = provider.name == session.provider.name;
+        let provider = if is_current { &session.provider } else { provider };
+        let current = if is_current { "*" } else { " " };
+        let window = human_count(provider.context_window);
+        let line = neutralize(&format!(
+            "{current} {:<12} {:<10} {}  (context {window}, {})",
+            provider.name,
+            provider.protocol.as_str(),
+            provider.model,
+            provider.window_source.describe(),
+        ));
+        say_wrapped(color, "", &line, width, 4);
+    }
+    say_wrapped(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL", width, 0);
 }
 
 /// `/model PROVIDER[/MODEL]`: a new agent on that provider; the conversation carries over.
