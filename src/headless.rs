@@ -81,6 +81,8 @@ pub(crate) fn run(
         }
         printer.event(event);
     }
+    // The worker ends right after Done (its conversation, logged as it went, is not needed here).
+    drop(running.finish());
     // A channel that closed without Done means the run was interrupted before it could say so.
     let (stop, answer) = done.unwrap_or((Stop::Cancelled, String::new()));
     printer.finish(stop, &answer);

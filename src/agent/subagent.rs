@@ -127,6 +127,8 @@ impl Tool for TaskTool {
                 | Event::Compact(_) => {}
             }
         }
+        // Its worker ends right after Done; the conversation dies with the call.
+        drop(running.finish());
         match stop {
             Stop::Completed => ToolOutput::ok(final_text),
             Stop::Cancelled => ToolOutput::error("the sub-agent was cancelled"),
