@@ -86,7 +86,8 @@ pub struct ToolContext {
     /// outside a session.
     pub session_id: String,
     /// Files `read_file` has shown to the model; shared by every clone of the context so that
-    /// compaction can re-attach the most recently read files. Keep one per session.
+    /// compaction can re-attach the most recently read files. One per conversation (the
+    /// agent passes its `Conversation`'s).
     pub reads: ReadTracker,
     /// True when a person approved this call at the prompt; false when a rule or the mode let it
     /// through unasked (then the bash tool hardens git against the repository's own config).
