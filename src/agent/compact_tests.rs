@@ -298,3 +298,104 @@ fn manual_compaction_in_a_small_window_keeps_the_prompt_and_the_final_answer() {
     assert_eq!(history[1].content, "It is all x.", "the answer stays, so the next prompt follows an assistant message");
     assert!(provider.requests()[0].messages[0].content.contains(&"x".repeat(1_000)), "the read is summarised");
 }
+
+#[test]
+fn a_resumed_history_is_compacted_before_its_first_request_only_with_a_window() {
+    let provider = ScriptedProvider::new(vec![summary_turn("RESUMED"), text_turn("go on")]);
+    let mut conversation = old_conversation(4);
+    conversation.compact_before_next_request();
+    let (events, stop) = collect(submit(
+        &scripted_agent(provider.clone()),
+        &mut conversation,
+        "do it",
+        Mode::Default,
+        CancelToken::new(),
+    ));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
+    let requests = provider.requests();
+    assert!(is_summary_request(&requests[0]), "under the threshold, yet summarised first");
+    assert!(requests[1].messages[0].content.contains("RESUMED"));
+    assert_eq!(requests[1].messages.last().unwrap().content, "do it", "the prompt is kept verbatim");
+
+    // An agent without a window (a sub-agent) never summarises, whatever the conversation asks.
+    let provider = ScriptedProvider::new(vec![text_turn("fine")]);
+    let mut conversation = old_conversation(4);
+    conversation.compact_before_next_request();
+    let agent = windowed_agent(provider.clone(), 10, 0);
+    let (events, stop) = collect(submit(&agent, &mut conversation, "do it", Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), []);
+    assert_eq!(provider.requests().len(), 1);
+}
+
+#[test]
+fn the_reply_budget_shrinks_to_what_the_window_leaves() {
+    // 4 096 tokens of window, about 3 000 of prompt: the configured 1 000 does not fit.
+    let provider = ScriptedProvider::new(vec![text_turn("ok")]);
+    let prompt = "p".repeat(10_500);
+    let mut conversation = Conversation::default();
+    submit(&small_window_agent(provider.clone()), &mut conversation, &prompt, Mode::Default, CancelToken::new());
+    let max_tokens = provider.requests()[0].max_tokens;
+    assert!((4_096 / 16..1000).contains(&max_tokens), "{max_tokens}");
+    // Without a window the configured budget goes as it is.
+    let provider = ScriptedProvider::new(vec![text_turn("ok")]);
+    let mut conversation = Conversation::default();
+    submit(&windowed_agent(provider.clone(), 10, 0), &mut conversation, &prompt, Mode::Default, CancelToken::new());
+    assert_eq!(provider.requests()[0].max_tokens, 1000);
+}
+
+/// A read-only tool whose result is `size` characters of `x`.
+struct BigRead {
+    size: usize,
+}
+
+impl crate::tools::Tool for BigRead {
+    fn name(&self) -> &str {
+        "read"
+    }
+    fn rule_name(&self) -> &str {
+        "Read"
+    }
+    fn description(&self) -> &str {
+        "test tool"
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    fn execute(&self, _input_json: &str, _ctx: &crate::tools::ToolContext) -> crate::tools::ToolOutput {
+        crate::tools::ToolOutput::ok("x".repeat(self.size))
+    }
+}
+
+#[test]
+fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
+    let sessions = std::env::temp_dir().join(format!("mewcode-offload-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&sessions);
+    let provider = ScriptedProvider::new(vec![read_turn("big-1", 100), text_turn("seen")]);
+    let mut registry = Registry::new();
+    registry.register(Arc::new(BigRead { size: 60_000 }));
+    let agent = Arc::new(Agent {
+        toolbox: super::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
+        registry,
+        stable_prompt: "stable".into(),
+        settings: super::tests::settings(10, false),
+        context: crate::context::ContextConfig {
+            window: WINDOW,
+            compact_at: None,
+            sessions_dir: Some(sessions.clone()),
+        },
+    });
+    let mut conversation = Conversation::new("20261204-120000-abcd");
+    let (events, stop) = collect(submit(&agent, &mut conversation, "read it", Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    let saved = sessions.join("20261204-120000-abcd").join(crate::context::offload::TOOL_RESULTS_DIR).join("big-1");
+    assert_eq!(std::fs::read_to_string(&saved).unwrap().len(), 60_000);
+    let sent = &provider.requests()[1].messages[2].tool_results[0].content;
+    assert!(sent.len() < 10_000 && sent.contains(&saved.display().to_string()), "{sent}");
+    assert!(events.iter().any(|event| matches!(event, Event::Notice(text) if text.contains("saved to"))));
+    std::fs::remove_dir_all(&sessions).unwrap();
+}
