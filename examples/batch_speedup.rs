@@ -6,12 +6,11 @@
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use crossbeam_channel::Receiver;
-use mewcode::agent::{Agent, Conversation, Event, ModeMatrix, Settings, Toolbox};
-use mewcode::cancel::CancelToken;
-use mewcode::llm::{Completion, Provider, StopReason, StreamEvent};
-use mewcode::mode::Mode;
-use mewcode::msg::{Request, ToolCall};
-use mewcode::tools::{Registry, Tool, ToolContext, ToolOutput};
+use mewcode::bench::{
+    Agent, CancelToken, Completion, Context, Conversation, Environment, Event, History, Hooks, Mode, ModeMatrix,
+    Provider, ReadTracker, Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext,
+    ToolOutput, Toolbox,
+};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -80,8 +79,8 @@ fn tool_phase(per_turn: usize) -> Duration {
             provider: Arc::new(Script { per_turn, asked: AtomicUsize::new(0) }),
             max_tokens: 100,
             gate: Arc::new(ModeMatrix),
-            hooks: mewcode::hooks::Hooks::default(),
-            environment: mewcode::agent::toolbox::Environment::fixed(""),
+            hooks: Hooks::default(),
+            environment: Environment::fixed(""),
             silent_truncation: None,
         }),
         registry,
@@ -92,13 +91,13 @@ fn tool_phase(per_turn: usize) -> Duration {
             unknown_tool_limit: 3,
             interactive: false,
             turn_hooks: true,
-            reads: mewcode::tools::ReadTracker::new(),
+            reads: ReadTracker::new(),
             log: Default::default(),
             prompt_meter: Default::default(),
         },
-        context: mewcode::context::Context::default(),
+        context: Context::default(),
     });
-    let conversation: Conversation = Arc::new(Mutex::new(mewcode::msg::History::new()));
+    let conversation: Conversation = Arc::new(Mutex::new(History::new()));
     let (mut first, mut last) = (None, None);
     for event in agent.run(conversation, "go".to_string(), Mode::Default, CancelToken::new()) {
         match event {
