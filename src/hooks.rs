@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A hook's timeout when the config does not give one.
-pub const DEFAULT_HOOK_TIMEOUT_S: u64 = 60;
+pub(crate) const DEFAULT_HOOK_TIMEOUT_S: u64 = 60;
 /// Output kept from a hook (head and tail each).
 const HOOK_OUTPUT_BYTES: usize = 8 * 1024;
 
@@ -373,7 +373,7 @@ fn combine(event: HookEvent, commands: &[&str], runs: Vec<Run>) -> HookOutcome {
 
 /// Claude Code's matcher: empty or `*` = every tool; otherwise a regex matched against the whole
 /// friendly name (`Edit|Write`), or the literal name when it is not a valid regex.
-pub fn matches(matcher: &str, tool_name: &str) -> bool {
+pub(crate) fn matches(matcher: &str, tool_name: &str) -> bool {
     let matcher = matcher.trim();
     if matcher.is_empty() || matcher == "*" {
         return true;

@@ -62,10 +62,12 @@ pub use app::{Exit, main};
 /// and listing (`session_bench`), the REPL renderer (`render_bench`), the SSE parser
 /// (`sse_bench`), the grep tool (`grep_bench`) and a confined `proc::run` (`sandbox_overhead`).
 pub mod bench {
-    pub use crate::agent::toolbox::Environment;
-    pub use crate::agent::{Agent, Conversation, Event, ModeMatrix, Settings, Toolbox};
+    pub use crate::agent::event::Event;
+    pub use crate::agent::gate::ModeMatrix;
+    pub use crate::agent::toolbox::{Environment, Toolbox};
+    pub use crate::agent::{Agent, Conversation, Settings};
     pub use crate::cancel::CancelToken;
-    pub use crate::config::SandboxConfig;
+    pub use crate::config::sandbox::SandboxConfig;
     pub use crate::confine::{Paths, Sandbox};
     pub use crate::context::offload::Offloader;
     pub use crate::context::{Breaker, Context, ContextConfig, Estimate, should_summarize};
@@ -75,10 +77,11 @@ pub mod bench {
     pub use crate::msg::{History, Message, Request, ThinkingBlock, ToolCall, ToolResult};
     pub use crate::proc::{Job, run};
     pub use crate::repl::render::Renderer;
-    pub use crate::session::record::{VERSION, render_message};
-    pub use crate::session::{
-        Meta, Owner, SessionWriter, format_id, list_sessions, load_log, log_path, sessions_dir, title_of,
-    };
+    pub use crate::session::owner::Owner;
+    pub use crate::session::reader::load_log;
+    pub use crate::session::record::{Meta, VERSION, render_message};
+    pub use crate::session::writer::SessionWriter;
+    pub use crate::session::{format_id, list_sessions, log_path, sessions_dir, title_of};
     pub use crate::sse::SseParser;
     pub use crate::sys::landlock::abi_version as landlock_abi_version;
     pub use crate::tools::{GrepTool, ReadTracker, Registry, Tool, ToolContext, ToolOutput};
@@ -89,7 +92,7 @@ pub mod bench {
 /// differential runs under real bash, the shell reader and wrapper table the engine judges with
 /// and the sandbox bash runs in.
 pub mod redteam {
-    pub use crate::config::SandboxConfig;
+    pub use crate::config::sandbox::SandboxConfig;
     pub use crate::confine::{Paths, Sandbox, Status};
     pub use crate::mcp::client::parse_read_only;
     pub use crate::mode::Mode;
@@ -108,16 +111,18 @@ pub mod redteam {
 pub mod integration {
     pub use crate::cancel::CancelToken;
     pub use crate::cli::is_session_id;
+    pub use crate::clock::to_local;
     pub use crate::config::trust::{is_trusted, record_local_settings, save_trust};
     pub use crate::config::{McpServerConfig, McpTransport};
     pub use crate::mcp::client::{Client, Transport};
     pub use crate::mcp::http::HttpTransport;
+    pub use crate::mcp::stdio::SpawnEnv;
     pub use crate::mcp::stdio::StdioTransport;
     pub use crate::mcp::tool::{BLOCKED_DESCRIPTION, render_result};
-    pub use crate::mcp::{Manager, McpError, ServerState, SpawnEnv, StartOptions, accept};
+    pub use crate::mcp::{Manager, McpError, ServerState, StartOptions, accept};
     pub use crate::msg::Message;
-    pub use crate::session::record::{render_message, render_meta};
-    pub use crate::session::{Meta, format_id, now_s, to_local};
+    pub use crate::session::record::{Meta, render_message, render_meta};
+    pub use crate::session::{format_id, now_s};
     pub use crate::sys::landlock::abi_version as landlock_abi_version;
     pub use crate::sys::process_exists;
     pub use crate::tools::{Registry, ToolContext, ToolOutput};

@@ -7,15 +7,15 @@
 
 mod batch;
 mod compact;
-pub mod event;
-pub mod gate;
+pub(crate) mod event;
+pub(crate) mod gate;
 mod preview;
-pub mod prompt;
+pub(crate) mod prompt;
 mod reminder;
 mod run;
-pub mod subagent;
-pub mod toolbox;
-pub mod usage;
+pub(crate) mod subagent;
+pub(crate) mod toolbox;
+pub(crate) mod usage;
 
 #[cfg(test)]
 mod compact_tests;
@@ -30,20 +30,20 @@ use crate::cancel::CancelToken;
 use crate::hooks::HookOutcome;
 use crate::mode::Mode;
 use crate::msg::{History, Message, Role, System};
-pub use crate::sync::lock;
+pub(crate) use crate::sync::lock;
 use crate::tools::{ReadTracker, Registry};
 use crossbeam_channel::{Receiver, Sender, bounded};
-pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, Stop};
-pub use gate::{EngineGate, Gate, ModeMatrix, Remembered, Verdict};
+pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, Stop};
+pub(crate) use gate::{EngineGate, Gate, Verdict};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-pub use toolbox::Toolbox;
+pub(crate) use toolbox::Toolbox;
 
 /// The default iteration cap of a main run (SPEC §3); `--max-iterations` sets another.
-pub const MAX_ITERATIONS: u32 = 25;
+pub(crate) const MAX_ITERATIONS: u32 = 25;
 /// Consecutive all-unknown-tool iterations that stop a main run.
-pub const UNKNOWN_TOOL_LIMIT: u32 = 3;
+pub(crate) const UNKNOWN_TOOL_LIMIT: u32 = 3;
 
 /// The conversation history, shared between the worker and the front end (which reads it only
 /// between runs).
@@ -206,7 +206,7 @@ fn finish(conversation: &Conversation, stop: Stop) -> Stop {
 }
 
 /// Appends an assistant message with `note` unless the history is empty or already ends with one.
-pub fn ensure_assistant_tail(messages: &mut History, note: &str) {
+pub(crate) fn ensure_assistant_tail(messages: &mut History, note: &str) {
     // An empty history is valid as it is (a prompt a hook blocked was taken back out).
     if messages.last().is_some_and(|message| message.role != Role::Assistant) {
         messages.push(Message::assistant(note));
@@ -215,7 +215,7 @@ pub fn ensure_assistant_tail(messages: &mut History, note: &str) {
 
 /// Sends one event, giving up when the receiver is gone, or when the run is cancelled and the
 /// receiver does not take the event within a short grace period. Returns false when it gave up.
-pub fn emit(cancel: &CancelToken, tx: &Sender<Event>, event: Event) -> bool {
+pub(crate) fn emit(cancel: &CancelToken, tx: &Sender<Event>, event: Event) -> bool {
     let mut event = event;
     let mut waited_after_cancel = Duration::ZERO;
     loop {

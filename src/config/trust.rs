@@ -11,10 +11,10 @@ use crate::fsx;
 use std::path::Path;
 
 /// The store's file name under MEWCODE_HOME.
-pub const TRUSTED_FILE: &str = "trusted.yaml";
+pub(crate) const TRUSTED_FILE: &str = "trusted.yaml";
 
 /// The project files whose content the trust covers, relative to the root.
-pub const TRUSTED_PROJECT_FILES: [&str; 3] = [".mewcode.yaml", ".mewcode/settings.yaml", ".mcp.json"];
+pub(crate) const TRUSTED_PROJECT_FILES: [&str; 3] = [".mewcode.yaml", ".mewcode/settings.yaml", ".mcp.json"];
 
 /// Of those, the files counted only when present: `.mcp.json` joined the list later, and a
 /// project trusted before it existed keeps its fingerprint (its appearing still changes it).
@@ -40,10 +40,10 @@ struct TrustEntry {
 }
 
 /// The local settings file, relative to the root.
-pub const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
+pub(crate) const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
 
 /// The fingerprint of the project's trust-relevant files (absent files count, as "absent").
-pub fn project_fingerprint(root: &Path) -> String {
+pub(crate) fn project_fingerprint(root: &Path) -> String {
     let mut material = Vec::new();
     for name in TRUSTED_PROJECT_FILES {
         let content = std::fs::read(root.join(name));
@@ -63,7 +63,7 @@ pub fn project_fingerprint(root: &Path) -> String {
 }
 
 /// True when the project has none of the trust-relevant files (nothing to trust).
-pub fn project_needs_trust(root: &Path) -> bool {
+pub(crate) fn project_needs_trust(root: &Path) -> bool {
     TRUSTED_PROJECT_FILES.iter().any(|name| root.join(name).is_file())
 }
 
@@ -78,7 +78,7 @@ pub fn is_trusted(home: &Path, root: &Path) -> bool {
 }
 
 /// True when the local settings file is exactly what mewcode itself last wrote there.
-pub fn local_settings_vouched(home: &Path, root: &Path) -> bool {
+pub(crate) fn local_settings_vouched(home: &Path, root: &Path) -> bool {
     let Ok(bytes) = std::fs::read(root.join(LOCAL_SETTINGS)) else { return false };
     let digest = sha256_hex(&bytes);
     let root = root.display().to_string();

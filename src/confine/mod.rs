@@ -23,12 +23,12 @@ use rules::{Layout, Stamps};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-pub use rules::DEVICES;
-pub use tmp::SessionTmp;
+pub(crate) use rules::DEVICES;
+pub(crate) use tmp::SessionTmp;
 
 /// Secret stores under the home directory that commands cannot read unless
 /// `sandbox.readable_secrets` names them: keys, tokens and credentials of common tools.
-pub const HOME_SECRETS: [&str; 17] = [
+pub(crate) const HOME_SECRETS: [&str; 17] = [
     ".ssh",
     ".gnupg",
     ".aws",

@@ -19,7 +19,7 @@ use std::time::SystemTime;
 /// Read (and run) a file, or everything beneath a directory.
 const READ: u64 = landlock::ACCESS_FS_READ_FILE | landlock::ACCESS_FS_EXECUTE;
 /// The device nodes every shell needs, readable and writable (`> /dev/null` truncates).
-pub const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+pub(crate) const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 /// What the ruleset is built from: absolute, canonical paths.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The protocol versions we speak, newest first; the first is what we offer.
-pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+pub(crate) const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// The most `tools/list` pages we follow: a server looping on its cursor must not hang us.
 const MAX_PAGES: usize = 100;
@@ -226,7 +226,7 @@ impl Client {
 }
 
 /// Checks the `initialize` result: a version we speak, and who the server is.
-pub fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
+pub(crate) fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
     let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
     if !SUPPORTED_VERSIONS.contains(&version) {
         return Err(McpError::Protocol {
@@ -249,7 +249,7 @@ pub fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
 
 /// One `tools/list` page: its tools and the next cursor. A tool without a name is skipped; a
 /// missing or null schema becomes the empty object schema (providers require one).
-pub fn parse_tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), McpError> {
+pub(crate) fn parse_tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), McpError> {
     let Some(tools) = result.get("tools").and_then(Value::as_array) else {
         return Err(McpError::Protocol { message: "tools/list answered without a tools array".to_string() });
     };

@@ -30,7 +30,7 @@ const RESERVED_WORDS: &[&str] = &[
 
 /// Nesting limit for substitutions and groups; deeper input is Unparseable instead of a stack
 /// overflow (the parser is recursive).
-pub const MAX_DEPTH: usize = 48;
+pub(crate) const MAX_DEPTH: usize = 48;
 
 /// A parsed command string: every simple command in it, and what kind of shell syntax was seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -28,7 +28,7 @@ pub struct SseEvent {
 
 /// The largest line or data buffer we accept. Real events are kilobytes; 16 MiB leaves room for
 /// a huge tool-call argument while a runaway or hostile stream cannot exhaust memory.
-pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Failures of the SSE layer.
 #[derive(Debug)]
@@ -320,7 +320,7 @@ fn find_line_end(bytes: &[u8]) -> Option<usize> {
 }
 
 /// Events from a blocking reader (an HTTP body). Reads in 16 KiB blocks.
-pub struct SseReader<R: Read> {
+pub(crate) struct SseReader<R: Read> {
     reader: R,
     parser: SseParser,
     buffer: Vec<u8>,
@@ -331,12 +331,12 @@ pub struct SseReader<R: Read> {
 
 impl<R: Read> SseReader<R> {
     /// Wraps `reader` positioned at the start of the event stream.
-    pub fn new(reader: R) -> SseReader<R> {
+    pub(crate) fn new(reader: R) -> SseReader<R> {
         SseReader::with_parser(reader, SseParser::new())
     }
 
     /// Wraps `reader` with a configured parser (e.g. a smaller limit).
-    pub fn with_parser(reader: R, parser: SseParser) -> SseReader<R> {
+    pub(crate) fn with_parser(reader: R, parser: SseParser) -> SseReader<R> {
         SseReader {
             reader,
             parser,
@@ -349,7 +349,7 @@ impl<R: Read> SseReader<R> {
 
     /// The next event, blocking on the reader as needed; `Ok(None)` at end of stream, after
     /// which `finish` hands out the unterminated remainder.
-    pub fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
+    pub(crate) fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
         loop {
             if let Some(event) = self.pending.pop_front() {
                 return Ok(Some(event));
@@ -368,7 +368,7 @@ impl<R: Read> SseReader<R> {
     /// Does exactly one successful read (retrying `Interrupted`), pushing the events it
     /// completed onto `out`. Returns the number of bytes read: 0 means end of stream, and any
     /// other value is "a byte arrived" even when no event did (keep-alive comments).
-    pub fn read_some(&mut self, out: &mut Vec<SseEvent>) -> Result<usize, SseError> {
+    pub(crate) fn read_some(&mut self, out: &mut Vec<SseEvent>) -> Result<usize, SseError> {
         if self.at_eof {
             return Ok(0);
         }
@@ -388,17 +388,17 @@ impl<R: Read> SseReader<R> {
     }
 
     /// The half-built event left at end of stream (see `SseParser::finish`).
-    pub fn finish(&mut self) -> Option<SseEvent> {
+    pub(crate) fn finish(&mut self) -> Option<SseEvent> {
         self.parser.finish()
     }
 
     /// Total bytes read from the stream so far.
-    pub fn bytes_received(&self) -> u64 {
+    pub(crate) fn bytes_received(&self) -> u64 {
         self.parser.bytes_received()
     }
 
     /// See `SseParser::stray_text`.
-    pub fn stray_text(&self) -> Option<&str> {
+    pub(crate) fn stray_text(&self) -> Option<&str> {
         self.parser.stray_text()
     }
 }

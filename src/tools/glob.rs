@@ -25,7 +25,7 @@ use std::time::SystemTime;
 pub(super) const MAX_RESULTS: usize = 200;
 
 /// The `glob` tool.
-pub struct GlobTool;
+pub(crate) struct GlobTool;
 
 #[derive(Deserialize)]
 struct Input {

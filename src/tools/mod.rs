@@ -17,15 +17,15 @@ mod grep;
 mod read_file;
 #[cfg(test)]
 mod test_support;
-pub mod walk;
+pub(crate) mod walk;
 mod write_file;
 
-pub use bash::{BashTool, HARDENED_GIT, git_config_env};
-pub use edit_file::EditFileTool;
-pub use glob::GlobTool;
+pub(crate) use bash::{BashTool, HARDENED_GIT, git_config_env};
+pub(crate) use edit_file::EditFileTool;
+pub(crate) use glob::GlobTool;
 pub use grep::GrepTool;
-pub use read_file::ReadFileTool;
-pub use write_file::WriteFileTool;
+pub(crate) use read_file::ReadFileTool;
+pub(crate) use write_file::WriteFileTool;
 
 use crate::cancel::CancelToken;
 use crate::confine::Sandbox;
@@ -38,14 +38,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// The built-ins' names and kinds: the permission engine's table, where rules read them too.
-pub use crate::permission::kind::{
-    BASH, BUILTIN_NAMES, EDIT_FILE, GLOB, GREP, READ_FILE, ToolKind, ToolNames, WRITE_FILE,
-};
+pub(crate) use crate::permission::kind::{BASH, EDIT_FILE, GLOB, GREP, READ_FILE, ToolKind, WRITE_FILE};
 
 /// The built-in tools in their canonical order. `bash_env` is the environment of every command
 /// the bash tool runs (the caller scrubs it to PATH, HOME, LANG, TERM once, at start-up; the
 /// sandbox adds its temp dir), and `sandbox` confines them.
-pub fn builtin_tools(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Vec<Arc<dyn Tool>> {
+pub(crate) fn builtin_tools(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(ReadFileTool),
         Arc::new(WriteFileTool),
@@ -313,7 +311,7 @@ fn add_replacing(tools: &mut Vec<Arc<dyn Tool>>, added: Vec<Arc<dyn Tool>>) {
 }
 
 /// Runs one tool, turning a panic into an error output: one bug must not end the session.
-pub fn execute_caught(tool: &dyn Tool, input_json: &str, ctx: &ToolContext) -> ToolOutput {
+pub(crate) fn execute_caught(tool: &dyn Tool, input_json: &str, ctx: &ToolContext) -> ToolOutput {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.execute(input_json, ctx)));
     outcome.unwrap_or_else(|_| ToolOutput::error(format!("tool {} failed internally (a bug in mewcode)", tool.name())))
 }
@@ -397,6 +395,7 @@ pub(crate) mod lenient {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::permission::kind::{BUILTIN_NAMES, ToolNames};
 
     fn ctx() -> ToolContext {
         ToolContext::new(std::env::temp_dir(), CancelToken::new())

@@ -29,7 +29,7 @@ pub(super) const MAX_OUTPUT_BYTES: usize = 256 * 1024;
 const COUNT_REST_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The `read_file` tool.
-pub struct ReadFileTool;
+pub(crate) struct ReadFileTool;
 
 #[derive(Deserialize)]
 struct Input {
