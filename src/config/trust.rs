@@ -62,11 +62,6 @@ pub(crate) fn project_fingerprint(root: &Path) -> String {
     sha256_hex(&material)
 }
 
-/// True when the project has none of the trust-relevant files (nothing to trust).
-pub(crate) fn project_needs_trust(root: &Path) -> bool {
-    TRUSTED_PROJECT_FILES.iter().any(|name| root.join(name).is_file())
-}
-
 /// True when the user trusted this root with exactly the current files.
 pub fn is_trusted(home: &Path, root: &Path) -> bool {
     let fingerprint = project_fingerprint(root);
@@ -136,7 +131,6 @@ mod tests {
         let (home, root) = (dir.join("home"), dir.join("proj"));
         std::fs::create_dir_all(root.join(".mewcode")).unwrap();
         std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
-        assert!(project_needs_trust(&root));
         assert!(!is_trusted(&home, &root));
         save_trust(&home, &root).unwrap();
         assert!(is_trusted(&home, &root));
@@ -165,14 +159,11 @@ mod tests {
         assert_eq!(project_fingerprint(&root), sha256_hex(&before));
         save_trust(&home, &root).unwrap();
         std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "evil"}}}"#).unwrap();
-        assert!(project_needs_trust(&root));
         assert!(!is_trusted(&home, &root), "a new .mcp.json asks again");
         save_trust(&home, &root).unwrap();
         assert!(is_trusted(&home, &root));
         std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "worse"}}}"#).unwrap();
         assert!(!is_trusted(&home, &root), "a changed .mcp.json asks again");
-        std::fs::remove_file(root.join(".mewcode.yaml")).unwrap();
-        assert!(project_needs_trust(&root), ".mcp.json alone needs trust");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -43,16 +43,6 @@ pub(crate) fn connect(config: &ProviderConfig, net: &NetEnv) -> Result<Arc<dyn P
 }
 
 impl HttpProvider {
-    /// Replaces the retry policy (tests use short backoffs).
-    pub(crate) fn with_policy(
-        config: &ProviderConfig,
-        net: &NetEnv,
-        policy: RetryPolicy,
-    ) -> Result<HttpProvider, LlmError> {
-        let client = HttpClient::for_provider(config, net)?;
-        Ok(HttpProvider { config: config.clone(), client, policy, calls: AtomicU64::new(0) })
-    }
-
     fn prepare(&self, request: &Request) -> HttpCall {
         let mut headers = vec![("accept".to_string(), "text/event-stream".to_string())];
         match self.config.protocol {

@@ -136,11 +136,6 @@ pub fn log_path(sessions_dir: &Path, id: &str) -> PathBuf {
     sessions_dir.join(id).join("conversation.jsonl")
 }
 
-/// Where offloaded tool results of session `id` go (created lazily by their writer).
-pub(crate) fn tool_results_dir(sessions_dir: &Path, id: &str) -> PathBuf {
-    sessions_dir.join(id).join("tool-results")
-}
-
 /// Seconds since 1970, now.
 pub fn now_s() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())

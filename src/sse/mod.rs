@@ -69,7 +69,6 @@ pub struct SseParser {
     prev_cr: bool,
     /// How many bytes of a leading BOM matched so far; `None` once the stream start is past.
     bom_matched: Option<usize>,
-    bytes_received: u64,
     limit_bytes: usize,
     /// Lines that are not event-stream fields, kept (capped) so a caller can show a server's
     /// non-standard error: an `error:` field's value, or a plain-text or bare-JSON body.
@@ -104,16 +103,9 @@ impl SseParser {
             last_id: None,
             prev_cr: false,
             bom_matched: Some(0),
-            bytes_received: 0,
             limit_bytes,
             stray: String::new(),
         }
-    }
-
-    /// Total bytes fed so far, comments and keep-alives included: a caller's idle timer resets
-    /// whenever this moves.
-    pub fn bytes_received(&self) -> u64 {
-        self.bytes_received
     }
 
     /// The lines that were not event-stream fields, joined by newlines (an `error:` field
@@ -126,7 +118,6 @@ impl SseParser {
 
     /// Parses `input`, pushing every event completed by it onto `out`.
     pub fn feed(&mut self, input: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        self.bytes_received += input.len() as u64;
         let mut input = input;
         if let Some(matched) = self.bom_matched {
             input = self.skip_bom(matched, input, out)?;
@@ -390,11 +381,6 @@ impl<R: Read> SseReader<R> {
     /// The half-built event left at end of stream (see `SseParser::finish`).
     pub(crate) fn finish(&mut self) -> Option<SseEvent> {
         self.parser.finish()
-    }
-
-    /// Total bytes read from the stream so far.
-    pub(crate) fn bytes_received(&self) -> u64 {
-        self.parser.bytes_received()
     }
 
     /// See `SseParser::stray_text`.

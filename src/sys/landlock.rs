@@ -22,15 +22,6 @@ pub(crate) const ACCESS_FS_EXECUTE: u64 = 1 << 0;
 pub(crate) const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
 pub(crate) const ACCESS_FS_READ_FILE: u64 = 1 << 2;
 pub(crate) const ACCESS_FS_READ_DIR: u64 = 1 << 3;
-pub(crate) const ACCESS_FS_REMOVE_DIR: u64 = 1 << 4;
-pub(crate) const ACCESS_FS_REMOVE_FILE: u64 = 1 << 5;
-pub(crate) const ACCESS_FS_MAKE_CHAR: u64 = 1 << 6;
-pub(crate) const ACCESS_FS_MAKE_DIR: u64 = 1 << 7;
-pub(crate) const ACCESS_FS_MAKE_REG: u64 = 1 << 8;
-pub(crate) const ACCESS_FS_MAKE_SOCK: u64 = 1 << 9;
-pub(crate) const ACCESS_FS_MAKE_FIFO: u64 = 1 << 10;
-pub(crate) const ACCESS_FS_MAKE_BLOCK: u64 = 1 << 11;
-pub(crate) const ACCESS_FS_MAKE_SYM: u64 = 1 << 12;
 /// ABI 2: link or rename a file into another directory.
 pub(crate) const ACCESS_FS_REFER: u64 = 1 << 13;
 /// ABI 3: truncate (and open with O_TRUNC).
@@ -70,6 +61,8 @@ struct PathBeneathAttr {
 pub(crate) fn fs_rights_for_abi(abi: u32) -> u64 {
     let mut rights = match abi {
         0 => return 0,
+        // ABI 1's thirteen rights, bits 0 to 12: EXECUTE, WRITE_FILE, READ_FILE, READ_DIR,
+        // REMOVE_DIR, REMOVE_FILE and MAKE_{CHAR,DIR,REG,SOCK,FIFO,BLOCK,SYM}.
         _ => (1 << 13) - 1,
     };
     if abi >= 2 {

@@ -83,12 +83,6 @@ pub fn process_exists(pid: u32) -> bool {
     rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-/// True when the file descriptor refers to a terminal (front ends decide on colour and prompts).
-pub(crate) fn is_tty(fd: i32) -> bool {
-    // SAFETY: isatty takes an integer and touches no memory; an invalid fd just returns 0.
-    unsafe { libc::isatty(fd) == 1 }
-}
-
 /// Waits up to `timeout` for `fd` to have something to read: bytes, end of file or a hang-up
 /// (all `true`: a read will not block). `false` when nothing arrived in time, and also when `fd`
 /// is not open at all (POLLNVAL: there is nothing to wait for).
@@ -222,11 +216,6 @@ mod tests {
         kill_process_group(child.id()).unwrap();
         let status = child.wait().unwrap();
         assert!(!status.success());
-    }
-
-    #[test]
-    fn is_tty_is_false_for_an_invalid_descriptor() {
-        assert!(!is_tty(-1));
     }
 
     #[test]
