@@ -452,11 +452,6 @@ impl AgentConfig {
             ),
         }
     }
-
-    /// True when connections trust given roots as well as the bundle.
-    pub(crate) fn has_extra_roots(&self) -> bool {
-        self.bundled.is_some()
-    }
 }
 
 /// The connector of an agent with two root sets: ureq's default chain with the agent's config

@@ -111,16 +111,6 @@ where
     })
 }
 
-/// Every file under `start` that is not ignored, sorted by `rel`.
-pub(crate) fn walk_files(start: &Path, ignore_root: &Path, cancel: &CancelToken) -> Vec<WalkEntry> {
-    let states = walk_parallel(start, ignore_root, cancel, Vec::new, |found: &mut Vec<WalkEntry>, entry| {
-        found.push(entry.clone())
-    });
-    let mut files: Vec<WalkEntry> = states.into_iter().flatten().collect();
-    files.sort_by(|left, right| left.rel.cmp(&right.rel));
-    files
-}
-
 /// The compiled patterns of one `.gitignore` file.
 #[derive(Debug)]
 pub(crate) struct Gitignore {

@@ -30,7 +30,8 @@ impl EncodeOptions {
 }
 
 /// Builds the streaming request body for `POST {base_url}/chat/completions` with the options
-/// the config asks for, as the bytes to send.
+/// the config asks for, as the bytes to send (the encoder's tests; the provider uses the fallback).
+#[cfg(test)]
 pub(crate) fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
     encode_request_with(request, config, EncodeOptions::from_config(config))
 }
@@ -41,6 +42,7 @@ pub(crate) fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<
 /// The output cap is `request.max_tokens`, or `config.max_tokens` when the request leaves it
 /// 0, sent under `config.max_tokens_field` (`max_tokens` or `max_completion_tokens`). The
 /// history is written from the borrowed messages (`llm::body`), never copied into a JSON tree.
+#[cfg(test)]
 pub(crate) fn encode_request_with(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> Vec<u8> {
     encode(request, config, options).0
 }
