@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A hook's timeout when the config does not give one.
-pub(crate) const DEFAULT_HOOK_TIMEOUT_S: u64 = 60;
+const DEFAULT_HOOK_TIMEOUT_S: u64 = 60;
 /// Output kept from a hook (head and tail each).
 const HOOK_OUTPUT_BYTES: usize = 8 * 1024;
 
@@ -88,7 +88,7 @@ impl Hooks {
     }
 
     /// True when no hook is configured for `event` (callers skip building the input).
-    pub fn is_empty_for(&self, event: HookEvent) -> bool {
+    fn is_empty_for(&self, event: HookEvent) -> bool {
         !self.hooks.iter().any(|hook| hook.event == event)
     }
 

@@ -52,7 +52,7 @@ pub trait Gate: Send + Sync {
 }
 
 /// A call of `tool` as the permission engine sees it.
-pub(crate) fn call_info<'a>(call: &'a ToolCall, tool: &'a dyn Tool) -> CallInfo<'a> {
+fn call_info<'a>(call: &'a ToolCall, tool: &'a dyn Tool) -> CallInfo<'a> {
     CallInfo { rule_name: tool.rule_name(), input: &call.input, kind: tool.kind() }
 }
 

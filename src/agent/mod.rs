@@ -206,7 +206,7 @@ fn finish(conversation: &Conversation, stop: Stop) -> Stop {
 }
 
 /// Appends an assistant message with `note` unless the history is empty or already ends with one.
-pub(crate) fn ensure_assistant_tail(messages: &mut History, note: &str) {
+fn ensure_assistant_tail(messages: &mut History, note: &str) {
     // An empty history is valid as it is (a prompt a hook blocked was taken back out).
     if messages.last().is_some_and(|message| message.role != Role::Assistant) {
         messages.push(Message::assistant(note));

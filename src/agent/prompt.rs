@@ -177,7 +177,7 @@ pub(crate) fn gather_git(root: &Path) -> Option<GitSummary> {
 /// Reads `git status --porcelain=v2 --branch`: the `# branch.head` and `# branch.oid` headers
 /// (`(detached)` and `(initial)` are git's words for a detached HEAD and an unborn branch), then
 /// one line per changed (`1`, `2`, `u`) or untracked (`?`) path.
-pub(crate) fn parse_status_v2(text: &str) -> GitSummary {
+fn parse_status_v2(text: &str) -> GitSummary {
     let mut summary = GitSummary { branch: "HEAD".to_string(), has_commits: true, changed: 0, untracked: 0 };
     for line in text.lines() {
         if let Some(head) = line.strip_prefix("# branch.head ") {

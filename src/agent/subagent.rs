@@ -16,9 +16,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// Iteration budget of a sub-agent run.
-pub(crate) const SUBAGENT_MAX_ITERATIONS: u32 = 12;
+const SUBAGENT_MAX_ITERATIONS: u32 = 12;
 /// All-unknown-tool iterations that stop a sub-agent.
-pub(crate) const SUBAGENT_UNKNOWN_TOOL_LIMIT: u32 = 2;
+const SUBAGENT_UNKNOWN_TOOL_LIMIT: u32 = 2;
 
 const SUBAGENT_PROMPT: &str = "\
 You are a research sub-agent of mewcode, a coding agent. You have read-only tools: find, read \

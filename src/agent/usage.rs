@@ -15,11 +15,11 @@ use std::sync::{Arc, Mutex, Weak};
 
 /// Below this estimate (tokens) a low report is not called a truncation: small prompts are
 /// where the estimate's relative error is largest and no real server window is that small.
-pub(crate) const TRUNCATION_MIN_ESTIMATE: u64 = 2_000;
+const TRUNCATION_MIN_ESTIMATE: u64 = 2_000;
 /// A truncated prompt fills what is left of the server's window, and no server window is
 /// smaller than 2 048 tokens; a report below this is something else (a server that leaves
 /// cached tokens out of `prompt_tokens` reports only the new part of a prompt).
-pub(crate) const TRUNCATION_MIN_REPORTED: u64 = 1_024;
+const TRUNCATION_MIN_REPORTED: u64 = 1_024;
 
 /// Characters of a request's fixed part: the system prompt and the tool definitions (names,
 /// descriptions and schemas as JSON text), which every request carries.

@@ -87,7 +87,7 @@ pub(crate) struct Env {
 
 impl Env {
     /// Snapshots the process environment (non-UTF-8 values are skipped).
-    pub(crate) fn from_process() -> Env {
+    fn from_process() -> Env {
         Env {
             vars: std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
@@ -118,7 +118,7 @@ pub(crate) struct TerminalStyle {
 /// `TERM=dumb` means neither colour nor cursor movement (SPEC §1.1; rustyline then reads plain
 /// lines too, by the same test); `NO_COLOR` with any non-empty value (no-color.org) means no
 /// colour, and leaves line editing as it is.
-pub(crate) fn plan_terminal_style(is_terminal: bool, term: Option<&str>, no_color: Option<&str>) -> TerminalStyle {
+fn plan_terminal_style(is_terminal: bool, term: Option<&str>, no_color: Option<&str>) -> TerminalStyle {
     let capable = is_terminal && term != Some("dumb");
     TerminalStyle { color: capable && no_color.is_none_or(str::is_empty), cursor: capable }
 }

@@ -215,7 +215,7 @@ fn stdin_exit(err: stdin::StdinError) -> Exit {
 
 /// What a run's agent is assembled from besides the provider: the hook commands, the permission
 /// gate and the connected MCP servers.
-pub(super) struct AgentParts<'a> {
+struct AgentParts<'a> {
     hooks: &'a [HookConfig],
     gate: Arc<dyn Gate>,
     mcp: &'a mcp::Manager,
@@ -269,7 +269,7 @@ pub(super) fn make_sandbox(
 /// question when the project brings its own config, then wires permissions, MCP and hooks like
 /// `-p` does. Warnings go into its banner. `provider` is None when it is chosen only after the
 /// trust question (the user configured none, the project brings a config).
-pub(super) fn run_repl(
+fn run_repl(
     context: &Workspace,
     provider: Option<ProviderConfig>,
     config: &Config,
@@ -415,7 +415,7 @@ fn start_mcp_in_background(
 }
 
 /// REPL Ctrl-C: only counts the press; the REPL cancels the turn or reads it as a key.
-pub(super) fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
+fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
     let interrupts = interrupts.clone();
     if let Err(err) = ctrlc::set_handler(move || interrupts.press()) {
         eprintln!("mewcode: warning: Ctrl-C will not cancel turns: {err}");
@@ -423,7 +423,7 @@ pub(super) fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
 }
 
 /// The agent for a run: provider, tools, permission gate and the system prompt.
-pub(super) fn build_agent(
+fn build_agent(
     context: &Workspace,
     provider_config: &ProviderConfig,
     options: &Options,

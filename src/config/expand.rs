@@ -11,7 +11,7 @@ pub(crate) type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// Expands `${NAME}` in one string, adding undefined names to `undefined`.
 /// Text that merely looks similar (`$NAME`, `${1X}`, an unclosed `${`) is left as it is.
-pub(crate) fn expand_str(text: &str, lookup: Lookup, undefined: &mut BTreeSet<String>) -> String {
+fn expand_str(text: &str, lookup: Lookup, undefined: &mut BTreeSet<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {

@@ -111,7 +111,7 @@ impl WindowSource {
 /// Output cap per request when the config does not say.
 pub(crate) const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// Idle read timeout (seconds without a byte) when the config does not say.
-pub(crate) const DEFAULT_IDLE_TIMEOUT_S: u64 = 120;
+const DEFAULT_IDLE_TIMEOUT_S: u64 = 120;
 
 /// One resolved provider entry: every default applied, `${VAR}` expanded.
 #[derive(Clone, Debug, PartialEq)]
@@ -330,10 +330,10 @@ pub(crate) struct LoadOptions<'a> {
 }
 
 /// The project config file name under the root.
-pub(crate) const PROJECT_CONFIG: &str = ".mewcode.yaml";
+const PROJECT_CONFIG: &str = ".mewcode.yaml";
 /// The project's MCP servers in Claude Code's shape (`mcpServers`), under the root; read behind
 /// the same trust gate as `.mewcode.yaml`, whose servers win on a shared name.
-pub(crate) const PROJECT_MCP_JSON: &str = ".mcp.json";
+const PROJECT_MCP_JSON: &str = ".mcp.json";
 
 /// Reads and merges the three config levels.
 pub(crate) fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), ConfigError> {

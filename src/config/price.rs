@@ -60,7 +60,7 @@ const TABLE: &[(&str, f64, f64, f64, f64)] = &[
 
 /// The built-in price of `model`, if the table knows it. A router's vendor prefix
 /// (`anthropic/claude-sonnet-4-5`) is ignored.
-pub(crate) fn builtin_price(model: &str) -> Option<Price> {
+fn builtin_price(model: &str) -> Option<Price> {
     let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
     TABLE
         .iter()

@@ -11,10 +11,10 @@ use crate::fsx;
 use std::path::Path;
 
 /// The store's file name under MEWCODE_HOME.
-pub(crate) const TRUSTED_FILE: &str = "trusted.yaml";
+const TRUSTED_FILE: &str = "trusted.yaml";
 
 /// The project files whose content the trust covers, relative to the root.
-pub(crate) const TRUSTED_PROJECT_FILES: [&str; 3] = [".mewcode.yaml", ".mewcode/settings.yaml", ".mcp.json"];
+const TRUSTED_PROJECT_FILES: [&str; 3] = [".mewcode.yaml", ".mewcode/settings.yaml", ".mcp.json"];
 
 /// Of those, the files counted only when present: `.mcp.json` joined the list later, and a
 /// project trusted before it existed keeps its fingerprint (its appearing still changes it).
@@ -43,7 +43,7 @@ struct TrustEntry {
 pub(crate) const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
 
 /// The fingerprint of the project's trust-relevant files (absent files count, as "absent").
-pub(crate) fn project_fingerprint(root: &Path) -> String {
+fn project_fingerprint(root: &Path) -> String {
     let mut material = Vec::new();
     for name in TRUSTED_PROJECT_FILES {
         let content = std::fs::read(root.join(name));

@@ -38,13 +38,13 @@
 use super::{CHARS_PER_TOKEN, offload, summary};
 
 /// SPEC's summary reserve (room for the summary request's input and output).
-pub(crate) const SUMMARY_RESERVE: u64 = 20_000;
+const SUMMARY_RESERVE: u64 = 20_000;
 /// SPEC's safety margin (room for the estimate's error).
-pub(crate) const SAFETY_MARGIN: u64 = 13_000;
+const SAFETY_MARGIN: u64 = 13_000;
 /// SPEC's floor after an emergency compaction.
-pub(crate) const EMERGENCY_FLOOR: u64 = 3_000;
+const EMERGENCY_FLOOR: u64 = 3_000;
 /// SPEC §8's room a resumed session must leave.
-pub(crate) const RESUME_MARGIN: u64 = 8_000;
+const RESUME_MARGIN: u64 = 8_000;
 
 /// Every window-dependent figure of context management, in tokens unless the name says bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

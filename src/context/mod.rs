@@ -160,7 +160,7 @@ impl Estimate {
 
     /// True when a main response's usage anchors the estimate (it then covers the system
     /// prompt and tools too).
-    pub fn is_anchored(&self) -> bool {
+    fn is_anchored(&self) -> bool {
         self.anchor_tokens > 0
     }
 

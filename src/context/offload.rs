@@ -20,7 +20,7 @@ pub(crate) const SINGLE_RESULT_LIMIT: usize = 50_000;
 /// largest first, until the rest fits.
 pub(crate) const MESSAGE_AGGREGATE_LIMIT: usize = 200_000;
 /// Lines of the original kept in the preview.
-pub(crate) const PREVIEW_LINES: usize = 20;
+const PREVIEW_LINES: usize = 20;
 /// Bytes of the original kept in the preview at most.
 pub(crate) const PREVIEW_BYTES: usize = 2048;
 /// The directory under the session directory that holds offloaded results.

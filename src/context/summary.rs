@@ -28,9 +28,9 @@ pub(crate) const RECOVERY_FILES: usize = 5;
 /// Token cap per recovered file.
 pub(crate) const RECOVERY_TOKENS_PER_FILE: u64 = 5_000;
 /// Summary-request retries that drop one user turn each before dropping 20 % per try.
-pub(crate) const SINGLE_DROP_RETRIES: u32 = 3;
+const SINGLE_DROP_RETRIES: u32 = 3;
 /// The fraction of user turns dropped per retry after the single drops.
-pub(crate) const DROP_FRACTION: f64 = 0.2;
+const DROP_FRACTION: f64 = 0.2;
 
 const SUMMARIZER_SYSTEM: &str = "You summarise coding-agent conversations so the work can continue \
 from the summary alone. You never call tools.";
@@ -66,7 +66,7 @@ a user who writes Chinese the headings are: ## 1 主要请求和意图, ## 2 关
 ## 9 可能的下一步. Section 6 quotes every user message word for word. Do not call any tool.";
 
 /// The notice that ends the recovery attachment: the summary is not authoritative.
-pub(crate) const BOUNDARY_NOTICE: &str = "\
+const BOUNDARY_NOTICE: &str = "\
 ## Important
 The summary above only gives the context. If you need a file's full content, an exact error \
 message or the user's exact words, read the file again with read_file. Do not infer or guess code \
@@ -299,7 +299,7 @@ impl std::fmt::Display for SummaryError {
 }
 
 /// The smallest transcript a summary request is tried with before giving up.
-pub(crate) const MIN_TRANSCRIPT_CHARS: usize = 512;
+const MIN_TRANSCRIPT_CHARS: usize = 512;
 
 /// Summarises `messages` with `provider` (output cap `max_tokens`, transcript within
 /// `transcript_chars`). On prompt-too-long the oldest user turns are dropped (SPEC's schedule);

@@ -19,11 +19,11 @@ use std::time::Duration;
 pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The test tool's name; its call is asked for in the prompt.
-pub(crate) const PROBE_TOOL: &str = "ping";
+const PROBE_TOOL: &str = "ping";
 
 /// The probe's output cap: room for a reasoning model to think a little first, small enough to
 /// stay a probe.
-pub(crate) const PROBE_MAX_TOKENS: u32 = 512;
+const PROBE_MAX_TOKENS: u32 = 512;
 
 /// How the tool call came back.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,7 +169,7 @@ fn text_call_marker(content: &str) -> Option<&'static str> {
 }
 
 /// The test request's body.
-pub(crate) fn probe_body(provider: &ProviderConfig, stream_options: bool) -> Value {
+fn probe_body(provider: &ProviderConfig, stream_options: bool) -> Value {
     let mut body = json!({
         "model": provider.model,
         "stream": true,

@@ -212,7 +212,7 @@ pub(crate) fn resolve_window(provider: &mut ProviderConfig, net: &NetEnv, budget
 }
 
 /// The notice of a window nobody reported.
-pub(crate) fn fallback_notice(provider: &ProviderConfig) -> String {
+fn fallback_notice(provider: &ProviderConfig) -> String {
     let asked: Vec<&str> = PROBES.iter().map(|probe| probe.label()).collect();
     format!(
         "context window: {} reported none (asked {}), so the {} default of {} tokens is assumed; set \

@@ -32,7 +32,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// The connect budget: DNS, TCP, proxy tunnel and TLS handshake together.
-pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The idle read timeout when the provider does not set one.
 pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The most of an error body we read and keep.

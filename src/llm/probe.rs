@@ -145,7 +145,7 @@ pub(crate) fn check_endpoint(provider: &ProviderConfig, timeout: Duration) -> Re
 }
 
 /// `{base}/v1/models` for Anthropic (its base has no version), `{base}/models` for OpenAI.
-pub(crate) fn models_url(provider: &ProviderConfig) -> String {
+fn models_url(provider: &ProviderConfig) -> String {
     match provider.protocol {
         Protocol::Anthropic => format!("{}/v1/models", provider.base_url),
         Protocol::OpenAi => format!("{}/models", provider.base_url),

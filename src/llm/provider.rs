@@ -19,10 +19,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The Anthropic API version header every request carries.
-pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
+const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// A configured model endpoint speaking one of the two protocols.
-pub(crate) struct HttpProvider {
+struct HttpProvider {
     config: ProviderConfig,
     client: HttpClient,
     policy: RetryPolicy,

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The protocol versions we speak, newest first; the first is what we offer.
-pub(crate) const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// The most `tools/list` pages we follow: a server looping on its cursor must not hang us.
 const MAX_PAGES: usize = 100;
@@ -226,7 +226,7 @@ impl Client {
 }
 
 /// Checks the `initialize` result: a version we speak, and who the server is.
-pub(crate) fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
+fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
     let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
     if !SUPPORTED_VERSIONS.contains(&version) {
         return Err(McpError::Protocol {

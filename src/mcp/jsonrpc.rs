@@ -24,14 +24,14 @@ use std::time::{Duration, Instant};
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// JSON-RPC "method not found": our answer to server requests we do not implement.
-pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+const METHOD_NOT_FOUND: i64 = -32601;
 
 /// The notification after which the client lists the server's tools again.
 pub(crate) const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 
 /// How many timeouts a request may last in all when progress keeps coming: a tool that reports
 /// progress forever must still end.
-pub(crate) const PROGRESS_CEILING: u32 = 10;
+const PROGRESS_CEILING: u32 = 10;
 
 /// One request as a line of JSON (no raw newlines: serde_json escapes them).
 pub(crate) fn encode_request(id: u64, method: &str, params: Option<&Value>) -> String {
@@ -108,7 +108,7 @@ pub(crate) fn classify(value: Value) -> Incoming {
 /// Our answer to a server request: `ping` gets `{}`; everything else (`roots/list`,
 /// `sampling/createMessage`, `elicitation/create`, ...) is "method not found", since we declare
 /// none of those capabilities. Answering instead of ignoring keeps the server from waiting.
-pub(crate) fn reply_to_server_request(id: &Value, method: &str) -> String {
+fn reply_to_server_request(id: &Value, method: &str) -> String {
     let reply = match method {
         "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
         other => json!({
@@ -251,7 +251,7 @@ impl Deadline {
 
 /// The deadline after progress at `now`: one `timeout` from now, never earlier than it was and
 /// never past `ceiling`.
-pub(crate) fn extend_deadline(current: Instant, now: Instant, timeout: Duration, ceiling: Instant) -> Instant {
+fn extend_deadline(current: Instant, now: Instant, timeout: Duration, ceiling: Instant) -> Instant {
     current.max((now + timeout).min(ceiling))
 }
 

@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 pub(crate) use stdio::SpawnEnv;
 
 /// How long each server gets to end its session before its process is killed.
-pub(crate) const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
+const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Where `Manager::spawn`'s connect threads report each server's outcome. Called from those
 /// threads; it must not block.

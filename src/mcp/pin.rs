@@ -119,7 +119,7 @@ pub(crate) fn server_key(name: &str, target: &str) -> String {
 }
 
 /// `value` as JSON with every object's keys sorted.
-pub(crate) fn canonical_json(value: &Value) -> String {
+fn canonical_json(value: &Value) -> String {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();

@@ -78,7 +78,7 @@ impl ServerTools {
     }
 
     /// Lists the tools again if the server said they changed; the warnings go to the sink.
-    pub(crate) fn relist_if_changed(&self) {
+    fn relist_if_changed(&self) {
         if !self.client.take_tools_changed() {
             return;
         }
@@ -96,7 +96,7 @@ impl ServerTools {
 
     /// While the tools are blocked: whether the user accepted the listing meanwhile (the warnings
     /// were shown when it was flagged, so none are repeated).
-    pub(crate) fn recheck_if_blocked(&self) {
+    fn recheck_if_blocked(&self) {
         let blocked = lock(&self.block).is_some();
         if blocked {
             let infos = lock(&self.listed).clone();

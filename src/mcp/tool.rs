@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The longest tool name providers accept (OpenAI's limit).
-pub(crate) const MAX_NAME_CHARS: usize = 64;
+const MAX_NAME_CHARS: usize = 64;
 
 /// The model-facing name of `tool` on `server`, or why it cannot have one.
 pub(crate) fn full_name(server: &str, tool: &str) -> Result<String, String> {

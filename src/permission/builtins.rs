@@ -85,7 +85,7 @@ pub(crate) fn trap_action(args: &[String]) -> Option<&str> {
 }
 
 /// Every variable name `words` may assign (or unset), by builtin.
-pub(crate) fn assigned_names(words: &[String]) -> Vec<String> {
+fn assigned_names(words: &[String]) -> Vec<String> {
     let Some((program, args)) = words.split_first() else { return Vec::new() };
     let mut names = Vec::new();
     match program.as_str() {
@@ -153,7 +153,7 @@ pub(crate) fn arithmetic_names(expression: &str) -> Vec<String> {
 /// evaluated as expressions in turn, so a value read from a file (`read x < f; (( x ))`) can
 /// hold `a[$(cmd)]`. A name first assigned with a plain `=` (`i=0` in `for ((i=0;i<3;i++))`)
 /// holds a number afterwards and is not reported; subscripted names always are.
-pub(crate) fn arithmetic_unknown_reads(expression: &str) -> Vec<String> {
+fn arithmetic_unknown_reads(expression: &str) -> Vec<String> {
     let chars: Vec<char> = expression.chars().collect();
     let mut known: Vec<String> = Vec::new();
     // Assigned names become known once their expression is done (`n = n + 1` reads `n` first).

@@ -336,7 +336,7 @@ fn is_process_substitution(redirect: &shell::Redirect) -> bool {
 
 /// Renders words so that the text re-parses to exactly these words: safe words bare, others
 /// single-quoted. Rules match this canonical form, so quoting style cannot dodge a rule.
-pub(crate) fn render_words<'a>(words: impl IntoIterator<Item = &'a String>) -> String {
+fn render_words<'a>(words: impl IntoIterator<Item = &'a String>) -> String {
     words.into_iter().map(|word| render_word(word)).collect::<Vec<_>>().join(" ")
 }
 

@@ -16,7 +16,7 @@ use regex::Regex;
 use std::path::{Path, PathBuf};
 
 /// Paths kept per word before the expansion counts as too large to check.
-pub(crate) const MAX_MATCHES: usize = 256;
+const MAX_MATCHES: usize = 256;
 
 /// The words a shell word may expand to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

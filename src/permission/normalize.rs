@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// Caps on candidates so hostile input cannot make checking exponential.
 const MAX_BRACE_WORDS: usize = 64;
-pub(crate) const MAX_VARIANTS: usize = 16;
+const MAX_VARIANTS: usize = 16;
 
 /// Top-level directories whose recursive deletion or permission change breaks the system.
 const SYSTEM_DIRS: &[&str] = &[

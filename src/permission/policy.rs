@@ -120,7 +120,7 @@ pub(crate) fn protected_spot(path: &Path) -> Option<(&'static str, &'static str)
 }
 
 /// True when a path (relative to the root, or absolute) lies in a protected spot.
-pub(crate) fn is_protected_path(path: &Path) -> bool {
+fn is_protected_path(path: &Path) -> bool {
     protected_spot(path).is_some()
 }
 

@@ -237,7 +237,7 @@ pub(crate) fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecisio
 }
 
 /// A rule with no pattern matches every target; with one, its matcher decides.
-pub(crate) fn pattern_matches(rule: &Rule, target: &str) -> bool {
+fn pattern_matches(rule: &Rule, target: &str) -> bool {
     rule.pattern.as_ref().is_none_or(|pattern| pattern.matcher.matches(target))
 }
 

@@ -32,7 +32,7 @@ pub(crate) fn load_rule_texts(path: &Path) -> Result<RuleTexts, String> {
 }
 
 /// Parses a settings document (pure).
-pub(crate) fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
+fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
     let root: Value = serde_yaml::from_str(text).map_err(|err| format!("invalid YAML: {err}"))?;
     let permissions = match &root {
         Value::Null => return Ok(RuleTexts::default()),
@@ -95,7 +95,7 @@ pub(crate) fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Resu
 }
 
 /// The document with `rules` appended to `permissions.allow` (pure; idempotent).
-pub(crate) fn add_allow_rules(existing: &str, rules: &[String]) -> Result<(String, usize), String> {
+fn add_allow_rules(existing: &str, rules: &[String]) -> Result<(String, usize), String> {
     let mut root: Value = if existing.trim().is_empty() {
         Value::Mapping(Mapping::new())
     } else {

@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// The key legend the prompt ends with (then ` › `, and the answer is echoed after it).
-pub(crate) const KEYS: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do";
+const KEYS: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do";
 /// What follows the legend on its line.
 const ARROW: &str = " › ";
 

@@ -66,7 +66,7 @@ pub(crate) fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &st
 }
 
 /// A shortest (or, past `MAX_EDIT_DISTANCE`, a correct) edit script turning `old` into `new`.
-pub(crate) fn diff_lines(old: &[&str], new: &[&str]) -> Vec<Step> {
+fn diff_lines(old: &[&str], new: &[&str]) -> Vec<Step> {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
     let (old_mid, new_mid) = (&old[prefix..old.len() - suffix], &new[prefix..new.len() - suffix]);

@@ -123,7 +123,7 @@ pub(crate) enum Background {
 
 /// How a background event is shown: one dim line for a server that connected, a yellow `⚠` line
 /// per warning (a failed server's warning says why).
-pub(crate) fn render_background(event: &Background, color: bool) -> String {
+fn render_background(event: &Background, color: bool) -> String {
     let warning = |warning: &Warning| paint(color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())));
     match event {
         Background::Mcp(update) => {
@@ -228,7 +228,7 @@ impl Session {
 
 /// What a Ctrl-C at the prompt means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PromptInterrupt {
+enum PromptInterrupt {
     /// The line had text: it is dropped, nothing else.
     ClearLine,
     /// First press on an empty line: say how to leave.
@@ -238,10 +238,10 @@ pub(crate) enum PromptInterrupt {
 }
 
 /// How close two Ctrl-C presses at an empty prompt must be to exit.
-pub(crate) const EXIT_WINDOW: Duration = Duration::from_secs(2);
+const EXIT_WINDOW: Duration = Duration::from_secs(2);
 
 /// Decides what a Ctrl-C at the prompt does, given the previous empty-line press.
-pub(crate) fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Instant) -> PromptInterrupt {
+fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Instant) -> PromptInterrupt {
     match (had_text, previous) {
         (true, _) => PromptInterrupt::ClearLine,
         (false, Some(previous)) if now.duration_since(previous) <= EXIT_WINDOW => PromptInterrupt::Exit,
@@ -618,7 +618,7 @@ pub(crate) struct Cost<'a> {
 /// `/cost`: the session's tokens and, when the model's price is known, what they cost; `~` and a
 /// note when some were estimated from characters because the server sent no usage; and, after
 /// `/clear` or `/resume`, the total since mewcode started.
-pub(crate) fn render_cost(cost: &Cost, earlier: &Spent) -> String {
+fn render_cost(cost: &Cost, earlier: &Spent) -> String {
     let usage = cost.usage;
     let prompt_tokens = usage.input_tokens + usage.cache_write + usage.cache_read;
     let hit_rate = (usage.cache_read * 100).checked_div(prompt_tokens).unwrap_or(0);

@@ -147,7 +147,7 @@ fn fit(text: &str, width: usize) -> String {
 
 /// Decodes what one read of the terminal returned: arrows (`ESC [ A`, `ESC O A`, Ctrl-P/N),
 /// a lone `ESC`, Enter, Backspace, Ctrl-U and text. Unknown escape sequences are one `Other`.
-pub(crate) fn parse_keys(bytes: &[u8]) -> Vec<PickerKey> {
+fn parse_keys(bytes: &[u8]) -> Vec<PickerKey> {
     let mut keys = Vec::new();
     let mut rest = bytes;
     while let Some((&first, tail)) = rest.split_first() {

@@ -143,7 +143,7 @@ pub(crate) fn list(setup: &Setup, screen: Screen, all: bool) -> bool {
 
 /// How many sessions of `count` the list shows on a screen `height` rows high: all when they
 /// fit, else the newest that leave room for the two lines below them and the prompt.
-pub(crate) fn plan_list_rows(count: usize, height: usize) -> usize {
+fn plan_list_rows(count: usize, height: usize) -> usize {
     let room = height.saturating_sub(4).max(3);
     if count <= room + 1 { count } else { room }
 }
@@ -158,7 +158,7 @@ pub(crate) fn pick(session: &mut Session, setup: &Setup, choice: &str) {
 }
 
 /// Which session `/resume CHOICE` means: a number in the list (from 1) or an id in it.
-pub(crate) fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, String> {
+fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, String> {
     if let Ok(number) = choice.parse::<usize>() {
         return match number.checked_sub(1).and_then(|index| sessions.get(index)) {
             Some(info) => Ok(info.id.clone()),

@@ -33,11 +33,11 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Sessions older than this (by the time in their id) are removed at start-up.
-pub(crate) const MAX_AGE_S: i64 = 30 * 86_400;
+const MAX_AGE_S: i64 = 30 * 86_400;
 /// A resumed session idle for longer gets a note that files may have changed.
-pub(crate) const STALE_AFTER_S: u64 = 6 * 3600;
+const STALE_AFTER_S: u64 = 6 * 3600;
 /// Titles are the first user message cut to this many characters.
-pub(crate) const TITLE_CHARS: usize = 50;
+const TITLE_CHARS: usize = 50;
 /// Listing reads at most this much of each log (the header line is far smaller).
 const HEADER_LIMIT: u64 = 16 * 1024;
 /// How far past "now" an id may be dated and still count as past: ids are in local time, and
@@ -122,7 +122,7 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
 /// is created or reopened: `.mewcode/` may predate it (a committed `settings.yaml`, an older
 /// build), and a missing `.gitignore` is written then. A `.mewcode` that is a symbolic link (a
 /// repository can ship one pointing anywhere) is refused: nothing is written through it.
-pub(crate) fn keep_out_of_git(sessions_dir: &Path) -> Result<(), SessionError> {
+fn keep_out_of_git(sessions_dir: &Path) -> Result<(), SessionError> {
     let Some(dir) = sessions_dir.parent() else { return Ok(()) };
     if std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_symlink()) {
         let refusal = std::io::Error::other("is a symbolic link; sessions are not written through it");
@@ -294,7 +294,7 @@ pub(crate) fn latest_session(sessions_dir: &Path, owner: &Owner) -> Result<Sessi
 }
 
 /// True when the log at `path` is session `id` created by `owner` (its header carries the mark).
-pub(crate) fn is_owned(path: &Path, id: &str, owner: &Owner) -> bool {
+fn is_owned(path: &Path, id: &str, owner: &Owner) -> bool {
     let meta = std::fs::File::open(path).ok().and_then(|file| reader::read_meta(file, HEADER_LIMIT));
     owner.owns(id, meta.as_ref().and_then(|meta| meta.owner.as_deref()))
 }

@@ -19,7 +19,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// The key file under `$MEWCODE_HOME`.
-pub(crate) const KEY_FILE: &str = "session-key";
+const KEY_FILE: &str = "session-key";
 /// Bytes of key material (64 hex digits in the file).
 const KEY_BYTES: usize = 32;
 
@@ -76,7 +76,7 @@ pub(crate) fn load_owner(home: &Path) -> Result<Owner, SessionError> {
 }
 
 /// A key file's content: 64 lowercase hex digits and an optional newline.
-pub(crate) fn parse_key(text: &str) -> Option<[u8; KEY_BYTES]> {
+fn parse_key(text: &str) -> Option<[u8; KEY_BYTES]> {
     let hex = text.strip_suffix('\n').unwrap_or(text);
     if hex.len() != KEY_BYTES * 2 || !hex.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)) {
         return None;

@@ -20,7 +20,7 @@ use std::path::Path;
 /// The assistant message that closes a history which stopped mid-turn.
 pub(crate) const INTERRUPTED_NOTE: &str = "(the session was interrupted here)";
 /// The result given to a tool call whose result never reached the log.
-pub(crate) const MISSING_RESULT: &str = "(no result: the session was interrupted before this tool finished)";
+const MISSING_RESULT: &str = "(no result: the session was interrupted before this tool finished)";
 
 /// A loaded log.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -41,7 +41,7 @@ pub fn load_log(path: &Path) -> Result<Loaded, SessionError> {
 }
 
 /// Reads and repairs a log from any reader (the bytes of `conversation.jsonl`).
-pub(crate) fn read_log(mut reader: impl BufRead) -> std::io::Result<Loaded> {
+fn read_log(mut reader: impl BufRead) -> std::io::Result<Loaded> {
     let mut loaded = Loaded::default();
     let mut messages = Vec::new();
     let mut line = Vec::new();
@@ -88,7 +88,7 @@ pub(crate) fn read_meta(reader: impl Read, limit: u64) -> Option<Meta> {
 /// - a history that does not end with an assistant message gets `INTERRUPTED_NOTE`.
 ///
 /// Consecutive user messages are kept: both encoders accept them (Anthropic merges neighbours).
-pub(crate) fn repair_history(messages: Vec<Message>) -> Vec<Message> {
+fn repair_history(messages: Vec<Message>) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
     let mut iter = messages.into_iter().skip_while(|message| message.role != Role::User).peekable();
     while let Some(message) = iter.next() {

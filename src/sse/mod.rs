@@ -28,7 +28,7 @@ pub struct SseEvent {
 
 /// The largest line or data buffer we accept. Real events are kilobytes; 16 MiB leaves room for
 /// a huge tool-call argument while a runaway or hostile stream cannot exhaust memory.
-pub(crate) const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Failures of the SSE layer.
 #[derive(Debug)]
@@ -327,7 +327,7 @@ impl<R: Read> SseReader<R> {
     }
 
     /// Wraps `reader` with a configured parser (e.g. a smaller limit).
-    pub(crate) fn with_parser(reader: R, parser: SseParser) -> SseReader<R> {
+    fn with_parser(reader: R, parser: SseParser) -> SseReader<R> {
         SseReader {
             reader,
             parser,

@@ -19,15 +19,15 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 pub(crate) const ACCESS_FS_EXECUTE: u64 = 1 << 0;
-pub(crate) const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
+const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
 pub(crate) const ACCESS_FS_READ_FILE: u64 = 1 << 2;
 pub(crate) const ACCESS_FS_READ_DIR: u64 = 1 << 3;
 /// ABI 2: link or rename a file into another directory.
-pub(crate) const ACCESS_FS_REFER: u64 = 1 << 13;
+const ACCESS_FS_REFER: u64 = 1 << 13;
 /// ABI 3: truncate (and open with O_TRUNC).
-pub(crate) const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
+const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
 /// ABI 5: ioctl on character and block devices.
-pub(crate) const ACCESS_FS_IOCTL_DEV: u64 = 1 << 15;
+const ACCESS_FS_IOCTL_DEV: u64 = 1 << 15;
 /// ABI 4: bind and connect TCP ports.
 pub(crate) const ACCESS_NET_BIND_TCP: u64 = 1 << 0;
 pub(crate) const ACCESS_NET_CONNECT_TCP: u64 = 1 << 1;
@@ -38,7 +38,7 @@ pub(crate) const SCOPE_SIGNAL: u64 = 1 << 1;
 
 /// The rights that make sense on a file that is not a directory (a rule on a file with any
 /// other right is rejected by the kernel).
-pub(crate) const FILE_RIGHTS: u64 =
+const FILE_RIGHTS: u64 =
     ACCESS_FS_EXECUTE | ACCESS_FS_WRITE_FILE | ACCESS_FS_READ_FILE | ACCESS_FS_TRUNCATE | ACCESS_FS_IOCTL_DEV;
 
 const CREATE_RULESET_VERSION: u32 = 1 << 0;

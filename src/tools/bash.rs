@@ -31,9 +31,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Seconds a command may run when the model gives no timeout.
-pub(super) const DEFAULT_TIMEOUT_S: u64 = 120;
+const DEFAULT_TIMEOUT_S: u64 = 120;
 /// The longest timeout the model may ask for.
-pub(super) const MAX_TIMEOUT_S: u64 = 600;
+const MAX_TIMEOUT_S: u64 = 600;
 /// Output bytes kept from the start of the output.
 pub(super) const OUTPUT_HEAD_BYTES: usize = 15_000;
 /// Output bytes kept from the end of the output.

@@ -125,7 +125,7 @@ pub struct ReadTracker {
 
 impl ReadTracker {
     /// How many distinct paths are remembered; compaction needs only the last few.
-    pub const CAPACITY: usize = 64;
+    const CAPACITY: usize = 64;
 
     /// An empty tracker.
     pub fn new() -> ReadTracker {

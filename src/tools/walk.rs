@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Upper bound on walker threads: past this, a disk-bound walk gets no faster.
-pub(crate) const MAX_THREADS: usize = 12;
+const MAX_THREADS: usize = 12;
 /// Files of one directory handed out as one job; small enough to spread a flat directory of
 /// thousands of files over all workers, large enough to keep channel traffic negligible.
 const FILE_BATCH: usize = 32;

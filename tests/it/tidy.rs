@@ -236,3 +236,124 @@ fn front_ends_submit_prompts_and_never_write_messages() {
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn no_pub_item_is_unused_outside_its_module() {
+    // A `pub` wider than the item's uses hides it from rustc: dead code behind a `pub(crate)` is
+    // never reported. So every `pub`, `pub(crate)`, `pub(super)` and `pub(in …)` fn, method,
+    // struct, enum, const, static, type and trait outside test code must be named (as a word, in
+    // code) in another file of src/; a plain `pub` item, which lib.rs re-exports or a re-exported
+    // item carries, may instead be named in tests/ or examples/. Struct fields and enum variants
+    // are exempt. A type also counts as used when it appears in the interface of another `pub`
+    // item of its own file (a signature, a field, a variant, a trait method): making it private
+    // would make that interface leak a private type. Files are the modules here: the only inline
+    // non-test module (`tools::lenient`) is used by other files anyway.
+    let declaration = regex::Regex::new(
+        r"^\s*pub(\([^)]*\))?\s+(?:(?:const|async|unsafe)\s+)*(fn|struct|enum|const|static|type|trait)\s+(\w+)",
+    )
+    .unwrap();
+    let files: Vec<(String, String)> = src_files().into_iter().map(|(rel, text)| (rel, code_only(&text))).collect();
+    let words: Vec<std::collections::HashSet<&str>> = files.iter().map(|(_, code)| identifiers(code)).collect();
+    let mut outside_text = String::new();
+    for dir in ["tests", "examples"] {
+        let mut paths = Vec::new();
+        collect(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir), &mut paths);
+        for path in paths.iter().filter(|path| !path.ends_with("tidy.rs")) {
+            outside_text.push_str(&code_only(&std::fs::read_to_string(path).unwrap()));
+        }
+    }
+    let outside = identifiers(&outside_text);
+    let mut problems = Vec::new();
+    for (index, (rel, code)) in files.iter().enumerate() {
+        if is_test_file(rel) {
+            continue;
+        }
+        let interface = interface_chunks(code);
+        for (line, text) in non_test_lines(code) {
+            let Some(capture) = declaration.captures(text) else { continue };
+            let (plain, kind, name) = (capture.get(1).is_none(), &capture[2], &capture[3]);
+            let used_elsewhere = words.iter().enumerate().any(|(other, set)| other != index && set.contains(name))
+                || (plain && outside.contains(name))
+                || (["struct", "enum", "type", "trait"].contains(&kind)
+                    && interface.iter().any(|(start, chunk)| *start != line && identifiers(chunk).contains(name)));
+            if !used_elsewhere {
+                problems.push(format!("src/{rel}:{}: {kind} {name}", line + 1));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "pub items that nothing outside their file uses: drop the `pub` (make them private), or delete \
+         them if nothing uses them at all:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The identifiers in `code` (string contents included: serde names functions in strings).
+fn identifiers(code: &str) -> std::collections::HashSet<&str> {
+    code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|word| !word.is_empty()).collect()
+}
+
+/// The lines of `code` with their indexes, without `#[cfg(test)]` items (and the bodies of those
+/// that have one: `mod tests { … }`, a test-only `impl`).
+fn non_test_lines(code: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut kept = Vec::new();
+    let mut skip_until: Option<String> = None;
+    for (index, line) in lines.iter().enumerate() {
+        if let Some(end) = &skip_until {
+            if line.trim_end() == end {
+                skip_until = None;
+            }
+            continue;
+        }
+        // The attributes (and doc comments, blank in code_only) right above the line.
+        let attributes = lines[..index].iter().rev().take_while(|above| {
+            let above = above.trim();
+            above.is_empty() || above.starts_with("#[")
+        });
+        if attributes.into_iter().any(|above| above.trim() == "#[cfg(test)]") {
+            if line.trim_end().ends_with('{') {
+                skip_until = Some(format!("{}}}", &line[..line.len() - line.trim_start().len()]));
+            }
+            continue;
+        }
+        kept.push((index, *line));
+    }
+    kept
+}
+
+/// The interface of `code`'s `pub` items, each chunk with its first line's index: a fn's signature
+/// up to its body, a pub enum's or trait's whole body, any other `pub` line (a field, an alias).
+fn interface_chunks(code: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let public = regex::Regex::new(r"^\s*pub(\([^)]*\))?\s").unwrap();
+    let function = regex::Regex::new(r"\bfn\s+\w").unwrap();
+    let body = regex::Regex::new(r"\b(enum|trait)\b[^;]*\{\s*$").unwrap();
+    let mut chunks = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        if public.is_match(line) {
+            let start = index;
+            let mut chunk = line.to_string();
+            if function.is_match(line) {
+                while !chunk.trim_end().ends_with(['{', ';']) && index + 1 < lines.len() {
+                    index += 1;
+                    chunk.push('\n');
+                    chunk.push_str(lines[index]);
+                }
+            } else if body.is_match(line) {
+                let end = format!("{}}}", &line[..line.len() - line.trim_start().len()]);
+                while index + 1 < lines.len() && lines[index + 1].trim_end() != end {
+                    index += 1;
+                    chunk.push('\n');
+                    chunk.push_str(lines[index]);
+                }
+            }
+            chunks.push((start, chunk));
+        }
+        index += 1;
+    }
+    chunks
+}

@@ -17,7 +17,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 /// Thinking budget of extended thinking (SPEC §2); `max_tokens` is raised above it.
-pub(crate) const THINKING_BUDGET_TOKENS: u32 = 16_000;
+const THINKING_BUDGET_TOKENS: u32 = 16_000;
 
 /// Builds the streaming request body for `POST {base_url}/messages`, as the bytes to send.
 ///
