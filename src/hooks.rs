@@ -93,7 +93,7 @@ impl Hooks {
     }
 
     /// Before a tool runs. `tool_name` is the friendly name (`Bash`); `tool_input` the raw JSON.
-    pub fn pre_tool_use(&self, tool_name: &str, tool_input: &str, cancel: &CancelToken) -> HookOutcome {
+    pub(crate) fn pre_tool_use(&self, tool_name: &str, tool_input: &str, cancel: &CancelToken) -> HookOutcome {
         if self.is_empty_for(HookEvent::PreToolUse) {
             // Nothing configured: not even the input is built (the common case, every call).
             return HookOutcome::default();
@@ -103,7 +103,7 @@ impl Hooks {
     }
 
     /// After a tool ran, with its result.
-    pub fn post_tool_use(
+    pub(crate) fn post_tool_use(
         &self,
         tool_name: &str,
         tool_input: &str,
@@ -123,7 +123,7 @@ impl Hooks {
     }
 
     /// When the user submits a prompt.
-    pub fn user_prompt_submit(&self, prompt: &str, cancel: &CancelToken) -> HookOutcome {
+    pub(crate) fn user_prompt_submit(&self, prompt: &str, cancel: &CancelToken) -> HookOutcome {
         self.fire(HookEvent::UserPromptSubmit, None, json!({"prompt": prompt}), cancel)
     }
 

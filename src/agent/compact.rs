@@ -46,7 +46,7 @@ impl Agent {
 
     /// Summarises the conversation before the next request of the next run, after its prompt
     /// (SPEC §8: a resumed history that nearly fills the window).
-    pub fn compact_before_next_request(&self) {
+    pub(crate) fn compact_before_next_request(&self) {
         lock(&self.context.state).compact_first = true;
     }
 

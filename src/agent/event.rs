@@ -71,7 +71,7 @@ pub enum CompactPhase {
 
 impl CompactPhase {
     /// One line for the user.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             CompactPhase::Started { trigger } => format!("compacting the conversation ({})…", trigger.as_str()),
             CompactPhase::Finished { before_tokens, after_tokens, .. } => {
@@ -114,7 +114,7 @@ impl FailureKind {
 
 impl Failure {
     /// A failed model call: kind, fix and retryability all come from the typed error.
-    pub fn from_llm(error: &LlmError) -> Failure {
+    pub(crate) fn from_llm(error: &LlmError) -> Failure {
         Failure {
             kind: FailureKind::Llm(error.kind()),
             message: error.to_string(),

@@ -65,7 +65,7 @@ pub struct Remembered {
 
 impl Remembered {
     /// The notice the person sees: `saved allow rule Bash(=ls) to /p/.mewcode/settings.local.yaml`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let noun = if self.rules.len() == 1 { "rule" } else { "rules" };
         format!("saved allow {noun} {} to {}", self.rules.join(" and "), self.file.display())
     }

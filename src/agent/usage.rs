@@ -52,7 +52,7 @@ struct MeterState {
 impl PromptMeter {
     /// Characters of `messages` (a snapshot of `conversation`), counting only what is new
     /// since the last call.
-    pub fn message_chars(&self, conversation: &Arc<Mutex<History>>, messages: &[Message]) -> u64 {
+    pub(crate) fn message_chars(&self, conversation: &Arc<Mutex<History>>, messages: &[Message]) -> u64 {
         let mut state = crate::sync::lock(&self.state);
         let first = messages.first().map(message_chars);
         let same_conversation = std::ptr::eq(state.conversation.as_ptr(), Arc::as_ptr(conversation));

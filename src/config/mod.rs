@@ -210,7 +210,7 @@ pub struct McpServerConfig {
 
 impl McpServerConfig {
     /// Whose word its tools' `readOnlyHint`s are, for `/mcp` and `mcp list`.
-    pub fn hints_note(&self) -> String {
+    pub(crate) fn hints_note(&self) -> String {
         if self.trust_hints {
             "trusted (your own config): read-only tools run without asking".to_string()
         } else if self.source == PROJECT_CONFIG || self.source == PROJECT_MCP_JSON {

@@ -166,7 +166,7 @@ impl Estimate {
 
     /// The estimate of the next request: `tokens()`, plus `overhead` (system prompt and tools)
     /// when no usage anchors it.
-    pub fn with_overhead(&self, overhead: u64) -> u64 {
+    pub(crate) fn with_overhead(&self, overhead: u64) -> u64 {
         if self.is_anchored() { self.tokens() } else { self.tokens() + overhead }
     }
 
@@ -178,7 +178,7 @@ impl Estimate {
 
     /// Moves the anchor: the main response's `Usage::total()` covers the first `len` messages.
     /// A zero total (the provider reported no usage) keeps the character count instead.
-    pub fn anchor(&mut self, usage_total: u64, len: usize) {
+    pub(crate) fn anchor(&mut self, usage_total: u64, len: usize) {
         if usage_total > 0 {
             *self = Estimate { anchor_tokens: usage_total, counted_len: len, chars_after: 0 };
         }
@@ -190,7 +190,7 @@ impl Estimate {
     }
 
     /// The history was replaced (compaction): forget the anchor; the next `update` counts all.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         *self = Estimate::default();
     }
 }
@@ -204,7 +204,7 @@ pub struct Breaker {
 
 impl Breaker {
     /// True when automatic summarising is off.
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.failures >= BREAKER_LIMIT
     }
 

@@ -121,7 +121,7 @@ pub struct Offloader {
 
 impl Offloader {
     /// The history was replaced: scan it again from the start (the ledger stays).
-    pub fn reset_scan(&mut self) {
+    pub(crate) fn reset_scan(&mut self) {
         self.scanned = 0;
         self.pending.clear();
     }

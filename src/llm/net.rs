@@ -29,7 +29,7 @@ pub struct ProxyEnv {
 
 impl NetEnv {
     /// Builds the settings from `(name, value)` pairs, e.g. `std::env::vars()`.
-    pub fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> NetEnv {
+    pub(crate) fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> NetEnv {
         let vars: Vec<(String, String)> = vars.into_iter().filter(|(_, value)| !value.trim().is_empty()).collect();
         let get = |lower: &str| {
             let upper = lower.to_ascii_uppercase();

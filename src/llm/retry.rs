@@ -121,7 +121,7 @@ impl RetryNotice {
     }
 
     /// One line for the user: what happened and when the next attempt goes out.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{}, retrying in {} (attempt {} of {})", self.cause, render_delay(self.delay), self.attempt, self.max)
     }
 }

@@ -67,7 +67,7 @@ pub struct SessionInfo {
 
 /// One tool as the server lists it (its own name, before prefixing).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ToolInfo {
+pub(crate) struct ToolInfo {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
@@ -126,7 +126,7 @@ impl Client {
     }
 
     /// Every tool, following `nextCursor` page by page.
-    pub fn list_tools(&self, deadline: Instant, cancel: &CancelToken) -> Result<Vec<ToolInfo>, McpError> {
+    pub(crate) fn list_tools(&self, deadline: Instant, cancel: &CancelToken) -> Result<Vec<ToolInfo>, McpError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -150,7 +150,7 @@ impl Client {
     }
 
     /// Whether the server said its tool list changed since the last call (which clears it).
-    pub fn take_tools_changed(&self) -> bool {
+    pub(crate) fn take_tools_changed(&self) -> bool {
         self.transport.take_tools_changed()
     }
 
@@ -160,7 +160,7 @@ impl Client {
     }
 
     /// The first lines of the server's stderr.
-    pub fn stderr_head(&self) -> Vec<String> {
+    pub(crate) fn stderr_head(&self) -> Vec<String> {
         self.transport.stderr_head()
     }
 

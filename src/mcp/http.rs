@@ -135,7 +135,7 @@ impl HttpTransport {
 
     /// The same transport, allowed to keep the server's standalone GET stream open once the
     /// server declares `tools.listChanged` (see `listen`).
-    pub fn with_listener(mut self) -> HttpTransport {
+    pub(crate) fn with_listener(mut self) -> HttpTransport {
         self.listen = true;
         self
     }

@@ -112,7 +112,7 @@ pub struct Update {
 
 /// How many servers are configured, connected and still starting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Progress {
+pub(crate) struct Progress {
     pub configured: usize,
     pub connected: usize,
     pub starting: usize,
@@ -143,7 +143,7 @@ pub struct Probe {
 
 impl Probe {
     /// How many servers are configured, connected and starting.
-    pub fn progress(&self) -> Progress {
+    pub(crate) fn progress(&self) -> Progress {
         let mut progress = Progress { configured: self.servers.len(), ..Progress::default() };
         for slot in &self.servers {
             match &*lock(&slot.state) {

@@ -89,7 +89,7 @@ impl Check {
     }
 
     /// The object `mewcode check` prints (SPEC §1.1).
-    pub fn to_json(&self) -> serde_json::Value {
+    pub(crate) fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "decision": self.decision.as_str(),
             "layer": self.layer.as_str(),
@@ -355,13 +355,13 @@ impl Engine {
     /// What the walks of grep and glob must leave out of the files they meet below a search root
     /// this engine allowed: the sandbox and sensitive files as in `check`, and the deny rules of
     /// Read, Grep and Glob at every level (SPEC §5; see `read_filter`).
-    pub fn read_filter(&self) -> ReadFilter {
+    pub(crate) fn read_filter(&self) -> ReadFilter {
         ReadFilter::from_rules(self.root.clone(), self.home.clone(), &self.rules)
     }
 
     /// The exact rules "always allow" would persist for this call: one per Bash sub-command
     /// (none when rules can never allow the command), one for a path or a bare tool name.
-    pub fn always_allow_rules(&self, call: &CallInfo<'_>) -> Vec<String> {
+    pub(crate) fn always_allow_rules(&self, call: &CallInfo<'_>) -> Vec<String> {
         let input: Option<serde_json::Value> = serde_json::from_str(call.input).ok();
         let field = |name: &str| input.as_ref().and_then(|value| value.get(name)).and_then(|value| value.as_str());
         match call.kind.target() {

@@ -204,7 +204,7 @@ impl Matcher {
 
     /// True when the matcher can accept only one string: `=exact`, or a glob without
     /// wildcards. Only such rules may allow commands that run other programs.
-    pub fn is_exact(&self) -> bool {
+    pub(crate) fn is_exact(&self) -> bool {
         match self {
             Matcher::Exact(_) => true,
             Matcher::Glob { wildcard, .. } => !wildcard,
@@ -213,7 +213,7 @@ impl Matcher {
     }
 
     /// True for a path pattern anchored at `/`, or at `~/` (then `Some(true)` for home).
-    pub fn anchor(&self) -> Anchor {
+    pub(crate) fn anchor(&self) -> Anchor {
         let source = match self {
             Matcher::Exact(source) => source.as_str(),
             Matcher::Glob { source, .. } => source.as_str(),
@@ -281,7 +281,7 @@ fn has_top_level_alternation(regex: &str) -> bool {
 
 /// What a path pattern is relative to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Anchor {
+pub(crate) enum Anchor {
     Root,
     Absolute,
     Home,
@@ -289,7 +289,7 @@ pub enum Anchor {
 
 impl Rule {
     /// True when the rule's tool part matches the friendly or full tool name.
-    pub fn matches_tool(&self, tool: &str) -> bool {
+    pub(crate) fn matches_tool(&self, tool: &str) -> bool {
         self.tool_matcher.is_match(tool)
     }
 }

@@ -155,7 +155,7 @@ impl RedirectOp {
     }
 
     /// True when the target names a file (not an fd, a here-doc body or a here-string).
-    pub fn names_file(self) -> bool {
+    pub(crate) fn names_file(self) -> bool {
         !matches!(self, RedirectOp::Dup | RedirectOp::HereDoc { .. } | RedirectOp::HereString)
     }
 }

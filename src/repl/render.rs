@@ -110,8 +110,9 @@ impl<W: Write> Renderer<W> {
         }
     }
 
-    /// The writer back (tests and benches read what was written).
-    pub fn into_inner(self) -> W {
+    /// The writer back (the tests read what was written).
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
         self.out
     }
 
@@ -210,7 +211,7 @@ impl<W: Write> Renderer<W> {
     }
 
     /// Something the user should know, dimmed.
-    pub fn notice(&mut self, text: &str, now: Instant) -> io::Result<()> {
+    pub(crate) fn notice(&mut self, text: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
         self.wrapped_line(DIM, &format!("· {}", neutralize(text)), 2)?;
         self.out.flush()
@@ -241,7 +242,7 @@ impl<W: Write> Renderer<W> {
     }
 
     /// Redraws the spinner if one is active and its period has passed.
-    pub fn tick(&mut self, now: Instant) -> io::Result<()> {
+    pub(crate) fn tick(&mut self, now: Instant) -> io::Result<()> {
         if !self.animate || self.column != 0 {
             return Ok(());
         }

@@ -57,7 +57,7 @@ impl Owner {
     /// True when `mark` (from the header of the session in directory `id`) is ours for that id.
     /// The directory name is what gets resumed, so it is what the mark must cover: a header
     /// copied from another session does not carry over.
-    pub fn owns(&self, id: &str, mark: Option<&str>) -> bool {
+    pub(crate) fn owns(&self, id: &str, mark: Option<&str>) -> bool {
         match (self.mark(id), mark) {
             (Some(expected), Some(found)) => expected == found,
             (None, _) | (_, None) => false,

@@ -50,7 +50,7 @@ impl SessionWriter {
     }
 
     /// Reopens an existing log for append (resume), ending a torn last line first.
-    pub fn reopen(path: &Path, id: &str, model: &str) -> Result<SessionWriter, SessionError> {
+    pub(crate) fn reopen(path: &Path, id: &str, model: &str) -> Result<SessionWriter, SessionError> {
         let mut file =
             OpenOptions::new().read(true).append(true).open(path).map_err(|err| SessionError::io(path, err))?;
         let length = file.metadata().map_err(|err| SessionError::io(path, err))?.len();
@@ -92,7 +92,7 @@ impl SessionWriter {
 
     /// Appends a compact marker followed by the compacted history (the summary and kept tail),
     /// so loading starts from them. Returns a notice on the first failure only.
-    pub fn append_compacted(&mut self, messages: &[Message], ts: u64) -> Option<String> {
+    pub(crate) fn append_compacted(&mut self, messages: &[Message], ts: u64) -> Option<String> {
         let mut notice = self.write_or_warn(&render_compact(ts));
         for message in messages {
             notice = notice.or(self.append(message, ts));
@@ -149,7 +149,7 @@ impl Recorder {
     }
 
     /// The model later assistant records are tagged with (REPL `/model`).
-    pub fn set_model(&self, model: &str) {
+    pub(crate) fn set_model(&self, model: &str) {
         if let Some(writer) = lock(&self.writer).as_mut() {
             writer.model = model.to_string();
         }
@@ -161,7 +161,7 @@ impl Recorder {
     }
 
     /// The compaction seam: writes the marker and the compacted history.
-    pub fn append_compacted(&self, messages: &[Message]) -> Option<String> {
+    pub(crate) fn append_compacted(&self, messages: &[Message]) -> Option<String> {
         lock(&self.writer).as_mut().and_then(|writer| writer.append_compacted(messages, super::now_s()))
     }
 }

@@ -93,7 +93,7 @@ impl SseParser {
     }
 
     /// A parser with a custom size limit for one line or one event's data (tests use small ones).
-    pub fn with_limit(limit_bytes: usize) -> SseParser {
+    pub(crate) fn with_limit(limit_bytes: usize) -> SseParser {
         SseParser {
             line: Vec::new(),
             data: Vec::new(),
@@ -112,7 +112,7 @@ impl SseParser {
     /// contributes its value, any other line itself), capped at 4 KiB; None when there were none.
     /// The WHATWG rules ignore such lines, and so does `feed`: this is only for explaining a
     /// stream that carried no usable events.
-    pub fn stray_text(&self) -> Option<&str> {
+    pub(crate) fn stray_text(&self) -> Option<&str> {
         (!self.stray.is_empty()).then_some(self.stray.as_str())
     }
 

@@ -131,7 +131,7 @@ impl Ruleset {
     }
 
     /// The descriptor, for `child::spawn_setup`.
-    pub fn raw_fd(&self) -> RawFd {
+    pub(crate) fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
 

@@ -99,7 +99,7 @@ impl ToolContext {
 
     /// The gate every file of a walk by `tool_rule_name` from `start` must pass; an error when
     /// `start` itself resolves outside the project.
-    pub fn file_gate(&self, tool_rule_name: &str, start: &Path) -> Result<FileGate, SandboxDenial> {
+    pub(crate) fn file_gate(&self, tool_rule_name: &str, start: &Path) -> Result<FileGate, SandboxDenial> {
         match &self.read_filter {
             Some(filter) => filter.gate(tool_rule_name, start),
             None => ReadFilter::builtin(self.root.clone()).gate(tool_rule_name, start),
@@ -180,7 +180,7 @@ pub trait Tool: Send + Sync {
 
 /// A set of tools that can change while the program runs (an MCP server whose tool list
 /// changed). The registry asks it again only when it is refreshed, between turns.
-pub trait ToolSource: Send + Sync {
+pub(crate) trait ToolSource: Send + Sync {
     /// The tools it offers now. May do IO (re-list a server) and must not panic; on failure it
     /// returns what it offered before.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
@@ -216,7 +216,7 @@ impl Registry {
     }
 
     /// A registry holding `builtin_tools(bash_env, sandbox)`.
-    pub fn with_builtins(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Registry {
+    pub(crate) fn with_builtins(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Registry {
         let mut registry = Registry::new();
         for tool in builtin_tools(bash_env, sandbox) {
             registry.register(tool);
@@ -231,7 +231,7 @@ impl Registry {
     }
 
     /// Adds a source of tools (its tools now, and again at each `refresh`).
-    pub fn register_source(&mut self, source: Arc<dyn ToolSource>) {
+    pub(crate) fn register_source(&mut self, source: Arc<dyn ToolSource>) {
         add_replacing(&mut crate::sync::write(&self.current), source.tools());
         self.entries.push(Entry::Source(source));
     }
@@ -252,7 +252,7 @@ impl Registry {
     /// A registry of this one's read-only tools but `exclude`, that follows its sources: a
     /// read-only tool a source offers later (an MCP server that connected after start-up) is in
     /// the view after the view's next refresh. For sub-agents.
-    pub fn read_only_view(&self, exclude: &str) -> Registry {
+    pub(crate) fn read_only_view(&self, exclude: &str) -> Registry {
         let mut view = Registry::new();
         for entry in &self.entries {
             match entry {
@@ -274,7 +274,7 @@ impl Registry {
     }
 
     /// The definitions of the read-only tools only (plan mode, sub-agents).
-    pub fn read_only_definitions(&self) -> Vec<ToolDefinition> {
+    pub(crate) fn read_only_definitions(&self) -> Vec<ToolDefinition> {
         self.snapshot().iter().filter(|tool| tool.read_only()).map(|tool| definition_of(tool.as_ref())).collect()
     }
 

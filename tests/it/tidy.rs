@@ -237,54 +237,118 @@ fn front_ends_submit_prompts_and_never_write_messages() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-#[test]
-fn no_pub_item_is_unused_outside_its_module() {
-    // A `pub` wider than the item's uses hides it from rustc: dead code behind a `pub(crate)` is
-    // never reported. So every `pub`, `pub(crate)`, `pub(super)` and `pub(in …)` fn, method,
-    // struct, enum, const, static, type and trait outside test code must be named (as a word, in
-    // code) in another file of src/; a plain `pub` item, which lib.rs re-exports or a re-exported
-    // item carries, may instead be named in tests/ or examples/. Struct fields and enum variants
-    // are exempt. A type also counts as used when it appears in the interface of another `pub`
-    // item of its own file (a signature, a field, a variant, a trait method): making it private
-    // would make that interface leak a private type. Files are the modules here: the only inline
-    // non-test module (`tools::lenient`) is used by other files anyway.
-    let declaration = regex::Regex::new(
-        r"^\s*pub(\([^)]*\))?\s+(?:(?:const|async|unsafe)\s+)*(fn|struct|enum|const|static|type|trait)\s+(\w+)",
-    )
-    .unwrap();
-    let files: Vec<(String, String)> = src_files().into_iter().map(|(rel, text)| (rel, code_only(&text))).collect();
-    let words: Vec<std::collections::HashSet<&str>> = files.iter().map(|(_, code)| identifiers(code)).collect();
-    let mut outside_text = String::new();
-    for dir in ["tests", "examples"] {
-        let mut paths = Vec::new();
-        collect(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir), &mut paths);
-        for path in paths.iter().filter(|path| !path.ends_with("tidy.rs")) {
-            outside_text.push_str(&code_only(&std::fs::read_to_string(path).unwrap()));
-        }
+/// A `pub`, `pub(crate)`, `pub(super)` or `pub(in …)` fn (methods too), struct, enum, const,
+/// static, type or trait, at any indentation. Struct fields and enum variants are not items here.
+const PUB_ITEM: &str =
+    r"^\s*pub(\([^)]*\))?\s+(?:(?:const|async|unsafe)\s+)*(fn|struct|enum|const|static|type|trait)\s+(\w+)";
+
+/// A `pub` item declared in src/ outside test code.
+struct PubItem {
+    /// Its file's index in `files`.
+    file: usize,
+    line: usize,
+    /// Plain `pub`, not `pub(…)`.
+    plain: bool,
+    kind: String,
+    name: String,
+}
+
+impl PubItem {
+    fn at(&self, files: &[(String, String)]) -> String {
+        format!("src/{}:{}: {} {}", files[self.file].0, self.line + 1, self.kind, self.name)
     }
-    let outside = identifiers(&outside_text);
-    let mut problems = Vec::new();
-    for (index, (rel, code)) in files.iter().enumerate() {
-        if is_test_file(rel) {
-            continue;
-        }
-        let interface = interface_chunks(code);
+}
+
+/// src/ files without comments, and their `pub` items outside test code and test-only files.
+fn pub_items() -> (Vec<(String, String)>, Vec<PubItem>) {
+    let declaration = regex::Regex::new(PUB_ITEM).unwrap();
+    let files: Vec<(String, String)> = src_files().into_iter().map(|(rel, text)| (rel, code_only(&text))).collect();
+    let mut items = Vec::new();
+    for (file, (_, code)) in files.iter().enumerate().filter(|(_, (rel, _))| !is_test_file(rel)) {
         for (line, text) in non_test_lines(code) {
-            let Some(capture) = declaration.captures(text) else { continue };
-            let (plain, kind, name) = (capture.get(1).is_none(), &capture[2], &capture[3]);
-            let used_elsewhere = words.iter().enumerate().any(|(other, set)| other != index && set.contains(name))
-                || (plain && outside.contains(name))
-                || (["struct", "enum", "type", "trait"].contains(&kind)
-                    && interface.iter().any(|(start, chunk)| *start != line && identifiers(chunk).contains(name)));
-            if !used_elsewhere {
-                problems.push(format!("src/{rel}:{}: {kind} {name}", line + 1));
+            if let Some(capture) = declaration.captures(text) {
+                let (plain, kind, name) = (capture.get(1).is_none(), capture[2].to_string(), capture[3].to_string());
+                items.push(PubItem { file, line, plain, kind, name });
             }
         }
     }
+    (files, items)
+}
+
+/// The identifiers of the package's other crates: main.rs, tests/ (but this file, which names
+/// items in its messages) and examples/. lib.rs counts too: its re-exports are what they reach.
+fn other_crates_words() -> std::collections::HashSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = vec![root.join("src/main.rs"), root.join("src/lib.rs")];
+    for dir in ["tests", "examples"] {
+        collect(&root.join(dir), &mut paths);
+    }
+    paths
+        .iter()
+        .filter(|path| !path.ends_with("tidy.rs"))
+        .flat_map(|path| {
+            identifiers(&code_only(&std::fs::read_to_string(path).unwrap()))
+                .into_iter()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn no_pub_item_is_unused_outside_its_module() {
+    // A `pub` wider than the item's uses hides it from rustc: dead code behind a `pub(crate)` is
+    // never reported. So every pub item (see PUB_ITEM) outside test code must be named, as a word
+    // in code, in another file of src/ (test files included: a sibling's tests need it too); a
+    // plain `pub` item may instead be named by the package's other crates (tests/, examples/). A
+    // type also counts as used when it appears in the interface of another pub item of its own
+    // file (a signature, a field, a variant, a trait method): private, it would leak through that
+    // interface. Files are the modules here: the one inline non-test module (`tools::lenient`)
+    // is used by other files anyway. No allowlist: nothing here is used by name from nowhere.
+    let (files, items) = pub_items();
+    let words: Vec<std::collections::HashSet<&str>> = files.iter().map(|(_, code)| identifiers(code)).collect();
+    let other_crates = other_crates_words();
+    let interfaces: Vec<Vec<(usize, String)>> = files.iter().map(|(_, code)| interface_chunks(code)).collect();
+    let problems: Vec<String> = items
+        .iter()
+        .filter(|item| {
+            let name = item.name.as_str();
+            let in_other_file = words.iter().enumerate().any(|(file, set)| file != item.file && set.contains(name));
+            let in_interface = ["struct", "enum", "type", "trait"].contains(&item.kind.as_str())
+                && interfaces[item.file]
+                    .iter()
+                    .any(|(start, chunk)| *start != item.line && identifiers(chunk).contains(name));
+            !(in_other_file || (item.plain && other_crates.contains(name)) || in_interface)
+        })
+        .map(|item| item.at(&files))
+        .collect();
     assert!(
         problems.is_empty(),
         "pub items that nothing outside their file uses: drop the `pub` (make them private), or delete \
          them if nothing uses them at all:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn plain_pub_functions_are_the_external_surface() {
+    // Plain `pub` is for what the package's other crates drive: main.rs, tests/ and examples/,
+    // through lib.rs's re-exports (a re-exported type brings its `pub` methods). A `pub fn`,
+    // const or static none of them names is crate-internal: `pub(crate)`, so that rustc's dead
+    // code analysis sees it. (Types are left to rustc: `unreachable_pub` knows which ones a
+    // public signature reaches, which a textual check cannot.)
+    let (files, items) = pub_items();
+    let other_crates = other_crates_words();
+    let problems: Vec<String> = items
+        .iter()
+        .filter(|item| item.plain && ["fn", "const", "static"].contains(&item.kind.as_str()))
+        .filter(|item| !other_crates.contains(&item.name))
+        .map(|item| item.at(&files))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "plain pub items that main.rs, tests/ and examples/ never name: write `pub(crate)` (or less), or \
+         re-export the item in lib.rs's group for the caller that needs it:\n{}",
         problems.join("\n")
     );
 }
