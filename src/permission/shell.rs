@@ -40,7 +40,7 @@ pub struct ParsedCommand {
     pub subcommands: Vec<SimpleCommand>,
     /// `$(…)`, backticks or `${ …; }` somewhere (also inside double quotes, here-docs or
     /// arithmetic); process substitutions `<(…)`/`>(…)` are not counted here: their commands
-    /// are in `subcommands` with [`Nesting::ProcessSubstitution`].
+    /// are in `subcommands` with `Nesting::ProcessSubstitution`.
     pub has_substitution: bool,
     /// A parameter or arithmetic expansion (`$X`, `${X}`, `$((…))`) somewhere.
     pub has_expansion: bool,
