@@ -109,7 +109,7 @@ impl WindowSource {
 }
 
 /// Output cap per request when the config does not say.
-pub(crate) const DEFAULT_MAX_TOKENS: u32 = 8192;
+const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// Idle read timeout (seconds without a byte) when the config does not say.
 const DEFAULT_IDLE_TIMEOUT_S: u64 = 120;
 

@@ -28,7 +28,7 @@ pub(crate) use tmp::SessionTmp;
 
 /// Secret stores under the home directory that commands cannot read unless
 /// `sandbox.readable_secrets` names them: keys, tokens and credentials of common tools.
-pub(crate) const HOME_SECRETS: [&str; 17] = [
+const HOME_SECRETS: [&str; 17] = [
     ".ssh",
     ".gnupg",
     ".aws",

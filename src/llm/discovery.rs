@@ -22,7 +22,7 @@ pub(crate) const DISCOVERY_BUDGET: Duration = Duration::from_millis(1500);
 /// Ollama's window when neither the model nor the request sets `num_ctx` (since 0.6; 2048
 /// before). A server started with `OLLAMA_CONTEXT_LENGTH` uses that instead, which no endpoint
 /// reports for an unloaded model, so this is an assumption and is labelled as one.
-pub(crate) const OLLAMA_DEFAULT_NUM_CTX: u64 = 4096;
+const OLLAMA_DEFAULT_NUM_CTX: u64 = 4096;
 
 /// A window the server reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,14 +84,14 @@ impl Probe {
 
 /// The server root for the non-OpenAI endpoints: the base URL without a trailing `/v1`
 /// (`http://127.0.0.1:11434/v1` → `http://127.0.0.1:11434`); a base without it is the root.
-pub(crate) fn server_root(base_url: &str) -> String {
+fn server_root(base_url: &str) -> String {
     let base = base_url.trim_end_matches('/');
     base.strip_suffix("/v1").unwrap_or(base).to_string()
 }
 
 /// vLLM: the `max_model_len` of the configured model's entry (or of the only entry: a server
 /// serving one model under another name would refuse our requests anyway, and says so then).
-pub(crate) fn parse_vllm_models(value: &Value, model: &str) -> Option<u64> {
+fn parse_vllm_models(value: &Value, model: &str) -> Option<u64> {
     let entries = value.get("data")?.as_array()?;
     let entry = entries
         .iter()
@@ -102,18 +102,18 @@ pub(crate) fn parse_vllm_models(value: &Value, model: &str) -> Option<u64> {
 
 /// llama.cpp `/props`: the per-slot window (`default_generation_settings.n_ctx`, or a
 /// top-level `n_ctx` in older and newer builds).
-pub(crate) fn parse_llama_props(value: &Value) -> Option<u64> {
+fn parse_llama_props(value: &Value) -> Option<u64> {
     positive(value.pointer("/default_generation_settings/n_ctx")).or_else(|| positive(value.get("n_ctx")))
 }
 
 /// llama.cpp `/slots`: the smallest slot's `n_ctx` (slots share the server's `-c` evenly).
-pub(crate) fn parse_llama_slots(value: &Value) -> Option<u64> {
+fn parse_llama_slots(value: &Value) -> Option<u64> {
     value.as_array()?.iter().filter_map(|slot| positive(slot.get("n_ctx"))).min()
 }
 
 /// Ollama `/api/ps`: the loaded runner's `context_length` for the model (`name` or `model`
 /// match, `:latest` implied when the config names no tag).
-pub(crate) fn parse_ollama_ps(value: &Value, model: &str) -> Option<u64> {
+fn parse_ollama_ps(value: &Value, model: &str) -> Option<u64> {
     let tagged = if model.contains(':') { model.to_string() } else { format!("{model}:latest") };
     value.get("models")?.as_array()?.iter().find_map(|entry| {
         let named = ["name", "model"]
@@ -127,7 +127,7 @@ pub(crate) fn parse_ollama_ps(value: &Value, model: &str) -> Option<u64> {
 /// Ollama `/api/show`: the effective window of a runner started for this model — `num_ctx`
 /// from the model's parameters when set, else Ollama's default (capped by the trained
 /// `*.context_length`), with a note saying it is assumed.
-pub(crate) fn parse_ollama_show(value: &Value) -> Option<(u64, Option<String>)> {
+fn parse_ollama_show(value: &Value) -> Option<(u64, Option<String>)> {
     let num_ctx = value.get("parameters").and_then(Value::as_str).and_then(|parameters| {
         parameters.lines().find_map(|line| {
             let mut words = line.split_whitespace();
@@ -157,7 +157,7 @@ fn positive(value: Option<&Value>) -> Option<u64> {
 
 /// Whether discovery applies: an OpenAI-protocol provider whose window is not configured, at a
 /// server other than the public OpenAI endpoint (whose models do not report a window).
-pub(crate) fn wants_discovery(provider: &ProviderConfig) -> bool {
+fn wants_discovery(provider: &ProviderConfig) -> bool {
     provider.protocol == Protocol::OpenAi
         && provider.window_source == WindowSource::Default
         && provider.base_url != Protocol::OpenAi.default_base_url()

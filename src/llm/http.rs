@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 /// The connect budget: DNS, TCP, proxy tunnel and TLS handshake together.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The idle read timeout when the provider does not set one.
-pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The most of an error body we read and keep.
 const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
 /// How long a finished exchange may take to reach the end of its body (normally the same read

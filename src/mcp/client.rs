@@ -249,7 +249,7 @@ fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
 
 /// One `tools/list` page: its tools and the next cursor. A tool without a name is skipped; a
 /// missing or null schema becomes the empty object schema (providers require one).
-pub(crate) fn parse_tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), McpError> {
+fn parse_tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), McpError> {
     let Some(tools) = result.get("tools").and_then(Value::as_array) else {
         return Err(McpError::Protocol { message: "tools/list answered without a tools array".to_string() });
     };

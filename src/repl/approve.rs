@@ -35,7 +35,7 @@ const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
 /// Context lines around each change.
 const DIFF_CONTEXT: usize = 3;
 /// The longest line `t` takes (bytes); what is typed beyond it is dropped.
-pub(crate) const MAX_REDIRECT_BYTES: usize = 2000;
+const MAX_REDIRECT_BYTES: usize = 2000;
 /// Shown after `t`, before the line is typed.
 const TELL_PROMPT: &str = "tell the model what to do instead (Enter sends, empty is a plain no) › ";
 
@@ -81,7 +81,7 @@ pub(crate) fn ask(
 
 /// What a key at the approval prompt chooses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Choice {
+enum Choice {
     Once,
     Always,
     Deny,
@@ -90,7 +90,7 @@ pub(crate) enum Choice {
 }
 
 /// `y` → once, `a` → always, `t` → no and tell, anything else (including Enter, Esc, Ctrl-C) → no.
-pub(crate) fn parse_answer(key: Key) -> Choice {
+fn parse_answer(key: Key) -> Choice {
     match key {
         Key::Byte(b'y' | b'Y') => Choice::Once,
         Key::Byte(b'a' | b'A') => Choice::Always,
@@ -124,7 +124,7 @@ fn read_redirect(interrupts: &Interrupts, out: &mut impl Write) -> Option<String
 /// erases the last character, escape sequences (arrow keys) and other control bytes are
 /// dropped, and Enter ends the line. At most `MAX_REDIRECT_BYTES` are kept.
 #[derive(Debug, Default)]
-pub(crate) struct LineInput {
+struct LineInput {
     bytes: Vec<u8>,
     escape: Escape,
 }
@@ -195,7 +195,7 @@ impl LineInput {
 /// The whole prompt, ending with the key legend (no newline: the answer is echoed after it).
 /// Every line is word-wrapped to `width` (nothing is cut); a wrapped diff line repeats its
 /// `+`/`-`/` ` marker on each row, so every row on screen says which side it belongs to.
-pub(crate) fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool, width: usize) -> String {
+fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool, width: usize) -> String {
     let mut text = String::new();
     let title = format!("⚠ {} needs your approval ({})", request.call.name, request.rule_name);
     text.push_str(&paint(color, YELLOW, &paint(color, BOLD, &wrap(&reveal(&title), width, 2))));
@@ -230,7 +230,7 @@ pub(crate) fn render_request(request: &ApprovalRequest, preview: Option<&str>, c
 /// The call's arguments, one `  key: value` per line; multi-line strings follow on indented
 /// lines. Keys in `hidden` are left out (the diff shows them better). Input that is not a JSON
 /// object is shown as it is.
-pub(crate) fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
+fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
     let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(input_json) else {
         return format!("  input: {input_json}\n");
     };
@@ -252,7 +252,7 @@ pub(crate) fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
 
 /// What is on disk at the path a write or edit targets.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum FileState {
+enum FileState {
     Missing,
     Text(String),
     /// Unreadable, not UTF-8, a directory or too large: why.
@@ -261,7 +261,7 @@ pub(crate) enum FileState {
 
 /// The diff preview of a `write_file` / `edit_file` call against the file on disk (relative
 /// paths resolve against `root`); `None` for other tools or unparsable input.
-pub(crate) fn load_edit_preview(root: &Path, tool_name: &str, input_json: &str) -> Option<String> {
+fn load_edit_preview(root: &Path, tool_name: &str, input_json: &str) -> Option<String> {
     let path = edit_target(tool_name, input_json)?;
     let full = if Path::new(&path).is_absolute() { Path::new(&path).to_path_buf() } else { root.join(&path) };
     let state = match std::fs::metadata(&full) {
@@ -291,7 +291,7 @@ fn edit_target(tool_name: &str, input_json: &str) -> Option<String> {
 /// or a one-line note saying why there is none (the edit would fail, nothing changes...).
 /// Mirrors the tools' rules: an empty `old_string` creates or fills an empty file; it must match
 /// exactly once unless `replace_all`; a CRLF file is matched with `\r\n` line endings.
-pub(crate) fn render_edit_preview(tool_name: &str, input_json: &str, current: &FileState) -> Option<String> {
+fn render_edit_preview(tool_name: &str, input_json: &str, current: &FileState) -> Option<String> {
     let path = edit_target(tool_name, input_json)?;
     let input: Value = serde_json::from_str(input_json).ok()?;
     let field = |name: &str| input.get(name).and_then(Value::as_str).map(String::from);

@@ -415,7 +415,7 @@ pub(crate) fn wrap(text: &str, width: usize, hang: usize) -> String {
 }
 
 /// `12 ms` under a second, `1.2 s` above.
-pub(crate) fn format_elapsed(elapsed: Duration) -> String {
+fn format_elapsed(elapsed: Duration) -> String {
     let millis = elapsed.as_millis();
     if millis < 1000 { format!("{millis} ms") } else { format!("{:.1} s", elapsed.as_secs_f64()) }
 }

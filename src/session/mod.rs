@@ -42,7 +42,7 @@ const TITLE_CHARS: usize = 50;
 const HEADER_LIMIT: u64 = 16 * 1024;
 /// How far past "now" an id may be dated and still count as past: ids are in local time, and
 /// moving to another time zone shifts "now" by at most 26 hours (UTC+14 to UTC-12).
-pub(crate) const FUTURE_SLACK_S: i64 = 26 * 3600;
+const FUTURE_SLACK_S: i64 = 26 * 3600;
 
 /// What can go wrong with sessions. Callers: a failed create/append becomes a notice and the
 /// conversation continues; a failed resume is a usage error (exit 2) naming the session.
@@ -160,7 +160,7 @@ pub fn format_id(local_s: i64, salt: u16) -> String {
 }
 
 /// The local time of an id, or `None` when the name is not an id.
-pub(crate) fn parse_id(name: &str) -> Option<i64> {
+fn parse_id(name: &str) -> Option<i64> {
     let bytes = name.as_bytes();
     let shape_ok = bytes.len() == 20
         && bytes[8] == b'-'
@@ -182,7 +182,7 @@ pub(crate) fn parse_id(name: &str) -> Option<i64> {
 /// The session directories to remove: ids older than `MAX_AGE_S` at `now_local_s`, except
 /// `keep` (the session this run resumes: it must not vanish while it is loaded). Names that are
 /// not ids are never chosen.
-pub(crate) fn plan_cleanup(names: &[String], now_local_s: i64, keep: Option<&str>) -> Vec<String> {
+fn plan_cleanup(names: &[String], now_local_s: i64, keep: Option<&str>) -> Vec<String> {
     names
         .iter()
         .filter(|name| Some(name.as_str()) != keep)
@@ -209,7 +209,7 @@ pub(crate) fn spawn_cleanup(
 /// directories: a file or symlink named like an id is left alone (the seed checked `IsDir`). No
 /// sessions directory is nothing to do. Every failure is tried again at the next start; the
 /// first one, with the count, is the error (one report, however many directories failed).
-pub(crate) fn clean_expired(sessions_dir: &Path, now_local_s: i64, keep: Option<&str>) -> Result<usize, SessionError> {
+fn clean_expired(sessions_dir: &Path, now_local_s: i64, keep: Option<&str>) -> Result<usize, SessionError> {
     let entries = match std::fs::read_dir(sessions_dir) {
         Ok(entries) => entries,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
@@ -274,7 +274,7 @@ pub fn list_sessions(sessions_dir: &Path, owner: &Owner) -> Vec<SessionInfo> {
 /// `now_ms` counts as now, so a skewed clock cannot pin one session on top. File times and ids
 /// are only compared among owned sessions: a planted session is never a candidate, whatever it
 /// claims.
-pub(crate) fn plan_latest(sessions: &[SessionInfo], now_ms: u64, now_local_s: i64) -> Option<&SessionInfo> {
+fn plan_latest(sessions: &[SessionInfo], now_ms: u64, now_local_s: i64) -> Option<&SessionInfo> {
     sessions
         .iter()
         .filter(|info| info.owned)

@@ -93,7 +93,7 @@ impl SseParser {
     }
 
     /// A parser with a custom size limit for one line or one event's data (tests use small ones).
-    pub(crate) fn with_limit(limit_bytes: usize) -> SseParser {
+    fn with_limit(limit_bytes: usize) -> SseParser {
         SseParser {
             line: Vec::new(),
             data: Vec::new(),

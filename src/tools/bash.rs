@@ -35,9 +35,9 @@ const DEFAULT_TIMEOUT_S: u64 = 120;
 /// The longest timeout the model may ask for.
 const MAX_TIMEOUT_S: u64 = 600;
 /// Output bytes kept from the start of the output.
-pub(super) const OUTPUT_HEAD_BYTES: usize = 15_000;
+const OUTPUT_HEAD_BYTES: usize = 15_000;
 /// Output bytes kept from the end of the output.
-pub(super) const OUTPUT_TAIL_BYTES: usize = 15_000;
+const OUTPUT_TAIL_BYTES: usize = 15_000;
 
 /// Git settings for a command no person approved, as `GIT_CONFIG_KEY_n`/`VALUE_n` pairs (they
 /// override every config file, the repository's `.git/config` included). Reviewed, and why:

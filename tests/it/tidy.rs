@@ -299,25 +299,35 @@ fn other_crates_words() -> std::collections::HashSet<String> {
 fn no_pub_item_is_unused_outside_its_module() {
     // A `pub` wider than the item's uses hides it from rustc: dead code behind a `pub(crate)` is
     // never reported. So every pub item (see PUB_ITEM) outside test code must be named, as a word
-    // in code, in another file of src/ (test files included: a sibling's tests need it too); a
+    // in code, in another file of src/: not its file's own test modules, which see its private
+    // items, but any other, test files included (another module's tests need it `pub(..)`). A
     // plain `pub` item may instead be named by the package's other crates (tests/, examples/). A
     // type also counts as used when it appears in the interface of another pub item of its own
     // file (a signature, a field, a variant, a trait method): private, it would leak through that
     // interface. Files are the modules here: the one inline non-test module (`tools::lenient`)
-    // is used by other files anyway. No allowlist: nothing here is used by name from nowhere.
+    // is used by other files anyway. No allowlist: no item is used without being named.
     let (files, items) = pub_items();
     let words: Vec<std::collections::HashSet<&str>> = files.iter().map(|(_, code)| identifiers(code)).collect();
     let other_crates = other_crates_words();
-    let interfaces: Vec<Vec<(usize, String)>> = files.iter().map(|(_, code)| interface_chunks(code)).collect();
+    let interfaces: Vec<Vec<(usize, std::collections::HashSet<String>)>> = files
+        .iter()
+        .map(|(_, code)| {
+            let chunks = interface_chunks(code).into_iter();
+            chunks.map(|(start, chunk)| (start, identifiers(&chunk).into_iter().map(String::from).collect())).collect()
+        })
+        .collect();
+    let own_tests = own_test_modules(&files);
     let problems: Vec<String> = items
         .iter()
         .filter(|item| {
             let name = item.name.as_str();
-            let in_other_file = words.iter().enumerate().any(|(file, set)| file != item.file && set.contains(name));
+            let inside = &own_tests[item.file];
+            let in_other_file = words
+                .iter()
+                .enumerate()
+                .any(|(file, set)| file != item.file && !inside.contains(&file) && set.contains(name));
             let in_interface = ["struct", "enum", "type", "trait"].contains(&item.kind.as_str())
-                && interfaces[item.file]
-                    .iter()
-                    .any(|(start, chunk)| *start != item.line && identifiers(chunk).contains(name));
+                && interfaces[item.file].iter().any(|(start, chunk)| *start != item.line && chunk.contains(name));
             !(in_other_file || (item.plain && other_crates.contains(name)) || in_interface)
         })
         .map(|item| item.at(&files))
@@ -351,6 +361,45 @@ fn plain_pub_functions_are_the_external_surface() {
          re-export the item in lib.rs's group for the caller that needs it:\n{}",
         problems.join("\n")
     );
+}
+
+/// For each file, the test-only files it declares as its own submodules (`mod tests;`, or with
+/// `#[path = "…"]`): they see its private items.
+fn own_test_modules(files: &[(String, String)]) -> Vec<Vec<usize>> {
+    let declaration = regex::Regex::new(r"^\s*(pub(\([^)]*\))?\s+)?mod (\w+);").unwrap();
+    let path_attribute = regex::Regex::new(r#"#\[path = "([^"]+)"\]"#).unwrap();
+    let join = |dir: &str, path: &str| if dir.is_empty() { path.to_string() } else { format!("{dir}/{path}") };
+    files
+        .iter()
+        .map(|(rel, code)| {
+            let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+            // `mod x;` in `a/mod.rs` (or lib.rs) is `a/x.rs`, in `a/b.rs` it is `a/b/x.rs`; a
+            // `#[path]` is relative to the declaring file's directory.
+            let base = match name {
+                "mod.rs" | "lib.rs" | "main.rs" => dir.to_string(),
+                _ => join(dir, name.trim_end_matches(".rs")),
+            };
+            let lines: Vec<&str> = code.lines().collect();
+            let mut children = Vec::new();
+            for (index, line) in lines.iter().enumerate() {
+                let Some(capture) = declaration.captures(line) else { continue };
+                let mut attributes = lines[..index]
+                    .iter()
+                    .rev()
+                    .take_while(|above| above.trim().is_empty() || above.trim().starts_with("#["));
+                let candidates = match attributes.find_map(|above| path_attribute.captures(above)) {
+                    Some(path) => vec![join(dir, &path[1])],
+                    None => vec![
+                        join(&base, &format!("{}.rs", &capture[3])),
+                        join(&base, &format!("{}/mod.rs", &capture[3])),
+                    ],
+                };
+                let child = files.iter().position(|(other, _)| candidates.contains(other));
+                children.extend(child.filter(|&child| is_test_file(&files[child].0)));
+            }
+            children
+        })
+        .collect()
 }
 
 /// The identifiers in `code` (string contents included: serde names functions in strings).
