@@ -290,17 +290,6 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     Ok(())
 }
 
-/// True for the `YYYYMMDD-HHMMSS-xxxx` session id shape.
-pub fn is_session_id(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() == 20
-        && bytes[..8].iter().all(u8::is_ascii_digit)
-        && bytes[8] == b'-'
-        && bytes[9..15].iter().all(u8::is_ascii_digit)
-        && bytes[15] == b'-'
-        && bytes[16..].iter().all(|b| b.is_ascii_hexdigit())
-}
-
 fn parse_mode(flag: &str, text: &str) -> Result<Mode, UsageError> {
     Mode::parse(text)
         .ok_or_else(|| UsageError(format!("{flag}: expected default|acceptEdits|plan|bypass, got {text:?}")))
@@ -496,12 +485,5 @@ mod tests {
         for (line, expected) in cases {
             assert_eq!(error(line), expected, "{line}");
         }
-    }
-
-    #[test]
-    fn session_id_shape() {
-        assert!(is_session_id("20261202-131500-a1b2"));
-        assert!(!is_session_id("20261202-131500-a1bz"));
-        assert!(!is_session_id("2026120-131500-a1b2"));
     }
 }

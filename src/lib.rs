@@ -106,11 +106,10 @@ pub mod redteam {
 
 /// What the integration suite (`tests/it`), which otherwise runs the real binary, reaches for
 /// directly: the MCP client, transports and manager against real servers; session logs and trust
-/// records it plants or reads back; the spelling of a session id; and whether the kernel has
-/// Landlock or a process still exists, to know what to expect.
+/// records it plants or reads back; and whether the kernel has Landlock or a process still
+/// exists, to know what to expect.
 pub mod integration {
     pub use crate::cancel::CancelToken;
-    pub use crate::cli::is_session_id;
     pub use crate::clock::to_local;
     pub use crate::config::trust::{is_trusted, record_local_settings, save_trust};
     pub use crate::config::{McpServerConfig, McpTransport};

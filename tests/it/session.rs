@@ -55,7 +55,7 @@ fn print_logs_the_exact_conversation_and_continue_sends_it_back() {
     let run = env.run(&["-p", "read the notes", "--output-format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let id = session_id(&run.stdout);
-    assert!(mewcode::integration::is_session_id(&id), "{id}");
+    assert!(crate::support::is_session_id(&id), "{id}");
     // The tool result exactly as the model saw it in the second request.
     let second = messages(&model.requests()[1]);
     let result_text = second[2]["content"][0]["content"].clone();
