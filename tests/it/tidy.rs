@@ -1,7 +1,9 @@
 //! Architecture checks that run inside `cargo test`: STYLE.md's layer rule, third-party crates
-//! kept in their rooms, printing only in front ends, environment reads only in the wiring, and a
-//! `//!` doc at the top of every file. A new module must be placed in the layer table below.
+//! kept in their rooms, printing only in front ends, environment reads only in the wiring, a
+//! `//!` doc at the top of every file, and no `pub` wider than its uses. A new module must be
+//! placed in the layer table below.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer (STYLE.md "Shape"). A module may use its own layer or lower.
@@ -277,7 +279,7 @@ fn pub_items() -> (Vec<(String, String)>, Vec<PubItem>) {
 
 /// The identifiers of the package's other crates: main.rs, tests/ (but this file, which names
 /// items in its messages) and examples/. lib.rs counts too: its re-exports are what they reach.
-fn other_crates_words() -> std::collections::HashSet<String> {
+fn other_crates_words() -> HashSet<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = vec![root.join("src/main.rs"), root.join("src/lib.rs")];
     for dir in ["tests", "examples"] {
@@ -307,9 +309,9 @@ fn no_pub_item_is_unused_outside_its_module() {
     // interface. Files are the modules here: the one inline non-test module (`tools::lenient`)
     // is used by other files anyway. No allowlist: no item is used without being named.
     let (files, items) = pub_items();
-    let words: Vec<std::collections::HashSet<&str>> = files.iter().map(|(_, code)| identifiers(code)).collect();
+    let words: Vec<HashSet<&str>> = files.iter().map(|(_, code)| identifiers(code)).collect();
     let other_crates = other_crates_words();
-    let interfaces: Vec<Vec<(usize, std::collections::HashSet<String>)>> = files
+    let interfaces: Vec<Vec<(usize, HashSet<String>)>> = files
         .iter()
         .map(|(_, code)| {
             let chunks = interface_chunks(code).into_iter();
@@ -403,7 +405,7 @@ fn own_test_modules(files: &[(String, String)]) -> Vec<Vec<usize>> {
 }
 
 /// The identifiers in `code` (string contents included: serde names functions in strings).
-fn identifiers(code: &str) -> std::collections::HashSet<&str> {
+fn identifiers(code: &str) -> HashSet<&str> {
     code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|word| !word.is_empty()).collect()
 }
 
