@@ -6,12 +6,10 @@
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use crossbeam_channel::Receiver;
-use mewcode::agent::{Agent, Conversation, Event, ModeMatrix, Settings, Toolbox};
-use mewcode::cancel::CancelToken;
-use mewcode::llm::{Completion, Provider, StopReason, StreamEvent};
-use mewcode::mode::Mode;
-use mewcode::msg::{Request, ToolCall};
-use mewcode::tools::{Registry, Tool, ToolContext, ToolOutput};
+use mewcode::bench::{
+    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, Hooks, Mode, ModeMatrix, Provider,
+    Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput, Toolbox,
+};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -80,8 +78,8 @@ fn tool_phase(per_turn: usize) -> Duration {
             provider: Arc::new(Script { per_turn, asked: AtomicUsize::new(0) }),
             max_tokens: 100,
             gate: Arc::new(ModeMatrix),
-            hooks: mewcode::hooks::Hooks::default(),
-            environment: mewcode::agent::toolbox::Environment::fixed(""),
+            hooks: Hooks::default(),
+            environment: Environment::fixed(""),
             silent_truncation: None,
         }),
         registry,
@@ -93,7 +91,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             interactive: false,
             turn_hooks: true,
         },
-        context: mewcode::context::ContextConfig::default(),
+        context: ContextConfig::default(),
     });
     let running = agent.run(Conversation::default(), "go".to_string(), Mode::Default, CancelToken::new());
     let (mut first, mut last) = (None, None);

@@ -7,9 +7,9 @@
 
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
-use mewcode::context::offload::Offloader;
-use mewcode::context::{Breaker, ContextConfig, Estimate, should_summarize};
-use mewcode::msg::{History, Message, ToolCall, ToolResult};
+use mewcode::bench::{
+    Breaker, ContextConfig, Estimate, History, Message, Offloader, ToolCall, ToolResult, should_summarize,
+};
 use std::time::{Duration, Instant};
 
 fn round(id: usize) -> [Message; 2] {

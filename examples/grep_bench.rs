@@ -10,8 +10,7 @@
 // A benchmark reports on stdout; the crate-wide lint against printing is for library code.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use mewcode::cancel::CancelToken;
-use mewcode::tools::{GrepTool, Tool, ToolContext};
+use mewcode::bench::{CancelToken, GrepTool, Tool, ToolContext};
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;

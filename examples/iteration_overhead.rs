@@ -7,12 +7,11 @@
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use crossbeam_channel::Receiver;
-use mewcode::agent::{Agent, Conversation, Event, ModeMatrix, Settings, Toolbox};
-use mewcode::cancel::CancelToken;
-use mewcode::llm::{Completion, Provider, StopReason, StreamEvent};
-use mewcode::mode::Mode;
-use mewcode::msg::{Message, Request, ToolCall, ToolResult};
-use mewcode::tools::{Registry, Tool, ToolContext, ToolOutput};
+use mewcode::bench::{
+    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, Hooks, Message, Mode, ModeMatrix,
+    Provider, Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput,
+    ToolResult, Toolbox,
+};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -86,8 +85,8 @@ fn per_iteration(messages: usize) -> Duration {
             provider: Arc::new(Instant_),
             max_tokens: 1000,
             gate: Arc::new(ModeMatrix),
-            hooks: mewcode::hooks::Hooks::default(),
-            environment: mewcode::agent::toolbox::Environment::fixed("e"),
+            hooks: Hooks::default(),
+            environment: Environment::fixed("e"),
             silent_truncation: None,
         }),
         registry,
@@ -100,7 +99,7 @@ fn per_iteration(messages: usize) -> Duration {
             turn_hooks: true,
         },
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.
-        context: mewcode::context::ContextConfig { window: u64::MAX / 2, compact_at: None, sessions_dir: None },
+        context: ContextConfig { window: u64::MAX / 2, compact_at: None, sessions_dir: None },
     });
     let conversation = Conversation::unlogged(history(messages));
     let started = Instant::now();

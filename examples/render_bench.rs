@@ -3,7 +3,7 @@
 //! a token's cost must not grow with the length of the answer already shown.
 #![allow(clippy::print_stdout)]
 
-use mewcode::repl::render::Renderer;
+use mewcode::bench::Renderer;
 use std::time::{Duration, Instant};
 
 const TOKENS: usize = 100_000;

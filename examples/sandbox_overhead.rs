@@ -8,10 +8,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
 
-use mewcode::cancel::CancelToken;
-use mewcode::config::SandboxConfig;
-use mewcode::confine::{Paths, Sandbox};
-use mewcode::proc;
+use mewcode::bench::{self, CancelToken, Paths, Sandbox, SandboxConfig};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -28,14 +25,14 @@ fn main() {
         tmp: None,
     };
     let cached = Sandbox::detect(SandboxConfig::default(), paths());
-    if let Err(reason) = mewcode::sys::landlock::abi_version() {
+    if let Err(reason) = bench::landlock_abi_version() {
         println!("no Landlock here ({reason}): only the unconfined figures are meaningful");
     }
     let cancel = CancelToken::new();
     let through_proc = |confinement| {
         let mut command = Command::new("true");
         command.current_dir(&root);
-        let job = proc::Job {
+        let job = bench::Job {
             command,
             stdin: None,
             timeout: Duration::from_secs(10),
@@ -47,7 +44,7 @@ fn main() {
             confinement,
         };
         let started = Instant::now();
-        proc::run(job).unwrap();
+        bench::run(job).unwrap();
         started.elapsed()
     };
     let mut samples: [Vec<f64>; 4] = Default::default();

@@ -3,8 +3,7 @@
 //! writer, then prints the median of several runs of `load_log` and `list_sessions`.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
-use mewcode::msg::{Message, ThinkingBlock, ToolCall, ToolResult};
-use mewcode::session::{self, Meta, SessionWriter, record};
+use mewcode::bench::{self, Message, Meta, Owner, SessionWriter, ThinkingBlock, ToolCall, ToolResult};
 use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
@@ -16,15 +15,15 @@ const RUNS: usize = 7;
 fn main() {
     let dir = std::env::temp_dir().join(format!("mewcode-session-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let sessions_dir = session::sessions_dir(&dir);
+    let sessions_dir = bench::sessions_dir(&dir);
     // Listing checks every header's mark, so the sessions carry real ones.
-    let owner = session::Owner::from_key([9; 32]);
+    let owner = Owner::from_key([9; 32]);
 
     // One 100 000-line log: rounds of user, assistant with a call and thinking, tool result, answer.
-    let id = session::format_id(1_800_000_000, 1);
-    let path = session::log_path(&sessions_dir, &id);
+    let id = bench::format_id(1_800_000_000, 1);
+    let path = bench::log_path(&sessions_dir, &id);
     let meta = Meta {
-        version: record::VERSION,
+        version: bench::VERSION,
         id: id.clone(),
         created: 1,
         title: "bench".into(),
@@ -39,7 +38,7 @@ fn main() {
         let mut round = 0;
         while lines < LOG_LINES {
             for message in round_messages(round) {
-                writeln!(out, "{}", record::render_message(&message, 1_800_000_000, Some("m"))).unwrap();
+                writeln!(out, "{}", bench::render_message(&message, 1_800_000_000, Some("m"))).unwrap();
                 lines += 1;
             }
             round += 1;
@@ -47,7 +46,7 @@ fn main() {
     }
     let size_mb = std::fs::metadata(&path).unwrap().len() as f64 / 1e6;
     let resume = median(|| {
-        let loaded = session::load_log(&path).unwrap();
+        let loaded = bench::load_log(&path).unwrap();
         assert!(loaded.messages.len() >= LOG_LINES - 4);
     });
     println!("resume of a {LOG_LINES}-line log ({size_mb:.1} MB): {:.1} ms (target <= 500 ms)", ms(resume));
@@ -55,27 +54,27 @@ fn main() {
     // 1 000 sessions, every 100th with a multi-MB log (listing must not read past the header).
     let big = "x".repeat(2_000_000);
     for index in 0..SESSIONS {
-        let id = session::format_id(1_800_000_000 + index as i64 * 60, index as u16);
+        let id = bench::format_id(1_800_000_000 + index as i64 * 60, index as u16);
         let meta = Meta {
-            version: record::VERSION,
+            version: bench::VERSION,
             id: id.clone(),
             created: 1,
-            title: session::title_of(&format!("task number {index} with a fairly long description")),
+            title: bench::title_of(&format!("task number {index} with a fairly long description")),
             model: "m".into(),
             owner: owner.mark(&id),
         };
-        let path = session::log_path(&sessions_dir, &id);
+        let path = bench::log_path(&sessions_dir, &id);
         drop(SessionWriter::create(&path, &meta).unwrap());
         let mut out = BufWriter::new(OpenOptions::new().append(true).open(&path).unwrap());
         let text = if index % 100 == 0 { big.as_str() } else { "hello" };
-        writeln!(out, "{}", record::render_message(&Message::user(text), 1, None)).unwrap();
+        writeln!(out, "{}", bench::render_message(&Message::user(text), 1, None)).unwrap();
     }
-    let listing = median(|| assert_eq!(session::list_sessions(&sessions_dir, &owner).len(), SESSIONS + 1));
+    let listing = median(|| assert_eq!(bench::list_sessions(&sessions_dir, &owner).len(), SESSIONS + 1));
     println!("listing {} sessions: {:.1} ms (target <= 100 ms)", SESSIONS + 1, ms(listing));
 
     // The price of durability: one fsynced append of a typical message.
-    let id = session::format_id(1_700_000_000, 2);
-    let mut writer = SessionWriter::create(&session::log_path(&sessions_dir, &id), &meta).unwrap();
+    let id = bench::format_id(1_700_000_000, 2);
+    let mut writer = SessionWriter::create(&bench::log_path(&sessions_dir, &id), &meta).unwrap();
     let message = Message::assistant("Done: the bug is fixed.");
     let append = median(|| {
         for _ in 0..20 {

@@ -4,7 +4,7 @@
 
 #![allow(clippy::print_stdout)]
 
-use mewcode::sse::SseParser;
+use mewcode::bench::SseParser;
 use std::time::Instant;
 
 fn synthetic_stream(target_bytes: usize) -> Vec<u8> {

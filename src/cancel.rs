@@ -34,7 +34,7 @@ impl CancelToken {
     }
 
     /// True once `cancel` has been called on this token or any clone of it.
-    pub fn is_cancelled(&self) -> bool {
+    pub(crate) fn is_cancelled(&self) -> bool {
         self.inner.flag.load(Ordering::SeqCst)
     }
 

@@ -7,18 +7,18 @@ use crate::mode::Mode;
 use std::path::PathBuf;
 
 /// The `-p` output formats: the front end's own enum, named for the flag.
-pub use crate::headless::Format as OutputFormat;
+pub(crate) use crate::headless::Format as OutputFormat;
 
 /// Where the prompt of a non-interactive run comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PromptSource {
+pub(crate) enum PromptSource {
     Arg(String),
     Stdin,
 }
 
 /// How to resume: not at all, the latest session, one by id, or the picker (REPL only).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub enum Resume {
+pub(crate) enum Resume {
     #[default]
     No,
     Latest,
@@ -28,7 +28,7 @@ pub enum Resume {
 
 /// The options shared by the REPL and `-p`.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Options {
+pub(crate) struct Options {
     pub prompt: Option<PromptSource>,
     pub output_format: Option<OutputFormat>,
     pub config: Option<PathBuf>,
@@ -44,7 +44,7 @@ pub struct Options {
 
 /// What to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub(crate) enum Command {
     /// The REPL, or `-p` when `options.prompt` is set (or stdin is piped: decided by app.rs).
     Run(Options),
     McpList {
@@ -90,7 +90,7 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// Parses the arguments after the program name.
-pub fn parse_args(args: &[String]) -> Result<Command, UsageError> {
+pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
     let mut options = Options::default();
     let mut positionals: Vec<String> = Vec::new();
     let mut json_flag = false;
@@ -290,17 +290,6 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     Ok(())
 }
 
-/// True for the `YYYYMMDD-HHMMSS-xxxx` session id shape.
-pub fn is_session_id(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() == 20
-        && bytes[..8].iter().all(u8::is_ascii_digit)
-        && bytes[8] == b'-'
-        && bytes[9..15].iter().all(u8::is_ascii_digit)
-        && bytes[15] == b'-'
-        && bytes[16..].iter().all(|b| b.is_ascii_hexdigit())
-}
-
 fn parse_mode(flag: &str, text: &str) -> Result<Mode, UsageError> {
     Mode::parse(text)
         .ok_or_else(|| UsageError(format!("{flag}: expected default|acceptEdits|plan|bypass, got {text:?}")))
@@ -329,7 +318,7 @@ fn reject_subcommand_flags(json: bool, url: &Option<String>, name: &str) -> Resu
 }
 
 /// The `--help` text.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 mewcode — a terminal AI coding agent
 
 USAGE
@@ -496,12 +485,5 @@ mod tests {
         for (line, expected) in cases {
             assert_eq!(error(line), expected, "{line}");
         }
-    }
-
-    #[test]
-    fn session_id_shape() {
-        assert!(is_session_id("20261202-131500-a1b2"));
-        assert!(!is_session_id("20261202-131500-a1bz"));
-        assert!(!is_session_id("2026120-131500-a1b2"));
     }
 }

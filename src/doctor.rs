@@ -376,7 +376,7 @@ fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
 
 /// Shows a key's first three and last four characters only when it is long enough that this
 /// reveals nothing useful; short keys are fully masked.
-pub(crate) fn mask_key(key: &str) -> String {
+fn mask_key(key: &str) -> String {
     let chars: Vec<char> = key.chars().collect();
     if chars.len() < 16 {
         return "*".repeat(chars.len().clamp(4, 8));

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// The three output formats of `-p`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
     StreamJson,

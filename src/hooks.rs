@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A hook's timeout when the config does not give one.
-pub const DEFAULT_HOOK_TIMEOUT_S: u64 = 60;
+const DEFAULT_HOOK_TIMEOUT_S: u64 = 60;
 /// Output kept from a hook (head and tail each).
 const HOOK_OUTPUT_BYTES: usize = 8 * 1024;
 
@@ -45,7 +45,7 @@ pub struct Hooks {
 /// Which run an event belongs to: the session hooks are told, and the run's cancel token (a
 /// cancelled run fires no more hooks and stops the ones running).
 #[derive(Clone, Copy, Debug)]
-pub struct Origin<'a> {
+pub(crate) struct Origin<'a> {
     /// The conversation's session id (`session_id` of the event).
     pub session_id: &'a str,
     pub cancel: &'a CancelToken,
@@ -53,7 +53,7 @@ pub struct Origin<'a> {
 
 /// What the hooks of one event decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HookOutcome {
+pub(crate) struct HookOutcome {
     /// Set when a hook exited 2, answered `decision: "block"`, or (PreToolUse) denied with
     /// `permissionDecision: "deny"`: the call (or prompt, or stop) is blocked for this reason
     /// (the reasons of every blocking hook, in config order).
@@ -75,7 +75,7 @@ pub struct HookOutcome {
 
 /// A PreToolUse hook's say on a call that no hook blocked.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HookPermission {
+pub(crate) enum HookPermission {
     /// Run without asking a person, where only the mode would have asked.
     Allow { reason: Option<String> },
     /// Ask a person even where rules or the mode would allow (in -p: a "needs approval" refusal).
@@ -91,12 +91,12 @@ impl Hooks {
     }
 
     /// True when no hook is configured for `event` (callers skip building the input).
-    pub fn is_empty_for(&self, event: HookEvent) -> bool {
+    fn is_empty_for(&self, event: HookEvent) -> bool {
         !self.hooks.iter().any(|hook| hook.event == event)
     }
 
     /// Before a tool runs. `tool_name` is the friendly name (`Bash`); `tool_input` the raw JSON.
-    pub fn pre_tool_use(&self, tool_name: &str, tool_input: &str, origin: Origin<'_>) -> HookOutcome {
+    pub(crate) fn pre_tool_use(&self, tool_name: &str, tool_input: &str, origin: Origin<'_>) -> HookOutcome {
         if self.is_empty_for(HookEvent::PreToolUse) {
             // Nothing configured: not even the input is built (the common case, every call).
             return HookOutcome::default();
@@ -106,7 +106,7 @@ impl Hooks {
     }
 
     /// After a tool ran, with its result.
-    pub fn post_tool_use(
+    pub(crate) fn post_tool_use(
         &self,
         tool_name: &str,
         tool_input: &str,
@@ -126,13 +126,13 @@ impl Hooks {
     }
 
     /// When the user submits a prompt.
-    pub fn user_prompt_submit(&self, prompt: &str, origin: Origin<'_>) -> HookOutcome {
+    pub(crate) fn user_prompt_submit(&self, prompt: &str, origin: Origin<'_>) -> HookOutcome {
         self.fire(HookEvent::UserPromptSubmit, None, json!({"prompt": prompt}), origin)
     }
 
     /// When the agent is about to finish a turn. `already_continued` is true when a Stop hook
     /// already sent the model back to work in this turn (Claude Code's `stop_hook_active`).
-    pub fn stop(&self, already_continued: bool, origin: Origin<'_>) -> HookOutcome {
+    pub(crate) fn stop(&self, already_continued: bool, origin: Origin<'_>) -> HookOutcome {
         self.fire(HookEvent::Stop, None, json!({"stop_hook_active": already_continued}), origin)
     }
 
@@ -377,7 +377,7 @@ fn combine(event: HookEvent, commands: &[&str], runs: Vec<Run>) -> HookOutcome {
 
 /// Claude Code's matcher: empty or `*` = every tool; otherwise a regex matched against the whole
 /// friendly name (`Edit|Write`), or the literal name when it is not a valid regex.
-pub fn matches(matcher: &str, tool_name: &str) -> bool {
+pub(crate) fn matches(matcher: &str, tool_name: &str) -> bool {
     let matcher = matcher.trim();
     if matcher.is_empty() || matcher == "*" {
         return true;

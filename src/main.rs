@@ -4,7 +4,7 @@
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let exit = mewcode::app::main(&args);
+    let exit = mewcode::main(&args);
     if let Some(message) = exit.message() {
         eprintln!("mewcode: {message}");
     }

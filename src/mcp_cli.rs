@@ -111,7 +111,7 @@ pub(crate) fn accept(server: &McpServerConfig, options: &StartOptions) -> bool {
 }
 
 /// Prints the listing on stdout.
-pub(crate) fn print_list(statuses: &[ServerStatus], as_json: bool) {
+fn print_list(statuses: &[ServerStatus], as_json: bool) {
     if as_json {
         println!("{}", render_list_json(statuses));
     } else {
@@ -120,7 +120,7 @@ pub(crate) fn print_list(statuses: &[ServerStatus], as_json: bool) {
 }
 
 /// Prints a tool's result text on stdout (neutralised when stdout is a terminal).
-pub(crate) fn print_result(text: &str, stdout_is_terminal: bool) {
+fn print_result(text: &str, stdout_is_terminal: bool) {
     let text = if stdout_is_terminal { neutralize(text) } else { text.to_string() };
     if text.ends_with('\n') || text.is_empty() {
         print!("{text}");
@@ -130,7 +130,7 @@ pub(crate) fn print_result(text: &str, stdout_is_terminal: bool) {
 }
 
 /// Prints a notice on stderr.
-pub(crate) fn print_notice(message: &str) {
+fn print_notice(message: &str) {
     eprintln!("mewcode: {}", neutralize(message));
 }
 
@@ -176,7 +176,7 @@ pub(crate) fn render_list_text(statuses: &[ServerStatus]) -> String {
 }
 
 /// `{"servers": [...]}` with one object per server.
-pub(crate) fn render_list_json(statuses: &[ServerStatus]) -> Value {
+fn render_list_json(statuses: &[ServerStatus]) -> Value {
     let servers: Vec<Value> = statuses
         .iter()
         .map(|status| {

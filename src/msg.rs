@@ -143,12 +143,12 @@ impl History {
 
     /// One message for an in-place edit (layer 1 swaps a big tool result for its preview). O(1)
     /// unless a snapshot is still alive, which forces one copy, as `push` does.
-    pub fn get_mut(&mut self, index: usize) -> Option<&mut Message> {
+    pub(crate) fn get_mut(&mut self, index: usize) -> Option<&mut Message> {
         Arc::make_mut(&mut self.messages).get_mut(index)
     }
 
     /// A shared, immutable view of the messages as they are now.
-    pub fn snapshot(&self) -> Arc<Vec<Message>> {
+    pub(crate) fn snapshot(&self) -> Arc<Vec<Message>> {
         Arc::clone(&self.messages)
     }
 }

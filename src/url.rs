@@ -3,7 +3,7 @@
 //! Invariant: pure; hosts come back lowercased, without port, user info or IPv6 brackets.
 
 /// The host of a URL (without port or IPv6 brackets), lowercased; "" when it has none.
-pub fn host_of(url: &str) -> String {
+pub(crate) fn host_of(url: &str) -> String {
     split_url(url).map(|(_, host)| host).unwrap_or_default()
 }
 
@@ -32,6 +32,6 @@ pub(crate) fn is_loopback_host(host: &str) -> bool {
 }
 
 /// True for `http(s)://127.x.x.x`, `localhost` and `[::1]` URLs.
-pub fn is_loopback_url(url: &str) -> bool {
+pub(crate) fn is_loopback_url(url: &str) -> bool {
     split_url(url).is_some_and(|(_, host)| is_loopback_host(&host))
 }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Splits calls into batches: consecutive read-only calls together, every other call alone.
-pub(super) fn plan_batches(read_only: &[bool]) -> Vec<Range<usize>> {
+fn plan_batches(read_only: &[bool]) -> Vec<Range<usize>> {
     let mut batches = Vec::new();
     let mut start = 0;
     while start < read_only.len() {

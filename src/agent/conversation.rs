@@ -41,7 +41,7 @@ impl Conversation {
 
     /// A conversation that continues a logged session: `messages` as loaded from `log`, which
     /// every later message is appended to. The session id is the log's.
-    pub fn resumed(log: SessionWriter, messages: Vec<Message>) -> Conversation {
+    pub(crate) fn resumed(log: SessionWriter, messages: Vec<Message>) -> Conversation {
         let session_id = log.id().to_string();
         Conversation { history: messages.into(), session_id, log: Some(log), ..Conversation::default() }
     }
@@ -54,28 +54,28 @@ impl Conversation {
 
     /// Starts logging to `log`, created for this conversation before its first message (the
     /// REPL creates it at the first prompt, titled by it). Its id becomes the conversation's.
-    pub fn start_log(&mut self, log: SessionWriter) {
+    pub(crate) fn start_log(&mut self, log: SessionWriter) {
         self.session_id = log.id().to_string();
         self.log = Some(log);
     }
 
     /// The messages so far.
-    pub fn history(&self) -> &History {
+    pub(crate) fn history(&self) -> &History {
         &self.history
     }
 
     /// The session this conversation belongs to.
-    pub fn session_id(&self) -> &str {
+    pub(crate) fn session_id(&self) -> &str {
         &self.session_id
     }
 
     /// True when the conversation is saved to a session log.
-    pub fn is_logged(&self) -> bool {
+    pub(crate) fn is_logged(&self) -> bool {
         self.log.is_some()
     }
 
     /// The model later assistant records of the log are tagged with (REPL `/model`).
-    pub fn set_model(&mut self, model: &str) {
+    pub(crate) fn set_model(&mut self, model: &str) {
         if let Some(log) = self.log.as_mut() {
             log.set_model(model);
         }
@@ -83,12 +83,12 @@ impl Conversation {
 
     /// Summarise before the next request whatever the threshold says, once the next run's
     /// prompt is in (SPEC §8: a resumed history that nearly fills the window).
-    pub fn compact_before_next_request(&mut self) {
+    pub(crate) fn compact_before_next_request(&mut self) {
         self.context.compact_first = true;
     }
 
     /// The answer of the last completed turn: the text of the last assistant message.
-    pub fn last_answer(&self) -> Option<&str> {
+    pub(crate) fn last_answer(&self) -> Option<&str> {
         let last = self.history.iter().rev().find(|message| message.role == crate::msg::Role::Assistant);
         last.map(|message| message.content.as_str())
     }
@@ -119,5 +119,48 @@ impl Conversation {
     /// other).
     pub(super) fn history_and_context(&mut self) -> (&mut History, &mut context::State) {
         (&mut self.history, &mut self.context)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::record::Meta;
+    use crate::session::{load_log, log_path};
+
+    fn writer_in(dir: &std::path::Path, id: &str) -> SessionWriter {
+        let meta = Meta { version: 1, id: id.into(), created: 1, title: "t".into(), model: "m".into(), owner: None };
+        SessionWriter::create(&log_path(dir, id), &meta).unwrap()
+    }
+
+    #[test]
+    fn the_history_and_the_log_change_together() {
+        let dir = std::env::temp_dir().join(format!("mewcode-conversation-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut fresh = Conversation::new("20261204-100000-aaaa");
+        assert_eq!((fresh.session_id(), fresh.is_logged()), ("20261204-100000-aaaa", false));
+        // An unlogged conversation keeps its messages in memory only, and says nothing.
+        assert_eq!(fresh.push(Message::user("before the log")), None);
+        fresh.start_log(writer_in(&dir, "20261204-100000-bbbb"));
+        assert_eq!((fresh.session_id(), fresh.is_logged()), ("20261204-100000-bbbb", true));
+        assert_eq!(fresh.push(Message::assistant("logged")), None);
+        let path = log_path(&dir, "20261204-100000-bbbb");
+        assert_eq!(load_log(&path).unwrap().messages, vec![Message::assistant("logged")]);
+
+        // A resumed conversation is its log's: same id, same messages, appends go to it.
+        let reopened = SessionWriter::reopen(&path, "20261204-100000-bbbb", "m").unwrap();
+        let mut resumed = Conversation::resumed(reopened, vec![Message::user("q"), Message::assistant("logged")]);
+        assert_eq!((resumed.session_id(), resumed.is_logged()), ("20261204-100000-bbbb", true));
+        assert_eq!(resumed.last_answer(), Some("logged"));
+        resumed.push(Message::user("next"));
+        let (installed, notice) = resumed.install(vec![Message::user("summary"), Message::assistant("ok")]);
+        assert_eq!(notice, None);
+        assert_eq!(*installed, resumed.history().to_vec());
+        assert_eq!(load_log(&path).unwrap().messages, resumed.history().to_vec(), "the log starts from the compaction");
+
+        // Tests and benchmarks start from a history: a session of their own, no log.
+        let unlogged = Conversation::unlogged(vec![Message::user("x")]);
+        assert!(!unlogged.is_logged() && !unlogged.session_id().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

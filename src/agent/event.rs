@@ -73,7 +73,7 @@ pub enum CompactPhase {
 
 impl CompactPhase {
     /// One line for the user.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             CompactPhase::Started { trigger } => format!("compacting the conversation ({})…", trigger.as_str()),
             CompactPhase::Finished { before_tokens, after_tokens, .. } => {
@@ -119,7 +119,7 @@ impl FailureKind {
 
 impl Failure {
     /// A failed model call: kind, fix and retryability all come from the typed error.
-    pub fn from_llm(error: &LlmError) -> Failure {
+    pub(crate) fn from_llm(error: &LlmError) -> Failure {
         Failure {
             kind: FailureKind::Llm(error.kind()),
             message: error.to_string(),
@@ -139,7 +139,7 @@ impl Failure {
     }
 
     /// The agent failed on a bug of its own (a panic in the loop).
-    pub fn internal(message: &str) -> Failure {
+    pub(crate) fn internal(message: &str) -> Failure {
         Failure { kind: FailureKind::Internal, message: message.to_string(), fix: None, retryable: false }
     }
 

@@ -52,7 +52,7 @@ pub trait Gate: Send + Sync {
 }
 
 /// A call of `tool` as the permission engine sees it.
-pub fn call_info<'a>(call: &'a ToolCall, tool: &'a dyn Tool) -> CallInfo<'a> {
+fn call_info<'a>(call: &'a ToolCall, tool: &'a dyn Tool) -> CallInfo<'a> {
     CallInfo { rule_name: tool.rule_name(), input: &call.input, kind: tool.kind() }
 }
 
@@ -65,7 +65,7 @@ pub struct Remembered {
 
 impl Remembered {
     /// The notice the person sees: `saved allow rule Bash(=ls) to /p/.mewcode/settings.local.yaml`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let noun = if self.rules.len() == 1 { "rule" } else { "rules" };
         format!("saved allow {noun} {} to {}", self.rules.join(" and "), self.file.display())
     }
@@ -75,7 +75,7 @@ impl Remembered {
 /// holds even where rules or the mode allow (its reason joins the gate's); its allow runs the
 /// call only where `may_allow` (the gate's `hook_may_allow`, asked only then) says the ask was
 /// the mode's. A deny stays a deny: a hook never lifts the blacklist, the sandbox or a rule.
-pub fn with_hook(verdict: Verdict, hook: Option<HookPermission>, may_allow: impl FnOnce() -> bool) -> Verdict {
+pub(crate) fn with_hook(verdict: Verdict, hook: Option<HookPermission>, may_allow: impl FnOnce() -> bool) -> Verdict {
     match (verdict, hook) {
         (Verdict::Allow, Some(HookPermission::Ask { reason })) => {
             Verdict::Ask { reason: format!("a hook asks: {reason}") }
@@ -115,7 +115,7 @@ impl Gate for ModeMatrix {
 
 /// The real permission system: the five-layer engine over the loaded rules, with "always"
 /// answers persisted to the local settings file and applied at once in this session.
-pub struct EngineGate {
+pub(crate) struct EngineGate {
     engine: std::sync::RwLock<Engine>,
     /// The rule texts of every level as loaded (allow rules of untrusted levels already removed).
     texts: std::sync::Mutex<Vec<(Level, RuleTexts)>>,
@@ -128,7 +128,7 @@ pub struct EngineGate {
 
 impl EngineGate {
     /// A gate over rule texts that were already loaded and checked (no fatal problems).
-    pub fn new(
+    pub(crate) fn new(
         root: PathBuf,
         user_home: Option<PathBuf>,
         mewcode_home: PathBuf,
@@ -146,7 +146,7 @@ impl EngineGate {
     }
 
     /// The full decision object (for `mewcode check`).
-    pub fn explain(&self, mode: Mode, call: &CallInfo<'_>, read_only: bool) -> Check {
+    pub(crate) fn explain(&self, mode: Mode, call: &CallInfo<'_>, read_only: bool) -> Check {
         crate::sync::read(&self.engine).check(mode, call, read_only)
     }
 }

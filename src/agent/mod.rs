@@ -8,16 +8,16 @@
 
 mod batch;
 mod compact;
-pub mod conversation;
-pub mod event;
-pub mod gate;
+pub(crate) mod conversation;
+pub(crate) mod event;
+pub(crate) mod gate;
 mod preview;
-pub mod prompt;
+pub(crate) mod prompt;
 mod reminder;
 mod run;
-pub mod subagent;
-pub mod toolbox;
-pub mod usage;
+pub(crate) mod subagent;
+pub(crate) mod toolbox;
+pub(crate) mod usage;
 
 #[cfg(test)]
 mod compact_tests;
@@ -32,22 +32,22 @@ use crate::cancel::CancelToken;
 use crate::hooks::HookOutcome;
 use crate::mode::Mode;
 use crate::msg::{Message, Role, System};
-pub use crate::sync::lock;
+pub(crate) use crate::sync::lock;
 use crate::tools::Registry;
-pub use conversation::Conversation;
+pub(crate) use conversation::Conversation;
 use crossbeam_channel::{Receiver, Sender, bounded};
-pub use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, Stop};
-pub use gate::{EngineGate, Gate, ModeMatrix, Remembered, Verdict};
+pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, Stop};
+pub(crate) use gate::{EngineGate, Gate, Verdict};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
-pub use toolbox::Toolbox;
+pub(crate) use toolbox::Toolbox;
 
 /// The default iteration cap of a main run (SPEC §3); `--max-iterations` sets another.
-pub const MAX_ITERATIONS: u32 = 25;
+pub(crate) const MAX_ITERATIONS: u32 = 25;
 /// Consecutive all-unknown-tool iterations that stop a main run.
-pub const UNKNOWN_TOOL_LIMIT: u32 = 3;
+pub(crate) const UNKNOWN_TOOL_LIMIT: u32 = 3;
 
 /// Limits and switches of one agent.
 #[derive(Clone, Debug)]
@@ -240,7 +240,7 @@ fn close(conversation: &mut Conversation, stop: Stop) -> Option<String> {
 
 /// Sends one event, giving up when the receiver is gone, or when the run is cancelled and the
 /// receiver does not take the event within a short grace period. Returns false when it gave up.
-pub fn emit(cancel: &CancelToken, tx: &Sender<Event>, event: Event) -> bool {
+pub(crate) fn emit(cancel: &CancelToken, tx: &Sender<Event>, event: Event) -> bool {
     let mut event = event;
     let mut waited_after_cancel = Duration::ZERO;
     loop {

@@ -6,7 +6,7 @@
 use crate::mode::Mode;
 
 /// Plan mode repeats its full reminder every this many iterations (1, 5, 9, ...).
-pub(super) const PLAN_REMINDER_INTERVAL: u32 = 4;
+const PLAN_REMINDER_INTERVAL: u32 = 4;
 
 const PLAN_FULL: &str = "\
 <system-reminder>

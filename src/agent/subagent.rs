@@ -15,9 +15,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Iteration budget of a sub-agent run.
-pub const SUBAGENT_MAX_ITERATIONS: u32 = 12;
+const SUBAGENT_MAX_ITERATIONS: u32 = 12;
 /// All-unknown-tool iterations that stop a sub-agent.
-pub const SUBAGENT_UNKNOWN_TOOL_LIMIT: u32 = 2;
+const SUBAGENT_UNKNOWN_TOOL_LIMIT: u32 = 2;
 
 const SUBAGENT_PROMPT: &str = "\
 You are a research sub-agent of mewcode, a coding agent. You have read-only tools: find, read \
@@ -26,7 +26,7 @@ paths with line numbers, the facts found, and what remains uncertain). You canno
 or run commands; do not ask the user questions.";
 
 /// The sub-agent tool.
-pub struct TaskTool {
+pub(crate) struct TaskTool {
     /// The parent agent's toolbox: the sub-agent runs with the same model, gate and hooks.
     toolbox: Arc<Toolbox>,
     /// Read-only tools only (never `task` itself: no recursion).
@@ -37,7 +37,7 @@ impl TaskTool {
     /// Builds the tool from the parent's toolbox (pass the very Arc the parent `Agent` gets) and
     /// the read-only tools of the parent's registry, sources included: an MCP server that connects
     /// after start-up (the REPL does not wait) lends its read-only tools to the next sub-agent.
-    pub fn new(toolbox: Arc<Toolbox>, main_registry: &Registry) -> TaskTool {
+    pub(crate) fn new(toolbox: Arc<Toolbox>, main_registry: &Registry) -> TaskTool {
         TaskTool { toolbox, registry: main_registry.read_only_view("task") }
     }
 

@@ -2,6 +2,7 @@
 //! PostToolUse hooks (real shell commands) and permission gate, with the scripted provider playing
 //! both the parent's and the sub-agent's turns in the order they are asked for.
 
+use super::gate::{ModeMatrix, Remembered};
 use super::subagent::TaskTool;
 use super::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn, tool_turn};
 use super::*;

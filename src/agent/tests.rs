@@ -1,6 +1,8 @@
 //! Agent loop tests with a scripted provider and small in-memory tools (the model and the clock
 //! are the only fakes; tool threads and channels are real).
 
+use super::event::FailureKind;
+use super::gate::ModeMatrix;
 use super::*;
 use crate::llm::{Completion, Provider, StopReason};
 use crate::llm::{LlmError, StreamEvent};

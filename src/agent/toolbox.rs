@@ -23,7 +23,7 @@ pub struct Environment {
 
 impl Environment {
     /// Gathers with `gather` now and at each `refresh`.
-    pub fn gathered(gather: impl Fn() -> String + Send + Sync + 'static) -> Environment {
+    pub(crate) fn gathered(gather: impl Fn() -> String + Send + Sync + 'static) -> Environment {
         let current = Mutex::new(gather());
         Environment { gather: Box::new(gather), current }
     }

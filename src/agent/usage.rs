@@ -14,15 +14,15 @@ use crate::msg::{Message, System, ToolDefinition, Usage};
 
 /// Below this estimate (tokens) a low report is not called a truncation: small prompts are
 /// where the estimate's relative error is largest and no real server window is that small.
-pub const TRUNCATION_MIN_ESTIMATE: u64 = 2_000;
+const TRUNCATION_MIN_ESTIMATE: u64 = 2_000;
 /// A truncated prompt fills what is left of the server's window, and no server window is
 /// smaller than 2 048 tokens; a report below this is something else (a server that leaves
 /// cached tokens out of `prompt_tokens` reports only the new part of a prompt).
-pub const TRUNCATION_MIN_REPORTED: u64 = 1_024;
+const TRUNCATION_MIN_REPORTED: u64 = 1_024;
 
 /// Characters of a request's fixed part: the system prompt and the tool definitions (names,
 /// descriptions and schemas as JSON text), which every request carries.
-pub fn fixed_chars(system: &System, tools: &[ToolDefinition]) -> u64 {
+pub(crate) fn fixed_chars(system: &System, tools: &[ToolDefinition]) -> u64 {
     let tools: usize = tools
         .iter()
         .map(|tool| tool.name.chars().count() + tool.description.chars().count() + tool.input_schema.to_string().len())
@@ -35,7 +35,7 @@ pub fn fixed_chars(system: &System, tools: &[ToolDefinition]) -> u64 {
 /// shorter, or another first message) is counted again from scratch. Each conversation has its
 /// own (`Conversation::meter`), so another conversation can never pass for this one.
 #[derive(Clone, Debug, Default)]
-pub struct PromptMeter {
+pub(crate) struct PromptMeter {
     counted_len: usize,
     first_chars: Option<u64>,
     chars: u64,
@@ -44,7 +44,7 @@ pub struct PromptMeter {
 impl PromptMeter {
     /// Characters of `messages` (the conversation's history as a request carries it), counting
     /// only what is new since the last call.
-    pub fn message_chars(&mut self, messages: &[Message]) -> u64 {
+    pub(crate) fn message_chars(&mut self, messages: &[Message]) -> u64 {
         let first = messages.first().map(message_chars);
         if messages.len() < self.counted_len || first != self.first_chars {
             *self = PromptMeter { counted_len: 0, first_chars: first, chars: 0 };
@@ -59,7 +59,7 @@ impl PromptMeter {
 
 /// The usage of a response the server sent none for: the prompt's and the output's characters
 /// over `CHARS_PER_TOKEN`. Never 0 for a real request, so the context anchor moves.
-pub fn estimate_usage(prompt_chars: u64, output_chars: u64) -> Usage {
+pub(crate) fn estimate_usage(prompt_chars: u64, output_chars: u64) -> Usage {
     Usage {
         input_tokens: tokens_for_chars(prompt_chars),
         output_tokens: tokens_for_chars(output_chars),
@@ -69,18 +69,18 @@ pub fn estimate_usage(prompt_chars: u64, output_chars: u64) -> Usage {
 }
 
 /// True when the server sent no usage, or one that counts nothing (some send zeros).
-pub fn is_missing(usage: &Usage) -> bool {
+pub(crate) fn is_missing(usage: &Usage) -> bool {
     usage.total() == 0
 }
 
 /// The prompt side of a usage: what the server says it read.
-pub fn reported_prompt(usage: &Usage) -> u64 {
+pub(crate) fn reported_prompt(usage: &Usage) -> u64 {
     usage.input_tokens + usage.cache_write + usage.cache_read
 }
 
 /// A prompt the server reported as far smaller than what was sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Truncation {
+pub(crate) struct Truncation {
     pub reported: u64,
     pub estimated: u64,
 }
@@ -90,7 +90,7 @@ pub struct Truncation {
 /// under half the estimate. The estimate (3.5 characters per token) overshoots prose and code
 /// by 10–30 % and undershoots CJK text, so an honest report never falls under half of it;
 /// a silently truncated one does, by the size of what was dropped.
-pub fn check_truncation(reported: u64, estimated: u64) -> Option<Truncation> {
+pub(crate) fn check_truncation(reported: u64, estimated: u64) -> Option<Truncation> {
     let truncated =
         estimated >= TRUNCATION_MIN_ESTIMATE && reported >= TRUNCATION_MIN_REPORTED && reported * 2 < estimated;
     truncated.then_some(Truncation { reported, estimated })
@@ -98,7 +98,7 @@ pub fn check_truncation(reported: u64, estimated: u64) -> Option<Truncation> {
 
 impl Truncation {
     /// The error shown when the turn stops: what happened and how to fix it.
-    pub fn message(&self, provider: &str) -> String {
+    pub(crate) fn message(&self, provider: &str) -> String {
         format!(
             "the server read only {} prompt tokens of about {} sent: it cut the prompt to fit a smaller context \
              window (Ollama does this silently at its default num_ctx), so the model saw a partial conversation \

@@ -1,6 +1,7 @@
 //! Usage through the agent loop with a scripted provider: estimated when the server sends none
 //! (and the context anchor then moves), and the silent-truncation check firing or not.
 
+use super::gate::ModeMatrix;
 use super::tests::{Script, ScriptedProvider, done, settings, stop_of, submit, windowed_agent};
 use super::usage::*;
 use super::*;

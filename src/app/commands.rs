@@ -149,7 +149,7 @@ pub(super) fn settings_files(home: &Path, root: &Path) -> Vec<(String, PathBuf, 
 }
 
 /// An ad-hoc Streamable HTTP server given on the command line.
-pub(super) fn url_server(url: &str) -> config::McpServerConfig {
+fn url_server(url: &str) -> config::McpServerConfig {
     config::McpServerConfig {
         name: "url".to_string(),
         transport: config::McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },

@@ -81,13 +81,13 @@ impl From<ConfigError> for Exit {
 }
 
 /// The process environment, read once.
-pub struct Env {
+pub(crate) struct Env {
     vars: HashMap<String, String>,
 }
 
 impl Env {
     /// Snapshots the process environment (non-UTF-8 values are skipped).
-    pub fn from_process() -> Env {
+    fn from_process() -> Env {
         Env {
             vars: std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
@@ -96,12 +96,12 @@ impl Env {
     }
 
     /// Every variable, for settings that look at many (proxies).
-    pub fn pairs(&self) -> impl Iterator<Item = (String, String)> + '_ {
+    pub(crate) fn pairs(&self) -> impl Iterator<Item = (String, String)> + '_ {
         self.vars.iter().map(|(name, value)| (name.clone(), value.clone()))
     }
 
     /// One variable, if set.
-    pub fn get(&self, name: &str) -> Option<String> {
+    pub(crate) fn get(&self, name: &str) -> Option<String> {
         self.vars.get(name).cloned()
     }
 }
@@ -109,7 +109,7 @@ impl Env {
 /// What may be written to a terminal: colour (SGR) escapes, and cursor movement (the spinner's
 /// redraws, the line editor's repainting, the `/resume` picker).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TerminalStyle {
+pub(crate) struct TerminalStyle {
     pub color: bool,
     pub cursor: bool,
 }
@@ -118,14 +118,14 @@ pub struct TerminalStyle {
 /// `TERM=dumb` means neither colour nor cursor movement (SPEC §1.1; rustyline then reads plain
 /// lines too, by the same test); `NO_COLOR` with any non-empty value (no-color.org) means no
 /// colour, and leaves line editing as it is.
-pub fn plan_terminal_style(is_terminal: bool, term: Option<&str>, no_color: Option<&str>) -> TerminalStyle {
+fn plan_terminal_style(is_terminal: bool, term: Option<&str>, no_color: Option<&str>) -> TerminalStyle {
     let capable = is_terminal && term != Some("dumb");
     TerminalStyle { color: capable && no_color.is_none_or(str::is_empty), cursor: capable }
 }
 
 impl Env {
     /// `plan_terminal_style` for a stream, with this environment's `TERM` and `NO_COLOR`.
-    pub fn terminal_style(&self, is_terminal: bool) -> TerminalStyle {
+    pub(crate) fn terminal_style(&self, is_terminal: bool) -> TerminalStyle {
         plan_terminal_style(is_terminal, self.get("TERM").as_deref(), self.get("NO_COLOR").as_deref())
     }
 }

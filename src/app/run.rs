@@ -269,7 +269,7 @@ pub(super) fn make_sandbox(
 /// question when the project brings its own config, then wires permissions, MCP and hooks like
 /// `-p` does. Warnings go into its banner. `provider` is None when it is chosen only after the
 /// trust question (the user configured none, the project brings a config).
-pub(super) fn run_repl(
+fn run_repl(
     context: &Workspace,
     provider: Option<ProviderConfig>,
     config: &Config,
@@ -399,7 +399,7 @@ fn start_mcp_in_background(
 }
 
 /// REPL Ctrl-C: only counts the press; the REPL cancels the turn or reads it as a key.
-pub(super) fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
+fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
     let interrupts = interrupts.clone();
     if let Err(err) = ctrlc::set_handler(move || interrupts.press()) {
         eprintln!("mewcode: warning: Ctrl-C will not cancel turns: {err}");

@@ -187,7 +187,7 @@ pub(super) fn local_provider(kind: &str, base_url: &str, model: &str) -> Provide
     }
 }
 
-pub(super) fn setup_guide(user_config: &Path) -> String {
+fn setup_guide(user_config: &Path) -> String {
     format!(
         "\
 mewcode needs a model. Nothing is configured, and no local Ollama (127.0.0.1:11434) or vLLM

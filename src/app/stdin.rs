@@ -15,7 +15,7 @@ use std::time::Duration;
 pub(super) const FIRST_BYTE_WAIT: Duration = Duration::from_millis(500);
 
 /// The hard cap on what is read from stdin, whatever the model's window.
-pub(super) const MAX_STDIN_BYTES: usize = 1 << 20;
+const MAX_STDIN_BYTES: usize = 1 << 20;
 
 /// Why piped input was refused.
 #[derive(Debug)]
@@ -54,7 +54,7 @@ impl std::fmt::Display for StdinError {
 /// The byte cap for a model whose window holds `window` tokens: at most three quarters of the
 /// window (at `context::CHARS_PER_TOKEN`), leaving room for the system prompt and the answer, and
 /// never more than `MAX_STDIN_BYTES`.
-pub(super) fn cap_for_window(window: u64) -> usize {
+fn cap_for_window(window: u64) -> usize {
     let bytes = (window as f64 * crate::context::CHARS_PER_TOKEN * 0.75) as u64;
     usize::try_from(bytes).unwrap_or(usize::MAX).min(MAX_STDIN_BYTES)
 }

@@ -7,11 +7,11 @@
 use std::collections::BTreeSet;
 
 /// Looks up an environment variable; passed in so tests never touch the process environment.
-pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub(crate) type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// Expands `${NAME}` in one string, adding undefined names to `undefined`.
 /// Text that merely looks similar (`$NAME`, `${1X}`, an unclosed `${`) is left as it is.
-pub fn expand_str(text: &str, lookup: Lookup, undefined: &mut BTreeSet<String>) -> String {
+fn expand_str(text: &str, lookup: Lookup, undefined: &mut BTreeSet<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -39,7 +39,7 @@ pub fn expand_str(text: &str, lookup: Lookup, undefined: &mut BTreeSet<String>) 
 }
 
 /// Expands every string value in the tree in place.
-pub fn expand_tree(value: &mut serde_yaml::Value, lookup: Lookup, undefined: &mut BTreeSet<String>) {
+pub(crate) fn expand_tree(value: &mut serde_yaml::Value, lookup: Lookup, undefined: &mut BTreeSet<String>) {
     match value {
         serde_yaml::Value::String(text) => *text = expand_str(text, lookup, undefined),
         serde_yaml::Value::Sequence(items) => {

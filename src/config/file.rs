@@ -34,7 +34,7 @@ impl std::error::Error for ConfigError {}
 
 /// A provider entry as written in one file (defaults not applied yet).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ProviderEntry {
+pub(crate) struct ProviderEntry {
     /// Position in the file's `providers` list, for key paths in later messages.
     pub index: usize,
     pub name: String,
@@ -60,7 +60,7 @@ pub struct ProviderEntry {
 
 /// Everything one file declares.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     pub default_provider: Option<String>,
     pub providers: Vec<ProviderEntry>,
     pub mcp_servers: Vec<McpServerConfig>,
@@ -73,7 +73,7 @@ pub struct ConfigFile {
 
 /// How to read a file: its display name, its directory (relative `ca_file` paths resolve there)
 /// and whether `${VAR}` expansion is allowed (not for an untrusted project file).
-pub struct FileContext<'a> {
+pub(crate) struct FileContext<'a> {
     pub display: &'a str,
     pub dir: &'a Path,
     pub lookup: Option<Lookup<'a>>,
@@ -110,7 +110,7 @@ const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s", "
 const SERVER_KEYS: [&str; 2] = ["mcpServers", "mcp_servers"];
 
 /// Parses and validates one config file's text.
-pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, Vec<Warning>), ConfigError> {
+pub(crate) fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, Vec<Warning>), ConfigError> {
     let mut warnings = Vec::new();
     let mut root: Value = match serde_yaml::from_str(text) {
         Ok(value) => value,
@@ -167,7 +167,7 @@ pub fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(ConfigFile, V
 /// A project's `.mcp.json` (Claude Code's shape: `{"mcpServers": {name: {...}}}`). Only its
 /// servers are read; any other key belongs to another tool and is left alone. `${VAR}` expands
 /// as in a YAML file (when the lookup allows it).
-pub fn parse_mcp_json(text: &str, ctx: &FileContext) -> Result<(ConfigFile, Vec<Warning>), ConfigError> {
+pub(crate) fn parse_mcp_json(text: &str, ctx: &FileContext) -> Result<(ConfigFile, Vec<Warning>), ConfigError> {
     let mut warnings = Vec::new();
     let json: serde_json::Value =
         serde_json::from_str(text).map_err(|err| error(ctx, "", format!("invalid JSON: {err}")))?;

@@ -5,36 +5,36 @@
 //! only when trusted), invocation (`--config FILE`). A same-name entry of a higher level replaces
 //! the lower one whole. No environment is read here: variables come in through a lookup.
 
-pub mod expand;
-pub mod file;
-pub mod price;
-pub mod project;
-pub mod request;
-pub mod sandbox;
-pub mod trust;
+pub(crate) mod expand;
+pub(crate) mod file;
+pub(crate) mod price;
+pub(crate) mod project;
+pub(crate) mod request;
+pub(crate) mod sandbox;
+pub(crate) mod trust;
 
 #[cfg(test)]
 mod tests;
 
-pub use crate::url::is_loopback_url;
+pub(crate) use crate::url::is_loopback_url;
 use crate::warning::Warning;
 use expand::Lookup;
-pub use file::ConfigError;
+pub(crate) use file::ConfigError;
 use file::{ConfigFile, FileContext, ProviderEntry, parse_config_file};
-pub use request::RequestSettings;
-pub use sandbox::{SandboxConfig, SandboxMode};
+pub(crate) use request::RequestSettings;
+pub(crate) use sandbox::{SandboxConfig, SandboxMode};
 use std::path::{Path, PathBuf};
 
 /// The two wire protocols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
+pub(crate) enum Protocol {
     Anthropic,
     OpenAi,
 }
 
 impl Protocol {
     /// The name used in config files.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Protocol::Anthropic => "anthropic",
             Protocol::OpenAi => "openai",
@@ -42,7 +42,7 @@ impl Protocol {
     }
 
     /// The environment variable that supplies a missing key.
-    pub fn key_env_var(self) -> &'static str {
+    pub(crate) fn key_env_var(self) -> &'static str {
         match self {
             Protocol::Anthropic => "ANTHROPIC_API_KEY",
             Protocol::OpenAi => "OPENAI_API_KEY",
@@ -50,7 +50,7 @@ impl Protocol {
     }
 
     /// The variable that points this protocol at another endpoint (as its SDKs read it).
-    pub fn base_url_env_var(self) -> &'static str {
+    pub(crate) fn base_url_env_var(self) -> &'static str {
         match self {
             Protocol::Anthropic => "ANTHROPIC_BASE_URL",
             Protocol::OpenAi => "OPENAI_BASE_URL",
@@ -58,7 +58,7 @@ impl Protocol {
     }
 
     /// The variable naming the model for this protocol (Claude Code's and the OpenAI tools' habit).
-    pub fn model_env_var(self) -> &'static str {
+    pub(crate) fn model_env_var(self) -> &'static str {
         match self {
             Protocol::Anthropic => "ANTHROPIC_MODEL",
             Protocol::OpenAi => "OPENAI_MODEL",
@@ -67,7 +67,7 @@ impl Protocol {
 
     /// The public endpoint used when `base_url` is empty. Anthropic's is given without `/v1`
     /// (as its SDKs and ANTHROPIC_BASE_URL do), OpenAI's with it (as its SDKs do).
-    pub fn default_base_url(self) -> &'static str {
+    pub(crate) fn default_base_url(self) -> &'static str {
         match self {
             Protocol::Anthropic => "https://api.anthropic.com",
             Protocol::OpenAi => "https://api.openai.com/v1",
@@ -75,7 +75,7 @@ impl Protocol {
     }
 
     /// The context window used when the config says 0.
-    pub fn default_context_window(self) -> u64 {
+    pub(crate) fn default_context_window(self) -> u64 {
         match self {
             Protocol::Anthropic => 200_000,
             Protocol::OpenAi => 128_000,
@@ -86,7 +86,7 @@ impl Protocol {
 /// Where a provider's context window comes from, shown next to it (status line, `/model`,
 /// doctor) so a wrong window is never silent.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WindowSource {
+pub(crate) enum WindowSource {
     /// `context_window: N` in a config file.
     Configured,
     /// The server said so at start-up: `endpoint` is what answered (`GET /props`), `note` any
@@ -98,7 +98,7 @@ pub enum WindowSource {
 
 impl WindowSource {
     /// A few words for the user: `configured`, `from GET /props`, `protocol default`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             WindowSource::Configured => "configured".to_string(),
             WindowSource::Discovered { endpoint, note: None } => format!("from {endpoint}"),
@@ -109,13 +109,13 @@ impl WindowSource {
 }
 
 /// Output cap per request when the config does not say.
-pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// Idle read timeout (seconds without a byte) when the config does not say.
-pub const DEFAULT_IDLE_TIMEOUT_S: u64 = 120;
+const DEFAULT_IDLE_TIMEOUT_S: u64 = 120;
 
 /// One resolved provider entry: every default applied, `${VAR}` expanded.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ProviderConfig {
+pub(crate) struct ProviderConfig {
     pub name: String,
     pub protocol: Protocol,
     pub model: String,
@@ -161,7 +161,7 @@ pub struct ProviderConfig {
 impl ProviderConfig {
     /// A provider with every default of SPEC §1.2 applied: the protocol's public endpoint, window
     /// and key variable, no key. Callers set what differs.
-    pub fn with_defaults(name: &str, protocol: Protocol, model: &str) -> ProviderConfig {
+    pub(crate) fn with_defaults(name: &str, protocol: Protocol, model: &str) -> ProviderConfig {
         ProviderConfig {
             name: name.to_string(),
             protocol,
@@ -186,7 +186,7 @@ impl ProviderConfig {
     }
 
     /// True when the endpoint is on this machine (no key needed, never proxied).
-    pub fn is_loopback(&self) -> bool {
+    pub(crate) fn is_loopback(&self) -> bool {
         is_loopback_url(&self.base_url)
     }
 }
@@ -210,7 +210,7 @@ pub struct McpServerConfig {
 
 impl McpServerConfig {
     /// Whose word its tools' `readOnlyHint`s are, for `/mcp` and `mcp list`.
-    pub fn hints_note(&self) -> String {
+    pub(crate) fn hints_note(&self) -> String {
         if self.trust_hints {
             "trusted (your own config): read-only tools run without asking".to_string()
         } else if self.source == PROJECT_CONFIG || self.source == PROJECT_MCP_JSON {
@@ -273,7 +273,7 @@ pub struct HookConfig {
 
 /// Which config level a file belongs to, lowest precedence first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
+pub(crate) enum Level {
     User,
     Project,
     Invocation,
@@ -281,7 +281,7 @@ pub enum Level {
 
 /// One config file mewcode looked for, for `doctor` and the trust prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     pub level: Level,
     pub path: PathBuf,
     pub display: String,
@@ -292,7 +292,7 @@ pub struct SourceFile {
 
 /// The merged configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Config {
+pub(crate) struct Config {
     /// Every provider, resolved, in merge order.
     pub providers: Vec<ProviderConfig>,
     /// `default_provider` from the highest level that sets it, with that file's display name.
@@ -316,7 +316,7 @@ pub struct Config {
 }
 
 /// Where to look and how.
-pub struct LoadOptions<'a> {
+pub(crate) struct LoadOptions<'a> {
     /// `$MEWCODE_HOME` (default `~/.mewcode`), resolved by the caller.
     pub home: &'a Path,
     /// The project root.
@@ -330,13 +330,13 @@ pub struct LoadOptions<'a> {
 }
 
 /// The project config file name under the root.
-pub const PROJECT_CONFIG: &str = ".mewcode.yaml";
+const PROJECT_CONFIG: &str = ".mewcode.yaml";
 /// The project's MCP servers in Claude Code's shape (`mcpServers`), under the root; read behind
 /// the same trust gate as `.mewcode.yaml`, whose servers win on a shared name.
-pub const PROJECT_MCP_JSON: &str = ".mcp.json";
+const PROJECT_MCP_JSON: &str = ".mcp.json";
 
 /// Reads and merges the three config levels.
-pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), ConfigError> {
+pub(crate) fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), ConfigError> {
     let mut warnings = Vec::new();
     let mut config = Config::default();
     let mut files: Vec<(Level, String, PathBuf, ConfigFile)> = Vec::new();
@@ -397,7 +397,10 @@ pub fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>), Conf
 
 /// Picks the provider to use: `--provider NAME`, else `default_provider`, else the first one.
 /// Returns a warning when the chosen cloud provider has no key.
-pub fn select_provider(config: &Config, requested: Option<&str>) -> Result<(ProviderConfig, Option<Warning>), String> {
+pub(crate) fn select_provider(
+    config: &Config,
+    requested: Option<&str>,
+) -> Result<(ProviderConfig, Option<Warning>), String> {
     let names = || config.providers.iter().map(|provider| provider.name.as_str()).collect::<Vec<_>>().join(", ");
     let wanted = match (requested, &config.default_provider) {
         (Some(name), _) => name.to_string(),
@@ -526,7 +529,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
 }
 
 /// `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` when set and not empty, without a trailing slash.
-pub fn env_base_url(protocol: Protocol, lookup: Lookup) -> Option<String> {
+pub(crate) fn env_base_url(protocol: Protocol, lookup: Lookup) -> Option<String> {
     lookup(protocol.base_url_env_var())
         .map(|url| url.trim().trim_end_matches('/').to_string())
         .filter(|url| !url.is_empty())

@@ -9,7 +9,7 @@ use crate::msg::Usage;
 
 /// USD per million tokens of each kind.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Price {
+pub(crate) struct Price {
     pub input: f64,
     pub output: f64,
     /// Writing the prompt cache (Anthropic); configured entries default to 1.25 × input.
@@ -21,12 +21,12 @@ pub struct Price {
 impl Price {
     /// A price with the default cache rates (`cache_write` 1.25 × input, `cache_read` 0.1 × input,
     /// Anthropic's multipliers; OpenAI's cached input costs 0.25–0.5 × input).
-    pub fn new(input: f64, output: f64) -> Price {
+    pub(crate) fn new(input: f64, output: f64) -> Price {
         Price { input, output, cache_write: input * 5.0 / 4.0, cache_read: input / 10.0 }
     }
 
     /// The cost of `usage` in USD.
-    pub fn cost(&self, usage: &Usage) -> f64 {
+    pub(crate) fn cost(&self, usage: &Usage) -> f64 {
         let per_token = |tokens: u64, usd_per_million: f64| tokens as f64 * usd_per_million / 1_000_000.0;
         per_token(usage.input_tokens, self.input)
             + per_token(usage.output_tokens, self.output)
@@ -60,7 +60,7 @@ const TABLE: &[(&str, f64, f64, f64, f64)] = &[
 
 /// The built-in price of `model`, if the table knows it. A router's vendor prefix
 /// (`anthropic/claude-sonnet-4-5`) is ignored.
-pub fn builtin_price(model: &str) -> Option<Price> {
+fn builtin_price(model: &str) -> Option<Price> {
     let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
     TABLE
         .iter()
@@ -70,7 +70,7 @@ pub fn builtin_price(model: &str) -> Option<Price> {
 }
 
 /// The price `/cost` uses: the provider's configured one, else the table's.
-pub fn price_for(configured: Option<Price>, model: &str) -> Option<Price> {
+pub(crate) fn price_for(configured: Option<Price>, model: &str) -> Option<Price> {
     configured.or_else(|| builtin_price(model))
 }
 

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// How the root was chosen, for doctor.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RootKind {
+pub(crate) enum RootKind {
     /// The git top level (`.git` found in the root, a directory or a worktree's `gitdir:` file).
     GitTopLevel,
     /// Not inside a git work tree: the working directory.
@@ -24,7 +24,7 @@ pub enum RootKind {
 
 impl RootKind {
     /// A few words for doctor.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             RootKind::GitTopLevel => "git top level".to_string(),
             RootKind::NotGit => "working directory; not in a git work tree".to_string(),
@@ -38,7 +38,7 @@ impl RootKind {
 /// "dubious ownership" rule: on a shared machine anyone can create `/tmp/.git`) and is neither
 /// `home` nor `/` unless the user started right there (a dotfiles repository in HOME would make
 /// the whole home directory writable by commands and put `.mewcode/` into `$HOME`).
-pub fn find_root(cwd: &Path, uid: u32, home: Option<&Path>) -> (PathBuf, RootKind) {
+pub(crate) fn find_root(cwd: &Path, uid: u32, home: Option<&Path>) -> (PathBuf, RootKind) {
     for dir in cwd.ancestors() {
         let dot_git = dir.join(".git");
         let Ok(meta) = std::fs::metadata(&dot_git) else { continue };
@@ -73,11 +73,11 @@ fn looks_like_git(dot_git: &Path, meta: &std::fs::Metadata) -> bool {
 }
 
 /// The instruction file names, in order of preference within one directory.
-pub const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+pub(crate) const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 
 /// The directories whose instruction files apply, from `root` down to `cwd` (nearest last);
 /// just `root` when `cwd` is not inside it.
-pub fn instruction_dirs(root: &Path, cwd: &Path) -> Vec<PathBuf> {
+pub(crate) fn instruction_dirs(root: &Path, cwd: &Path) -> Vec<PathBuf> {
     let mut dirs = vec![root.to_path_buf()];
     if let Ok(rel) = cwd.strip_prefix(root) {
         let mut dir = root.to_path_buf();

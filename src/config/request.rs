@@ -9,11 +9,11 @@ use serde_yaml::{Mapping, Value};
 
 /// The body keys mewcode owns: `extra_body` may not set them (the conversation, the model and the
 /// streaming mode are what mewcode is; a config that overrode them would break it silently).
-pub const RESERVED_BODY_KEYS: &[&str] = &["model", "messages", "tools", "stream"];
+pub(crate) const RESERVED_BODY_KEYS: &[&str] = &["model", "messages", "tools", "stream"];
 
 /// Per-provider additions to every request. `Default` adds nothing.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct RequestSettings {
+pub(crate) struct RequestSettings {
     /// Sampling temperature, sent when set.
     pub temperature: Option<f64>,
     /// Nucleus sampling, sent when set.
@@ -26,7 +26,11 @@ pub struct RequestSettings {
 }
 
 /// Reads the four keys of provider entry `path` (e.g. `providers[0]`).
-pub fn parse_request_settings(map: &Mapping, path: &str, ctx: &FileContext) -> Result<RequestSettings, ConfigError> {
+pub(crate) fn parse_request_settings(
+    map: &Mapping,
+    path: &str,
+    ctx: &FileContext,
+) -> Result<RequestSettings, ConfigError> {
     let fail = |key: &str, message: String| ConfigError {
         file: ctx.display.to_string(),
         key_path: format!("{path}.{key}"),

@@ -62,7 +62,7 @@ impl Default for SandboxConfig {
 
 /// What one file says under `sandbox:` (unset fields are None). Paths are as written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SandboxEntry {
+pub(crate) struct SandboxEntry {
     pub mode: Option<SandboxMode>,
     pub writable: Option<Vec<String>>,
     pub readable_secrets: Option<Vec<String>>,
@@ -72,7 +72,11 @@ pub struct SandboxEntry {
 const SANDBOX_KEYS: &[&str] = &["mode", "writable", "readable_secrets", "network"];
 
 /// Parses the value of `sandbox:`; `display` names the file in errors and warnings.
-pub fn parse_sandbox(value: &Value, display: &str, warnings: &mut Vec<Warning>) -> Result<SandboxEntry, ConfigError> {
+pub(crate) fn parse_sandbox(
+    value: &Value,
+    display: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<SandboxEntry, ConfigError> {
     let error = |key: &str, message: String| ConfigError {
         file: display.to_string(),
         key_path: if key.is_empty() { "sandbox".to_string() } else { format!("sandbox.{key}") },
@@ -129,7 +133,7 @@ pub fn parse_sandbox(value: &Value, display: &str, warnings: &mut Vec<Warning>) 
 
 /// Applies one file's entry over the settings so far. `dir` resolves relative paths, `home`
 /// resolves `~`. A project file only tightens (module doc).
-pub fn merge_sandbox(
+pub(crate) fn merge_sandbox(
     config: &mut SandboxConfig,
     entry: SandboxEntry,
     level: Level,

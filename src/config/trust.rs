@@ -11,10 +11,10 @@ use crate::fsx;
 use std::path::Path;
 
 /// The store's file name under MEWCODE_HOME.
-pub const TRUSTED_FILE: &str = "trusted.yaml";
+const TRUSTED_FILE: &str = "trusted.yaml";
 
 /// The project files whose content the trust covers, relative to the root.
-pub const TRUSTED_PROJECT_FILES: [&str; 3] = [".mewcode.yaml", ".mewcode/settings.yaml", ".mcp.json"];
+const TRUSTED_PROJECT_FILES: [&str; 3] = [".mewcode.yaml", ".mewcode/settings.yaml", ".mcp.json"];
 
 /// Of those, the files counted only when present: `.mcp.json` joined the list later, and a
 /// project trusted before it existed keeps its fingerprint (its appearing still changes it).
@@ -40,10 +40,10 @@ struct TrustEntry {
 }
 
 /// The local settings file, relative to the root.
-pub const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
+pub(crate) const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
 
 /// The fingerprint of the project's trust-relevant files (absent files count, as "absent").
-pub fn project_fingerprint(root: &Path) -> String {
+fn project_fingerprint(root: &Path) -> String {
     let mut material = Vec::new();
     for name in TRUSTED_PROJECT_FILES {
         let content = std::fs::read(root.join(name));
@@ -62,11 +62,6 @@ pub fn project_fingerprint(root: &Path) -> String {
     sha256_hex(&material)
 }
 
-/// True when the project has none of the trust-relevant files (nothing to trust).
-pub fn project_needs_trust(root: &Path) -> bool {
-    TRUSTED_PROJECT_FILES.iter().any(|name| root.join(name).is_file())
-}
-
 /// True when the user trusted this root with exactly the current files.
 pub fn is_trusted(home: &Path, root: &Path) -> bool {
     let fingerprint = project_fingerprint(root);
@@ -78,7 +73,7 @@ pub fn is_trusted(home: &Path, root: &Path) -> bool {
 }
 
 /// True when the local settings file is exactly what mewcode itself last wrote there.
-pub fn local_settings_vouched(home: &Path, root: &Path) -> bool {
+pub(crate) fn local_settings_vouched(home: &Path, root: &Path) -> bool {
     let Ok(bytes) = std::fs::read(root.join(LOCAL_SETTINGS)) else { return false };
     let digest = sha256_hex(&bytes);
     let root = root.display().to_string();
@@ -136,7 +131,6 @@ mod tests {
         let (home, root) = (dir.join("home"), dir.join("proj"));
         std::fs::create_dir_all(root.join(".mewcode")).unwrap();
         std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
-        assert!(project_needs_trust(&root));
         assert!(!is_trusted(&home, &root));
         save_trust(&home, &root).unwrap();
         assert!(is_trusted(&home, &root));
@@ -165,14 +159,11 @@ mod tests {
         assert_eq!(project_fingerprint(&root), sha256_hex(&before));
         save_trust(&home, &root).unwrap();
         std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "evil"}}}"#).unwrap();
-        assert!(project_needs_trust(&root));
         assert!(!is_trusted(&home, &root), "a new .mcp.json asks again");
         save_trust(&home, &root).unwrap();
         assert!(is_trusted(&home, &root));
         std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "worse"}}}"#).unwrap();
         assert!(!is_trusted(&home, &root), "a changed .mcp.json asks again");
-        std::fs::remove_file(root.join(".mewcode.yaml")).unwrap();
-        assert!(project_needs_trust(&root), ".mcp.json alone needs trust");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -23,12 +23,12 @@ use rules::{Layout, Stamps};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-pub use rules::DEVICES;
-pub use tmp::SessionTmp;
+pub(crate) use rules::DEVICES;
+pub(crate) use tmp::SessionTmp;
 
 /// Secret stores under the home directory that commands cannot read unless
 /// `sandbox.readable_secrets` names them: keys, tokens and credentials of common tools.
-pub const HOME_SECRETS: [&str; 17] = [
+const HOME_SECRETS: [&str; 17] = [
     ".ssh",
     ".gnupg",
     ".aws",
@@ -119,7 +119,7 @@ impl Sandbox {
     }
 
     /// True when commands are not confined: the front ends say so in warning colours.
-    pub fn is_degraded(&self) -> bool {
+    pub(crate) fn is_degraded(&self) -> bool {
         !matches!(self.status, Status::Confined { .. })
     }
 
@@ -148,7 +148,7 @@ impl Sandbox {
     }
 
     /// What the sandbox allows, one line each, for `doctor`.
-    pub fn describe(&self) -> Vec<String> {
+    pub(crate) fn describe(&self) -> Vec<String> {
         let layout = self.layout();
         let list =
             |paths: &[PathBuf]| paths.iter().map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ");
@@ -190,7 +190,7 @@ impl Sandbox {
     }
 
     /// Lines explaining the sandbox denials a command's output reports (empty when unconfined).
-    pub fn explain_denials(&self, output: &str) -> Vec<String> {
+    pub(crate) fn explain_denials(&self, output: &str) -> Vec<String> {
         if !matches!(self.status, Status::Confined { .. }) {
             return Vec::new();
         }

@@ -19,7 +19,7 @@ use std::time::SystemTime;
 /// Read (and run) a file, or everything beneath a directory.
 const READ: u64 = landlock::ACCESS_FS_READ_FILE | landlock::ACCESS_FS_EXECUTE;
 /// The device nodes every shell needs, readable and writable (`> /dev/null` truncates).
-pub const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+pub(crate) const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 /// What the ruleset is built from: absolute, canonical paths.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -48,7 +48,7 @@ fn modified(path: &Path) -> Option<SystemTime> {
 }
 
 /// The directories to enumerate: every strict ancestor of a hidden path, `/` first. Pure.
-pub(super) fn plan_ancestors(hidden: &[PathBuf]) -> Vec<PathBuf> {
+fn plan_ancestors(hidden: &[PathBuf]) -> Vec<PathBuf> {
     let mut ancestors: Vec<PathBuf> =
         hidden.iter().flat_map(|path| path.ancestors().skip(1).map(Path::to_path_buf)).collect();
     ancestors.sort();
@@ -60,12 +60,12 @@ pub(super) fn plan_ancestors(hidden: &[PathBuf]) -> Vec<PathBuf> {
 
 /// True when an entry of an enumerated directory gets no read rule of its own: it is hidden,
 /// or it leads to something hidden (then it is enumerated itself). Pure.
-pub(super) fn skip_entry(entry: &Path, hidden: &[PathBuf]) -> bool {
+fn skip_entry(entry: &Path, hidden: &[PathBuf]) -> bool {
     hidden.iter().any(|hidden| hidden.starts_with(entry))
 }
 
 /// What a ruleset for `abi` handles: (filesystem rights, network rights, scopes). Pure.
-pub(super) fn plan_handled(abi: u32, network: bool) -> (u64, u64, u64) {
+fn plan_handled(abi: u32, network: bool) -> (u64, u64, u64) {
     let handled_net =
         if !network && abi >= 4 { landlock::ACCESS_NET_BIND_TCP | landlock::ACCESS_NET_CONNECT_TCP } else { 0 };
     let scoped = if abi >= 6 { landlock::SCOPE_SIGNAL | landlock::SCOPE_ABSTRACT_UNIX_SOCKET } else { 0 };

@@ -13,13 +13,13 @@ const PREFIX: &str = "mewcode-tmp-";
 
 /// The temp dir; removed on drop.
 #[derive(Debug)]
-pub struct SessionTmp {
+pub(crate) struct SessionTmp {
     path: PathBuf,
 }
 
 impl SessionTmp {
     /// Creates a fresh dir under `base` (the system temp dir) and removes stale ones.
-    pub fn create(base: &Path) -> std::io::Result<SessionTmp> {
+    pub(crate) fn create(base: &Path) -> std::io::Result<SessionTmp> {
         remove_stale(base);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let path = base.join(format!("{PREFIX}{}-{nanos}", std::process::id()));
@@ -31,7 +31,7 @@ impl SessionTmp {
         Ok(SessionTmp { path })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }

@@ -38,13 +38,13 @@
 use super::{CHARS_PER_TOKEN, offload, summary};
 
 /// SPEC's summary reserve (room for the summary request's input and output).
-pub const SUMMARY_RESERVE: u64 = 20_000;
+const SUMMARY_RESERVE: u64 = 20_000;
 /// SPEC's safety margin (room for the estimate's error).
-pub const SAFETY_MARGIN: u64 = 13_000;
+const SAFETY_MARGIN: u64 = 13_000;
 /// SPEC's floor after an emergency compaction.
-pub const EMERGENCY_FLOOR: u64 = 3_000;
+const EMERGENCY_FLOOR: u64 = 3_000;
 /// SPEC §8's room a resumed session must leave.
-pub const RESUME_MARGIN: u64 = 8_000;
+const RESUME_MARGIN: u64 = 8_000;
 
 /// Every window-dependent figure of context management, in tokens unless the name says bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +89,7 @@ fn bytes_for_tokens(tokens: u64) -> usize {
 
 impl Limits {
     /// The figures for a window of `window` tokens (0: SPEC's figures, thresholds off).
-    pub fn for_window(window: u64) -> Limits {
+    pub(crate) fn for_window(window: u64) -> Limits {
         let unknown = window == 0;
         let bytes_of_window = |numerator: u64, denominator: u64, spec: usize| {
             if unknown { spec } else { spec.min(bytes_for_tokens(window * numerator / denominator)) }
@@ -120,7 +120,7 @@ impl Limits {
 
     /// The estimate at which automatic summarising starts: `window − reserve − margin`, or the
     /// `compact_at` fraction of the window when that is lower. None when the window is unknown.
-    pub fn auto_threshold(&self, compact_at: Option<f64>) -> Option<u64> {
+    pub(crate) fn auto_threshold(&self, compact_at: Option<f64>) -> Option<u64> {
         if self.window == 0 {
             return None;
         }
@@ -130,7 +130,7 @@ impl Limits {
     }
 
     /// The summary's max_tokens: the window's share, never above the configured cap.
-    pub fn summary_max_tokens(&self, configured: u32) -> u32 {
+    pub(crate) fn summary_max_tokens(&self, configured: u32) -> u32 {
         self.summary_output.min(u64::from(configured)).max(1) as u32
     }
 
@@ -138,7 +138,7 @@ impl Limits {
     /// configured cap, lowered so input + output stay inside the window with the margin (vLLM
     /// rejects a request whose prompt plus max_tokens exceed the model's length, and the default
     /// 8 192 is twice a 4 096 window), never below `window/16`.
-    pub fn reply_max_tokens(&self, configured: u32, estimate: u64) -> u32 {
+    pub(crate) fn reply_max_tokens(&self, configured: u32, estimate: u64) -> u32 {
         if self.window == 0 {
             return configured;
         }
@@ -149,7 +149,7 @@ impl Limits {
     /// Characters of conversation transcript a summary request may carry: what is left of the
     /// window after the summary's output, the margin and the fixed instructions. Unbounded when
     /// the window is unknown.
-    pub fn summary_transcript_chars(&self, output_tokens: u32) -> usize {
+    pub(crate) fn summary_transcript_chars(&self, output_tokens: u32) -> usize {
         if self.window == 0 {
             return usize::MAX;
         }
@@ -168,7 +168,7 @@ impl Limits {
     /// Why the conversation cannot be made to fit the window, and what to do; None when it can.
     /// `overhead`: the system prompt and tools; `latest_user`: the latest user message, which a
     /// compaction always keeps; `after`: the estimate after a compaction, when there was one.
-    pub fn explain_no_fit(&self, overhead: u64, latest_user: u64, after: Option<u64>) -> Option<String> {
+    pub(crate) fn explain_no_fit(&self, overhead: u64, latest_user: u64, after: Option<u64>) -> Option<String> {
         let usable = self.window.saturating_sub(self.emergency_floor);
         if self.window == 0 {
             return None;

@@ -8,33 +8,33 @@
 //! per iteration: it keeps a running character count and never rescans the history unless the
 //! history was replaced. This module does not emit events or touch the session log.
 
-pub mod limits;
-pub mod offload;
-pub mod summary;
+pub(crate) mod limits;
+pub(crate) mod offload;
+pub(crate) mod summary;
 
 #[cfg(test)]
 mod small_window_tests;
 #[cfg(test)]
 mod tests;
 
-pub use limits::{EMERGENCY_FLOOR, Limits, RESUME_MARGIN, SAFETY_MARGIN, SUMMARY_RESERVE};
+pub(crate) use limits::Limits;
 
 use crate::msg::{Message, System, ToolDefinition};
 use std::path::PathBuf;
 
 /// Characters per token for every estimate in the program (one constant, SPEC §6).
-pub const CHARS_PER_TOKEN: f64 = 3.5;
+pub(crate) const CHARS_PER_TOKEN: f64 = 3.5;
 /// Consecutive automatic summary failures that stop automatic summarising.
-pub const BREAKER_LIMIT: u32 = 3;
+pub(crate) const BREAKER_LIMIT: u32 = 3;
 
 /// Tokens for `chars` characters: `ceil(chars / 3.5)`.
-pub fn tokens_for_chars(chars: u64) -> u64 {
+pub(crate) fn tokens_for_chars(chars: u64) -> u64 {
     (chars as f64 / CHARS_PER_TOKEN).ceil() as u64
 }
 
 /// Characters of one message as the model sees them: text, tool names and inputs, results and
 /// reasoning.
-pub fn message_chars(message: &Message) -> u64 {
+pub(crate) fn message_chars(message: &Message) -> u64 {
     let calls: usize =
         message.tool_calls.iter().map(|call| call.name.chars().count() + call.input.chars().count()).sum();
     let results: usize = message.tool_results.iter().map(|result| result.content.chars().count()).sum();
@@ -51,7 +51,7 @@ pub fn message_chars(message: &Message) -> u64 {
 
 /// Tokens of a whole message list by characters alone (no anchor): for a fresh or resumed
 /// history.
-pub fn estimate_messages(messages: &[Message]) -> u64 {
+pub(crate) fn estimate_messages(messages: &[Message]) -> u64 {
     tokens_for_chars(messages.iter().map(message_chars).sum())
 }
 
@@ -94,7 +94,7 @@ pub struct ContextConfig {
 /// definitions. An anchored estimate already includes them (usage counts the whole request); an
 /// unanchored one (before the first answer, after a compaction) must add them, which matters in a
 /// small window where they are half of it.
-pub fn overhead_tokens(system: &System, tools: &[ToolDefinition]) -> u64 {
+pub(crate) fn overhead_tokens(system: &System, tools: &[ToolDefinition]) -> u64 {
     let tools: usize = tools
         .iter()
         .map(|tool| {
@@ -105,7 +105,7 @@ pub fn overhead_tokens(system: &System, tools: &[ToolDefinition]) -> u64 {
 }
 
 /// The estimate at which automatic summarising starts (see `Limits::auto_threshold`).
-pub fn auto_threshold(window: u64, compact_at: Option<f64>) -> Option<u64> {
+pub(crate) fn auto_threshold(window: u64, compact_at: Option<f64>) -> Option<u64> {
     Limits::for_window(window).auto_threshold(compact_at)
 }
 
@@ -117,18 +117,18 @@ pub fn should_summarize(estimate: u64, config: &ContextConfig, breaker: &Breaker
 
 /// True when the estimate grew enough since the last compaction (`compacted_at`, the estimate
 /// right after it) for another automatic one to gain something; always true before the first.
-pub fn grew_since_compaction(estimate: u64, compacted_at: Option<u64>, limits: &Limits) -> bool {
+pub(crate) fn grew_since_compaction(estimate: u64, compacted_at: Option<u64>, limits: &Limits) -> bool {
     compacted_at.is_none_or(|after| estimate >= after.saturating_add(limits.min_growth))
 }
 
 /// True when an emergency compaction left the conversation still too close to the window.
-pub fn still_too_long(estimate: u64, window: u64) -> bool {
+pub(crate) fn still_too_long(estimate: u64, window: u64) -> bool {
     estimate >= window.saturating_sub(Limits::for_window(window).emergency_floor)
 }
 
 /// True when a freshly loaded history should be compacted before the first turn: its estimate
 /// is within the resume margin of the window (SPEC §8: 8 000, scaled for small windows).
-pub fn should_compact_on_resume(messages: &[Message], window: u64) -> bool {
+pub(crate) fn should_compact_on_resume(messages: &[Message], window: u64) -> bool {
     window > 0 && estimate_messages(messages) > window.saturating_sub(Limits::for_window(window).resume_margin)
 }
 
@@ -160,13 +160,13 @@ impl Estimate {
 
     /// True when a main response's usage anchors the estimate (it then covers the system
     /// prompt and tools too).
-    pub fn is_anchored(&self) -> bool {
+    fn is_anchored(&self) -> bool {
         self.anchor_tokens > 0
     }
 
     /// The estimate of the next request: `tokens()`, plus `overhead` (system prompt and tools)
     /// when no usage anchors it.
-    pub fn with_overhead(&self, overhead: u64) -> u64 {
+    pub(crate) fn with_overhead(&self, overhead: u64) -> u64 {
         if self.is_anchored() { self.tokens() } else { self.tokens() + overhead }
     }
 
@@ -178,7 +178,7 @@ impl Estimate {
 
     /// Moves the anchor: the main response's `Usage::total()` covers the first `len` messages.
     /// A zero total (the provider reported no usage) keeps the character count instead.
-    pub fn anchor(&mut self, usage_total: u64, len: usize) {
+    pub(crate) fn anchor(&mut self, usage_total: u64, len: usize) {
         if usage_total > 0 {
             *self = Estimate { anchor_tokens: usage_total, counted_len: len, chars_after: 0 };
         }
@@ -190,7 +190,7 @@ impl Estimate {
     }
 
     /// The history was replaced (compaction): forget the anchor; the next `update` counts all.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         *self = Estimate::default();
     }
 }
@@ -204,7 +204,7 @@ pub struct Breaker {
 
 impl Breaker {
     /// True when automatic summarising is off.
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.failures >= BREAKER_LIMIT
     }
 
@@ -222,7 +222,7 @@ impl Breaker {
 /// lives in the conversation it describes (`agent::Conversation`), so a `/clear` or a resume
 /// starts afresh and a switch of model keeps it.
 #[derive(Debug, Default)]
-pub struct State {
+pub(crate) struct State {
     pub estimate: Estimate,
     pub offload: offload::Offloader,
     pub breaker: Breaker,

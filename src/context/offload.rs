@@ -15,16 +15,16 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// A single result larger than this (bytes) is offloaded (a small window: less, see `Limits`).
-pub const SINGLE_RESULT_LIMIT: usize = 50_000;
+pub(crate) const SINGLE_RESULT_LIMIT: usize = 50_000;
 /// Undecided results of one tool message totalling more than this (bytes) are offloaded,
 /// largest first, until the rest fits.
-pub const MESSAGE_AGGREGATE_LIMIT: usize = 200_000;
+pub(crate) const MESSAGE_AGGREGATE_LIMIT: usize = 200_000;
 /// Lines of the original kept in the preview.
-pub const PREVIEW_LINES: usize = 20;
+const PREVIEW_LINES: usize = 20;
 /// Bytes of the original kept in the preview at most.
-pub const PREVIEW_BYTES: usize = 2048;
+pub(crate) const PREVIEW_BYTES: usize = 2048;
 /// The directory under the session directory that holds offloaded results.
-pub const TOOL_RESULTS_DIR: &str = "tool-results";
+pub(crate) const TOOL_RESULTS_DIR: &str = "tool-results";
 
 /// A final decision about one tool result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub enum Disposition {
 /// Which of one message's undecided results go to disk, given their sizes in bytes in message
 /// order: largest first, while a result is over the single limit or the undecided total still
 /// left is over the aggregate limit (both from `limits`).
-pub fn plan_offload(sizes: &[usize], limits: &Limits) -> Vec<bool> {
+pub(crate) fn plan_offload(sizes: &[usize], limits: &Limits) -> Vec<bool> {
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     // Largest first; ties keep message order, so the plan is deterministic.
     order.sort_by(|a, b| sizes[*b].cmp(&sizes[*a]).then(a.cmp(b)));
@@ -55,7 +55,7 @@ pub fn plan_offload(sizes: &[usize], limits: &Limits) -> Vec<bool> {
 
 /// The file name for a tool call id: `[A-Za-z0-9_-]` kept, anything else `_`; when that changed
 /// the id (or it was empty or very long), a hash suffix keeps distinct ids apart.
-pub fn sanitize_id(id: &str) -> String {
+pub(crate) fn sanitize_id(id: &str) -> String {
     let cleaned: String =
         id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     if cleaned == id && !id.is_empty() && id.len() <= 128 {
@@ -67,7 +67,7 @@ pub fn sanitize_id(id: &str) -> String {
 
 /// The text that replaces an offloaded result: the first lines (at most `limits.preview_bytes`)
 /// and how to read the rest in parts small enough to stay in the conversation.
-pub fn render_preview(original: &str, saved: &Path, limits: &Limits) -> String {
+pub(crate) fn render_preview(original: &str, saved: &Path, limits: &Limits) -> String {
     let mut head = String::new();
     for line in original.split_inclusive('\n').take(PREVIEW_LINES) {
         head.push_str(line);
@@ -121,7 +121,7 @@ pub struct Offloader {
 
 impl Offloader {
     /// The history was replaced: scan it again from the start (the ledger stays).
-    pub fn reset_scan(&mut self) {
+    pub(crate) fn reset_scan(&mut self) {
         self.scanned = 0;
         self.pending.clear();
     }

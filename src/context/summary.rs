@@ -20,23 +20,23 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The tail keeps at least this many tokens...
-pub const RECENT_KEEP_TOKENS: u64 = 10_000;
+pub(crate) const RECENT_KEEP_TOKENS: u64 = 10_000;
 /// ...and at least this many messages.
-pub const RECENT_KEEP_MESSAGES: usize = 5;
+pub(crate) const RECENT_KEEP_MESSAGES: usize = 5;
 /// Recently read files re-read into the recovery attachment.
-pub const RECOVERY_FILES: usize = 5;
+pub(crate) const RECOVERY_FILES: usize = 5;
 /// Token cap per recovered file.
-pub const RECOVERY_TOKENS_PER_FILE: u64 = 5_000;
+pub(crate) const RECOVERY_TOKENS_PER_FILE: u64 = 5_000;
 /// Summary-request retries that drop one user turn each before dropping 20 % per try.
-pub const SINGLE_DROP_RETRIES: u32 = 3;
+const SINGLE_DROP_RETRIES: u32 = 3;
 /// The fraction of user turns dropped per retry after the single drops.
-pub const DROP_FRACTION: f64 = 0.2;
+const DROP_FRACTION: f64 = 0.2;
 
 const SUMMARIZER_SYSTEM: &str = "You summarise coding-agent conversations so the work can continue \
 from the summary alone. You never call tools.";
 
 /// The analysis-then-summary instructions with the nine fixed sections (from the seed).
-pub const SUMMARY_PROMPT: &str = "\
+pub(crate) const SUMMARY_PROMPT: &str = "\
 Your task is to summarise the conversation above so that the work can continue without it.
 
 ## Phase 1: Analysis (will be discarded)
@@ -66,7 +66,7 @@ a user who writes Chinese the headings are: ## 1 主要请求和意图, ## 2 关
 ## 9 可能的下一步. Section 6 quotes every user message word for word. Do not call any tool.";
 
 /// The notice that ends the recovery attachment: the summary is not authoritative.
-pub const BOUNDARY_NOTICE: &str = "\
+const BOUNDARY_NOTICE: &str = "\
 ## Important
 The summary above only gives the context. If you need a file's full content, an exact error \
 message or the user's exact words, read the file again with read_file. Do not infer or guess code \
@@ -76,7 +76,7 @@ from the summary's descriptions.";
 /// least `limits.tail_keep_tokens` tokens and `limits.tail_keep_messages` messages, then further
 /// back while the start is a tool message, so a tool round is never split. 0 means everything is
 /// tail.
-pub fn select_tail_start(messages: &[Message], limits: &Limits) -> usize {
+pub(crate) fn select_tail_start(messages: &[Message], limits: &Limits) -> usize {
     let mut start = messages.len();
     let mut tokens = 0;
     while start > 0 && (tokens < limits.tail_keep_tokens || messages.len() - start < limits.tail_keep_messages) {
@@ -91,7 +91,7 @@ pub fn select_tail_start(messages: &[Message], limits: &Limits) -> usize {
 
 /// The part of a conversation a compaction keeps verbatim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tail {
+pub(crate) struct Tail {
     /// `messages[start..]` stay as they are; `messages[..start]` are summarised.
     pub start: usize,
     /// The latest user message, when it is among the summarised ones: it is restated verbatim
@@ -105,7 +105,7 @@ pub struct Tail {
 /// so a compaction always gains something. A conversation that ends with an answer keeps it
 /// (the next user message must follow an assistant one). None: there is nothing to summarise
 /// (only the latest user message and its answer).
-pub fn plan_tail(messages: &[Message], limits: &Limits) -> Option<Tail> {
+pub(crate) fn plan_tail(messages: &[Message], limits: &Limits) -> Option<Tail> {
     let len = messages.len();
     let last_start = if messages.last().is_some_and(|message| message.role == Role::Assistant) { len - 1 } else { len };
     let next_cut =
@@ -129,14 +129,14 @@ pub fn plan_tail(messages: &[Message], limits: &Limits) -> Option<Tail> {
 }
 
 /// The messages kept after the summary: the restated latest user message, then the tail.
-pub fn tail_messages(messages: &[Message], tail: Tail) -> Vec<Message> {
+pub(crate) fn tail_messages(messages: &[Message], tail: Tail) -> Vec<Message> {
     let restated = tail.restated.and_then(|index| messages.get(index)).cloned();
     restated.into_iter().chain(messages[tail.start..].iter().cloned()).collect()
 }
 
 /// The start index of each user-turn group (a group runs from one user message to the next;
 /// messages before the first user message form a group of their own).
-pub fn user_turn_starts(messages: &[Message]) -> Vec<usize> {
+pub(crate) fn user_turn_starts(messages: &[Message]) -> Vec<usize> {
     let mut starts: Vec<usize> =
         messages.iter().enumerate().filter(|(_, message)| message.role == Role::User).map(|(index, _)| index).collect();
     if !messages.is_empty() && starts.first() != Some(&0) {
@@ -147,13 +147,13 @@ pub fn user_turn_starts(messages: &[Message]) -> Vec<usize> {
 
 /// How many of the oldest `groups` to drop after the summary request's `attempt`-th (0-based)
 /// prompt-too-long: one for the first three, then 20 % (at least one).
-pub fn next_drop(attempt: u32, groups: usize) -> usize {
+pub(crate) fn next_drop(attempt: u32, groups: usize) -> usize {
     if attempt < SINGLE_DROP_RETRIES { 1 } else { ((groups as f64 * DROP_FRACTION).ceil() as usize).max(1) }
 }
 
 /// The text inside the last complete `<summary>…</summary>` (or after an unclosed `<summary>`);
 /// the whole raw text, trimmed, when there is no tag (a summary is better than none).
-pub fn extract_summary(raw: &str) -> String {
+pub(crate) fn extract_summary(raw: &str) -> String {
     let Some(open) = raw.rfind("<summary>") else { return raw.trim().to_string() };
     let body = &raw[open + "<summary>".len()..];
     let body = body.find("</summary>").map_or(body, |close| &body[..close]);
@@ -164,7 +164,7 @@ pub fn extract_summary(raw: &str) -> String {
 /// a text or tool result longer than a quarter of that keeps only its head, and when the whole is
 /// still too long the oldest messages are left out (a note says how many), so the request fits
 /// the window from the first try.
-pub fn render_transcript(messages: &[Message], max_chars: usize) -> String {
+pub(crate) fn render_transcript(messages: &[Message], max_chars: usize) -> String {
     let item_cap = (max_chars / 4).max(200);
     let blocks: Vec<String> = messages.iter().map(|message| render_message(message, item_cap)).collect();
     let mut first = blocks.len();
@@ -239,7 +239,7 @@ fn cut_head(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 }
 
 /// Characters of a summary request besides the transcript: the instructions and the framing.
-pub fn fixed_request_chars() -> usize {
+pub(crate) fn fixed_request_chars() -> usize {
     SUMMARIZER_SYSTEM.len() + SUMMARY_PROMPT.len() + length_note(u32::MAX).len() + 200
 }
 
@@ -253,7 +253,7 @@ fn length_note(max_tokens: u32) -> String {
 
 /// The summary request for `messages`: one user message, no tools, the transcript within
 /// `transcript_chars` (see `render_transcript`).
-pub fn summary_request(messages: &[Message], max_tokens: u32, transcript_chars: usize) -> Request {
+pub(crate) fn summary_request(messages: &[Message], max_tokens: u32, transcript_chars: usize) -> Request {
     let text = format!(
         "<conversation>\n{}</conversation>\n\n{SUMMARY_PROMPT}{}",
         render_transcript(messages, transcript_chars),
@@ -270,7 +270,7 @@ pub fn summary_request(messages: &[Message], max_tokens: u32, transcript_chars: 
 
 /// Why a summary could not be made.
 #[derive(Debug)]
-pub enum SummaryError {
+pub(crate) enum SummaryError {
     /// There is nothing to summarise: only the latest user message (and its answer).
     TooShort,
     /// The conversation cannot fit the window whatever is summarised: why, and what to do.
@@ -299,14 +299,14 @@ impl std::fmt::Display for SummaryError {
 }
 
 /// The smallest transcript a summary request is tried with before giving up.
-pub const MIN_TRANSCRIPT_CHARS: usize = 512;
+const MIN_TRANSCRIPT_CHARS: usize = 512;
 
 /// Summarises `messages` with `provider` (output cap `max_tokens`, transcript within
 /// `transcript_chars`). On prompt-too-long the oldest user turns are dropped (SPEC's schedule);
 /// once a single turn is left — a 3-message conversation in a small window, or text that
 /// tokenises far worse than 3.5 characters a token — its transcript is halved instead, down to
 /// `MIN_TRANSCRIPT_CHARS`, so the estimate's error cannot make the summary impossible.
-pub fn summarize(
+pub(crate) fn summarize(
     provider: &dyn Provider,
     messages: &[Message],
     max_tokens: u32,
@@ -370,7 +370,7 @@ fn collect_text(provider: &dyn Provider, request: Request, cancel: &CancelToken)
 /// Re-reads up to `RECOVERY_FILES` files now (most recent first), each cut to
 /// `limits.recovery_per_file` tokens and all together to `limits.recovery_total`; unreadable files
 /// are skipped. Paths are shown relative to `root` when inside it.
-pub fn load_recovery_files(recent_last: &[PathBuf], root: &Path, limits: &Limits) -> Vec<(String, String)> {
+pub(crate) fn load_recovery_files(recent_last: &[PathBuf], root: &Path, limits: &Limits) -> Vec<(String, String)> {
     let to_chars = |tokens: u64| (tokens as f64 * super::CHARS_PER_TOKEN) as usize;
     let mut left = to_chars(limits.recovery_total);
     let mut files = Vec::new();
@@ -393,7 +393,7 @@ pub fn load_recovery_files(recent_last: &[PathBuf], root: &Path, limits: &Limits
 }
 
 /// The recovery attachment: the re-read files, the current tools and the boundary notice.
-pub fn recovery_attachment(files: &[(String, String)], tools: &[ToolDefinition]) -> String {
+pub(crate) fn recovery_attachment(files: &[(String, String)], tools: &[ToolDefinition]) -> String {
     let mut out = String::from("## Recently read files\n");
     if files.is_empty() {
         out.push_str("(none)\n");
@@ -414,7 +414,7 @@ pub fn recovery_attachment(files: &[(String, String)], tools: &[ToolDefinition])
 /// The compacted history: a user message with the summary and the attachment, then the tail.
 /// A tail that starts with a user message gets the summary in front of that message's text, so
 /// roles still alternate.
-pub fn build_history(summary: &str, attachment: &str, tail: &[Message]) -> Vec<Message> {
+pub(crate) fn build_history(summary: &str, attachment: &str, tail: &[Message]) -> Vec<Message> {
     let block =
         format!("[mewcode] The earlier part of this conversation was compacted. Summary:\n\n{summary}\n\n{attachment}");
     match tail.split_first() {

@@ -12,13 +12,13 @@ use serde_json::{Map, Value};
 use std::ops::Range;
 
 /// The key whose value (a placeholder in the map) is written from the borrowed history.
-pub const MESSAGES: &str = "messages";
+pub(crate) const MESSAGES: &str = "messages";
 
 /// Serializes `fields` in order, writing `messages` in place of the `MESSAGES` entry.
 /// `estimate` is the expected size of the messages' JSON (see `text_estimate`). Also returns
 /// the byte range of the entry `cut` (with the comma before it) when the map has it and it is
 /// not the first entry: the body without that range is exactly the body of the map without it.
-pub fn encode_body(
+pub(crate) fn encode_body(
     fields: &Map<String, Value>,
     messages: &impl Serialize,
     estimate: usize,
@@ -52,7 +52,7 @@ pub fn encode_body(
 
 /// The size to reserve for messages whose texts total `text_bytes` over `blocks` blocks: JSON
 /// escapes (newlines, quotes, tabs) add a little to source text, and each block adds its keys.
-pub fn text_estimate(text_bytes: usize, blocks: usize) -> usize {
+pub(crate) fn text_estimate(text_bytes: usize, blocks: usize) -> usize {
     text_bytes + text_bytes / 8 + blocks * 96
 }
 

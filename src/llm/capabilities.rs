@@ -16,18 +16,18 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 /// How long doctor waits for the test answer: a local server may have to load the model first.
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The test tool's name; its call is asked for in the prompt.
-pub const PROBE_TOOL: &str = "ping";
+const PROBE_TOOL: &str = "ping";
 
 /// The probe's output cap: room for a reasoning model to think a little first, small enough to
 /// stay a probe.
-pub const PROBE_MAX_TOKENS: u32 = 512;
+const PROBE_MAX_TOKENS: u32 = 512;
 
 /// How the tool call came back.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ToolCallShape {
+pub(crate) enum ToolCallShape {
     /// In `delta.tool_calls`; `fragments` chunks carried pieces of its arguments (1: in one piece).
     Structured { fragments: usize },
     /// Written into the content as text; `marker` is what gave it away.
@@ -38,7 +38,7 @@ pub enum ToolCallShape {
 
 /// What the test request showed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Capabilities {
+pub(crate) struct Capabilities {
     pub tool_calls: ToolCallShape,
     /// Where reasoning appeared: `reasoning_content`, `reasoning`, `<think> in content`.
     pub reasoning: Vec<&'static str>,
@@ -54,7 +54,7 @@ pub struct Capabilities {
 impl Capabilities {
     /// One line for doctor: `tool calls structured, streamed in 4 fragments · reasoning in
     /// reasoning_content · usage sent`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let calls = match &self.tool_calls {
             ToolCallShape::Structured { fragments: 0 | 1 } => {
                 "tool calls structured, arguments in one piece".to_string()
@@ -78,7 +78,7 @@ impl Capabilities {
     }
 
     /// Provider settings worth writing down, as `key: value  # why` lines.
-    pub fn recommendations(&self) -> Vec<String> {
+    pub(crate) fn recommendations(&self) -> Vec<String> {
         let mut lines = Vec::new();
         match &self.tool_calls {
             ToolCallShape::Text { .. } => {
@@ -99,7 +99,7 @@ impl Capabilities {
 }
 
 /// Reads the stream's JSON chunks (the `data:` payloads in order).
-pub fn analyze(chunks: &[Value], stream_options_rejected: bool) -> Capabilities {
+pub(crate) fn analyze(chunks: &[Value], stream_options_rejected: bool) -> Capabilities {
     let mut content = String::new();
     let mut fragments = 0;
     let mut structured = false;
@@ -169,7 +169,7 @@ fn text_call_marker(content: &str) -> Option<&'static str> {
 }
 
 /// The test request's body.
-pub fn probe_body(provider: &ProviderConfig, stream_options: bool) -> Value {
+fn probe_body(provider: &ProviderConfig, stream_options: bool) -> Value {
     let mut body = json!({
         "model": provider.model,
         "stream": true,
@@ -191,7 +191,7 @@ pub fn probe_body(provider: &ProviderConfig, stream_options: bool) -> Value {
 }
 
 /// Sends the test request and reads its stream; Err says why nothing could be learnt.
-pub fn probe(provider: &ProviderConfig, net: &NetEnv, timeout: Duration) -> Result<Capabilities, String> {
+pub(crate) fn probe(provider: &ProviderConfig, net: &NetEnv, timeout: Duration) -> Result<Capabilities, String> {
     let paths: Vec<&std::path::Path> =
         net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
     let roots = read_ca_files(&paths)?;

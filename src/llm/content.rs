@@ -16,7 +16,7 @@ const FENCE: &str = "```";
 
 /// Splits streamed content into Text, Thinking and recovered calls.
 #[derive(Debug)]
-pub struct ContentFilter {
+pub(crate) struct ContentFilter {
     /// The offered tools, or None when text tool-call recovery is off.
     tools: Option<ToolNames>,
     /// Content received but not yet released (in `Capture`, starting with the marker).
@@ -45,7 +45,7 @@ enum State {
 
 impl ContentFilter {
     /// A filter for one attempt; `tools` None leaves tool-call-looking text as text.
-    pub fn new(tools: Option<ToolNames>) -> ContentFilter {
+    pub(crate) fn new(tools: Option<ToolNames>) -> ContentFilter {
         ContentFilter {
             tools,
             held: String::new(),
@@ -59,13 +59,13 @@ impl ContentFilter {
     }
 
     /// Takes one content delta; pushes the Text/Thinking that can be released now.
-    pub fn push(&mut self, delta: &str, out: &mut Vec<StreamEvent>) {
+    pub(crate) fn push(&mut self, delta: &str, out: &mut Vec<StreamEvent>) {
         self.held.push_str(delta);
         self.drain(false, out);
     }
 
     /// Ends the answer: releases everything held and returns the recovered calls, in order.
-    pub fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Vec<TextCall> {
+    pub(crate) fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Vec<TextCall> {
         self.drain(true, out);
         std::mem::take(&mut self.calls)
     }

@@ -7,7 +7,7 @@ use super::{LlmError, StreamEvent};
 use crate::sse::SseEvent;
 
 /// A protocol's stream decoder for ONE attempt.
-pub trait Decoder: Send {
+pub(crate) trait Decoder: Send {
     /// Feeds one SSE event. Pushes zero or more `Text`/`Thinking` events into `out` as they
     /// arrive. Returns `Ok(true)` when the event was the protocol's terminal marker
     /// (`message_stop`, `[DONE]`): the caller then calls `finish`. Returns `Err` for an in-band

@@ -17,16 +17,16 @@ use std::time::Duration;
 
 /// How long start-up may wait for the server's answer: local servers answer in milliseconds, a
 /// remote one in a round trip or two.
-pub const DISCOVERY_BUDGET: Duration = Duration::from_millis(1500);
+pub(crate) const DISCOVERY_BUDGET: Duration = Duration::from_millis(1500);
 
 /// Ollama's window when neither the model nor the request sets `num_ctx` (since 0.6; 2048
 /// before). A server started with `OLLAMA_CONTEXT_LENGTH` uses that instead, which no endpoint
 /// reports for an unloaded model, so this is an assumption and is labelled as one.
-pub const OLLAMA_DEFAULT_NUM_CTX: u64 = 4096;
+const OLLAMA_DEFAULT_NUM_CTX: u64 = 4096;
 
 /// A window the server reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Discovered {
+pub(crate) struct Discovered {
     pub window: u64,
     /// What answered, e.g. `GET /props`.
     pub endpoint: String,
@@ -84,14 +84,14 @@ impl Probe {
 
 /// The server root for the non-OpenAI endpoints: the base URL without a trailing `/v1`
 /// (`http://127.0.0.1:11434/v1` → `http://127.0.0.1:11434`); a base without it is the root.
-pub fn server_root(base_url: &str) -> String {
+fn server_root(base_url: &str) -> String {
     let base = base_url.trim_end_matches('/');
     base.strip_suffix("/v1").unwrap_or(base).to_string()
 }
 
 /// vLLM: the `max_model_len` of the configured model's entry (or of the only entry: a server
 /// serving one model under another name would refuse our requests anyway, and says so then).
-pub fn parse_vllm_models(value: &Value, model: &str) -> Option<u64> {
+fn parse_vllm_models(value: &Value, model: &str) -> Option<u64> {
     let entries = value.get("data")?.as_array()?;
     let entry = entries
         .iter()
@@ -102,18 +102,18 @@ pub fn parse_vllm_models(value: &Value, model: &str) -> Option<u64> {
 
 /// llama.cpp `/props`: the per-slot window (`default_generation_settings.n_ctx`, or a
 /// top-level `n_ctx` in older and newer builds).
-pub fn parse_llama_props(value: &Value) -> Option<u64> {
+fn parse_llama_props(value: &Value) -> Option<u64> {
     positive(value.pointer("/default_generation_settings/n_ctx")).or_else(|| positive(value.get("n_ctx")))
 }
 
 /// llama.cpp `/slots`: the smallest slot's `n_ctx` (slots share the server's `-c` evenly).
-pub fn parse_llama_slots(value: &Value) -> Option<u64> {
+fn parse_llama_slots(value: &Value) -> Option<u64> {
     value.as_array()?.iter().filter_map(|slot| positive(slot.get("n_ctx"))).min()
 }
 
 /// Ollama `/api/ps`: the loaded runner's `context_length` for the model (`name` or `model`
 /// match, `:latest` implied when the config names no tag).
-pub fn parse_ollama_ps(value: &Value, model: &str) -> Option<u64> {
+fn parse_ollama_ps(value: &Value, model: &str) -> Option<u64> {
     let tagged = if model.contains(':') { model.to_string() } else { format!("{model}:latest") };
     value.get("models")?.as_array()?.iter().find_map(|entry| {
         let named = ["name", "model"]
@@ -127,7 +127,7 @@ pub fn parse_ollama_ps(value: &Value, model: &str) -> Option<u64> {
 /// Ollama `/api/show`: the effective window of a runner started for this model — `num_ctx`
 /// from the model's parameters when set, else Ollama's default (capped by the trained
 /// `*.context_length`), with a note saying it is assumed.
-pub fn parse_ollama_show(value: &Value) -> Option<(u64, Option<String>)> {
+fn parse_ollama_show(value: &Value) -> Option<(u64, Option<String>)> {
     let num_ctx = value.get("parameters").and_then(Value::as_str).and_then(|parameters| {
         parameters.lines().find_map(|line| {
             let mut words = line.split_whitespace();
@@ -157,7 +157,7 @@ fn positive(value: Option<&Value>) -> Option<u64> {
 
 /// Whether discovery applies: an OpenAI-protocol provider whose window is not configured, at a
 /// server other than the public OpenAI endpoint (whose models do not report a window).
-pub fn wants_discovery(provider: &ProviderConfig) -> bool {
+fn wants_discovery(provider: &ProviderConfig) -> bool {
     provider.protocol == Protocol::OpenAi
         && provider.window_source == WindowSource::Default
         && provider.base_url != Protocol::OpenAi.default_base_url()
@@ -165,7 +165,7 @@ pub fn wants_discovery(provider: &ProviderConfig) -> bool {
 
 /// Asks every endpoint at once and returns the preferred answer, or None when none answered
 /// with a window within `budget`.
-pub fn discover_window(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Option<Discovered> {
+pub(crate) fn discover_window(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Option<Discovered> {
     let paths: Vec<&std::path::Path> =
         net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
     let roots = read_ca_files(&paths).ok()?;
@@ -191,7 +191,7 @@ pub fn discover_window(provider: &ProviderConfig, net: &NetEnv, budget: Duration
 
 /// Discovers the window of `provider` when it wants it, and records the source. Returns a
 /// notice for the user when the window stays the protocol default or is an assumption.
-pub fn resolve_window(provider: &mut ProviderConfig, net: &NetEnv, budget: Duration) -> Option<String> {
+pub(crate) fn resolve_window(provider: &mut ProviderConfig, net: &NetEnv, budget: Duration) -> Option<String> {
     if !wants_discovery(provider) {
         return None;
     }
@@ -212,7 +212,7 @@ pub fn resolve_window(provider: &mut ProviderConfig, net: &NetEnv, budget: Durat
 }
 
 /// The notice of a window nobody reported.
-pub fn fallback_notice(provider: &ProviderConfig) -> String {
+fn fallback_notice(provider: &ProviderConfig) -> String {
     let asked: Vec<&str> = PROBES.iter().map(|probe| probe.label()).collect();
     format!(
         "context window: {} reported none (asked {}), so the {} default of {} tokens is assumed; set \
@@ -227,7 +227,7 @@ pub fn fallback_notice(provider: &ProviderConfig) -> String {
 /// The model ids a server lists (`GET {base_url}/models` for OpenAI, `{base_url}/v1/models`
 /// for Anthropic), for a provider built from the environment without a model. An error says
 /// what went wrong, for the user.
-pub fn list_models(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Result<Vec<String>, String> {
+pub(crate) fn list_models(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Result<Vec<String>, String> {
     let base = provider.base_url.trim_end_matches('/');
     let url = match provider.protocol {
         Protocol::OpenAi => format!("{base}/models"),
@@ -257,7 +257,7 @@ pub fn list_models(provider: &ProviderConfig, net: &NetEnv, budget: Duration) ->
 }
 
 /// `data[].id` of a models list (both protocols use this shape).
-pub fn parse_model_ids(body: &str) -> Option<Vec<String>> {
+pub(crate) fn parse_model_ids(body: &str) -> Option<Vec<String>> {
     let value: Value = serde_json::from_str(body).ok()?;
     let data = value.get("data")?.as_array()?;
     Some(data.iter().filter_map(|item| item.get("id")?.as_str().map(str::to_string)).collect())

@@ -123,7 +123,7 @@ impl LlmError {
 /// `error_type` / `code` / `message` are the fields of the error object ("" when absent).
 /// `Auth` gets a generic `fix` and retryable variants no `retry_after`; `parse_error_body` adds
 /// both from the response.
-pub fn classify(status: Option<u16>, error_type: &str, code: &str, message: &str) -> LlmError {
+pub(crate) fn classify(status: Option<u16>, error_type: &str, code: &str, message: &str) -> LlmError {
     let status = status.or_else(|| status_for_type(error_type));
     let fields = Fields { status, error_type, code, message };
     let message = message.to_string();
@@ -158,7 +158,7 @@ pub fn classify(status: Option<u16>, error_type: &str, code: &str, message: &str
 /// `error.code`/`code`, for Anthropic, OpenAI, flat (vLLM/Mistral) and plain-text proxy
 /// bodies. `retry_after` is attached to retryable errors; `key_hint` (from
 /// `ProviderConfig::api_key_hint`) names what to fix on Auth errors.
-pub fn parse_error_body(status: u16, body: &str, retry_after: Option<Duration>, key_hint: &str) -> LlmError {
+pub(crate) fn parse_error_body(status: u16, body: &str, retry_after: Option<Duration>, key_hint: &str) -> LlmError {
     if (300..400).contains(&status) {
         // Redirects are never followed (keys must not travel to another host).
         let message = format!(
@@ -179,7 +179,7 @@ pub fn parse_error_body(status: u16, body: &str, retry_after: Option<Duration>, 
 /// Classifies a JSON error object: a whole body (`{"error": {...}}`, a flat
 /// `{"message", "type", "code"}`, `{"error": "text"}`) or an in-band SSE `error` payload.
 /// With `status` None a numeric `code` (vLLM's `"code": 500`) stands in for the status.
-pub fn parse_error_value(status: Option<u16>, value: &serde_json::Value) -> LlmError {
+pub(crate) fn parse_error_value(status: Option<u16>, value: &serde_json::Value) -> LlmError {
     let inner = value.get("error");
     let object = inner.filter(|inner| inner.is_object()).unwrap_or(value);
     let field = |name: &str| object.get(name).or_else(|| value.get(name)).map(scalar_text).unwrap_or_default();
@@ -211,7 +211,7 @@ pub fn parse_error_value(status: Option<u16>, value: &serde_json::Value) -> LlmE
 /// an `event: error`, a non-standard `error:` field, a bare JSON body or plain text. JSON objects
 /// go through `parse_error_value`; other text is the message itself (summarised like a raw
 /// body), so a readable failure is never reported as a malformed stream.
-pub fn parse_stray_error(text: &str) -> LlmError {
+pub(crate) fn parse_stray_error(text: &str) -> LlmError {
     match serde_json::from_str::<serde_json::Value>(text.trim()) {
         Ok(value) if value.is_object() => parse_error_value(None, &value),
         Ok(serde_json::Value::String(message)) => classify(None, "", "", &cap(message.trim(), MAX_MESSAGE_CHARS)),
@@ -220,13 +220,13 @@ pub fn parse_stray_error(text: &str) -> LlmError {
 }
 
 /// Whether a bare JSON body is an error object (`error` or FastAPI's `detail`).
-pub fn is_error_body(value: &serde_json::Value) -> bool {
+pub(crate) fn is_error_body(value: &serde_json::Value) -> bool {
     ["error", "detail"].iter().any(|key| value.get(key).is_some_and(|field| !field.is_null()))
 }
 
 /// Reads `retry-after-ms` (preferred, fractional milliseconds) or `retry-after` in seconds. The
 /// HTTP-date form of `retry-after` is ignored (backoff applies instead).
-pub fn parse_retry_after(retry_after: Option<&str>, retry_after_ms: Option<&str>) -> Option<Duration> {
+pub(crate) fn parse_retry_after(retry_after: Option<&str>, retry_after_ms: Option<&str>) -> Option<Duration> {
     let parse = |text: &str| text.trim().parse::<f64>().ok().filter(|value| value.is_finite() && *value >= 0.0);
     if let Some(millis) = retry_after_ms.and_then(parse) {
         return Some(Duration::from_secs_f64(millis.min(86_400_000.0) / 1000.0));
@@ -235,7 +235,7 @@ pub fn parse_retry_after(retry_after: Option<&str>, retry_after_ms: Option<&str>
 }
 
 /// True for errors that may succeed when the same request is sent again.
-pub fn is_retryable(error: &LlmError) -> bool {
+pub(crate) fn is_retryable(error: &LlmError) -> bool {
     match error {
         LlmError::RateLimited { .. }
         | LlmError::Overloaded { .. }
@@ -249,7 +249,7 @@ pub fn is_retryable(error: &LlmError) -> bool {
 }
 
 /// The server's own delay, when it gave one.
-pub fn retry_after_of(error: &LlmError) -> Option<Duration> {
+pub(crate) fn retry_after_of(error: &LlmError) -> Option<Duration> {
     match error {
         LlmError::RateLimited { retry_after, .. }
         | LlmError::Overloaded { retry_after, .. }
@@ -264,7 +264,7 @@ pub fn retry_after_of(error: &LlmError) -> Option<Duration> {
 }
 
 /// Sets `fix` of an Auth error from the provider's key hint; other errors pass through.
-pub fn with_key_hint(error: LlmError, key_hint: &str) -> LlmError {
+pub(crate) fn with_key_hint(error: LlmError, key_hint: &str) -> LlmError {
     match error {
         LlmError::Auth { status, message, .. } => LlmError::Auth { status, message, fix: fix_for_key(key_hint) },
         other => other,

@@ -32,22 +32,22 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// The connect budget: DNS, TCP, proxy tunnel and TLS handshake together.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The idle read timeout when the provider does not set one.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The most of an error body we read and keep.
 const MAX_ERROR_BODY_BYTES: u64 = 64 * 1024;
 /// How long a finished exchange may take to reach the end of its body (normally the same read
 /// as the terminal event) before its connection is given up, and so also how long a new
 /// exchange waits for a finishing one to hand its connection over.
-pub const DRAIN_GRACE: Duration = Duration::from_millis(250);
+pub(crate) const DRAIN_GRACE: Duration = Duration::from_millis(250);
 
 /// The event stream of one successful POST.
-pub type EventStream = SseReader<Box<dyn Read + Send>>;
+pub(crate) type EventStream = SseReader<Box<dyn Read + Send>>;
 
 /// A provider's transport: built once, opens one `Exchange` per attempt.
 #[derive(Clone, Debug)]
-pub struct HttpClient {
+pub(crate) struct HttpClient {
     config: AgentConfig,
     host: String,
     /// `host:port` (the scheme's port when the URL names none), for "connection refused".
@@ -62,7 +62,7 @@ pub struct HttpClient {
 }
 
 /// One attempt's connection scope.
-pub struct Exchange {
+pub(crate) struct Exchange {
     agent: ureq::Agent,
     client: HttpClient,
 }
@@ -70,7 +70,7 @@ pub struct Exchange {
 /// Ends an `Exchange` from another thread: `cancel` interrupts it, `keep` hands its agent back
 /// for the next call. Dropped without either, it cancels (a connection nobody vouched for is
 /// never reused).
-pub struct Canceller {
+pub(crate) struct Canceller {
     agent: Option<ureq::Agent>,
     keep_alive: Arc<KeepAlive>,
     draining: bool,
@@ -81,7 +81,7 @@ pub struct Canceller {
 /// exchange waits for those (at most `DRAIN_GRACE`) rather than opening a second connection
 /// in the instant before the first one is handed back.
 #[derive(Debug, Default)]
-pub struct KeepAlive {
+pub(crate) struct KeepAlive {
     state: Mutex<KeepAliveState>,
     changed: Condvar,
 }
@@ -94,7 +94,7 @@ struct KeepAliveState {
 
 impl KeepAlive {
     /// The idle agent, waiting up to `grace` while an exchange that may hand one back finishes.
-    pub fn take(&self, grace: Duration) -> Option<ureq::Agent> {
+    pub(crate) fn take(&self, grace: Duration) -> Option<ureq::Agent> {
         let deadline = Instant::now() + grace;
         let mut state = lock(&self.state);
         loop {
@@ -114,7 +114,7 @@ impl KeepAlive {
 
     /// Keeps `agent` for the next exchange unless one is kept already (then it is dropped,
     /// closing its connections: one connection per client is the point).
-    pub fn put(&self, agent: ureq::Agent) {
+    pub(crate) fn put(&self, agent: ureq::Agent) {
         let mut state = lock(&self.state);
         if state.idle.is_none() {
             state.idle = Some(agent);
@@ -139,7 +139,7 @@ impl KeepAlive {
 }
 
 /// PEM text of extra trust roots and where it came from (for error messages).
-pub struct PemSource {
+pub(crate) struct PemSource {
     pub origin: String,
     pub pem: Vec<u8>,
 }
@@ -147,7 +147,7 @@ pub struct PemSource {
 impl HttpClient {
     /// The transport for a provider: its base URL, idle timeout (0 = default), key hint and
     /// `ca_file`, plus `SSL_CERT_FILE` and the proxy variables from `net`. Reads the CA files.
-    pub fn for_provider(provider: &ProviderConfig, net: &NetEnv) -> Result<HttpClient, LlmError> {
+    pub(crate) fn for_provider(provider: &ProviderConfig, net: &NetEnv) -> Result<HttpClient, LlmError> {
         let paths: Vec<&std::path::Path> =
             net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
         let roots = read_ca_files(&paths).map_err(|message| LlmError::Request { status: 0, message })?;
@@ -161,7 +161,7 @@ impl HttpClient {
 
     /// The transport from explicit values. With no `extra_roots` the bundled Mozilla roots are
     /// used; with extra roots, a connection trusts them and the bundle (see `AgentConfig`).
-    pub fn new(
+    pub(crate) fn new(
         base_url: &str,
         key_hint: &str,
         idle_timeout: Duration,
@@ -186,18 +186,18 @@ impl HttpClient {
 
     /// The connection scope of one attempt: the kept agent (its pool may hold a live
     /// connection) or a new one.
-    pub fn exchange(&self) -> Exchange {
+    pub(crate) fn exchange(&self) -> Exchange {
         let agent = self.keep_alive.take(DRAIN_GRACE).unwrap_or_else(|| self.config.new_agent());
         Exchange { agent, client: self.clone() }
     }
 
     /// The host requests go to, for messages.
-    pub fn host(&self) -> &str {
+    pub(crate) fn host(&self) -> &str {
         &self.host
     }
 
     /// Maps a failed body read of an open stream to the engine's error.
-    pub fn read_error(&self, error: SseError) -> LlmError {
+    pub(crate) fn read_error(&self, error: SseError) -> LlmError {
         match error {
             SseError::TooLarge { .. } => LlmError::Protocol { message: format!("{} sent {error}", self.host) },
             SseError::Io(io_error) => self.map_error(ureq::Error::from(io_error)),
@@ -205,7 +205,7 @@ impl HttpClient {
     }
 
     /// The one mapping from ureq's errors to `LlmError`, naming the host (and proxy).
-    pub fn map_error(&self, error: ureq::Error) -> LlmError {
+    pub(crate) fn map_error(&self, error: ureq::Error) -> LlmError {
         let host = &self.host;
         let via = self.proxy.as_deref().map(|proxy| format!(" via proxy {proxy}")).unwrap_or_default();
         let network = |message: String| LlmError::Network { message };
@@ -287,18 +287,18 @@ impl HttpClient {
 impl Exchange {
     /// The handle that ends this exchange from elsewhere: interrupts it (connecting, waiting or
     /// reading), or keeps its connection for the next one.
-    pub fn canceller(&self) -> Canceller {
+    pub(crate) fn canceller(&self) -> Canceller {
         Canceller { agent: Some(self.agent.clone()), keep_alive: Arc::clone(&self.client.keep_alive), draining: false }
     }
 
     /// Maps a failed read of this exchange's event stream (see `HttpClient::read_error`).
-    pub fn read_error(&self, error: SseError) -> LlmError {
+    pub(crate) fn read_error(&self, error: SseError) -> LlmError {
         self.client.read_error(error)
     }
 
     /// POSTs `body` (JSON) with `headers` and returns the event stream of a 2xx
     /// `text/event-stream` answer, or the classified error.
-    pub fn post(&self, url: &str, headers: &[(String, String)], body: &[u8]) -> Result<EventStream, LlmError> {
+    pub(crate) fn post(&self, url: &str, headers: &[(String, String)], body: &[u8]) -> Result<EventStream, LlmError> {
         let client = &self.client;
         let mut request = self.agent.post(url).header("content-type", "application/json");
         for (name, value) in headers {
@@ -363,13 +363,13 @@ fn endpoint_of(base_url: &str, host: &str) -> String {
 
 impl Canceller {
     /// Shuts the exchange's connections; a read blocked on them returns an error at once.
-    pub fn cancel(mut self) {
+    pub(crate) fn cancel(mut self) {
         self.close();
     }
 
     /// The response is complete and its body is being read to the end: until `keep` or
     /// `cancel`, a new exchange of the same client waits for this one's connection.
-    pub fn begin_drain(&mut self) {
+    pub(crate) fn begin_drain(&mut self) {
         if !self.draining {
             self.draining = true;
             self.keep_alive.begin_drain();
@@ -379,7 +379,7 @@ impl Canceller {
     /// The body was read to its end: ureq has pooled the connection if the response allowed it
     /// (framed, no `Connection: close`, nothing left over), and the agent is kept for the next
     /// exchange.
-    pub fn keep(mut self) {
+    pub(crate) fn keep(mut self) {
         if let Some(agent) = self.agent.take() {
             if self.draining {
                 self.draining = false;
@@ -434,7 +434,7 @@ fn read_capped(reader: Box<dyn Read + Send>, limit: u64) -> String {
 /// over a new connection with the bundle (`FallbackTls`): a corporate bundle in
 /// `SSL_CERT_FILE` or a provider's `ca_file` adds to the public roots instead of replacing them.
 #[derive(Clone, Debug)]
-pub struct AgentConfig {
+pub(crate) struct AgentConfig {
     config: ureq::config::Config,
     /// The bundled-roots config, when `config` trusts given roots.
     bundled: Option<ureq::config::Config>,
@@ -442,7 +442,7 @@ pub struct AgentConfig {
 
 impl AgentConfig {
     /// A new agent (its own connection pool, so `Agent::shutdown` cancels only its requests).
-    pub fn new_agent(&self) -> ureq::Agent {
+    pub(crate) fn new_agent(&self) -> ureq::Agent {
         match &self.bundled {
             None => self.config.new_agent(),
             Some(bundled) => ureq::Agent::with_parts(
@@ -451,11 +451,6 @@ impl AgentConfig {
                 ureq::unversioned::resolver::DefaultResolver::default(),
             ),
         }
-    }
-
-    /// True when connections trust given roots as well as the bundle.
-    pub fn has_extra_roots(&self) -> bool {
-        self.bundled.is_some()
     }
 }
 
@@ -522,7 +517,7 @@ fn is_handshake_failure(error: &ureq::Error) -> bool {
 /// could hold events back), and no redirects (keys and configured headers must not reach another
 /// host; a 3xx comes back as a status). `idle` bounds each read and write. Returns the planned
 /// proxy too.
-pub fn agent_config(
+pub(crate) fn agent_config(
     url: &str,
     net: &NetEnv,
     roots: &[PemSource],
@@ -572,7 +567,7 @@ fn ureq_config(
 
 /// Which trust roots a connection made with `SSL_CERT_FILE` and a `ca_file` uses, for doctor:
 /// the bundled Mozilla roots, plus the files given (see `AgentConfig`).
-pub fn roots_in_use(ssl_cert_file: Option<&std::path::Path>, ca_file: Option<&std::path::Path>) -> String {
+pub(crate) fn roots_in_use(ssl_cert_file: Option<&std::path::Path>, ca_file: Option<&std::path::Path>) -> String {
     let files: Vec<String> = [(ssl_cert_file, "SSL_CERT_FILE"), (ca_file, "ca_file")]
         .into_iter()
         .filter_map(|(path, origin)| path.map(|path| format!("{} ({origin})", path.display())))
@@ -585,7 +580,7 @@ pub fn roots_in_use(ssl_cert_file: Option<&std::path::Path>, ca_file: Option<&st
 }
 
 /// Reads CA files (PEM) for `agent_config`.
-pub fn read_ca_files(paths: &[&std::path::Path]) -> Result<Vec<PemSource>, String> {
+pub(crate) fn read_ca_files(paths: &[&std::path::Path]) -> Result<Vec<PemSource>, String> {
     paths
         .iter()
         .map(|path| {

@@ -8,31 +8,31 @@ use crate::cancel::CancelToken;
 use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
 use crossbeam_channel::Receiver;
 
-pub mod anthropic;
-pub mod body;
-pub mod capabilities;
-pub mod content;
-pub mod decode;
-pub mod discovery;
-pub mod error;
+pub(crate) mod anthropic;
+pub(crate) mod body;
+pub(crate) mod capabilities;
+pub(crate) mod content;
+pub(crate) mod decode;
+pub(crate) mod discovery;
+pub(crate) mod error;
 #[cfg(test)]
 mod fixture;
-pub mod http;
-pub mod net;
-pub mod openai;
-pub mod probe;
-pub mod provider;
-pub mod retry;
-pub mod settings;
-pub mod stream;
+pub(crate) mod http;
+pub(crate) mod net;
+pub(crate) mod openai;
+pub(crate) mod probe;
+pub(crate) mod provider;
+pub(crate) mod retry;
+pub(crate) mod settings;
+pub(crate) mod stream;
 #[cfg(test)]
 pub(crate) mod test_routes;
 #[cfg(test)]
 pub(crate) mod test_server;
-pub mod text_calls;
+pub(crate) mod text_calls;
 
-pub use error::{ErrorKind, LlmError};
-pub use retry::RetryNotice;
+pub(crate) use error::{ErrorKind, LlmError};
+pub(crate) use retry::RetryNotice;
 
 /// A model endpoint. Implementations spawn a producer thread per call and return at once.
 pub trait Provider: Send + Sync {

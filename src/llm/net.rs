@@ -5,7 +5,7 @@
 //! `NetEnv::from_vars(std::env::vars())` and passes it down, so every decision is a pure
 //! function of its inputs and tests are hermetic. Loopback hosts are never proxied.
 
-pub use crate::url::host_of;
+pub(crate) use crate::url::host_of;
 use crate::url::{is_loopback_host as is_loopback, split_url};
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ pub struct ProxyEnv {
 
 impl NetEnv {
     /// Builds the settings from `(name, value)` pairs, e.g. `std::env::vars()`.
-    pub fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> NetEnv {
+    pub(crate) fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> NetEnv {
         let vars: Vec<(String, String)> = vars.into_iter().filter(|(_, value)| !value.trim().is_empty()).collect();
         let get = |lower: &str| {
             let upper = lower.to_ascii_uppercase();
@@ -51,7 +51,7 @@ impl NetEnv {
 /// The proxy URL to use for `url`, or None to connect directly: `https://` targets use
 /// `https_proxy` else `all_proxy`, `http://` targets `http_proxy` else `all_proxy`; loopback
 /// hosts and hosts matching `no_proxy` connect directly.
-pub fn plan_proxy(url: &str, env: &ProxyEnv) -> Option<String> {
+pub(crate) fn plan_proxy(url: &str, env: &ProxyEnv) -> Option<String> {
     let (scheme, host) = split_url(url)?;
     if is_loopback(&host) || env.no_proxy.as_deref().is_some_and(|list| no_proxy_matches(list, &host)) {
         return None;

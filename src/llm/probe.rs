@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 /// A local server that answered the probe.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LocalServer {
+pub(crate) struct LocalServer {
     /// "ollama" or "vllm" (from the port's conventional owner).
     pub kind: String,
     pub base_url: String,
@@ -18,11 +18,11 @@ pub struct LocalServer {
 }
 
 /// The conventional local ports, in order of preference.
-pub const DEFAULT_PROBE_PORTS: [(u16, &str); 2] = [(11434, "ollama"), (8000, "vllm")];
+pub(crate) const DEFAULT_PROBE_PORTS: [(u16, &str); 2] = [(11434, "ollama"), (8000, "vllm")];
 
 /// Probes `127.0.0.1:{port}/v1/models` for every port concurrently; returns the first port in
 /// the given order that answered with at least one model within `budget`.
-pub fn probe_local(ports: &[(u16, String)], budget: Duration) -> Option<LocalServer> {
+pub(crate) fn probe_local(ports: &[(u16, String)], budget: Duration) -> Option<LocalServer> {
     let deadline = Instant::now() + budget;
     let answers: Vec<Option<LocalServer>> = std::thread::scope(|scope| {
         let handles: Vec<_> = ports
@@ -76,7 +76,7 @@ fn probe_port(port: u16, kind: &str, deadline: Instant) -> Option<LocalServer> {
 }
 
 /// Model ids from an OpenAI-style (`{"data":[{"id":..}]}`) or Ollama-native (`{"models":[{"name":..}]}`) list.
-pub fn parse_model_ids(body: &str) -> Vec<String> {
+pub(crate) fn parse_model_ids(body: &str) -> Vec<String> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(body.trim()) else { return Vec::new() };
     let from = |list: &str, field: &str| -> Vec<String> {
         value
@@ -93,7 +93,7 @@ pub fn parse_model_ids(body: &str) -> Vec<String> {
 
 /// What doctor learned about one endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reachability {
+pub(crate) enum Reachability {
     /// The models list answered 200 with these model ids (and whether the configured model is among them).
     Ok { models: Vec<String>, has_model: Option<bool> },
     /// The server answered with a non-200 status.
@@ -103,7 +103,7 @@ pub enum Reachability {
 }
 
 /// GETs the provider's models list with its key: a cheap request that proves URL, key and TLS.
-pub fn check_endpoint(provider: &ProviderConfig, timeout: Duration) -> Reachability {
+pub(crate) fn check_endpoint(provider: &ProviderConfig, timeout: Duration) -> Reachability {
     let url = models_url(provider);
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
@@ -145,7 +145,7 @@ pub fn check_endpoint(provider: &ProviderConfig, timeout: Duration) -> Reachabil
 }
 
 /// `{base}/v1/models` for Anthropic (its base has no version), `{base}/models` for OpenAI.
-pub fn models_url(provider: &ProviderConfig) -> String {
+fn models_url(provider: &ProviderConfig) -> String {
     match provider.protocol {
         Protocol::Anthropic => format!("{}/v1/models", provider.base_url),
         Protocol::OpenAi => format!("{}/models", provider.base_url),

@@ -19,10 +19,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The Anthropic API version header every request carries.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// A configured model endpoint speaking one of the two protocols.
-pub struct HttpProvider {
+struct HttpProvider {
     config: ProviderConfig,
     client: HttpClient,
     policy: RetryPolicy,
@@ -32,7 +32,7 @@ pub struct HttpProvider {
 
 /// Builds the provider for a config entry (TLS roots and proxy settings resolved now, so a bad
 /// `ca_file` is reported at start-up rather than on the first request).
-pub fn connect(config: &ProviderConfig, net: &NetEnv) -> Result<Arc<dyn Provider>, LlmError> {
+pub(crate) fn connect(config: &ProviderConfig, net: &NetEnv) -> Result<Arc<dyn Provider>, LlmError> {
     let client = HttpClient::for_provider(config, net)?;
     Ok(Arc::new(HttpProvider {
         config: config.clone(),
@@ -43,12 +43,6 @@ pub fn connect(config: &ProviderConfig, net: &NetEnv) -> Result<Arc<dyn Provider
 }
 
 impl HttpProvider {
-    /// Replaces the retry policy (tests use short backoffs).
-    pub fn with_policy(config: &ProviderConfig, net: &NetEnv, policy: RetryPolicy) -> Result<HttpProvider, LlmError> {
-        let client = HttpClient::for_provider(config, net)?;
-        Ok(HttpProvider { config: config.clone(), client, policy, calls: AtomicU64::new(0) })
-    }
-
     fn prepare(&self, request: &Request) -> HttpCall {
         let mut headers = vec![("accept".to_string(), "text/event-stream".to_string())];
         match self.config.protocol {

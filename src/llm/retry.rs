@@ -11,7 +11,7 @@ use std::time::Duration;
 /// The knobs of the policy. `Default` is SPEC §2: four attempts before output, two restarts
 /// after partial output, 1 s doubling backoff capped at 30 s, server delays capped at 60 s.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RetryPolicy {
+pub(crate) struct RetryPolicy {
     /// Attempts in total that may fail before any output was shown (the first one included).
     pub max_attempts_before_output: u32,
     /// Extra attempts granted to streams that broke after showing partial output.
@@ -39,7 +39,7 @@ impl Default for RetryPolicy {
 
 /// What to do after a failed attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RetryDecision {
+pub(crate) enum RetryDecision {
     /// Wait this long, then send the request again from scratch.
     Retry(Duration),
     /// Surface the error.
@@ -48,7 +48,7 @@ pub enum RetryDecision {
 
 /// Where a call stands when an attempt fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AttemptState {
+pub(crate) struct AttemptState {
     /// The 1-based number of the attempt that just failed.
     pub attempt: u32,
     /// How many earlier attempts failed after partial output (and were restarted).
@@ -64,7 +64,7 @@ pub struct AttemptState {
 /// (capped) when given, else `base_delay * 2^(attempt-1)` capped at `max_delay`, scaled by
 /// `0.5 + jitter / 2` ("equal jitter": never less than half, spreads clients apart).
 /// `jitter` is in [0, 1]; values outside are clamped.
-pub fn plan_retry(policy: &RetryPolicy, error: &LlmError, state: AttemptState, jitter: f64) -> RetryDecision {
+pub(crate) fn plan_retry(policy: &RetryPolicy, error: &LlmError, state: AttemptState, jitter: f64) -> RetryDecision {
     if !is_retryable(error) {
         return RetryDecision::GiveUp;
     }
@@ -121,7 +121,7 @@ impl RetryNotice {
     }
 
     /// One line for the user: what happened and when the next attempt goes out.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{}, retrying in {} (attempt {} of {})", self.cause, render_delay(self.delay), self.attempt, self.max)
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 /// Adds the settings to a request body. `extra_body` comes last, so it can set anything else
 /// (`max_tokens`, `stop`, a server's own fields) deliberately.
-pub fn apply_request_settings(body: &mut Map<String, Value>, settings: &RequestSettings) {
+pub(crate) fn apply_request_settings(body: &mut Map<String, Value>, settings: &RequestSettings) {
     if let Some(temperature) = settings.temperature {
         body.insert("temperature".to_string(), json!(temperature));
     }
@@ -26,7 +26,7 @@ pub fn apply_request_settings(body: &mut Map<String, Value>, settings: &RequestS
 
 /// The headers of a request: the built-in ones, then the configured ones, where a configured
 /// header replaces a built-in of the same name (case-insensitive).
-pub fn merge_headers(built_in: Vec<(String, String)>, configured: &[(String, String)]) -> Vec<(String, String)> {
+pub(crate) fn merge_headers(built_in: Vec<(String, String)>, configured: &[(String, String)]) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = built_in
         .into_iter()
         .filter(|(name, _)| !configured.iter().any(|(configured, _)| configured.eq_ignore_ascii_case(name)))

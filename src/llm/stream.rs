@@ -37,11 +37,11 @@ use std::time::{Duration, Instant};
 const CANCEL_POLL: Duration = Duration::from_millis(25);
 
 /// The bytes of a request body, shared by every attempt of a call (never copied per attempt).
-pub type Body = Arc<Vec<u8>>;
+pub(crate) type Body = Arc<Vec<u8>>;
 
 /// The prepared request of one model call.
 #[derive(Clone, Debug, PartialEq)]
-pub struct HttpCall {
+pub(crate) struct HttpCall {
     /// The full endpoint URL (`{base_url}/messages`, `{base_url}/chat/completions`).
     pub url: String,
     /// Headers besides `content-type: application/json` (keys, versions).
@@ -59,7 +59,7 @@ pub struct HttpCall {
 /// most once per call, at once (no backoff), does not use up an attempt, and sticks for any
 /// later retries of the same call.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Fallback {
+pub(crate) struct Fallback {
     pub cut: Range<usize>,
     /// Matched case-insensitively against the 400 error's message.
     pub trigger: String,
@@ -67,7 +67,7 @@ pub struct Fallback {
 
 impl Fallback {
     /// `body` without the cut bytes (an out-of-range cut leaves it whole).
-    pub fn apply(&self, body: &[u8]) -> Vec<u8> {
+    pub(crate) fn apply(&self, body: &[u8]) -> Vec<u8> {
         match (body.get(..self.cut.start), body.get(self.cut.end..)) {
             (Some(head), Some(tail)) if self.cut.start <= self.cut.end => [head, tail].concat(),
             _ => body.to_vec(),
@@ -77,7 +77,7 @@ impl Fallback {
 
 /// Starts one streamed completion on a new producer thread and returns the consumer's end.
 /// `make_decoder` builds a fresh decoder for every attempt.
-pub fn spawn_stream(
+pub(crate) fn spawn_stream(
     name: &str,
     client: HttpClient,
     call: HttpCall,

@@ -14,21 +14,21 @@ use serde_json::Value;
 
 /// A recovered call before it gets an id: the tool name and its input as JSON text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TextCall {
+pub(crate) struct TextCall {
     pub name: String,
     pub input: String,
 }
 
 /// The tools of one request, as the recognisers need them.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ToolNames {
+pub(crate) struct ToolNames {
     tools: Vec<(String, Vec<String>)>,
 }
 
 impl ToolNames {
     /// The offered tools: each name with its parameters declared `"type": "string"` (Qwen3-coder
     /// parameter values are text; only non-string parameters are read as JSON).
-    pub fn from_definitions(definitions: &[ToolDefinition]) -> ToolNames {
+    pub(crate) fn from_definitions(definitions: &[ToolDefinition]) -> ToolNames {
         let tools = definitions
             .iter()
             .map(|definition| {
@@ -58,7 +58,7 @@ impl ToolNames {
 
 /// The text formats, each opened by its marker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// `<tool_call>` + JSON object (Hermes, Qwen2.5) or + `<function=...>` (Qwen3-coder).
     Hermes,
     /// `<function=NAME>` ... `</function>` (Qwen3-coder without the wrapper).
@@ -70,7 +70,7 @@ pub enum Format {
 }
 
 /// Every marker, in the order they are tried at one position.
-pub const MARKERS: &[(&str, Format)] = &[
+pub(crate) const MARKERS: &[(&str, Format)] = &[
     ("<tool_call>", Format::Hermes),
     ("<function=", Format::Function),
     ("[TOOL_CALLS]", Format::Mistral),
@@ -79,7 +79,7 @@ pub const MARKERS: &[(&str, Format)] = &[
 
 /// What the text after a marker says about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Opening {
+pub(crate) enum Opening {
     /// It opens a call: capture until the format's end.
     Call,
     /// Plain prose that mentions the marker.
@@ -91,7 +91,7 @@ pub enum Opening {
 }
 
 /// Decides whether `marker` (of `format`) followed by `rest` opens a call.
-pub fn classify_opening(format: Format, rest: &str) -> Opening {
+pub(crate) fn classify_opening(format: Format, rest: &str) -> Opening {
     match format {
         Format::Hermes => {
             let rest = rest.trim_start();
@@ -145,7 +145,7 @@ pub fn classify_opening(format: Format, rest: &str) -> Opening {
 /// closing text has arrived; None while it is still open. Mistral calls have no closing text:
 /// they run to the end of the answer. `searched` is the length already searched without
 /// success, so a long call streamed in many deltas is scanned about once.
-pub fn segment_end(format: Format, segment: &str, searched: usize) -> Option<usize> {
+pub(crate) fn segment_end(format: Format, segment: &str, searched: usize) -> Option<usize> {
     let close = |body_start: usize, closing: &str| {
         let mut from = body_start.max(searched.saturating_sub(closing.len()));
         while !segment.is_char_boundary(from) {
@@ -164,7 +164,7 @@ pub fn segment_end(format: Format, segment: &str, searched: usize) -> Option<usi
 /// Parses a whole segment (marker included, possibly unterminated at the end of the answer).
 /// Returns the calls and how many bytes of `segment` they used (Mistral may leave text after
 /// its JSON), or None when the segment is not entirely valid calls to offered tools.
-pub fn parse_segment(format: Format, segment: &str, tools: &ToolNames) -> Option<(Vec<TextCall>, usize)> {
+pub(crate) fn parse_segment(format: Format, segment: &str, tools: &ToolNames) -> Option<(Vec<TextCall>, usize)> {
     let (calls, used) = match format {
         Format::Hermes => {
             let inner = segment.strip_prefix("<tool_call>")?;

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The protocol versions we speak, newest first; the first is what we offer.
-pub const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+const SUPPORTED_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// The most `tools/list` pages we follow: a server looping on its cursor must not hang us.
 const MAX_PAGES: usize = 100;
@@ -67,7 +67,7 @@ pub struct SessionInfo {
 
 /// One tool as the server lists it (its own name, before prefixing).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ToolInfo {
+pub(crate) struct ToolInfo {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
@@ -126,7 +126,7 @@ impl Client {
     }
 
     /// Every tool, following `nextCursor` page by page.
-    pub fn list_tools(&self, deadline: Instant, cancel: &CancelToken) -> Result<Vec<ToolInfo>, McpError> {
+    pub(crate) fn list_tools(&self, deadline: Instant, cancel: &CancelToken) -> Result<Vec<ToolInfo>, McpError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -150,7 +150,7 @@ impl Client {
     }
 
     /// Whether the server said its tool list changed since the last call (which clears it).
-    pub fn take_tools_changed(&self) -> bool {
+    pub(crate) fn take_tools_changed(&self) -> bool {
         self.transport.take_tools_changed()
     }
 
@@ -160,7 +160,7 @@ impl Client {
     }
 
     /// The first lines of the server's stderr.
-    pub fn stderr_head(&self) -> Vec<String> {
+    pub(crate) fn stderr_head(&self) -> Vec<String> {
         self.transport.stderr_head()
     }
 
@@ -226,7 +226,7 @@ impl Client {
 }
 
 /// Checks the `initialize` result: a version we speak, and who the server is.
-pub fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
+fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
     let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
     if !SUPPORTED_VERSIONS.contains(&version) {
         return Err(McpError::Protocol {
@@ -249,7 +249,7 @@ pub fn parse_initialize(result: &Value) -> Result<SessionInfo, McpError> {
 
 /// One `tools/list` page: its tools and the next cursor. A tool without a name is skipped; a
 /// missing or null schema becomes the empty object schema (providers require one).
-pub fn parse_tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), McpError> {
+fn parse_tools_page(result: &Value) -> Result<(Vec<ToolInfo>, Option<String>), McpError> {
     let Some(tools) = result.get("tools").and_then(Value::as_array) else {
         return Err(McpError::Protocol { message: "tools/list answered without a tools array".to_string() });
     };

@@ -135,7 +135,7 @@ impl HttpTransport {
 
     /// The same transport, allowed to keep the server's standalone GET stream open once the
     /// server declares `tools.listChanged` (see `listen`).
-    pub fn with_listener(mut self) -> HttpTransport {
+    pub(crate) fn with_listener(mut self) -> HttpTransport {
         self.listen = true;
         self
     }
@@ -597,7 +597,7 @@ impl Drop for HttpTransport {
 /// Whether an error status means "your session is gone": 404 with a session id (the spec), or
 /// 400 with a session id and a body that is not a JSON-RPC message or complains about the
 /// session (what the TypeScript and Python SDK servers actually send).
-pub fn session_gone(status: u16, had_session: bool, body: &str) -> bool {
+fn session_gone(status: u16, had_session: bool, body: &str) -> bool {
     if !had_session {
         return false;
     }

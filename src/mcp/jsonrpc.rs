@@ -21,20 +21,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The per-request timeout when the server's config does not set `timeout_s` (SPEC §7).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// JSON-RPC "method not found": our answer to server requests we do not implement.
-pub const METHOD_NOT_FOUND: i64 = -32601;
+const METHOD_NOT_FOUND: i64 = -32601;
 
 /// The notification after which the client lists the server's tools again.
-pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+pub(crate) const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 
 /// How many timeouts a request may last in all when progress keeps coming: a tool that reports
 /// progress forever must still end.
-pub const PROGRESS_CEILING: u32 = 10;
+const PROGRESS_CEILING: u32 = 10;
 
 /// One request as a line of JSON (no raw newlines: serde_json escapes them).
-pub fn encode_request(id: u64, method: &str, params: Option<&Value>) -> String {
+pub(crate) fn encode_request(id: u64, method: &str, params: Option<&Value>) -> String {
     let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
     if let Some(params) = params {
         message["params"] = params.clone();
@@ -43,7 +43,7 @@ pub fn encode_request(id: u64, method: &str, params: Option<&Value>) -> String {
 }
 
 /// One notification (no id, never answered).
-pub fn encode_notification(method: &str, params: Option<&Value>) -> String {
+pub(crate) fn encode_notification(method: &str, params: Option<&Value>) -> String {
     let mut message = json!({"jsonrpc": "2.0", "method": method});
     if let Some(params) = params {
         message["params"] = params.clone();
@@ -53,7 +53,7 @@ pub fn encode_notification(method: &str, params: Option<&Value>) -> String {
 
 /// What one message from the server means for us.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Incoming {
+pub(crate) enum Incoming {
     /// The answer to our request `id`: its `result`, or its `error` as `McpError::Rpc`.
     Response { id: u64, outcome: Result<Value, McpError> },
     /// A request from the server; `reply` is our answer, to be sent as it is.
@@ -69,7 +69,7 @@ pub enum Incoming {
 
 /// Parses one message (a stdio line, an SSE event's data, an HTTP body). `Err` means the text is
 /// not JSON at all (a server printing logs on stdout); the caller logs and skips it.
-pub fn parse_incoming(text: &str) -> Result<Vec<Incoming>, String> {
+pub(crate) fn parse_incoming(text: &str) -> Result<Vec<Incoming>, String> {
     let value: Value = serde_json::from_str(text).map_err(|err| format!("not JSON ({err})"))?;
     Ok(match value {
         Value::Array(items) => items.into_iter().map(classify).collect(),
@@ -78,7 +78,7 @@ pub fn parse_incoming(text: &str) -> Result<Vec<Incoming>, String> {
 }
 
 /// Classifies one JSON value.
-pub fn classify(value: Value) -> Incoming {
+pub(crate) fn classify(value: Value) -> Incoming {
     let Value::Object(object) = value else {
         return Incoming::Ignored { reason: "a message that is not a JSON object".to_string() };
     };
@@ -108,7 +108,7 @@ pub fn classify(value: Value) -> Incoming {
 /// Our answer to a server request: `ping` gets `{}`; everything else (`roots/list`,
 /// `sampling/createMessage`, `elicitation/create`, ...) is "method not found", since we declare
 /// none of those capabilities. Answering instead of ignoring keeps the server from waiting.
-pub fn reply_to_server_request(id: &Value, method: &str) -> String {
+fn reply_to_server_request(id: &Value, method: &str) -> String {
     let reply = match method {
         "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
         other => json!({
@@ -139,12 +139,12 @@ fn error_message(error: &Value) -> String {
 }
 
 /// One waiter's answer.
-pub type Answer = Result<Value, McpError>;
+pub(crate) type Answer = Result<Value, McpError>;
 
 /// Requests in flight, by id. The stdio reader thread resolves them; once the server is gone,
 /// `close` fails every waiter and every later registration with the same error.
 #[derive(Default)]
-pub struct Pending {
+pub(crate) struct Pending {
     state: Mutex<PendingState>,
 }
 
@@ -162,7 +162,7 @@ struct Waiter {
 impl Pending {
     /// Registers request `id` before it is sent, so a fast answer cannot be missed; progress
     /// notifications for `id` push `deadline` back.
-    pub fn register(&self, id: u64, deadline: Arc<Deadline>) -> Result<Receiver<Answer>, McpError> {
+    pub(crate) fn register(&self, id: u64, deadline: Arc<Deadline>) -> Result<Receiver<Answer>, McpError> {
         let mut state = lock(&self.state);
         if let Some(error) = &state.closed {
             return Err(error.clone());
@@ -174,7 +174,7 @@ impl Pending {
     }
 
     /// Hands `outcome` to the waiter of `id`; false when nobody waits (a late or unknown id).
-    pub fn resolve(&self, id: u64, outcome: Answer) -> bool {
+    pub(crate) fn resolve(&self, id: u64, outcome: Answer) -> bool {
         let waiter = lock(&self.state).waiters.remove(&id);
         match waiter {
             // The waiter may have timed out and gone; a failed send is that normal case.
@@ -184,18 +184,18 @@ impl Pending {
     }
 
     /// Progress on request `token` at `now`: its deadline moves back. False for an unknown token.
-    pub fn progress(&self, token: u64, now: Instant) -> bool {
+    pub(crate) fn progress(&self, token: u64, now: Instant) -> bool {
         let deadline = lock(&self.state).waiters.get(&token).map(|waiter| Arc::clone(&waiter.deadline));
         deadline.map(|deadline| deadline.progressed(now)).is_some()
     }
 
     /// Forgets `id` (timed out or cancelled): a late answer is then ignored.
-    pub fn forget(&self, id: u64) {
+    pub(crate) fn forget(&self, id: u64) {
         lock(&self.state).waiters.remove(&id);
     }
 
     /// Fails every waiter now and every registration from now on with `error`.
-    pub fn close(&self, error: McpError) {
+    pub(crate) fn close(&self, error: McpError) {
         let mut state = lock(&self.state);
         for (_, waiter) in state.waiters.drain() {
             let _ = waiter.answer_tx.try_send(Err(error.clone()));
@@ -204,7 +204,7 @@ impl Pending {
     }
 
     /// The error the table was closed with, if it was.
-    pub fn closed(&self) -> Option<McpError> {
+    pub(crate) fn closed(&self) -> Option<McpError> {
         lock(&self.state).closed.clone()
     }
 }
@@ -214,7 +214,7 @@ impl Pending {
 /// the original deadline when that is later). Shared by the waiter and whoever sees the progress
 /// (the stdio reader, the HTTP stream reader).
 #[derive(Debug)]
-pub struct Deadline {
+pub(crate) struct Deadline {
     timeout: Duration,
     ceiling: Instant,
     current: Mutex<Instant>,
@@ -222,41 +222,41 @@ pub struct Deadline {
 
 impl Deadline {
     /// The deadline of a request sent at `now` that must end by `deadline` unless it progresses.
-    pub fn new(timeout: Duration, deadline: Instant, now: Instant) -> Deadline {
+    pub(crate) fn new(timeout: Duration, deadline: Instant, now: Instant) -> Deadline {
         let ceiling = deadline.max(now + timeout * PROGRESS_CEILING);
         Deadline { timeout, ceiling, current: Mutex::new(deadline) }
     }
 
     /// The request progressed at `now`.
-    pub fn progressed(&self, now: Instant) {
+    pub(crate) fn progressed(&self, now: Instant) {
         let mut current = lock(&self.current);
         *current = extend_deadline(*current, now, self.timeout, self.ceiling);
     }
 
     /// When the request times out as things stand.
-    pub fn at(&self) -> Instant {
+    pub(crate) fn at(&self) -> Instant {
         *lock(&self.current)
     }
 
     /// The latest the request can ever last (for transports that need one bound up front).
-    pub fn ceiling(&self) -> Instant {
+    pub(crate) fn ceiling(&self) -> Instant {
         self.ceiling
     }
 
     /// The configured per-request timeout (for the error message).
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.timeout
     }
 }
 
 /// The deadline after progress at `now`: one `timeout` from now, never earlier than it was and
 /// never past `ceiling`.
-pub fn extend_deadline(current: Instant, now: Instant, timeout: Duration, ceiling: Instant) -> Instant {
+fn extend_deadline(current: Instant, now: Instant, timeout: Duration, ceiling: Instant) -> Instant {
     current.max((now + timeout).min(ceiling))
 }
 
 /// Waits for one answer until the (movable) `deadline`, waking every 50 ms to check `cancel`.
-pub fn wait(answer_rx: &Receiver<Answer>, method: &str, deadline: &Deadline, cancel: &CancelToken) -> Answer {
+pub(crate) fn wait(answer_rx: &Receiver<Answer>, method: &str, deadline: &Deadline, cancel: &CancelToken) -> Answer {
     loop {
         if cancel.is_cancelled() {
             return Err(McpError::Cancelled);

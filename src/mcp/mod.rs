@@ -21,14 +21,14 @@
 //! ← `stdio` / `http` (the transports) ; `tool` (the `tools::Tool` adapter and result rendering);
 //! `source` (a server's live tool list) over `pin` (the pure pinning decision and its store).
 
-pub mod client;
+pub(crate) mod client;
 mod error;
-pub mod http;
-pub mod jsonrpc;
-pub mod pin;
-pub mod source;
-pub mod stdio;
-pub mod tool;
+pub(crate) mod http;
+pub(crate) mod jsonrpc;
+pub(crate) mod pin;
+pub(crate) mod source;
+pub(crate) mod stdio;
+pub(crate) mod tool;
 
 pub use error::McpError;
 
@@ -45,18 +45,18 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub use stdio::SpawnEnv;
+pub(crate) use stdio::SpawnEnv;
 
 /// How long each server gets to end its session before its process is killed.
-pub const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
+const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Where `Manager::spawn`'s connect threads report each server's outcome. Called from those
 /// threads; it must not block.
-pub type UpdateSink = Arc<dyn Fn(Update) + Send + Sync>;
+pub(crate) type UpdateSink = Arc<dyn Fn(Update) + Send + Sync>;
 
 /// Where warnings raised after start-up go (a tool returned an image, ...): the front end shows
 /// them. Called from tool worker threads.
-pub type WarnSink = Arc<dyn Fn(Warning) + Send + Sync>;
+pub(crate) type WarnSink = Arc<dyn Fn(Warning) + Send + Sync>;
 
 /// Everything `Manager::start` needs from the outside world, as values.
 #[derive(Clone)]
@@ -112,7 +112,7 @@ pub struct Update {
 
 /// How many servers are configured, connected and still starting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Progress {
+pub(crate) struct Progress {
     pub configured: usize,
     pub connected: usize,
     pub starting: usize,
@@ -143,7 +143,7 @@ pub struct Probe {
 
 impl Probe {
     /// How many servers are configured, connected and starting.
-    pub fn progress(&self) -> Progress {
+    pub(crate) fn progress(&self) -> Progress {
         let mut progress = Progress { configured: self.servers.len(), ..Progress::default() };
         for slot in &self.servers {
             match &*lock(&slot.state) {

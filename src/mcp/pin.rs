@@ -22,11 +22,11 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// The store's file name under `$MEWCODE_HOME`.
-pub const PINS_FILE: &str = "mcp-pins.json";
+pub(crate) const PINS_FILE: &str = "mcp-pins.json";
 
 /// One tool's fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolPrint {
+pub(crate) struct ToolPrint {
     /// SHA-256 of the description.
     pub description: String,
     /// SHA-256 of the input schema in canonical JSON (object keys sorted).
@@ -34,11 +34,11 @@ pub struct ToolPrint {
 }
 
 /// Every tool of one server, by the server's own tool name.
-pub type ServerPrint = BTreeMap<String, ToolPrint>;
+pub(crate) type ServerPrint = BTreeMap<String, ToolPrint>;
 
 /// What pinning makes of a server's current tool list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Nothing recorded for this server: record the list and use it.
     FirstSeen,
     /// Every tool is as accepted (some may be gone): use it.
@@ -51,7 +51,7 @@ pub enum Verdict {
 
 /// One accepted tool whose definition changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
+pub(crate) struct Change {
     pub tool: String,
     pub description: bool,
     pub input_schema: bool,
@@ -69,7 +69,7 @@ impl std::fmt::Display for Change {
 }
 
 /// The fingerprint of a tool list.
-pub fn fingerprint(tools: &[ToolInfo]) -> ServerPrint {
+pub(crate) fn fingerprint(tools: &[ToolInfo]) -> ServerPrint {
     tools
         .iter()
         .map(|tool| {
@@ -83,7 +83,7 @@ pub fn fingerprint(tools: &[ToolInfo]) -> ServerPrint {
 }
 
 /// Compares `current` with what was accepted (`pinned`).
-pub fn check(pinned: Option<&ServerPrint>, current: &ServerPrint) -> Verdict {
+pub(crate) fn check(pinned: Option<&ServerPrint>, current: &ServerPrint) -> Verdict {
     let Some(pinned) = pinned else { return Verdict::FirstSeen };
     let mut changes = Vec::new();
     let mut added = Vec::new();
@@ -106,7 +106,7 @@ pub fn check(pinned: Option<&ServerPrint>, current: &ServerPrint) -> Verdict {
 }
 
 /// What to record after `Added`: the accepted tools, plus the new ones.
-pub fn merge(pinned: Option<&ServerPrint>, current: &ServerPrint) -> ServerPrint {
+pub(crate) fn merge(pinned: Option<&ServerPrint>, current: &ServerPrint) -> ServerPrint {
     let mut merged = pinned.cloned().unwrap_or_default();
     merged.extend(current.iter().map(|(name, print)| (name.clone(), print.clone())));
     merged
@@ -114,12 +114,12 @@ pub fn merge(pinned: Option<&ServerPrint>, current: &ServerPrint) -> ServerPrint
 
 /// A server's key in the store: its name and its command line or URL, so that a server renamed
 /// onto another's command, or a name pointed at another URL, starts afresh instead of inheriting.
-pub fn server_key(name: &str, target: &str) -> String {
+pub(crate) fn server_key(name: &str, target: &str) -> String {
     format!("{name} {target}")
 }
 
 /// `value` as JSON with every object's keys sorted.
-pub fn canonical_json(value: &Value) -> String {
+fn canonical_json(value: &Value) -> String {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
@@ -147,13 +147,13 @@ static STORE: Mutex<()> = Mutex::new(());
 
 /// The accepted fingerprint of `key`, or None. A missing file is an empty store; an unreadable
 /// or corrupt one is an error (the caller flags the server rather than trust it blindly).
-pub fn load_pin(path: &Path, key: &str) -> Result<Option<ServerPrint>, String> {
+pub(crate) fn load_pin(path: &Path, key: &str) -> Result<Option<ServerPrint>, String> {
     let _one_at_a_time = lock(&STORE);
     Ok(read_store(path)?.servers.remove(key))
 }
 
 /// Records `print` as accepted for `key`.
-pub fn save_pin(path: &Path, key: &str, print: &ServerPrint) -> Result<(), String> {
+pub(crate) fn save_pin(path: &Path, key: &str, print: &ServerPrint) -> Result<(), String> {
     let _one_at_a_time = lock(&STORE);
     let mut store = read_store(path)?;
     store.version = 1;

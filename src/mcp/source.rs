@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 /// Where a server's accepted tool definitions are kept.
 #[derive(Clone, Debug)]
-pub struct PinPlace {
+pub(crate) struct PinPlace {
     /// The store file (`$MEWCODE_HOME/mcp-pins.json`).
     pub path: PathBuf,
     /// `pin::server_key` of the server.
@@ -30,7 +30,7 @@ pub struct PinPlace {
 }
 
 /// The live tool list of one server.
-pub struct ServerTools {
+pub(crate) struct ServerTools {
     server: String,
     client: Arc<Client>,
     timeout: Duration,
@@ -48,7 +48,7 @@ pub struct ServerTools {
 
 impl ServerTools {
     /// The tools of `server` as listed in `infos` (at connect), and the warnings to show.
-    pub fn new(
+    pub(crate) fn new(
         server: &str,
         client: Arc<Client>,
         timeout: Duration,
@@ -73,12 +73,12 @@ impl ServerTools {
     }
 
     /// The tools as of the last listing, in name order.
-    pub fn current(&self) -> Vec<Arc<McpTool>> {
+    pub(crate) fn current(&self) -> Vec<Arc<McpTool>> {
         lock(&self.current).clone()
     }
 
     /// Lists the tools again if the server said they changed; the warnings go to the sink.
-    pub fn relist_if_changed(&self) {
+    fn relist_if_changed(&self) {
         if !self.client.take_tools_changed() {
             return;
         }
@@ -96,7 +96,7 @@ impl ServerTools {
 
     /// While the tools are blocked: whether the user accepted the listing meanwhile (the warnings
     /// were shown when it was flagged, so none are repeated).
-    pub fn recheck_if_blocked(&self) {
+    fn recheck_if_blocked(&self) {
         let blocked = lock(&self.block).is_some();
         if blocked {
             let infos = lock(&self.listed).clone();
@@ -190,6 +190,6 @@ impl ToolSource for ServerTools {
 }
 
 /// Records `infos` as the accepted definitions at `place` (the `mcp accept` command).
-pub fn accept(place: &PinPlace, infos: &[ToolInfo]) -> Result<(), McpError> {
+pub(crate) fn accept(place: &PinPlace, infos: &[ToolInfo]) -> Result<(), McpError> {
     pin::save_pin(&place.path, &place.key, &pin::fingerprint(infos)).map_err(|message| McpError::Config { message })
 }

@@ -24,10 +24,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The longest tool name providers accept (OpenAI's limit).
-pub const MAX_NAME_CHARS: usize = 64;
+const MAX_NAME_CHARS: usize = 64;
 
 /// The model-facing name of `tool` on `server`, or why it cannot have one.
-pub fn full_name(server: &str, tool: &str) -> Result<String, String> {
+pub(crate) fn full_name(server: &str, tool: &str) -> Result<String, String> {
     let name = format!("mcp__{server}__{tool}");
     if !name.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-') {
         return Err(format!("tool name {name:?} has characters other than letters, digits, _ and -"));
@@ -39,7 +39,7 @@ pub fn full_name(server: &str, tool: &str) -> Result<String, String> {
 }
 
 /// One MCP tool, callable by the agent.
-pub struct McpTool {
+pub(crate) struct McpTool {
     name: String,
     server: String,
     info: ToolInfo,
@@ -54,7 +54,7 @@ pub struct McpTool {
 }
 
 /// Why a server's tools must not run, shared by all its tool objects; None: they may.
-pub type Block = Arc<std::sync::Mutex<Option<String>>>;
+pub(crate) type Block = Arc<std::sync::Mutex<Option<String>>>;
 
 /// What the model is told about a blocked tool instead of its (untrusted) description.
 pub const BLOCKED_DESCRIPTION: &str =
@@ -62,7 +62,7 @@ pub const BLOCKED_DESCRIPTION: &str =
 
 impl McpTool {
     /// The tool `info` of `server`, reached through `client`; `name` comes from `full_name`.
-    pub fn new(name: String, server: &str, info: ToolInfo, client: Arc<Client>, warn: WarnSink) -> McpTool {
+    pub(crate) fn new(name: String, server: &str, info: ToolInfo, client: Arc<Client>, warn: WarnSink) -> McpTool {
         McpTool {
             name,
             server: server.to_string(),
@@ -76,18 +76,18 @@ impl McpTool {
     }
 
     /// This tool with its server's hints believed for permission or not.
-    pub fn with_hints_trusted(mut self, trusted: bool) -> McpTool {
+    pub(crate) fn with_hints_trusted(mut self, trusted: bool) -> McpTool {
         self.hints_trusted = trusted;
         self
     }
 
     /// The same tool, blocked whenever `block` says so (its server's shared flag).
-    pub fn sharing_block(self, block: Block) -> McpTool {
+    pub(crate) fn sharing_block(self, block: Block) -> McpTool {
         McpTool { blocked: block, ..self }
     }
 
     /// Why the tool refuses to run, if it does.
-    pub fn blocked_reason(&self) -> Option<String> {
+    pub(crate) fn blocked_reason(&self) -> Option<String> {
         crate::sync::lock(&self.blocked).clone()
     }
 
@@ -96,7 +96,7 @@ impl McpTool {
     }
 
     /// The server's own name for the tool.
-    pub fn tool_name(&self) -> &str {
+    pub(crate) fn tool_name(&self) -> &str {
         &self.info.name
     }
 }
@@ -154,12 +154,12 @@ impl Tool for McpTool {
 }
 
 /// The message the model reads when a call fails below the tool.
-pub fn call_error(server: &str, err: &McpError) -> String {
+pub(crate) fn call_error(server: &str, err: &McpError) -> String {
     format!("mcp server {server}: {err}")
 }
 
 /// The model's input as the `arguments` object (empty input means no arguments).
-pub fn parse_arguments(input_json: &str) -> Result<Value, String> {
+pub(crate) fn parse_arguments(input_json: &str) -> Result<Value, String> {
     if input_json.trim().is_empty() {
         return Ok(Value::Object(serde_json::Map::new()));
     }

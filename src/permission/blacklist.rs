@@ -34,7 +34,7 @@ use std::sync::LazyLock;
 
 /// The blacklist families; the number is the seed's pattern it generalises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
+pub(crate) enum Family {
     /// Seed 1: recursive delete of `/`, `/*`, home or a system directory (`rm -r`, `find -delete`).
     RecursiveDelete,
     /// Seed 2, 5, 7: writing a block device (`dd of=`, `>`, `tee`, `cp`).
@@ -65,7 +65,7 @@ pub enum Family {
 
 impl Family {
     /// A short stable name for messages and tests.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Family::RecursiveDelete => "recursive delete of a system or home directory",
             Family::BlockDeviceWrite => "write to a block device",
@@ -85,7 +85,7 @@ impl Family {
 
 /// A blacklist match: the family and the offending (sub-)command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlacklistHit {
+pub(crate) struct BlacklistHit {
     pub family: Family,
     pub reason: String,
 }
@@ -94,7 +94,7 @@ pub struct BlacklistHit {
 const MAX_NESTING: usize = 8;
 
 /// Checks a bash command string against every family; `None` means no catastrophe was seen.
-pub fn check_blacklist(command: &str) -> Option<BlacklistHit> {
+pub(crate) fn check_blacklist(command: &str) -> Option<BlacklistHit> {
     check_script(command, 0)
 }
 

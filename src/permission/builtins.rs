@@ -10,7 +10,7 @@ use super::runners;
 
 /// Why `words` (a simple command, wrappers already peeled) changes what later commands run, if it
 /// does: a dangerous variable it may assign or unset, or a name it rebinds.
-pub fn builtin_risk(words: &[String]) -> Option<String> {
+pub(crate) fn builtin_risk(words: &[String]) -> Option<String> {
     let (program, args) = words.split_first()?;
     if let Some(arg) = code_evaluated(program, args) {
         return Some(format!("{program} evaluates {arg} as code (a subscript or arithmetic runs its substitutions)"));
@@ -68,14 +68,14 @@ fn code_evaluated<'a>(program: &str, args: &'a [String]) -> Option<&'a str> {
 
 /// True when `text` holds something that runs a command once bash expands it: `$(`, a
 /// backtick, or a bash 5.3 function substitution `${ …}` / `${|…}`.
-pub fn code_marker(text: &str) -> bool {
+pub(crate) fn code_marker(text: &str) -> bool {
     text.contains("$(")
         || text.contains('`')
         || ["${ ", "${\t", "${\n", "${|"].iter().any(|marker| text.contains(marker))
 }
 
 /// The script a `trap` registers: its first operand, unless it only lists or resets traps.
-pub fn trap_action(args: &[String]) -> Option<&str> {
+pub(crate) fn trap_action(args: &[String]) -> Option<&str> {
     let operands: Vec<&String> = args.iter().skip_while(|arg| arg.starts_with('-') && *arg != "-").collect();
     match operands.as_slice() {
         [] | [_] => None,
@@ -85,7 +85,7 @@ pub fn trap_action(args: &[String]) -> Option<&str> {
 }
 
 /// Every variable name `words` may assign (or unset), by builtin.
-pub fn assigned_names(words: &[String]) -> Vec<String> {
+fn assigned_names(words: &[String]) -> Vec<String> {
     let Some((program, args)) = words.split_first() else { return Vec::new() };
     let mut names = Vec::new();
     match program.as_str() {
@@ -127,7 +127,7 @@ pub fn assigned_names(words: &[String]) -> Vec<String> {
 
 /// Every identifier in an arithmetic expression: any of them may be assigned (`x=1`, `x++`,
 /// `x+=1`), and a variable's value is itself evaluated as an expression, so naming one is enough.
-pub fn arithmetic_names(expression: &str) -> Vec<String> {
+pub(crate) fn arithmetic_names(expression: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut current = String::new();
     let mut after_digit = false;
@@ -153,7 +153,7 @@ pub fn arithmetic_names(expression: &str) -> Vec<String> {
 /// evaluated as expressions in turn, so a value read from a file (`read x < f; (( x ))`) can
 /// hold `a[$(cmd)]`. A name first assigned with a plain `=` (`i=0` in `for ((i=0;i<3;i++))`)
 /// holds a number afterwards and is not reported; subscripted names always are.
-pub fn arithmetic_unknown_reads(expression: &str) -> Vec<String> {
+fn arithmetic_unknown_reads(expression: &str) -> Vec<String> {
     let chars: Vec<char> = expression.chars().collect();
     let mut known: Vec<String> = Vec::new();
     // Assigned names become known once their expression is done (`n = n + 1` reads `n` first).

@@ -23,7 +23,7 @@ const MAX_NESTING: usize = 8;
 
 /// A command analysed for the rule layer.
 #[derive(Clone, Debug, Default)]
-pub struct CommandAnalysis {
+pub(crate) struct CommandAnalysis {
     /// Every spelling a deny rule is matched against.
     pub deny_targets: Vec<String>,
     /// Why no allow rule can allow this command at all, if so.
@@ -53,7 +53,7 @@ struct SubcommandFacts {
 const INERT_FILES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr"];
 
 /// Analyses `command` for the rules; `root` resolves redirection targets.
-pub fn analyze(command: &str, root: &Path) -> CommandAnalysis {
+pub(crate) fn analyze(command: &str, root: &Path) -> CommandAnalysis {
     let mut analysis = CommandAnalysis { deny_targets: deny_targets(command, 0), ..CommandAnalysis::default() };
     let parsed = match shell::parse_command(command) {
         Ok(parsed) => parsed,
@@ -75,7 +75,7 @@ pub fn analyze(command: &str, root: &Path) -> CommandAnalysis {
 impl CommandAnalysis {
     /// The allow rule that covers the command: every sub-command must be matched by some
     /// allow rule; the rule reported is the one matching the first sub-command.
-    pub fn allowed_by<'r>(&self, allow: &[(Level, &'r Rule)]) -> Option<(Level, &'r Rule)> {
+    pub(crate) fn allowed_by<'r>(&self, allow: &[(Level, &'r Rule)]) -> Option<(Level, &'r Rule)> {
         if self.never.is_some() {
             return None;
         }
@@ -88,13 +88,13 @@ impl CommandAnalysis {
     }
 
     /// Why the command needs approval even though rules may exist, for the prompt.
-    pub fn risk(&self) -> Option<&str> {
+    pub(crate) fn risk(&self) -> Option<&str> {
         self.never.as_deref().or_else(|| self.subcommands.iter().find_map(|facts| facts.risky.as_deref()))
     }
 
     /// One exact target per sub-command, for "always allow"; empty when rules can never
     /// allow the command (persisting would be useless).
-    pub fn exact_targets(&self) -> Vec<String> {
+    pub(crate) fn exact_targets(&self) -> Vec<String> {
         if self.never.is_some() {
             return Vec::new();
         }
@@ -336,7 +336,7 @@ fn is_process_substitution(redirect: &shell::Redirect) -> bool {
 
 /// Renders words so that the text re-parses to exactly these words: safe words bare, others
 /// single-quoted. Rules match this canonical form, so quoting style cannot dodge a rule.
-pub fn render_words<'a>(words: impl IntoIterator<Item = &'a String>) -> String {
+fn render_words<'a>(words: impl IntoIterator<Item = &'a String>) -> String {
     words.into_iter().map(|word| render_word(word)).collect::<Vec<_>>().join(" ")
 }
 

@@ -18,7 +18,7 @@ impl Parser<'_> {
     }
 
     /// Skips blanks, newlines (reading the here-doc bodies they start) and comments.
-    pub(super) fn skip_separating_space(&mut self) -> Result<(), Unparseable> {
+    fn skip_separating_space(&mut self) -> Result<(), Unparseable> {
         loop {
             self.skip_blanks();
             match self.peek() {
@@ -33,7 +33,7 @@ impl Parser<'_> {
     }
 
     /// Accounts for syntax text (`case x in`, a pattern, `esac`) that is no command.
-    pub(super) fn syntax_span(&mut self, start: usize) {
+    fn syntax_span(&mut self, start: usize) {
         let span = self.span(start..self.offset());
         self.out.other_spans.push(span);
     }
@@ -231,7 +231,7 @@ impl Parser<'_> {
 
     /// The regular expression after `=~`: word pieces joined with the `(`, `)` and `|` between
     /// them, up to a blank outside parentheses.
-    pub(super) fn regex_word(&mut self) -> Result<(String, WordInfo), Unparseable> {
+    fn regex_word(&mut self) -> Result<(String, WordInfo), Unparseable> {
         let mut text = String::new();
         let mut info = WordInfo::default();
         let mut depth = 0usize;

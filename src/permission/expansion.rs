@@ -16,11 +16,11 @@ use regex::Regex;
 use std::path::{Path, PathBuf};
 
 /// Paths kept per word before the expansion counts as too large to check.
-pub const MAX_MATCHES: usize = 256;
+const MAX_MATCHES: usize = 256;
 
 /// The words a shell word may expand to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Expansion {
+pub(crate) struct Expansion {
     /// The candidates, escapes removed: brace alternatives, glob matches (spelled relative to
     /// the word's own base, as bash prints them) and the patterns themselves.
     pub words: Vec<String>,
@@ -29,7 +29,7 @@ pub struct Expansion {
 }
 
 /// Expands `word` (with its lexer facts) against the files under `root` (the command's cwd).
-pub fn expand(word: &str, info: &WordInfo, root: &Path) -> Expansion {
+pub(crate) fn expand(word: &str, info: &WordInfo, root: &Path) -> Expansion {
     let mut expansion = Expansion::default();
     if !info.glob && !info.brace {
         expansion.words.push(word.to_string());

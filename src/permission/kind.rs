@@ -35,7 +35,7 @@ impl ToolKind {
 
 /// A built-in tool's model-facing name, its friendly name in permission rules, and its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ToolNames {
+pub(crate) struct ToolNames {
     /// What the model calls (`read_file`).
     pub name: &'static str,
     /// What permission rules and hooks match on (`Read`).
@@ -43,19 +43,19 @@ pub struct ToolNames {
     pub kind: ToolKind,
 }
 
-pub const READ_FILE: ToolNames =
+pub(crate) const READ_FILE: ToolNames =
     ToolNames { name: "read_file", rule: "Read", kind: ToolKind::ReadsPath { root_by_default: false, pattern: false } };
-pub const WRITE_FILE: ToolNames = ToolNames { name: "write_file", rule: "Write", kind: ToolKind::WritesPath };
-pub const EDIT_FILE: ToolNames = ToolNames { name: "edit_file", rule: "Edit", kind: ToolKind::WritesPath };
-pub const GLOB: ToolNames =
+pub(crate) const WRITE_FILE: ToolNames = ToolNames { name: "write_file", rule: "Write", kind: ToolKind::WritesPath };
+pub(crate) const EDIT_FILE: ToolNames = ToolNames { name: "edit_file", rule: "Edit", kind: ToolKind::WritesPath };
+pub(crate) const GLOB: ToolNames =
     ToolNames { name: "glob", rule: "Glob", kind: ToolKind::ReadsPath { root_by_default: true, pattern: true } };
-pub const GREP: ToolNames =
+pub(crate) const GREP: ToolNames =
     ToolNames { name: "grep", rule: "Grep", kind: ToolKind::ReadsPath { root_by_default: true, pattern: false } };
-pub const BASH: ToolNames = ToolNames { name: "bash", rule: "Bash", kind: ToolKind::RunsCommand };
+pub(crate) const BASH: ToolNames = ToolNames { name: "bash", rule: "Bash", kind: ToolKind::RunsCommand };
 /// Every built-in of `tools/` (the `task` tool lives in `agent/`, is `Opaque` and names itself).
-pub const BUILTIN_NAMES: [ToolNames; 6] = [READ_FILE, WRITE_FILE, EDIT_FILE, GLOB, GREP, BASH];
+pub(crate) const BUILTIN_NAMES: [ToolNames; 6] = [READ_FILE, WRITE_FILE, EDIT_FILE, GLOB, GREP, BASH];
 
 /// The kind of the tool a rule names: a built-in's own, `Opaque` for any other name.
-pub fn kind_of_rule_tool(rule_tool: &str) -> ToolKind {
+pub(crate) fn kind_of_rule_tool(rule_tool: &str) -> ToolKind {
     BUILTIN_NAMES.iter().find(|names| names.rule == rule_tool).map_or(ToolKind::Opaque, |names| names.kind)
 }

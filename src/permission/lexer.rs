@@ -231,7 +231,7 @@ impl Parser<'_> {
         }
     }
 
-    pub(super) fn read_dollar_or_backtick_in(
+    fn read_dollar_or_backtick_in(
         &mut self,
         text: &mut String,
         info: &mut WordInfo,

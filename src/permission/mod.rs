@@ -10,26 +10,26 @@
 //! glob call is checked on its search root; [`Engine::read_filter`] hands the walk below it the
 //! same file decisions (sandbox, sensitive files, deny rules) to make file by file.
 
-pub mod blacklist;
-pub mod builtins;
-pub mod command_rules;
-pub mod expansion;
-pub mod kind;
-pub mod normalize;
-pub mod policy;
-pub mod read_filter;
-pub mod rules;
-pub mod runners;
-pub mod sandbox;
-pub mod sed;
-pub mod shell;
-pub mod store;
-pub mod wrappers;
+pub(crate) mod blacklist;
+pub(crate) mod builtins;
+pub(crate) mod command_rules;
+pub(crate) mod expansion;
+pub(crate) mod kind;
+pub(crate) mod normalize;
+pub(crate) mod policy;
+pub(crate) mod read_filter;
+pub(crate) mod rules;
+pub(crate) mod runners;
+pub(crate) mod sandbox;
+pub(crate) mod sed;
+pub(crate) mod shell;
+pub(crate) mod store;
+pub(crate) mod wrappers;
 
 use crate::mode::Mode;
 use kind::ToolKind;
 use policy::ToolClass;
-pub use read_filter::{FileGate, ReadFilter, SkipReason};
+pub(crate) use read_filter::{FileGate, ReadFilter};
 use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet, TargetKind};
 use std::path::{Component, Path, PathBuf};
 
@@ -89,7 +89,7 @@ impl Check {
     }
 
     /// The object `mewcode check` prints (SPEC §1.1).
-    pub fn to_json(&self) -> serde_json::Value {
+    pub(crate) fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "decision": self.decision.as_str(),
             "layer": self.layer.as_str(),
@@ -138,7 +138,7 @@ impl RefusedBy {
 }
 
 /// Who refused the call `check` decided, or None when it was allowed.
-pub fn refused_by(check: &Check) -> Option<RefusedBy> {
+pub(crate) fn refused_by(check: &Check) -> Option<RefusedBy> {
     Some(match (check.decision, check.layer) {
         (Decision::Allow, _) => return None,
         (Decision::Deny, Layer::Blacklist) => RefusedBy::Blacklist,
@@ -155,7 +155,7 @@ pub fn refused_by(check: &Check) -> Option<RefusedBy> {
 /// refuses any other call before the permission layers are consulted; `Engine::check` (and so
 /// `mewcode check --mode plan`) starts with the same decision. This is the one place it is
 /// made. `tool` is the name shown in the reason.
-pub fn plan_mode_check(mode: Mode, tool: &str, read_only: bool) -> Option<Check> {
+pub(crate) fn plan_mode_check(mode: Mode, tool: &str, read_only: bool) -> Option<Check> {
     (mode == Mode::Plan && !read_only).then(|| {
         let reason = format!("{tool} is not available in plan mode (read-only tools only); present the plan instead");
         Check::new(Decision::Deny, Layer::Mode, reason)
@@ -165,7 +165,7 @@ pub fn plan_mode_check(mode: Mode, tool: &str, read_only: bool) -> Option<Check>
 /// Whether a PreToolUse hook's "allow" may run a call this check decided: only where the mode
 /// matrix would have asked a person. A hook never lifts a deny, nor the asks of self-protection
 /// and sensitive files (layer sandbox), which hold even under a broad allow rule.
-pub fn hook_may_allow(check: &Check) -> bool {
+pub(crate) fn hook_may_allow(check: &Check) -> bool {
     check.decision == Decision::Ask && check.layer == Layer::Mode
 }
 
@@ -355,13 +355,13 @@ impl Engine {
     /// What the walks of grep and glob must leave out of the files they meet below a search root
     /// this engine allowed: the sandbox and sensitive files as in `check`, and the deny rules of
     /// Read, Grep and Glob at every level (SPEC §5; see `read_filter`).
-    pub fn read_filter(&self) -> ReadFilter {
+    pub(crate) fn read_filter(&self) -> ReadFilter {
         ReadFilter::from_rules(self.root.clone(), self.home.clone(), &self.rules)
     }
 
     /// The exact rules "always allow" would persist for this call: one per Bash sub-command
     /// (none when rules can never allow the command), one for a path or a bare tool name.
-    pub fn always_allow_rules(&self, call: &CallInfo<'_>) -> Vec<String> {
+    pub(crate) fn always_allow_rules(&self, call: &CallInfo<'_>) -> Vec<String> {
         let input: Option<serde_json::Value> = serde_json::from_str(call.input).ok();
         let field = |name: &str| input.as_ref().and_then(|value| value.get(name)).and_then(|value| value.as_str());
         match call.kind.target() {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// Caps on candidates so hostile input cannot make checking exponential.
 const MAX_BRACE_WORDS: usize = 64;
-pub const MAX_VARIANTS: usize = 16;
+const MAX_VARIANTS: usize = 16;
 
 /// Top-level directories whose recursive deletion or permission change breaks the system.
 const SYSTEM_DIRS: &[&str] = &[
@@ -53,13 +53,13 @@ const SYSTEM_SUBDIRS: &[(&str, &[&str])] = &[
 const HOME_PARENTS: &[&str] = &["home", "Users"];
 
 /// A marker standing for the user's home directory, whatever it is.
-pub const HOME: &str = "/\u{0}home";
+pub(crate) const HOME: &str = "/\u{0}home";
 
 /// Variables assigned literally in the script, every value kept.
-pub type Variables = BTreeMap<String, Vec<String>>;
+pub(crate) type Variables = BTreeMap<String, Vec<String>>;
 
 /// Records `NAME=value` (also `NAME+=value`) into `variables`.
-pub fn record_assignment(variables: &mut Variables, assignment: &str) {
+pub(crate) fn record_assignment(variables: &mut Variables, assignment: &str) {
     if let Some((name, value)) = assignment.split_once('=') {
         let name = name.trim_end_matches('+');
         if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -69,12 +69,12 @@ pub fn record_assignment(variables: &mut Variables, assignment: &str) {
 }
 
 /// Brace-expands a word's pattern (`{rm,-rf,/}` → three words) and removes the escapes.
-pub fn brace_words(pattern: &str) -> Vec<String> {
+pub(crate) fn brace_words(pattern: &str) -> Vec<String> {
     brace_patterns(pattern).iter().map(|word| unescape(word)).collect()
 }
 
 /// Brace-expands a word's pattern, keeping the escapes (so globs stay distinguishable).
-pub fn brace_patterns(pattern: &str) -> Vec<String> {
+pub(crate) fn brace_patterns(pattern: &str) -> Vec<String> {
     let mut out = Vec::new();
     expand_braces(pattern, &mut out);
     out
@@ -163,7 +163,7 @@ fn sequence(body: &str) -> Vec<String> {
 }
 
 /// Removes a pattern's backslash escapes.
-pub fn unescape(pattern: &str) -> String {
+pub(crate) fn unescape(pattern: &str) -> String {
     let mut out = String::new();
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
@@ -178,7 +178,7 @@ pub fn unescape(pattern: &str) -> String {
 
 /// Decodes the backslash escapes `printf` and `echo -e` understand (`\x72`, `\0162`, `\162`,
 /// `\n`, `\t`, `\\`); anything else is kept as written.
-pub fn decode_escapes(text: &str) -> String {
+pub(crate) fn decode_escapes(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::new();
     let mut index = 0;
@@ -217,7 +217,7 @@ pub fn decode_escapes(text: &str) -> String {
 /// Substitutes same-script variables (`$X`, `${X}`) with their `variant`-th value (`None`:
 /// leave them unresolved, since the script may change them in ways we cannot follow) and
 /// splits on `$IFS`/`${IFS}`; `$HOME`/`${HOME}` become the [`HOME`] marker.
-pub fn expand_word(word: &str, variables: &Variables, variant: Option<usize>) -> Vec<String> {
+pub(crate) fn expand_word(word: &str, variables: &Variables, variant: Option<usize>) -> Vec<String> {
     let mut text = String::new();
     let mut rest = word;
     while let Some(dollar) = rest.find('$') {
@@ -264,7 +264,7 @@ pub fn expand_word(word: &str, variables: &Variables, variant: Option<usize>) ->
 }
 
 /// The number of variants worth trying for a set of words.
-pub fn variant_count(words: &[String], variables: &Variables) -> usize {
+pub(crate) fn variant_count(words: &[String], variables: &Variables) -> usize {
     let mut count = 1;
     for (name, values) in variables {
         if words.iter().any(|word| word.contains(&format!("${name}")) || word.contains(&format!("${{{name}"))) {
@@ -276,7 +276,7 @@ pub fn variant_count(words: &[String], variables: &Variables) -> usize {
 
 /// Lexically cleans an absolute or home-relative path: `//`, `/./`, `..`, trailing `/`; a
 /// leading `~`, `~user` or [`HOME`] becomes the [`HOME`] marker.
-pub fn clean_path(word: &str) -> String {
+pub(crate) fn clean_path(word: &str) -> String {
     let (root, rest) = if let Some(rest) = word.strip_prefix(HOME) {
         (HOME, rest)
     } else if word.starts_with('~') {
@@ -312,7 +312,7 @@ fn is_glob_only(part: &str) -> bool {
 /// True when deleting (or chmod-ing) `word` recursively would wreck the system or the home
 /// directory: `/`, `/*`, `~`, `$HOME/*`, `/home/alice`, a top-level system directory, `/usr/lib`,
 /// `/u*`, `..`.
-pub fn is_critical_target(word: &str, cwd_is_critical: bool) -> bool {
+pub(crate) fn is_critical_target(word: &str, cwd_is_critical: bool) -> bool {
     let cleaned = clean_path(word);
     let mut parts: Vec<&str> = cleaned.split('/').filter(|part| !part.is_empty()).collect();
     if parts.last().is_some_and(|last| is_glob_only(last)) {
@@ -340,7 +340,7 @@ pub fn is_critical_target(word: &str, cwd_is_critical: bool) -> bool {
 }
 
 /// True for a block device node (`/dev/sda`, `/dev/nvme0n1p1`, `/dev/mapper/x`, `/dev/disk0`).
-pub fn is_block_device(word: &str) -> bool {
+pub(crate) fn is_block_device(word: &str) -> bool {
     let cleaned = clean_path(word);
     let Some(name) = cleaned.strip_prefix("/dev/") else { return false };
     const PREFIXES: &[&str] = &[
@@ -354,7 +354,7 @@ pub fn is_block_device(word: &str) -> bool {
 
 /// True for the terminal devices (`/dev/tty`, `/dev/tty3`, `/dev/pts/0`, `/dev/console`,
 /// `/dev/vcs*`, `/dev/ptmx`): writing one reaches the user's screen, reading one the keyboard.
-pub fn is_terminal_device(word: &str) -> bool {
+pub(crate) fn is_terminal_device(word: &str) -> bool {
     let cleaned = clean_path(word);
     let Some(name) = cleaned.strip_prefix("/dev/") else { return false };
     ["tty", "pts/", "console", "vcs", "ptmx"].iter().any(|prefix| name.starts_with(prefix))
@@ -364,7 +364,7 @@ pub fn is_terminal_device(word: &str) -> bool {
 /// program: anything in `/etc`, `/boot`, `/bin`, `/sbin`, `/lib*`, `/usr/bin`, `/usr/sbin`,
 /// `/usr/lib*`, `/usr/libexec` (the directories themselves included). `/usr/local` is the
 /// administrator's own, so installing a program there is not a catastrophe.
-pub fn is_system_file(word: &str) -> bool {
+pub(crate) fn is_system_file(word: &str) -> bool {
     let cleaned = clean_path(word);
     if !cleaned.starts_with('/') {
         return false;

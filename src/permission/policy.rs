@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// What a tool can do, for the mode matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolClass {
+pub(crate) enum ToolClass {
     /// Never changes anything (built-in read tools, MCP tools with a trusted readOnlyHint).
     Read,
     /// Writes files in the project (Write, Edit).
@@ -25,7 +25,7 @@ pub enum ToolClass {
 }
 
 /// The class of a call, from the tool's declared kind and its read-only flag.
-pub fn classify(kind: ToolKind, read_only: bool) -> ToolClass {
+pub(crate) fn classify(kind: ToolKind, read_only: bool) -> ToolClass {
     match kind {
         _ if read_only => ToolClass::Read,
         ToolKind::WritesPath => ToolClass::Write,
@@ -37,7 +37,7 @@ pub fn classify(kind: ToolKind, read_only: bool) -> ToolClass {
 
 /// The mode matrix: read-only → Allow; bypass → Allow; acceptEdits + file write → Allow; else
 /// Ask (plan keeps the default matrix as a backstop). Returns (allowed, reason).
-pub fn mode_allows(mode: Mode, class: ToolClass) -> (bool, String) {
+pub(crate) fn mode_allows(mode: Mode, class: ToolClass) -> (bool, String) {
     match (mode, class) {
         (_, ToolClass::Read) => (true, "read-only tool".into()),
         (Mode::Bypass, _) => (true, "bypass mode".into()),
@@ -101,7 +101,7 @@ const PROTECTED: &[(Spot, &str)] = &[
 
 /// The name of the first protected spot `path` (relative to the root, or absolute) lies in,
 /// with why it is protected.
-pub fn protected_spot(path: &Path) -> Option<(&'static str, &'static str)> {
+pub(crate) fn protected_spot(path: &Path) -> Option<(&'static str, &'static str)> {
     let components: Vec<String> =
         path.components().map(|component| component.as_os_str().to_string_lossy().to_lowercase()).collect();
     let last = components.last()?;
@@ -120,7 +120,7 @@ pub fn protected_spot(path: &Path) -> Option<(&'static str, &'static str)> {
 }
 
 /// True when a path (relative to the root, or absolute) lies in a protected spot.
-pub fn is_protected_path(path: &Path) -> bool {
+fn is_protected_path(path: &Path) -> bool {
     protected_spot(path).is_some()
 }
 
@@ -150,7 +150,7 @@ fn is_protected_component(lower: &str) -> bool {
 /// True for a session log: a path (relative to the root) in `.mewcode/sessions/<id>/`, except
 /// the session's `tool-results/` (offloaded results the model is told to read back). Logs hold
 /// whatever the model was once shown with approval, so reading them again counts as sensitive.
-pub fn is_session_log(relative: &Path) -> bool {
+pub(crate) fn is_session_log(relative: &Path) -> bool {
     let components: Vec<String> =
         relative.components().map(|component| component.as_os_str().to_string_lossy().to_lowercase()).collect();
     components.first().is_some_and(|first| first == ".mewcode")
@@ -171,7 +171,7 @@ const SENSITIVE_SUFFIXES: &[&str] = &[".pem", ".key"];
 /// The walk of grep and glob asks this for every file it meets, so an ASCII name (nearly all
 /// of them) is compared in place without allocating; other names are lowercased the Unicode
 /// way first (the Kelvin sign `K` lowercases to an ASCII `k`).
-pub fn is_sensitive_path(path: &Path) -> bool {
+pub(crate) fn is_sensitive_path(path: &Path) -> bool {
     let Some(name) = path.file_name() else { return false };
     let bytes = name.as_encoded_bytes();
     if bytes.is_ascii() {
@@ -230,7 +230,7 @@ const VIEWERS: &[&str] = &[
 /// a non-viewer naming one (`cp x .git/hooks/`, `cd .mewcode`, a glob like `.g*`), or
 /// `git config` setting a key. Over-approximates: it is a reason to ask, not to deny.
 /// Names are also resolved against `root`, so a symlink `innocent -> .git` does not hide it.
-pub fn bash_touches_protected(command: &str, root: &Path) -> bool {
+pub(crate) fn bash_touches_protected(command: &str, root: &Path) -> bool {
     let Ok(parsed) = shell::parse_command(command) else { return false };
     parsed.subcommands.iter().any(|command| subcommand_touches_protected(command, root))
 }

@@ -30,7 +30,7 @@ const WALK_RULE_TOOLS: [&str; 3] = ["Read", "Grep", "Glob"];
 /// Why a walk left a file out. The tools only count these; the variants are for tests and for
 /// callers that want to say more.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SkipReason {
+pub(crate) enum SkipReason {
     /// The file resolves outside the project root, or cannot be resolved (a loop).
     Outside,
     /// A sensitive file (`.env`, `*.key`, …) that the caller did not name as the search root.
@@ -52,7 +52,7 @@ pub struct ReadFilter {
 
 impl ReadFilter {
     /// The sandbox and sensitive-file checks alone, with no rules (tests, tools run directly).
-    pub fn builtin(root: PathBuf) -> ReadFilter {
+    pub(crate) fn builtin(root: PathBuf) -> ReadFilter {
         ReadFilter { root, home: None, deny: Arc::from([]) }
     }
 
@@ -115,7 +115,7 @@ impl FileGate {
     /// names of directory entries, descending only into real directories (never through a
     /// symlinked one) — what `tools::walk` produces; `is_symlink` says whether the entry itself
     /// is a symlink (then, and only then, it is resolved here).
-    pub fn admits(&self, path: &Path, is_symlink: bool) -> Result<(), SkipReason> {
+    pub(crate) fn admits(&self, path: &Path, is_symlink: bool) -> Result<(), SkipReason> {
         // Only a start that is a file is ever visited itself (a byte compare: lengths differ for
         // every file below a directory start).
         let named_by_caller = path.as_os_str() == self.start.as_os_str();

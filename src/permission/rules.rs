@@ -60,7 +60,7 @@ pub enum TargetKind {
 }
 
 /// The target kind of the tool a rule names (by its friendly name).
-pub fn target_kind(tool: &str) -> TargetKind {
+pub(crate) fn target_kind(tool: &str) -> TargetKind {
     super::kind::kind_of_rule_tool(tool).target()
 }
 
@@ -93,7 +93,7 @@ pub enum Matcher {
 
 /// Why a rule text was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RuleError {
+pub(crate) enum RuleError {
     Empty,
     UnbalancedParens,
     EmptyTool,
@@ -121,7 +121,7 @@ impl fmt::Display for RuleError {
 }
 
 /// Parses one rule text.
-pub fn parse_rule(text: &str) -> Result<Rule, RuleError> {
+pub(crate) fn parse_rule(text: &str) -> Result<Rule, RuleError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(RuleError::Empty);
@@ -204,7 +204,7 @@ impl Matcher {
 
     /// True when the matcher can accept only one string: `=exact`, or a glob without
     /// wildcards. Only such rules may allow commands that run other programs.
-    pub fn is_exact(&self) -> bool {
+    pub(crate) fn is_exact(&self) -> bool {
         match self {
             Matcher::Exact(_) => true,
             Matcher::Glob { wildcard, .. } => !wildcard,
@@ -213,7 +213,7 @@ impl Matcher {
     }
 
     /// True for a path pattern anchored at `/`, or at `~/` (then `Some(true)` for home).
-    pub fn anchor(&self) -> Anchor {
+    pub(crate) fn anchor(&self) -> Anchor {
         let source = match self {
             Matcher::Exact(source) => source.as_str(),
             Matcher::Glob { source, .. } => source.as_str(),
@@ -233,7 +233,7 @@ impl Matcher {
 /// The regex of a `~regex` pattern that is not anchored at both ends (`^…$` or `\A…\z`):
 /// matched anywhere, it accepts every target that merely contains a match. `None` for anchored
 /// regexes and for other pattern kinds (a negation is reported as such, not looked through).
-pub fn unanchored_regex(matcher: &Matcher) -> Option<&str> {
+pub(crate) fn unanchored_regex(matcher: &Matcher) -> Option<&str> {
     match matcher {
         Matcher::Regex(regex) => {
             let source = regex.as_str();
@@ -281,7 +281,7 @@ fn has_top_level_alternation(regex: &str) -> bool {
 
 /// What a path pattern is relative to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Anchor {
+pub(crate) enum Anchor {
     Root,
     Absolute,
     Home,
@@ -289,13 +289,13 @@ pub enum Anchor {
 
 impl Rule {
     /// True when the rule's tool part matches the friendly or full tool name.
-    pub fn matches_tool(&self, tool: &str) -> bool {
+    pub(crate) fn matches_tool(&self, tool: &str) -> bool {
         self.tool_matcher.is_match(tool)
     }
 }
 
 /// True when a glob has an unescaped `*`, `?` or `[` (a backslash escapes the next character).
-pub fn has_wildcard(source: &str) -> bool {
+pub(crate) fn has_wildcard(source: &str) -> bool {
     let mut chars = source.chars();
     while let Some(c) = chars.next() {
         match c {
@@ -311,7 +311,7 @@ pub fn has_wildcard(source: &str) -> bool {
 
 /// Translates a glob to a regex body. Command globs: `*` is `.*`. Path globs: `*` is one
 /// segment, `**` any number of segments (`a/**` also matches `a`, `**/b` also matches `b`).
-pub fn glob_to_regex(glob: &str, path: bool) -> String {
+pub(crate) fn glob_to_regex(glob: &str, path: bool) -> String {
     let chars: Vec<char> = glob.chars().collect();
     let mut out = String::new();
     let mut index = 0;
@@ -375,7 +375,7 @@ pub fn glob_to_regex(glob: &str, path: bool) -> String {
 /// The rule that persists "always allow" for one target: an `=exact` pattern, so no glob,
 /// regex or negation character in the target can widen it, and parentheses need no escape
 /// (the pattern runs to the final `)`). Tools without targets get the bare tool name.
-pub fn exact_rule_for(tool_rule_name: &str, target: &str) -> String {
+pub(crate) fn exact_rule_for(tool_rule_name: &str, target: &str) -> String {
     match target_kind(tool_rule_name) {
         TargetKind::None => tool_rule_name.to_string(),
         TargetKind::Command | TargetKind::Path => format!("{tool_rule_name}(={target})"),

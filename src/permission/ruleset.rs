@@ -136,7 +136,7 @@ fn allow_rule_warning(rule: &Rule) -> Option<String> {
 
 /// The outcome of layer 3.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RuleDecision {
+pub(crate) enum RuleDecision {
     Deny { level: Level, rule: String },
     Allow { level: Level, rule: String },
     NoMatch,
@@ -144,7 +144,7 @@ pub enum RuleDecision {
 
 /// A path call's target in every spelling a rule may be written against.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PathTarget {
+pub(crate) struct PathTarget {
     /// The fully resolved path (from the sandbox).
     pub resolved: PathBuf,
     /// The lexical path (root joined, not resolved): deny rules also see this spelling.
@@ -168,7 +168,7 @@ fn spelling<'p>(path: &'p Path, anchor: Anchor, root: &Path, home: Option<&Path>
 
 /// What the rules see of one call.
 #[derive(Clone, Debug)]
-pub enum CallTarget<'a> {
+pub(crate) enum CallTarget<'a> {
     /// No target: only the tool name matters (MCP, Task, unknown tools).
     None,
     /// A bash command; `root` resolves redirection targets.
@@ -181,13 +181,13 @@ pub enum CallTarget<'a> {
 
 /// A call as the rule layer sees it: the friendly or full tool name and its target.
 #[derive(Clone, Debug)]
-pub struct CallView<'a> {
+pub(crate) struct CallView<'a> {
     pub tool: &'a str,
     pub target: CallTarget<'a>,
 }
 
 /// Layer 3: deny at any level wins, then allow at any level, else no match.
-pub fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecision {
+pub(crate) fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecision {
     let rules = |list: RuleList| {
         ruleset.levels.iter().flat_map(move |(level, rules)| {
             let chosen = match list {
@@ -237,7 +237,7 @@ pub fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecision {
 }
 
 /// A rule with no pattern matches every target; with one, its matcher decides.
-pub(crate) fn pattern_matches(rule: &Rule, target: &str) -> bool {
+fn pattern_matches(rule: &Rule, target: &str) -> bool {
     rule.pattern.as_ref().is_none_or(|pattern| pattern.matcher.matches(target))
 }
 

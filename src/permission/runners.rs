@@ -13,7 +13,7 @@
 //! hardened child environment's concern, not this table's.
 
 /// Whether a directory argument names the project itself (`.`, or the root however spelled).
-pub type ProjectDir<'a> = &'a dyn Fn(&str) -> bool;
+pub(crate) type ProjectDir<'a> = &'a dyn Fn(&str) -> bool;
 
 // ---------------------------------------------------------------------------------------------
 // git. Reviewed global options: `-c`/`--config-env` (any key, e.g. core.pager, core.fsmonitor,
@@ -31,7 +31,7 @@ pub type ProjectDir<'a> = &'a dyn Fn(&str) -> bool;
 // ---------------------------------------------------------------------------------------------
 
 /// Why these git arguments may run a program other than git, or `None`.
-pub fn git_risk(args: &[String], project_dir: ProjectDir<'_>) -> Option<&'static str> {
+pub(crate) fn git_risk(args: &[String], project_dir: ProjectDir<'_>) -> Option<&'static str> {
     let mut index = 0;
     // Global options come before the subcommand; the first positional is the subcommand.
     while let Some(arg) = args.get(index) {
@@ -194,7 +194,11 @@ const PACKAGE_OPTIONS: &[PackageOption] = &[
 const ABBREVIATING: &[&str] = &["npm", "npx", "pnpm", "pnpx"];
 
 /// Why these package-manager arguments may run code nobody named, or `None`.
-pub fn package_manager_risk(program: &str, args: &[String], project_dir: ProjectDir<'_>) -> Option<&'static str> {
+pub(crate) fn package_manager_risk(
+    program: &str,
+    args: &[String],
+    project_dir: ProjectDir<'_>,
+) -> Option<&'static str> {
     let options = || PACKAGE_OPTIONS.iter().filter(|option| option.tools.contains(&program));
     let mut index = 0;
     let mut operands = Vec::new();
@@ -263,7 +267,7 @@ pub fn package_manager_risk(program: &str, args: &[String], project_dir: Project
 /// harmless: `--manifest-path` inside the project (outside it, the path check asks),
 /// `--target-dir`, `--features`, `-p`, `--release`, `--offline`, `-Z` flags, and everything
 /// after `--` (it belongs to the test binary).
-pub fn cargo_risk(args: &[String], project_dir: ProjectDir<'_>) -> Option<&'static str> {
+pub(crate) fn cargo_risk(args: &[String], project_dir: ProjectDir<'_>) -> Option<&'static str> {
     for (index, arg) in args.iter().enumerate() {
         if arg == "--" {
             break;
@@ -394,7 +398,7 @@ const PROGRAM_OPTIONS: &[ProgramOption] = &[
 
 /// Why these arguments make `program` run another program, per the reviewed table, or `None`.
 /// Options are read up to `--`.
-pub fn program_option_risk(program: &str, args: &[String]) -> Option<&'static str> {
+pub(crate) fn program_option_risk(program: &str, args: &[String]) -> Option<&'static str> {
     let rows: Vec<&ProgramOption> = PROGRAM_OPTIONS.iter().filter(|row| row.programs.contains(&program)).collect();
     if rows.is_empty() {
         return None;
@@ -498,7 +502,7 @@ const DANGEROUS_PREFIXES: &[&str] = &["LD_", "DYLD_", "GIT_", "CARGO_", "NPM_CON
 const DANGEROUS_SUFFIXES: &[&str] = &["PAGER", "EDITOR"];
 
 /// True when assigning `name` for a command can change what it runs or loads.
-pub fn is_dangerous_variable(name: &str) -> bool {
+pub(crate) fn is_dangerous_variable(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     DANGEROUS_VARIABLES.contains(&upper.as_str())
         || DANGEROUS_PREFIXES.iter().any(|prefix| upper.starts_with(prefix))

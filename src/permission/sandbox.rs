@@ -56,7 +56,7 @@ impl fmt::Display for SandboxDenial {
 
 /// Resolves `raw` (relative to `root`, `~` expanded with `home`) and returns the resolved path
 /// when it is `root` or beneath it.
-pub fn check_path(root: &Path, raw: &str, home: Option<&Path>) -> Result<PathBuf, SandboxDenial> {
+pub(crate) fn check_path(root: &Path, raw: &str, home: Option<&Path>) -> Result<PathBuf, SandboxDenial> {
     if raw.is_empty() {
         return Err(SandboxDenial::Empty);
     }
@@ -78,12 +78,12 @@ pub fn check_path(root: &Path, raw: &str, home: Option<&Path>) -> Result<PathBuf
 
 /// The sandbox's comparison: `resolved` (free of symlinks) is the canonical `root` or beneath
 /// it, component-wise (so `/proj-evil` is not inside `/proj`).
-pub fn is_inside(root: &Path, resolved: &Path) -> bool {
+pub(crate) fn is_inside(root: &Path, resolved: &Path) -> bool {
     resolved.starts_with(root)
 }
 
 /// Resolves an absolute path like `realpath -m`, but following dangling symlinks too.
-pub fn resolve(path: &Path) -> Result<PathBuf, SandboxDenial> {
+pub(crate) fn resolve(path: &Path) -> Result<PathBuf, SandboxDenial> {
     let mut hops = 0;
     let mut resolved = PathBuf::from("/");
     walk(&mut resolved, path, &mut hops)?;

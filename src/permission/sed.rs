@@ -5,7 +5,7 @@
 //! follow, counts as "yes". It never evaluates anything.
 
 /// True when `script` may run commands or write files.
-pub fn script_runs_or_writes(script: &str) -> bool {
+pub(crate) fn script_runs_or_writes(script: &str) -> bool {
     let chars: Vec<char> = script.chars().collect();
     let mut reader = Reader { chars: &chars, pos: 0 };
     reader.risky().unwrap_or(true)

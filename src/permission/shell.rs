@@ -30,7 +30,7 @@ const RESERVED_WORDS: &[&str] = &[
 
 /// Nesting limit for substitutions and groups; deeper input is Unparseable instead of a stack
 /// overflow (the parser is recursive).
-pub const MAX_DEPTH: usize = 48;
+pub(crate) const MAX_DEPTH: usize = 48;
 
 /// A parsed command string: every simple command in it, and what kind of shell syntax was seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub struct ParsedCommand {
     pub subcommands: Vec<SimpleCommand>,
     /// `$(…)`, backticks or `${ …; }` somewhere (also inside double quotes, here-docs or
     /// arithmetic); process substitutions `<(…)`/`>(…)` are not counted here: their commands
-    /// are in `subcommands` with [`Nesting::ProcessSubstitution`].
+    /// are in `subcommands` with `Nesting::ProcessSubstitution`.
     pub has_substitution: bool,
     /// A parameter or arithmetic expansion (`$X`, `${X}`, `$((…))`) somewhere.
     pub has_expansion: bool,
@@ -155,7 +155,7 @@ impl RedirectOp {
     }
 
     /// True when the target names a file (not an fd, a here-doc body or a here-string).
-    pub fn names_file(self) -> bool {
+    pub(crate) fn names_file(self) -> bool {
         !matches!(self, RedirectOp::Dup | RedirectOp::HereDoc { .. } | RedirectOp::HereString)
     }
 }

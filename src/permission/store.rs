@@ -12,7 +12,7 @@ use serde_yaml::{Mapping, Value};
 use std::path::{Path, PathBuf};
 
 /// The settings file of each level, nearest first.
-pub fn settings_paths(root: &Path, home: &Path) -> [(Level, PathBuf); 3] {
+pub(crate) fn settings_paths(root: &Path, home: &Path) -> [(Level, PathBuf); 3] {
     [
         (Level::Local, root.join(".mewcode/settings.local.yaml")),
         (Level::Project, root.join(".mewcode/settings.yaml")),
@@ -22,7 +22,7 @@ pub fn settings_paths(root: &Path, home: &Path) -> [(Level, PathBuf); 3] {
 
 /// Reads one settings file's `permissions.allow` and `permissions.deny` lists. A missing file
 /// is empty; anything unreadable is an error that names the file and the key.
-pub fn load_rule_texts(path: &Path) -> Result<RuleTexts, String> {
+pub(crate) fn load_rule_texts(path: &Path) -> Result<RuleTexts, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(RuleTexts::default()),
@@ -32,7 +32,7 @@ pub fn load_rule_texts(path: &Path) -> Result<RuleTexts, String> {
 }
 
 /// Parses a settings document (pure).
-pub fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
+fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
     let root: Value = serde_yaml::from_str(text).map_err(|err| format!("invalid YAML: {err}"))?;
     let permissions = match &root {
         Value::Null => return Ok(RuleTexts::default()),
@@ -64,7 +64,7 @@ pub fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
 /// already present. Returns how many were added. The file must be a plain file inside the
 /// project: a repository can ship `.mewcode/settings.local.yaml` (or `.mewcode`) as a symlink
 /// to a file elsewhere, and answering "always" must not write through it.
-pub fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Result<usize, String> {
+pub(crate) fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Result<usize, String> {
     let path = root.join(rel);
     let root = super::sandbox::check_path(root, ".", None).map_err(|denial| format!("{}: {denial}", root.display()))?;
     if let Err(denial) = super::sandbox::check_path(&root, rel, None) {
@@ -95,7 +95,7 @@ pub fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Result<usiz
 }
 
 /// The document with `rules` appended to `permissions.allow` (pure; idempotent).
-pub fn add_allow_rules(existing: &str, rules: &[String]) -> Result<(String, usize), String> {
+fn add_allow_rules(existing: &str, rules: &[String]) -> Result<(String, usize), String> {
     let mut root: Value = if existing.trim().is_empty() {
         Value::Mapping(Mapping::new())
     } else {

@@ -26,10 +26,10 @@ pub struct Effective {
 
 /// Wrappers that change neither who runs the command nor what it is: a rule written for the
 /// inner command may allow the wrapped one.
-pub const BENIGN_WRAPPERS: &[&str] = &["timeout", "nice", "nohup", "time", "command", "stdbuf", "builtin"];
+pub(crate) const BENIGN_WRAPPERS: &[&str] = &["timeout", "nice", "nohup", "time", "command", "stdbuf", "builtin"];
 
 /// Shells: a `-c` argument or their stdin is a script.
-pub const SHELLS: &[&str] = &[
+pub(crate) const SHELLS: &[&str] = &[
     "sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "oksh", "pdksh", "ash", "yash", "posh", "fish", "csh", "tcsh",
     "elvish", "nu", "xonsh", "busybox",
 ];
@@ -215,7 +215,7 @@ fn skip_options(words: &[String], mut index: usize, spec: &Spec, effective: &mut
 /// Why running these (already unwrapped) words may execute a program other than the one
 /// named, or `None`. Such commands are allowed only by an `=exact` rule, never by a glob.
 /// `project_dir` tells whether a directory argument (`git -C DIR`) names the project itself.
-pub fn exec_risk(effective: &Effective, project_dir: ProjectDir<'_>) -> Option<&'static str> {
+pub(crate) fn exec_risk(effective: &Effective, project_dir: ProjectDir<'_>) -> Option<&'static str> {
     for wrapper in &effective.wrappers {
         match wrapper.as_str() {
             "sudo" | "doas" => return Some("runs as another user"),
@@ -278,7 +278,7 @@ pub fn exec_risk(effective: &Effective, project_dir: ProjectDir<'_>) -> Option<&
 
 /// Programs that run code given as text (`-c`/`-e`, stdin, a script file): `python3.12`,
 /// `perl`, `node`, …, version suffixes ignored.
-pub fn is_interpreter(program: &str) -> bool {
+pub(crate) fn is_interpreter(program: &str) -> bool {
     let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     matches!(
         base,

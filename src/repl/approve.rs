@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// The key legend the prompt ends with (then ` › `, and the answer is echoed after it).
-pub const KEYS: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do";
+const KEYS: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do";
 /// What follows the legend on its line.
 const ARROW: &str = " › ";
 
@@ -35,13 +35,13 @@ const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
 /// Context lines around each change.
 const DIFF_CONTEXT: usize = 3;
 /// The longest line `t` takes (bytes); what is typed beyond it is dropped.
-pub const MAX_REDIRECT_BYTES: usize = 2000;
+const MAX_REDIRECT_BYTES: usize = 2000;
 /// Shown after `t`, before the line is typed.
 const TELL_PROMPT: &str = "tell the model what to do instead (Enter sends, empty is a plain no) › ";
 
 /// Shows the request on `out` (word-wrapped to `width`), waits for one key and returns the
 /// answer (echoed).
-pub fn ask(
+pub(crate) fn ask(
     request: &ApprovalRequest,
     root: &Path,
     color: bool,
@@ -81,7 +81,7 @@ pub fn ask(
 
 /// What a key at the approval prompt chooses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Choice {
+enum Choice {
     Once,
     Always,
     Deny,
@@ -90,7 +90,7 @@ pub enum Choice {
 }
 
 /// `y` → once, `a` → always, `t` → no and tell, anything else (including Enter, Esc, Ctrl-C) → no.
-pub fn parse_answer(key: Key) -> Choice {
+fn parse_answer(key: Key) -> Choice {
     match key {
         Key::Byte(b'y' | b'Y') => Choice::Once,
         Key::Byte(b'a' | b'A') => Choice::Always,
@@ -124,7 +124,7 @@ fn read_redirect(interrupts: &Interrupts, out: &mut impl Write) -> Option<String
 /// erases the last character, escape sequences (arrow keys) and other control bytes are
 /// dropped, and Enter ends the line. At most `MAX_REDIRECT_BYTES` are kept.
 #[derive(Debug, Default)]
-pub struct LineInput {
+struct LineInput {
     bytes: Vec<u8>,
     escape: Escape,
 }
@@ -144,7 +144,7 @@ enum Escape {
 
 /// What one byte did to a `LineInput`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LineStep {
+pub(crate) enum LineStep {
     /// Bytes to write back to the terminal (empty when the byte was dropped).
     Echo(Vec<u8>),
     /// Enter: the line is complete.
@@ -152,7 +152,7 @@ pub enum LineStep {
 }
 
 impl LineInput {
-    pub fn feed(&mut self, byte: u8) -> LineStep {
+    pub(crate) fn feed(&mut self, byte: u8) -> LineStep {
         let echo = |bytes: &[u8]| LineStep::Echo(bytes.to_vec());
         match (self.escape, byte) {
             (Escape::Start, b'[') => self.escape = Escape::Csi,
@@ -187,7 +187,7 @@ impl LineInput {
     }
 
     /// The line so far, trimmed (invalid UTF-8 replaced).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.bytes).trim().to_string()
     }
 }
@@ -195,7 +195,7 @@ impl LineInput {
 /// The whole prompt, ending with the key legend (no newline: the answer is echoed after it).
 /// Every line is word-wrapped to `width` (nothing is cut); a wrapped diff line repeats its
 /// `+`/`-`/` ` marker on each row, so every row on screen says which side it belongs to.
-pub fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool, width: usize) -> String {
+fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool, width: usize) -> String {
     let mut text = String::new();
     let title = format!("⚠ {} needs your approval ({})", request.call.name, request.rule_name);
     text.push_str(&paint(color, YELLOW, &paint(color, BOLD, &wrap(&reveal(&title), width, 2))));
@@ -230,7 +230,7 @@ pub fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: b
 /// The call's arguments, one `  key: value` per line; multi-line strings follow on indented
 /// lines. Keys in `hidden` are left out (the diff shows them better). Input that is not a JSON
 /// object is shown as it is.
-pub fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
+fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
     let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(input_json) else {
         return format!("  input: {input_json}\n");
     };
@@ -252,7 +252,7 @@ pub fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
 
 /// What is on disk at the path a write or edit targets.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FileState {
+enum FileState {
     Missing,
     Text(String),
     /// Unreadable, not UTF-8, a directory or too large: why.
@@ -261,7 +261,7 @@ pub enum FileState {
 
 /// The diff preview of a `write_file` / `edit_file` call against the file on disk (relative
 /// paths resolve against `root`); `None` for other tools or unparsable input.
-pub fn load_edit_preview(root: &Path, tool_name: &str, input_json: &str) -> Option<String> {
+fn load_edit_preview(root: &Path, tool_name: &str, input_json: &str) -> Option<String> {
     let path = edit_target(tool_name, input_json)?;
     let full = if Path::new(&path).is_absolute() { Path::new(&path).to_path_buf() } else { root.join(&path) };
     let state = match std::fs::metadata(&full) {
@@ -291,7 +291,7 @@ fn edit_target(tool_name: &str, input_json: &str) -> Option<String> {
 /// or a one-line note saying why there is none (the edit would fail, nothing changes...).
 /// Mirrors the tools' rules: an empty `old_string` creates or fills an empty file; it must match
 /// exactly once unless `replace_all`; a CRLF file is matched with `\r\n` line endings.
-pub fn render_edit_preview(tool_name: &str, input_json: &str, current: &FileState) -> Option<String> {
+fn render_edit_preview(tool_name: &str, input_json: &str, current: &FileState) -> Option<String> {
     let path = edit_target(tool_name, input_json)?;
     let input: Value = serde_json::from_str(input_json).ok()?;
     let field = |name: &str| input.get(name).and_then(Value::as_str).map(String::from);

@@ -8,7 +8,7 @@ use crate::mode::Mode;
 
 /// One parsed slash command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub(crate) enum Command {
     Help,
     /// `/mode` shows the mode; `/mode NAME` sets it.
     Mode(Option<Mode>),
@@ -29,14 +29,14 @@ pub enum Command {
 
 /// The target of `/model`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModelChoice {
+pub(crate) struct ModelChoice {
     pub provider: String,
     /// A model id replacing the provider's configured one.
     pub model: Option<String>,
 }
 
 /// Every command with its one-line help, in `/help` order.
-pub const COMMANDS: &[(&str, &str)] = &[
+pub(crate) const COMMANDS: &[(&str, &str)] = &[
     ("/help", "this list"),
     ("/mode [NAME]", "show or set the permission mode (default, acceptEdits, plan, bypass); Shift-Tab cycles it"),
     ("/model [PROVIDER[/MODEL]]", "list the configured providers, or switch provider and model"),
@@ -54,7 +54,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
 /// is not an end when the word it closes has another period in it (`e.g.`, `i.e.`, `U.S.`) or
 /// when the next word starts with a lower-case letter (`etc. and`, `vs. grep`). Periods inside
 /// a word (`3.11`, `Node.js`, `README.md`) are never followed by whitespace, so never ends.
-pub fn first_sentence(description: &str) -> String {
+pub(crate) fn first_sentence(description: &str) -> String {
     let text = description.trim();
     let paragraph = text.split("\n\n").next().unwrap_or(text);
     let mut end = paragraph.len();
@@ -80,7 +80,7 @@ pub fn first_sentence(description: &str) -> String {
 }
 
 /// Parses a line starting with `/`. `Err` carries the message to show.
-pub fn parse_command(line: &str) -> Result<Command, String> {
+pub(crate) fn parse_command(line: &str) -> Result<Command, String> {
     let mut words = line.split_whitespace();
     let name = words.next().unwrap_or("/");
     if name == "/mcp" {
@@ -131,7 +131,7 @@ fn parse_model_choice(text: &str) -> ModelChoice {
 /// Completions for the text before the cursor: command names after `/`, mode names after
 /// `/mode `, provider names after `/model `. Returns the byte offset where the replaced word
 /// starts and the candidates.
-pub fn complete(before_cursor: &str, providers: &[String]) -> (usize, Vec<String>) {
+pub(crate) fn complete(before_cursor: &str, providers: &[String]) -> (usize, Vec<String>) {
     if !before_cursor.starts_with('/') {
         return (0, Vec::new());
     }

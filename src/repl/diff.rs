@@ -15,7 +15,7 @@ const MAX_EDIT_DISTANCE: usize = 1000;
 
 /// What happens to one line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
     Equal,
     Delete,
     Insert,
@@ -25,7 +25,7 @@ pub enum Op {
 /// lines, for `Delete` the old line and the new position it sits at, for `Insert` the new line
 /// and the old position it goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Step {
+pub(crate) struct Step {
     pub op: Op,
     pub old: usize,
     pub new: usize,
@@ -33,7 +33,7 @@ pub struct Step {
 
 /// The unified diff from `old` to `new` with `context` lines around each change, headed by
 /// `--- old_label` / `+++ new_label`; empty when the texts are equal.
-pub fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &str, context: usize) -> String {
+pub(crate) fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &str, context: usize) -> String {
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     let steps = diff_lines(&old_lines, &new_lines);
@@ -66,7 +66,7 @@ pub fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &str, cont
 }
 
 /// A shortest (or, past `MAX_EDIT_DISTANCE`, a correct) edit script turning `old` into `new`.
-pub fn diff_lines(old: &[&str], new: &[&str]) -> Vec<Step> {
+fn diff_lines(old: &[&str], new: &[&str]) -> Vec<Step> {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
     let (old_mid, new_mid) = (&old[prefix..old.len() - suffix], &new[prefix..new.len() - suffix]);

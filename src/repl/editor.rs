@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 
 /// What the user did at the prompt.
 #[derive(Debug)]
-pub enum Input {
+pub(crate) enum Input {
     /// A complete input (continuation backslashes already removed).
     Line(String),
     /// Ctrl-C; `had_text` says whether the line had something on it (which is now discarded).
@@ -50,7 +50,7 @@ pub enum Input {
 
 /// The figures of the status line that do not change while the prompt is shown.
 #[derive(Clone, Debug, Default)]
-pub struct StatusFigures {
+pub(crate) struct StatusFigures {
     pub provider: String,
     pub model: String,
     pub context_used: u64,
@@ -76,7 +76,7 @@ struct Shared {
     mcp: Option<crate::mcp::Probe>,
 }
 /// The rustyline editor and its shared state.
-pub struct LineEditor {
+pub(crate) struct LineEditor {
     editor: Editor<Helper, FileHistory>,
     shared: Arc<Mutex<Shared>>,
     history: PathBuf,
@@ -86,7 +86,7 @@ impl LineEditor {
     /// Opens the terminal and loads the history at `history` (missing is fine). Opening the
     /// terminal installs rustyline's own SIGINT handler, so an interrupt handler of ours must be
     /// installed after this call.
-    pub fn open(history: PathBuf, color: bool) -> Result<LineEditor, String> {
+    pub(crate) fn open(history: PathBuf, color: bool) -> Result<LineEditor, String> {
         let config = Config::builder()
             .auto_add_history(false)
             .max_history_size(2000)
@@ -125,12 +125,12 @@ impl LineEditor {
     }
 
     /// Terminal width in columns (80 when unknown).
-    pub fn width(&mut self) -> usize {
+    pub(crate) fn width(&mut self) -> usize {
         self.screen().width
     }
 
     /// Terminal size (80 × 20 when unknown, as under `TERM=dumb`).
-    pub fn screen(&mut self) -> super::Screen {
+    pub(crate) fn screen(&mut self) -> super::Screen {
         match self.editor.dimensions() {
             Some((columns, rows)) => {
                 super::Screen { width: usize::from(columns).max(20), height: usize::from(rows).max(5) }
@@ -140,31 +140,31 @@ impl LineEditor {
     }
 
     /// The provider names `/model` completes.
-    pub fn set_providers(&mut self, providers: Vec<String>) {
+    pub(crate) fn set_providers(&mut self, providers: Vec<String>) {
         lock(&self.shared).providers = providers;
     }
 
     /// The mode as the prompt's Shift-Tab left it.
-    pub fn mode(&self) -> Mode {
+    pub(crate) fn mode(&self) -> Mode {
         lock(&self.shared).mode
     }
 
-    pub fn set_mode(&self, mode: Mode) {
+    pub(crate) fn set_mode(&self, mode: Mode) {
         lock(&self.shared).mode = mode;
     }
 
     /// Shows `mcp C/T` in the status line while some of these servers are starting.
-    pub fn set_mcp_probe(&self, probe: crate::mcp::Probe) {
+    pub(crate) fn set_mcp_probe(&self, probe: crate::mcp::Probe) {
         lock(&self.shared).mcp = Some(probe);
     }
 
     /// Lets Shift-Tab reach bypass (the session started in it, or the user's config allows it).
-    pub fn set_bypass_in_cycle(&self, allowed: bool) {
+    pub(crate) fn set_bypass_in_cycle(&self, allowed: bool) {
         lock(&self.shared).bypass_in_cycle = allowed;
     }
 
     /// Shows the status line and the prompt and reads one input.
-    pub fn read(&mut self, figures: StatusFigures) -> Input {
+    pub(crate) fn read(&mut self, figures: StatusFigures) -> Input {
         let width = self.width();
         let prompt = {
             let mut shared = lock(&self.shared);
@@ -184,7 +184,7 @@ impl LineEditor {
     }
 
     /// Adds an input to the history and appends it to the history file at once (a crash keeps it).
-    pub fn remember(&mut self, line: &str) {
+    pub(crate) fn remember(&mut self, line: &str) {
         if self.editor.add_history_entry(line).unwrap_or(false) {
             let _ = self.editor.append_history(&self.history);
         }

@@ -8,13 +8,13 @@
 //! functions; this file wires them to the terminal.
 #![allow(clippy::print_stdout)]
 
-pub mod approve;
-pub mod commands;
-pub mod diff;
+pub(crate) mod approve;
+pub(crate) mod commands;
+pub(crate) mod diff;
 mod editor;
-pub mod picker;
-pub mod render;
-pub mod sessions;
+pub(crate) mod picker;
+pub(crate) mod render;
+pub(crate) mod sessions;
 mod terminal;
 mod turn;
 
@@ -26,7 +26,7 @@ use crate::msg::Usage;
 use crate::text::neutralize;
 use crate::warning::Warning;
 use commands::{COMMANDS, Command, ModelChoice, first_sentence, parse_command};
-pub use editor::LineEditor;
+pub(crate) use editor::LineEditor;
 use editor::{Input, StatusFigures};
 use render::{BOLD, DIM, RED, YELLOW, human_count, paint, wrap};
 use std::path::PathBuf;
@@ -38,38 +38,38 @@ use turn::{TurnContext, TurnEnd, run_compact, run_turn};
 
 /// Ctrl-C presses, counted by the signal handler `app.rs` installs and polled by the REPL.
 #[derive(Clone, Debug, Default)]
-pub struct Interrupts {
+pub(crate) struct Interrupts {
     presses: Arc<AtomicU64>,
 }
 
 impl Interrupts {
-    pub fn new() -> Interrupts {
+    pub(crate) fn new() -> Interrupts {
         Interrupts::default()
     }
 
     /// Called from the signal handler: one more press. Only an atomic add, nothing else.
-    pub fn press(&self) {
+    pub(crate) fn press(&self) {
         self.presses.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Presses so far; a change since the last look means "interrupt".
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         self.presses.load(Ordering::SeqCst)
     }
 }
 
 /// Builds an agent for a provider (app.rs's wiring), for `/model`; the conversation, with its
 /// session and context state, carries over to it.
-pub type Connect<'a> = Box<dyn Fn(&ProviderConfig) -> Result<Arc<Agent>, String> + 'a>;
+pub(crate) type Connect<'a> = Box<dyn Fn(&ProviderConfig) -> Result<Arc<Agent>, String> + 'a>;
 
 /// Starts connecting an MCP server again (`mcp::Manager::reconnect`, wired by app.rs).
-pub type Reconnect<'a> = Box<dyn Fn(&str) -> Result<(), String> + 'a>;
+pub(crate) type Reconnect<'a> = Box<dyn Fn(&str) -> Result<(), String> + 'a>;
 
 /// Asks a provider's server for its context window (`llm::discovery`, wired by app.rs).
-pub type Discover<'a> = Box<dyn Fn(&mut ProviderConfig) -> Option<String> + 'a>;
+pub(crate) type Discover<'a> = Box<dyn Fn(&mut ProviderConfig) -> Option<String> + 'a>;
 
 /// Everything the REPL starts with.
-pub struct Setup<'a> {
+pub(crate) struct Setup<'a> {
     pub version: &'static str,
     /// The project root (approval previews read files relative to it).
     pub root: PathBuf,
@@ -111,7 +111,7 @@ pub struct Setup<'a> {
 
 /// Something that happened in the background.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Background {
+pub(crate) enum Background {
     /// An MCP server connected or failed (at start-up or after `/mcp reconnect`).
     Mcp(crate::mcp::Update),
     /// A warning raised later (an MCP tool returned an image, a changed tool list failed...).
@@ -120,7 +120,7 @@ pub enum Background {
 
 /// How a background event is shown: one dim line for a server that connected, a yellow `⚠` line
 /// per warning (a failed server's warning says why).
-pub fn render_background(event: &Background, color: bool) -> String {
+fn render_background(event: &Background, color: bool) -> String {
     let warning = |warning: &Warning| paint(color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())));
     match event {
         Background::Mcp(update) => {
@@ -139,7 +139,7 @@ pub fn render_background(event: &Background, color: bool) -> String {
 
 /// How the REPL ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReplEnd {
+pub(crate) enum ReplEnd {
     /// `/exit`, Ctrl-D or a double Ctrl-C at the prompt.
     Exited,
     /// Ctrl-C twice during a turn.
@@ -150,7 +150,7 @@ pub enum ReplEnd {
 
 /// The terminal's size, read before each prompt (what wrapping and the session list fit into).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Screen {
+pub(crate) struct Screen {
     pub width: usize,
     pub height: usize,
 }
@@ -163,7 +163,7 @@ impl Default for Screen {
 }
 
 /// The state of one session: provider, agent, conversation, mode and token accounting.
-pub struct Session {
+pub(crate) struct Session {
     pub provider: ProviderConfig,
     pub agent: Arc<Agent>,
     /// The conversation on screen: its history, session log and context state (the agent holds
@@ -191,7 +191,7 @@ pub struct Session {
 
 /// Tokens and cost of sessions already left.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Spent {
+pub(crate) struct Spent {
     pub usage: Usage,
     pub estimated: bool,
     /// USD; `None` once a session used a model without a known price.
@@ -234,7 +234,7 @@ impl Session {
 
     /// The session changes (`/clear`, `/resume`): its usage joins `earlier` and counting starts
     /// again, so `/cost` and the status line speak of the session on screen.
-    pub fn start_accounting(&mut self) {
+    pub(crate) fn start_accounting(&mut self) {
         if self.usage.total() > 0 {
             let cost = price_for(self.provider.price, &self.provider.model).map(|price| price.cost(&self.usage));
             let first = self.earlier.sessions == 0;
@@ -254,7 +254,7 @@ impl Session {
 
 /// What a Ctrl-C at the prompt means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PromptInterrupt {
+enum PromptInterrupt {
     /// The line had text: it is dropped, nothing else.
     ClearLine,
     /// First press on an empty line: say how to leave.
@@ -264,10 +264,10 @@ pub enum PromptInterrupt {
 }
 
 /// How close two Ctrl-C presses at an empty prompt must be to exit.
-pub const EXIT_WINDOW: Duration = Duration::from_secs(2);
+const EXIT_WINDOW: Duration = Duration::from_secs(2);
 
 /// Decides what a Ctrl-C at the prompt does, given the previous empty-line press.
-pub fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Instant) -> PromptInterrupt {
+fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Instant) -> PromptInterrupt {
     match (had_text, previous) {
         (true, _) => PromptInterrupt::ClearLine,
         (false, Some(previous)) if now.duration_since(previous) <= EXIT_WINDOW => PromptInterrupt::Exit,
@@ -283,7 +283,7 @@ const BYPASS_WARNING: &str =
 const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
 /// Runs the REPL until the user leaves.
-pub fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> ReplEnd {
+pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> ReplEnd {
     let providers = known_providers(&setup);
     editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
     editor.set_mode(setup.mode);
@@ -421,7 +421,13 @@ fn run_prompt(session: &mut Session, setup: &Setup, context: &TurnContext, line:
 
 /// The trust gate's question (SPEC §1.2): what the project's own config would enable, then
 /// `[y/N]`, one key, default no. Everything listed comes from the repository and is neutralised.
-pub fn ask_trust(root: &std::path::Path, items: &[String], color: bool, width: usize, interrupts: &Interrupts) -> bool {
+pub(crate) fn ask_trust(
+    root: &std::path::Path,
+    items: &[String],
+    color: bool,
+    width: usize,
+    interrupts: &Interrupts,
+) -> bool {
     let root = neutralize(&root.display().to_string());
     say_wrapped(color, YELLOW, &format!("This project ({root}) has its own mewcode config:"), width, 0);
     for item in items {
@@ -627,7 +633,7 @@ fn switch_model(choice: &ModelChoice, session: &mut Session, setup: &Setup, prov
 }
 
 /// What `/cost` reports on: this session's usage and the price of the model in use.
-pub struct Cost<'a> {
+pub(crate) struct Cost<'a> {
     pub usage: &'a Usage,
     /// Some of `usage` was estimated from characters.
     pub estimated: bool,
@@ -639,7 +645,7 @@ pub struct Cost<'a> {
 /// `/cost`: the session's tokens and, when the model's price is known, what they cost; `~` and a
 /// note when some were estimated from characters because the server sent no usage; and, after
 /// `/clear` or `/resume`, the total since mewcode started.
-pub fn render_cost(cost: &Cost, earlier: &Spent) -> String {
+fn render_cost(cost: &Cost, earlier: &Spent) -> String {
     let usage = cost.usage;
     let prompt_tokens = usage.input_tokens + usage.cache_write + usage.cache_read;
     let hit_rate = (usage.cache_read * 100).checked_div(prompt_tokens).unwrap_or(0);

@@ -15,7 +15,7 @@ use std::io::Write;
 
 /// One key the picker understands.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PickerKey {
+pub(crate) enum PickerKey {
     Char(char),
     Backspace,
     /// Ctrl-U: clear the filter.
@@ -30,7 +30,7 @@ pub enum PickerKey {
 
 /// What a key press led to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     Continue,
     /// The item at this index of the original list.
     Picked(usize),
@@ -39,7 +39,7 @@ pub enum Step {
 
 /// How `run` ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Picked {
+pub(crate) enum Picked {
     Item(usize),
     Cancelled,
     /// Stdin is not a terminal: nothing was drawn, show the list instead.
@@ -49,27 +49,27 @@ pub enum Picked {
 /// The picker's state: the items (plain, neutralised lines), the filter typed so far and the
 /// selected row among the matches.
 #[derive(Clone, Debug)]
-pub struct Picker {
+pub(crate) struct Picker {
     items: Vec<String>,
     filter: String,
     selected: usize,
 }
 
 impl Picker {
-    pub fn new(items: Vec<String>) -> Picker {
+    pub(crate) fn new(items: Vec<String>) -> Picker {
         Picker { items, filter: String::new(), selected: 0 }
     }
 
     /// Indexes of the items that contain the filter as typed (ignoring case and blanks at its
     /// ends), in list order. A phrase, not separate words: `task 1` must not match every line
     /// whose date has a 1 in it.
-    pub fn matches(&self) -> Vec<usize> {
+    pub(crate) fn matches(&self) -> Vec<usize> {
         let filter = self.filter.trim().to_lowercase();
         (0..self.items.len()).filter(|&index| self.items[index].to_lowercase().contains(&filter)).collect()
     }
 
     /// Applies one key.
-    pub fn press(&mut self, key: &PickerKey) -> Step {
+    pub(crate) fn press(&mut self, key: &PickerKey) -> Step {
         let count = self.matches().len();
         match key {
             PickerKey::Char(c) => {
@@ -100,7 +100,7 @@ impl Picker {
     /// The rows to draw on a `width` × `height` screen: a title, the filter line, then as many
     /// matches as fit with the selected one marked `›` and kept in view, and a line saying how
     /// many more there are above or below. At most `height - 1` rows, each under `width` columns.
-    pub fn render(&self, width: usize, height: usize, color: bool) -> Vec<String> {
+    pub(crate) fn render(&self, width: usize, height: usize, color: bool) -> Vec<String> {
         let matches = self.matches();
         let room = height.saturating_sub(4).max(1);
         let first = (self.selected + 1).saturating_sub(room);
@@ -147,7 +147,7 @@ fn fit(text: &str, width: usize) -> String {
 
 /// Decodes what one read of the terminal returned: arrows (`ESC [ A`, `ESC O A`, Ctrl-P/N),
 /// a lone `ESC`, Enter, Backspace, Ctrl-U and text. Unknown escape sequences are one `Other`.
-pub fn parse_keys(bytes: &[u8]) -> Vec<PickerKey> {
+fn parse_keys(bytes: &[u8]) -> Vec<PickerKey> {
     let mut keys = Vec::new();
     let mut rest = bytes;
     while let Some((&first, tail)) = rest.split_first() {
@@ -207,7 +207,7 @@ pub fn parse_keys(bytes: &[u8]) -> Vec<PickerKey> {
 }
 
 /// Runs the picker on the terminal until a pick, Esc or Ctrl-C, then erases it.
-pub fn run(items: Vec<String>, width: usize, height: usize, color: bool, interrupts: &Interrupts) -> Picked {
+pub(crate) fn run(items: Vec<String>, width: usize, height: usize, color: bool, interrupts: &Interrupts) -> Picked {
     let Some(mut reader) = KeyReader::open(interrupts) else { return Picked::Unavailable };
     let mut picker = Picker::new(items);
     let mut stdout = std::io::stdout().lock();

@@ -17,15 +17,15 @@ use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 /// SGR codes used by the front end.
-pub const DIM: &str = "2";
-pub const BOLD: &str = "1";
-pub const RED: &str = "31";
-pub const GREEN: &str = "32";
-pub const YELLOW: &str = "33";
-pub const CYAN: &str = "36";
+pub(crate) const DIM: &str = "2";
+pub(crate) const BOLD: &str = "1";
+pub(crate) const RED: &str = "31";
+pub(crate) const GREEN: &str = "32";
+pub(crate) const YELLOW: &str = "33";
+pub(crate) const CYAN: &str = "36";
 
 /// `text` wrapped in an SGR colour when `color` is on.
-pub fn paint(color: bool, code: &str, text: &str) -> String {
+pub(crate) fn paint(color: bool, code: &str, text: &str) -> String {
     if color && !text.is_empty() { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
 }
 
@@ -110,8 +110,9 @@ impl<W: Write> Renderer<W> {
         }
     }
 
-    /// The writer back (tests and benches read what was written).
-    pub fn into_inner(self) -> W {
+    /// The writer back (the tests read what was written).
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
         self.out
     }
 
@@ -210,7 +211,7 @@ impl<W: Write> Renderer<W> {
     }
 
     /// Something the user should know, dimmed.
-    pub fn notice(&mut self, text: &str, now: Instant) -> io::Result<()> {
+    pub(crate) fn notice(&mut self, text: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
         self.wrapped_line(DIM, &format!("· {}", neutralize(text)), 2)?;
         self.out.flush()
@@ -241,7 +242,7 @@ impl<W: Write> Renderer<W> {
     }
 
     /// Redraws the spinner if one is active and its period has passed.
-    pub fn tick(&mut self, now: Instant) -> io::Result<()> {
+    pub(crate) fn tick(&mut self, now: Instant) -> io::Result<()> {
         if !self.animate || self.column != 0 {
             return Ok(());
         }
@@ -402,7 +403,7 @@ impl<W: Write> Renderer<W> {
 /// a wrap start with `hang` blanks (continuation lines of an indented item). `text` must be
 /// plain (neutralised, not yet painted): escapes would count as columns. No trailing newline is
 /// added.
-pub fn wrap(text: &str, width: usize, hang: usize) -> String {
+pub(crate) fn wrap(text: &str, width: usize, hang: usize) -> String {
     let mut renderer = Renderer::new(Vec::new(), false, false, width);
     renderer.hang = hang.min(renderer.width / 2);
     // Writing to a Vec cannot fail.
@@ -414,13 +415,13 @@ pub fn wrap(text: &str, width: usize, hang: usize) -> String {
 }
 
 /// `12 ms` under a second, `1.2 s` above.
-pub fn format_elapsed(elapsed: Duration) -> String {
+fn format_elapsed(elapsed: Duration) -> String {
     let millis = elapsed.as_millis();
     if millis < 1000 { format!("{millis} ms") } else { format!("{:.1} s", elapsed.as_secs_f64()) }
 }
 
 /// What the status line shows.
-pub struct Status<'a> {
+pub(crate) struct Status<'a> {
     pub provider: &'a str,
     pub model: &'a str,
     pub mode: Mode,
@@ -441,7 +442,7 @@ pub struct Status<'a> {
 /// most `width - 1` columns (token figures are dropped first). Estimated figures carry a `~`;
 /// `mcp C/T` follows while MCP servers start. The mode comes last (bypass as `BYPASS`), padded to
 /// the longest mode name, so that the line keeps its width when Shift-Tab changes the mode.
-pub fn render_status(status: &Status, width: usize) -> String {
+pub(crate) fn render_status(status: &Status, width: usize) -> String {
     let percent = if status.context_window == 0 {
         0
     } else {
@@ -472,7 +473,7 @@ pub fn render_status(status: &Status, width: usize) -> String {
 }
 
 /// `950`, `12.3k`, `4.5M`.
-pub fn human_count(count: u64) -> String {
+pub(crate) fn human_count(count: u64) -> String {
     match count {
         0..1_000 => count.to_string(),
         1_000..1_000_000 => format!("{:.1}k", count as f64 / 1_000.0),
@@ -481,14 +482,14 @@ pub fn human_count(count: u64) -> String {
 }
 
 /// Columns a string takes on a terminal (see `char_width`).
-pub fn display_width(text: &str) -> usize {
+pub(crate) fn display_width(text: &str) -> usize {
     text.chars().map(char_width).sum()
 }
 
 /// Columns one (printable) character takes: 0 for combining marks and zero-width characters,
 /// 2 for East Asian wide characters and most emoji, else 1. An approximation of wcwidth that is
 /// good enough to wrap prose.
-pub fn char_width(c: char) -> usize {
+pub(crate) fn char_width(c: char) -> usize {
     match c as u32 {
         0x0300..=0x036f | 0x200b..=0x200f | 0x2060..=0x2064 | 0xfe00..=0xfe0f | 0xfeff => 0,
         0x1100..=0x115f

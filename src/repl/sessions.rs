@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 /// What the REPL does about sessions at start-up.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Start {
+pub(crate) enum Start {
     /// A new session at the first prompt.
     New,
     /// `--continue` / `--resume ID`: this session (its existence already checked).
@@ -29,7 +29,7 @@ pub enum Start {
 }
 
 /// The REPL's session wiring, from app.rs.
-pub struct Sessions {
+pub(crate) struct Sessions {
     /// `<root>/.mewcode/sessions`.
     pub dir: PathBuf,
     /// This installation's mark: new sessions carry it, listings flag sessions without it.
@@ -38,7 +38,7 @@ pub struct Sessions {
 }
 
 /// Runs the start-up choice.
-pub fn start(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
+pub(crate) fn start(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
     match &setup.sessions.start {
         Start::New => {}
         Start::Resume(id) => resume(session, setup, id),
@@ -48,7 +48,7 @@ pub fn start(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
 
 /// `/resume` without argument: the picker where the terminal allows it, else the list (and then
 /// a bare number on the next line picks).
-pub fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
+pub(crate) fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     if sessions.is_empty() {
         say("no sessions in this project yet");
@@ -77,7 +77,7 @@ pub fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
 /// Before a prompt goes to the agent: creates the conversation's session log if there is none
 /// yet (titled by this prompt), and adds a pending note for the model. Returns the text of the
 /// user message.
-pub fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> String {
+pub(crate) fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> String {
     let sessions = &setup.sessions;
     if !session.conversation.is_logged() {
         let (id, model) = (session.conversation.session_id(), &session.provider.model);
@@ -99,7 +99,7 @@ fn current_id(session: &Session) -> Option<String> {
 
 /// The numbered list, newest first: as many as fit `screen` (every one with `all`), then how
 /// to reach the rest. True when there is one to pick: then a bare number on the next line picks.
-pub fn list(session: &Session, setup: &Setup, all: bool) -> bool {
+pub(crate) fn list(session: &Session, setup: &Setup, all: bool) -> bool {
     let screen = session.screen;
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     if sessions.is_empty() {
@@ -123,13 +123,13 @@ pub fn list(session: &Session, setup: &Setup, all: bool) -> bool {
 
 /// How many sessions of `count` the list shows on a screen `height` rows high: all when they
 /// fit, else the newest that leave room for the two lines below them and the prompt.
-pub fn plan_list_rows(count: usize, height: usize) -> usize {
+fn plan_list_rows(count: usize, height: usize) -> usize {
     let room = height.saturating_sub(4).max(3);
     if count <= room + 1 { count } else { room }
 }
 
 /// `/resume N|ID`.
-pub fn pick(session: &mut Session, setup: &Setup, choice: &str) {
+pub(crate) fn pick(session: &mut Session, setup: &Setup, choice: &str) {
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     match plan_pick(&sessions, choice) {
         Ok(id) => resume(session, setup, &id),
@@ -138,7 +138,7 @@ pub fn pick(session: &mut Session, setup: &Setup, choice: &str) {
 }
 
 /// Which session `/resume CHOICE` means: a number in the list (from 1) or an id in it.
-pub fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, String> {
+fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, String> {
     if let Ok(number) = choice.parse::<usize>() {
         return match number.checked_sub(1).and_then(|index| sessions.get(index)) {
             Some(info) => Ok(info.id.clone()),

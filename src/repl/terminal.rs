@@ -51,7 +51,7 @@ pub(super) fn discard_typeahead() {
 
 /// What `read_key` got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
+pub(crate) enum Key {
     /// The first byte of the key pressed.
     Byte(u8),
     /// Ctrl-C (or a termination signal) arrived while waiting.

@@ -16,33 +16,33 @@
 //! bounded header line per session, never a whole log. Decisions (`plan_cleanup`, `plan_latest`,
 //! `parse_id`, `title_of`, `stale_note`) are pure and take "now" as a value.
 
-pub mod owner;
-pub mod reader;
-pub mod record;
-pub mod writer;
+pub(crate) mod owner;
+pub(crate) mod reader;
+pub(crate) mod record;
+pub(crate) mod writer;
 
-pub use crate::clock::to_local;
+pub(crate) use crate::clock::to_local;
 use crate::clock::{civil_from_days, days_from_civil};
-pub use owner::{Owner, load_owner};
-pub use reader::{Loaded, load_log};
-pub use record::Meta;
-pub use writer::SessionWriter;
+pub(crate) use owner::{Owner, load_owner};
+pub(crate) use reader::load_log;
+pub(crate) use record::Meta;
+pub(crate) use writer::SessionWriter;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Sessions older than this (by the time in their id) are removed at start-up.
-pub const MAX_AGE_S: i64 = 30 * 86_400;
+const MAX_AGE_S: i64 = 30 * 86_400;
 /// A resumed session idle for longer gets a note that files may have changed.
-pub const STALE_AFTER_S: u64 = 6 * 3600;
+const STALE_AFTER_S: u64 = 6 * 3600;
 /// Titles are the first user message cut to this many characters.
-pub const TITLE_CHARS: usize = 50;
+const TITLE_CHARS: usize = 50;
 /// Listing reads at most this much of each log (the header line is far smaller).
 const HEADER_LIMIT: u64 = 16 * 1024;
 /// How far past "now" an id may be dated and still count as past: ids are in local time, and
 /// moving to another time zone shifts "now" by at most 26 hours (UTC+14 to UTC-12).
-pub const FUTURE_SLACK_S: i64 = 26 * 3600;
+const FUTURE_SLACK_S: i64 = 26 * 3600;
 
 /// What can go wrong with sessions. Callers: a failed create/append becomes a notice and the
 /// conversation continues; a failed resume is a usage error (exit 2) naming the session.
@@ -122,7 +122,7 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
 /// is created or reopened: `.mewcode/` may predate it (a committed `settings.yaml`, an older
 /// build), and a missing `.gitignore` is written then. A `.mewcode` that is a symbolic link (a
 /// repository can ship one pointing anywhere) is refused: nothing is written through it.
-pub fn keep_out_of_git(sessions_dir: &Path) -> Result<(), SessionError> {
+fn keep_out_of_git(sessions_dir: &Path) -> Result<(), SessionError> {
     let Some(dir) = sessions_dir.parent() else { return Ok(()) };
     if std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_symlink()) {
         let refusal = std::io::Error::other("is a symbolic link; sessions are not written through it");
@@ -136,18 +136,13 @@ pub fn log_path(sessions_dir: &Path, id: &str) -> PathBuf {
     sessions_dir.join(id).join("conversation.jsonl")
 }
 
-/// Where offloaded tool results of session `id` go (created lazily by their writer).
-pub fn tool_results_dir(sessions_dir: &Path, id: &str) -> PathBuf {
-    sessions_dir.join(id).join("tool-results")
-}
-
 /// Seconds since 1970, now.
 pub fn now_s() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
 }
 
 /// A fresh id for a session started now, in local time.
-pub fn new_id() -> String {
+pub(crate) fn new_id() -> String {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     let utc = i64::try_from(now.as_secs()).unwrap_or(0);
     let local = utc + crate::sys::local_utc_offset_s(utc);
@@ -165,7 +160,7 @@ pub fn format_id(local_s: i64, salt: u16) -> String {
 }
 
 /// The local time of an id, or `None` when the name is not an id.
-pub fn parse_id(name: &str) -> Option<i64> {
+fn parse_id(name: &str) -> Option<i64> {
     let bytes = name.as_bytes();
     let shape_ok = bytes.len() == 20
         && bytes[8] == b'-'
@@ -187,7 +182,7 @@ pub fn parse_id(name: &str) -> Option<i64> {
 /// The session directories to remove: ids older than `MAX_AGE_S` at `now_local_s`, except
 /// `keep` (the session this run resumes: it must not vanish while it is loaded). Names that are
 /// not ids are never chosen.
-pub fn plan_cleanup(names: &[String], now_local_s: i64, keep: Option<&str>) -> Vec<String> {
+fn plan_cleanup(names: &[String], now_local_s: i64, keep: Option<&str>) -> Vec<String> {
     names
         .iter()
         .filter(|name| Some(name.as_str()) != keep)
@@ -198,7 +193,7 @@ pub fn plan_cleanup(names: &[String], now_local_s: i64, keep: Option<&str>) -> V
 
 /// Removes old sessions (but `keep`) on a background thread named `session-cleanup`; the caller
 /// joins it and reports an error once (as the seed printed its one cleanup failure line).
-pub fn spawn_cleanup(
+pub(crate) fn spawn_cleanup(
     sessions_dir: PathBuf,
     keep: Option<String>,
 ) -> Option<std::thread::JoinHandle<Result<usize, SessionError>>> {
@@ -214,7 +209,7 @@ pub fn spawn_cleanup(
 /// directories: a file or symlink named like an id is left alone (the seed checked `IsDir`). No
 /// sessions directory is nothing to do. Every failure is tried again at the next start; the
 /// first one, with the count, is the error (one report, however many directories failed).
-pub fn clean_expired(sessions_dir: &Path, now_local_s: i64, keep: Option<&str>) -> Result<usize, SessionError> {
+fn clean_expired(sessions_dir: &Path, now_local_s: i64, keep: Option<&str>) -> Result<usize, SessionError> {
     let entries = match std::fs::read_dir(sessions_dir) {
         Ok(entries) => entries,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
@@ -279,7 +274,7 @@ pub fn list_sessions(sessions_dir: &Path, owner: &Owner) -> Vec<SessionInfo> {
 /// `now_ms` counts as now, so a skewed clock cannot pin one session on top. File times and ids
 /// are only compared among owned sessions: a planted session is never a candidate, whatever it
 /// claims.
-pub fn plan_latest(sessions: &[SessionInfo], now_ms: u64, now_local_s: i64) -> Option<&SessionInfo> {
+fn plan_latest(sessions: &[SessionInfo], now_ms: u64, now_local_s: i64) -> Option<&SessionInfo> {
     sessions
         .iter()
         .filter(|info| info.owned)
@@ -288,7 +283,7 @@ pub fn plan_latest(sessions: &[SessionInfo], now_ms: u64, now_local_s: i64) -> O
 }
 
 /// The session `--continue` resumes (`plan_latest` over the listing, now).
-pub fn latest_session(sessions_dir: &Path, owner: &Owner) -> Result<SessionInfo, SessionError> {
+pub(crate) fn latest_session(sessions_dir: &Path, owner: &Owner) -> Result<SessionInfo, SessionError> {
     let sessions = list_sessions(sessions_dir, owner);
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     let now_ms = u64::try_from(now.as_millis()).unwrap_or(u64::MAX);
@@ -299,13 +294,13 @@ pub fn latest_session(sessions_dir: &Path, owner: &Owner) -> Result<SessionInfo,
 }
 
 /// True when the log at `path` is session `id` created by `owner` (its header carries the mark).
-pub fn is_owned(path: &Path, id: &str, owner: &Owner) -> bool {
+fn is_owned(path: &Path, id: &str, owner: &Owner) -> bool {
     let meta = std::fs::File::open(path).ok().and_then(|file| reader::read_meta(file, HEADER_LIMIT));
     owner.owns(id, meta.as_ref().and_then(|meta| meta.owner.as_deref()))
 }
 
 /// What the user is told when resuming a session this installation did not create.
-pub fn not_owned_note(id: &str) -> String {
+pub(crate) fn not_owned_note(id: &str) -> String {
     format!(
         "session {id} was not created by this mewcode (it may come from the repository or an older version); \
          its history goes to the model as written there"
@@ -313,13 +308,13 @@ pub fn not_owned_note(id: &str) -> String {
 }
 
 /// Checks that `id` is a session of this project.
-pub fn find_session(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionError> {
+pub(crate) fn find_session(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionError> {
     let path = log_path(sessions_dir, id);
     if parse_id(id).is_some() && path.is_file() { Ok(path) } else { Err(SessionError::NotFound { id: id.to_string() }) }
 }
 
 /// Starts the log of a new session whose first prompt is `first_prompt`, marked as `owner`'s.
-pub fn create_session(
+pub(crate) fn create_session(
     sessions_dir: &Path,
     id: &str,
     first_prompt: &str,
@@ -340,7 +335,7 @@ pub fn create_session(
 
 /// A session reopened for more turns.
 #[derive(Debug)]
-pub struct Resumed {
+pub(crate) struct Resumed {
     /// Open for append: new messages land in the resumed log.
     pub writer: SessionWriter,
     /// The repaired history to continue from.
@@ -361,7 +356,7 @@ pub struct Resumed {
 /// Loads session `id` and reopens its log for append, in that order (SPEC §8), before the caller
 /// builds its conversation from `messages`. A session `owner` did not create still loads (the
 /// user named it), with `not_owned_note` set.
-pub fn resume_session(
+pub(crate) fn resume_session(
     sessions_dir: &Path,
     id: &str,
     model: &str,
@@ -387,7 +382,7 @@ pub fn resume_session(
 
 /// What the user is told when a resumed log had lines that did not parse (a torn last line after
 /// a crash, or a file damaged by hand): how many, so a history that looks short is explained.
-pub fn damaged_note(skipped_lines: usize) -> Option<String> {
+pub(crate) fn damaged_note(skipped_lines: usize) -> Option<String> {
     match skipped_lines {
         0 => None,
         1 => Some("resumed with 1 damaged line skipped (what it held is not in the history)".to_string()),
@@ -396,7 +391,7 @@ pub fn damaged_note(skipped_lines: usize) -> Option<String> {
 }
 
 /// The user's prompt with a note for the model appended (the stale-files note of a resume).
-pub fn with_note(prompt: &str, note: Option<&str>) -> String {
+pub(crate) fn with_note(prompt: &str, note: Option<&str>) -> String {
     match note {
         Some(note) => format!("{prompt}\n\n[mewcode: {note}]"),
         None => prompt.to_string(),
@@ -413,7 +408,7 @@ pub fn title_of(first_prompt: &str) -> String {
 }
 
 /// The note for a session resumed after more than `STALE_AFTER_S` of silence.
-pub fn stale_note(last_ts: u64, now_s: u64) -> Option<String> {
+pub(crate) fn stale_note(last_ts: u64, now_s: u64) -> Option<String> {
     let idle_s = now_s.checked_sub(last_ts)?;
     (last_ts > 0 && idle_s > STALE_AFTER_S).then(|| {
         format!(
@@ -424,7 +419,7 @@ pub fn stale_note(last_ts: u64, now_s: u64) -> Option<String> {
 }
 
 /// A date and time for listings: `YYYY-MM-DD HH:MM` of a time already in the wanted zone.
-pub fn render_time(local_s: i64) -> String {
+pub(crate) fn render_time(local_s: i64) -> String {
     let (year, month, day) = civil_from_days(local_s.div_euclid(86_400));
     let second_of_day = local_s.rem_euclid(86_400);
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}", second_of_day / 3600, second_of_day / 60 % 60)
@@ -432,7 +427,7 @@ pub fn render_time(local_s: i64) -> String {
 
 /// One listing line: id, local time of the last write, model, title (not neutralised). A session
 /// this installation did not create says so before the fields its header chose.
-pub fn render_line(info: &SessionInfo) -> String {
+pub(crate) fn render_line(info: &SessionInfo) -> String {
     let time = render_time(to_local(info.modified_ms / 1000));
     let flag = if info.owned { "" } else { "[not created here]  " };
     format!("{}  {time}  {flag}{:<20}  {}", info.id, info.model, info.title)

@@ -19,7 +19,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// The key file under `$MEWCODE_HOME`.
-pub const KEY_FILE: &str = "session-key";
+const KEY_FILE: &str = "session-key";
 /// Bytes of key material (64 hex digits in the file).
 const KEY_BYTES: usize = 32;
 
@@ -57,7 +57,7 @@ impl Owner {
     /// True when `mark` (from the header of the session in directory `id`) is ours for that id.
     /// The directory name is what gets resumed, so it is what the mark must cover: a header
     /// copied from another session does not carry over.
-    pub fn owns(&self, id: &str, mark: Option<&str>) -> bool {
+    pub(crate) fn owns(&self, id: &str, mark: Option<&str>) -> bool {
         match (self.mark(id), mark) {
             (Some(expected), Some(found)) => expected == found,
             (None, _) | (_, None) => false,
@@ -66,7 +66,7 @@ impl Owner {
 }
 
 /// Loads the key from `home`, creating it on first use.
-pub fn load_owner(home: &Path) -> Result<Owner, SessionError> {
+pub(crate) fn load_owner(home: &Path) -> Result<Owner, SessionError> {
     let path = home.join(KEY_FILE);
     match fs::read_to_string(&path) {
         Ok(text) => parse_key(&text).map(Owner::from_key).ok_or_else(|| malformed(&path)),
@@ -76,7 +76,7 @@ pub fn load_owner(home: &Path) -> Result<Owner, SessionError> {
 }
 
 /// A key file's content: 64 lowercase hex digits and an optional newline.
-pub fn parse_key(text: &str) -> Option<[u8; KEY_BYTES]> {
+fn parse_key(text: &str) -> Option<[u8; KEY_BYTES]> {
     let hex = text.strip_suffix('\n').unwrap_or(text);
     if hex.len() != KEY_BYTES * 2 || !hex.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)) {
         return None;

@@ -18,9 +18,9 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// The assistant message that closes a history which stopped mid-turn.
-pub const INTERRUPTED_NOTE: &str = "(the session was interrupted here)";
+pub(crate) const INTERRUPTED_NOTE: &str = "(the session was interrupted here)";
 /// The result given to a tool call whose result never reached the log.
-pub const MISSING_RESULT: &str = "(no result: the session was interrupted before this tool finished)";
+const MISSING_RESULT: &str = "(no result: the session was interrupted before this tool finished)";
 
 /// A loaded log.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -41,7 +41,7 @@ pub fn load_log(path: &Path) -> Result<Loaded, SessionError> {
 }
 
 /// Reads and repairs a log from any reader (the bytes of `conversation.jsonl`).
-pub fn read_log(mut reader: impl BufRead) -> std::io::Result<Loaded> {
+fn read_log(mut reader: impl BufRead) -> std::io::Result<Loaded> {
     let mut loaded = Loaded::default();
     let mut messages = Vec::new();
     let mut line = Vec::new();
@@ -70,7 +70,7 @@ pub fn read_log(mut reader: impl BufRead) -> std::io::Result<Loaded> {
 }
 
 /// Reads only the header line of a log (listing): at most `limit` bytes.
-pub fn read_meta(reader: impl Read, limit: u64) -> Option<Meta> {
+pub(crate) fn read_meta(reader: impl Read, limit: u64) -> Option<Meta> {
     let mut first = Vec::new();
     BufReader::new(reader.take(limit)).read_until(b'\n', &mut first).ok()?;
     match parse_line(std::str::from_utf8(&first).ok()?.trim())? {
@@ -88,7 +88,7 @@ pub fn read_meta(reader: impl Read, limit: u64) -> Option<Meta> {
 /// - a history that does not end with an assistant message gets `INTERRUPTED_NOTE`.
 ///
 /// Consecutive user messages are kept: both encoders accept them (Anthropic merges neighbours).
-pub fn repair_history(messages: Vec<Message>) -> Vec<Message> {
+fn repair_history(messages: Vec<Message>) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
     let mut iter = messages.into_iter().skip_while(|message| message.role != Role::User).peekable();
     while let Some(message) = iter.next() {

@@ -22,7 +22,7 @@ pub const VERSION: u32 = 1;
 
 /// One parsed line of the log.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Line {
+pub(crate) enum Line {
     Meta(Meta),
     Message { message: Message, ts: u64 },
     Compact { ts: u64 },
@@ -155,13 +155,13 @@ pub fn render_meta(meta: &Meta) -> String {
 }
 
 /// The compact marker line.
-pub fn render_compact(ts: u64) -> String {
+pub(crate) fn render_compact(ts: u64) -> String {
     to_json(&RawLine { kind: Some("compact".to_string()), ts, ..RawLine::default() })
 }
 
 /// Parses one line; `None` for anything that is not a record of ours (a torn last line after a
 /// kill, an unknown record type from a newer build, garbage).
-pub fn parse_line(line: &str) -> Option<Line> {
+pub(crate) fn parse_line(line: &str) -> Option<Line> {
     let raw: RawLine = serde_json::from_str(line).ok()?;
     match raw.kind.as_deref() {
         Some("compact") => Some(Line::Compact { ts: raw.ts }),

@@ -48,7 +48,7 @@ impl SessionWriter {
     }
 
     /// Reopens an existing log for append (resume), ending a torn last line first.
-    pub fn reopen(path: &Path, id: &str, model: &str) -> Result<SessionWriter, SessionError> {
+    pub(crate) fn reopen(path: &Path, id: &str, model: &str) -> Result<SessionWriter, SessionError> {
         let mut file =
             OpenOptions::new().read(true).append(true).open(path).map_err(|err| SessionError::io(path, err))?;
         let length = file.metadata().map_err(|err| SessionError::io(path, err))?.len();
@@ -81,7 +81,7 @@ impl SessionWriter {
     }
 
     /// The model later assistant records are tagged with (REPL `/model`).
-    pub fn set_model(&mut self, model: &str) {
+    pub(crate) fn set_model(&mut self, model: &str) {
         self.model = model.to_string();
     }
 
@@ -95,7 +95,7 @@ impl SessionWriter {
 
     /// Appends a compact marker followed by the compacted history (the summary and kept tail),
     /// so loading starts from them. Returns a notice on the first failure only.
-    pub fn append_compacted(&mut self, messages: &[Message], ts: u64) -> Option<String> {
+    pub(crate) fn append_compacted(&mut self, messages: &[Message], ts: u64) -> Option<String> {
         let mut notice = self.write_or_warn(&render_compact(ts));
         for message in messages {
             notice = notice.or(self.append(message, ts));

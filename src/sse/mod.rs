@@ -28,7 +28,7 @@ pub struct SseEvent {
 
 /// The largest line or data buffer we accept. Real events are kilobytes; 16 MiB leaves room for
 /// a huge tool-call argument while a runaway or hostile stream cannot exhaust memory.
-pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Failures of the SSE layer.
 #[derive(Debug)]
@@ -69,7 +69,6 @@ pub struct SseParser {
     prev_cr: bool,
     /// How many bytes of a leading BOM matched so far; `None` once the stream start is past.
     bom_matched: Option<usize>,
-    bytes_received: u64,
     limit_bytes: usize,
     /// Lines that are not event-stream fields, kept (capped) so a caller can show a server's
     /// non-standard error: an `error:` field's value, or a plain-text or bare-JSON body.
@@ -94,7 +93,7 @@ impl SseParser {
     }
 
     /// A parser with a custom size limit for one line or one event's data (tests use small ones).
-    pub fn with_limit(limit_bytes: usize) -> SseParser {
+    fn with_limit(limit_bytes: usize) -> SseParser {
         SseParser {
             line: Vec::new(),
             data: Vec::new(),
@@ -104,29 +103,21 @@ impl SseParser {
             last_id: None,
             prev_cr: false,
             bom_matched: Some(0),
-            bytes_received: 0,
             limit_bytes,
             stray: String::new(),
         }
-    }
-
-    /// Total bytes fed so far, comments and keep-alives included: a caller's idle timer resets
-    /// whenever this moves.
-    pub fn bytes_received(&self) -> u64 {
-        self.bytes_received
     }
 
     /// The lines that were not event-stream fields, joined by newlines (an `error:` field
     /// contributes its value, any other line itself), capped at 4 KiB; None when there were none.
     /// The WHATWG rules ignore such lines, and so does `feed`: this is only for explaining a
     /// stream that carried no usable events.
-    pub fn stray_text(&self) -> Option<&str> {
+    pub(crate) fn stray_text(&self) -> Option<&str> {
         (!self.stray.is_empty()).then_some(self.stray.as_str())
     }
 
     /// Parses `input`, pushing every event completed by it onto `out`.
     pub fn feed(&mut self, input: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        self.bytes_received += input.len() as u64;
         let mut input = input;
         if let Some(matched) = self.bom_matched {
             input = self.skip_bom(matched, input, out)?;
@@ -320,7 +311,7 @@ fn find_line_end(bytes: &[u8]) -> Option<usize> {
 }
 
 /// Events from a blocking reader (an HTTP body). Reads in 16 KiB blocks.
-pub struct SseReader<R: Read> {
+pub(crate) struct SseReader<R: Read> {
     reader: R,
     parser: SseParser,
     buffer: Vec<u8>,
@@ -331,12 +322,12 @@ pub struct SseReader<R: Read> {
 
 impl<R: Read> SseReader<R> {
     /// Wraps `reader` positioned at the start of the event stream.
-    pub fn new(reader: R) -> SseReader<R> {
+    pub(crate) fn new(reader: R) -> SseReader<R> {
         SseReader::with_parser(reader, SseParser::new())
     }
 
     /// Wraps `reader` with a configured parser (e.g. a smaller limit).
-    pub fn with_parser(reader: R, parser: SseParser) -> SseReader<R> {
+    fn with_parser(reader: R, parser: SseParser) -> SseReader<R> {
         SseReader {
             reader,
             parser,
@@ -349,7 +340,7 @@ impl<R: Read> SseReader<R> {
 
     /// The next event, blocking on the reader as needed; `Ok(None)` at end of stream, after
     /// which `finish` hands out the unterminated remainder.
-    pub fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
+    pub(crate) fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
         loop {
             if let Some(event) = self.pending.pop_front() {
                 return Ok(Some(event));
@@ -368,7 +359,7 @@ impl<R: Read> SseReader<R> {
     /// Does exactly one successful read (retrying `Interrupted`), pushing the events it
     /// completed onto `out`. Returns the number of bytes read: 0 means end of stream, and any
     /// other value is "a byte arrived" even when no event did (keep-alive comments).
-    pub fn read_some(&mut self, out: &mut Vec<SseEvent>) -> Result<usize, SseError> {
+    pub(crate) fn read_some(&mut self, out: &mut Vec<SseEvent>) -> Result<usize, SseError> {
         if self.at_eof {
             return Ok(0);
         }
@@ -388,17 +379,12 @@ impl<R: Read> SseReader<R> {
     }
 
     /// The half-built event left at end of stream (see `SseParser::finish`).
-    pub fn finish(&mut self) -> Option<SseEvent> {
+    pub(crate) fn finish(&mut self) -> Option<SseEvent> {
         self.parser.finish()
     }
 
-    /// Total bytes read from the stream so far.
-    pub fn bytes_received(&self) -> u64 {
-        self.parser.bytes_received()
-    }
-
     /// See `SseParser::stray_text`.
-    pub fn stray_text(&self) -> Option<&str> {
+    pub(crate) fn stray_text(&self) -> Option<&str> {
         self.parser.stray_text()
     }
 }

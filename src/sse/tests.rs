@@ -225,15 +225,6 @@ fn oversized_data_buffer_is_an_error() {
 }
 
 #[test]
-fn bytes_received_counts_comments() {
-    let mut parser = SseParser::new();
-    let mut events = Vec::new();
-    parser.feed(b": keep-alive\n", &mut events).unwrap();
-    assert_eq!(parser.bytes_received(), 13);
-    assert!(events.is_empty());
-}
-
-#[test]
 fn reader_yields_events_then_none_then_remainder() {
     // A reader returning one byte per read exercises every boundary through the Read path.
     struct Trickle<'a>(&'a [u8]);

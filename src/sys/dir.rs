@@ -20,7 +20,7 @@ use std::path::{Component, Path};
 
 /// What an entry of a directory is, seen without following a symlink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Entry {
+pub(crate) enum Entry {
     /// Nothing by that name.
     Missing,
     /// A regular file with these permission bits (`st_mode & 0o7777`).
@@ -31,13 +31,13 @@ pub enum Entry {
 
 /// True when opening a directory failed because a component was a symbolic link or not a
 /// directory at all (what `Dir::open_no_symlinks` reports for a swapped component).
-pub fn is_not_a_plain_directory(err: &io::Error) -> bool {
+pub(crate) fn is_not_a_plain_directory(err: &io::Error) -> bool {
     matches!(err.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR))
 }
 
 /// An open directory (an `O_PATH` descriptor: it can name entries, not list them).
 #[derive(Debug)]
-pub struct Dir {
+pub(crate) struct Dir {
     fd: OwnedFd,
 }
 
@@ -45,7 +45,7 @@ impl Dir {
     /// Opens the absolute path `path`, one component at a time from `/`, refusing a component
     /// that is a symbolic link (`ELOOP`) or not a directory (`ENOTDIR`). `path` must be free of
     /// `.` and `..` (a canonical path): they are refused rather than interpreted.
-    pub fn open_no_symlinks(path: &Path) -> io::Result<Dir> {
+    pub(crate) fn open_no_symlinks(path: &Path) -> io::Result<Dir> {
         let mut components = path.components();
         if components.next() != Some(Component::RootDir) {
             return Err(invalid(format!("{} is not an absolute path", path.display())));
@@ -64,14 +64,14 @@ impl Dir {
 
     /// Creates the regular file `name` here for writing; fails if anything by that name exists
     /// (a symlink included: it is not followed). Mode 0666 before the umask, like `File::create`.
-    pub fn create_new(&self, name: &OsStr) -> io::Result<File> {
+    pub(crate) fn create_new(&self, name: &OsStr) -> io::Result<File> {
         let name = component_name(name)?;
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
         open_at(self.fd.as_raw_fd(), &name, flags).map(File::from)
     }
 
     /// What entry `name` is (a symlink is not followed).
-    pub fn entry(&self, name: &OsStr) -> io::Result<Entry> {
+    pub(crate) fn entry(&self, name: &OsStr) -> io::Result<Entry> {
         let name = component_name(name)?;
         // SAFETY: an all-zero `stat` is a valid value of this plain C struct; fstatat overwrites it.
         let mut stat: libc::stat = unsafe { std::mem::zeroed() };
@@ -90,7 +90,7 @@ impl Dir {
 
     /// Renames entry `from` to `to`, both in this directory (`to` is replaced if it exists; a
     /// symlink named `to` is replaced itself, never followed).
-    pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+    pub(crate) fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
         let (from, to) = (component_name(from)?, component_name(to)?);
         let fd = self.fd.as_raw_fd();
         // SAFETY: the descriptor is ours and open; both names are NUL-terminated strings alive
@@ -100,7 +100,7 @@ impl Dir {
     }
 
     /// Removes the entry `name` (not a directory) from this directory.
-    pub fn remove_file(&self, name: &OsStr) -> io::Result<()> {
+    pub(crate) fn remove_file(&self, name: &OsStr) -> io::Result<()> {
         let name = component_name(name)?;
         // SAFETY: the descriptor is ours and open; `name` is a NUL-terminated string alive for
         // the whole call, which keeps no pointer to it.
@@ -110,7 +110,7 @@ impl Dir {
 
     /// Flushes the directory itself (its entries) to disk. An `O_PATH` descriptor cannot be
     /// synced, so the same directory is opened for reading through `.` first.
-    pub fn sync(&self) -> io::Result<()> {
+    pub(crate) fn sync(&self) -> io::Result<()> {
         let dot = c_name(OsStr::new("."))?;
         let readable = open_at(self.fd.as_raw_fd(), &dot, libc::O_RDONLY | libc::O_DIRECTORY)?;
         File::from(readable).sync_all()

@@ -18,36 +18,27 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-pub const ACCESS_FS_EXECUTE: u64 = 1 << 0;
-pub const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
-pub const ACCESS_FS_READ_FILE: u64 = 1 << 2;
-pub const ACCESS_FS_READ_DIR: u64 = 1 << 3;
-pub const ACCESS_FS_REMOVE_DIR: u64 = 1 << 4;
-pub const ACCESS_FS_REMOVE_FILE: u64 = 1 << 5;
-pub const ACCESS_FS_MAKE_CHAR: u64 = 1 << 6;
-pub const ACCESS_FS_MAKE_DIR: u64 = 1 << 7;
-pub const ACCESS_FS_MAKE_REG: u64 = 1 << 8;
-pub const ACCESS_FS_MAKE_SOCK: u64 = 1 << 9;
-pub const ACCESS_FS_MAKE_FIFO: u64 = 1 << 10;
-pub const ACCESS_FS_MAKE_BLOCK: u64 = 1 << 11;
-pub const ACCESS_FS_MAKE_SYM: u64 = 1 << 12;
+pub(crate) const ACCESS_FS_EXECUTE: u64 = 1 << 0;
+const ACCESS_FS_WRITE_FILE: u64 = 1 << 1;
+pub(crate) const ACCESS_FS_READ_FILE: u64 = 1 << 2;
+pub(crate) const ACCESS_FS_READ_DIR: u64 = 1 << 3;
 /// ABI 2: link or rename a file into another directory.
-pub const ACCESS_FS_REFER: u64 = 1 << 13;
+const ACCESS_FS_REFER: u64 = 1 << 13;
 /// ABI 3: truncate (and open with O_TRUNC).
-pub const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
+const ACCESS_FS_TRUNCATE: u64 = 1 << 14;
 /// ABI 5: ioctl on character and block devices.
-pub const ACCESS_FS_IOCTL_DEV: u64 = 1 << 15;
+const ACCESS_FS_IOCTL_DEV: u64 = 1 << 15;
 /// ABI 4: bind and connect TCP ports.
-pub const ACCESS_NET_BIND_TCP: u64 = 1 << 0;
-pub const ACCESS_NET_CONNECT_TCP: u64 = 1 << 1;
+pub(crate) const ACCESS_NET_BIND_TCP: u64 = 1 << 0;
+pub(crate) const ACCESS_NET_CONNECT_TCP: u64 = 1 << 1;
 /// ABI 6: no connecting to abstract unix sockets created outside the domain.
-pub const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
+pub(crate) const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
 /// ABI 6: no signals to processes outside the domain.
-pub const SCOPE_SIGNAL: u64 = 1 << 1;
+pub(crate) const SCOPE_SIGNAL: u64 = 1 << 1;
 
 /// The rights that make sense on a file that is not a directory (a rule on a file with any
 /// other right is rejected by the kernel).
-pub const FILE_RIGHTS: u64 =
+const FILE_RIGHTS: u64 =
     ACCESS_FS_EXECUTE | ACCESS_FS_WRITE_FILE | ACCESS_FS_READ_FILE | ACCESS_FS_TRUNCATE | ACCESS_FS_IOCTL_DEV;
 
 const CREATE_RULESET_VERSION: u32 = 1 << 0;
@@ -67,9 +58,11 @@ struct PathBeneathAttr {
 }
 
 /// The filesystem rights ABI `abi` knows (0 when Landlock is absent).
-pub fn fs_rights_for_abi(abi: u32) -> u64 {
+pub(crate) fn fs_rights_for_abi(abi: u32) -> u64 {
     let mut rights = match abi {
         0 => return 0,
+        // ABI 1's thirteen rights, bits 0 to 12: EXECUTE, WRITE_FILE, READ_FILE, READ_DIR,
+        // REMOVE_DIR, REMOVE_FILE and MAKE_{CHAR,DIR,REG,SOCK,FIFO,BLOCK,SYM}.
         _ => (1 << 13) - 1,
     };
     if abi >= 2 {
@@ -138,7 +131,7 @@ impl Ruleset {
     }
 
     /// The descriptor, for `child::spawn_setup`.
-    pub fn raw_fd(&self) -> RawFd {
+    pub(crate) fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
 

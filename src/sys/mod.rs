@@ -11,10 +11,10 @@
 
 use std::io;
 
-pub mod child;
-pub mod dir;
-pub mod landlock;
-pub mod seccomp;
+pub(crate) mod child;
+pub(crate) mod dir;
+pub(crate) mod landlock;
+pub(crate) mod seccomp;
 
 /// Sends SIGKILL to every process in the process group `pgid`.
 ///
@@ -29,7 +29,7 @@ pub fn kill_process_group(pgid: u32) -> io::Result<()> {
 
 /// Sends SIGTERM to one process (a command's reaper, which then ends the command's whole tree).
 /// A process that is already gone is not an error; ids 0 and 1 are refused.
-pub fn terminate(pid: u32) -> io::Result<()> {
+pub(crate) fn terminate(pid: u32) -> io::Result<()> {
     let pid = signal_target(pid)?;
     // SAFETY: kill takes two integers and touches no memory of ours; pid > 1 was checked.
     signal_result(unsafe { libc::kill(pid, libc::SIGTERM) })
@@ -55,14 +55,14 @@ fn signal_result(rc: libc::c_int) -> io::Result<()> {
 
 /// Makes mewcode non-dumpable: no core file, and a process of the same user without
 /// CAP_SYS_PTRACE cannot read our memory or environment through /proc (the API keys live there).
-pub fn make_non_dumpable() -> io::Result<()> {
+pub(crate) fn make_non_dumpable() -> io::Result<()> {
     // SAFETY: prctl with integer arguments only.
     let rc = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0) };
     if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 
 /// Our real user id (files we create belong to it).
-pub fn current_uid() -> u32 {
+pub(crate) fn current_uid() -> u32 {
     // SAFETY: getuid takes nothing, touches no memory and cannot fail.
     unsafe { libc::getuid() }
 }
@@ -83,16 +83,10 @@ pub fn process_exists(pid: u32) -> bool {
     rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-/// True when the file descriptor refers to a terminal (front ends decide on colour and prompts).
-pub fn is_tty(fd: i32) -> bool {
-    // SAFETY: isatty takes an integer and touches no memory; an invalid fd just returns 0.
-    unsafe { libc::isatty(fd) == 1 }
-}
-
 /// Waits up to `timeout` for `fd` to have something to read: bytes, end of file or a hang-up
 /// (all `true`: a read will not block). `false` when nothing arrived in time, and also when `fd`
 /// is not open at all (POLLNVAL: there is nothing to wait for).
-pub fn wait_readable(fd: i32, timeout: std::time::Duration) -> io::Result<bool> {
+pub(crate) fn wait_readable(fd: i32, timeout: std::time::Duration) -> io::Result<bool> {
     let mut pollfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
     let millis = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
     loop {
@@ -110,7 +104,7 @@ pub fn wait_readable(fd: i32, timeout: std::time::Duration) -> io::Result<bool> 
 
 /// A saved terminal mode (a `termios`), to change and to restore later.
 #[derive(Clone, Copy)]
-pub struct TerminalMode {
+pub(crate) struct TerminalMode {
     termios: libc::termios,
 }
 
@@ -118,7 +112,7 @@ impl TerminalMode {
     /// The mode for reading one key: no line buffering and no echo, but signals kept (Ctrl-C
     /// still raises SIGINT, so an interrupt handler sees it), and `read` returns after at most
     /// 100 ms with nothing, so the reader can poll for an interrupt.
-    pub fn single_key(&self) -> TerminalMode {
+    pub(crate) fn single_key(&self) -> TerminalMode {
         let mut termios = self.termios;
         termios.c_lflag &= !(libc::ICANON | libc::ECHO);
         termios.c_lflag |= libc::ISIG;
@@ -129,7 +123,7 @@ impl TerminalMode {
 
     /// The mode while the agent works: like this one, without echo, so keys typed meanwhile do
     /// not scribble over the streamed answer.
-    pub fn without_echo(&self) -> TerminalMode {
+    pub(crate) fn without_echo(&self) -> TerminalMode {
         let mut termios = self.termios;
         termios.c_lflag &= !libc::ECHO;
         TerminalMode { termios }
@@ -137,7 +131,7 @@ impl TerminalMode {
 }
 
 /// The current mode of the terminal on `fd`; an error when `fd` is not a terminal.
-pub fn terminal_mode(fd: i32) -> io::Result<TerminalMode> {
+pub(crate) fn terminal_mode(fd: i32) -> io::Result<TerminalMode> {
     // SAFETY: an all-zero termios is a valid value of this plain C struct; tcgetattr overwrites it.
     let mut termios: libc::termios = unsafe { std::mem::zeroed() };
     // SAFETY: `termios` is a valid, exclusively borrowed termios for the duration of the call.
@@ -146,7 +140,7 @@ pub fn terminal_mode(fd: i32) -> io::Result<TerminalMode> {
 }
 
 /// Sets the mode of the terminal on `fd` at once.
-pub fn set_terminal_mode(fd: i32, mode: &TerminalMode) -> io::Result<()> {
+pub(crate) fn set_terminal_mode(fd: i32, mode: &TerminalMode) -> io::Result<()> {
     // SAFETY: `mode.termios` is a valid termios borrowed for the duration of the call.
     let rc = unsafe { libc::tcsetattr(fd, libc::TCSANOW, &mode.termios) };
     if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
@@ -154,7 +148,7 @@ pub fn set_terminal_mode(fd: i32, mode: &TerminalMode) -> io::Result<()> {
 
 /// Throws away input typed but not yet read on the terminal `fd` (keys pressed while output was
 /// streaming must not answer the next question).
-pub fn discard_pending_input(fd: i32) -> io::Result<()> {
+pub(crate) fn discard_pending_input(fd: i32) -> io::Result<()> {
     // SAFETY: tcflush takes two integers and touches no memory of ours.
     let rc = unsafe { libc::tcflush(fd, libc::TCIFLUSH) };
     if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
@@ -163,7 +157,7 @@ pub fn discard_pending_input(fd: i32) -> io::Result<()> {
 /// The local time zone's offset from UTC, in seconds, at the instant `epoch_s` (seconds since
 /// 1970). Session ids are written in local time (SPEC §8); when the zone cannot be read the
 /// offset is 0, so ids fall back to UTC rather than failing.
-pub fn local_utc_offset_s(epoch_s: i64) -> i64 {
+pub(crate) fn local_utc_offset_s(epoch_s: i64) -> i64 {
     // Out of time_t's range (32-bit targets only) reads the zone at 1970: a close enough offset.
     let time = libc::time_t::try_from(epoch_s).unwrap_or(0);
     // SAFETY: an all-zero `tm` is a valid value of this plain C struct (integers and a pointer
@@ -222,11 +216,6 @@ mod tests {
         kill_process_group(child.id()).unwrap();
         let status = child.wait().unwrap();
         assert!(!status.success());
-    }
-
-    #[test]
-    fn is_tty_is_false_for_an_invalid_descriptor() {
-        assert!(!is_tty(-1));
     }
 
     #[test]

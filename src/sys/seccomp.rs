@@ -8,7 +8,7 @@
 //! filter narrows a few calls, the filesystem is Landlock's job.
 
 /// One classic-BPF instruction (`struct sock_filter`).
-pub type Instruction = libc::sock_filter;
+pub(crate) type Instruction = libc::sock_filter;
 
 const LOAD_WORD_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
 const JUMP_EQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
@@ -66,7 +66,7 @@ enum Op {
 
 /// The filter for this architecture, or None where we have no syscall table (the caller says the
 /// network cannot be turned off there).
-pub fn build_filter(network: bool) -> Option<Vec<Instruction>> {
+pub(crate) fn build_filter(network: bool) -> Option<Vec<Instruction>> {
     let table = TABLE?;
     let mut ops =
         vec![Op::Load(OFFSET_ARCH), Op::JumpEq(table.audit_arch, Target::Next, Target::Deny), Op::Load(OFFSET_NR)];
@@ -123,7 +123,7 @@ fn assemble(ops: &[Op]) -> Vec<Instruction> {
 /// What the filter answers for one call, computed by interpreting the program (tests, and a
 /// check that the assembled jumps mean what the builder meant).
 #[cfg(test)]
-pub fn evaluate(program: &[Instruction], arch: u32, nr: u32, args_low: [u32; 6]) -> u32 {
+pub(crate) fn evaluate(program: &[Instruction], arch: u32, nr: u32, args_low: [u32; 6]) -> u32 {
     let mut accumulator = 0u32;
     let mut pc = 0usize;
     while let Some(instruction) = program.get(pc) {

@@ -31,13 +31,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Seconds a command may run when the model gives no timeout.
-pub(super) const DEFAULT_TIMEOUT_S: u64 = 120;
+const DEFAULT_TIMEOUT_S: u64 = 120;
 /// The longest timeout the model may ask for.
-pub(super) const MAX_TIMEOUT_S: u64 = 600;
+const MAX_TIMEOUT_S: u64 = 600;
 /// Output bytes kept from the start of the output.
-pub(super) const OUTPUT_HEAD_BYTES: usize = 15_000;
+const OUTPUT_HEAD_BYTES: usize = 15_000;
 /// Output bytes kept from the end of the output.
-pub(super) const OUTPUT_TAIL_BYTES: usize = 15_000;
+const OUTPUT_TAIL_BYTES: usize = 15_000;
 
 /// Git settings for a command no person approved, as `GIT_CONFIG_KEY_n`/`VALUE_n` pairs (they
 /// override every config file, the repository's `.git/config` included). Reviewed, and why:
@@ -50,11 +50,11 @@ pub(super) const OUTPUT_TAIL_BYTES: usize = 15_000;
 ///   by commands that fetch, push, page or edit, which no broad rule allows unasked; left alone.
 /// - `filter.<driver>.*`, `diff.<driver>.textconv`: named per driver, so they cannot be
 ///   overridden here; what they run is confined by the sandbox like the command itself.
-pub const HARDENED_GIT: [(&str, &str); 3] =
+pub(crate) const HARDENED_GIT: [(&str, &str); 3] =
     [("safe.bareRepository", "explicit"), ("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null")];
 
 /// The `bash` tool, holding the complete environment its commands get and their sandbox.
-pub struct BashTool {
+pub(crate) struct BashTool {
     env: Vec<(String, String)>,
     sandbox: Arc<Sandbox>,
 }
@@ -62,7 +62,7 @@ pub struct BashTool {
 impl BashTool {
     /// A bash tool whose commands see exactly `env` (already scrubbed by the caller) plus the
     /// sandbox's temp dir, confined by `sandbox`.
-    pub fn new(env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> BashTool {
+    pub(crate) fn new(env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> BashTool {
         BashTool { env, sandbox }
     }
 }
@@ -166,7 +166,7 @@ impl BashTool {
 }
 
 /// `GIT_CONFIG_COUNT` and the numbered key/value variables git reads as command-line config.
-pub fn git_config_env(settings: &[(&str, &str)]) -> Vec<(String, String)> {
+pub(crate) fn git_config_env(settings: &[(&str, &str)]) -> Vec<(String, String)> {
     let mut env = vec![("GIT_CONFIG_COUNT".to_string(), settings.len().to_string())];
     for (index, (key, value)) in settings.iter().enumerate() {
         env.push((format!("GIT_CONFIG_KEY_{index}"), key.to_string()));

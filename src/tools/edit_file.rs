@@ -21,7 +21,7 @@ use serde::Deserialize;
 use std::path::Path;
 
 /// The `edit_file` tool.
-pub struct EditFileTool;
+pub(crate) struct EditFileTool;
 
 #[derive(Deserialize)]
 struct Input {

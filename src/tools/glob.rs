@@ -22,10 +22,10 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 /// Paths listed at most; the rest is counted.
-pub(super) const MAX_RESULTS: usize = 200;
+const MAX_RESULTS: usize = 200;
 
 /// The `glob` tool.
-pub struct GlobTool;
+pub(crate) struct GlobTool;
 
 #[derive(Deserialize)]
 struct Input {

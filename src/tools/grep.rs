@@ -36,13 +36,13 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Output lines (or files, or counts) shown when the model gives no `head_limit`.
-pub(super) const DEFAULT_HEAD_LIMIT: usize = 250;
+const DEFAULT_HEAD_LIMIT: usize = 250;
 /// Output size cap in bytes, whatever the limit.
 pub(super) const MAX_OUTPUT_BYTES: usize = 30_000;
 /// Characters kept of one matching line (minified files have megabyte lines).
 pub(super) const MAX_LINE_CHARS: usize = 500;
 /// Files larger than this are not searched (they would be read whole into memory).
-pub(super) const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// The `grep` tool.
 pub struct GrepTool;

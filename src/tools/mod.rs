@@ -17,15 +17,15 @@ mod grep;
 mod read_file;
 #[cfg(test)]
 mod test_support;
-pub mod walk;
+pub(crate) mod walk;
 mod write_file;
 
-pub use bash::{BashTool, HARDENED_GIT, git_config_env};
-pub use edit_file::EditFileTool;
-pub use glob::GlobTool;
+pub(crate) use bash::{BashTool, HARDENED_GIT, git_config_env};
+pub(crate) use edit_file::EditFileTool;
+pub(crate) use glob::GlobTool;
 pub use grep::GrepTool;
-pub use read_file::ReadFileTool;
-pub use write_file::WriteFileTool;
+pub(crate) use read_file::ReadFileTool;
+pub(crate) use write_file::WriteFileTool;
 
 use crate::cancel::CancelToken;
 use crate::confine::Sandbox;
@@ -38,14 +38,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// The built-ins' names and kinds: the permission engine's table, where rules read them too.
-pub use crate::permission::kind::{
-    BASH, BUILTIN_NAMES, EDIT_FILE, GLOB, GREP, READ_FILE, ToolKind, ToolNames, WRITE_FILE,
-};
+pub(crate) use crate::permission::kind::{BASH, EDIT_FILE, GLOB, GREP, READ_FILE, ToolKind, WRITE_FILE};
 
 /// The built-in tools in their canonical order. `bash_env` is the environment of every command
 /// the bash tool runs (the caller scrubs it to PATH, HOME, LANG, TERM once, at start-up; the
 /// sandbox adds its temp dir), and `sandbox` confines them.
-pub fn builtin_tools(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Vec<Arc<dyn Tool>> {
+pub(crate) fn builtin_tools(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(ReadFileTool),
         Arc::new(WriteFileTool),
@@ -112,7 +110,7 @@ impl ToolContext {
 
     /// The gate every file of a walk by `tool_rule_name` from `start` must pass; an error when
     /// `start` itself resolves outside the project.
-    pub fn file_gate(&self, tool_rule_name: &str, start: &Path) -> Result<FileGate, SandboxDenial> {
+    pub(crate) fn file_gate(&self, tool_rule_name: &str, start: &Path) -> Result<FileGate, SandboxDenial> {
         match &self.read_filter {
             Some(filter) => filter.gate(tool_rule_name, start),
             None => ReadFilter::builtin(self.root.clone()).gate(tool_rule_name, start),
@@ -138,7 +136,7 @@ pub struct ReadTracker {
 
 impl ReadTracker {
     /// How many distinct paths are remembered; compaction needs only the last few.
-    pub const CAPACITY: usize = 64;
+    const CAPACITY: usize = 64;
 
     /// An empty tracker.
     pub fn new() -> ReadTracker {
@@ -193,7 +191,7 @@ pub trait Tool: Send + Sync {
 
 /// A set of tools that can change while the program runs (an MCP server whose tool list
 /// changed). The registry asks it again only when it is refreshed, between turns.
-pub trait ToolSource: Send + Sync {
+pub(crate) trait ToolSource: Send + Sync {
     /// The tools it offers now. May do IO (re-list a server) and must not panic; on failure it
     /// returns what it offered before.
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
@@ -229,7 +227,7 @@ impl Registry {
     }
 
     /// A registry holding `builtin_tools(bash_env, sandbox)`.
-    pub fn with_builtins(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Registry {
+    pub(crate) fn with_builtins(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Registry {
         let mut registry = Registry::new();
         for tool in builtin_tools(bash_env, sandbox) {
             registry.register(tool);
@@ -244,7 +242,7 @@ impl Registry {
     }
 
     /// Adds a source of tools (its tools now, and again at each `refresh`).
-    pub fn register_source(&mut self, source: Arc<dyn ToolSource>) {
+    pub(crate) fn register_source(&mut self, source: Arc<dyn ToolSource>) {
         add_replacing(&mut crate::sync::write(&self.current), source.tools());
         self.entries.push(Entry::Source(source));
     }
@@ -265,7 +263,7 @@ impl Registry {
     /// A registry of this one's read-only tools but `exclude`, that follows its sources: a
     /// read-only tool a source offers later (an MCP server that connected after start-up) is in
     /// the view after the view's next refresh. For sub-agents.
-    pub fn read_only_view(&self, exclude: &str) -> Registry {
+    pub(crate) fn read_only_view(&self, exclude: &str) -> Registry {
         let mut view = Registry::new();
         for entry in &self.entries {
             match entry {
@@ -287,7 +285,7 @@ impl Registry {
     }
 
     /// The definitions of the read-only tools only (plan mode, sub-agents).
-    pub fn read_only_definitions(&self) -> Vec<ToolDefinition> {
+    pub(crate) fn read_only_definitions(&self) -> Vec<ToolDefinition> {
         self.snapshot().iter().filter(|tool| tool.read_only()).map(|tool| definition_of(tool.as_ref())).collect()
     }
 
@@ -324,7 +322,7 @@ fn add_replacing(tools: &mut Vec<Arc<dyn Tool>>, added: Vec<Arc<dyn Tool>>) {
 }
 
 /// Runs one tool, turning a panic into an error output: one bug must not end the session.
-pub fn execute_caught(tool: &dyn Tool, input_json: &str, ctx: &ToolContext) -> ToolOutput {
+pub(crate) fn execute_caught(tool: &dyn Tool, input_json: &str, ctx: &ToolContext) -> ToolOutput {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.execute(input_json, ctx)));
     outcome.unwrap_or_else(|_| ToolOutput::error(format!("tool {} failed internally (a bug in mewcode)", tool.name())))
 }
@@ -408,6 +406,7 @@ pub(crate) mod lenient {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::permission::kind::{BUILTIN_NAMES, ToolNames};
 
     fn ctx() -> ToolContext {
         ToolContext::new(std::env::temp_dir(), CancelToken::new())

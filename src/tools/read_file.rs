@@ -17,7 +17,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 /// Lines shown when the model gives no limit.
-pub(super) const DEFAULT_LIMIT: u64 = 2000;
+const DEFAULT_LIMIT: u64 = 2000;
 /// Characters kept of one line; the rest is replaced by a marker.
 pub(super) const MAX_LINE_CHARS: usize = 2000;
 /// Output size at which a read stops early (at a line boundary), whatever the limit; the note then
@@ -29,7 +29,7 @@ pub(super) const MAX_OUTPUT_BYTES: usize = 256 * 1024;
 const COUNT_REST_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The `read_file` tool.
-pub struct ReadFileTool;
+pub(crate) struct ReadFileTool;
 
 #[derive(Deserialize)]
 struct Input {

@@ -37,14 +37,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Upper bound on walker threads: past this, a disk-bound walk gets no faster.
-pub const MAX_THREADS: usize = 12;
+const MAX_THREADS: usize = 12;
 /// Files of one directory handed out as one job; small enough to spread a flat directory of
 /// thousands of files over all workers, large enough to keep channel traffic negligible.
 const FILE_BATCH: usize = 32;
 
 /// A file found by the walk.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WalkEntry {
+pub(crate) struct WalkEntry {
     /// The file's path (the start directory joined with `rel`).
     pub path: PathBuf,
     /// The path relative to the start directory, `/`-separated (lossy for non-UTF-8 names). For a
@@ -60,7 +60,13 @@ pub struct WalkEntry {
 /// apply (when `start` is outside it, only those at and below `start`). Returns every worker's
 /// state. A `start` that is a file is visited alone, without ignore checks (it was named
 /// explicitly).
-pub fn walk_parallel<S, M, V>(start: &Path, ignore_root: &Path, cancel: &CancelToken, make_state: M, visit: V) -> Vec<S>
+pub(crate) fn walk_parallel<S, M, V>(
+    start: &Path,
+    ignore_root: &Path,
+    cancel: &CancelToken,
+    make_state: M,
+    visit: V,
+) -> Vec<S>
 where
     S: Send,
     M: Fn() -> S + Sync,
@@ -105,19 +111,9 @@ where
     })
 }
 
-/// Every file under `start` that is not ignored, sorted by `rel`.
-pub fn walk_files(start: &Path, ignore_root: &Path, cancel: &CancelToken) -> Vec<WalkEntry> {
-    let states = walk_parallel(start, ignore_root, cancel, Vec::new, |found: &mut Vec<WalkEntry>, entry| {
-        found.push(entry.clone())
-    });
-    let mut files: Vec<WalkEntry> = states.into_iter().flatten().collect();
-    files.sort_by(|left, right| left.rel.cmp(&right.rel));
-    files
-}
-
 /// The compiled patterns of one `.gitignore` file.
 #[derive(Debug)]
-pub struct Gitignore {
+pub(crate) struct Gitignore {
     set: RegexSet,
     rules: Vec<Rule>,
 }
@@ -130,7 +126,7 @@ struct Rule {
 
 impl Gitignore {
     /// Compiles the text of a `.gitignore`; lines that cannot be compiled are skipped.
-    pub fn parse(text: &str) -> Gitignore {
+    pub(crate) fn parse(text: &str) -> Gitignore {
         let mut patterns = Vec::new();
         let mut rules = Vec::new();
         for line in text.lines() {
@@ -154,7 +150,7 @@ impl Gitignore {
 
     /// The decision of the last matching line for `rel` (relative to this file's directory,
     /// `/`-separated): `Some(true)` ignored, `Some(false)` re-included by `!`, `None` no match.
-    pub fn decide(&self, rel: &str, is_dir: bool) -> Option<bool> {
+    pub(crate) fn decide(&self, rel: &str, is_dir: bool) -> Option<bool> {
         if self.rules.is_empty() {
             return None;
         }

@@ -3,6 +3,16 @@
 use super::*;
 use crate::tools::test_support::TempProject;
 
+/// Every file under `start` that is not ignored, sorted by `rel`.
+fn walk_files(start: &Path, ignore_root: &Path, cancel: &CancelToken) -> Vec<WalkEntry> {
+    let states = walk_parallel(start, ignore_root, cancel, Vec::new, |found: &mut Vec<WalkEntry>, entry| {
+        found.push(entry.clone())
+    });
+    let mut files: Vec<WalkEntry> = states.into_iter().flatten().collect();
+    files.sort_by(|left, right| left.rel.cmp(&right.rel));
+    files
+}
+
 /// (pattern lines, path, is_dir, expected decision)
 fn check(gitignore: &str, cases: &[(&str, bool, Option<bool>)]) {
     let matcher = Gitignore::parse(gitignore);

@@ -9,7 +9,7 @@ use crate::fsx::{resolve_path, write_atomic_beneath};
 use serde::Deserialize;
 
 /// The `write_file` tool.
-pub struct WriteFileTool;
+pub(crate) struct WriteFileTool;
 
 #[derive(Deserialize)]
 struct Input {

@@ -283,7 +283,7 @@ fn ctrl_c_during_a_slow_bash_command_kills_its_whole_process_group() {
         assert!(std::time::Instant::now() < deadline, "the command never started");
         std::thread::sleep(std::time::Duration::from_millis(10));
     };
-    assert!(mewcode::sys::process_exists(sleeper));
+    assert!(mewcode::integration::process_exists(sleeper));
     std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));

@@ -8,15 +8,11 @@ use crate::support::mcp_servers::{
     process_gone, python_sdk_available, read_pid, require,
 };
 use crate::support::{FakeModel, Reply, TestEnv};
-use mewcode::cancel::CancelToken;
-use mewcode::config::{McpServerConfig, McpTransport};
-use mewcode::mcp::client::{Client, Transport};
-use mewcode::mcp::http::HttpTransport;
-use mewcode::mcp::stdio::StdioTransport;
-use mewcode::mcp::tool::render_result;
-use mewcode::mcp::{Manager, McpError, ServerState, SpawnEnv, StartOptions};
-use mewcode::tools::{Registry, ToolContext, ToolOutput};
-use mewcode::warning::Warning;
+use mewcode::integration::{
+    BLOCKED_DESCRIPTION, CancelToken, Client, HttpTransport, Manager, McpError, McpServerConfig, McpTransport,
+    Registry, ServerState, SpawnEnv, StartOptions, StdioTransport, ToolContext, ToolOutput, Transport, Warning,
+    render_result,
+};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -635,7 +631,7 @@ fn a_flagged_server_runs_again_at_the_next_refresh_after_it_is_accepted() {
     let refused = started.call("mcp__feat__echo", r#"{"text":"b"}"#);
     assert!(refused.is_error && refused.content.contains("echo (description)"), "{refused:?}");
     let echo = started.registry.get("mcp__feat__echo").unwrap();
-    assert_eq!(echo.description(), mewcode::mcp::tool::BLOCKED_DESCRIPTION);
+    assert_eq!(echo.description(), BLOCKED_DESCRIPTION);
     assert_eq!(echo.input_schema(), serde_json::json!({"type": "object", "properties": {}}));
     // Accepted from elsewhere (`mewcode mcp accept feat` in another shell): the next turn runs it.
     let options = StartOptions {
@@ -644,7 +640,7 @@ fn a_flagged_server_runs_again_at_the_next_refresh_after_it_is_accepted() {
         warn: Arc::new(|_| {}),
         pins: Some(pins),
     };
-    assert_eq!(mewcode::mcp::accept(&changed, &options), Ok(9));
+    assert_eq!(mewcode::integration::accept(&changed, &options), Ok(9));
     assert!(started.call("mcp__feat__echo", r#"{"text":"c"}"#).is_error, "not before the refresh");
     started.registry.refresh();
     assert_eq!(ok(started.call("mcp__feat__echo", r#"{"text":"d"}"#)), "d");
@@ -717,7 +713,7 @@ fn a_definition_changed_mid_session_blocks_the_tool_even_where_it_was_taken_befo
     assert!(refused.is_error && refused.content.contains("echo (description)"), "{refused:?}");
     let stale = taken_before.execute(r#"{"text":"b"}"#, &started.ctx);
     assert!(stale.is_error && stale.content.contains("echo (description)"), "{stale:?}");
-    assert_eq!(taken_before.description(), mewcode::mcp::tool::BLOCKED_DESCRIPTION);
+    assert_eq!(taken_before.description(), BLOCKED_DESCRIPTION);
     let late: Vec<String> = started.late_warnings.lock().unwrap().iter().map(ToString::to_string).collect();
     assert!(late.len() == 1 && late[0].contains("mewcode mcp accept feat"), "{late:?}");
 }

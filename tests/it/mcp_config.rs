@@ -121,5 +121,5 @@ fn the_repl_trust_question_lists_the_mcp_json_servers_and_yes_starts_them() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("hints: not trusted (the project's .mcp.json): every call asks");
     assert!(screen.contains("mcp__proj__echo"), "{screen}");
-    assert!(mewcode::config::trust::is_trusted(&env.home, &env.project));
+    assert!(mewcode::integration::is_trusted(&env.home, &env.project));
 }

@@ -113,7 +113,7 @@ fn untrusted_project_allow_rules_hooks_and_mcp_servers_do_nothing_until_trusted_
     // Remembered trust (as the REPL records it) applies without --trust...
     std::fs::remove_file(&marker).unwrap();
     std::fs::remove_file(env.project.join("made")).unwrap();
-    mewcode::config::trust::save_trust(&env.home, &env.project).unwrap();
+    mewcode::integration::save_trust(&env.home, &env.project).unwrap();
     turn();
     let run = env.run(&["-p", "go"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -134,7 +134,7 @@ fn untrusted_project_allow_rules_hooks_and_mcp_servers_do_nothing_until_trusted_
 fn check_prints_the_decision_object_and_runs_nothing() {
     let env = TestEnv::new("perm-check");
     env.write(".mewcode/settings.local.yaml", "permissions:\n  allow: [\"Bash(git *)\"]\n");
-    mewcode::config::trust::record_local_settings(&env.home, &env.project).unwrap();
+    mewcode::integration::record_local_settings(&env.home, &env.project).unwrap();
     let check = |args: &[&str]| -> Value {
         let run = env.run(args);
         assert_eq!(run.code, 0, "{}", run.stderr);

@@ -38,7 +38,7 @@ fn openai_text_answer_in_json_mode() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let mut output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let session_id = output["session_id"].take();
-    assert!(mewcode::cli::is_session_id(session_id.as_str().unwrap()), "{session_id}");
+    assert!(crate::support::is_session_id(session_id.as_str().unwrap()), "{session_id}");
     assert_eq!(
         output,
         serde_json::json!({

@@ -328,7 +328,7 @@ fn trusting_the_project_at_the_prompt_applies_its_config_and_is_remembered() {
     tmux.keys(&["y"]);
     let screen = tmux.wait_for("project-model");
     assert!(screen.contains("project"), "{screen}");
-    assert!(mewcode::config::trust::is_trusted(&env.home, &env.project));
+    assert!(mewcode::integration::is_trusted(&env.home, &env.project));
 }
 
 /// The names of the tools offered in the `index`th request.

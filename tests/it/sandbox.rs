@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 /// True when the running kernel offers Landlock (the same probe mewcode makes).
 fn landlock_available(test: &str) -> bool {
-    match mewcode::sys::landlock::abi_version() {
+    match mewcode::integration::landlock_abi_version() {
         Ok(_) => true,
         Err(reason) => {
             // Not a CI failure: CI machines may run a kernel without Landlock.
@@ -99,7 +99,7 @@ fn in_bypass_mode_commands_cannot_change_anything_outside_the_project() {
 #[test]
 fn kill_minus_one_reaches_only_the_commands_own_processes() {
     // Without signal scoping (Landlock ABI 6) this would signal every process we may signal.
-    match mewcode::sys::landlock::abi_version() {
+    match mewcode::integration::landlock_abi_version() {
         Ok(abi) if abi >= 6 => {}
         other => {
             eprintln!("sandbox-kill-all: skipped: needs Landlock ABI 6 for signal scoping ({other:?})");
@@ -261,7 +261,7 @@ fn doctor_names_the_sandbox_state_and_off_is_said_plainly() {
     let env = TestEnv::with_model("sandbox-doctor", &model, Provider::anthropic().model("m").then(""));
     let run = env.run(&["doctor"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    match mewcode::sys::landlock::abi_version() {
+    match mewcode::integration::landlock_abi_version() {
         Ok(abi) => assert!(run.stdout.contains(&format!("sandbox on (Landlock ABI {abi})")), "{}", run.stdout),
         Err(_) => assert!(run.stdout.contains("sandbox unavailable"), "{}", run.stdout),
     }
@@ -351,7 +351,7 @@ fn broad_rules_do_not_allow_options_that_make_git_or_npm_run_other_code() {
         ".mewcode/settings.local.yaml",
         "permissions:\n  allow: [\"Bash(npm test*)\", \"Bash(git *)\", \"Bash(echo *)\"]\n",
     );
-    mewcode::config::trust::record_local_settings(&env.home, &env.project).unwrap();
+    mewcode::integration::record_local_settings(&env.home, &env.project).unwrap();
     let decision = |command: &str| -> String {
         let run = env.run(&["check", "Bash", &json!({ "command": command }).to_string()]);
         assert_eq!(run.code, 0, "{}", run.stderr);

@@ -1,7 +1,9 @@
 //! Architecture checks that run inside `cargo test`: STYLE.md's layer rule, third-party crates
-//! kept in their rooms, printing only in front ends, environment reads only in the wiring, and a
-//! `//!` doc at the top of every file. A new module must be placed in the layer table below.
+//! kept in their rooms, printing only in front ends, environment reads only in the wiring, a
+//! `//!` doc at the top of every file, and no `pub` wider than its uses. A new module must be
+//! placed in the layer table below.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer (STYLE.md "Shape"). A module may use its own layer or lower.
@@ -254,4 +256,238 @@ fn only_the_conversation_writes_to_a_session_log() {
         .map(|(rel, _)| format!("{rel}: writes to a session log; push through the conversation (the agent does)"))
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A `pub`, `pub(crate)`, `pub(super)` or `pub(in …)` fn (methods too), struct, enum, const,
+/// static, type or trait, at any indentation. Struct fields and enum variants are not items here.
+const PUB_ITEM: &str =
+    r"^\s*pub(\([^)]*\))?\s+(?:(?:const|async|unsafe)\s+)*(fn|struct|enum|const|static|type|trait)\s+(\w+)";
+
+/// A `pub` item declared in src/ outside test code.
+struct PubItem {
+    /// Its file's index in `files`.
+    file: usize,
+    line: usize,
+    /// Plain `pub`, not `pub(…)`.
+    plain: bool,
+    kind: String,
+    name: String,
+}
+
+impl PubItem {
+    fn at(&self, files: &[(String, String)]) -> String {
+        format!("src/{}:{}: {} {}", files[self.file].0, self.line + 1, self.kind, self.name)
+    }
+}
+
+/// src/ files without comments, and their `pub` items outside test code and test-only files.
+fn pub_items() -> (Vec<(String, String)>, Vec<PubItem>) {
+    let declaration = regex::Regex::new(PUB_ITEM).unwrap();
+    let files: Vec<(String, String)> = src_files().into_iter().map(|(rel, text)| (rel, code_only(&text))).collect();
+    let mut items = Vec::new();
+    for (file, (_, code)) in files.iter().enumerate().filter(|(_, (rel, _))| !is_test_file(rel)) {
+        for (line, text) in non_test_lines(code) {
+            if let Some(capture) = declaration.captures(text) {
+                let (plain, kind, name) = (capture.get(1).is_none(), capture[2].to_string(), capture[3].to_string());
+                items.push(PubItem { file, line, plain, kind, name });
+            }
+        }
+    }
+    (files, items)
+}
+
+/// The identifiers of the package's other crates: main.rs, tests/ (but this file, which names
+/// items in its messages) and examples/. lib.rs counts too: its re-exports are what they reach.
+fn other_crates_words() -> HashSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = vec![root.join("src/main.rs"), root.join("src/lib.rs")];
+    for dir in ["tests", "examples"] {
+        collect(&root.join(dir), &mut paths);
+    }
+    paths
+        .iter()
+        .filter(|path| !path.ends_with("tidy.rs"))
+        .flat_map(|path| {
+            identifiers(&code_only(&std::fs::read_to_string(path).unwrap()))
+                .into_iter()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn no_pub_item_is_unused_outside_its_module() {
+    // A `pub` wider than the item's uses hides it from rustc: dead code behind a `pub(crate)` is
+    // never reported. So every pub item (see PUB_ITEM) outside test code must be named, as a word
+    // in code, in another file of src/: not its file's own test modules, which see its private
+    // items, but any other, test files included (another module's tests need it `pub(..)`). A
+    // plain `pub` item may instead be named by the package's other crates (tests/, examples/). A
+    // type also counts as used when it appears in the interface of another pub item of its own
+    // file (a signature, a field, a variant, a trait method): private, it would leak through that
+    // interface. Files are the modules here: the one inline non-test module (`tools::lenient`)
+    // is used by other files anyway. No allowlist: no item is used without being named.
+    let (files, items) = pub_items();
+    let words: Vec<HashSet<&str>> = files.iter().map(|(_, code)| identifiers(code)).collect();
+    let other_crates = other_crates_words();
+    let interfaces: Vec<Vec<(usize, HashSet<String>)>> = files
+        .iter()
+        .map(|(_, code)| {
+            let chunks = interface_chunks(code).into_iter();
+            chunks.map(|(start, chunk)| (start, identifiers(&chunk).into_iter().map(String::from).collect())).collect()
+        })
+        .collect();
+    let own_tests = own_test_modules(&files);
+    let problems: Vec<String> = items
+        .iter()
+        .filter(|item| {
+            let name = item.name.as_str();
+            let inside = &own_tests[item.file];
+            let in_other_file = words
+                .iter()
+                .enumerate()
+                .any(|(file, set)| file != item.file && !inside.contains(&file) && set.contains(name));
+            let in_interface = ["struct", "enum", "type", "trait"].contains(&item.kind.as_str())
+                && interfaces[item.file].iter().any(|(start, chunk)| *start != item.line && chunk.contains(name));
+            !(in_other_file || (item.plain && other_crates.contains(name)) || in_interface)
+        })
+        .map(|item| item.at(&files))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "pub items that nothing outside their file uses: drop the `pub` (make them private), or delete \
+         them if nothing uses them at all:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn plain_pub_functions_are_the_external_surface() {
+    // Plain `pub` is for what the package's other crates drive: main.rs, tests/ and examples/,
+    // through lib.rs's re-exports (a re-exported type brings its `pub` methods). A `pub fn`,
+    // const or static none of them names is crate-internal: `pub(crate)`, so that rustc's dead
+    // code analysis sees it. (Types are left to rustc: `unreachable_pub` knows which ones a
+    // public signature reaches, which a textual check cannot.)
+    let (files, items) = pub_items();
+    let other_crates = other_crates_words();
+    let problems: Vec<String> = items
+        .iter()
+        .filter(|item| item.plain && ["fn", "const", "static"].contains(&item.kind.as_str()))
+        .filter(|item| !other_crates.contains(&item.name))
+        .map(|item| item.at(&files))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "plain pub items that main.rs, tests/ and examples/ never name: write `pub(crate)` (or less), or \
+         re-export the item in lib.rs's group for the caller that needs it:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// For each file, the test-only files it declares as its own submodules (`mod tests;`, or with
+/// `#[path = "…"]`): they see its private items.
+fn own_test_modules(files: &[(String, String)]) -> Vec<Vec<usize>> {
+    let declaration = regex::Regex::new(r"^\s*(pub(\([^)]*\))?\s+)?mod (\w+);").unwrap();
+    let path_attribute = regex::Regex::new(r#"#\[path = "([^"]+)"\]"#).unwrap();
+    let join = |dir: &str, path: &str| if dir.is_empty() { path.to_string() } else { format!("{dir}/{path}") };
+    files
+        .iter()
+        .map(|(rel, code)| {
+            let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+            // `mod x;` in `a/mod.rs` (or lib.rs) is `a/x.rs`, in `a/b.rs` it is `a/b/x.rs`; a
+            // `#[path]` is relative to the declaring file's directory.
+            let base = match name {
+                "mod.rs" | "lib.rs" | "main.rs" => dir.to_string(),
+                _ => join(dir, name.trim_end_matches(".rs")),
+            };
+            let lines: Vec<&str> = code.lines().collect();
+            let mut children = Vec::new();
+            for (index, line) in lines.iter().enumerate() {
+                let Some(capture) = declaration.captures(line) else { continue };
+                let mut attributes = lines[..index]
+                    .iter()
+                    .rev()
+                    .take_while(|above| above.trim().is_empty() || above.trim().starts_with("#["));
+                let candidates = match attributes.find_map(|above| path_attribute.captures(above)) {
+                    Some(path) => vec![join(dir, &path[1])],
+                    None => vec![
+                        join(&base, &format!("{}.rs", &capture[3])),
+                        join(&base, &format!("{}/mod.rs", &capture[3])),
+                    ],
+                };
+                let child = files.iter().position(|(other, _)| candidates.contains(other));
+                children.extend(child.filter(|&child| is_test_file(&files[child].0)));
+            }
+            children
+        })
+        .collect()
+}
+
+/// The identifiers in `code` (string contents included: serde names functions in strings).
+fn identifiers(code: &str) -> HashSet<&str> {
+    code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|word| !word.is_empty()).collect()
+}
+
+/// The lines of `code` with their indexes, without `#[cfg(test)]` items (and the bodies of those
+/// that have one: `mod tests { … }`, a test-only `impl`).
+fn non_test_lines(code: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut kept = Vec::new();
+    let mut skip_until: Option<String> = None;
+    for (index, line) in lines.iter().enumerate() {
+        if let Some(end) = &skip_until {
+            if line.trim_end() == end {
+                skip_until = None;
+            }
+            continue;
+        }
+        // The attributes (and doc comments, blank in code_only) right above the line.
+        let attributes = lines[..index].iter().rev().take_while(|above| {
+            let above = above.trim();
+            above.is_empty() || above.starts_with("#[")
+        });
+        if attributes.into_iter().any(|above| above.trim() == "#[cfg(test)]") {
+            if line.trim_end().ends_with('{') {
+                skip_until = Some(format!("{}}}", &line[..line.len() - line.trim_start().len()]));
+            }
+            continue;
+        }
+        kept.push((index, *line));
+    }
+    kept
+}
+
+/// The interface of `code`'s `pub` items, each chunk with its first line's index: a fn's signature
+/// up to its body, a pub enum's or trait's whole body, any other `pub` line (a field, an alias).
+fn interface_chunks(code: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let public = regex::Regex::new(r"^\s*pub(\([^)]*\))?\s").unwrap();
+    let function = regex::Regex::new(r"\bfn\s+\w").unwrap();
+    let body = regex::Regex::new(r"\b(enum|trait)\b[^;]*\{\s*$").unwrap();
+    let mut chunks = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        if public.is_match(line) {
+            let start = index;
+            let mut chunk = line.to_string();
+            if function.is_match(line) {
+                while !chunk.trim_end().ends_with(['{', ';']) && index + 1 < lines.len() {
+                    index += 1;
+                    chunk.push('\n');
+                    chunk.push_str(lines[index]);
+                }
+            } else if body.is_match(line) {
+                let end = format!("{}}}", &line[..line.len() - line.trim_start().len()]);
+                while index + 1 < lines.len() && lines[index + 1].trim_end() != end {
+                    index += 1;
+                    chunk.push('\n');
+                    chunk.push_str(lines[index]);
+                }
+            }
+            chunks.push((start, chunk));
+        }
+        index += 1;
+    }
+    chunks
 }

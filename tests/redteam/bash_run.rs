@@ -7,8 +7,10 @@
 //! did not wait for may be gone before it logs. Unconfined (our own generated commands, which
 //! only run stubs and builtins), every process is waited for.
 
-use mewcode::config::sandbox::SandboxConfig;
-use mewcode::confine::{Paths, Sandbox};
+use mewcode::redteam::{
+    Engine, Level, ParsedCommand, Paths, RuleSet, RuleTexts, Sandbox, SandboxConfig, Status, kill_process_group,
+    program_name, spawn_setup, unwrap_command,
+};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -73,9 +75,7 @@ impl BashRun {
 
     /// Whether the kernel confines the commands (else they are only as safe as the corpus).
     pub fn confined(&self) -> bool {
-        self.sandbox
-            .as_ref()
-            .is_some_and(|sandbox| matches!(sandbox.status(), mewcode::confine::Status::Confined { .. }))
+        self.sandbox.as_ref().is_some_and(|sandbox| matches!(sandbox.status(), Status::Confined { .. }))
     }
 
     /// The programs bash ran for `command` (killed with everything it started after a second).
@@ -92,7 +92,7 @@ impl BashRun {
         match &self.sandbox {
             Some(sandbox) => {
                 let Ok(confinement) = sandbox.confinement() else { return BTreeSet::new() };
-                mewcode::sys::child::spawn_setup(&mut bash, confinement);
+                spawn_setup(&mut bash, confinement);
             }
             None => {
                 std::os::unix::process::CommandExt::process_group(&mut bash, 0);
@@ -123,7 +123,7 @@ impl BashRun {
             let _ = done.send(());
         });
         if finished.recv_timeout(Duration::from_secs(1)).is_err() {
-            let _ = mewcode::sys::kill_process_group(child.id());
+            let _ = kill_process_group(child.id());
             let _ = child.kill();
             // A process that closed both descriptors and outlived the kill is not waited for.
             let _ = finished.recv_timeout(Duration::from_secs(1));
@@ -162,23 +162,21 @@ pub fn on_two_workers<C: Sync, T: Default + Send>(cases: &[C], judge: impl Fn(&m
 
 /// The programs the reader judged in `parsed`: each simple command's first word and, through
 /// wrappers (`env`, `timeout`, …), the program they run, by the name bash looks up.
-pub fn judged_programs(parsed: &mewcode::permission::shell::ParsedCommand) -> BTreeSet<String> {
-    use mewcode::permission::wrappers;
+pub fn judged_programs(parsed: &ParsedCommand) -> BTreeSet<String> {
     parsed
         .subcommands
         .iter()
         .flat_map(|command| {
-            let effective = wrappers::unwrap_command(&command.words);
+            let effective = unwrap_command(&command.words);
             command.words.first().into_iter().chain(effective.words.first()).cloned().collect::<Vec<_>>()
         })
-        .map(|word| wrappers::program_name(&word).to_string())
+        .map(|word| program_name(&word).to_string())
         .collect()
 }
 
 /// An engine in `root` whose only rules allow each of `programs` (`Bash(NAME)`, `Bash(NAME *)`).
-pub fn engine_allowing<'a>(root: &Path, programs: impl IntoIterator<Item = &'a str>) -> mewcode::permission::Engine {
-    use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
+pub fn engine_allowing<'a>(root: &Path, programs: impl IntoIterator<Item = &'a str>) -> Engine {
     let allow = programs.into_iter().flat_map(|name| [format!("Bash({name})"), format!("Bash({name} *)")]).collect();
     let (set, _) = RuleSet::from_texts(vec![(Level::User, RuleTexts { allow, deny: Vec::new() })]);
-    mewcode::permission::Engine::new(root.to_path_buf(), None, set)
+    Engine::new(root.to_path_buf(), None, set)
 }

@@ -9,8 +9,7 @@
 //! program in them still asks about (printed; the corpus keeps its own expectations).
 
 use crate::bash_run::{BashRun, engine_allowing, judged_programs, on_two_workers};
-use mewcode::mode::Mode;
-use mewcode::permission::{CallInfo, Decision, Engine, shell};
+use mewcode::redteam::{CallInfo, Decision, Engine, Mode, parse_command};
 use std::path::Path;
 use std::time::Instant;
 
@@ -169,7 +168,7 @@ impl Tally {
         everything: &Engine,
         without: &[Engine],
     ) {
-        let parsed = shell::parse_command(case);
+        let parsed = parse_command(case);
         let ran = sandbox.run(index, case);
         self.ran_something += usize::from(!ran.is_empty());
         let input = serde_json::json!({ "command": case }).to_string();

@@ -23,10 +23,7 @@ mod bash_run;
 mod differential;
 mod scripts;
 
-use mewcode::mcp::client::parse_read_only;
-use mewcode::mode::Mode;
-use mewcode::permission::rules::{Level, RuleSet, RuleTexts};
-use mewcode::permission::{CallInfo, Decision, Engine};
+use mewcode::redteam::{CallInfo, Decision, Engine, Level, Mode, RuleSet, RuleTexts, parse_read_only};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -6,8 +6,7 @@
 //! over-ask rate when every program the command runs or names is allowed.
 
 use crate::bash_run::{BashRun, engine_allowing, judged_programs, on_two_workers};
-use mewcode::mode::Mode;
-use mewcode::permission::{CallInfo, Decision, Engine, shell};
+use mewcode::redteam::{CallInfo, Decision, Engine, Mode, parse_command};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -109,7 +108,7 @@ impl Tally {
         let allows = |names: &BTreeSet<String>| {
             engine(sandbox.project(), names).check(Mode::Default, &call, false).decision == Decision::Allow
         };
-        let Ok(parsed) = shell::parse_command(&case.command) else {
+        let Ok(parsed) = parse_command(&case.command) else {
             self.unparseable += 1;
             self.asked += 1;
             if allows(&ran) {

@@ -12,3 +12,15 @@ pub mod validate;
 
 pub use fake_model::{FakeModel, RecordedRequest, Reply};
 pub use project::{Provider, TempDir, TestEnv};
+
+/// True for the `YYYYMMDD-HHMMSS-xxxx` shape of a session id, stated here independently of the
+/// code that makes them.
+pub fn is_session_id(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 20
+        && bytes[..8].iter().all(u8::is_ascii_digit)
+        && bytes[8] == b'-'
+        && bytes[9..15].iter().all(u8::is_ascii_digit)
+        && bytes[15] == b'-'
+        && bytes[16..].iter().all(|b| b.is_ascii_hexdigit())
+}

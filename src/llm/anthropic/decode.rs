@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// Decodes one attempt of an Anthropic Messages stream (protocol README §2.2).
 #[derive(Debug, Default)]
-pub struct AnthropicDecoder {
+pub(crate) struct AnthropicDecoder {
     /// Blocks opened and not yet stopped, by their `index`.
     open: Vec<(u64, Block)>,
     /// Completed tool calls, in block order.
@@ -28,7 +28,7 @@ pub struct AnthropicDecoder {
 
 impl AnthropicDecoder {
     /// A decoder for one fresh attempt.
-    pub fn new() -> AnthropicDecoder {
+    pub(crate) fn new() -> AnthropicDecoder {
         AnthropicDecoder::default()
     }
 }

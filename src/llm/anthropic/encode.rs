@@ -17,14 +17,14 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 /// Thinking budget of extended thinking (SPEC §2); `max_tokens` is raised above it.
-pub const THINKING_BUDGET_TOKENS: u32 = 16_000;
+const THINKING_BUDGET_TOKENS: u32 = 16_000;
 
 /// Builds the streaming request body for `POST {base_url}/messages`, as the bytes to send.
 ///
 /// The output cap is `request.max_tokens`, or `config.max_tokens` when the request leaves it 0;
 /// with thinking on, the budget is added on top so the answer keeps its whole cap. The history
 /// is written from the borrowed messages (`llm::body`), never copied into a JSON tree.
-pub fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
+pub(crate) fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
     let thinking = config.thinking && tool_loop_has_signed_thinking(&request.messages);
     let output_cap = if request.max_tokens > 0 { request.max_tokens } else { config.max_tokens };
     let mut body = Map::new();
@@ -57,7 +57,7 @@ pub fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
 /// cannot be repaired, so thinking is switched off for the request instead. The loop is what
 /// follows the last plain user message (one that opens an exchange, not text the user added
 /// while tools were running); earlier turns are complete and need no thinking.
-pub fn tool_loop_has_signed_thinking(messages: &[Message]) -> bool {
+pub(crate) fn tool_loop_has_signed_thinking(messages: &[Message]) -> bool {
     let loop_start = (0..messages.len())
         .rev()
         .find(|&index| messages[index].role == Role::User && opens_exchange(&messages[..index]))

@@ -2,11 +2,11 @@
 //!
 //! Invariant: nothing here does IO; the provider that wires HTTP to these lives elsewhere.
 
-pub mod decode;
-pub mod encode;
+pub(crate) mod decode;
+pub(crate) mod encode;
 
-pub use decode::AnthropicDecoder;
-pub use encode::encode_request;
+pub(crate) use decode::AnthropicDecoder;
+pub(crate) use encode::encode_request;
 
 #[cfg(test)]
 mod decode_tests;

@@ -268,7 +268,7 @@ fn given_roots_add_to_the_bundle_and_a_failed_handshake_tries_the_other_set() {
     let idle = Some(Duration::from_secs(5));
     // The bundle alone does not know test CA a; the right CA file verifies.
     let (bundle_only, _) = agent_config(&server.url, &net, &[], idle).unwrap();
-    assert!(!bundle_only.has_extra_roots());
+    assert!(bundle_only.bundled.is_none(), "no extra roots");
     let bundle_error = server.get(&bundle_only).unwrap_err();
     assert!(is_handshake_failure(&bundle_error), "{bundle_error:?}");
     let client = client(&server.url);
@@ -278,7 +278,7 @@ fn given_roots_add_to_the_bundle_and_a_failed_handshake_tries_the_other_set() {
         "{message}"
     );
     let (right, _) = agent_config(&server.url, &net, &server.roots("a"), idle).unwrap();
-    assert!(right.has_extra_roots());
+    assert!(right.bundled.is_some(), "the CA file adds to the bundle");
     assert_eq!(server.get(&right).unwrap(), 200);
     // The second set is tried over a new connection when the first one's handshake fails: in
     // production it is the bundle (a corporate SSL_CERT_FILE must not break public endpoints);

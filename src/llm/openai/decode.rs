@@ -21,7 +21,7 @@ use serde_json::Value;
 
 /// Decodes one attempt of an OpenAI-compatible chat-completions stream.
 #[derive(Debug)]
-pub struct OpenAiDecoder {
+pub(crate) struct OpenAiDecoder {
     slots: Vec<Slot>,
     finish_reason: Option<String>,
     /// The last non-null `usage` object, normalised (README §3.5: last one wins, never added).
@@ -40,7 +40,7 @@ impl OpenAiDecoder {
     /// A decoder for one fresh attempt. `id_seed` drives the ids made up for tool calls a
     /// server sent without one (`call_` + 24 alphanumerics): the provider passes something that
     /// differs per request (a clock reading, a counter), tests pass a constant.
-    pub fn new(id_seed: u64) -> OpenAiDecoder {
+    pub(crate) fn new(id_seed: u64) -> OpenAiDecoder {
         OpenAiDecoder {
             slots: Vec::new(),
             finish_reason: None,
@@ -55,7 +55,7 @@ impl OpenAiDecoder {
 
     /// Recovers tool calls a model wrote as text (`text_calls.rs`) for these offered tools;
     /// None (the `text_tool_calls: off` setting) leaves such text as text.
-    pub fn with_text_tool_calls(mut self, tools: Option<ToolNames>) -> OpenAiDecoder {
+    pub(crate) fn with_text_tool_calls(mut self, tools: Option<ToolNames>) -> OpenAiDecoder {
         self.content = ContentFilter::new(tools);
         self
     }

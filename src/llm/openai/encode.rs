@@ -16,7 +16,7 @@ use std::ops::Range;
 
 /// The per-request choices that are not in `ProviderConfig` or are overridden for one retry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EncodeOptions {
+pub(crate) struct EncodeOptions {
     /// Send `stream_options: {include_usage: true}`. The provider retries once with `false`
     /// when a server rejects the field.
     pub stream_options: bool,
@@ -24,14 +24,15 @@ pub struct EncodeOptions {
 
 impl EncodeOptions {
     /// The options a provider entry asks for: `stream_options` from the config.
-    pub fn from_config(config: &ProviderConfig) -> EncodeOptions {
+    pub(crate) fn from_config(config: &ProviderConfig) -> EncodeOptions {
         EncodeOptions { stream_options: config.stream_options }
     }
 }
 
 /// Builds the streaming request body for `POST {base_url}/chat/completions` with the options
-/// the config asks for, as the bytes to send.
-pub fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
+/// the config asks for, as the bytes to send (the encoder's tests; the provider uses the fallback).
+#[cfg(test)]
+pub(crate) fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
     encode_request_with(request, config, EncodeOptions::from_config(config))
 }
 
@@ -41,7 +42,8 @@ pub fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
 /// The output cap is `request.max_tokens`, or `config.max_tokens` when the request leaves it
 /// 0, sent under `config.max_tokens_field` (`max_tokens` or `max_completion_tokens`). The
 /// history is written from the borrowed messages (`llm::body`), never copied into a JSON tree.
-pub fn encode_request_with(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> Vec<u8> {
+#[cfg(test)]
+pub(crate) fn encode_request_with(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> Vec<u8> {
     encode(request, config, options).0
 }
 
@@ -50,7 +52,10 @@ pub fn encode_request_with(request: &Request, config: &ProviderConfig, options: 
 /// of `encode_request_with(.., stream_options: false)`), so the fallback costs no second
 /// encoding nor a second copy of the history unless it is used. None when `extra_body` sets
 /// `stream_options` itself: the user chose its value, and sending it again would not help.
-pub fn encode_request_with_fallback(request: &Request, config: &ProviderConfig) -> (Vec<u8>, Option<Range<usize>>) {
+pub(crate) fn encode_request_with_fallback(
+    request: &Request,
+    config: &ProviderConfig,
+) -> (Vec<u8>, Option<Range<usize>>) {
     let (body, cut) = encode(request, config, EncodeOptions::from_config(config));
     (body, cut.filter(|_| !config.request.extra_body.contains_key(STREAM_OPTIONS)))
 }

@@ -3,11 +3,11 @@
 //!
 //! Invariant: nothing here does IO; the provider that wires HTTP to these lives elsewhere.
 
-pub mod decode;
-pub mod encode;
+pub(crate) mod decode;
+pub(crate) mod encode;
 
-pub use decode::OpenAiDecoder;
-pub use encode::{EncodeOptions, encode_request, encode_request_with, encode_request_with_fallback};
+pub(crate) use decode::OpenAiDecoder;
+pub(crate) use encode::encode_request_with_fallback;
 
 #[cfg(test)]
 mod decode_tests;
