@@ -143,13 +143,15 @@ mod tests {
         assert_eq!(fresh.push(Message::user("before the log")), None);
         fresh.start_log(writer_in(&dir, "20261204-100000-bbbb"));
         assert_eq!((fresh.session_id(), fresh.is_logged()), ("20261204-100000-bbbb", true));
+        fresh.push(Message::user("q"));
         assert_eq!(fresh.push(Message::assistant("logged")), None);
         let path = log_path(&dir, "20261204-100000-bbbb");
-        assert_eq!(load_log(&path).unwrap().messages, vec![Message::assistant("logged")]);
+        let logged = vec![Message::user("q"), Message::assistant("logged")];
+        assert_eq!(load_log(&path).unwrap().messages, logged, "what came after the log started");
 
         // A resumed conversation is its log's: same id, same messages, appends go to it.
         let reopened = SessionWriter::reopen(&path, "20261204-100000-bbbb", "m").unwrap();
-        let mut resumed = Conversation::resumed(reopened, vec![Message::user("q"), Message::assistant("logged")]);
+        let mut resumed = Conversation::resumed(reopened, logged);
         assert_eq!((resumed.session_id(), resumed.is_logged()), ("20261204-100000-bbbb", true));
         assert_eq!(resumed.last_answer(), Some("logged"));
         resumed.push(Message::user("next"));
