@@ -46,6 +46,13 @@ impl Conversation {
         Conversation { history: messages.into(), session_id, log: Some(log), ..Conversation::default() }
     }
 
+    /// A conversation that continues session `session_id` from `messages` (loaded from its log)
+    /// when the log could not be reopened for append (a symbolic link planted on the way, a file
+    /// we may not write): it goes on unsaved, in the same session.
+    pub fn resumed_unsaved(session_id: impl Into<String>, messages: Vec<Message>) -> Conversation {
+        Conversation { history: messages.into(), session_id: session_id.into(), ..Conversation::default() }
+    }
+
     /// A conversation that continues `messages` without a log, in a session of its own (tests and
     /// benchmarks start from a history this way).
     pub fn unlogged(messages: Vec<Message>) -> Conversation {
