@@ -182,6 +182,25 @@ pub(crate) fn open_append_beneath(base: &Path, rel: &Path, create_new: bool) -> 
     Ok(file)
 }
 
+/// Writes `bytes` to the file `base/rel`, created anew with its directories, never through a
+/// symbolic link (as `open_append_beneath`), and returns its path. Whatever is at the name
+/// already (a leftover of an earlier failed attempt, a planted link) is removed first: a link
+/// itself, never what it points to. A write that fails removes the file it created.
+pub(crate) fn write_new_beneath(base: &Path, rel: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    let (dir_rel, name) = split_file(rel)?;
+    let path = base.join(rel);
+    let dir = open_dir_beneath(base, dir_rel)?;
+    // Nothing there is the common case; anything that stays (a directory) fails `create_new`.
+    let _ = dir.remove_file(name);
+    let mut file = dir.create_new(name).map_err(|err| refusal_at(&path, err))?;
+    if let Err(err) = file.write_all(bytes) {
+        drop(file);
+        let _ = dir.remove_file(name);
+        return Err(with_path(&path, err));
+    }
+    Ok(path)
+}
+
 /// `create_dirs_beneath`, then that directory held open, walked from `/` without following a
 /// link (`base` resolved first: its own links are the user's). A link that appeared on the way
 /// since the check makes this fail: nothing is written.
@@ -483,6 +502,25 @@ mod tests {
             let err = open_append_beneath(&project, rel, create_new).unwrap_err();
             assert!(err.to_string().contains("sessions/s is a symbolic link"), "{err}");
         }
+        outside_untouched(&outside);
+        let _ = fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn a_new_file_beneath_replaces_a_planted_link_or_leftover_and_never_writes_through_a_linked_directory() {
+        let (base, project, outside) = project_with_outside("new-beneath");
+        let rel = Path::new(".mewcode/results/big");
+        assert_eq!(write_new_beneath(&project, rel, b"first").unwrap(), project.join(rel));
+        assert_eq!(write_new_beneath(&project, rel, b"second").unwrap(), project.join(rel), "a leftover is replaced");
+        fs::remove_file(project.join(rel)).unwrap();
+        std::os::unix::fs::symlink(outside.join("keep.txt"), project.join(rel)).unwrap();
+        write_new_beneath(&project, rel, b"third").unwrap();
+        assert!(fs::symlink_metadata(project.join(rel)).unwrap().is_file(), "the link itself was replaced");
+        assert_eq!(fs::read_to_string(project.join(rel)).unwrap(), "third");
+        fs::remove_dir_all(project.join(".mewcode/results")).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join(".mewcode/results")).unwrap();
+        let err = write_new_beneath(&project, rel, b"payload").unwrap_err();
+        assert!(err.to_string().contains("results is a symbolic link"), "{err}");
         outside_untouched(&outside);
         let _ = fs::remove_dir_all(&base);
     }
