@@ -15,6 +15,7 @@ const RUNS: usize = 7;
 fn main() {
     let dir = std::env::temp_dir().join(format!("mewcode-session-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
     let sessions_dir = bench::sessions_dir(&dir);
     // Listing checks every header's mark, so the sessions carry real ones.
     let owner = Owner::from_key([9; 32]);
@@ -30,7 +31,7 @@ fn main() {
         model: "m".into(),
         owner: owner.mark(&id),
     };
-    drop(SessionWriter::create(&path, &meta).unwrap());
+    drop(SessionWriter::create(&dir, &bench::log_rel(&id), &meta).unwrap());
     {
         // Buffered here (no fsync per line) only to generate fast; the format is the writer's.
         let mut out = BufWriter::new(OpenOptions::new().append(true).open(&path).unwrap());
@@ -64,7 +65,7 @@ fn main() {
             owner: owner.mark(&id),
         };
         let path = bench::log_path(&sessions_dir, &id);
-        drop(SessionWriter::create(&path, &meta).unwrap());
+        drop(SessionWriter::create(&dir, &bench::log_rel(&id), &meta).unwrap());
         let mut out = BufWriter::new(OpenOptions::new().append(true).open(&path).unwrap());
         let text = if index % 100 == 0 { big.as_str() } else { "hello" };
         writeln!(out, "{}", bench::render_message(&Message::user(text), 1, None)).unwrap();
@@ -74,7 +75,7 @@ fn main() {
 
     // The price of durability: one fsynced append of a typical message.
     let id = bench::format_id(1_700_000_000, 2);
-    let mut writer = SessionWriter::create(&bench::log_path(&sessions_dir, &id), &meta).unwrap();
+    let mut writer = SessionWriter::create(&dir, &bench::log_rel(&id), &meta).unwrap();
     let message = Message::assistant("Done: the bug is fixed.");
     let append = median(|| {
         for _ in 0..20 {

@@ -1,5 +1,12 @@
-//! File-system helpers shared by the tools and the session code: atomic writes and lexical path
-//! resolution.
+//! File-system helpers shared by the tools and the session code: atomic writes, lexical path
+//! resolution, and mewcode's own directories beneath the project (`create_dirs_beneath` and the
+//! `*_beneath` functions that write there).
+//!
+//! Invariant: nothing mewcode writes for itself under `<root>/.mewcode` (session logs, offloaded
+//! results, settings, its `.gitignore`) goes through a symbolic link. A repository can ship any
+//! of those names as a link pointing anywhere, so every directory mewcode owns is checked (never
+//! a link, never a file) and then walked without following links, and files are opened relative
+//! to the directory so reached, with `O_NOFOLLOW`.
 //!
 //! Invariant: `write_atomic` never leaves a half-written target. Readers see either the old
 //! content or the new content, because the bytes go to a temporary file in the same directory,
@@ -12,9 +19,9 @@
 
 use crate::sys::dir::{Dir, Entry, is_not_a_plain_directory};
 use std::ffi::{OsStr, OsString};
-use std::fs;
+use std::fs::{self, File};
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -81,16 +88,172 @@ pub(crate) const MEWCODE_DIR_GITIGNORE: &str = "\
 !settings.yaml
 ";
 
-/// Creates `dir` (mewcode's `<root>/.mewcode`, with its parents) when missing and, when it holds
-/// no `.gitignore`, writes `MEWCODE_DIR_GITIGNORE` there. An existing `.gitignore` (the user's
-/// or the repository's own) is left alone, and nothing is written through a link planted at the
-/// name (`create_new` refuses any existing entry, dangling links included).
-pub(crate) fn ensure_gitignored_dir(dir: &Path) -> io::Result<()> {
-    fs::create_dir_all(dir)?;
-    match fs::OpenOptions::new().write(true).create_new(true).open(dir.join(".gitignore")) {
+/// Creates mewcode's directory `base/rel` (`<root>/.mewcode`) as `create_dirs_beneath` does, never
+/// through a link, and, when it holds no `.gitignore`, writes `MEWCODE_DIR_GITIGNORE` there. An
+/// existing `.gitignore` (the user's or the repository's own) is left alone, and nothing is
+/// written through a link planted at the name (`create_new` refuses any existing entry, dangling
+/// links included).
+pub(crate) fn ensure_gitignored_dir(base: &Path, rel: &Path) -> io::Result<()> {
+    let dir = open_dir_beneath(base, rel)?;
+    match dir.create_new(OsStr::new(".gitignore")) {
         Ok(mut file) => file.write_all(MEWCODE_DIR_GITIGNORE.as_bytes()),
         Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
         Err(err) => Err(err),
+    }
+}
+
+/// Creates the directory `base/rel` one component at a time and returns its path.
+///
+/// `base` (the project root) may be reached through symbolic links: it is the user's. The
+/// directories of `rel` are mewcode's own (`.mewcode/sessions/<id>`, say), and a repository can
+/// ship any of them as a link pointing anywhere. So every one that exists must be a real
+/// directory, seen without following a link (`symlink_metadata`): a link, dangling or not, or a
+/// file is an error naming it. One that is missing is made with `create_dir`; if another process
+/// made it first (`AlreadyExists`), what it made is checked the same way, not trusted. `rel` must
+/// be plain names: an absolute path, `.` or `..` is refused.
+///
+/// This checks, then uses a path: a directory swapped for a link in between can still make one
+/// `create_dir` land elsewhere (an empty directory, nothing more). Files are never opened by
+/// such a path: the `*_beneath` writers open the directory again from `/` without following
+/// links, and name the file relative to it, so no byte follows a swap.
+pub(crate) fn create_dirs_beneath(base: &Path, rel: &Path) -> io::Result<PathBuf> {
+    walk_beneath(base, rel, true)
+}
+
+/// `create_dirs_beneath` without creating: Ok when every directory of `rel` that exists beneath
+/// `base` is a real one (a missing one ends the walk), else its error. For code that only reads
+/// or removes what mewcode keeps there, such as the cleanup of old sessions.
+pub(crate) fn check_dirs_beneath(base: &Path, rel: &Path) -> io::Result<()> {
+    walk_beneath(base, rel, false).map(|_| ())
+}
+
+fn walk_beneath(base: &Path, rel: &Path, create: bool) -> io::Result<PathBuf> {
+    let mut path = base.to_path_buf();
+    for component in rel.components() {
+        let Component::Normal(name) = component else {
+            let message = format!("{} is not a plain relative path (no `/`, `.` or `..` at its start)", rel.display());
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+        };
+        path.push(name);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) => check_real_dir(&path, &meta)?,
+            Err(err) if err.kind() == io::ErrorKind::NotFound && !create => return Ok(path),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => match fs::create_dir(&path) {
+                Ok(()) => {}
+                // Someone made it between our look and our create: it must pass the same check.
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                    let meta = fs::symlink_metadata(&path).map_err(|err| with_path(&path, err))?;
+                    check_real_dir(&path, &meta)?;
+                }
+                Err(err) => return Err(with_path(&path, err)),
+            },
+            Err(err) => return Err(with_path(&path, err)),
+        }
+    }
+    Ok(path)
+}
+
+/// Opens the file `base/rel` for reading and appending (a session log): created new, with its
+/// directories (`create_new`), or existing. Never through a symbolic link: not one of `rel`'s
+/// directories (created or checked by `create_dirs_beneath`, then walked with `O_NOFOLLOW`, the
+/// file named relative to the directory so reached) and not one at the file's own name (on
+/// reopen, append mode would follow it). What opens must be a regular file with no other hard
+/// link: a second name elsewhere would receive the same bytes.
+pub(crate) fn open_append_beneath(base: &Path, rel: &Path, create_new: bool) -> io::Result<File> {
+    let (dir_rel, name) = split_file(rel)?;
+    let path = base.join(rel);
+    let dir = open_dir_beneath(base, dir_rel)?;
+    let file = dir.open_append(name, create_new).map_err(|err| refusal_at(&path, err))?;
+    let meta = file.metadata().map_err(|err| with_path(&path, err))?;
+    if !meta.file_type().is_file() {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file; mewcode does not write to it",
+            path.display()
+        )));
+    }
+    if meta.nlink() > 1 {
+        let message = format!("{} has another hard link; mewcode does not write through it", path.display());
+        return Err(io::Error::other(message));
+    }
+    if create_new {
+        // The new directory entry must survive a crash too (not every file system syncs one).
+        let _ = dir.sync();
+    }
+    Ok(file)
+}
+
+/// Writes `bytes` to the file `base/rel`, created anew with its directories, never through a
+/// symbolic link (as `open_append_beneath`), and returns its path. Whatever is at the name
+/// already (a leftover of an earlier failed attempt, a planted link) is removed first: a link
+/// itself, never what it points to. A write that fails removes the file it created.
+pub(crate) fn write_new_beneath(base: &Path, rel: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    let (dir_rel, name) = split_file(rel)?;
+    let path = base.join(rel);
+    let dir = open_dir_beneath(base, dir_rel)?;
+    // Nothing there is the common case; anything that stays (a directory) fails `create_new`.
+    let _ = dir.remove_file(name);
+    let mut file = dir.create_new(name).map_err(|err| refusal_at(&path, err))?;
+    if let Err(err) = file.write_all(bytes) {
+        drop(file);
+        let _ = dir.remove_file(name);
+        return Err(with_path(&path, err));
+    }
+    Ok(path)
+}
+
+/// `create_dirs_beneath`, then that directory held open, walked from `/` without following a
+/// link (`base` resolved first: its own links are the user's). A link that appeared on the way
+/// since the check makes this fail: nothing is written.
+fn open_dir_beneath(base: &Path, rel: &Path) -> io::Result<Dir> {
+    let path = create_dirs_beneath(base, rel)?;
+    let resolved = fs::canonicalize(base).map_err(|err| with_path(base, err))?.join(rel);
+    Dir::open_no_symlinks(&resolved).map_err(|err| {
+        if !is_not_a_plain_directory(&err) {
+            return with_path(&path, err);
+        }
+        let message = format!(
+            "{}: a directory on the way was replaced (by a symbolic link or a file) after it was checked; \
+             mewcode does not write through it",
+            path.display()
+        );
+        io::Error::new(err.kind(), message)
+    })
+}
+
+/// A directory mewcode owns must be one, not a link to one.
+fn check_real_dir(path: &Path, meta: &fs::Metadata) -> io::Result<()> {
+    if meta.file_type().is_symlink() {
+        return Err(symlink_refusal(path));
+    }
+    if !meta.is_dir() {
+        let message = format!("{} is not a directory; mewcode keeps its own files there", path.display());
+        return Err(io::Error::new(io::ErrorKind::NotADirectory, message));
+    }
+    Ok(())
+}
+
+fn symlink_refusal(path: &Path) -> io::Error {
+    io::Error::other(format!("{} is a symbolic link; mewcode does not write through it", path.display()))
+}
+
+/// An open of `path` failed: when a link sits at the name, say so (`O_NOFOLLOW` reports a
+/// number, `create_new` "exists"); otherwise the error with the path.
+fn refusal_at(path: &Path, err: io::Error) -> io::Error {
+    if fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return symlink_refusal(path);
+    }
+    with_path(path, err)
+}
+
+fn with_path(path: &Path, err: io::Error) -> io::Error {
+    io::Error::new(err.kind(), format!("{}: {err}", path.display()))
+}
+
+/// `rel`'s directory part and file name.
+fn split_file(rel: &Path) -> io::Result<(&Path, &OsStr)> {
+    match (rel.parent(), rel.file_name()) {
+        (Some(dir), Some(name)) => Ok((dir, name)),
+        _ => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", rel.display()))),
     }
 }
 
@@ -222,18 +385,143 @@ mod tests {
     #[test]
     fn the_mewcode_dir_gets_its_gitignore_once_and_never_through_a_link() {
         let base = temp_dir("gitignore");
-        let dir = base.join("project/.mewcode");
-        ensure_gitignored_dir(&dir).unwrap();
+        let project = base.join("project");
+        fs::create_dir_all(&project).unwrap();
+        let dir = project.join(".mewcode");
+        ensure_gitignored_dir(&project, Path::new(".mewcode")).unwrap();
         assert_eq!(fs::read_to_string(dir.join(".gitignore")).unwrap(), MEWCODE_DIR_GITIGNORE);
         // The user's own (or the repository's) file stays as it is.
         fs::write(dir.join(".gitignore"), "mine\n").unwrap();
-        ensure_gitignored_dir(&dir).unwrap();
+        ensure_gitignored_dir(&project, Path::new(".mewcode")).unwrap();
         assert_eq!(fs::read_to_string(dir.join(".gitignore")).unwrap(), "mine\n");
         // A dangling link at the name is not followed.
         fs::remove_file(dir.join(".gitignore")).unwrap();
         std::os::unix::fs::symlink(base.join("victim"), dir.join(".gitignore")).unwrap();
-        ensure_gitignored_dir(&dir).unwrap();
+        ensure_gitignored_dir(&project, Path::new(".mewcode")).unwrap();
         assert!(!base.join("victim").exists());
+        // `.mewcode` itself as a link out: refused, nothing written where it points.
+        fs::remove_dir_all(&dir).unwrap();
+        fs::create_dir_all(base.join("outside")).unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), &dir).unwrap();
+        let err = ensure_gitignored_dir(&project, Path::new(".mewcode")).unwrap_err();
+        assert!(err.to_string().contains("is a symbolic link; mewcode does not write through it"), "{err}");
+        assert_eq!(fs::read_dir(base.join("outside")).unwrap().count(), 0);
+        let _ = fs::remove_dir_all(&base);
+    }
+
+    /// A project (reached through a link, as a user's checkout may be) and, beside it, an
+    /// `outside` directory holding `keep.txt`: where a planted link wants mewcode's writes.
+    fn project_with_outside(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
+        let base = fs::canonicalize(temp_dir(tag)).unwrap();
+        fs::create_dir_all(base.join("real-project")).unwrap();
+        std::os::unix::fs::symlink(base.join("real-project"), base.join("project")).unwrap();
+        fs::create_dir_all(base.join("outside")).unwrap();
+        fs::write(base.join("outside/keep.txt"), "keep").unwrap();
+        (base.clone(), base.join("project"), base.join("outside"))
+    }
+
+    fn outside_untouched(outside: &Path) {
+        let names: Vec<_> = fs::read_dir(outside).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        assert_eq!(names, vec![OsString::from("keep.txt")]);
+        assert_eq!(fs::read_to_string(outside.join("keep.txt")).unwrap(), "keep");
+    }
+
+    #[test]
+    fn mewcode_dirs_are_created_beneath_the_root_and_every_planted_link_or_file_on_the_way_is_refused() {
+        let (base, project, outside) = project_with_outside("beneath");
+        let rel = Path::new(".mewcode/sessions/20260101-000000-abcd/tool-results");
+        // The root itself is reached through a link: that is the user's business, allowed.
+        assert_eq!(create_dirs_beneath(&project, rel).unwrap(), project.join(rel));
+        assert!(fs::symlink_metadata(project.join(rel)).unwrap().is_dir());
+        assert_eq!(create_dirs_beneath(&project, rel).unwrap(), project.join(rel), "existing directories pass");
+        // Each of mewcode's own components in turn as a link out (and as a dangling link).
+        for planted in
+            [".mewcode", ".mewcode/sessions", ".mewcode/sessions/20260101-000000-abcd", rel.to_str().unwrap()]
+        {
+            let _ = fs::remove_dir_all(project.join(".mewcode"));
+            fs::create_dir_all(project.join(planted).parent().unwrap()).unwrap();
+            for target in [outside.clone(), base.join("nowhere")] {
+                std::os::unix::fs::symlink(&target, project.join(planted)).unwrap();
+                let err = create_dirs_beneath(&project, &rel.join("more")).unwrap_err();
+                let expected = format!(
+                    "{} is a symbolic link; mewcode does not write through it",
+                    project.join(planted).display()
+                );
+                assert_eq!(err.to_string(), expected);
+                fs::remove_file(project.join(planted)).unwrap();
+            }
+            // A file in its place.
+            fs::write(project.join(planted), "x").unwrap();
+            let err = create_dirs_beneath(&project, rel).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::NotADirectory, "{planted}: {err}");
+            assert!(err.to_string().contains(&project.join(planted).display().to_string()), "{err}");
+            fs::remove_file(project.join(planted)).unwrap();
+        }
+        outside_untouched(&outside);
+        assert!(!base.join("nowhere").exists());
+        // Checking alone creates nothing and finds the same links.
+        let _ = fs::remove_dir_all(project.join(".mewcode"));
+        check_dirs_beneath(&project, rel).unwrap();
+        assert!(!project.join(".mewcode").exists());
+        std::os::unix::fs::symlink(&outside, project.join(".mewcode")).unwrap();
+        assert!(check_dirs_beneath(&project, rel).unwrap_err().to_string().contains(".mewcode is a symbolic link"));
+        fs::remove_file(project.join(".mewcode")).unwrap();
+        for not_plain in ["/etc", "../outside", "a/../../outside", "./a"] {
+            let err = create_dirs_beneath(&project, Path::new(not_plain)).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{not_plain}: {err}");
+        }
+        outside_untouched(&outside);
+        let _ = fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn a_log_is_created_and_reopened_for_append_never_through_a_link_or_a_second_hard_link() {
+        let (base, project, outside) = project_with_outside("append-beneath");
+        let rel = Path::new(".mewcode/sessions/s/conversation.jsonl");
+        open_append_beneath(&project, rel, true).unwrap().write_all(b"one\n").unwrap();
+        assert!(open_append_beneath(&project, rel, true).is_err(), "create never reuses a file");
+        open_append_beneath(&project, rel, false).unwrap().write_all(b"two\n").unwrap();
+        assert_eq!(fs::read_to_string(project.join(rel)).unwrap(), "one\ntwo\n");
+        // A link at the log's name, to an existing file outside: neither mode writes through it.
+        fs::remove_file(project.join(rel)).unwrap();
+        std::os::unix::fs::symlink(outside.join("keep.txt"), project.join(rel)).unwrap();
+        for create_new in [false, true] {
+            let err = open_append_beneath(&project, rel, create_new).unwrap_err();
+            assert!(err.to_string().contains("is a symbolic link; mewcode does not write through it"), "{err}");
+        }
+        // A hard link to a file elsewhere receives the same bytes: refused too.
+        fs::remove_file(project.join(rel)).unwrap();
+        fs::hard_link(outside.join("keep.txt"), project.join(rel)).unwrap();
+        let err = open_append_beneath(&project, rel, false).unwrap_err();
+        assert!(err.to_string().contains("has another hard link"), "{err}");
+        fs::remove_file(project.join(rel)).unwrap();
+        // A directory on the way as a link: refused before anything is opened or created.
+        fs::remove_dir_all(project.join(".mewcode/sessions/s")).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join(".mewcode/sessions/s")).unwrap();
+        for create_new in [false, true] {
+            let err = open_append_beneath(&project, rel, create_new).unwrap_err();
+            assert!(err.to_string().contains("sessions/s is a symbolic link"), "{err}");
+        }
+        outside_untouched(&outside);
+        let _ = fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn a_new_file_beneath_replaces_a_planted_link_or_leftover_and_never_writes_through_a_linked_directory() {
+        let (base, project, outside) = project_with_outside("new-beneath");
+        let rel = Path::new(".mewcode/results/big");
+        assert_eq!(write_new_beneath(&project, rel, b"first").unwrap(), project.join(rel));
+        assert_eq!(write_new_beneath(&project, rel, b"second").unwrap(), project.join(rel), "a leftover is replaced");
+        fs::remove_file(project.join(rel)).unwrap();
+        std::os::unix::fs::symlink(outside.join("keep.txt"), project.join(rel)).unwrap();
+        write_new_beneath(&project, rel, b"third").unwrap();
+        assert!(fs::symlink_metadata(project.join(rel)).unwrap().is_file(), "the link itself was replaced");
+        assert_eq!(fs::read_to_string(project.join(rel)).unwrap(), "third");
+        fs::remove_dir_all(project.join(".mewcode/results")).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join(".mewcode/results")).unwrap();
+        let err = write_new_beneath(&project, rel, b"payload").unwrap_err();
+        assert!(err.to_string().contains("results is a symbolic link"), "{err}");
+        outside_untouched(&outside);
         let _ = fs::remove_dir_all(&base);
     }
 

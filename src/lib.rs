@@ -84,7 +84,7 @@ pub mod bench {
     pub use crate::session::reader::load_log;
     pub use crate::session::record::{Meta, VERSION, render_message};
     pub use crate::session::writer::SessionWriter;
-    pub use crate::session::{format_id, list_sessions, log_path, sessions_dir, title_of};
+    pub use crate::session::{format_id, list_sessions, log_path, log_rel, sessions_dir, title_of};
     pub use crate::sse::SseParser;
     pub use crate::sys::landlock::abi_version as landlock_abi_version;
     pub use crate::tools::{GrepTool, ReadTracker, Registry, Tool, ToolContext, ToolOutput};

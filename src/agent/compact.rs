@@ -146,12 +146,12 @@ impl Agent {
         // Each conversation's results go to its own session's directory.
         let session_dir = self.context.sessions_dir.as_ref().map(|dir| dir.join(conversation.session_id()));
         let (history, state) = conversation.history_and_context();
-        let outcome = state.offload.run(history, session_dir.as_deref(), limits);
+        let outcome = state.offload.run(history, session_dir.as_ref(), limits);
         state.estimate.shrink(outcome.chars_removed);
         if outcome.replaced > 0
             && let Some(dir) = session_dir
         {
-            let dir = dir.join(context::offload::TOOL_RESULTS_DIR);
+            let dir = dir.path().join(context::offload::TOOL_RESULTS_DIR);
             let notice = format!(
                 "{} large tool result(s) saved to {}; the model sees a preview",
                 outcome.replaced,

@@ -373,8 +373,10 @@ impl crate::tools::Tool for BigRead {
 
 #[test]
 fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
-    let sessions = std::env::temp_dir().join(format!("mewcode-offload-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&sessions);
+    let project = std::env::temp_dir().join(format!("mewcode-offload-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    std::fs::create_dir_all(&project).unwrap();
+    let sessions = project.join(".mewcode/sessions");
     let provider = ScriptedProvider::new(vec![read_turn("big-1", 100), text_turn("seen")]);
     let mut registry = Registry::new();
     registry.register(Arc::new(BigRead { size: 60_000 }));
@@ -386,7 +388,10 @@ fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
         context: crate::context::ContextConfig {
             window: WINDOW,
             compact_at: None,
-            sessions_dir: Some(sessions.clone()),
+            sessions_dir: Some(crate::context::offload::DirBeneath {
+                base: project.clone(),
+                rel: ".mewcode/sessions".into(),
+            }),
         },
     });
     let mut conversation = Conversation::new("20261204-120000-abcd");
@@ -397,5 +402,5 @@ fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
     let sent = &provider.requests()[1].messages[2].tool_results[0].content;
     assert!(sent.len() < 10_000 && sent.contains(&saved.display().to_string()), "{sent}");
     assert!(events.iter().any(|event| matches!(event, Event::Notice(text) if text.contains("saved to"))));
-    std::fs::remove_dir_all(&sessions).unwrap();
+    std::fs::remove_dir_all(&project).unwrap();
 }

@@ -46,6 +46,13 @@ impl Conversation {
         Conversation { history: messages.into(), session_id, log: Some(log), ..Conversation::default() }
     }
 
+    /// A conversation that continues session `session_id` from `messages` (loaded from its log)
+    /// when the log could not be reopened for append (a symbolic link planted on the way, a file
+    /// we may not write): it goes on unsaved, in the same session.
+    pub(crate) fn resumed_unsaved(session_id: impl Into<String>, messages: Vec<Message>) -> Conversation {
+        Conversation { history: messages.into(), session_id: session_id.into(), ..Conversation::default() }
+    }
+
     /// A conversation that continues `messages` without a log, in a session of its own (tests and
     /// benchmarks start from a history this way).
     pub fn unlogged(messages: Vec<Message>) -> Conversation {
@@ -126,17 +133,19 @@ impl Conversation {
 mod tests {
     use super::*;
     use crate::session::record::Meta;
-    use crate::session::{load_log, log_path};
+    use crate::session::{load_log, log_rel};
 
-    fn writer_in(dir: &std::path::Path, id: &str) -> SessionWriter {
+    /// A new log of session `id` in the project at `root`.
+    fn writer_in(root: &std::path::Path, id: &str) -> SessionWriter {
         let meta = Meta { version: 1, id: id.into(), created: 1, title: "t".into(), model: "m".into(), owner: None };
-        SessionWriter::create(&log_path(dir, id), &meta).unwrap()
+        SessionWriter::create(root, &log_rel(id), &meta).unwrap()
     }
 
     #[test]
     fn the_history_and_the_log_change_together() {
         let dir = std::env::temp_dir().join(format!("mewcode-conversation-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
         let mut fresh = Conversation::new("20261204-100000-aaaa");
         assert_eq!((fresh.session_id(), fresh.is_logged()), ("20261204-100000-aaaa", false));
         // An unlogged conversation keeps its messages in memory only, and says nothing.
@@ -145,16 +154,21 @@ mod tests {
         assert_eq!((fresh.session_id(), fresh.is_logged()), ("20261204-100000-bbbb", true));
         fresh.push(Message::user("q"));
         assert_eq!(fresh.push(Message::assistant("logged")), None);
-        let path = log_path(&dir, "20261204-100000-bbbb");
+        let path = dir.join(log_rel("20261204-100000-bbbb"));
         let logged = vec![Message::user("q"), Message::assistant("logged")];
         assert_eq!(load_log(&path).unwrap().messages, logged, "what came after the log started");
 
         // A resumed conversation is its log's: same id, same messages, appends go to it.
-        let reopened = SessionWriter::reopen(&path, "20261204-100000-bbbb", "m").unwrap();
+        let reopened =
+            SessionWriter::reopen(&dir, &log_rel("20261204-100000-bbbb"), "20261204-100000-bbbb", "m").unwrap();
         let mut resumed = Conversation::resumed(reopened, logged);
         assert_eq!((resumed.session_id(), resumed.is_logged()), ("20261204-100000-bbbb", true));
         assert_eq!(resumed.last_answer(), Some("logged"));
         resumed.push(Message::user("next"));
+        // After `/model`, the log's assistant records name the new model.
+        resumed.set_model("the-other-model");
+        resumed.push(Message::assistant("from the other model"));
+        assert!(std::fs::read_to_string(&path).unwrap().contains("the-other-model"));
         let (installed, notice) = resumed.install(vec![Message::user("summary"), Message::assistant("ok")]);
         assert_eq!(notice, None);
         assert_eq!(*installed, resumed.history().to_vec());

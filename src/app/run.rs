@@ -456,7 +456,10 @@ fn build_agent(
         // Resolved once by the config (never 0: a missing window is the protocol's default).
         window: provider_config.context_window,
         compact_at: provider_config.compact_at,
-        sessions_dir: Some(crate::session::sessions_dir(&context.root)),
+        sessions_dir: Some(crate::context::offload::DirBeneath {
+            base: context.root.clone(),
+            rel: PathBuf::from(crate::session::SESSIONS_REL),
+        }),
     };
     Ok(Arc::new(Agent {
         toolbox,

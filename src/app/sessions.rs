@@ -44,7 +44,13 @@ pub(super) fn open_print_session(
             notices.extend(resumed.not_owned_note.clone());
             notices.extend(resumed.damaged_note.clone());
             notices.extend(resumed.stale_note.clone());
-            let mut conversation = Conversation::resumed(resumed.writer, resumed.messages);
+            let mut conversation = match resumed.writer {
+                Ok(writer) => Conversation::resumed(writer, resumed.messages),
+                Err(err) => {
+                    notices.push(format!("{err}; this run is not saved as a session"));
+                    Conversation::resumed_unsaved(id, resumed.messages)
+                }
+            };
             if resumed.needs_compaction {
                 conversation.compact_before_next_request();
             }

@@ -20,7 +20,6 @@ mod tests;
 pub(crate) use limits::Limits;
 
 use crate::msg::{Message, System, ToolDefinition};
-use std::path::PathBuf;
 
 /// Characters per token for every estimate in the program (one constant, SPEC §6).
 pub(crate) const CHARS_PER_TOKEN: f64 = 3.5;
@@ -84,10 +83,11 @@ pub struct ContextConfig {
     pub window: u64,
     /// The configured fraction of the window at which automatic compaction starts, if lower.
     pub compact_at: Option<f64>,
-    /// The directory of the project's sessions: a conversation's offloaded results go to
-    /// `<dir>/<session id>/tool-results/`. None: layer 1 is off (results stay undecided and are
-    /// offloaded once a directory is known).
-    pub sessions_dir: Option<PathBuf>,
+    /// The directory of the project's sessions, beneath the project root: a conversation's
+    /// offloaded results go to `<dir>/<session id>/tool-results/`, never through a symbolic link
+    /// below the root. None: layer 1 is off (results stay undecided and are offloaded once a
+    /// directory is known).
+    pub sessions_dir: Option<offload::DirBeneath>,
 }
 
 /// Tokens every request carries besides the messages: the system prompt and the tool

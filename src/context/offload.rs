@@ -6,7 +6,9 @@
 //! Invariant: every decision is final. A ledger keyed by tool_call_id remembers "kept" or
 //! "replaced (with this preview)", so a result never flips between iterations (the model's view
 //! and the prompt cache stay stable); a failed write decides nothing and is retried next
-//! iteration. File names are sanitised to `[A-Za-z0-9_-]` so a hostile id cannot steer the write.
+//! iteration. File names are sanitised to `[A-Za-z0-9_-]` so a hostile id cannot steer the write,
+//! and no directory on the way below the project root may be a symbolic link (`DirBeneath`): a
+//! repository can ship `.mewcode`, `sessions`, a session or `tool-results` as one.
 //! Work per iteration is O(new messages): settled messages are never visited again.
 
 use super::Limits;
@@ -25,6 +27,28 @@ const PREVIEW_LINES: usize = 20;
 pub(crate) const PREVIEW_BYTES: usize = 2048;
 /// The directory under the session directory that holds offloaded results.
 pub(crate) const TOOL_RESULTS_DIR: &str = "tool-results";
+
+/// A directory mewcode owns beneath one it does not: `rel` (plain names, such as
+/// `.mewcode/sessions/<id>`) beneath `base` (the project root). `base` may be reached through
+/// symbolic links; no directory of `rel` may be one, so no result is saved through a link a
+/// repository planted (`fsx::write_new_beneath` checks each one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirBeneath {
+    pub base: PathBuf,
+    pub rel: PathBuf,
+}
+
+impl DirBeneath {
+    /// Its subdirectory `name`.
+    pub fn join(&self, name: impl AsRef<Path>) -> DirBeneath {
+        DirBeneath { base: self.base.clone(), rel: self.rel.join(name) }
+    }
+
+    /// The directory as one path (for messages and previews).
+    pub fn path(&self) -> PathBuf {
+        self.base.join(&self.rel)
+    }
+}
 
 /// A final decision about one tool result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -133,7 +157,7 @@ impl Offloader {
 
     /// One pass over the messages not yet settled. `session_dir` None: nothing is offloaded and
     /// nothing is decided (the results wait for a directory).
-    pub fn run(&mut self, history: &mut History, session_dir: Option<&Path>, limits: &Limits) -> PassReport {
+    pub fn run(&mut self, history: &mut History, session_dir: Option<&DirBeneath>, limits: &Limits) -> PassReport {
         let mut outcome = PassReport::default();
         if history.len() < self.scanned {
             self.reset_scan();
@@ -162,7 +186,7 @@ impl Offloader {
         &mut self,
         history: &mut History,
         index: usize,
-        session_dir: Option<&Path>,
+        session_dir: Option<&DirBeneath>,
         limits: &Limits,
         outcome: &mut PassReport,
     ) -> bool {
@@ -199,7 +223,8 @@ impl Offloader {
                 }
                 Err(err) => {
                     all_decided = false;
-                    outcome.failures.push(format!("could not save a large tool result to {}: {err}", dir.display()));
+                    let dir = dir.path().display().to_string();
+                    outcome.failures.push(format!("could not save a large tool result to {dir}: {err}"));
                 }
             }
         }
@@ -222,19 +247,11 @@ impl Offloader {
     }
 }
 
-/// Writes one result to `<dir>/tool-results/<sanitised id>` and returns the path. A symlink
-/// planted at the directory or the file is never followed: the directory must be a real one and
-/// the file is created anew (`create_new` refuses an existing name, links included).
-fn save(session_dir: &Path, tool_call_id: &str, content: &str) -> std::io::Result<PathBuf> {
-    use std::io::Write;
-    let dir = session_dir.join(TOOL_RESULTS_DIR);
-    std::fs::create_dir_all(&dir)?;
-    if std::fs::symlink_metadata(&dir)?.file_type().is_symlink() {
-        return Err(std::io::Error::other(format!("{} is a symbolic link", dir.display())));
-    }
-    let path = dir.join(sanitize_id(tool_call_id));
-    // A leftover from an earlier failed attempt (or a planted link) is removed, not written through.
-    let _ = std::fs::remove_file(&path);
-    std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?.write_all(content.as_bytes())?;
-    Ok(path)
+/// Writes one result to `<session dir>/tool-results/<sanitised id>` and returns the path. A
+/// symlink planted at any directory of the session dir's `rel`, at `tool-results` or at the file
+/// is never followed: the directories must be real ones and the file is created anew (a leftover
+/// from an earlier failed attempt, or a planted link, is removed, not written through).
+fn save(session_dir: &DirBeneath, tool_call_id: &str, content: &str) -> std::io::Result<PathBuf> {
+    let rel = session_dir.rel.join(TOOL_RESULTS_DIR).join(sanitize_id(tool_call_id));
+    crate::fsx::write_new_beneath(&session_dir.base, &rel, content.as_bytes())
 }

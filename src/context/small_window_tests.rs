@@ -4,7 +4,7 @@
 
 use super::offload::{Disposition, Offloader};
 use super::summary::{self, Tail, build_history, plan_tail, render_transcript, tail_messages};
-use super::tests::{call, results, user};
+use super::tests::{beneath, call, results, user};
 use super::*;
 use crate::msg::{Role, ToolResult};
 
@@ -158,7 +158,7 @@ fn a_small_window_offloads_a_quarter_window_result_with_a_small_preview() {
         ]),
     ]
     .into();
-    let outcome = Offloader::default().run(&mut history, Some(&dir), &limits);
+    let outcome = Offloader::default().run(&mut history, Some(&beneath(&dir)), &limits);
     assert_eq!(outcome.replaced, 1, "7 000 bytes > 3 584; the 3 000 left fit the 7 168 aggregate");
     let preview = &history[2].tool_results[0].content;
     assert!(preview.starts_with(&format!("[content offloaded] original size: {} bytes", text.len())));
@@ -170,7 +170,7 @@ fn a_small_window_offloads_a_quarter_window_result_with_a_small_preview() {
     let _ = std::fs::remove_dir_all(&dir);
     let mut offloader = Offloader::default();
     let mut spec_history: crate::msg::History = vec![user("go"), call("big"), result("big", 6_900)].into();
-    offloader.run(&mut spec_history, Some(&dir), &Limits::for_window(200_000));
+    offloader.run(&mut spec_history, Some(&beneath(&dir)), &Limits::for_window(200_000));
     assert_eq!(offloader.decision("big"), Some(&Disposition::Kept), "a large window keeps it");
 }
 

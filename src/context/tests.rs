@@ -1,7 +1,7 @@
 //! Context management decisions as data: the estimate, thresholds, breaker, layer-1 plans and
 //! ledger, id sanitising, tail selection, summary extraction and the drop schedule.
 
-use super::offload::{Disposition, Offloader, plan_offload, render_preview, sanitize_id};
+use super::offload::{DirBeneath, Disposition, Offloader, plan_offload, render_preview, sanitize_id};
 use super::summary::{build_history, extract_summary, next_drop, select_tail_start, user_turn_starts};
 
 /// SPEC's own figures (a 200 000-token window).
@@ -13,6 +13,12 @@ use crate::msg::{History, Role, ToolCall, ToolResult};
 
 pub(super) fn user(text: &str) -> Message {
     Message::user(text)
+}
+
+/// `dir` as its last component beneath its parent (what offload writes into, checked).
+pub(super) fn beneath(dir: &std::path::Path) -> DirBeneath {
+    let (base, name) = (dir.parent().unwrap(), dir.file_name().unwrap());
+    DirBeneath { base: base.to_path_buf(), rel: name.into() }
 }
 
 /// An assistant message calling `read_file` once, with id `id`.
@@ -169,11 +175,11 @@ fn ledger_makes_decisions_final_and_a_failed_write_is_retried() {
     std::fs::create_dir_all(&dir).unwrap();
     let blocked = dir.join("blocked");
     std::fs::write(&blocked, "file").unwrap();
-    let outcome = offloader.run(&mut history, Some(&blocked), &spec());
+    let outcome = offloader.run(&mut history, Some(&beneath(&blocked)), &spec());
     assert_eq!(outcome.failures.len(), 1);
     assert_eq!(offloader.decision("big"), None);
     let session = dir.join("session");
-    let outcome = offloader.run(&mut history, Some(&session), &spec());
+    let outcome = offloader.run(&mut history, Some(&beneath(&session)), &spec());
     assert_eq!(outcome.replaced, 1);
     assert!(outcome.chars_removed > 55_000);
     let saved = session.join("tool-results").join("big");
@@ -352,10 +358,44 @@ fn offload_never_writes_through_a_planted_symlink() {
     std::fs::write(&victim, "precious").unwrap();
     std::os::unix::fs::symlink(&victim, results_dir.join("big")).unwrap();
     let mut history: History = vec![user("go"), call("big"), results(&[("big", 60_000)])].into();
-    let outcome = Offloader::default().run(&mut history, Some(&dir.join("session")), &spec());
+    let outcome = Offloader::default().run(&mut history, Some(&beneath(&dir.join("session"))), &spec());
     assert_eq!(outcome.replaced, 1);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert_eq!(std::fs::read_to_string(results_dir.join("big")).unwrap().len(), 60_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn offload_never_saves_through_a_linked_directory_and_the_result_stays_in_the_conversation() {
+    let dir = std::env::temp_dir().join(format!("mewcode-offload-linked-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (project, outside) = (dir.join("project"), dir.join("outside"));
+    std::fs::create_dir_all(&outside).unwrap();
+    let session = DirBeneath { base: project.clone(), rel: ".mewcode/sessions/20260101-000000-abcd".into() };
+    let planted = [".mewcode", ".mewcode/sessions", ".mewcode/sessions/20260101-000000-abcd"];
+    let planted = planted.iter().map(std::path::PathBuf::from).chain([session.rel.join("tool-results")]);
+    for link in planted {
+        let _ = std::fs::remove_dir_all(project.join(".mewcode"));
+        std::fs::create_dir_all(project.join(&link).parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join(&link)).unwrap();
+        let mut history: History = vec![user("go"), call("big"), results(&[("big", 60_000)])].into();
+        let mut offloader = Offloader::default();
+        let outcome = offloader.run(&mut history, Some(&session), &spec());
+        assert_eq!(outcome.replaced, 0, "{}", link.display());
+        assert_eq!(outcome.failures.len(), 1);
+        let expected =
+            format!("{} is a symbolic link; mewcode does not write through it", project.join(&link).display());
+        assert!(outcome.failures[0].contains(&expected), "{}", outcome.failures[0]);
+        assert_eq!(history[2].tool_results[0].content.len(), 60_000, "the model still gets the whole result");
+        assert_eq!(offloader.decision("big"), None, "nothing decided: retried once the directory is a real one");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "{}", link.display());
+        // The link replaced by a real directory: the next pass saves it.
+        std::fs::remove_file(project.join(&link)).unwrap();
+        let outcome = offloader.run(&mut history, Some(&session), &spec());
+        assert_eq!(outcome.replaced, 1, "{:?}", outcome.failures);
+        assert!(project.join(&session.rel).join("tool-results/big").is_file());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

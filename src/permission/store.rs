@@ -83,12 +83,13 @@ pub(crate) fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Resu
     if added == 0 {
         return Ok(0);
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|err| format!("{}: {err}", parent.display()))?;
-        // `.mewcode/settings.local.yaml` is the user's own: it must not show in `git status`.
-        if parent.file_name().is_some_and(|name| name == ".mewcode") {
-            fsx::ensure_gitignored_dir(parent).map_err(|err| format!("{}: {err}", parent.display()))?;
-        }
+    // Its directories (`.mewcode`) are mewcode's own: created beneath the root, never through a
+    // symbolic link (the check above allows one that stays inside the project).
+    let rel_dir = Path::new(rel).parent().unwrap_or(Path::new(""));
+    fsx::create_dirs_beneath(&root, rel_dir).map_err(|err| err.to_string())?;
+    // `.mewcode/settings.local.yaml` is the user's own: it must not show in `git status`.
+    if rel_dir.file_name().is_some_and(|name| name == ".mewcode") {
+        fsx::ensure_gitignored_dir(&root, rel_dir).map_err(|err| format!("{}: {err}", root.join(rel_dir).display()))?;
     }
     fsx::write_atomic_beneath(&root, &path, text.as_bytes()).map_err(|err| format!("{}: {err}", path.display()))?;
     Ok(added)
@@ -202,6 +203,14 @@ mod tests {
         std::fs::remove_dir_all(project.join(".mewcode")).unwrap();
         std::os::unix::fs::symlink(&outside, project.join(".mewcode")).unwrap();
         assert!(save_allow_rules(&project, rel, &rules).is_err());
+        // The directory links to another directory inside the project: mewcode's own directory
+        // is never a link, wherever it points.
+        std::fs::remove_file(project.join(".mewcode")).unwrap();
+        std::fs::create_dir_all(project.join("docs")).unwrap();
+        std::os::unix::fs::symlink("docs", project.join(".mewcode")).unwrap();
+        let err = save_allow_rules(&project, rel, &rules).unwrap_err();
+        assert!(err.contains(".mewcode is a symbolic link; mewcode does not write through it"), "{err}");
+        assert_eq!(std::fs::read_dir(project.join("docs")).unwrap().count(), 0);
         assert_eq!(std::fs::read_to_string(outside.join("victim.yaml")).unwrap(), "");
         assert_eq!(std::fs::read_to_string(project.join("AGENTS.md")).unwrap(), "");
         assert!(!outside.join("settings.local.yaml").exists());

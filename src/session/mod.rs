@@ -13,7 +13,10 @@
 //! explicit `--resume ID` of one still works, with `not_owned_note` shown to the user.
 //!
 //! Invariant: only directories whose names are ids are ever listed or removed; listing reads one
-//! bounded header line per session, never a whole log. Decisions (`plan_cleanup`, `plan_latest`,
+//! bounded header line per session, never a whole log. Nothing is written through a symbolic
+//! link: `.mewcode`, `sessions`, a session's directory and its log are each refused when they are
+//! one (a repository can ship any of them pointing anywhere; `fsx::create_dirs_beneath`), on
+//! create and on resume alike. Decisions (`plan_cleanup`, `plan_latest`,
 //! `parse_id`, `title_of`, `stale_note`) are pure and take "now" as a value.
 
 pub(crate) mod owner;
@@ -112,9 +115,36 @@ pub struct SessionInfo {
     pub owned: bool,
 }
 
+/// mewcode's directory in a project, relative to its root.
+const MEWCODE_DIR: &str = ".mewcode";
+/// The sessions directory relative to the project root: every directory on the way is
+/// mewcode's own and is never written through when it is a symbolic link.
+pub(crate) const SESSIONS_REL: &str = ".mewcode/sessions";
+/// The log's name in a session's directory.
+const LOG_NAME: &str = "conversation.jsonl";
+
 /// `<root>/.mewcode/sessions`.
 pub fn sessions_dir(root: &Path) -> PathBuf {
-    root.join(".mewcode").join("sessions")
+    root.join(SESSIONS_REL)
+}
+
+/// The project root of a sessions directory made by `sessions_dir`: what mewcode writes there is
+/// created beneath it, checked component by component.
+fn project_root(sessions_dir: &Path) -> std::io::Result<&Path> {
+    match sessions_dir.ancestors().nth(2) {
+        Some(root) if sessions_dir.ends_with(SESSIONS_REL) => {
+            Ok(if root.as_os_str().is_empty() { Path::new(".") } else { root })
+        }
+        _ => {
+            let message = format!("not a sessions directory (<project>/{SESSIONS_REL})");
+            Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, message))
+        }
+    }
+}
+
+/// Session `id`'s log relative to the project root (what `SessionWriter` takes).
+pub fn log_rel(id: &str) -> PathBuf {
+    Path::new(SESSIONS_REL).join(id).join(LOG_NAME)
 }
 
 /// Makes sure the directory above `sessions_dir` (`<root>/.mewcode`) exists with mewcode's
@@ -123,17 +153,14 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
 /// build), and a missing `.gitignore` is written then. A `.mewcode` that is a symbolic link (a
 /// repository can ship one pointing anywhere) is refused: nothing is written through it.
 fn keep_out_of_git(sessions_dir: &Path) -> Result<(), SessionError> {
-    let Some(dir) = sessions_dir.parent() else { return Ok(()) };
-    if std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_symlink()) {
-        let refusal = std::io::Error::other("is a symbolic link; sessions are not written through it");
-        return Err(SessionError::io(dir, refusal));
-    }
-    crate::fsx::ensure_gitignored_dir(dir).map_err(|err| SessionError::io(&dir.join(".gitignore"), err))
+    let root = project_root(sessions_dir).map_err(|err| SessionError::io(sessions_dir, err))?;
+    crate::fsx::ensure_gitignored_dir(root, Path::new(MEWCODE_DIR))
+        .map_err(|err| SessionError::io(&root.join(MEWCODE_DIR).join(".gitignore"), err))
 }
 
 /// The log of session `id`.
 pub fn log_path(sessions_dir: &Path, id: &str) -> PathBuf {
-    sessions_dir.join(id).join("conversation.jsonl")
+    sessions_dir.join(id).join(LOG_NAME)
 }
 
 /// Seconds since 1970, now.
@@ -207,9 +234,16 @@ pub(crate) fn spawn_cleanup(
 
 /// Removes the session directories `plan_cleanup` picks and returns how many went. Only
 /// directories: a file or symlink named like an id is left alone (the seed checked `IsDir`). No
-/// sessions directory is nothing to do. Every failure is tried again at the next start; the
-/// first one, with the count, is the error (one report, however many directories failed).
+/// sessions directory is nothing to do; a `.mewcode` or `sessions` that is a symbolic link (a
+/// repository can ship one pointing at a directory elsewhere) is an error, and nothing there is
+/// removed. Every failure is tried again at the next start; the first one, with the count, is the
+/// error (one report, however many directories failed).
 fn clean_expired(sessions_dir: &Path, now_local_s: i64, keep: Option<&str>) -> Result<usize, SessionError> {
+    let checked =
+        project_root(sessions_dir).and_then(|root| crate::fsx::check_dirs_beneath(root, Path::new(SESSIONS_REL)));
+    if let Err(err) = checked {
+        return Err(SessionError::Cleanup { path: sessions_dir.to_path_buf(), err, left: 0 });
+    }
     let entries = match std::fs::read_dir(sessions_dir) {
         Ok(entries) => entries,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
@@ -330,14 +364,17 @@ pub(crate) fn create_session(
         owner: owner.mark(id),
     };
     keep_out_of_git(sessions_dir)?;
-    SessionWriter::create(&log_path(sessions_dir, id), &meta)
+    let root = project_root(sessions_dir).map_err(|err| SessionError::io(sessions_dir, err))?;
+    SessionWriter::create(root, &log_rel(id), &meta)
 }
 
 /// A session reopened for more turns.
 #[derive(Debug)]
 pub(crate) struct Resumed {
-    /// Open for append: new messages land in the resumed log.
-    pub writer: SessionWriter,
+    /// Open for append: new messages land in the resumed log. An error when it cannot be
+    /// reopened (a symbolic link on the way or at its name, a file we may not write): tell the
+    /// user; the conversation goes on from `messages`, unsaved.
+    pub writer: Result<SessionWriter, SessionError>,
     /// The repaired history to continue from.
     pub messages: Vec<crate::msg::Message>,
     /// Set when the session was idle long enough that files may have changed: tell the user and
@@ -355,7 +392,9 @@ pub(crate) struct Resumed {
 
 /// Loads session `id` and reopens its log for append, in that order (SPEC §8), before the caller
 /// builds its conversation from `messages`. A session `owner` did not create still loads (the
-/// user named it), with `not_owned_note` set.
+/// user named it), with `not_owned_note` set. A log that cannot be reopened (never through a
+/// symbolic link: append mode would follow one out of the project) is not an error of the
+/// resume: it is `Resumed::writer`'s, and the history still loads.
 pub(crate) fn resume_session(
     sessions_dir: &Path,
     id: &str,
@@ -367,8 +406,10 @@ pub(crate) fn resume_session(
     let path = find_session(sessions_dir, id)?;
     let not_owned_note = (!is_owned(&path, id, owner)).then(|| not_owned_note(id));
     let loaded = load_log(&path)?;
-    keep_out_of_git(sessions_dir)?;
-    let writer = SessionWriter::reopen(&path, id, model)?;
+    let writer = keep_out_of_git(sessions_dir).and_then(|()| {
+        let root = project_root(sessions_dir).map_err(|err| SessionError::io(sessions_dir, err))?;
+        SessionWriter::reopen(root, &log_rel(id), id, model)
+    });
     let needs_compaction = crate::context::should_compact_on_resume(&loaded.messages, context_window);
     Ok(Resumed {
         writer,

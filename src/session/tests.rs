@@ -101,7 +101,7 @@ fn stale_decisions() {
 
 /// Writes a session log in `sessions` with header `meta` and one user message.
 fn write_session(sessions: &Path, meta: &Meta) {
-    let mut writer = SessionWriter::create(&log_path(sessions, &meta.id), meta).unwrap();
+    let mut writer = SessionWriter::create(project_root(sessions).unwrap(), &log_rel(&meta.id), meta).unwrap();
     writer.append(&Message::user("hi"), 1);
 }
 
@@ -119,6 +119,7 @@ fn meta_for(id: &str, title: &str, model: &str, owner: &Owner) -> Meta {
 fn temp_sessions(tag: &str) -> (PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("mewcode-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
     let sessions = sessions_dir(&dir);
     (dir, sessions)
 }
@@ -255,4 +256,66 @@ fn a_new_session_keeps_mewcode_dir_out_of_git_and_never_writes_through_a_linked_
     assert!(err.to_string().contains("symbolic link"), "{err}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every file under `dir` with its content, sorted (what a planted link could have changed).
+fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if std::fs::symlink_metadata(&path).unwrap().is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            found.push((path.clone(), std::fs::read_to_string(&path).unwrap_or_default()));
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn no_session_is_created_through_a_planted_sessions_link() {
+    let (dir, sessions) = temp_sessions("linked-sessions");
+    let owner = Owner::from_key([4; 32]);
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(dir.join(".mewcode")).unwrap();
+    std::os::unix::fs::symlink(&outside, &sessions).unwrap();
+    let err = create_session(&sessions, "20260101-000000-abcd", "hi", "m", &owner).unwrap_err();
+    let expected = format!("{} is a symbolic link; mewcode does not write through it", sessions.display());
+    assert!(err.to_string().contains(&expected), "{err}");
+    assert_eq!(files_under(&outside), Vec::new());
+    // Nor does the start-up cleanup remove what looks old there: it is not ours.
+    let old = outside.join("20200101-000000-abcd");
+    std::fs::create_dir_all(&old).unwrap();
+    let now = days_from_civil(2026, 12, 2) * DAY;
+    let err = clean_expired(&sessions, now, None).unwrap_err();
+    assert!(err.to_string().contains(&expected), "{err}");
+    assert!(old.is_dir());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_session_resumed_through_a_planted_link_loads_but_appends_nothing_outside() {
+    let owner = Owner::from_key([5; 32]);
+    let id = "20260101-000000-abcd";
+    // The session's directory, then its log alone, moved outside with a link left in its place.
+    for planted in [PathBuf::from(id), Path::new(id).join("conversation.jsonl")] {
+        let (dir, sessions) = temp_sessions("linked-resume");
+        write_session(&sessions, &meta_for(id, "my task", "m", &owner));
+        let outside = dir.join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        let moved = outside.join("moved");
+        std::fs::rename(sessions.join(&planted), &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, sessions.join(&planted)).unwrap();
+        let before = files_under(&outside);
+        let resumed = resume_session(&sessions, id, "m", 200_000, now_s(), &owner).unwrap();
+        assert_eq!(resumed.messages[0], Message::user("hi"), "{}: the history still loads", planted.display());
+        let err = resumed.writer.unwrap_err().to_string();
+        let expected =
+            format!("{} is a symbolic link; mewcode does not write through it", sessions.join(&planted).display());
+        assert!(err.contains(&expected), "{err}");
+        assert_eq!(files_under(&outside), before, "{}", planted.display());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -10,7 +10,7 @@
 use super::SessionError;
 use super::record::{Meta, render_compact, render_message, render_meta};
 use crate::msg::Message;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -25,32 +25,24 @@ pub struct SessionWriter {
 }
 
 impl SessionWriter {
-    /// Creates the log at `path` (its directory too) and writes the header. Fails if it exists.
-    pub fn create(path: &Path, meta: &Meta) -> Result<SessionWriter, SessionError> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|err| SessionError::io(dir, err))?;
-        }
-        let file =
-            OpenOptions::new().append(true).create_new(true).open(path).map_err(|err| SessionError::io(path, err))?;
-        let mut writer = SessionWriter {
-            id: meta.id.clone(),
-            path: path.to_path_buf(),
-            file,
-            model: meta.model.clone(),
-            failed: false,
-        };
-        writer.write_line(&render_meta(meta)).map_err(|err| SessionError::io(path, err))?;
-        // The new directory entry must survive a crash too.
-        if let Some(dir) = path.parent().and_then(|dir| File::open(dir).ok()) {
-            let _ = dir.sync_all();
-        }
+    /// Creates the log `rel` beneath the project root `root` (its directories too) and writes
+    /// the header. Fails if it exists. Never through a symbolic link, neither on a directory of
+    /// `rel` nor at the log's name (`fsx::open_append_beneath`): a repository can ship any of
+    /// them as one pointing outside the project.
+    pub fn create(root: &Path, rel: &Path, meta: &Meta) -> Result<SessionWriter, SessionError> {
+        let path = root.join(rel);
+        let file = crate::fsx::open_append_beneath(root, rel, true).map_err(|err| SessionError::io(&path, err))?;
+        let mut writer = SessionWriter { id: meta.id.clone(), path, file, model: meta.model.clone(), failed: false };
+        writer.write_line(&render_meta(meta)).map_err(|err| SessionError::io(&writer.path, err))?;
         Ok(writer)
     }
 
-    /// Reopens an existing log for append (resume), ending a torn last line first.
-    pub(crate) fn reopen(path: &Path, id: &str, model: &str) -> Result<SessionWriter, SessionError> {
-        let mut file =
-            OpenOptions::new().read(true).append(true).open(path).map_err(|err| SessionError::io(path, err))?;
+    /// Reopens the existing log `rel` beneath `root` for append (resume), ending a torn last
+    /// line first. Never through a symbolic link, as `create`: append mode would follow one.
+    pub(crate) fn reopen(root: &Path, rel: &Path, id: &str, model: &str) -> Result<SessionWriter, SessionError> {
+        let path = root.join(rel);
+        let path = path.as_path();
+        let mut file = crate::fsx::open_append_beneath(root, rel, false).map_err(|err| SessionError::io(path, err))?;
         let length = file.metadata().map_err(|err| SessionError::io(path, err))?.len();
         if length > 0 {
             let mut last = [0u8; 1];
@@ -147,15 +139,17 @@ mod tests {
     fn appends_survive_reopen_after_a_torn_line() {
         let dir = std::env::temp_dir().join(format!("mewcode-writer-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let path = dir.join("s").join("conversation.jsonl");
-        let mut writer = SessionWriter::create(&path, &meta()).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let rel = Path::new("s/conversation.jsonl");
+        let path = dir.join(rel);
+        let mut writer = SessionWriter::create(&dir, rel, &meta()).unwrap();
         assert_eq!(writer.append(&Message::user("one"), 2), None);
         assert_eq!(writer.append(&Message::assistant("two"), 3), None);
         drop(writer);
-        assert!(SessionWriter::create(&path, &meta()).is_err(), "create never overwrites");
+        assert!(SessionWriter::create(&dir, rel, &meta()).is_err(), "create never overwrites");
         // A torn line, as kill -9 in the middle of a write would leave.
-        OpenOptions::new().append(true).open(&path).unwrap().write_all(br#"{"role":"user","con"#).unwrap();
-        let mut reopened = SessionWriter::reopen(&path, "x", "m").unwrap();
+        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(br#"{"role":"user","con"#).unwrap();
+        let mut reopened = SessionWriter::reopen(&dir, rel, "x", "m").unwrap();
         assert_eq!(reopened.append(&Message::user("three"), 4), None);
         assert_eq!(reopened.id(), "x");
         let loaded = load_log(&path).unwrap();
@@ -172,6 +166,24 @@ mod tests {
         assert_eq!(loaded.skipped_lines, 1);
         reopened.append_compacted(&[Message::user("summary"), Message::assistant("ok")], 5);
         assert_eq!(load_log(&path).unwrap().messages, vec![Message::user("summary"), Message::assistant("ok")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_log_planted_as_a_link_is_neither_created_nor_reopened_through_it() {
+        let dir = std::env::temp_dir().join(format!("mewcode-writer-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("project/s")).unwrap();
+        let outside = dir.join("outside.jsonl");
+        std::fs::write(&outside, "{}\n").unwrap();
+        let rel = Path::new("s/conversation.jsonl");
+        std::os::unix::fs::symlink(&outside, dir.join("project").join(rel)).unwrap();
+        let project = dir.join("project");
+        let err = SessionWriter::reopen(&project, rel, "x", "m").unwrap_err();
+        assert!(err.to_string().contains("is a symbolic link; mewcode does not write through it"), "{err}");
+        let err = SessionWriter::create(&project, rel, &meta()).unwrap_err();
+        assert!(err.to_string().contains("is a symbolic link; mewcode does not write through it"), "{err}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "{}\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,5 +1,6 @@
 //! A directory held open by descriptor, reached without following symbolic links, and the
-//! `*at` calls that work inside it (`fsx::write_atomic` is the user).
+//! `*at` calls that work inside it (`fsx::write_atomic` and the `fsx::*_beneath` helpers are the
+//! users).
 //!
 //! Why: a path is looked up again by every path-based call, so a directory on the way that is
 //! swapped for a symlink between two calls sends the second call somewhere else. Walking from `/`
@@ -68,6 +69,16 @@ impl Dir {
         let name = component_name(name)?;
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
         open_at(self.fd.as_raw_fd(), &name, flags).map(File::from)
+    }
+
+    /// Opens the file `name` here for reading and appending (a session log), never through a
+    /// symbolic link: a link at the name fails with `ELOOP`. `create_new`: creates it (mode 0666
+    /// before the umask), failing if anything by that name exists, a link included; otherwise
+    /// it must exist. The caller checks what it opened (a directory or a fifo opens too).
+    pub(crate) fn open_append(&self, name: &OsStr, create_new: bool) -> io::Result<File> {
+        let name = component_name(name)?;
+        let create = if create_new { libc::O_CREAT | libc::O_EXCL } else { 0 };
+        open_at(self.fd.as_raw_fd(), &name, libc::O_RDWR | libc::O_APPEND | libc::O_NOFOLLOW | create).map(File::from)
     }
 
     /// What entry `name` is (a symlink is not followed).
@@ -204,6 +215,30 @@ mod tests {
             assert_eq!(dir.remove_file(OsStr::new(bad)).unwrap_err().kind(), io::ErrorKind::InvalidInput, "{bad:?}");
         }
         assert_eq!(dir.entry(OsStr::new("nul\0")).unwrap_err().kind(), io::ErrorKind::InvalidInput);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_file_opened_for_append_is_never_reached_through_a_link() {
+        use std::io::{Read, Seek};
+        let base = temp_dir("append");
+        std::fs::create_dir_all(base.join("d")).unwrap();
+        std::fs::write(base.join("outside"), "secret").unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), base.join("d/link")).unwrap();
+        let dir = Dir::open_no_symlinks(&base.join("d")).unwrap();
+        let err = dir.open_append(OsStr::new("link"), false).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ELOOP), "{err}");
+        assert_eq!(dir.open_append(OsStr::new("link"), true).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(dir.open_append(OsStr::new("log"), false).unwrap_err().kind(), io::ErrorKind::NotFound);
+        dir.open_append(OsStr::new("log"), true).unwrap().write_all(b"one\n").unwrap();
+        assert_eq!(dir.open_append(OsStr::new("log"), true).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        let mut reopened = dir.open_append(OsStr::new("log"), false).unwrap();
+        reopened.write_all(b"two\n").unwrap();
+        let mut text = String::new();
+        reopened.rewind().unwrap();
+        reopened.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "one\ntwo\n", "appended, and readable through the same descriptor");
+        assert_eq!(std::fs::read_to_string(base.join("outside")).unwrap(), "secret");
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

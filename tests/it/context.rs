@@ -71,6 +71,48 @@ fn openai_big_tool_result_is_offloaded_and_the_next_request_carries_the_preview(
     big_result_is_offloaded("openai");
 }
 
+#[test]
+fn a_big_result_is_never_saved_through_a_planted_link_and_the_model_gets_it_inline() {
+    // `.mewcode/sessions` links out (a new session), then a resumed session's `tool-results`.
+    for planted in ["sessions", "tool-results"] {
+        let model = FakeModel::start();
+        let env = TestEnv::with_model(&format!("context-offload-link-{planted}"), &model, Provider::of("anthropic"));
+        let outside = env.dir.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        let mut args = vec!["-p".to_string(), "read big.txt".into(), "--output-format".into(), "stream-json".into()];
+        let link = if planted == "sessions" {
+            env.project.join(".mewcode/sessions")
+        } else {
+            model.push(anthropic("Ready.", &[]));
+            let run = env.run(&["-p", "get ready", "--output-format", "json"]);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            let output: Value = serde_json::from_str(&run.stdout).unwrap();
+            let id = output["session_id"].as_str().unwrap().to_string();
+            args.extend(["--resume".to_string(), id.clone()]);
+            env.project.join(".mewcode/sessions").join(id).join("tool-results")
+        };
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        model.push(anthropic("Reading it.", &[("call_big", "read_file", r#"{"path":"big.txt"}"#)]));
+        model.push(anthropic("It is a big file.", &[]));
+        let text: String =
+            (1..=1500).map(|n| format!("line {n:05} of a generated file that is far too big\n")).collect();
+        env.write("big.txt", &text);
+        let run = env.run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "{planted}: nothing saved outside");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stdout.contains("It is a big file."), "{}", run.stdout);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        let refusal = format!("{} is a symbolic link; mewcode does not write through it", link.display());
+        assert!(said.contains("could not save a large tool result") && said.contains(&refusal), "{said}");
+        // The model read the whole result in the conversation instead of a preview.
+        let requests = model.requests();
+        let last = requests.last().unwrap().json.as_ref().unwrap().to_string();
+        assert!(last.contains("line 01500") && !last.contains("[content offloaded]"), "{planted}");
+        assert_eq!(model.violations(), Vec::<String>::new());
+    }
+}
+
 fn prompt_too_long_compacts_and_retries(protocol: &str) {
     let model = FakeModel::start();
     let reply = |text: &str, calls: &[(&str, &str, &str)]| {

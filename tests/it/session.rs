@@ -5,6 +5,7 @@
 use crate::support::script::{anthropic, openai};
 use crate::support::{FakeModel, Provider, Reply, TestEnv};
 use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The session id of a `--output-format json` run.
@@ -257,6 +258,85 @@ fn a_log_that_cannot_be_written_is_one_notice_and_the_run_goes_on() {
     assert_eq!(run.stderr.matches("this run is not saved as a session").count(), 1, "{}", run.stderr);
     // The start-up cleanup could not read the sessions directory either: said once, not ignored.
     assert_eq!(run.stderr.matches("could not clean up old sessions").count(), 1, "{}", run.stderr);
+}
+
+/// An empty directory beside the project: where a link planted by a repository wants mewcode's
+/// own files to land.
+fn outside_dir(env: &TestEnv) -> PathBuf {
+    let outside = env.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    outside
+}
+
+/// Every file under `dir` with its bytes, sorted: what a write through a planted link changes.
+fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if std::fs::symlink_metadata(&path).unwrap().is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            found.push((path.clone(), std::fs::read(&path).unwrap()));
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn a_planted_mewcode_or_sessions_link_gets_nothing_written_outside_and_the_run_answers() {
+    for planted in [".mewcode", ".mewcode/sessions"] {
+        let model = FakeModel::start();
+        model.push(openai("still answered", &[]));
+        let env = TestEnv::with_model("session-planted-link", &model, Provider::of("openai"));
+        let outside = outside_dir(&env);
+        // What looks like an expired session wherever the link makes `sessions` point: the
+        // start-up cleanup must not remove it either.
+        for old in ["20200101-000000-abcd", "sessions/20200101-000000-abcd"] {
+            std::fs::create_dir_all(outside.join(old)).unwrap();
+            std::fs::write(outside.join(old).join("conversation.jsonl"), "{}\n").unwrap();
+        }
+        let before = files_under(&outside);
+        let link = env.project.join(planted);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let run = env.run(&["-p", "hi"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(run.stdout, "still answered\n");
+        assert_eq!(files_under(&outside), before, "{planted}: nothing written or removed outside");
+        let refusal = format!("{} is a symbolic link; mewcode does not write through it", link.display());
+        assert!(run.stderr.contains(&format!("{refusal}; this run is not saved as a session")), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn a_session_resumed_through_a_planted_link_answers_and_appends_nothing_outside() {
+    // The session's directory, then its log alone, moved outside with a link left in its place.
+    for planted in ["session directory", "log"] {
+        let model = FakeModel::start();
+        model.push(openai("noted", &[]));
+        model.push(openai("you said 42", &[]));
+        let env = TestEnv::with_model("session-resume-link", &model, Provider::of("openai"));
+        let run = env.run(&["-p", "remember 42", "--output-format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let id = session_id(&run.stdout);
+        let session_dir = env.project.join(".mewcode/sessions").join(&id);
+        let link = if planted == "log" { session_dir.join("conversation.jsonl") } else { session_dir };
+        let outside = outside_dir(&env);
+        std::fs::rename(&link, outside.join("moved")).unwrap();
+        std::os::unix::fs::symlink(outside.join("moved"), &link).unwrap();
+        let before = files_under(&outside);
+        let run = env.run(&["-p", "what did I say?", "--resume", &id]);
+        assert_eq!(files_under(&outside), before, "{planted}: nothing appended outside");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(run.stdout, "you said 42\n");
+        let refusal = format!("{} is a symbolic link; mewcode does not write through it", link.display());
+        assert!(run.stderr.contains(&format!("{refusal}; this run is not saved as a session")), "{}", run.stderr);
+        // Only the writing is refused: the model got the earlier conversation.
+        let sent = messages(&model.requests()[1]);
+        let texts: Vec<&str> = sent.iter().filter_map(|message| message["content"].as_str()).collect();
+        assert_eq!(&texts[1..], &["remember 42", "noted", "what did I say?"], "{planted}");
+    }
 }
 
 #[test]
