@@ -76,6 +76,28 @@ impl Message {
     fn with_role(role: Role, content: String) -> Message {
         Message { role, content, tool_calls: Vec::new(), tool_results: Vec::new(), thinking: Vec::new() }
     }
+
+    /// Gives back the spare capacity of every text it holds. Text built piece by piece (a
+    /// streamed answer, a tool's output) can own up to twice its length; a message kept for the
+    /// whole conversation should cost what it says.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.content.shrink_to_fit();
+        for call in &mut self.tool_calls {
+            call.input.shrink_to_fit();
+        }
+        for result in &mut self.tool_results {
+            result.content.shrink_to_fit();
+        }
+        for block in &mut self.thinking {
+            match block {
+                ThinkingBlock::Signed { text, signature } => {
+                    text.shrink_to_fit();
+                    signature.shrink_to_fit();
+                }
+                ThinkingBlock::Redacted { data } => data.shrink_to_fit(),
+            }
+        }
+    }
 }
 
 /// Token accounting of one response, normalised so that the four fields never overlap: the
