@@ -187,6 +187,11 @@ mod tests {
         let kept = resumed.history().last().unwrap();
         assert_eq!((kept.content.capacity(), kept.tool_results[0].content.capacity()), (4, 5));
 
+        // A log that could not be reopened: the same session and history, unsaved.
+        let unsaved = Conversation::resumed_unsaved("20261204-100000-cccc", vec![Message::user("x")]);
+        assert_eq!((unsaved.session_id(), unsaved.is_logged()), ("20261204-100000-cccc", false));
+        assert_eq!(unsaved.history().to_vec(), vec![Message::user("x")]);
+
         // Tests and benchmarks start from a history: a session of their own, no log.
         let unlogged = Conversation::unlogged(vec![Message::user("x")]);
         assert!(!unlogged.is_logged() && !unlogged.session_id().is_empty());
