@@ -404,3 +404,29 @@ fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
     assert!(events.iter().any(|event| matches!(event, Event::Notice(text) if text.contains("saved to"))));
     std::fs::remove_dir_all(&project).unwrap();
 }
+
+#[test]
+fn only_a_prompt_too_long_with_a_window_is_compacted_and_sent_again() {
+    // Another error with a window: reported as it is, no summary asked for.
+    let auth = LlmError::Auth { status: 401, message: "bad key".into(), fix: "set the key".into() };
+    let provider = ScriptedProvider::new(vec![failing_turn(auth)]);
+    let (events, stop) = collect(submit(
+        &scripted_agent(provider.clone()),
+        &mut old_conversation(4),
+        "do it",
+        Mode::Default,
+        CancelToken::new(),
+    ));
+    assert_eq!((stop, provider.requests().len()), (Stop::Failed, 1));
+    assert_eq!(phases(&events), []);
+    // A prompt too long without a window (a sub-agent): the provider's own error, nothing tried.
+    let too_long = LlmError::PromptTooLong { message: "prompt is too long".into() };
+    let provider = ScriptedProvider::new(vec![failing_turn(too_long)]);
+    let agent = windowed_agent(provider.clone(), 10, 0);
+    let (events, stop) = collect(submit(&agent, &mut old_conversation(4), "do it", Mode::Default, CancelToken::new()));
+    assert_eq!((stop, provider.requests().len()), (Stop::Failed, 1));
+    let error =
+        events.iter().find_map(|event| if let Event::Error(failure) = event { Some(&failure.message) } else { None });
+    let error = error.expect("the failure is reported");
+    assert!(!error.contains("compaction"), "{error}");
+}

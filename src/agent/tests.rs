@@ -668,3 +668,27 @@ fn the_environment_is_gathered_again_at_each_user_turn_and_holds_within_one() {
         "one gathering per turn (after the one at start-up); the stable part never moves"
     );
 }
+
+#[test]
+fn a_prompt_a_hook_blocks_never_reaches_the_model_nor_the_history() {
+    let hook = crate::config::HookConfig {
+        event: crate::config::HookEvent::UserPromptSubmit,
+        matcher: String::new(),
+        command: "echo 'no secrets here' >&2; exit 2".into(),
+        timeout_s: None,
+        source: "test".into(),
+    };
+    let path = std::env::var("PATH").unwrap_or_default();
+    let hooks = crate::hooks::Hooks::new(vec![hook], std::env::temp_dir(), vec![("PATH".into(), path)], Arc::default());
+    let provider = ScriptedProvider::new(vec![text_turn("never asked")]);
+    let agent = main_agent(toolbox(provider.clone(), hooks), Registry::new(), 5, false);
+    let mut conversation = Conversation::unlogged(vec![Message::user("before"), Message::assistant("earlier")]);
+    let events = submit(&agent, &mut conversation, "my password is hunter2", Mode::Default, CancelToken::new());
+    assert_eq!(stop_of(&events), Some(Stop::Failed));
+    let refusal = events.iter().find_map(|event| if let Event::Error(failure) = event { Some(failure) } else { None });
+    let refusal = refusal.expect("the block is reported");
+    assert_eq!(refusal.kind, FailureKind::Hook);
+    assert!(refusal.message.contains("no secrets here"), "{}", refusal.message);
+    assert!(provider.requests().is_empty());
+    assert_eq!(conversation.history().len(), 2, "the blocked prompt never entered the history");
+}
