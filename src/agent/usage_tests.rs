@@ -57,6 +57,9 @@ fn usage_is_estimated_from_characters_when_the_server_sends_none_and_the_anchor_
     assert_eq!(usages(&events), [(expected, true)]);
     assert!(expected.input_tokens > 2_000, "{expected:?}");
     // The anchor is the estimate (system prompt and tools included), not 0 and not messages only.
+    // And it covers the answer too: counting what is new adds nothing.
+    let mut conversation = conversation;
+    conversation.count_new_messages();
     assert_eq!(conversation.context.estimate.tokens(), expected.total());
 }
 
