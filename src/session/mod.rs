@@ -284,7 +284,7 @@ pub fn list_sessions(sessions_dir: &Path, owner: &Owner) -> Vec<SessionInfo> {
         .filter_map(|entry| {
             let id = entry.ok()?.file_name().into_string().ok()?;
             parse_id(&id)?;
-            let file = std::fs::File::open(log_path(sessions_dir, &id)).ok()?;
+            let file = std::fs::File::open(own_log(sessions_dir, &id)?).ok()?;
             let modified_ms = file
                 .metadata()
                 .ok()
@@ -343,8 +343,19 @@ pub(crate) fn not_owned_note(id: &str) -> String {
 
 /// Checks that `id` is a session of this project.
 pub(crate) fn find_session(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionError> {
+    parse_id(id).and_then(|_| own_log(sessions_dir, id)).ok_or_else(|| SessionError::NotFound { id: id.to_string() })
+}
+
+/// The log of session `id` when it is this project's own: a regular file reached without a
+/// symbolic link, neither on the way (`.mewcode`, `sessions`, the session's directory) nor at its
+/// name. A repository can plant such a link to make another project's session (one this
+/// installation created, so it carries our mark), or any file, pass for one of this project's;
+/// so a session reached through one is not listed, not found, and never picked by `--continue`.
+fn own_log(sessions_dir: &Path, id: &str) -> Option<PathBuf> {
+    let root = project_root(sessions_dir).ok()?;
+    crate::fsx::check_dirs_beneath(root, &Path::new(SESSIONS_REL).join(id)).ok()?;
     let path = log_path(sessions_dir, id);
-    if parse_id(id).is_some() && path.is_file() { Ok(path) } else { Err(SessionError::NotFound { id: id.to_string() }) }
+    std::fs::symlink_metadata(&path).ok()?.file_type().is_file().then_some(path)
 }
 
 /// Starts the log of a new session whose first prompt is `first_prompt`, marked as `owner`'s.

@@ -296,26 +296,28 @@ fn no_session_is_created_through_a_planted_sessions_link() {
 }
 
 #[test]
-fn a_session_resumed_through_a_planted_link_loads_but_appends_nothing_outside() {
+fn a_session_reached_through_a_planted_link_is_not_this_projects() {
     let owner = Owner::from_key([5; 32]);
     let id = "20260101-000000-abcd";
-    // The session's directory, then its log alone, moved outside with a link left in its place.
+    // The session's directory, then its log alone, moved outside with a link left in its place:
+    // what a repository does to pass another project's session (ours, so marked) for its own.
     for planted in [PathBuf::from(id), Path::new(id).join("conversation.jsonl")] {
         let (dir, sessions) = temp_sessions("linked-resume");
         write_session(&sessions, &meta_for(id, "my task", "m", &owner));
+        assert_eq!(list_sessions(&sessions, &owner).len(), 1);
         let outside = dir.join("outside");
         std::fs::create_dir_all(&outside).unwrap();
         let moved = outside.join("moved");
         std::fs::rename(sessions.join(&planted), &moved).unwrap();
         std::os::unix::fs::symlink(&moved, sessions.join(&planted)).unwrap();
         let before = files_under(&outside);
-        let resumed = resume_session(&sessions, id, "m", 200_000, now_s(), &owner).unwrap();
-        assert_eq!(resumed.messages[0], Message::user("hi"), "{}: the history still loads", planted.display());
-        let err = resumed.writer.unwrap_err().to_string();
-        let expected =
-            format!("{} is a symbolic link; mewcode does not write through it", sessions.join(&planted).display());
-        assert!(err.contains(&expected), "{err}");
-        assert_eq!(files_under(&outside), before, "{}", planted.display());
+        let what = planted.display();
+        assert_eq!(list_sessions(&sessions, &owner), Vec::new(), "{what}: not listed");
+        assert!(matches!(latest_session(&sessions, &owner), Err(SessionError::NoSessions { .. })), "{what}");
+        assert!(matches!(find_session(&sessions, id), Err(SessionError::NotFound { .. })), "{what}");
+        let resumed = resume_session(&sessions, id, "m", 200_000, now_s(), &owner);
+        assert!(matches!(resumed, Err(SessionError::NotFound { .. })), "{what}: not resumed");
+        assert_eq!(files_under(&outside), before, "{what}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

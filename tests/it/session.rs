@@ -310,12 +310,12 @@ fn a_planted_mewcode_or_sessions_link_gets_nothing_written_outside_and_the_run_a
 }
 
 #[test]
-fn a_session_resumed_through_a_planted_link_answers_and_appends_nothing_outside() {
-    // The session's directory, then its log alone, moved outside with a link left in its place.
+fn a_session_reached_through_a_planted_link_is_neither_resumed_nor_continued() {
+    // The session's directory, then its log alone, moved outside with a link left in its place:
+    // a repository's way to pass another project's session (created here, so marked) for its own.
     for planted in ["session directory", "log"] {
         let model = FakeModel::start();
         model.push(openai("noted", &[]));
-        model.push(openai("you said 42", &[]));
         let env = TestEnv::with_model("session-resume-link", &model, Provider::of("openai"));
         let run = env.run(&["-p", "remember 42", "--output-format", "json"]);
         assert_eq!(run.code, 0, "{}", run.stderr);
@@ -327,15 +327,13 @@ fn a_session_resumed_through_a_planted_link_answers_and_appends_nothing_outside(
         std::os::unix::fs::symlink(outside.join("moved"), &link).unwrap();
         let before = files_under(&outside);
         let run = env.run(&["-p", "what did I say?", "--resume", &id]);
-        assert_eq!(files_under(&outside), before, "{planted}: nothing appended outside");
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        assert_eq!(run.stdout, "you said 42\n");
-        let refusal = format!("{} is a symbolic link; mewcode does not write through it", link.display());
-        assert!(run.stderr.contains(&format!("{refusal}; this run is not saved as a session")), "{}", run.stderr);
-        // Only the writing is refused: the model got the earlier conversation.
-        let sent = messages(&model.requests()[1]);
-        let texts: Vec<&str> = sent.iter().filter_map(|message| message["content"].as_str()).collect();
-        assert_eq!(&texts[1..], &["remember 42", "noted", "what did I say?"], "{planted}");
+        assert_eq!(run.code, 2, "{planted}: {}", run.stderr);
+        assert!(run.stderr.contains(&format!("no session {id} in this project")), "{}", run.stderr);
+        let run = env.run(&["-c", "-p", "what did I say?"]);
+        assert_eq!(run.code, 2, "{planted}: {}", run.stderr);
+        assert!(run.stderr.contains("no session to continue"), "{}", run.stderr);
+        assert_eq!(files_under(&outside), before, "{planted}: nothing written outside");
+        assert_eq!(model.requests().len(), 1, "{planted}: the other session never reaches the model");
     }
 }
 
