@@ -370,6 +370,7 @@ fn temp_name(name: &OsStr) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_tree::files_under;
 
     fn temp_dir(tag: &str) -> PathBuf {
         static N: AtomicU64 = AtomicU64::new(0);
@@ -625,25 +626,9 @@ mod tests {
             moved
         }
 
-        /// Every file under `dir` with its content, sorted.
-        fn files(dir: &Path) -> Vec<(String, String)> {
-            let mut found = Vec::new();
-            for entry in fs::read_dir(dir).unwrap() {
-                let entry = entry.unwrap();
-                let path = entry.path();
-                if entry.file_type().unwrap().is_dir() {
-                    found.extend(Race::files(&path));
-                } else {
-                    found.push((path.display().to_string(), fs::read_to_string(&path).unwrap_or_default()));
-                }
-            }
-            found.sort();
-            found
-        }
-
         fn outside_untouched(&self) {
-            let secret = self.outside.join("secret.txt").display().to_string();
-            assert_eq!(Race::files(&self.outside), vec![(secret, "secret".to_string())]);
+            let secret = self.outside.join("secret.txt");
+            assert_eq!(files_under(&self.outside), vec![(secret, b"secret".to_vec())]);
         }
     }
 
@@ -669,8 +654,8 @@ mod tests {
             assert!(err.contains("was replaced") && err.contains("nothing was written"), "{err}");
             race.outside_untouched();
             let moved = moved.unwrap();
-            let original = moved.join(file_in_moved).display().to_string();
-            assert_eq!(Race::files(&moved), vec![(original, "old".to_string())], "unchanged, no temporary file");
+            let original = moved.join(file_in_moved);
+            assert_eq!(files_under(&moved), vec![(original, b"old".to_vec())], "unchanged, no temporary file");
         }
     }
 

@@ -20,6 +20,9 @@ pub(crate) mod sys;
 mod test_golden;
 #[cfg(test)]
 mod test_rng;
+#[cfg(test)]
+#[path = "../tests/support/tree.rs"]
+mod test_tree;
 pub(crate) mod text;
 pub(crate) mod url;
 // L1 vocabulary

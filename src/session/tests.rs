@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::msg::Message;
+use crate::test_tree::files_under;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -256,21 +257,6 @@ fn a_new_session_keeps_mewcode_dir_out_of_git_and_never_writes_through_a_linked_
     assert!(err.to_string().contains("symbolic link"), "{err}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Every file under `dir` with its content, sorted (what a planted link could have changed).
-fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if std::fs::symlink_metadata(&path).unwrap().is_dir() {
-            found.extend(files_under(&path));
-        } else {
-            found.push((path.clone(), std::fs::read_to_string(&path).unwrap_or_default()));
-        }
-    }
-    found.sort();
-    found
 }
 
 #[test]

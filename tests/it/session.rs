@@ -3,9 +3,10 @@
 //! lists them, and a `kill -9` mid-turn loses nothing that was logged.
 
 use crate::support::script::{anthropic, openai};
+use crate::support::tree::files_under;
 use crate::support::{FakeModel, Provider, Reply, TestEnv};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The session id of a `--output-format json` run.
@@ -266,21 +267,6 @@ fn outside_dir(env: &TestEnv) -> PathBuf {
     let outside = env.dir.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     outside
-}
-
-/// Every file under `dir` with its bytes, sorted: what a write through a planted link changes.
-fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if std::fs::symlink_metadata(&path).unwrap().is_dir() {
-            found.extend(files_under(&path));
-        } else {
-            found.push((path.clone(), std::fs::read(&path).unwrap()));
-        }
-    }
-    found.sort();
-    found
 }
 
 #[test]

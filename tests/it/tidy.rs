@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("text", 0),
     ("test_golden", 0),
     ("test_rng", 0),
+    ("test_tree", 0),
     ("url", 0),
     ("fsx", 0),
     ("proc", 0),

@@ -8,6 +8,7 @@ pub mod project;
 pub mod script;
 pub mod skip;
 pub mod tmux;
+pub mod tree;
 pub mod validate;
 
 pub use fake_model::{FakeModel, RecordedRequest, Reply};
