@@ -213,13 +213,8 @@ fn every_file_opens_with_a_module_doc_and_unsafe_stays_in_sys() {
 #[test]
 fn the_wiring_names_what_it_imports() {
     // `app/` reaches into every layer: a glob import there hides which parts a command uses.
-    let glob = regex::Regex::new(r"(?m)^\s*(pub )?use [^;]*::\*;").unwrap();
-    let problems: Vec<String> = src_files()
-        .into_iter()
-        .filter(|(rel, _)| rel.starts_with("app/") && !is_test_file(rel))
-        .filter(|(_, text)| glob.is_match(&code_only(text.split("#[cfg(test)]").next().unwrap_or(text))))
-        .map(|(rel, _)| format!("{rel}: a glob import; name the items"))
-        .collect();
+    let glob = r"(?m)^\s*(pub )?use [^;]*::\*;";
+    let problems = product_code_matching(glob, |rel| rel.starts_with("app/"), "a glob import; name the items");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -228,19 +223,12 @@ fn front_ends_submit_prompts_and_never_write_messages() {
     // The agent appends the prompt and everything after it to the conversation and its log;
     // a front end that built or logged a message itself would bypass the prompt hooks.
     // Nor may it make up a history: a conversation starts empty or from its session's log.
-    let writes = regex::Regex::new(
-        r"Message::(user|assistant|tool_results)\(|\.append\(&|\bpush\(Message|Conversation::unlogged",
-    )
-    .unwrap();
-    let problems: Vec<String> = src_files()
-        .into_iter()
-        .filter(|(rel, _)| {
-            ["repl/", "app/", "headless.rs", "doctor.rs", "mcp_cli.rs"].iter().any(|front| rel.starts_with(front))
-                && !is_test_file(rel)
-        })
-        .filter(|(_, text)| writes.is_match(&code_only(text.split("#[cfg(test)]").next().unwrap_or(text))))
-        .map(|(rel, _)| format!("{rel}: writes a message; submit the prompt with Agent::run instead"))
-        .collect();
+    let writes = r"Message::(user|assistant|tool_results)\(|\.append\(&|\bpush\(Message|Conversation::unlogged";
+    let front_end = |rel: &str| {
+        ["repl/", "app/", "headless.rs", "doctor.rs", "mcp_cli.rs"].iter().any(|front| rel.starts_with(front))
+    };
+    let problems =
+        product_code_matching(writes, front_end, "writes a message; submit the prompt with Agent::run instead");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -249,14 +237,23 @@ fn only_the_conversation_writes_to_a_session_log() {
     // A conversation's history and its log change in the same call (`agent::Conversation`), so
     // the two never drift apart; nothing else may append to a log, and no handle to one is shared.
     // `append(&message, time)`: two arguments, unlike `Vec::append(&mut other)`.
-    let writes = regex::Regex::new(r"\.append(_compacted)?\(&[^,()]+,|\bRecorder\b").unwrap();
-    let problems: Vec<String> = src_files()
-        .into_iter()
-        .filter(|(rel, _)| !rel.starts_with("session/") && rel != "agent/conversation.rs" && !is_test_file(rel))
-        .filter(|(_, text)| writes.is_match(&code_only(text.split("#[cfg(test)]").next().unwrap_or(text))))
-        .map(|(rel, _)| format!("{rel}: writes to a session log; push through the conversation (the agent does)"))
-        .collect();
+    let writes = r"\.append(_compacted)?\(&[^,()]+,|\bRecorder\b";
+    let outside_the_log = |rel: &str| !rel.starts_with("session/") && rel != "agent/conversation.rs";
+    let why = "writes to a session log; push through the conversation (the agent does)";
+    let problems = product_code_matching(writes, outside_the_log, why);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The src files `in_scope` selects (test-only files never) whose product code — comments
+/// dropped, up to the first `#[cfg(test)]` — matches `pattern`, each as `"{rel}: {why}"`.
+fn product_code_matching(pattern: &str, in_scope: impl Fn(&str) -> bool, why: &str) -> Vec<String> {
+    let pattern = regex::Regex::new(pattern).unwrap();
+    src_files()
+        .into_iter()
+        .filter(|(rel, _)| in_scope(rel) && !is_test_file(rel))
+        .filter(|(_, text)| pattern.is_match(&code_only(text.split("#[cfg(test)]").next().unwrap_or(text))))
+        .map(|(rel, _)| format!("{rel}: {why}"))
+        .collect()
 }
 
 /// A `pub`, `pub(crate)`, `pub(super)` or `pub(in …)` fn (methods too), struct, enum, const,
