@@ -239,9 +239,7 @@ pub(crate) fn spawn_cleanup(
 /// removed. Every failure is tried again at the next start; the first one, with the count, is the
 /// error (one report, however many directories failed).
 fn clean_expired(sessions_dir: &Path, now_local_s: i64, keep: Option<&str>) -> Result<usize, SessionError> {
-    let checked =
-        project_root(sessions_dir).and_then(|root| crate::fsx::check_dirs_beneath(root, Path::new(SESSIONS_REL)));
-    if let Err(err) = checked {
+    if let Err(err) = check_sessions_dir(sessions_dir) {
         return Err(SessionError::Cleanup { path: sessions_dir.to_path_buf(), err, left: 0 });
     }
     let entries = match std::fs::read_dir(sessions_dir) {
@@ -279,12 +277,15 @@ fn clean_expired(sessions_dir: &Path, now_local_s: i64, keep: Option<&str>) -> R
 /// write, then id). Directories that are not ids or hold no log are skipped; a log without a
 /// readable header is listed with an empty title (and is not owned).
 pub fn list_sessions(sessions_dir: &Path, owner: &Owner) -> Vec<SessionInfo> {
+    if check_sessions_dir(sessions_dir).is_err() {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(sessions_dir) else { return Vec::new() };
     let mut sessions: Vec<SessionInfo> = entries
         .filter_map(|entry| {
             let id = entry.ok()?.file_name().into_string().ok()?;
             parse_id(&id)?;
-            let file = std::fs::File::open(own_log(sessions_dir, &id)?).ok()?;
+            let file = std::fs::File::open(own_log_in(sessions_dir, &id)?).ok()?;
             let modified_ms = file
                 .metadata()
                 .ok()
@@ -352,10 +353,21 @@ pub(crate) fn find_session(sessions_dir: &Path, id: &str) -> Result<PathBuf, Ses
 /// installation created, so it carries our mark), or any file, pass for one of this project's;
 /// so a session reached through one is not listed, not found, and never picked by `--continue`.
 fn own_log(sessions_dir: &Path, id: &str) -> Option<PathBuf> {
-    let root = project_root(sessions_dir).ok()?;
-    crate::fsx::check_dirs_beneath(root, &Path::new(SESSIONS_REL).join(id)).ok()?;
+    check_sessions_dir(sessions_dir).ok()?;
+    own_log_in(sessions_dir, id)
+}
+
+/// `own_log` in a sessions directory already checked (a listing checks it once, not per entry):
+/// the session's directory and its log, neither a link.
+fn own_log_in(sessions_dir: &Path, id: &str) -> Option<PathBuf> {
+    std::fs::symlink_metadata(sessions_dir.join(id)).ok()?.is_dir().then_some(())?;
     let path = log_path(sessions_dir, id);
     std::fs::symlink_metadata(&path).ok()?.file_type().is_file().then_some(path)
+}
+
+/// `.mewcode` and `sessions` are real directories of the project (where they exist), not links.
+fn check_sessions_dir(sessions_dir: &Path) -> std::io::Result<()> {
+    project_root(sessions_dir).and_then(|root| crate::fsx::check_dirs_beneath(root, Path::new(SESSIONS_REL)))
 }
 
 /// Starts the log of a new session whose first prompt is `first_prompt`, marked as `owner`'s.
