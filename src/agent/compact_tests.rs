@@ -303,7 +303,7 @@ fn manual_compaction_in_a_small_window_keeps_the_prompt_and_the_final_answer() {
 fn a_resumed_history_is_compacted_before_its_first_request_only_with_a_window() {
     let provider = ScriptedProvider::new(vec![summary_turn("RESUMED"), text_turn("go on")]);
     let mut conversation = old_conversation(4);
-    conversation.compact_before_next_request();
+    conversation.context.compact_first = true;
     let (events, stop) = collect(submit(
         &scripted_agent(provider.clone()),
         &mut conversation,
@@ -321,7 +321,7 @@ fn a_resumed_history_is_compacted_before_its_first_request_only_with_a_window() 
     // An agent without a window (a sub-agent) never summarises, whatever the conversation asks.
     let provider = ScriptedProvider::new(vec![text_turn("fine")]);
     let mut conversation = old_conversation(4);
-    conversation.compact_before_next_request();
+    conversation.context.compact_first = true;
     let agent = windowed_agent(provider.clone(), 10, 0);
     let (events, stop) = collect(submit(&agent, &mut conversation, "do it", Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed);

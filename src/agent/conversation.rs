@@ -11,7 +11,7 @@
 use super::usage::PromptMeter;
 use crate::context;
 use crate::msg::{History, Message};
-use crate::session::SessionWriter;
+use crate::session::{SessionError, SessionWriter};
 use crate::tools::ReadTracker;
 use std::sync::Arc;
 
@@ -39,18 +39,29 @@ impl Conversation {
         Conversation { session_id: session_id.into(), ..Conversation::default() }
     }
 
-    /// A conversation that continues a logged session: `messages` as loaded from `log`, which
-    /// every later message is appended to. The session id is the log's.
-    pub(crate) fn resumed(log: SessionWriter, messages: Vec<Message>) -> Conversation {
-        let session_id = log.id().to_string();
-        Conversation { history: messages.into(), session_id, log: Some(log), ..Conversation::default() }
-    }
-
-    /// A conversation that continues session `session_id` from `messages` (loaded from its log)
-    /// when the log could not be reopened for append (a symbolic link planted on the way, a file
-    /// we may not write): it goes on unsaved, in the same session.
-    pub(crate) fn resumed_unsaved(session_id: impl Into<String>, messages: Vec<Message>) -> Conversation {
-        Conversation { history: messages.into(), session_id: session_id.into(), ..Conversation::default() }
+    /// The conversation that continues session `session_id` from `messages` (loaded from its
+    /// log), appending to `log`, the log reopened for append. A log that could not be reopened (a
+    /// symbolic link planted on the way, a file we may not write) leaves it unsaved in the same
+    /// session, and the error comes back for the front end to say. `compact_first`: the history
+    /// nearly fills the window, so it is summarised before the next run's first request (SPEC §8).
+    pub(crate) fn continuing(
+        session_id: &str,
+        log: Result<SessionWriter, SessionError>,
+        messages: Vec<Message>,
+        compact_first: bool,
+    ) -> (Conversation, Option<SessionError>) {
+        let (log, unsaved) = match log {
+            Ok(log) => (Some(log), None),
+            Err(err) => (None, Some(err)),
+        };
+        let mut conversation = Conversation {
+            history: messages.into(),
+            session_id: session_id.to_string(),
+            log,
+            ..Conversation::default()
+        };
+        conversation.context.compact_first = compact_first;
+        (conversation, unsaved)
     }
 
     /// A conversation that continues `messages` without a log, in a session of its own (tests and
@@ -86,12 +97,6 @@ impl Conversation {
         if let Some(log) = self.log.as_mut() {
             log.set_model(model);
         }
-    }
-
-    /// Summarise before the next request whatever the threshold says, once the next run's
-    /// prompt is in (SPEC §8: a resumed history that nearly fills the window).
-    pub(crate) fn compact_before_next_request(&mut self) {
-        self.context.compact_first = true;
     }
 
     /// The answer of the last completed turn: the text of the last assistant message.
@@ -162,7 +167,8 @@ mod tests {
         // A resumed conversation is its log's: same id, same messages, appends go to it.
         let reopened =
             SessionWriter::reopen(&dir, &log_rel("20261204-100000-bbbb"), "20261204-100000-bbbb", "m").unwrap();
-        let mut resumed = Conversation::resumed(reopened, logged);
+        let (mut resumed, unsaved) = Conversation::continuing("20261204-100000-bbbb", Ok(reopened), logged, false);
+        assert!(unsaved.is_none());
         assert_eq!((resumed.session_id(), resumed.is_logged()), ("20261204-100000-bbbb", true));
         assert_eq!(resumed.last_answer(), Some("logged"));
         resumed.push(Message::user("next"));
@@ -188,9 +194,13 @@ mod tests {
         assert_eq!((kept.content.capacity(), kept.tool_results[0].content.capacity()), (4, 5));
 
         // A log that could not be reopened: the same session and history, unsaved.
-        let unsaved = Conversation::resumed_unsaved("20261204-100000-cccc", vec![Message::user("x")]);
+        let refused = SessionError::NotFound { id: "20261204-100000-cccc".into() };
+        let (unsaved, why) =
+            Conversation::continuing("20261204-100000-cccc", Err(refused), vec![Message::user("x")], true);
         assert_eq!((unsaved.session_id(), unsaved.is_logged()), ("20261204-100000-cccc", false));
         assert_eq!(unsaved.history().to_vec(), vec![Message::user("x")]);
+        assert!(matches!(why, Some(SessionError::NotFound { .. })), "the reason comes back to be said");
+        assert!(unsaved.context.compact_first, "a nearly full history is summarised first");
 
         // Tests and benchmarks start from a history: a session of their own, no log.
         let unlogged = Conversation::unlogged(vec![Message::user("x")]);

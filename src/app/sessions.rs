@@ -44,16 +44,9 @@ pub(super) fn open_print_session(
             notices.extend(resumed.not_owned_note.clone());
             notices.extend(resumed.damaged_note.clone());
             notices.extend(resumed.stale_note.clone());
-            let mut conversation = match resumed.writer {
-                Ok(writer) => Conversation::resumed(writer, resumed.messages),
-                Err(err) => {
-                    notices.push(format!("{err}; this run is not saved as a session"));
-                    Conversation::resumed_unsaved(id, resumed.messages)
-                }
-            };
-            if resumed.needs_compaction {
-                conversation.compact_before_next_request();
-            }
+            let (conversation, unsaved) =
+                Conversation::continuing(&id, resumed.writer, resumed.messages, resumed.needs_compaction);
+            notices.extend(unsaved.map(|err| format!("{err}; this run is not saved as a session")));
             (conversation, resumed.stale_note)
         }
         None => {

@@ -230,8 +230,9 @@ pub(crate) struct State {
     /// `grew_since_compaction`).
     pub compacted_at: Option<u64>,
     /// Summarise before the next request whatever the threshold says: a resumed history nearly
-    /// fills the window (SPEC §8). Set by the front end, taken by the next request, after the
-    /// new prompt is in the conversation (so it is the latest message the summary keeps).
+    /// fills the window (SPEC §8). Set when the conversation is resumed (`Conversation::
+    /// continuing`), taken by the next request once the new prompt is in the conversation (so
+    /// it is the latest message the summary keeps).
     pub compact_first: bool,
 }
 

@@ -173,18 +173,13 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
     for note in resumed.not_owned_note.iter().chain(&resumed.damaged_note) {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
-    let mut conversation = match resumed.writer {
-        Ok(writer) => Conversation::resumed(writer, resumed.messages),
-        Err(err) => {
-            let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
-            say_wrapped(setup.color, YELLOW, &message, width, 2);
-            Conversation::resumed_unsaved(id, resumed.messages)
-        }
-    };
-    if resumed.needs_compaction {
-        // SPEC §8: a resumed history that nearly fills the window is compacted before the next
-        // turn's first request, with its prompt in.
-        conversation.compact_before_next_request();
+    // SPEC §8: a resumed history that nearly fills the window is compacted before the next
+    // turn's first request, with its prompt in.
+    let (conversation, unsaved) =
+        Conversation::continuing(id, resumed.writer, resumed.messages, resumed.needs_compaction);
+    if let Some(err) = unsaved {
+        let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
+        say_wrapped(setup.color, YELLOW, &message, width, 2);
     }
     session.start_accounting();
     let count = conversation.history().len();
