@@ -127,7 +127,8 @@ fn run_print(
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
     let mut notices = opened.notices;
-    if guard.sandbox.is_degraded() {
+    // Unconfined, or confined without the namespace view: say which promises do not hold.
+    if guard.sandbox.is_degraded() || !guard.sandbox.has_view() {
         notices.insert(0, guard.sandbox.summary());
     }
     let conversation = opened.conversation;
@@ -261,6 +262,7 @@ pub(super) fn make_sandbox(
         home: env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from),
         mewcode_home: Some(context.home.clone()),
         tmp: session_tmp.as_ref().map(|tmp| tmp.path().to_path_buf()),
+        levels: config::project::instruction_dirs(&context.root, &context.cwd),
     };
     (Arc::new(Sandbox::detect(config.sandbox.clone(), paths)), session_tmp)
 }

@@ -11,6 +11,9 @@ use std::path::{Component, Path, PathBuf};
 /// Phrases with which programs report EACCES / EPERM / EROFS.
 const DENIAL_PHRASES: [&str; 4] =
     ["Permission denied", "Operation not permitted", "Read-only file system", "permission denied"];
+/// Phrases with which programs report ENOENT: in the namespace view a secret store is an empty
+/// directory, so only a hidden path is explained on such a line.
+const MISSING_PHRASES: [&str; 2] = ["No such file or directory", "no such file or directory"];
 /// At most this many paths per kind of denial.
 const MAX_PATHS: usize = 5;
 
@@ -27,10 +30,15 @@ pub(super) struct Allowed<'a> {
 /// `MAX_PATHS`, then how many more).
 pub(super) fn explain(output: &str, allowed: &Allowed) -> Vec<String> {
     let mut kinds: Vec<(Refusal, Vec<PathBuf>)> = Vec::new();
-    for line in output.lines().filter(|line| DENIAL_PHRASES.iter().any(|phrase| line.contains(phrase))) {
+    let has = |line: &str, phrases: &[&str]| phrases.iter().any(|phrase| line.contains(phrase));
+    for line in output.lines().filter(|line| has(line, &DENIAL_PHRASES) || has(line, &MISSING_PHRASES)) {
+        let missing_only = !has(line, &DENIAL_PHRASES);
         for candidate in path_candidates(line) {
             let Some(path) = absolute(&candidate, allowed.cwd) else { continue };
             let Some(refusal) = classify(&path, allowed) else { continue };
+            if missing_only && refusal != Refusal::Secret {
+                continue;
+            }
             match kinds.iter_mut().find(|(kind, _)| *kind == refusal) {
                 Some((_, paths)) if !paths.contains(&path) => paths.push(path),
                 Some(_) => {}
@@ -212,6 +220,19 @@ mod tests {
         let hidden = vec![PathBuf::from("/h/.ssh")];
         let allowed = Allowed { writable: &writable, hidden: &hidden, devices: &[], cwd: Path::new("/p") };
         explain(output, &allowed)
+    }
+
+    #[test]
+    fn a_missing_secret_is_explained_and_another_missing_file_is_not() {
+        let explained = explain_with_defaults(
+            "cat: /h/.ssh/id_rsa: No such file or directory\ncat: /etc/nope: No such file or directory",
+        );
+        assert_eq!(explained.len(), 1, "{explained:?}");
+        assert!(
+            explained[0].starts_with("denied by sandbox: a protected secret store: /h/.ssh/id_rsa"),
+            "{explained:?}"
+        );
+        assert!(explain_with_defaults("ls: cannot access '/p/x': No such file or directory").is_empty());
     }
 
     #[test]

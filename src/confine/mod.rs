@@ -10,15 +10,19 @@
 //! What it does not do: hide secrets inside a writable root (Landlock cannot subtract), confine
 //! MCP servers, or filter which hosts a command may reach (the network is all or nothing).
 
+mod control;
 mod denials;
+mod mounts;
 mod rules;
+mod secrets;
 mod tmp;
+mod view;
 
 use crate::config::{SandboxConfig, SandboxMode};
 use crate::sync::lock;
-use crate::sys::child::Confinement;
-use crate::sys::landlock::Ruleset;
-use crate::sys::seccomp;
+use crate::sys::child::{Confinement, Limits, ViewSetup};
+use crate::sys::landlock::{LatePlan, Ruleset};
+use crate::sys::{namespace, seccomp};
 use rules::{Layout, Stamps};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -26,27 +30,12 @@ use std::sync::{Arc, Mutex};
 pub(crate) use rules::DEVICES;
 pub(crate) use tmp::SessionTmp;
 
-/// Secret stores under the home directory that commands cannot read unless
-/// `sandbox.readable_secrets` names them: keys, tokens and credentials of common tools.
-const HOME_SECRETS: [&str; 17] = [
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".config/gcloud",
-    ".config/gh",
-    ".kube",
-    ".docker/config.json",
-    ".netrc",
-    ".git-credentials",
-    ".pypirc",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".password-store",
-    ".local/share/keyrings",
-    ".vault-token",
-    ".terraform.d/credentials.tfrc.json",
-];
+/// Processes (threads included) one command may have at once: a build with `-j` on a big
+/// machine stays far below, a fork bomb stops here.
+const MAX_PROCESSES: u64 = 2048;
+/// The size of the private `/tmp`, `/var/tmp` and `/run` (each) and of `/dev/shm`.
+const TMP_SIZE: u64 = 1 << 30;
+const SHM_SIZE: u64 = 256 << 20;
 
 /// Where the sandbox's paths come from (resolved by the caller; no environment read here).
 #[derive(Clone, Debug, Default)]
@@ -58,13 +47,17 @@ pub struct Paths {
     pub mewcode_home: Option<PathBuf>,
     /// The session's private temp dir (`$TMPDIR` of commands).
     pub tmp: Option<PathBuf>,
+    /// The directories from the root down to the working directory, whose control paths
+    /// (`control.rs`) are read-only in the view.
+    pub levels: Vec<PathBuf>,
 }
 
 /// How commands will run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
-    /// Confined with this Landlock ABI.
-    Confined { abi: u32 },
+    /// Confined: by the namespace view (or why there is none) and by Landlock (its ABI, or why
+    /// there is none). At least one of the two is there.
+    Confined { view: Result<(), String>, abi: Result<u32, String> },
     /// The kernel cannot confine: the reason.
     Unavailable { reason: String },
     /// Turned off by the user's config (the file that says so).
@@ -77,7 +70,7 @@ pub struct Sandbox {
     config: SandboxConfig,
     paths: Paths,
     status: Status,
-    /// The ruleset last built and the directory times it was built from.
+    /// The ruleset last built and the directory times it was built from (no view only).
     built: Mutex<Option<(Arc<Ruleset>, Stamps)>>,
 }
 
@@ -89,17 +82,19 @@ impl Default for Sandbox {
 }
 
 impl Sandbox {
-    /// The sandbox for `config`, with the Landlock ABI probed from the running kernel.
+    /// The sandbox for `config`, with the Landlock ABI probed from the running kernel and the
+    /// namespace view tried in a throwaway process.
     pub fn detect(config: SandboxConfig, paths: Paths) -> Sandbox {
-        Sandbox::new(config, paths, crate::sys::landlock::abi_version())
+        let view = if config.mode == SandboxMode::Off { Err("off".to_string()) } else { probe_view(&config) };
+        Sandbox::new(config, paths, crate::sys::landlock::abi_version(), view)
     }
 
-    /// The sandbox for `config` given the Landlock ABI (or why there is none).
-    pub fn new(config: SandboxConfig, paths: Paths, abi: Result<u32, String>) -> Sandbox {
-        let status = match (config.mode, abi) {
-            (SandboxMode::Off, _) => Status::Off { source: config.mode_source.clone() },
-            (_, Ok(abi)) => Status::Confined { abi },
-            (_, Err(reason)) => Status::Unavailable { reason },
+    /// The sandbox for `config` given the Landlock ABI and the view (or why each is missing).
+    pub fn new(config: SandboxConfig, paths: Paths, abi: Result<u32, String>, view: Result<(), String>) -> Sandbox {
+        let status = match (config.mode, abi, view) {
+            (SandboxMode::Off, _, _) => Status::Off { source: config.mode_source.clone() },
+            (_, Err(abi), Err(view)) => Status::Unavailable { reason: format!("{abi}; no namespace view: {view}") },
+            (_, abi, view) => Status::Confined { view, abi },
         };
         Sandbox { config, paths, status, built: Mutex::new(None) }
     }
@@ -107,7 +102,7 @@ impl Sandbox {
     /// An unconfined sandbox (`mode: off`), for tests and tools built without a config.
     pub fn off() -> Sandbox {
         let config = SandboxConfig { mode: SandboxMode::Off, ..SandboxConfig::default() };
-        Sandbox::new(config, Paths::default(), Err("off".to_string()))
+        Sandbox::new(config, Paths::default(), Err("off".to_string()), Err("off".to_string()))
     }
 
     pub fn status(&self) -> &Status {
@@ -123,12 +118,28 @@ impl Sandbox {
         !matches!(self.status, Status::Confined { .. })
     }
 
+    /// True when commands see the namespace view: only the project (and the configured paths)
+    /// can change, whatever a command does.
+    pub(crate) fn has_view(&self) -> bool {
+        matches!(self.status, Status::Confined { view: Ok(()), .. })
+    }
+
     /// One line for the banner, `doctor` and notices.
     pub fn summary(&self) -> String {
         let network = if self.config.network { "" } else { ", no network" };
         match &self.status {
-            Status::Confined { abi } => format!(
-                "sandbox on (Landlock ABI {abi}{network}): commands write only in the project and $TMPDIR, and cannot read secret stores"
+            Status::Confined { view: Ok(()), abi } => {
+                let landlock = match abi {
+                    Ok(abi) => format!(" + Landlock ABI {abi}"),
+                    Err(_) => String::new(),
+                };
+                format!(
+                    "sandbox on (namespace view{landlock}{network}): commands can change only the project and $TMPDIR, and cannot see secret stores"
+                )
+            }
+            Status::Confined { view: Err(_), abi } => format!(
+                "sandbox on (Landlock ABI {}{network}, no namespace view): commands write only in the project and $TMPDIR, but can change modes and owners outside and reach unix sockets",
+                abi.as_ref().map_or(0, |abi| *abi)
             ),
             Status::Unavailable { reason } if self.config.mode == SandboxMode::Required => {
                 format!("sandbox required but unavailable ({reason}): commands and hooks will not run")
@@ -147,17 +158,48 @@ impl Sandbox {
         }
     }
 
-    /// What the sandbox allows, one line each, for `doctor`.
+    /// What the sandbox allows and which layers hold it, one line each, for `doctor`.
     pub(crate) fn describe(&self) -> Vec<String> {
         let layout = self.layout();
         let list =
             |paths: &[PathBuf]| paths.iter().map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ");
-        vec![
-            format!("writable:      {}, {}", list(&layout.writable), DEVICES.join(", ")),
-            format!("not readable:  {} (except {})", list(&layout.hidden), DEVICES.join(", ")),
-            format!("network:       {}", if self.config.network { "on" } else { "off (unix sockets only)" }),
-            "processes:     own session, no terminal; everything a command started is killed when it ends".to_string(),
-        ]
+        let (view, abi) = match &self.status {
+            Status::Confined { view, abi } => (view.clone(), abi.clone()),
+            Status::Unavailable { reason } => (Err(reason.clone()), Err(reason.clone())),
+            Status::Off { .. } => (Err("off".to_string()), Err("off".to_string())),
+        };
+        let mut lines = vec![match &view {
+            Ok(()) => "view:          on — / read-only (no write, chmod, chown, xattr or utimes outside), private /tmp /run /dev/shm, minimal /dev, fresh /proc, control paths read-only".to_string(),
+            Err(reason) => format!("view:          MISSING ({reason}): metadata changes outside the project, unix sockets and control files are not held"),
+        }];
+        lines.push(match &abi {
+            Ok(abi) => format!("landlock:      ABI {abi}"),
+            Err(reason) => format!("landlock:      missing ({reason})"),
+        });
+        lines.push(format!("writable:      {}, {}", list(&layout.writable), DEVICES.join(", ")));
+        let known = secrets::HOME_SECRETS.len() + secrets::SYSTEM_SECRETS.len();
+        lines.push(format!(
+            "hidden:        $MEWCODE_HOME, other users' homes and {known} known secret stores ({})",
+            secrets::summary()
+        ));
+        let present: Vec<PathBuf> = layout.hidden.iter().filter(|path| *path != Path::new("/dev")).cloned().collect();
+        lines.push(format!("  here:        {}", if present.is_empty() { "none".to_string() } else { list(&present) }));
+        if view.is_err() {
+            lines.push(format!("  and /dev (except {})", DEVICES.join(", ")));
+        }
+        let unix = if view.is_ok() { ", no unix sockets" } else { "" };
+        lines.push(format!("network:       {}{unix}", if self.config.network { "on" } else { "off" }));
+        let limits = if view.is_ok() {
+            format!(
+                "at most {MAX_PROCESSES} processes per command, /tmp {} MiB, /dev/shm {} MiB",
+                TMP_SIZE >> 20,
+                SHM_SIZE >> 20
+            )
+        } else {
+            "no process or size limits (they need the view)".to_string()
+        };
+        lines.push(format!("processes:     own session, no terminal, killed when the command ends; {limits}"));
+        lines
     }
 
     /// The environment a confined command needs on top of its own: the private temp dir.
@@ -170,7 +212,9 @@ impl Sandbox {
     /// The confinement for the next command: None when the sandbox is off, an error (the text the
     /// model reads) when `required` cannot be honoured or the ruleset cannot be built.
     pub fn confinement(&self) -> Result<Option<Confinement>, String> {
-        let filter = seccomp::build_filter(self.config.network);
+        let view = self.has_view();
+        let _ = view;
+        let filter = seccomp::build_filter(seccomp::Policy { network: self.config.network, unix_sockets: false });
         if filter.is_none() && !self.config.network && self.config.mode != SandboxMode::Off {
             return Err(
                 "denied by sandbox: sandbox.network is false but this architecture has no network filter".to_string()
@@ -181,12 +225,53 @@ impl Sandbox {
             Status::Unavailable { reason } if self.config.mode == SandboxMode::Required => Err(format!(
                 "denied by sandbox: sandbox.mode is required but commands cannot be confined here ({reason})"
             )),
-            Status::Unavailable { .. } => Ok(Some(Confinement { ruleset: None, filter })),
-            Status::Confined { abi } => {
-                let ruleset = self.ruleset(*abi).map_err(|err| format!("denied by sandbox: cannot build it: {err}"))?;
-                Ok(Some(Confinement { ruleset: Some(ruleset), filter }))
+            Status::Unavailable { .. } => Ok(Some(Confinement { ruleset: None, filter, view: None })),
+            Status::Confined { view: Ok(()), abi } => {
+                let setup = self.view_setup(abi.as_ref().ok().copied())?;
+                Ok(Some(Confinement { ruleset: None, filter, view: Some(Box::new(setup)) }))
+            }
+            Status::Confined { view: Err(_), abi } => {
+                let abi = abi.as_ref().map_or(0, |abi| *abi);
+                let ruleset = self.ruleset(abi).map_err(|err| format!("denied by sandbox: cannot build it: {err}"))?;
+                Ok(Some(Confinement { ruleset: Some(ruleset), filter, view: None }))
             }
         }
+    }
+
+    /// The view for the next command, planned from the disk as it is now (a secret store or a
+    /// control file created since the last command is covered too).
+    fn view_setup(&self, abi: Option<u32>) -> Result<ViewSetup, String> {
+        let layout = self.layout();
+        let mounts = mounts::parse(&std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default());
+        let mut hidden = layout.hidden.clone();
+        hidden.retain(|path| path != Path::new("/dev"));
+        for path in layout.hidden.iter().filter(|path| *path != Path::new("/dev")) {
+            hidden.extend(mounts::aliases(path, &mounts).into_iter().filter(|alias| same_file(alias, path)));
+        }
+        let inputs = view::Inputs {
+            writable: layout.writable.iter().filter(|path| *path != Path::new("/dev/shm")).cloned().collect(),
+            control: control::control_paths(&self.paths.levels)
+                .iter()
+                .filter_map(|path| std::fs::canonicalize(path).ok())
+                .collect(),
+            hidden,
+            sockets: Vec::new(),
+        };
+        let sizes = view::Sizes { tmp: TMP_SIZE, shm: SHM_SIZE };
+        let plan = view::plan(&inputs, sizes, &host_kind).map_err(|err| format!("denied by sandbox: {err}"))?;
+        let landlock = abi.map(|abi| {
+            let (_, handled_net, scoped) = rules::plan_handled(abi, self.config.network);
+            let mut late = LatePlan::new(abi, handled_net, scoped);
+            for path in plan.writable.iter().chain(plan.devices.iter()) {
+                late.allow_all(path);
+            }
+            late
+        });
+        Ok(ViewSetup {
+            view: view_of(self.config.network, plan.steps),
+            landlock,
+            limits: Limits { processes: Some(MAX_PROCESSES), memory: None },
+        })
     }
 
     /// Lines explaining the sandbox denials a command's output reports (empty when unconfined).
@@ -220,14 +305,72 @@ impl Sandbox {
 
     /// The paths of the ruleset, canonical, as they are on disk now.
     fn layout(&self) -> Layout {
-        plan_layout(&self.config, &self.paths, &|path: &Path| std::fs::canonicalize(path).ok())
+        let homes = other_users_homes(crate::sys::current_uid());
+        plan_layout(&self.config, &self.paths, &homes, &|path: &Path| std::fs::canonicalize(path).ok())
+    }
+}
+
+/// The entries of `/home`, and `/root`, that belong to another user than `uid` (root's own
+/// `/root` stays visible to root whatever HOME says: its toolchains live there).
+fn other_users_homes(uid: u32) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let entries = std::fs::read_dir("/home").into_iter().flatten().flatten().map(|entry| entry.path());
+    entries
+        .chain(std::iter::once(PathBuf::from("/root")))
+        .filter(|path| std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir() && meta.uid() != uid))
+        .collect()
+}
+
+/// A view with the namespaces for `network` and the id maps of the running user.
+fn view_of(network: bool, steps: Vec<namespace::Step>) -> namespace::View {
+    let (uid_map, gid_map) = namespace::id_maps(crate::sys::current_uid(), crate::sys::current_gid());
+    namespace::View { namespaces: namespace::namespaces(network), uid_map, gid_map, steps, proc: c"/proc".to_owned() }
+}
+
+/// Tries the view's layers in a throwaway process: user, pid and mount namespaces, a frozen `/`,
+/// a tmpfs and a fresh `/proc`.
+fn probe_view(config: &SandboxConfig) -> Result<(), String> {
+    let steps = vec![
+        namespace::Step::FreezeAll,
+        namespace::Step::Tmpfs { path: c"/tmp".to_owned(), options: c"size=4096".to_owned(), read_only: false },
+    ];
+    namespace::probe(&view_of(config.network, steps))
+}
+
+/// What a path is on the host, without following a final link.
+fn host_kind(path: &Path) -> Option<view::Kind> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some(if meta.is_dir() {
+        view::Kind::Dir
+    } else if meta.file_type().is_symlink() {
+        view::Kind::Link
+    } else {
+        view::Kind::File
+    })
+}
+
+/// True when both paths name the same file (a second mount of it, not something on top).
+fn same_file(one: &Path, other: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(one), std::fs::metadata(other)) {
+        (Ok(one), Ok(other)) => one.dev() == other.dev() && one.ino() == other.ino(),
+        _ => false,
     }
 }
 
 /// What is writable and what is hidden. `resolve` canonicalizes a path and answers None for one
 /// that does not exist (a hidden path that does not exist needs no hiding; a new entry is
 /// unreadable until the ruleset is rebuilt, see `rules`).
-fn plan_layout(config: &SandboxConfig, paths: &Paths, resolve: &dyn Fn(&Path) -> Option<PathBuf>) -> Layout {
+///
+/// Hidden: the secret stores of `secrets.rs` under HOME and on the system, `$MEWCODE_HOME`, and
+/// `homes` (the home directories of other users, found by the caller) unless one holds the
+/// project or a writable path.
+fn plan_layout(
+    config: &SandboxConfig,
+    paths: &Paths,
+    homes: &[PathBuf],
+    resolve: &dyn Fn(&Path) -> Option<PathBuf>,
+) -> Layout {
     let mut writable: Vec<PathBuf> = std::iter::once(&paths.root)
         .chain(paths.tmp.iter())
         .chain(config.writable.iter())
@@ -237,11 +380,16 @@ fn plan_layout(config: &SandboxConfig, paths: &Paths, resolve: &dyn Fn(&Path) ->
     writable.sort();
     writable.dedup();
     let readable: Vec<PathBuf> = config.readable_secrets.iter().filter_map(|path| resolve(path)).collect();
+    let home = paths.home.as_ref().and_then(|home| resolve(home));
+    // `other_homes` adds /root for every user; the caller already knows whose /root it is.
+    let others = secrets::other_homes(home.as_deref(), homes, &writable).into_iter().filter(|dir| homes.contains(dir));
     let mut hidden: Vec<PathBuf> = paths
         .home
         .iter()
-        .flat_map(|home| HOME_SECRETS.iter().map(move |secret| home.join(secret)))
+        .flat_map(|home| secrets::home_secrets(home))
+        .chain(secrets::SYSTEM_SECRETS.iter().map(|secret| PathBuf::from(secret.path)))
         .chain(paths.mewcode_home.iter().cloned())
+        .chain(others)
         .filter_map(|path| resolve(&path))
         .filter(|path| !readable.iter().any(|readable| path.starts_with(readable)))
         .collect();

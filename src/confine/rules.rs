@@ -65,7 +65,7 @@ fn skip_entry(entry: &Path, hidden: &[PathBuf]) -> bool {
 }
 
 /// What a ruleset for `abi` handles: (filesystem rights, network rights, scopes). Pure.
-fn plan_handled(abi: u32, network: bool) -> (u64, u64, u64) {
+pub(super) fn plan_handled(abi: u32, network: bool) -> (u64, u64, u64) {
     let handled_net =
         if !network && abi >= 4 { landlock::ACCESS_NET_BIND_TCP | landlock::ACCESS_NET_CONNECT_TCP } else { 0 };
     let scoped = if abi >= 6 { landlock::SCOPE_SIGNAL | landlock::SCOPE_ABSTRACT_UNIX_SOCKET } else { 0 };

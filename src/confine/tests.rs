@@ -32,7 +32,10 @@ struct World {
 
 impl World {
     fn new(name: &str) -> World {
-        let base = std::env::temp_dir().join(format!("mewcode-confine-{name}-{}", std::process::id()));
+        // Not under /tmp: the view gives commands a private /tmp, where this world would vanish.
+        let base = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/test-worlds")
+            .join(format!("mewcode-confine-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         for dir in ["project", "home/.ssh", "tmp", "outside"] {
             std::fs::create_dir_all(base.join(dir)).unwrap();
@@ -50,14 +53,31 @@ impl World {
         }
     }
 
-    fn sandbox(&self, config: SandboxConfig) -> Sandbox {
-        let paths = Paths {
+    fn paths(&self) -> Paths {
+        Paths {
             root: self.root.clone(),
             home: Some(self.home.clone()),
             mewcode_home: None,
             tmp: Some(self.tmp.clone()),
-        };
-        Sandbox::detect(config, paths)
+            levels: vec![self.root.clone()],
+        }
+    }
+
+    /// The sandbox as the kernel allows it (the namespace view where it can).
+    fn sandbox(&self, config: SandboxConfig) -> Sandbox {
+        Sandbox::detect(config, self.paths())
+    }
+
+    /// The sandbox without the view: Landlock and seccomp alone, as on a kernel that refuses
+    /// user namespaces.
+    fn landlock_only(&self, config: SandboxConfig) -> Sandbox {
+        let abi = crate::sys::landlock::abi_version();
+        Sandbox::new(config, self.paths(), abi, Err("turned off for this test".to_string()))
+    }
+
+    /// Both flavours, named.
+    fn flavours(&self, config: &SandboxConfig) -> Vec<(&'static str, Sandbox)> {
+        vec![("view", self.sandbox(config.clone())), ("landlock", self.landlock_only(config.clone()))]
     }
 
     /// Runs `script` under `sandbox` in the project; (exit code, merged output).
@@ -98,6 +118,7 @@ fn the_layout_hides_secrets_and_the_mewcode_home_and_honours_readable_secrets() 
         home: Some(PathBuf::from("/h")),
         mewcode_home: Some(PathBuf::from("/h/.mewcode")),
         tmp: Some(PathBuf::from("/t/s")),
+        levels: Vec::new(),
     };
     let config = SandboxConfig {
         writable: vec![PathBuf::from("/h/.cache")],
@@ -106,41 +127,54 @@ fn the_layout_hides_secrets_and_the_mewcode_home_and_honours_readable_secrets() 
     };
     // Everything "exists" except the gnupg dir; paths resolve to themselves.
     let resolve = |path: &Path| (!path.ends_with(".gnupg")).then(|| path.to_path_buf());
-    let layout = plan_layout(&config, &paths, &resolve);
+    // Another user's home, another one holding a writable path, and /root of another user.
+    let homes = [PathBuf::from("/home/other"), PathBuf::from("/home/w"), PathBuf::from("/root")];
+    let config = SandboxConfig { writable: vec![PathBuf::from("/h/.cache"), PathBuf::from("/home/w/cache")], ..config };
+    let layout = plan_layout(&config, &paths, &homes, &resolve);
     let strings = |list: &[PathBuf]| list.iter().map(|path| path.display().to_string()).collect::<Vec<_>>();
-    assert_eq!(strings(&layout.writable), ["/dev/shm", "/h/.cache", "/p", "/t/s"]);
+    assert_eq!(strings(&layout.writable), ["/dev/shm", "/h/.cache", "/home/w/cache", "/p", "/t/s"]);
     let hidden = strings(&layout.hidden);
     assert!(hidden.contains(&"/h/.ssh".to_string()) && hidden.contains(&"/h/.mewcode".to_string()));
     assert!(hidden.contains(&"/dev".to_string()) && hidden.contains(&"/h/.config/gh".to_string()));
     assert!(!hidden.contains(&"/h/.aws".to_string()) && !hidden.contains(&"/h/.gnupg".to_string()));
-    assert_eq!(hidden.len(), HOME_SECRETS.len() - 2 + 2);
+    assert!(hidden.contains(&"/h/.npmrc".to_string()) && hidden.contains(&"/etc/shadow".to_string()));
+    assert!(hidden.contains(&"/home/other".to_string()) && hidden.contains(&"/root".to_string()));
+    let expected = secrets::HOME_SECRETS.len() - 2 + secrets::SYSTEM_SECRETS.len() + 1 + 1 + 2;
+    assert_eq!(hidden.len(), expected, "{hidden:?}");
 }
 
 #[test]
 fn status_and_summary_follow_mode_and_kernel() {
     let required = SandboxConfig { mode: SandboxMode::Required, ..SandboxConfig::default() };
-    let unavailable = Sandbox::new(required.clone(), Paths::default(), Err("no Landlock".into()));
+    let missing = || Err::<(), String>("no namespaces".into());
+    let unavailable = Sandbox::new(required.clone(), Paths::default(), Err("no Landlock".into()), missing());
     assert!(unavailable.is_degraded());
     assert!(unavailable.summary().contains("will not run"));
     let refused = unavailable.confinement().err().unwrap();
     assert!(refused.starts_with("denied by sandbox: sandbox.mode is required"), "{refused}");
-    let auto = Sandbox::new(SandboxConfig::default(), Paths::default(), Err("no Landlock".into()));
+    let auto = Sandbox::new(SandboxConfig::default(), Paths::default(), Err("no Landlock".into()), missing());
     assert!(auto.summary().contains("NOT confined"));
     assert!(auto.confinement().unwrap().unwrap().ruleset.is_none());
     let off = SandboxConfig { mode: SandboxMode::Off, mode_source: "c.yaml".into(), ..SandboxConfig::default() };
-    let off = Sandbox::new(off, Paths::default(), Ok(7));
+    let off = Sandbox::new(off, Paths::default(), Ok(7), Ok(()));
     assert_eq!(off.status(), &Status::Off { source: "c.yaml".into() });
     assert!(off.summary().contains("OFF (sandbox.mode: off in c.yaml)"));
     assert!(off.confinement().unwrap().is_none());
-    let on = Sandbox::new(SandboxConfig::default(), Paths::default(), Ok(7));
-    assert!(!on.is_degraded() && on.summary().starts_with("sandbox on (Landlock ABI 7)"));
+    let on = Sandbox::new(SandboxConfig::default(), Paths::default(), Ok(7), missing());
+    assert!(!on.is_degraded() && !on.has_view());
+    assert!(on.summary().starts_with("sandbox on (Landlock ABI 7, no namespace view)"), "{}", on.summary());
+    let viewed = Sandbox::new(SandboxConfig::default(), Paths::default(), Err("no Landlock".into()), Ok(()));
+    assert!(!viewed.is_degraded() && viewed.has_view());
+    assert!(viewed.summary().starts_with("sandbox on (namespace view)"), "{}", viewed.summary());
+    let both = Sandbox::new(SandboxConfig::default(), Paths::default(), Ok(6), Ok(()));
+    assert!(both.summary().starts_with("sandbox on (namespace view + Landlock ABI 6)"), "{}", both.summary());
+    assert!(auto.describe()[0].starts_with("view:          MISSING (no Landlock; no namespace view: no namespaces)"));
 }
 
 #[test]
 fn writes_outside_fail_and_inside_succeed() {
     let Some(_) = landlock() else { return };
     let world = World::new("writes");
-    let sandbox = world.sandbox(SandboxConfig::default());
     let outside = world.outside.display();
     let script = format!(
         "echo a > {outside}/new.txt; echo rc=$?; rm -f {outside}/keep.txt; echo rc=$?; \
@@ -149,39 +183,45 @@ fn writes_outside_fail_and_inside_succeed() {
          echo b > inside.txt && mkdir -p d/e && mv inside.txt d/e/ && : > d/e/inside.txt && rm -r d && echo inside-ok; \
          echo c > \"$TMPDIR/t\" && echo tmp-ok; echo d > /dev/null && echo null-ok; echo e > /dev/stderr"
     );
-    let (code, output) = world.run(&sandbox, &script);
-    assert_eq!(code, Some(0), "{output}");
-    assert_eq!(output.matches("rc=1").count(), 5, "{output}");
-    for expected in ["inside-ok", "tmp-ok", "null-ok", "\ne\n"] {
-        assert!(output.contains(expected), "{expected} missing in {output}");
+    for (flavour, sandbox) in world.flavours(&SandboxConfig::default()) {
+        let (code, output) = world.run(&sandbox, &script);
+        assert_eq!(code, Some(0), "{flavour}: {output}");
+        assert_eq!(output.matches("rc=1").count(), 5, "{flavour}: {output}");
+        for expected in ["inside-ok", "tmp-ok", "null-ok", "\ne\n"] {
+            assert!(output.contains(expected), "{flavour}: {expected} missing in {output}");
+        }
+        assert_eq!(std::fs::read_to_string(world.outside.join("keep.txt")).unwrap(), "keep");
+        assert!(!world.outside.join("new.txt").exists());
+        let explained = sandbox.explain_denials(&output);
+        assert_eq!(explained.len(), 1, "{flavour}: {explained:?} from {output}");
+        assert!(explained[0].starts_with("denied by sandbox: write outside the project: "), "{explained:?}");
+        assert!(explained[0].contains("outside/new.txt, "), "{explained:?}");
     }
-    assert_eq!(std::fs::read_to_string(world.outside.join("keep.txt")).unwrap(), "keep");
-    assert!(!world.outside.join("new.txt").exists());
-    let explained = sandbox.explain_denials(&output);
-    assert_eq!(explained.len(), 1, "{explained:?} from {output}");
-    assert!(explained[0].starts_with("denied by sandbox: write outside the project: "), "{explained:?}");
-    assert!(explained[0].contains("outside/new.txt, "), "{explained:?}");
 }
 
 #[test]
 fn secrets_are_unreadable_and_the_rest_of_home_is_readable() {
     let Some(_) = landlock() else { return };
     let world = World::new("secrets");
-    let sandbox = world.sandbox(SandboxConfig::default());
     let home = world.home.display();
     let script =
         format!("cat {home}/notes.txt; cat {home}/.ssh/id_ed25519; ls {home}/.ssh; ls {home} | sort | tr '\\n' ,");
-    let (_, output) = world.run(&sandbox, &script);
-    assert!(output.contains("public notes"), "{output}");
-    assert!(!output.contains("SECRET KEY"), "{output}");
-    assert!(output.contains("id_ed25519: Permission denied"), "{output}");
-    let explained = sandbox.explain_denials(&output);
-    assert_eq!(explained.len(), 1, "{explained:?}");
-    assert!(explained[0].contains("protected secret store"), "{explained:?}");
+    for (flavour, sandbox) in world.flavours(&SandboxConfig::default()) {
+        let (_, output) = world.run(&sandbox, &script);
+        assert!(output.contains("public notes"), "{flavour}: {output}");
+        assert!(!output.contains("SECRET KEY"), "{flavour}: {output}");
+        let refusal = if flavour == "view" { "No such file or directory" } else { "Permission denied" };
+        assert!(output.contains(&format!("id_ed25519: {refusal}")), "{flavour}: {output}");
+        let explained = sandbox.explain_denials(&output);
+        assert_eq!(explained.len(), 1, "{flavour}: {explained:?}");
+        assert!(explained[0].contains("protected secret store"), "{explained:?}");
+    }
     // Named in readable_secrets: readable.
     let config = SandboxConfig { readable_secrets: vec![world.home.join(".ssh")], ..SandboxConfig::default() };
-    let (_, output) = world.run(&world.sandbox(config), &format!("cat {home}/.ssh/id_ed25519"));
-    assert!(output.contains("SECRET KEY"), "{output}");
+    for (flavour, sandbox) in world.flavours(&config) {
+        let (_, output) = world.run(&sandbox, &format!("cat {home}/.ssh/id_ed25519"));
+        assert!(output.contains("SECRET KEY"), "{flavour}: {output}");
+    }
 }
 
 #[test]
@@ -189,45 +229,50 @@ fn a_symlink_to_outside_cannot_be_written_through_and_children_inherit_the_confi
     let Some(_) = landlock() else { return };
     let world = World::new("symlink");
     std::os::unix::fs::symlink(world.outside.join("keep.txt"), world.root.join("link")).unwrap();
-    let sandbox = world.sandbox(SandboxConfig::default());
     let outside = world.outside.display();
     let script = format!(
         "echo x > link; echo rc=$?; sh -c 'sh -c \"echo y > {outside}/grandchild.txt\"'; echo rc=$?; \
          (setsid sh -c 'echo z > {outside}/escaped.txt'); echo rc=$?"
     );
-    let (_, output) = world.run(&sandbox, &script);
-    assert_eq!(output.matches("rc=0").count(), 0, "{output}");
-    assert!(output.contains("link: Permission denied"), "{output}");
-    assert_eq!(std::fs::read_to_string(world.outside.join("keep.txt")).unwrap(), "keep");
-    assert!(!world.outside.join("grandchild.txt").exists() && !world.outside.join("escaped.txt").exists());
+    for (flavour, sandbox) in world.flavours(&SandboxConfig::default()) {
+        let (_, output) = world.run(&sandbox, &script);
+        assert_eq!(output.matches("rc=0").count(), 0, "{flavour}: {output}");
+        let refusal = if flavour == "view" { "Read-only file system" } else { "Permission denied" };
+        assert!(output.contains(&format!("link: {refusal}")), "{flavour}: {output}");
+        assert_eq!(std::fs::read_to_string(world.outside.join("keep.txt")).unwrap(), "keep");
+        assert!(!world.outside.join("grandchild.txt").exists() && !world.outside.join("escaped.txt").exists());
+    }
 }
 
 #[test]
-fn network_off_blocks_tcp_and_keeps_unix_sockets() {
+fn network_off_blocks_tcp_and_keeps_socket_pairs() {
     let Some(_) = landlock() else { return };
     let world = World::new("network");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let script = format!("(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo refused");
-    let (_, output) = world.run(&world.sandbox(SandboxConfig::default()), &script);
-    assert_eq!(output.trim(), "connected");
+    for (flavour, sandbox) in world.flavours(&SandboxConfig::default()) {
+        let (_, output) = world.run(&sandbox, &script);
+        assert_eq!(output.trim(), "connected", "{flavour}");
+    }
     let config = SandboxConfig { network: false, ..SandboxConfig::default() };
-    let sandbox = world.sandbox(config);
-    let (_, output) = world.run(&sandbox, &script);
-    assert_eq!(output.trim(), "refused");
-    // Unix sockets (local tools, language servers) still work.
-    let (_, output) = world.run(
-        &sandbox,
-        "python3 -c 'import socket; a, b = socket.socketpair(); a.send(b\"ok\"); print(b.recv(2).decode())'",
-    );
-    assert_eq!(output.trim(), "ok");
+    for (flavour, sandbox) in world.flavours(&config) {
+        let (_, output) = world.run(&sandbox, &script);
+        assert_eq!(output.trim(), "refused", "{flavour}");
+        // A socket pair (how runtimes talk to their own children) still works.
+        let (_, output) = world.run(
+            &sandbox,
+            "python3 -c 'import socket; a, b = socket.socketpair(); a.send(b\"ok\"); print(b.recv(2).decode())'",
+        );
+        assert_eq!(output.trim(), "ok", "{flavour}");
+    }
 }
 
 #[test]
 fn the_ruleset_is_reused_until_a_directory_it_read_changes() {
     let Some(_) = landlock() else { return };
     let world = World::new("cache");
-    let sandbox = world.sandbox(SandboxConfig::default());
+    let sandbox = world.landlock_only(SandboxConfig::default());
     // Other tests create entries in the shared temp dir (an ancestor the rules list), which
     // rightly forces a rebuild; two calls in a row with no such change share the ruleset.
     let reused = (0..20).any(|_| {

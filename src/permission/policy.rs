@@ -140,7 +140,7 @@ fn protected_names() -> impl Iterator<Item = &'static str> {
 /// Whether a component names a protected spot on its own, for words like `cp x .husky/`: a
 /// protected directory or file name, or the directory of an `In` spot (`cp -r x .vscode` may
 /// write its `tasks.json`).
-fn is_protected_component(lower: &str) -> bool {
+pub(crate) fn is_protected_component(lower: &str) -> bool {
     PROTECTED.iter().any(|&(spot, _)| match spot {
         Spot::Dir(name) | Spot::File(name) | Spot::In(name, _) => name == lower,
         Spot::Suffix(suffix) => lower.ends_with(suffix),

@@ -485,8 +485,9 @@ fn print_banner(setup: &Setup, session: &Session) {
     say_wrapped(setup.color, DIM, keys, width, 0);
     let (summary, status) = &setup.sandbox;
     let colour = match status {
-        crate::confine::Status::Confined { .. } => DIM,
-        crate::confine::Status::Unavailable { .. } => YELLOW,
+        crate::confine::Status::Confined { view: Ok(()), .. } => DIM,
+        // Confined by Landlock alone: the summary says which promises do not hold.
+        crate::confine::Status::Confined { view: Err(_), .. } | crate::confine::Status::Unavailable { .. } => YELLOW,
         crate::confine::Status::Off { .. } => RED,
     };
     say_wrapped(setup.color, colour, &neutralize(summary), width, 2);

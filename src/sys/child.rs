@@ -56,7 +56,29 @@ pub struct Confinement {
     pub ruleset: Option<std::sync::Arc<super::landlock::Ruleset>>,
     /// A seccomp program to install.
     pub filter: Option<Vec<Instruction>>,
+    /// The namespace view, with the Landlock layer built inside it (then `ruleset` is None).
+    pub view: Option<Box<ViewSetup>>,
 }
+
+/// A command's namespaces and what it gets inside them.
+#[derive(Debug)]
+pub struct ViewSetup {
+    pub(crate) view: super::namespace::View,
+    pub(crate) landlock: Option<super::landlock::LatePlan>,
+    pub(crate) limits: Limits,
+}
+
+/// Resource limits of one command (None: unlimited).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// Processes (and threads) at once: `RLIMIT_NPROC`, counted per user namespace, so per command.
+    pub processes: Option<u64>,
+    /// Address space of each process: `RLIMIT_AS`.
+    pub memory: Option<u64>,
+}
+
+/// The exit code of a command whose view could not be built (its stderr says why).
+const SETUP_FAILED: libc::c_int = 126;
 
 /// Prepares `command` to start as described in the module doc: its own session and a reaper,
 /// and `confinement` (None = unconfined, `sandbox: off`) applied to the command alone. The
@@ -90,6 +112,13 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
                 // Already orphaned before the line above: stop at once (the signal stays pending).
                 libc::kill(libc::getpid(), libc::SIGTERM);
             }
+            let setup = confinement.as_ref().and_then(|confinement| confinement.view.as_deref());
+            if let Some(setup) = setup
+                && let Err(failure) = super::namespace::enter(&setup.view)
+            {
+                super::namespace::report(&failure, &setup.view);
+                libc::_exit(SETUP_FAILED);
+            }
             let command_pid = libc::fork();
             if command_pid < 0 {
                 return Err(io::Error::last_os_error());
@@ -100,6 +129,14 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
             libc::sigprocmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut());
             libc::prctl(PR_SET_CHILD_SUBREAPER, 0 as libc::c_ulong, 0, 0, 0);
             libc::prctl(PR_SET_PDEATHSIG, 0 as libc::c_ulong, 0, 0, 0);
+            if let Some(setup) = setup {
+                // pid 1 of the new pid namespace: the view, then the limits.
+                if let Err(failure) = super::namespace::build(&setup.view) {
+                    super::namespace::report(&failure, &setup.view);
+                    libc::_exit(SETUP_FAILED);
+                }
+                set_limits(&setup.limits)?;
+            }
             if let Some(confinement) = &confinement {
                 confine(confinement)?;
             }
@@ -132,12 +169,33 @@ unsafe fn confine(confinement: &Confinement) -> io::Result<()> {
         {
             return Err(io::Error::last_os_error());
         }
+        if let Some(plan) = confinement.view.as_ref().and_then(|setup| setup.landlock.as_ref())
+            && let Err(errno) = plan.enforce()
+        {
+            return Err(io::Error::from_raw_os_error(errno));
+        }
         if let Some(filter) = &confinement.filter {
             let program =
                 libc::sock_fprog { len: u16::try_from(filter.len()).unwrap_or(0), filter: filter.as_ptr().cast_mut() };
             if libc::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program as *const libc::sock_fprog) != 0 {
                 return Err(io::Error::last_os_error());
             }
+        }
+    }
+    Ok(())
+}
+
+/// Sets the command's resource limits (soft and hard, so the command cannot raise them).
+///
+/// # Safety
+/// Call only in a forked child before exec.
+unsafe fn set_limits(limits: &Limits) -> io::Result<()> {
+    for (resource, value) in [(libc::RLIMIT_NPROC, limits.processes), (libc::RLIMIT_AS, limits.memory)] {
+        let Some(value) = value else { continue };
+        let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
+        // SAFETY: setrlimit reads a stack struct for the duration of the call.
+        if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+            return Err(io::Error::last_os_error());
         }
     }
     Ok(())

@@ -45,6 +45,7 @@ const CREATE_RULESET_VERSION: u32 = 1 << 0;
 const RULE_PATH_BENEATH: libc::c_int = 1;
 
 #[repr(C)]
+#[derive(Debug)]
 struct RulesetAttr {
     handled_access_fs: u64,
     handled_access_net: u64,
@@ -183,6 +184,90 @@ impl Ruleset {
             )
         };
         if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+}
+
+/// A ruleset created and enforced in the command's own process after its namespace view is
+/// built (the view's tmpfs mounts exist only there): everything readable, the listed paths
+/// writable. Prepared in the parent; `enforce` only makes system calls.
+#[derive(Debug)]
+pub(crate) struct LatePlan {
+    attr: RulesetAttr,
+    rules: Vec<(CString, u64)>,
+}
+
+impl LatePlan {
+    /// A plan handling every filesystem right of `abi`, `handled_net` and `scoped`, with `/`
+    /// readable and executable.
+    pub(crate) fn new(abi: u32, handled_net: u64, scoped: u64) -> LatePlan {
+        let all = fs_rights_for_abi(abi);
+        let attr = RulesetAttr { handled_access_fs: all, handled_access_net: handled_net, scoped };
+        let mut plan = LatePlan { attr, rules: Vec::new() };
+        plan.allow(Path::new("/"), ACCESS_FS_READ_FILE | ACCESS_FS_EXECUTE | ACCESS_FS_READ_DIR);
+        plan
+    }
+
+    /// Allows every handled right beneath `path` (a file gets the file rights among them).
+    pub(crate) fn allow_all(&mut self, path: &Path) {
+        self.allow(path, self.attr.handled_access_fs);
+    }
+
+    fn allow(&mut self, path: &Path, access: u64) {
+        if let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) {
+            self.rules.push((c_path, access & self.attr.handled_access_fs));
+        }
+    }
+
+    /// Child: creates the ruleset, adds the rules whose paths exist in the view, and restricts
+    /// the calling thread (no_new_privs must be set already). The error is an errno.
+    ///
+    /// # Safety
+    /// Call only in a forked, single-threaded child before exec.
+    pub(crate) unsafe fn enforce(&self) -> Result<(), i32> {
+        let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM);
+        // SAFETY (whole function): system calls on the plan's strings and stack structs, each
+        // valid for the duration of its call; descriptors are closed before returning.
+        unsafe {
+            let raw = libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                &self.attr as *const RulesetAttr,
+                std::mem::size_of::<RulesetAttr>(),
+                0u32,
+            );
+            let Ok(ruleset) = libc::c_int::try_from(raw) else { return Err(errno()) };
+            if ruleset < 0 {
+                return Err(errno());
+            }
+            for (path, access) in &self.rules {
+                let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+                if fd < 0 {
+                    continue; // not in this view: nothing to allow
+                }
+                let mut stat: libc::stat = std::mem::zeroed();
+                let mut allowed = *access;
+                if libc::fstat(fd, &mut stat) == 0 && stat.st_mode & libc::S_IFMT != libc::S_IFDIR {
+                    allowed &= FILE_RIGHTS;
+                }
+                let attr = PathBeneathAttr { allowed_access: allowed, parent_fd: fd };
+                let rc = libc::syscall(
+                    libc::SYS_landlock_add_rule,
+                    ruleset,
+                    RULE_PATH_BENEATH,
+                    &attr as *const PathBeneathAttr,
+                    0u32,
+                );
+                libc::close(fd);
+                if rc != 0 && allowed != 0 {
+                    let error = errno();
+                    libc::close(ruleset);
+                    return Err(error);
+                }
+            }
+            let rc = libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32);
+            let error = errno();
+            libc::close(ruleset);
+            if rc != 0 { Err(error) } else { Ok(()) }
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use std::io;
 pub(crate) mod child;
 pub(crate) mod dir;
 pub(crate) mod landlock;
+pub(crate) mod namespace;
 pub(crate) mod seccomp;
 
 /// Sends SIGKILL to every process in the process group `pgid`.
@@ -65,6 +66,12 @@ pub(crate) fn make_non_dumpable() -> io::Result<()> {
 pub(crate) fn current_uid() -> u32 {
     // SAFETY: getuid takes nothing, touches no memory and cannot fail.
     unsafe { libc::getuid() }
+}
+
+/// Our real group id.
+pub(crate) fn current_gid() -> u32 {
+    // SAFETY: getgid takes nothing, touches no memory and cannot fail.
+    unsafe { libc::getgid() }
 }
 
 /// True when a process with this pid exists (it may be a zombie not yet reaped).

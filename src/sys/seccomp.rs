@@ -1,6 +1,11 @@
 //! The seccomp filter every confined command runs under, written by hand as classic BPF: no
-//! keystroke injection into a terminal (TIOCSTI), and, when the network is off, no socket but
-//! unix ones and no io_uring (which would create sockets behind the filter's back).
+//! keystroke injection into a terminal (TIOCSTI); no setuid or setgid bit set on any file (by
+//! chmod, by creating a file with that mode, or by mknod), so nothing a command leaves behind
+//! runs with another user's rights; no unix socket unless the user allowed some (the user's
+//! tmux, ssh-agent, docker and D-Bus listen on them); when the network is off, no socket but
+//! unix ones; and, whenever sockets are filtered, no io_uring (which would create sockets
+//! behind the filter's back). `openat2`, whose mode the filter cannot read, answers ENOSYS, so
+//! programs fall back to `openat`.
 //!
 //! Invariant: the program is built in the parent (allocation is fine there) and only installed
 //! in the child; a foreign architecture or, on x86_64, an x32 system call number is refused
@@ -17,6 +22,8 @@ const RETURN: u16 = 0x06; // BPF_RET | BPF_K
 
 const RET_ALLOW: u32 = 0x7fff_0000;
 const RET_ERRNO: u32 = 0x0005_0000;
+/// `ENOSYS`: "this kernel has no such call", which makes callers of `openat2` use `openat`.
+const ENOSYS: u32 = 38;
 
 // `struct seccomp_data`: nr (int), arch (u32), instruction_pointer (u64), args[6] (u64 each).
 // The low 32 bits of an argument come first (both supported architectures are little-endian).
@@ -28,6 +35,10 @@ const fn offset_arg_low(index: u32) -> u32 {
 
 const TIOCSTI: u32 = 0x5412;
 const AF_UNIX: u32 = 1;
+/// The setuid and setgid bits of a mode.
+const SET_ID_BITS: u32 = 0o6000;
+/// `O_CREAT` and `O_TMPFILE`'s own bit: an open that may create a file with a mode.
+const CREATES: u32 = 0o100 | 0o20_000_000;
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 /// The numbers of the calls the filter looks at, per architecture.
@@ -37,14 +48,36 @@ struct Table {
     ioctl: u32,
     socket: u32,
     io_uring: [u32; 3],
+    /// Calls that set a mode, with the index of the mode argument: chmod, fchmod, fchmodat,
+    /// fchmodat2, creat, mknod, mknodat (those the architecture has).
+    mode_setters: &'static [(u32, u32)],
+    /// Opens that may create a file: (number, flags argument, mode argument).
+    opens: &'static [(u32, u32, u32)],
+    openat2: u32,
 }
 
 #[cfg(target_arch = "x86_64")]
-const TABLE: Option<Table> =
-    Some(Table { audit_arch: 0xc000_003e, rejects_x32: true, ioctl: 16, socket: 41, io_uring: [425, 426, 427] });
+const TABLE: Option<Table> = Some(Table {
+    audit_arch: 0xc000_003e,
+    rejects_x32: true,
+    ioctl: 16,
+    socket: 41,
+    io_uring: [425, 426, 427],
+    mode_setters: &[(90, 1), (91, 1), (268, 2), (452, 2), (85, 1), (133, 1), (259, 2)],
+    opens: &[(2, 1, 2), (257, 2, 3)],
+    openat2: 437,
+});
 #[cfg(target_arch = "aarch64")]
-const TABLE: Option<Table> =
-    Some(Table { audit_arch: 0xc000_00b7, rejects_x32: false, ioctl: 29, socket: 198, io_uring: [425, 426, 427] });
+const TABLE: Option<Table> = Some(Table {
+    audit_arch: 0xc000_00b7,
+    rejects_x32: false,
+    ioctl: 29,
+    socket: 198,
+    io_uring: [425, 426, 427],
+    mode_setters: &[(52, 1), (53, 2), (452, 2), (33, 2)],
+    opens: &[(56, 2, 3)],
+    openat2: 437,
+});
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const TABLE: Option<Table> = None;
 
@@ -54,6 +87,7 @@ enum Target {
     Next,
     Allow,
     Deny,
+    NoSys,
     /// The instruction `n` places after this one (1 = the next).
     Skip(u8),
 }
@@ -64,9 +98,18 @@ enum Op {
     JumpSet(u32, Target, Target),
 }
 
+/// What the filter lets through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Policy {
+    /// Internet (and every other non-unix) sockets.
+    pub(crate) network: bool,
+    /// Unix sockets (`socketpair` always works: it reaches nobody else).
+    pub(crate) unix_sockets: bool,
+}
+
 /// The filter for this architecture, or None where we have no syscall table (the caller says the
 /// network cannot be turned off there).
-pub(crate) fn build_filter(network: bool) -> Option<Vec<Instruction>> {
+pub(crate) fn build_filter(policy: Policy) -> Option<Vec<Instruction>> {
     let table = TABLE?;
     let mut ops =
         vec![Op::Load(OFFSET_ARCH), Op::JumpEq(table.audit_arch, Target::Next, Target::Deny), Op::Load(OFFSET_NR)];
@@ -77,10 +120,26 @@ pub(crate) fn build_filter(network: bool) -> Option<Vec<Instruction>> {
     ops.push(Op::JumpEq(table.ioctl, Target::Next, Target::Skip(3)));
     ops.push(Op::Load(offset_arg_low(1)));
     ops.push(Op::JumpEq(TIOCSTI, Target::Deny, Target::Allow));
-    if !network {
+    // A mode with the setuid or setgid bit, wherever a mode is given (only its low bits matter).
+    for &(number, mode) in table.mode_setters {
+        ops.push(Op::JumpEq(number, Target::Next, Target::Skip(3)));
+        ops.push(Op::Load(offset_arg_low(mode)));
+        ops.push(Op::JumpSet(SET_ID_BITS, Target::Deny, Target::Allow));
+    }
+    for &(number, flags, mode) in table.opens {
+        ops.push(Op::JumpEq(number, Target::Next, Target::Skip(5)));
+        ops.push(Op::Load(offset_arg_low(flags)));
+        ops.push(Op::JumpSet(CREATES, Target::Next, Target::Allow));
+        ops.push(Op::Load(offset_arg_low(mode)));
+        ops.push(Op::JumpSet(SET_ID_BITS, Target::Deny, Target::Allow));
+    }
+    ops.push(Op::JumpEq(table.openat2, Target::NoSys, Target::Next));
+    if !(policy.network && policy.unix_sockets) {
+        let unix = if policy.unix_sockets { Target::Allow } else { Target::Deny };
+        let other = if policy.network { Target::Allow } else { Target::Deny };
         ops.push(Op::JumpEq(table.socket, Target::Next, Target::Skip(3)));
         ops.push(Op::Load(offset_arg_low(0)));
-        ops.push(Op::JumpEq(AF_UNIX, Target::Allow, Target::Deny));
+        ops.push(Op::JumpEq(AF_UNIX, unix, other));
         for number in table.io_uring {
             ops.push(Op::JumpEq(number, Target::Deny, Target::Next));
         }
@@ -88,15 +147,18 @@ pub(crate) fn build_filter(network: bool) -> Option<Vec<Instruction>> {
     Some(assemble(&ops))
 }
 
-/// Lays the operations out followed by `return allow` and `return EPERM`, resolving jumps.
+/// Lays the operations out followed by `return allow`, `return EPERM` and `return ENOSYS`,
+/// resolving jumps.
 fn assemble(ops: &[Op]) -> Vec<Instruction> {
     let allow_at = ops.len();
     let deny_at = allow_at + 1;
+    let no_sys_at = allow_at + 2;
     let offset = |from: usize, target: Target| -> u8 {
         let to = match target {
             Target::Next => from + 1,
             Target::Allow => allow_at,
             Target::Deny => deny_at,
+            Target::NoSys => no_sys_at,
             Target::Skip(places) => from + usize::from(places),
         };
         // Programs here are a few dozen instructions, so every offset fits a byte.
@@ -117,6 +179,7 @@ fn assemble(ops: &[Op]) -> Vec<Instruction> {
         .collect();
     program.push(Instruction { code: RETURN, jt: 0, jf: 0, k: RET_ALLOW });
     program.push(Instruction { code: RETURN, jt: 0, jf: 0, k: RET_ERRNO | libc::EPERM as u32 });
+    program.push(Instruction { code: RETURN, jt: 0, jf: 0, k: RET_ERRNO | ENOSYS });
     program
 }
 
@@ -159,9 +222,50 @@ mod tests {
     const ARCH: u32 = 0xc000_003e;
     const EPERM: u32 = RET_ERRNO | 1;
 
+    const OPEN: Policy = Policy { network: true, unix_sockets: true };
+
     fn answer(network: bool, nr: u32, arg0: u32, arg1: u32) -> u32 {
-        let program = build_filter(network).unwrap();
+        let program = build_filter(Policy { network, unix_sockets: true }).unwrap();
         evaluate(&program, ARCH, nr, [arg0, arg1, 0, 0, 0, 0])
+    }
+
+    fn call(policy: Policy, nr: u32, args: [u32; 6]) -> u32 {
+        evaluate(&build_filter(policy).unwrap(), ARCH, nr, args)
+    }
+
+    #[test]
+    fn no_call_sets_a_setuid_or_setgid_bit() {
+        for (nr, mode_at) in [(90, 1), (91, 1), (268, 2), (452, 2), (85, 1), (133, 1), (259, 2)] {
+            for (mode, expected) in
+                [(0o4755, EPERM), (0o2755, EPERM), (0o6777, EPERM), (0o755, RET_ALLOW), (0o1777, RET_ALLOW)]
+            {
+                let mut args = [0; 6];
+                args[mode_at] = mode;
+                assert_eq!(call(OPEN, nr, args), expected, "nr {nr} mode {mode:o}");
+            }
+        }
+        // open(path, O_CREAT|O_WRONLY, 04755) and openat(dir, path, O_CREAT, 02755) create one.
+        assert_eq!(call(OPEN, 2, [0, 0o101, 0o4755, 0, 0, 0]), EPERM);
+        assert_eq!(call(OPEN, 257, [0, 0, 0o100, 0o2755, 0, 0]), EPERM);
+        assert_eq!(call(OPEN, 257, [0, 0, 0o20_200_002, 0o4700, 0, 0]), EPERM); // O_TMPFILE
+        // Without O_CREAT the mode argument means nothing: a stray value is not a refusal.
+        assert_eq!(call(OPEN, 2, [0, 0o2, 0o4755, 0, 0, 0]), RET_ALLOW);
+        assert_eq!(call(OPEN, 257, [0, 0, 0o101, 0o644, 0, 0]), RET_ALLOW);
+        assert_eq!(call(OPEN, 437, [0; 6]), RET_ERRNO | ENOSYS);
+    }
+
+    #[test]
+    fn unix_sockets_are_refused_unless_allowed_and_socketpair_always_works() {
+        let closed = Policy { network: true, unix_sockets: false };
+        assert_eq!(call(closed, 41, [AF_UNIX, 1, 0, 0, 0, 0]), EPERM);
+        assert_eq!(call(closed, 41, [2, 1, 0, 0, 0, 0]), RET_ALLOW);
+        assert_eq!(call(closed, 53, [AF_UNIX, 1, 0, 0, 0, 0]), RET_ALLOW); // socketpair
+        assert_eq!(call(closed, 425, [0; 6]), EPERM); // io_uring could open one
+        let nothing = Policy { network: false, unix_sockets: false };
+        assert_eq!(call(nothing, 41, [AF_UNIX, 1, 0, 0, 0, 0]), EPERM);
+        assert_eq!(call(nothing, 41, [10, 1, 0, 0, 0, 0]), EPERM);
+        assert_eq!(call(OPEN, 41, [AF_UNIX, 1, 0, 0, 0, 0]), RET_ALLOW);
+        assert_eq!(call(OPEN, 425, [0; 6]), RET_ALLOW);
     }
 
     #[test]
@@ -192,7 +296,7 @@ mod tests {
 
     #[test]
     fn foreign_architectures_and_x32_numbers_are_refused() {
-        let program = build_filter(true).unwrap();
+        let program = build_filter(OPEN).unwrap();
         assert_eq!(evaluate(&program, 0x4000_0003, 41, [0; 6]), EPERM); // i386
         assert_eq!(evaluate(&program, ARCH, X32_SYSCALL_BIT | 41, [2, 0, 0, 0, 0, 0]), EPERM);
         assert_eq!(evaluate(&program, ARCH, 0, [0; 6]), RET_ALLOW);

@@ -263,7 +263,8 @@ fn plan_mode_sends_only_read_only_tools() {
 #[test]
 fn ctrl_c_during_a_slow_bash_command_kills_its_whole_process_group() {
     let model = FakeModel::start();
-    let command = r#"{"command":"sleep 30 & echo $! > child.pid; echo $$ > shell.pid; wait"}"#;
+    // Command lines of their own, to find them from here (the command's pids are its namespace's).
+    let command = r#"{"command":"sleep 30.7105 & bash -c 'sleep 30.7106; :'; wait"}"#;
     model.push(anthropic("", &[("slow", "bash", command)]));
     let env = TestEnv::with_model("e2e-cancel-bash", &model, Provider::of("anthropic"));
     let child = env
@@ -273,32 +274,12 @@ fn ctrl_c_during_a_slow_bash_command_kills_its_whole_process_group() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let read_pid =
-        |name: &str| std::fs::read_to_string(env.project.join(name)).ok().and_then(|t| t.trim().parse::<u32>().ok());
-    let (sleeper, shell) = loop {
-        if let (Some(sleeper), Some(shell)) = (read_pid("child.pid"), read_pid("shell.pid")) {
-            break (sleeper, shell);
-        }
-        assert!(std::time::Instant::now() < deadline, "the command never started");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
-    assert!(mewcode::integration::process_exists(sleeper));
+    let started = crate::support::await_running(&["sleep", "30.7105"], true, 20)
+        && crate::support::await_running(&["sleep", "30.7106"], true, 20);
+    assert!(started, "the command never started");
     std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
-    // Reaped or a zombie nobody waited for yet: either way not running.
-    let gone = |pid: u32| {
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while std::time::Instant::now() < until {
-            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            if state.is_empty() || state.contains(") Z") {
-                return true;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        false
-    };
-    assert!(gone(sleeper), "the background sleep survived");
-    assert!(gone(shell), "the shell survived");
+    assert!(crate::support::await_running(&["sleep", "30.7105"], false, 5), "the background sleep survived");
+    assert!(crate::support::await_running(&["sleep", "30.7106"], false, 5), "the inner shell's sleep survived");
 }

@@ -3,9 +3,10 @@
 //! Skipped, and listed by `make test` as skipped, where the kernel has no Landlock (`mewcode doctor` then says
 //! "sandbox unavailable").
 
+use crate::support::project::TempDir;
 use crate::support::script::anthropic;
 use crate::support::tmux::Tmux;
-use crate::support::{FakeModel, Provider, TestEnv};
+use crate::support::{FakeModel, Provider, TestEnv, await_running};
 use serde_json::{Value, json};
 
 /// True when the running kernel offers Landlock (the same probe mewcode makes).
@@ -39,27 +40,23 @@ fn tool_result(model: &FakeModel, index: usize) -> String {
     }
 }
 
-fn is_running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'),
-        Err(_) => false,
-    }
-}
-
 #[test]
 fn in_bypass_mode_commands_cannot_change_anything_outside_the_project() {
     if !landlock_available("sandbox-bypass") {
         return;
     }
     let model = FakeModel::start();
-    let env = TestEnv::with_model("sandbox-bypass", &model, Provider::anthropic().model("m").then(""));
-    let outside = env.dir.path().join("outside");
+    let mut env = TestEnv::with_model("sandbox-bypass", &model, Provider::anthropic().model("m").then(""));
+    // Outside /tmp, so that the files are in the commands' view (the view's /tmp is private).
+    let world = TempDir::visible("sandbox-bypass-world");
+    let outside = world.path().join("outside");
     std::fs::create_dir_all(outside.join("tree/deep")).unwrap();
     for name in ["keep.txt", "rename.txt", "truncate.txt", "tree/deep/file.txt"] {
         std::fs::write(outside.join(name), "original").unwrap();
     }
-    std::fs::create_dir_all(env.dir.path().join(".ssh")).unwrap();
-    std::fs::write(env.dir.path().join(".ssh/id_ed25519"), "PRIVATE-KEY-MATERIAL").unwrap();
+    std::fs::create_dir_all(world.path().join(".ssh")).unwrap();
+    std::fs::write(world.path().join(".ssh/id_ed25519"), "PRIVATE-KEY-MATERIAL").unwrap();
+    env.vars.push(("HOME".to_string(), world.path().display().to_string()));
     std::os::unix::fs::symlink(outside.join("keep.txt"), env.project.join("link.txt")).unwrap();
     let o = outside.display();
     // Each line reports its own exit status; none of these is on the blacklist, so only the
@@ -116,7 +113,11 @@ fn kill_minus_one_reaches_only_the_commands_own_processes() {
     let _ = bystander.wait();
     assert_eq!((run.code, run.stdout.as_str()), (0, "done\n"), "mewcode itself survived: {}", run.stderr);
     assert!(alive, "a process outside the sandbox was killed");
-    assert!(tool_result(&model, 1).contains("killed by signal 9"), "{}", tool_result(&model, 1));
+    // In the namespace view the command's own pid namespace holds only its shell (pid 1, which
+    // kill(-1) skips) and itself: there is nobody else to signal. With Landlock alone, the
+    // signal reaches the command's own shell.
+    let result = tool_result(&model, 1);
+    assert!(result.contains("killed by signal 9") || result.contains("No such process"), "{result}");
 }
 
 #[test]
@@ -152,18 +153,18 @@ fn nothing_a_command_started_survives_the_call() {
     let env = TestEnv::with_model("sandbox-survivors", &model, Provider::anthropic().model("m").then(""));
     // A plain background job, one that left the group with setsid, and a double fork whose
     // middle process exits at once (its child is an orphan): all with their output elsewhere,
-    // so nothing keeps the call's pipes open.
-    let command = "sleep 300 >/dev/null 2>&1 & echo $! > bg.pid\n\
-         setsid sleep 301 >/dev/null 2>&1 & echo $! > escaped.pid\n\
-         (setsid sh -c 'sleep 302 >/dev/null 2>&1 & echo $! > orphan.pid' &)\n\
+    // so nothing keeps the call's pipes open. Each has a command line of its own, to find it
+    // from here (a pid the command prints is one of its own pid namespace).
+    let command = "sleep 300.7101 >/dev/null 2>&1 &\n\
+         setsid sleep 300.7102 >/dev/null 2>&1 &\n\
+         (setsid sh -c 'sleep 300.7103 >/dev/null 2>&1 & echo $! > orphan.pid' &)\n\
          while [ ! -s orphan.pid ]; do sleep 0.01; done; echo started";
     script_command(&model, command);
     let run = env.run(&["-p", "go", "--mode", "bypass"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(tool_result(&model, 1).contains("started"));
-    for name in ["bg.pid", "escaped.pid", "orphan.pid"] {
-        let pid: u32 = std::fs::read_to_string(env.project.join(name)).unwrap().trim().parse().unwrap();
-        assert!(!is_running(pid), "{name}: process {pid} outlived the call");
+    for seconds in ["300.7101", "300.7102", "300.7103"] {
+        assert!(await_running(&["sleep", seconds], false, 10), "sleep {seconds} outlived the call");
     }
 }
 
@@ -171,7 +172,7 @@ fn nothing_a_command_started_survives_the_call() {
 fn a_command_dies_with_mewcode_even_when_mewcode_is_killed() {
     let model = FakeModel::start();
     let env = TestEnv::with_model("sandbox-parent-death", &model, Provider::anthropic().model("m").then(""));
-    script_command(&model, "echo $$ > command.pid; exec sleep 300");
+    script_command(&model, "exec sleep 300.7104");
     let mut child = env
         .command(&["-p", "go", "--mode", "bypass"])
         .stdin(std::process::Stdio::null())
@@ -179,22 +180,10 @@ fn a_command_dies_with_mewcode_even_when_mewcode_is_killed() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let pid_file = env.project.join("command.pid");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let pid: u32 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|text| text.trim().parse().ok()) {
-            break pid;
-        }
-        assert!(std::time::Instant::now() < deadline, "the command never started");
-        std::thread::yield_now();
-    };
+    assert!(await_running(&["sleep", "300.7104"], true, 30), "the command never started");
     child.kill().unwrap(); // SIGKILL: mewcode gets no chance to clean up itself
     child.wait().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while is_running(pid) {
-        assert!(std::time::Instant::now() < deadline, "the command outlived mewcode");
-        std::thread::yield_now();
-    }
+    assert!(await_running(&["sleep", "300.7104"], false, 10), "the command outlived mewcode");
 }
 
 #[test]
@@ -261,10 +250,17 @@ fn doctor_names_the_sandbox_state_and_off_is_said_plainly() {
     let env = TestEnv::with_model("sandbox-doctor", &model, Provider::anthropic().model("m").then(""));
     let run = env.run(&["doctor"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // Every layer is named with its state, and a missing one with why.
+    assert!(run.stdout.contains("sandbox on (") || run.stdout.contains("sandbox unavailable"), "{}", run.stdout);
     match mewcode::integration::landlock_abi_version() {
-        Ok(abi) => assert!(run.stdout.contains(&format!("sandbox on (Landlock ABI {abi})")), "{}", run.stdout),
-        Err(_) => assert!(run.stdout.contains("sandbox unavailable"), "{}", run.stdout),
+        Ok(abi) => assert!(run.stdout.contains(&format!("landlock:      ABI {abi}")), "{}", run.stdout),
+        Err(reason) => assert!(run.stdout.contains(&format!("landlock:      missing ({reason})")), "{}", run.stdout),
     }
+    assert!(
+        run.stdout.contains("view:          on") || run.stdout.contains("view:          MISSING ("),
+        "{}",
+        run.stdout
+    );
     let env = TestEnv::with_model(
         "sandbox-doctor-off",
         &model,

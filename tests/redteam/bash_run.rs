@@ -56,8 +56,13 @@ impl BashRun {
         )
         .expect("bash env");
         let work = std::fs::canonicalize(&work).expect("work dir");
-        let paths =
-            Paths { root: work.clone(), home: Some(work.clone()), mewcode_home: None, tmp: Some(work.join("tmp")) };
+        let paths = Paths {
+            root: work.clone(),
+            home: Some(work.clone()),
+            mewcode_home: None,
+            tmp: Some(work.join("tmp")),
+            levels: Vec::new(),
+        };
         let config = SandboxConfig { network: false, ..SandboxConfig::default() };
         let sandbox = confined.then(|| Sandbox::detect(config, paths));
         BashRun { base, bin, work, logs, bash_env, sandbox }

@@ -232,7 +232,9 @@ struct Plant {
 
 impl Plant {
     fn new() -> Plant {
-        let base = std::env::temp_dir().join(format!("mewcode-redteam-{}", std::process::id()));
+        // Not under /tmp: the sandbox's view gives commands a private /tmp, where the stubs would vanish.
+        let base =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mewcode-redteam-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         let root = base.join("project");
         let home = base.join("home");

@@ -25,3 +25,32 @@ pub fn is_session_id(text: &str) -> bool {
         && bytes[15] == b'-'
         && bytes[16..].iter().all(|b| b.is_ascii_hexdigit())
 }
+
+/// Host pids of running (not zombie) processes whose command line is exactly `argv`. Commands
+/// run in their own pid namespace, so a pid they print (`$!`, `$$`) means nothing out here: tests
+/// give a process a unique command line (`sleep 300.4711`) and look for it instead.
+pub fn running_with_argv(argv: &[&str]) -> Vec<u32> {
+    let wanted: Vec<u8> = argv.iter().flat_map(|arg| arg.bytes().chain(std::iter::once(0))).collect();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| cmdline == wanted))
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            !stat.is_empty() && !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z')
+        })
+        .collect()
+}
+
+/// Waits (≤ `seconds`) until `argv` runs (`true`) or until it no longer runs (`false`).
+pub fn await_running(argv: &[&str], running: bool, seconds: u64) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while running_with_argv(argv).is_empty() == running {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    true
+}

@@ -16,11 +16,23 @@ pub struct TempDir {
 impl TempDir {
     /// A fresh empty directory with `label` in its name.
     pub fn new(label: &str) -> TempDir {
+        TempDir::new_in(&std::env::temp_dir(), label)
+    }
+
+    /// A fresh empty directory that commands see in the sandbox's view: outside `/tmp` (which
+    /// the view replaces by a private one), under cargo's scratch dir for integration tests.
+    pub fn visible(label: &str) -> TempDir {
+        let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        std::fs::create_dir_all(base).expect("cargo's tmp dir");
+        TempDir::new_in(base, label)
+    }
+
+    fn new_in(base: &Path, label: &str) -> TempDir {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         let unique =
             format!("mewcode-it-{label}-{}-{}-{nanos}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
-        let path = std::env::temp_dir().join(unique);
+        let path = base.join(unique);
         std::fs::create_dir_all(&path).expect("create temp dir");
         // Canonical, so paths printed by mewcode (which canonicalises its root) compare equal.
         TempDir { path: std::fs::canonicalize(&path).expect("canonical temp dir") }

@@ -1,0 +1,123 @@
+//! The host's mount table (`/proc/self/mountinfo`), read to find every other path at which a
+//! hidden file can be reached: a second mount of the same file system, a bind mount of HOME or of
+//! one of its directories. Hiding by path is only complete when every such path is hidden.
+//!
+//! Invariant: pure (the table's text in, paths out); a line that does not parse is skipped, so a
+//! strange table can only mean fewer aliases, which the caller checks against the file itself.
+
+use std::path::{Path, PathBuf};
+
+/// One mount: which file system (`major:minor`), which directory of it, where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Mount {
+    device: String,
+    /// The directory of the file system mounted (`/` for a whole one, deeper for a bind).
+    root: PathBuf,
+    point: PathBuf,
+}
+
+/// Parses `/proc/self/mountinfo`: `ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - TYPE ...`.
+pub(super) fn parse(text: &str) -> Vec<Mount> {
+    text.lines()
+        .filter_map(|line| {
+            let mut fields = line.split(' ');
+            let (_id, _parent) = (fields.next()?, fields.next()?);
+            let device = fields.next()?.to_string();
+            let root = PathBuf::from(unescape(fields.next()?));
+            let point = PathBuf::from(unescape(fields.next()?));
+            (device.contains(':') && root.is_absolute() && point.is_absolute()).then_some(Mount { device, root, point })
+        })
+        .collect()
+}
+
+/// The table escapes space, tab, newline and backslash as three octal digits (`\040`).
+fn unescape(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let octal = bytes.get(index + 1..index + 4).filter(|digits| digits.iter().all(|d| (b'0'..=b'7').contains(d)));
+        match (bytes[index], octal) {
+            (b'\\', Some(digits)) => {
+                let value = digits.iter().fold(0u32, |value, digit| value * 8 + u32::from(digit - b'0'));
+                out.push(u8::try_from(value).unwrap_or(b'?'));
+                index += 4;
+            }
+            (byte, _) => {
+                out.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Other paths through which `path` (absolute, canonical) is reachable: the same place of the
+/// same file system under every other mount of it that contains that place.
+pub(super) fn aliases(path: &Path, mounts: &[Mount]) -> Vec<PathBuf> {
+    // The mount `path` lies in: the deepest mount point above it, the last one listed when
+    // several share that point (the one on top).
+    let Some(home) = mounts
+        .iter()
+        .enumerate()
+        .filter(|(_, mount)| path.starts_with(&mount.point))
+        .max_by_key(|(index, mount)| (mount.point.components().count(), *index))
+        .map(|(_, mount)| mount)
+    else {
+        return Vec::new();
+    };
+    let Ok(inside) = path.strip_prefix(&home.point) else { return Vec::new() };
+    let place = home.root.join(inside);
+    let mut found: Vec<PathBuf> = mounts
+        .iter()
+        .filter(|mount| mount.device == home.device)
+        .filter_map(|mount| Some(mount.point.join(place.strip_prefix(&mount.root).ok()?)))
+        .filter(|alias| alias != path)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: &str = "\
+22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+23 22 0:5 / /proc rw - proc proc rw
+24 22 8:2 / /home rw shared:2 - ext4 /dev/sda2 rw
+25 22 8:2 /u /mnt/u\\040home rw - ext4 /dev/sda2 rw
+26 22 8:2 /u/.ssh /srv/keys rw - ext4 /dev/sda2 rw
+27 22 8:2 /other /mnt/other rw - ext4 /dev/sda2 rw
+28 22 8:1 /var /backup/var rw - ext4 /dev/sda1 rw
+garbage line
+";
+
+    #[test]
+    fn a_bind_mount_of_home_and_of_a_secret_store_are_aliases() {
+        let mounts = parse(TABLE);
+        assert_eq!(mounts.len(), 7);
+        assert_eq!(mounts[3].point, PathBuf::from("/mnt/u home"));
+        assert_eq!(
+            aliases(Path::new("/home/u/.ssh"), &mounts),
+            [PathBuf::from("/mnt/u home/.ssh"), PathBuf::from("/srv/keys")]
+        );
+        // Reached through an alias, the original is the alias.
+        assert_eq!(
+            aliases(Path::new("/srv/keys/id"), &mounts),
+            [PathBuf::from("/home/u/.ssh/id"), PathBuf::from("/mnt/u home/.ssh/id")]
+        );
+        assert_eq!(aliases(Path::new("/var/lib/secret"), &mounts), [PathBuf::from("/backup/var/lib/secret")]);
+        assert!(aliases(Path::new("/etc/shadow"), &mounts).is_empty());
+        assert!(aliases(Path::new("/proc/1"), &mounts).is_empty());
+    }
+
+    #[test]
+    fn the_mount_on_top_decides_and_escapes_are_read() {
+        let table = "1 0 8:1 / / rw - ext4 a rw\n2 1 8:2 / /data rw - ext4 b rw\n3 1 8:3 / /data rw - ext4 c rw\n4 1 8:3 /x /y rw - ext4 c rw\n";
+        let mounts = parse(table);
+        assert_eq!(aliases(Path::new("/data/x/k"), &mounts), [PathBuf::from("/y/k")]);
+        assert_eq!(unescape("a\\011b\\134c\\0"), "a\tb\\c\\0");
+    }
+}
