@@ -128,7 +128,7 @@ pub mod integration {
     pub use crate::session::record::{Meta, render_message, render_meta};
     pub use crate::session::{format_id, now_s};
     pub use crate::sys::landlock::abi_version as landlock_abi_version;
-    pub use crate::sys::process_exists;
+    pub use crate::sys::{current_uid, process_exists};
     pub use crate::tools::{Registry, ToolContext, ToolOutput};
     pub use crate::warning::Warning;
 }

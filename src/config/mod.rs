@@ -22,7 +22,7 @@ use expand::Lookup;
 pub(crate) use file::ConfigError;
 use file::{ConfigFile, FileContext, ProviderEntry, parse_config_file};
 pub(crate) use request::RequestSettings;
-pub(crate) use sandbox::{SandboxConfig, SandboxMode};
+pub(crate) use sandbox::{SandboxConfig, SandboxLimits, SandboxMode};
 use std::path::{Path, PathBuf};
 
 /// The two wire protocols.

@@ -1,8 +1,9 @@
 //! The `sandbox:` key: how commands are confined (`mode: auto|required|off`, `writable`,
-//! `readable_secrets`, `network`), parsed from one file and merged across levels.
+//! `readable_secrets`, `network`, `unix_sockets`, `view`, `limits`), parsed from one file and
+//! merged across levels.
 //!
 //! Invariant: a project's own file can only tighten the sandbox (`mode: required`,
-//! `network: false`); anything that would loosen it there is ignored with a warning, because a
+//! `network: false`, lower `limits`); anything that would loosen it there is ignored with a warning, because a
 //! cloned repository must not be able to turn off the protection against itself. A value that
 //! does not parse is an error, not a warning: a typo in `mode` must not silently mean "on" or "off".
 
@@ -44,8 +45,33 @@ pub struct SandboxConfig {
     pub writable: Vec<PathBuf>,
     /// Secret stores commands may read after all, absolute.
     pub readable_secrets: Vec<PathBuf>,
-    /// False: commands get no network sockets (unix sockets stay).
+    /// False: commands get no network sockets.
     pub network: bool,
+    /// Unix sockets commands may connect to (then all unix sockets are allowed and these are
+    /// bound into the view); empty: no unix socket at all.
+    pub unix_sockets: Vec<PathBuf>,
+    /// False: no namespace view even where the kernel allows it (Landlock and seccomp only).
+    pub view: bool,
+    pub limits: SandboxLimits,
+}
+
+/// Per-command caps (the view's; without it there are none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SandboxLimits {
+    /// Processes and threads at once.
+    pub processes: u64,
+    /// Address space per process, bytes (None: unlimited).
+    pub memory: Option<u64>,
+    /// Size of each private tmpfs (`/tmp`, `/var/tmp`, `/run`), bytes.
+    pub tmp: u64,
+    /// Size of the private `/dev/shm`, bytes.
+    pub shm: u64,
+}
+
+impl Default for SandboxLimits {
+    fn default() -> SandboxLimits {
+        SandboxLimits { processes: 2048, memory: None, tmp: 1 << 30, shm: 256 << 20 }
+    }
 }
 
 impl Default for SandboxConfig {
@@ -56,6 +82,9 @@ impl Default for SandboxConfig {
             writable: Vec::new(),
             readable_secrets: Vec::new(),
             network: true,
+            unix_sockets: Vec::new(),
+            view: true,
+            limits: SandboxLimits::default(),
         }
     }
 }
@@ -67,9 +96,22 @@ pub(crate) struct SandboxEntry {
     pub writable: Option<Vec<String>>,
     pub readable_secrets: Option<Vec<String>>,
     pub network: Option<bool>,
+    pub unix_sockets: Option<Vec<String>>,
+    pub view: Option<bool>,
+    pub limits: LimitsEntry,
 }
 
-const SANDBOX_KEYS: &[&str] = &["mode", "writable", "readable_secrets", "network"];
+/// What one file says under `sandbox.limits:`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LimitsEntry {
+    pub processes: Option<u64>,
+    pub memory: Option<u64>,
+    pub tmp: Option<u64>,
+    pub shm: Option<u64>,
+}
+
+const SANDBOX_KEYS: &[&str] = &["mode", "writable", "readable_secrets", "network", "unix_sockets", "view", "limits"];
+const LIMIT_KEYS: &[&str] = &["processes", "memory", "tmp", "shm"];
 
 /// Parses the value of `sandbox:`; `display` names the file in errors and warnings.
 pub(crate) fn parse_sandbox(
@@ -88,7 +130,12 @@ pub(crate) fn parse_sandbox(
         Value::String(text) if text == "off" => {
             return Err(error("", "expected a mapping; to turn the sandbox off write `sandbox: {mode: off}`".into()));
         }
-        _ => return Err(error("", "expected a mapping with mode, writable, readable_secrets, network".into())),
+        _ => {
+            return Err(error(
+                "",
+                "expected a mapping with mode, writable, readable_secrets, network, unix_sockets, view, limits".into(),
+            ));
+        }
     };
     for key in map.keys() {
         let name = key.as_str().unwrap_or_default();
@@ -109,10 +156,40 @@ pub(crate) fn parse_sandbox(
         Some(Value::Bool(false)) => Some(SandboxMode::Off),
         Some(_) => return Err(error("mode", "expected auto|required|off".into())),
     };
-    let network = match map.get("network") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(flag)) => Some(*flag),
-        Some(_) => return Err(error("network", "expected true or false".into())),
+    let flag = |key: &str| match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(flag)) => Ok(Some(*flag)),
+        Some(_) => Err(error(key, "expected true or false".into())),
+    };
+    let network = flag("network")?;
+    let view = flag("view")?;
+    let limits = match map.get("limits") {
+        None | Some(Value::Null) => LimitsEntry::default(),
+        Some(Value::Mapping(limits)) => {
+            for key in limits.keys() {
+                let name = key.as_str().unwrap_or_default();
+                if !LIMIT_KEYS.contains(&name) {
+                    let message =
+                        format!("sandbox.limits.{name}: unknown key (expected {}); ignored", LIMIT_KEYS.join(", "));
+                    warnings.push(Warning::new(display, message));
+                }
+            }
+            let size = |key: &str, unit: &str| -> Result<Option<u64>, ConfigError> {
+                match limits.get(key) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(value) => parse_size(value, unit == "count")
+                        .map(Some)
+                        .ok_or_else(|| error(&format!("limits.{key}"), format!("expected {unit}, got {value:?}"))),
+                }
+            };
+            LimitsEntry {
+                processes: size("processes", "count")?,
+                memory: size("memory", "a size such as 4G or 512M")?,
+                tmp: size("tmp", "a size such as 4G or 512M")?,
+                shm: size("shm", "a size such as 4G or 512M")?,
+            }
+        }
+        Some(_) => return Err(error("limits", "expected a mapping with processes, memory, tmp, shm".into())),
     };
     let list = |key: &str| -> Result<Option<Vec<String>>, ConfigError> {
         match map.get(key) {
@@ -128,7 +205,35 @@ pub(crate) fn parse_sandbox(
             Some(_) => Err(error(key, "expected a list of paths".into())),
         }
     };
-    Ok(SandboxEntry { mode, writable: list("writable")?, readable_secrets: list("readable_secrets")?, network })
+    Ok(SandboxEntry {
+        mode,
+        writable: list("writable")?,
+        readable_secrets: list("readable_secrets")?,
+        network,
+        unix_sockets: list("unix_sockets")?,
+        view,
+        limits,
+    })
+}
+
+/// A positive count, or a size in bytes with an optional K/M/G/T suffix (powers of 1024).
+fn parse_size(value: &Value, count: bool) -> Option<u64> {
+    let (number, unit) = match value {
+        Value::Number(number) => (number.as_u64()?, 1),
+        Value::String(text) if !count => {
+            let text = text.trim();
+            let (digits, unit) = match text.char_indices().last()? {
+                (at, 'K' | 'k') => (&text[..at], 1u64 << 10),
+                (at, 'M' | 'm') => (&text[..at], 1 << 20),
+                (at, 'G' | 'g') => (&text[..at], 1 << 30),
+                (at, 'T' | 't') => (&text[..at], 1 << 40),
+                _ => (text, 1),
+            };
+            (digits.trim().parse().ok()?, unit)
+        }
+        _ => return None,
+    };
+    number.checked_mul(unit).filter(|bytes| *bytes > 0)
 }
 
 /// Applies one file's entry over the settings so far. `dir` resolves relative paths, `home`
@@ -168,6 +273,26 @@ pub(crate) fn merge_sandbox(
         if entry.readable_secrets.is_some_and(|paths| !paths.is_empty()) {
             ignored.push("readable_secrets".to_string());
         }
+        if entry.unix_sockets.is_some_and(|paths| !paths.is_empty()) {
+            ignored.push("unix_sockets".to_string());
+        }
+        if entry.view == Some(false) && config.view {
+            ignored.push("view: false".to_string());
+        }
+        let limits = &mut config.limits;
+        let lower = |current: &mut u64, wanted: Option<u64>, name: &str, ignored: &mut Vec<String>| match wanted {
+            Some(wanted) if wanted <= *current => *current = wanted,
+            Some(_) => ignored.push(format!("a higher limits.{name}")),
+            None => {}
+        };
+        lower(&mut limits.processes, entry.limits.processes, "processes", &mut ignored);
+        lower(&mut limits.tmp, entry.limits.tmp, "tmp", &mut ignored);
+        lower(&mut limits.shm, entry.limits.shm, "shm", &mut ignored);
+        match (entry.limits.memory, limits.memory) {
+            (Some(wanted), Some(current)) if wanted > current => ignored.push("a higher limits.memory".to_string()),
+            (Some(wanted), _) => limits.memory = Some(wanted),
+            (None, _) => {}
+        }
         if !ignored.is_empty() {
             let message = format!(
                 "sandbox: a project can only tighten the sandbox, so {} is ignored (set it in your own config.yaml)",
@@ -190,6 +315,18 @@ pub(crate) fn merge_sandbox(
     if let Some(paths) = entry.readable_secrets {
         config.readable_secrets = resolve(paths);
     }
+    if let Some(paths) = entry.unix_sockets {
+        config.unix_sockets = resolve(paths);
+    }
+    if let Some(view) = entry.view {
+        config.view = view;
+    }
+    let LimitsEntry { processes, memory, tmp, shm } = entry.limits;
+    let limits = &mut config.limits;
+    limits.processes = processes.unwrap_or(limits.processes);
+    limits.memory = memory.or(limits.memory);
+    limits.tmp = tmp.unwrap_or(limits.tmp);
+    limits.shm = shm.unwrap_or(limits.shm);
 }
 
 /// `~` and `~/x` through `home`, relative paths against `dir`; None for `~` without a home.
@@ -223,8 +360,31 @@ mod tests {
                 writable: Some(vec!["~/.cache".into(), "build".into()]),
                 readable_secrets: Some(vec!["~/.aws".into()]),
                 network: Some(false),
+                ..SandboxEntry::default()
             })
         );
+        let parsed = entry(
+            "{unix_sockets: [/run/x.sock], view: false, limits: {processes: 64, memory: 2G, tmp: 512M, shm: 1048576}}",
+        );
+        assert_eq!(
+            parsed,
+            Ok(SandboxEntry {
+                unix_sockets: Some(vec!["/run/x.sock".into()]),
+                view: Some(false),
+                limits: LimitsEntry {
+                    processes: Some(64),
+                    memory: Some(2 << 30),
+                    tmp: Some(512 << 20),
+                    shm: Some(1 << 20)
+                },
+                ..SandboxEntry::default()
+            })
+        );
+        assert!(entry("{limits: {processes: 2G}}").unwrap_err().contains("sandbox.limits.processes: expected count"));
+        assert!(entry("{limits: {memory: lots}}").unwrap_err().contains("sandbox.limits.memory: expected a size"));
+        assert!(entry("{limits: {tmp: 0}}").unwrap_err().contains("sandbox.limits.tmp"));
+        assert!(entry("{limits: 5}").unwrap_err().contains("sandbox.limits: expected a mapping"));
+        assert!(entry("{view: maybe}").unwrap_err().contains("sandbox.view: expected true or false"));
         assert_eq!(entry("{mode: off}").map(|e| e.mode), Ok(Some(SandboxMode::Off)));
         assert_eq!(entry("{mode: 'off'}").map(|e| e.mode), Ok(Some(SandboxMode::Off)));
         assert_eq!(entry("{mode: auto}").map(|e| e.mode), Ok(Some(SandboxMode::Auto)));
@@ -234,7 +394,7 @@ mod tests {
         assert!(entry("off").unwrap_err().contains("{mode: off}"));
         assert_eq!(
             entry("yes"),
-            Err("f.yaml: sandbox: expected a mapping with mode, writable, readable_secrets, network".into())
+            Err("f.yaml: sandbox: expected a mapping with mode, writable, readable_secrets, network, unix_sockets, view, limits".into())
         );
         assert!(entry("{writable: ['']}").unwrap_err().contains("sandbox.writable: expected a list of paths"));
         assert!(entry("{readable_secrets: [1]}").unwrap_err().contains("sandbox.readable_secrets"));
@@ -272,6 +432,32 @@ mod tests {
         assert_eq!(config.writable, vec![PathBuf::from("/h/.cache"), PathBuf::from("/p/rel")]);
         assert_eq!(config.readable_secrets, vec![PathBuf::from("/h")]);
         assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn limits_and_sockets_merge_and_a_project_may_only_lower_limits() {
+        let (config, _) = merged(
+            Level::User,
+            "{unix_sockets: [~/s.sock], view: false, limits: {processes: 100, memory: 1G}}",
+            SandboxConfig::default(),
+        );
+        assert_eq!(config.unix_sockets, vec![PathBuf::from("/h/s.sock")]);
+        assert!(!config.view);
+        assert_eq!(config.limits, SandboxLimits { processes: 100, memory: Some(1 << 30), ..SandboxLimits::default() });
+        let (config, warnings) = merged(
+            Level::Project,
+            "{unix_sockets: [/s], view: false, limits: {processes: 50, memory: 2G, tmp: 2G, shm: 1M}}",
+            config,
+        );
+        assert_eq!(config.limits, SandboxLimits { processes: 50, memory: Some(1 << 30), tmp: 1 << 30, shm: 1 << 20 });
+        assert!(config.unix_sockets == vec![PathBuf::from("/h/s.sock")] && !config.view);
+        let text = warnings[0].to_string();
+        assert!(text.contains("unix_sockets, a higher limits.tmp, a higher limits.memory"), "{text}");
+        assert!(!text.contains("view"), "view was already off: {text}");
+        let (config, warnings) =
+            merged(Level::Project, "{view: false, limits: {memory: 1G}}", SandboxConfig::default());
+        assert!(config.view && config.limits.memory == Some(1 << 30));
+        assert!(warnings[0].to_string().contains("view: false"));
     }
 
     #[test]

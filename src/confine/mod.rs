@@ -10,6 +10,7 @@
 //! What it does not do: hide secrets inside a writable root (Landlock cannot subtract), confine
 //! MCP servers, or filter which hosts a command may reach (the network is all or nothing).
 
+mod cgroup;
 mod control;
 mod denials;
 mod mounts;
@@ -18,7 +19,7 @@ mod secrets;
 mod tmp;
 mod view;
 
-use crate::config::{SandboxConfig, SandboxMode};
+use crate::config::{SandboxConfig, SandboxLimits, SandboxMode};
 use crate::sync::lock;
 use crate::sys::child::{Confinement, Limits, ViewSetup};
 use crate::sys::landlock::{LatePlan, Ruleset};
@@ -29,13 +30,6 @@ use std::sync::{Arc, Mutex};
 
 pub(crate) use rules::DEVICES;
 pub(crate) use tmp::SessionTmp;
-
-/// Processes (threads included) one command may have at once: a build with `-j` on a big
-/// machine stays far below, a fork bomb stops here.
-const MAX_PROCESSES: u64 = 2048;
-/// The size of the private `/tmp`, `/var/tmp` and `/run` (each) and of `/dev/shm`.
-const TMP_SIZE: u64 = 1 << 30;
-const SHM_SIZE: u64 = 256 << 20;
 
 /// Where the sandbox's paths come from (resolved by the caller; no environment read here).
 #[derive(Clone, Debug, Default)]
@@ -72,6 +66,8 @@ pub struct Sandbox {
     status: Status,
     /// The ruleset last built and the directory times it was built from (no view only).
     built: Mutex<Option<(Arc<Ruleset>, Stamps)>>,
+    /// The control groups commands may get (with the view only).
+    cgroups: cgroup::Cgroups,
 }
 
 impl Default for Sandbox {
@@ -85,8 +81,20 @@ impl Sandbox {
     /// The sandbox for `config`, with the Landlock ABI probed from the running kernel and the
     /// namespace view tried in a throwaway process.
     pub fn detect(config: SandboxConfig, paths: Paths) -> Sandbox {
-        let view = if config.mode == SandboxMode::Off { Err("off".to_string()) } else { probe_view(&config) };
-        Sandbox::new(config, paths, crate::sys::landlock::abi_version(), view)
+        let view = match config.mode {
+            SandboxMode::Off => Err("off".to_string()),
+            _ if !config.view => Err("turned off by sandbox.view: false in your config".to_string()),
+            _ => probe_view(&config),
+        };
+        let cgroups = if view.is_ok() {
+            let mounts = mounts::parse(&std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default());
+            cgroup::Cgroups::find(&mounts)
+        } else {
+            cgroup::Cgroups::default()
+        };
+        let mut sandbox = Sandbox::new(config, paths, crate::sys::landlock::abi_version(), view);
+        sandbox.cgroups = cgroups;
+        sandbox
     }
 
     /// The sandbox for `config` given the Landlock ABI and the view (or why each is missing).
@@ -96,7 +104,7 @@ impl Sandbox {
             (_, Err(abi), Err(view)) => Status::Unavailable { reason: format!("{abi}; no namespace view: {view}") },
             (_, abi, view) => Status::Confined { view, abi },
         };
-        Sandbox { config, paths, status, built: Mutex::new(None) }
+        Sandbox { config, paths, status, built: Mutex::new(None), cgroups: cgroup::Cgroups::default() }
     }
 
     /// An unconfined sandbox (`mode: off`), for tests and tools built without a config.
@@ -187,13 +195,26 @@ impl Sandbox {
         if view.is_err() {
             lines.push(format!("  and /dev (except {})", DEVICES.join(", ")));
         }
-        let unix = if view.is_ok() { ", no unix sockets" } else { "" };
+        let unix = match self.config.unix_sockets.as_slice() {
+            [] => ", no unix sockets".to_string(),
+            sockets => format!(", unix sockets allowed ({})", list(sockets)),
+        };
         lines.push(format!("network:       {}{unix}", if self.config.network { "on" } else { "off" }));
+        let SandboxLimits { processes, memory, tmp, shm } = self.config.limits;
         let limits = if view.is_ok() {
+            // The kernel never applies RLIMIT_NPROC to root: only a pids control group caps it.
+            let cap = if self.cgroups.caps_processes() {
+                "(a pids control group)"
+            } else if crate::sys::current_uid() == 0 {
+                "(NOT for root here: no writable pids control group)"
+            } else {
+                "(RLIMIT_NPROC in the command's user namespace)"
+            };
+            let memory = memory.map_or(String::new(), |bytes| format!(", {} MiB of memory per process", bytes >> 20));
             format!(
-                "at most {MAX_PROCESSES} processes per command, /tmp {} MiB, /dev/shm {} MiB",
-                TMP_SIZE >> 20,
-                SHM_SIZE >> 20
+                "at most {processes} processes per command {cap}{memory}, /tmp {} MiB, /dev/shm {} MiB",
+                tmp >> 20,
+                shm >> 20
             )
         } else {
             "no process or size limits (they need the view)".to_string()
@@ -214,7 +235,9 @@ impl Sandbox {
     pub fn confinement(&self) -> Result<Option<Confinement>, String> {
         let view = self.has_view();
         let _ = view;
-        let filter = seccomp::build_filter(seccomp::Policy { network: self.config.network, unix_sockets: false });
+        let policy =
+            seccomp::Policy { network: self.config.network, unix_sockets: !self.config.unix_sockets.is_empty() };
+        let filter = seccomp::build_filter(policy);
         if filter.is_none() && !self.config.network && self.config.mode != SandboxMode::Off {
             return Err(
                 "denied by sandbox: sandbox.network is false but this architecture has no network filter".to_string()
@@ -255,9 +278,10 @@ impl Sandbox {
                 .filter_map(|path| std::fs::canonicalize(path).ok())
                 .collect(),
             hidden,
-            sockets: Vec::new(),
+            sockets: self.config.unix_sockets.iter().filter_map(|path| std::fs::canonicalize(path).ok()).collect(),
         };
-        let sizes = view::Sizes { tmp: TMP_SIZE, shm: SHM_SIZE };
+        let SandboxLimits { processes, memory, tmp, shm } = self.config.limits;
+        let sizes = view::Sizes { tmp, shm };
         let plan = view::plan(&inputs, sizes, &host_kind).map_err(|err| format!("denied by sandbox: {err}"))?;
         let landlock = abi.map(|abi| {
             let (_, handled_net, scoped) = rules::plan_handled(abi, self.config.network);
@@ -270,7 +294,8 @@ impl Sandbox {
         Ok(ViewSetup {
             view: view_of(self.config.network, plan.steps),
             landlock,
-            limits: Limits { processes: Some(MAX_PROCESSES), memory: None },
+            limits: Limits { processes: Some(processes), memory },
+            groups: self.cgroups.for_command(processes, memory),
         })
     }
 

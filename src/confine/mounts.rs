@@ -7,13 +7,16 @@
 
 use std::path::{Path, PathBuf};
 
-/// One mount: which file system (`major:minor`), which directory of it, where.
+/// One mount: which file system (`major:minor`), which directory of it, where, of what type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Mount {
     device: String,
     /// The directory of the file system mounted (`/` for a whole one, deeper for a bind).
-    root: PathBuf,
-    point: PathBuf,
+    pub(super) root: PathBuf,
+    pub(super) point: PathBuf,
+    /// The file system type (`ext4`, `cgroup2`) and its options (`rw,pids` for a cgroup v1).
+    pub(super) fstype: String,
+    pub(super) options: String,
 }
 
 /// Parses `/proc/self/mountinfo`: `ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - TYPE ...`.
@@ -25,7 +28,16 @@ pub(super) fn parse(text: &str) -> Vec<Mount> {
             let device = fields.next()?.to_string();
             let root = PathBuf::from(unescape(fields.next()?));
             let point = PathBuf::from(unescape(fields.next()?));
-            (device.contains(':') && root.is_absolute() && point.is_absolute()).then_some(Mount { device, root, point })
+            let mut after = fields.skip_while(|field| *field != "-").skip(1);
+            let fstype = after.next().unwrap_or_default().to_string();
+            let options = after.nth(1).unwrap_or_default().to_string();
+            (device.contains(':') && root.is_absolute() && point.is_absolute()).then_some(Mount {
+                device,
+                root,
+                point,
+                fstype,
+                options,
+            })
         })
         .collect()
 }
@@ -99,6 +111,8 @@ garbage line
         let mounts = parse(TABLE);
         assert_eq!(mounts.len(), 7);
         assert_eq!(mounts[3].point, PathBuf::from("/mnt/u home"));
+        assert_eq!((mounts[1].fstype.as_str(), mounts[1].options.as_str()), ("proc", "rw"));
+        assert_eq!((mounts[0].fstype.as_str(), mounts[0].options.as_str()), ("ext4", "rw"));
         assert_eq!(
             aliases(Path::new("/home/u/.ssh"), &mounts),
             [PathBuf::from("/mnt/u home/.ssh"), PathBuf::from("/srv/keys")]

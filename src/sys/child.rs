@@ -66,6 +66,61 @@ pub struct ViewSetup {
     pub(crate) view: super::namespace::View,
     pub(crate) landlock: Option<super::landlock::LatePlan>,
     pub(crate) limits: Limits,
+    /// Control groups for the caps the rlimits cannot give (root's process count, memory).
+    pub(crate) groups: Option<Groups>,
+}
+
+/// The control groups one command's reaper joins (before it forks the command, so everything
+/// the command starts is counted); removed when dropped, once the command is over.
+#[derive(Debug, Default)]
+pub(crate) struct Groups {
+    dirs: Vec<std::path::PathBuf>,
+    procs: Vec<std::ffi::CString>,
+}
+
+impl Groups {
+    pub(crate) fn add(&mut self, dir: std::path::PathBuf, procs: std::ffi::CString) {
+        self.dirs.push(dir);
+        self.procs.push(procs);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.dirs.is_empty()
+    }
+
+    /// Child: moves the calling process into every group (`0` written to `cgroup.procs` means
+    /// "me").
+    ///
+    /// # Safety
+    /// Call only in a forked child: open/write/close on the prepared strings.
+    unsafe fn join(&self) -> io::Result<()> {
+        for procs in &self.procs {
+            // SAFETY: open/write/close on a NUL-terminated string owned by `self`.
+            unsafe {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+                let error = io::Error::last_os_error();
+                libc::close(fd);
+                if written != 1 {
+                    return Err(error);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Groups {
+    fn drop(&mut self) {
+        // Empty once the reaper and everything under it are gone; a group still busy (a zombie
+        // not yet reaped) is removed as stale at a later start.
+        for dir in &self.dirs {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
 }
 
 /// Resource limits of one command (None: unlimited).
@@ -113,6 +168,15 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
                 libc::kill(libc::getpid(), libc::SIGTERM);
             }
             let setup = confinement.as_ref().and_then(|confinement| confinement.view.as_deref());
+            if let Some(groups) = setup.and_then(|setup| setup.groups.as_ref())
+                && let Err(err) = groups.join()
+            {
+                // The caps would not hold: better no command than an uncapped one.
+                let message = b"mewcode sandbox: cannot join the command's control group\n";
+                libc::write(2, message.as_ptr().cast(), message.len());
+                let _ = err;
+                libc::_exit(SETUP_FAILED);
+            }
             if let Some(setup) = setup
                 && let Err(failure) = super::namespace::enter(&setup.view)
             {

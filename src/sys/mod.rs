@@ -63,7 +63,7 @@ pub(crate) fn make_non_dumpable() -> io::Result<()> {
 }
 
 /// Our real user id (files we create belong to it).
-pub(crate) fn current_uid() -> u32 {
+pub fn current_uid() -> u32 {
     // SAFETY: getuid takes nothing, touches no memory and cannot fail.
     unsafe { libc::getuid() }
 }

@@ -7,6 +7,7 @@ mod support;
 mod agent;
 mod attack_classes;
 mod cli;
+mod confinement;
 mod connections;
 mod context;
 mod env_start;

@@ -54,3 +54,15 @@ pub fn await_running(argv: &[&str], running: bool, seconds: u64) -> bool {
     }
     true
 }
+
+/// Waits (≤ `seconds`) until `path` exists.
+pub fn await_path(path: &std::path::Path, seconds: u64) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !path.exists() {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    true
+}
