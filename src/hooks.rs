@@ -204,11 +204,24 @@ impl Hooks {
             label: "hook",
             confinement,
         };
-        let finished = match proc::run(job) {
+        let controls = self.sandbox.watch_controls();
+        let result = proc::run(job);
+        let undone = controls.map(|watch| watch.undo()).unwrap_or_default().join("; ");
+        let finished = match result {
             Ok(finished) => finished,
             Err(message) => return Run::Warn(message),
         };
-        plan_outcome(&finished.ending, finished.stdout, finished.stderr, timeout_s)
+        let outcome = plan_outcome(&finished.ending, finished.stdout, finished.stderr, timeout_s);
+        if undone.is_empty() {
+            return outcome;
+        }
+        // A hook that left control files behind is said aloud; a block or a decision stands.
+        match outcome {
+            Run::Continue(_) => Run::Warn(undone),
+            Run::Warn(warning) => Run::Warn(format!("{warning}; {undone}")),
+            Run::Block(reason) => Run::Block(format!("{reason}\n{undone}")),
+            control @ Run::Control(_) => control,
+        }
     }
 }
 

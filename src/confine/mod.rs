@@ -299,6 +299,12 @@ impl Sandbox {
         })
     }
 
+    /// Notes which control paths exist before a command (None without the view, which is what
+    /// keeps the existing ones read-only); `Watch::undo` after it removes those it created.
+    pub(crate) fn watch_controls(&self) -> Option<control::Watch> {
+        self.has_view().then(|| control::Watch::start(&self.paths.levels))
+    }
+
     /// Lines explaining the sandbox denials a command's output reports (empty when unconfined).
     pub(crate) fn explain_denials(&self, output: &str) -> Vec<String> {
         if !matches!(self.status, Status::Confined { .. }) {

@@ -153,11 +153,15 @@ impl BashTool {
             label: "bash",
             confinement,
         };
-        match proc::run(job) {
+        let controls = self.sandbox.watch_controls();
+        let result = proc::run(job);
+        let undone = controls.map(|watch| watch.undo()).unwrap_or_default();
+        match result {
             Ok(finished) => {
                 // Also when the command succeeded: a script that ignores a failed write still
                 // reports it, and the model must not build on the write.
-                let notes = self.sandbox.explain_denials(&finished.stdout);
+                let mut notes = self.sandbox.explain_denials(&finished.stdout);
+                notes.extend(undone);
                 render_result(finished.stdout, finished.ending, timeout, &notes)
             }
             Err(message) => ToolOutput::error(format!("{message} (in {})", ctx.root.display())),
