@@ -39,11 +39,14 @@ pub(crate) enum Family {
     RecursiveDelete,
     /// Seed 2, 5, 7: writing a block device (`dd of=`, `>`, `tee`, `cp`).
     BlockDeviceWrite,
-    /// Seed 3: a function that pipes into itself in the background.
+    /// Seed 3: unbounded process creation — a function calling itself in the background or a
+    /// pipeline, `$0` restarting itself, an endless loop backgrounding, `yes | xargs -P0`,
+    /// inline code forking in an endless loop (`bombs.rs`).
     ForkBomb,
     /// Seed 4: making a filesystem (`mkfs`, `mkfs.ext4`, `mke2fs`, `mkswap`).
     Mkfs,
-    /// Seed 6: recursive chmod/chown/chgrp of `/`, home or a system directory.
+    /// Seed 6: recursive chmod/chown/chgrp/chattr/setfacl of `/`, home or a system directory,
+    /// also as `find START -exec` or `find START | xargs` over every entry.
     RecursivePermissionChange,
     /// Seed 8: `--no-preserve-root`, whatever the target.
     NoPreserveRoot,
@@ -56,8 +59,9 @@ pub(crate) enum Family {
     /// Signalling every process, or every process of a user: `kill -9 -1`, `killall5`,
     /// `pkill -u alice`, `pkill .`.
     KillAll,
-    /// SPEC (the seed's admitted gap): a download piped, substituted or redirected into a shell
-    /// or an interpreter.
+    /// SPEC (the seed's admitted gap): a download or any network read (`/dev/tcp`, nc, ssh, …)
+    /// reaching anything that runs it: piped, substituted, redirected, read into a variable,
+    /// sourced from `/dev/stdin`, turned into command lines by xargs (`network.rs`).
     PipeToShell,
     /// Fail-closed guard: shell scripts nested deeper than we inspect.
     TooDeep,
@@ -69,15 +73,17 @@ impl Family {
         match self {
             Family::RecursiveDelete => "recursive delete of a system or home directory",
             Family::BlockDeviceWrite => "write to a block device",
-            Family::ForkBomb => "fork bomb",
+            Family::ForkBomb => "fork bomb (processes multiplying without bound)",
             Family::Mkfs => "filesystem creation",
-            Family::RecursivePermissionChange => "recursive permission change of a system directory",
+            Family::RecursivePermissionChange => {
+                "recursive mode, owner or attribute change of the whole system, a system directory or home"
+            }
             Family::NoPreserveRoot => "--no-preserve-root",
             Family::SystemFileOverwrite => "overwrite of a critical system file",
             Family::PartitionWipe => "partition table or device wipe",
             Family::Shutdown => "shutdown or reboot",
             Family::KillAll => "killing every process or every process of a user",
-            Family::PipeToShell => "download fed to a shell or interpreter",
+            Family::PipeToShell => "download or network read fed to a program that runs it",
             Family::TooDeep => "shell scripts nested too deeply to inspect",
         }
     }
@@ -113,19 +119,30 @@ fn check_script_in(command: &str, depth: usize, outer: &Scope) -> Option<Blackli
     if depth > MAX_NESTING {
         return hit(Family::TooDeep, command);
     }
-    if let Some(found) = fork_bomb(command) {
-        return Some(found);
-    }
     match shell::parse_command(command) {
-        Ok(parsed) => check_parsed(&parsed.subcommands, depth, outer.clone()),
-        Err(_) => check_unparsed(command, depth),
+        Ok(parsed) => {
+            let structure = structure::read_structure(command, &parsed);
+            if let Some(found) = bombs::check_bombs(command, &parsed, &structure) {
+                return Some(found);
+            }
+            let flow = network::read_flow(&parsed, &structure, outer.stdin_from_network);
+            check_parsed(&parsed.subcommands, depth, outer.clone(), &flow)
+        }
+        // The shape of an unparseable fork bomb is looked for in the raw text.
+        Err(_) => fork_bomb(command).or_else(|| check_unparsed(command, depth)),
     }
 }
 
-fn check_parsed(commands: &[SimpleCommand], depth: usize, mut scope: Scope) -> Option<BlacklistHit> {
+fn check_parsed(
+    commands: &[SimpleCommand],
+    depth: usize,
+    mut scope: Scope,
+    flow: &network::Flow,
+) -> Option<BlacklistHit> {
+    scope.stdin_from_network = false;
     // Variables first, so a use before the assignment in our order (substitutions are listed
     // before their command) still sees the value.
-    for command in commands {
+    for (index, command) in commands.iter().enumerate() {
         for assignment in &command.assignments {
             normalize::record_assignment(&mut scope.variables, assignment);
         }
@@ -135,6 +152,14 @@ fn check_parsed(commands: &[SimpleCommand], depth: usize, mut scope: Scope) -> O
         ) {
             for word in &command.words[1..] {
                 normalize::record_assignment(&mut scope.variables, word);
+            }
+        }
+        // `curl x | while read line; do eval "$line"; done`: a variable read from network data
+        // holds a download.
+        let fed = flow.stdin.get(index).copied().unwrap_or(false);
+        if fed && matches!(command.words.first().map(String::as_str), Some("read" | "mapfile" | "readarray")) {
+            for name in command.words[1..].iter().filter(|word| !word.starts_with('-')) {
+                normalize::record_assignment(&mut scope.variables, &format!("{name}={}", network::NETWORK_VALUE));
             }
         }
         // `for x in / ~; do rm -rf $x; done`: every listed value is a value of the variable.
@@ -150,7 +175,18 @@ fn check_parsed(commands: &[SimpleCommand], depth: usize, mut scope: Scope) -> O
     if let Some(found) = staged::staged_scripts(commands, depth) {
         return Some(found);
     }
-    for command in commands {
+    for (index, command) in commands.iter().enumerate() {
+        // A nested script (`bash -c`, `find -exec sh -c`) reads this command's stdin.
+        let fed = flow.stdin.get(index).copied().unwrap_or(false);
+        let command_scope;
+        let scope_here = if fed {
+            let mut fed_scope = scope.clone();
+            fed_scope.stdin_from_network = true;
+            command_scope = fed_scope;
+            &command_scope
+        } else {
+            &scope
+        };
         for redirect in command.redirections.iter().filter(|redirect| redirect.op.writes()) {
             if scope.names(&redirect.target, normalize::is_block_device) {
                 return hit(Family::BlockDeviceWrite, &command.raw);
@@ -165,7 +201,10 @@ fn check_parsed(commands: &[SimpleCommand], depth: usize, mut scope: Scope) -> O
             if effective.wrappers.iter().any(|wrapper| wrapper == "xargs") {
                 effective.words.extend(xargs_input(command, commands, &scope));
             }
-            if let Some(found) = check_effective(&effective, command, commands, &scope, depth) {
+            if network::runs_network_data(flow, commands, index, &effective) {
+                return hit(Family::PipeToShell, &command.raw);
+            }
+            if let Some(found) = check_effective(&effective, command, commands, scope_here, depth) {
                 return Some(found);
             }
             moves.extend(scope::directory_move(&effective.words));
@@ -256,7 +295,7 @@ fn check_effective(
 }
 
 fn fetches(text: &str) -> bool {
-    DOWNLOADER.is_match(text) || DECODER.is_match(text)
+    DOWNLOADER.is_match(text) || DECODER.is_match(text) || network::is_network_path(text)
 }
 
 fn is_substitution(text: &str) -> bool {
@@ -370,7 +409,9 @@ fn check_nested(
             .redirections
             .iter()
             .any(|redirect| redirect.op == RedirectOp::Read && is_network_socket(&redirect.target));
-        if DOWNLOADER.is_match(stage_program) || DECODER.is_match(stage_program) || reads_socket {
+        // `curl api | python3 parse.py` is data for a script named on the command line.
+        let code_from_stdin = unknown || network::takes_code_from_stdin(program, args);
+        if code_from_stdin && (DOWNLOADER.is_match(stage_program) || DECODER.is_match(stage_program) || reads_socket) {
             return hit(Family::PipeToShell, &format!("{} | {}", stage.raw, command.raw));
         }
         if immediate
@@ -449,6 +490,15 @@ mod inline_code;
 #[path = "processes.rs"]
 mod processes;
 
+#[path = "structure.rs"]
+mod structure;
+
+#[path = "bombs.rs"]
+mod bombs;
+
+#[path = "network.rs"]
+mod network;
+
 #[cfg(test)]
 #[path = "blacklist_tests.rs"]
 mod tests;
@@ -456,3 +506,7 @@ mod tests;
 #[cfg(test)]
 #[path = "blacklist_families_tests.rs"]
 mod families_tests;
+
+#[cfg(test)]
+#[path = "blacklist_intent_tests.rs"]
+mod intent_tests;

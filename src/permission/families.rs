@@ -66,7 +66,7 @@ pub(super) fn check_program(program: &str, args: &[String], raw: &str, scope: &S
                 return hit(Family::PartitionWipe, raw);
             }
         }
-        "chmod" | "chown" | "chgrp" | "setfacl" => {
+        program if changes_permissions(program) => {
             if has_flag("no-preserve-root") {
                 return hit(Family::NoPreserveRoot, raw);
             }
@@ -137,6 +137,11 @@ pub(super) fn check_program(program: &str, args: &[String], raw: &str, scope: &S
         _ => {}
     }
     None
+}
+
+/// Programs that change a file's mode, owner, group, ACL or attributes.
+pub(super) fn changes_permissions(program: &str) -> bool {
+    matches!(program, "chmod" | "chown" | "chgrp" | "setfacl" | "chattr")
 }
 
 /// Where a downloader or an archive extractor writes: `curl -o F`, `wget -O F`/`-P DIR`,

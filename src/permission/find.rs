@@ -30,6 +30,11 @@ pub(super) fn check_find(args: &[String], raw: &str, scope: &Scope, depth: usize
             if critical_start && matches!(inner_program, Some("rm" | "unlink" | "shred" | "srm")) {
                 return hit(Family::RecursiveDelete, raw);
             }
+            // Changing the mode, owner, ACL or attributes of every entry under a critical start
+            // is the recursive change of it, whatever the program's own options.
+            if critical_start && inner_program.is_some_and(super::families::changes_permissions) {
+                return hit(Family::RecursivePermissionChange, raw);
+            }
             let mut candidates: Vec<Vec<String>> =
                 starts.iter().map(|start| inner.iter().map(|word| word.replace("{}", start)).collect()).collect();
             candidates.push(inner.to_vec());

@@ -28,6 +28,9 @@ pub(crate) type ProjectDir<'a> = &'a dyn Fn(&str) -> bool;
 // --sendmail-cmd/--to-cmd/--cc-cmd/--header-cmd/--smtp-server` RUN; `--output` writes a file.
 // `status`, `log`, `diff` (without the options above), `add`, `commit`, `show` harmless here
 // (repository hooks are the self-protection layer's and the child environment's concern).
+// `credential` (fill/approve/reject) and the `credential-*` helpers (`credential-cache`,
+// `credential-store`, `credential-libsecret`, …, also run as `git-credential-*` programs) RUN
+// the configured helpers and print stored passwords: a rule for git must name them itself.
 // ---------------------------------------------------------------------------------------------
 
 /// Why these git arguments may run a program other than git, or `None`.
@@ -67,6 +70,9 @@ pub(crate) fn git_risk(args: &[String], project_dir: ProjectDir<'_>) -> Option<&
             })
         })
     };
+    if is_credential_command(subcommand) {
+        return Some("git credential runs credential helpers and prints stored passwords");
+    }
     match subcommand {
         "config" => {
             let reads = ["--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"];
@@ -101,6 +107,12 @@ pub(crate) fn git_risk(args: &[String], project_dir: ProjectDir<'_>) -> Option<&
         }
         _ => None,
     }
+}
+
+/// `credential`, `credential-cache`, `credential-store`, … — as a git subcommand, or as the
+/// `git-credential-*` program's name.
+pub(crate) fn is_credential_command(name: &str) -> bool {
+    name == "credential" || name.starts_with("credential-")
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -252,3 +252,26 @@ fn the_program_option_table_spots_options_that_run_programs() {
         assert_eq!(program_option_risk(program, args).is_some(), *risky, "{command}");
     }
 }
+
+const CREDENTIAL: Option<&str> = Some("git credential runs credential helpers and prints stored passwords");
+
+#[test]
+fn git_credential_commands_and_helpers_are_exec_class() {
+    check(&[
+        ("git credential fill", CREDENTIAL),
+        ("git credential approve", CREDENTIAL),
+        ("git credential reject", CREDENTIAL),
+        ("git credential --help", CREDENTIAL),
+        ("git credential-cache get", CREDENTIAL),
+        ("git credential-cache exit", CREDENTIAL),
+        ("git credential-store --file x get", CREDENTIAL),
+        ("git credential-libsecret get", CREDENTIAL),
+        ("git --no-pager credential fill", CREDENTIAL),
+        ("git -C . credential fill", CREDENTIAL),
+        // Reading the configured helper's name, or the help page, prints no password.
+        ("git config --get credential.helper", None),
+        ("git help credential", None),
+        ("git log --grep credential", None),
+        ("git show credential-store", None),
+    ]);
+}

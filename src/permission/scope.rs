@@ -29,6 +29,8 @@ pub(super) struct Scope {
     previous: Place,
     /// Some directory the script moved to was critical.
     visited_critical: bool,
+    /// The script's standard input is network data (a `bash -c` script fed by a download).
+    pub(super) stdin_from_network: bool,
 }
 
 /// Where a script may be, as far as it tells.

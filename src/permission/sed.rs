@@ -1,5 +1,6 @@
 //! A small reader for sed scripts that answers one question: can this script run a command
-//! (`e`, `s///e`) or write a file (`w`, `W`, `s///w`)?
+//! (`e`, `s///e`) or write a file (`w`, `W`, `s///w`)? The blacklist asks the narrower half:
+//! can it run a command (what it is fed then becomes a command line)?
 //!
 //! Invariant: it fails closed — a command letter it does not know, or a script it cannot
 //! follow, counts as "yes". It never evaluates anything.
@@ -7,13 +8,22 @@
 /// True when `script` may run commands or write files.
 pub(crate) fn script_runs_or_writes(script: &str) -> bool {
     let chars: Vec<char> = script.chars().collect();
-    let mut reader = Reader { chars: &chars, pos: 0 };
+    let mut reader = Reader { chars: &chars, pos: 0, writes_count: true };
+    reader.risky().unwrap_or(true)
+}
+
+/// True when `script` may run commands (`e`, `s///e`); writing files does not count.
+pub(crate) fn script_runs(script: &str) -> bool {
+    let chars: Vec<char> = script.chars().collect();
+    let mut reader = Reader { chars: &chars, pos: 0, writes_count: false };
     reader.risky().unwrap_or(true)
 }
 
 struct Reader<'a> {
     chars: &'a [char],
     pos: usize,
+    /// `w`, `W` and `s///w` count as risky.
+    writes_count: bool,
 }
 
 impl Reader<'_> {
@@ -40,7 +50,9 @@ impl Reader<'_> {
             self.pos += 1;
             match command {
                 '{' | '}' | '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z' | 'F' => {}
-                'e' | 'w' | 'W' => return Some(true),
+                'e' => return Some(true),
+                'w' | 'W' if self.writes_count => return Some(true),
+                'w' | 'W' => self.skip_argument('r'),
                 '#' | ':' | 'b' | 't' | 'T' | 'r' | 'R' | 'v' | 'q' | 'Q' | 'l' | 'L' => self.skip_argument(command),
                 'a' | 'i' | 'c' => self.skip_text(),
                 's' => {
@@ -50,7 +62,12 @@ impl Reader<'_> {
                     self.skip_part(delimiter)?;
                     while let Some(flag) = self.peek() {
                         match flag {
-                            'e' | 'w' | 'W' => return Some(true),
+                            'e' => return Some(true),
+                            'w' | 'W' if self.writes_count => return Some(true),
+                            'w' | 'W' => {
+                                self.skip_argument('r');
+                                break;
+                            }
                             'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => self.pos += 1,
                             _ => break,
                         }

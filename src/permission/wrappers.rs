@@ -249,6 +249,9 @@ pub(crate) fn exec_risk(effective: &Effective, project_dir: ProjectDir<'_>) -> O
             }
         }
         "git" => runners::git_risk(args, project_dir),
+        helper if helper.strip_prefix("git-").is_some_and(runners::is_credential_command) => {
+            Some("git credential runs credential helpers and prints stored passwords")
+        }
         "npm" | "npx" | "pnpm" | "pnpx" | "yarn" => runners::package_manager_risk(program, args, project_dir),
         "cargo" => runners::cargo_risk(args, project_dir),
         "sed" | "gsed" => sed_risk(args),

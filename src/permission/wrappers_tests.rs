@@ -135,3 +135,15 @@ fn program_running_flags_are_risky() {
     }
     assert_eq!(exec_risk(&unwrap_command(&words("timeout 5 ls")), &|dir| dir == "."), None);
 }
+
+#[test]
+fn git_credential_helper_programs_are_exec_class() {
+    for helper in
+        ["git-credential-store get", "/usr/lib/git-core/git-credential-cache get", "sudo git-credential-libsecret get"]
+    {
+        assert!(exec_risk(&unwrap_command(&words(helper)), &|dir| dir == ".").is_some(), "{helper:?}");
+    }
+    for harmless in ["git-lfs ls-files", "git-credentials-report", "credential-store get"] {
+        assert_eq!(exec_risk(&unwrap_command(&words(harmless)), &|dir| dir == "."), None, "{harmless:?}");
+    }
+}
