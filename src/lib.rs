@@ -107,7 +107,7 @@ pub mod redteam {
     pub use crate::permission::wrappers::{program_name, unwrap_command};
     pub use crate::permission::{CallInfo, Decision, Engine};
     pub use crate::sys::child::spawn_setup;
-    pub use crate::sys::kill_process_group;
+    pub use crate::sys::{current_uid, kill_process_group};
 }
 
 /// What the integration suite (`tests/it`), which otherwise runs the real binary, reaches for

@@ -88,7 +88,11 @@ impl Watch {
         let created: Vec<PathBuf> = existing(&self.levels).difference(&self.before).cloned().collect();
         let new_git: Vec<&PathBuf> = created
             .iter()
-            .filter(|path| path.ancestors().any(|up| up.file_name() == Some(".git".as_ref()) && !self.before.iter().any(|old| old.starts_with(up))))
+            .filter(|path| {
+                path.ancestors().any(|up| {
+                    up.file_name() == Some(".git".as_ref()) && !self.before.iter().any(|old| old.starts_with(up))
+                })
+            })
             .collect();
         let mut notes = Vec::new();
         for path in created.iter().filter(|path| !new_git.contains(path)) {
@@ -163,7 +167,10 @@ mod tests {
         assert_eq!(notes.len(), 4, "{notes:?}");
         for gone in ["CLAUDE.md", ".vscode", ".githooks"] {
             assert!(std::fs::symlink_metadata(root.join(gone)).is_err(), "{gone} stays");
-            assert!(notes.iter().any(|note| note.ends_with(&format!("removed {}", root.join(gone).display()))), "{notes:?}");
+            assert!(
+                notes.iter().any(|note| note.ends_with(&format!("removed {}", root.join(gone).display()))),
+                "{notes:?}"
+            );
         }
         assert!(base.join("outside").is_dir(), "the link's target is untouched");
         assert!(notes[3].starts_with("note: the command created a git repository at"), "{notes:?}");

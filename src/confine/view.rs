@@ -8,7 +8,9 @@
 //! - the writable roots (the project, the session's `$TMPDIR`, the configured paths) put back
 //!   read-write, from copies kept before the freeze;
 //! - inside them, the control paths (git hooks and config, `.mewcode/`, `.husky/`, AGENTS.md …)
-//!   bound read-only over themselves;
+//!   bound read-only over themselves, and every directory between a root and a control path
+//!   (`.git`, a subdirectory holding an AGENTS.md) pinned — bound over itself as it is — so it
+//!   cannot be renamed away and replaced by one holding other hooks or instructions;
 //! - the hidden paths (secret stores, `$MEWCODE_HOME`, other users' homes, and every other mount
 //!   of the same files) covered by an empty read-only directory or a read-only `/dev/null`.
 //!
@@ -138,10 +140,26 @@ pub(super) fn plan(inputs: &Inputs, sizes: Sizes, kind: &dyn Fn(&Path) -> Option
         mount_point(socket, Kind::File, &covers, &roots, &mut steps)?;
         steps.push(Step::Attach { slot, path: c_path(socket)? });
     }
-    for path in &inputs.control {
-        if matches!(cover(path, &covers, &roots), Some(Cover::Root(_))) && kind(path).is_some() {
-            steps.push(Step::ReadOnly { path: c_path(path)? });
-        }
+    let controls: Vec<(&PathBuf, &Path)> = inputs
+        .control
+        .iter()
+        .filter(|path| kind(path).is_some())
+        .filter_map(|path| match cover(path, &covers, &roots) {
+            Some(Cover::Root(root)) => Some((path, root)),
+            _ => None,
+        })
+        .collect();
+    let mut pins: Vec<&Path> = controls
+        .iter()
+        .flat_map(|(path, root)| path.ancestors().skip(1).take_while(move |ancestor| ancestor != root))
+        .collect();
+    pins.sort_by_key(|path| (path.components().count(), path.to_path_buf()));
+    pins.dedup();
+    for pin in pins {
+        steps.push(Step::Pin { path: c_path(pin)? });
+    }
+    for (path, _) in controls {
+        steps.push(Step::ReadOnly { path: c_path(path)? });
     }
     for path in &inputs.hidden {
         let holds_something = roots.iter().chain(inputs.sockets.iter()).any(|inner| inner.starts_with(path));
@@ -273,6 +291,7 @@ mod tests {
                 Step::Symlink { target, path } => format!("link {} -> {}", text(path), text(target)),
                 Step::Attach { slot, path } => format!("attach #{slot} {}", text(path)),
                 Step::ReadOnly { path } => format!("ro {}", text(path)),
+                Step::Pin { path } => format!("pin {}", text(path)),
                 Step::Blank { source, path } => format!("blank {} with {}", text(path), text(source)),
                 Step::Devpts { path } => format!("devpts {}", text(path)),
             })
@@ -287,7 +306,7 @@ mod tests {
     fn a_project_in_home_with_secrets_and_a_control_path() {
         let inputs = Inputs {
             writable: paths(&["/home/u/p", "/home/u/p/sub", "/tmp/mewcode-tmp-1-2"]),
-            control: paths(&["/home/u/p/.git/hooks", "/home/u/p/AGENTS.md"]),
+            control: paths(&["/home/u/p/.git/hooks", "/home/u/p/AGENTS.md", "/home/u/p/pkg/a/CLAUDE.md"]),
             hidden: paths(&["/home/u/.ssh", "/home/u/.netrc", "/home/v", "/tmp/x/.ssh", "/home/u"]),
             sockets: Vec::new(),
         };
@@ -297,6 +316,7 @@ mod tests {
             ("/home/v", Kind::Dir),
             ("/home/u/p/.git/hooks", Kind::Dir),
             ("/home/u/p/AGENTS.md", Kind::File),
+            ("/home/u/p/pkg/a/CLAUDE.md", Kind::File),
         ]);
         let plan = plan(&inputs, SIZES, &host).unwrap();
         let steps = rendered(&plan);
@@ -335,8 +355,12 @@ mod tests {
             "mkdir /tmp/mewcode-tmp-1-2",
             "attach #0 /tmp/mewcode-tmp-1-2",
             "attach #1 /home/u/p",
+            "pin /home/u/p/.git",
+            "pin /home/u/p/pkg",
+            "pin /home/u/p/pkg/a",
             "ro /home/u/p/.git/hooks",
             "ro /home/u/p/AGENTS.md",
+            "ro /home/u/p/pkg/a/CLAUDE.md",
             // /home/u holds the project: not hidden; /tmp/x/.ssh is under the fresh /tmp.
             "tmpfs /home/u/.ssh mode=0555,size=4096 ro",
             "blank /home/u/.netrc with /dev/null",

@@ -74,6 +74,11 @@ pub(crate) enum Step {
     ReadOnly {
         path: CString,
     },
+    /// Binds `path` over itself as it is (read-write): a mount point cannot be renamed or
+    /// removed, so the directory holding a control path cannot be swapped for another.
+    Pin {
+        path: CString,
+    },
     /// Covers the file at `path` with a read-only bind of `source` (the view's `/dev/null`).
     Blank {
         source: CString,
@@ -96,6 +101,7 @@ impl Step {
             | Step::Symlink { path, .. }
             | Step::Attach { path, .. }
             | Step::ReadOnly { path }
+            | Step::Pin { path }
             | Step::Blank { path, .. }
             | Step::Devpts { path } => path,
             Step::FreezeAll => c"/",
@@ -301,6 +307,12 @@ unsafe fn run_steps(steps: &[Step], slots: &mut [libc::c_int; SLOTS]) -> Result<
                             .and_then(|()| move_mount(fd, path));
                     libc::close(fd);
                     result.map_err(|errno| fail("protect a control path", errno))?;
+                }
+                Step::Pin { path } => {
+                    let fd = open_tree(path, OPEN_TREE_CLONE | AT_RECURSIVE).map_err(|errno| fail("pin a directory", errno))?;
+                    let result = move_mount(fd, path);
+                    libc::close(fd);
+                    result.map_err(|errno| fail("pin a directory", errno))?;
                 }
                 Step::Blank { source, path } => {
                     let fd = open_tree(source, OPEN_TREE_CLONE).map_err(|errno| fail("hide a file", errno))?;

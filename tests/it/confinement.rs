@@ -293,12 +293,16 @@ fn allowed_tools_cannot_write_control_files_while_ordinary_edits_work() {
         };
         let command = format!(
             "{npm}\npatch -p1 < fix.diff; echo patch=$?\ngit apply evil.diff; echo apply=$?\n\
+             mv .git .git-old; echo swap=$?\n\
              echo more >> src/lib.txt && mkdir -p src/new && echo x > src/new/file.txt && echo edit=0"
         );
         let result = case.run(&command, 60);
         assert!(!result.contains("wrote "), "{}: {result}", who(uid));
         assert!(result.contains("refused .git/hooks/pre-commit"), "{}: the script never ran: {result}", who(uid));
-        assert!(!result.contains("patch=0") && !result.contains("apply=0"), "{}: {result}", who(uid));
+        for refused in ["patch=0", "apply=0", "swap=0"] {
+            assert!(!result.contains(refused), "{}: {refused}: {result}", who(uid));
+        }
+        assert!(project.join(".git/HEAD").exists(), "{}: the repository is gone", who(uid));
         assert!(result.contains("edit=0"), "{}: {result}", who(uid));
         for (control, before) in controls.iter().zip(&before) {
             assert_eq!(&std::fs::read(project.join(control)).unwrap(), before, "{}: {control} changed", who(uid));

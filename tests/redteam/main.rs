@@ -15,12 +15,15 @@
 //! After the corpus, `differential.rs` runs generated and hand-written commands, and
 //! `scripts.rs` the commands of bash's own test suite, under real bash (`bash_run.rs`: stub
 //! programs, confined) and fail on any program bash ran that the engine let through unjudged.
+//! Last, `kernel.rs` runs `kernel.attacks` under the real confinement with no engine in front
+//! and fails on any attack whose effect got through.
 
 // A test runner without the harness: printing is its report, and a broken plant is a panic.
 #![allow(clippy::expect_used, clippy::print_stdout, clippy::print_stderr, clippy::panic)]
 
 mod bash_run;
 mod differential;
+mod kernel;
 mod scripts;
 
 use mewcode::redteam::{CallInfo, Decision, Engine, Level, Mode, RuleSet, RuleTexts, parse_read_only};
@@ -163,7 +166,7 @@ fn main() {
     println!("score: {held}/{} held", cases.len());
     // Mutation runs set MEWCODE_REDTEAM_QUICK: the generated commands, not the five thousand real ones.
     let quick = std::env::var_os("MEWCODE_REDTEAM_QUICK").is_some();
-    let differential_held = differential::run(&plant.root) & (quick || scripts::run(&plant.root));
+    let differential_held = differential::run(&plant.root) & (quick || scripts::run(&plant.root)) & (quick || kernel::run());
     if !misses.is_empty() {
         println!("misses:\n{}", misses.join("\n"));
     }
