@@ -133,8 +133,7 @@ fn untrusted_project_allow_rules_hooks_and_mcp_servers_do_nothing_until_trusted_
 #[test]
 fn check_prints_the_decision_object_and_runs_nothing() {
     let env = TestEnv::new("perm-check");
-    env.write(".mewcode/settings.local.yaml", "permissions:\n  allow: [\"Bash(git *)\"]\n");
-    mewcode::integration::record_local_settings(&env.home, &env.project).unwrap();
+    env.write_marked_local_settings("permissions:\n  allow: [\"Bash(git *)\"]\n");
     let check = |args: &[&str]| -> Value {
         let run = env.run(args);
         assert_eq!(run.code, 0, "{}", run.stderr);
