@@ -313,6 +313,10 @@ mod tests {
         assert_eq!(gate.check(Mode::Default, &wipe, bash), Verdict::Allow);
         assert!(matches!(gate.check(Mode::Default, &call("rm -rf src"), bash), Verdict::Ask { .. }));
         assert!(matches!(gate.check(Mode::Default, &call("rm -rf build/* src"), bash), Verdict::Ask { .. }));
+        // A second rule joins the first, in the file and in the session.
+        assert_eq!(gate.remember(&call("make"), bash).unwrap().unwrap().set_aside, None);
+        assert_eq!(gate.check(Mode::Default, &wipe, bash), Verdict::Allow);
+        assert_eq!(gate.check(Mode::Default, &call("make"), bash), Verdict::Allow);
         // A fresh gate over the file's rules (as the next start-up loads them) agrees.
         let (texts, mark) = store::load_local_rule_texts(&local, &owner).unwrap();
         assert_eq!(mark, store::Mark::Ours);

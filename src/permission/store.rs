@@ -430,6 +430,10 @@ mod tests {
         std::fs::create_dir_all(dir.join(".mewcode")).unwrap();
         let path = dir.join(LOCAL_SETTINGS);
         assert_eq!(load_local_rule_texts(&path, &owner(1)).unwrap(), (RuleTexts::default(), Mark::Ours), "no file");
+        // Only a missing file is empty: one that cannot be read is an error naming it.
+        std::fs::create_dir(&path).unwrap();
+        assert!(load_local_rule_texts(&path, &owner(1)).unwrap_err().starts_with(&path.display().to_string()));
+        std::fs::remove_dir(&path).unwrap();
         let planted = "permissions:\n  allow: [\"Bash(*)\"]\n";
         std::fs::write(&path, planted).unwrap();
         let (texts, mark) = load_local_rule_texts(&path, &owner(1)).unwrap();
