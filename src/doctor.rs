@@ -37,8 +37,9 @@ pub(crate) struct Input<'a> {
     pub local: Option<&'a LocalServer>,
     /// The provider a run would build for `local` (examined like a configured one).
     pub local_provider: Option<ProviderConfig>,
-    /// (level, path, exists) of the permission settings files.
-    pub settings_files: Vec<(String, PathBuf, bool)>,
+    /// (level, path, state) of the permission settings files: `not found`, `found`, or for the
+    /// local file whether mewcode wrote it or why its allow rules are ignored.
+    pub settings_files: Vec<(String, PathBuf, String)>,
     /// The MCP servers' status after connecting to each (empty when none is configured).
     pub mcp_report: String,
     /// How commands would be confined.
@@ -143,9 +144,8 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
         out.push_str(&format!("  {level:<9} {}  ({state})\n", source.display));
     }
     out.push_str("\npermission settings\n");
-    for (level, path, exists) in &input.settings_files {
-        let state = if *exists { "found" } else { "not found" };
-        out.push_str(&format!("  {level:<9} {}  ({state})\n", path.display()));
+    for (level, path, state) in &input.settings_files {
+        out.push_str(&format!("  {level:<9} {}  ({})\n", path.display(), neutralize(state)));
     }
     out.push_str("\nproviders\n");
     if input.config.providers.is_empty() {

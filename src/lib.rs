@@ -112,12 +112,12 @@ pub mod redteam {
 
 /// What the integration suite (`tests/it`), which otherwise runs the real binary, reaches for
 /// directly: the MCP client, transports and manager against real servers; session logs and trust
-/// records it plants or reads back; and whether the kernel has Landlock or a process still
+/// records it plants or reads back, and the mark of a local settings file mewcode wrote; and whether the kernel has Landlock or a process still
 /// exists, to know what to expect.
 pub mod integration {
     pub use crate::cancel::CancelToken;
     pub use crate::clock::to_local;
-    pub use crate::config::trust::{is_trusted, record_local_settings, save_trust};
+    pub use crate::config::trust::{is_trusted, save_trust};
     pub use crate::config::{McpServerConfig, McpTransport};
     pub use crate::mcp::client::{Client, Transport};
     pub use crate::mcp::http::HttpTransport;
@@ -125,6 +125,7 @@ pub mod integration {
     pub use crate::mcp::tool::{BLOCKED_DESCRIPTION, render_result};
     pub use crate::mcp::{Manager, McpError, ServerState, StartOptions, accept};
     pub use crate::msg::Message;
+    pub use crate::session::owner::Owner;
     pub use crate::session::record::{Meta, render_message, render_meta};
     pub use crate::session::{format_id, now_s};
     pub use crate::sys::landlock::abi_version as landlock_abi_version;

@@ -9,6 +9,7 @@ use crate::mode::Mode;
 use crate::msg::ToolCall;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::{CallInfo, Check, Decision, Engine, ReadFilter, RefusedBy, refused_by, store};
+use crate::session::Owner;
 use crate::tools::{Tool, ToolKind};
 use std::path::PathBuf;
 
@@ -56,18 +57,31 @@ fn call_info<'a>(call: &'a ToolCall, tool: &'a dyn Tool) -> CallInfo<'a> {
     CallInfo { rule_name: tool.rule_name(), input: &call.input, kind: tool.kind() }
 }
 
-/// The rules an "always" answer saved, and the file they went to.
+/// The rules an "always" answer saved, the file they went to, and where the file that was there
+/// went when it was not mewcode's own (then its rules no longer apply).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Remembered {
     pub rules: Vec<String>,
     pub file: PathBuf,
+    /// The unmarked file's new name, and why it was not mewcode's (`Mark::why`).
+    pub set_aside: Option<(PathBuf, &'static str)>,
 }
 
 impl Remembered {
-    /// The notice the person sees: `saved allow rule Bash(=ls) to /p/.mewcode/settings.local.yaml`.
+    /// The notice the person sees: `saved allow rule Bash(=ls) to /p/.mewcode/settings.local.yaml`,
+    /// and when the file there was not mewcode's, where it went and that its rules do not apply.
     pub(crate) fn describe(&self) -> String {
         let noun = if self.rules.len() == 1 { "rule" } else { "rules" };
-        format!("saved allow {noun} {} to {}", self.rules.join(" and "), self.file.display())
+        let saved = format!("saved allow {noun} {} to {}", self.rules.join(" and "), self.file.display());
+        match &self.set_aside {
+            None => saved,
+            Some((rejected, why)) => format!(
+                "{saved}, a new file: the one there was not mewcode's, as {why}. It is kept at {}, with none \
+                 of its rules applied: review it, then delete it or move the rules you want to \
+                 .mewcode/settings.yaml",
+                rejected.display()
+            ),
+        }
     }
 }
 
@@ -122,8 +136,8 @@ pub(crate) struct EngineGate {
     root: PathBuf,
     /// For `~` in paths (the sandbox).
     user_home: Option<PathBuf>,
-    /// MEWCODE_HOME, where the trust store records the local file mewcode wrote.
-    mewcode_home: PathBuf,
+    /// This installation's key, which marks the local file as mewcode's own.
+    owner: Owner,
 }
 
 impl EngineGate {
@@ -131,7 +145,7 @@ impl EngineGate {
     pub(crate) fn new(
         root: PathBuf,
         user_home: Option<PathBuf>,
-        mewcode_home: PathBuf,
+        owner: Owner,
         texts: Vec<(Level, RuleTexts)>,
     ) -> EngineGate {
         let (rules, _) = RuleSet::from_texts(texts.clone());
@@ -141,7 +155,7 @@ impl EngineGate {
             texts: std::sync::Mutex::new(texts),
             root,
             user_home,
-            mewcode_home,
+            owner,
         }
     }
 
@@ -173,10 +187,13 @@ impl Gate for EngineGate {
         if rules.is_empty() {
             return Err("no exact rule can allow this call (it was allowed once)".to_string());
         }
-        store::save_allow_rules(&self.root, crate::config::trust::LOCAL_SETTINGS, &rules)?;
-        crate::config::trust::record_local_settings(&self.mewcode_home, &self.root)?;
+        let saved = store::save_local_allow_rules(&self.root, &self.owner, &rules)?;
         let mut texts = crate::sync::lock(&self.texts);
         match texts.iter_mut().find(|(level, _)| *level == Level::Local) {
+            // The session follows the file: what was set aside (its deny rules too) is gone.
+            Some((_, local_texts)) if saved.set_aside.is_some() => {
+                *local_texts = RuleTexts { allow: rules.clone(), deny: Vec::new() };
+            }
             Some((_, local_texts)) => {
                 for rule in &rules {
                     if !local_texts.allow.contains(rule) {
@@ -189,7 +206,8 @@ impl Gate for EngineGate {
         let (ruleset, _) = RuleSet::from_texts(texts.clone());
         let mut engine = crate::sync::write(&self.engine);
         *engine = Engine::new(self.root.clone(), self.user_home.clone(), ruleset);
-        Ok(Some(Remembered { rules, file: self.root.join(crate::config::trust::LOCAL_SETTINGS) }))
+        let set_aside = saved.set_aside.map(|(rejected, mark)| (rejected, mark.why()));
+        Ok(Some(Remembered { rules, file: self.root.join(store::LOCAL_SETTINGS), set_aside }))
     }
 
     fn read_filter(&self) -> Option<ReadFilter> {
@@ -249,7 +267,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("mewcode-gate-hook-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let root = std::fs::canonicalize(&dir).unwrap();
-        let gate = EngineGate::new(root.clone(), None, root.join("home"), Vec::new());
+        let gate = EngineGate::new(root.clone(), None, Owner::none(), Vec::new());
         let tools = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
         let bash = tools.iter().find(|tool| tool.rule_name() == "Bash").unwrap().as_ref();
         let read = tools.iter().find(|tool| tool.rule_name() == "Read").unwrap().as_ref();
@@ -265,10 +283,11 @@ mod tests {
     #[test]
     fn always_persists_an_exact_rule_once_and_applies_it_at_once() {
         let dir = std::env::temp_dir().join(format!("mewcode-gate-{}", std::process::id()));
-        let (root, home) = (dir.join("proj"), dir.join("home"));
+        let root = dir.join("proj");
         std::fs::create_dir_all(&root).unwrap();
         let root = std::fs::canonicalize(&root).unwrap();
-        let gate = EngineGate::new(root.clone(), None, home.clone(), Vec::new());
+        let owner = Owner::from_key([1; 32]);
+        let gate = EngineGate::new(root.clone(), None, owner.clone(), Vec::new());
         let wipe = call("rm -rf build/*");
         let bash = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
         let bash = bash.iter().find(|tool| tool.rule_name() == "Bash").unwrap().as_ref();
@@ -283,9 +302,10 @@ mod tests {
         assert!(protected.reason.contains("control files"), "{protected:?}");
         let nested = gate.explain(Mode::AcceptEdits, &CallInfo::named("Bash", &call("rm -rf sub/.g*").input), false);
         assert!(nested.reason.contains("control files"), "{nested:?}");
-        let local = root.join(crate::config::trust::LOCAL_SETTINGS);
+        let local = root.join(store::LOCAL_SETTINGS);
         let saved = gate.remember(&wipe, bash).unwrap().unwrap();
-        assert_eq!(saved, Remembered { rules: vec!["Bash(=rm -rf 'build/*')".to_string()], file: local.clone() });
+        let rules = vec!["Bash(=rm -rf 'build/*')".to_string()];
+        assert_eq!(saved, Remembered { rules, file: local.clone(), set_aside: None });
         assert_eq!(saved.describe(), format!("saved allow rule Bash(=rm -rf 'build/*') to {}", local.display()));
         gate.remember(&wipe, bash).unwrap();
         let text = std::fs::read_to_string(&local).unwrap();
@@ -293,11 +313,63 @@ mod tests {
         assert_eq!(gate.check(Mode::Default, &wipe, bash), Verdict::Allow);
         assert!(matches!(gate.check(Mode::Default, &call("rm -rf src"), bash), Verdict::Ask { .. }));
         assert!(matches!(gate.check(Mode::Default, &call("rm -rf build/* src"), bash), Verdict::Ask { .. }));
+        // A second rule joins the first, in the file and in the session.
+        assert_eq!(gate.remember(&call("make"), bash).unwrap().unwrap().set_aside, None);
+        assert_eq!(gate.check(Mode::Default, &wipe, bash), Verdict::Allow);
+        assert_eq!(gate.check(Mode::Default, &call("make"), bash), Verdict::Allow);
         // A fresh gate over the file's rules (as the next start-up loads them) agrees.
-        let texts = store::load_rule_texts(&local).unwrap();
-        let reloaded = EngineGate::new(root.clone(), None, home.clone(), vec![(Level::Local, texts)]);
+        let (texts, mark) = store::load_local_rule_texts(&local, &owner).unwrap();
+        assert_eq!(mark, store::Mark::Ours);
+        let reloaded = EngineGate::new(root.clone(), None, owner, vec![(Level::Local, texts)]);
         assert_eq!(reloaded.check(Mode::Default, &wipe, bash), Verdict::Allow);
-        assert!(crate::config::trust::local_settings_vouched(&home, &root));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn always_over_a_planted_local_file_keeps_it_aside_and_the_session_follows_the_new_file() {
+        let dir = std::env::temp_dir().join(format!("mewcode-gate-planted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join(".mewcode")).unwrap();
+        let root = std::fs::canonicalize(&dir).unwrap();
+        let local = root.join(store::LOCAL_SETTINGS);
+        std::fs::write(&local, "permissions:\n  allow: [\"Bash(*)\"]\n  deny: [\"Bash(=pwd)\"]\n").unwrap();
+        let owner = Owner::from_key([1; 32]);
+        // As start-up loads it: unmarked, so its allow rules were dropped; its deny rules apply.
+        let (mut texts, mark) = store::load_local_rule_texts(&local, &owner).unwrap();
+        assert_eq!(mark, store::Mark::Missing);
+        texts.allow.clear();
+        let gate = EngineGate::new(root.clone(), None, owner.clone(), vec![(Level::Local, texts)]);
+        let bash = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+        let bash = bash.iter().find(|tool| tool.rule_name() == "Bash").unwrap().as_ref();
+        assert!(matches!(gate.check(Mode::Default, &call("ls"), bash), Verdict::Ask { .. }), "Bash(*) is not applied");
+        assert!(matches!(gate.check(Mode::Bypass, &call("pwd"), bash), Verdict::Deny { .. }));
+        let saved = gate.remember(&call("ls"), bash).unwrap().unwrap();
+        let rejected = root.join(".mewcode/settings.local.yaml.rejected");
+        let expected = Remembered {
+            rules: vec!["Bash(=ls)".to_string()],
+            file: local.clone(),
+            set_aside: Some((rejected.clone(), store::Mark::Missing.why())),
+        };
+        assert_eq!(saved, expected);
+        let notice = saved.describe();
+        assert!(
+            notice.starts_with(&format!("saved allow rule Bash(=ls) to {}, a new file", local.display())),
+            "{notice}"
+        );
+        assert!(notice.contains(&rejected.display().to_string()) && notice.contains("no mewcode mark"), "{notice}");
+        assert!(std::fs::read_to_string(&rejected).unwrap().contains("Bash(*)"));
+        // The file holds the new rule only, and so does the session: the deny went with the file.
+        let (texts, mark) = store::load_local_rule_texts(&local, &owner).unwrap();
+        assert_eq!(
+            (texts, mark),
+            (RuleTexts { allow: vec!["Bash(=ls)".to_string()], deny: Vec::new() }, store::Mark::Ours)
+        );
+        assert_eq!(gate.check(Mode::Default, &call("ls"), bash), Verdict::Allow);
+        assert!(matches!(gate.check(Mode::Default, &call("make"), bash), Verdict::Ask { .. }));
+        assert_eq!(gate.check(Mode::Bypass, &call("pwd"), bash), Verdict::Allow);
+        // Without a key, "always" saves nothing and says why; the call was allowed once.
+        let keyless = EngineGate::new(root.clone(), None, Owner::none(), Vec::new());
+        assert!(keyless.remember(&call("make"), bash).unwrap_err().contains("no key"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use super::run::{install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
+use super::sessions::session_owner;
 use super::setup::{PROBE_BUDGET, env_provider, local_provider, probe_ports};
 use super::{Env, Exit, Workspace, say_warnings};
 use crate::agent::EngineGate;
@@ -13,6 +14,9 @@ use crate::confine::Sandbox;
 use crate::llm::net::NetEnv;
 use crate::llm::probe;
 use crate::permission::CallInfo;
+use crate::permission::rules::Level;
+use crate::permission::store;
+use crate::session::Owner;
 use crate::tools::Registry;
 use crate::tools::ToolKind;
 use crate::warning::Warning;
@@ -26,6 +30,8 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
+    let (owner, owner_warning) = session_owner(context);
+    warnings.extend(owner_warning);
     let selected = if config.providers.is_empty() {
         None
     } else {
@@ -79,7 +85,7 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
                 Some(local_provider(&server.kind, &server.base_url, &model))
             })
         }),
-        settings_files: settings_files(&context.home, &context.root),
+        settings_files: settings_files(&context.home, &context.root, &owner),
         mcp_report,
         sandbox: &sandbox,
         color: env.terminal_style(std::io::stdout().is_terminal()).color,
@@ -91,8 +97,9 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
 
 /// `mewcode check TOOL JSON [--mode M]`: the permission decision for one call; runs nothing.
 pub(super) fn run_check(context: &Workspace, options: &Options, tool: &str, json: &str, env: &Env) -> Exit {
-    let mut warnings = Vec::new();
-    let rules = match context.load_permissions(options, &mut warnings) {
+    let (owner, owner_warning) = session_owner(context);
+    let mut warnings = Vec::from_iter(owner_warning);
+    let rules = match context.load_permissions(options, &owner, &mut warnings) {
         Ok(rules) => rules,
         Err(exit) => return exit,
     };
@@ -131,21 +138,31 @@ pub(super) fn run_check(context: &Workspace, options: &Options, tool: &str, json
         let message = format!("check: JSON must be the tool's input as a JSON object, e.g. {example}; got {json:?}");
         return Exit::Usage(UsageError(message));
     }
-    let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), context.home.clone(), rules);
+    let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), owner, rules);
     let call = CallInfo { rule_name, input: json, kind };
     let check = gate.explain(options.mode.unwrap_or_default(), &call, read_only);
     println!("{}", check.to_json());
     Exit::Ok
 }
 
-/// The permission settings files of SPEC §1.2 with whether each exists.
-pub(super) fn settings_files(home: &Path, root: &Path) -> Vec<(String, PathBuf, bool)> {
-    let files = [
-        ("local", root.join(".mewcode/settings.local.yaml")),
-        ("project", root.join(".mewcode/settings.yaml")),
-        ("user", home.join("settings.yaml")),
-    ];
-    files.into_iter().map(|(level, path)| (level.to_string(), path.clone(), path.is_file())).collect()
+/// The permission settings files of SPEC §1.2, each with what doctor says of it: found or not,
+/// and for a local file that is not mewcode's, that its allow rules are ignored and why.
+fn settings_files(home: &Path, root: &Path, owner: &Owner) -> Vec<(String, PathBuf, String)> {
+    store::settings_paths(root, home)
+        .into_iter()
+        .map(|(level, path)| {
+            let state = match (level, path.is_file()) {
+                (_, false) => "not found".to_string(),
+                (Level::Local, true) => match store::load_local_rule_texts(&path, owner) {
+                    Ok((_, store::Mark::Ours)) => "found, written by mewcode".to_string(),
+                    Ok((_, mark)) => format!("found, IGNORED: its allow rules do not apply, as {}", mark.why()),
+                    Err(message) => format!("found, unreadable: {message}"),
+                },
+                (Level::Project | Level::User, true) => "found".to_string(),
+            };
+            (level.as_str().to_string(), path, state)
+        })
+        .collect()
 }
 
 /// An ad-hoc Streamable HTTP server given on the command line.

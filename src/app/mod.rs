@@ -17,6 +17,7 @@ use crate::cli::{Command, HELP, Options, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, LoadOptions};
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::store;
+use crate::session::Owner;
 use crate::text::neutralize;
 use crate::warning::Warning;
 use commands::{run_check, run_doctor, run_mcp_accept, run_mcp_call, run_mcp_list};
@@ -244,19 +245,15 @@ impl Workspace {
     }
 
     /// What the project's own files would enable once trusted (empty when trusted already or
-    /// when it brings nothing): its config entries and its settings' allow rules.
+    /// when it brings nothing): its config entries and its settings' allow rules. Not the local
+    /// settings file's: those apply by mewcode's mark on it, never by trust.
     fn untrusted_items(&self, config: &Config, options: &Options) -> Vec<String> {
         if self.project_trusted(options) {
             return Vec::new();
         }
         let mut items = config.untrusted_project.clone();
         for (level, path) in store::settings_paths(&self.root, &self.home) {
-            let vouched = match level {
-                Level::User => true,
-                Level::Project => false,
-                Level::Local => config::trust::local_settings_vouched(&self.home, &self.root),
-            };
-            if let (false, Ok(texts)) = (vouched, store::load_rule_texts(&path)) {
+            if let (Level::Project, Ok(texts)) = (level, store::load_rule_texts(&path)) {
                 items.extend(texts.allow.iter().map(|rule| format!("allow rule {rule} ({})", level.as_str())));
             }
         }
@@ -264,28 +261,37 @@ impl Workspace {
     }
 
     /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
-    /// project file only when the project is trusted, and of the local file when trusted or when
-    /// mewcode itself wrote it (a clone may ship one). A malformed deny rule stops start-up.
+    /// project file only when the project is trusted, and of the local file only when it carries
+    /// this installation's mark (`store::load_local_rule_texts`: mewcode wrote it, and nothing
+    /// changed it since), trusted or not: a command or a clone can write that file. A malformed
+    /// deny rule stops start-up.
     fn load_permissions(
         &self,
         options: &Options,
+        owner: &Owner,
         warnings: &mut Vec<Warning>,
     ) -> Result<Vec<(Level, RuleTexts)>, Exit> {
         let trusted = self.project_trusted(options);
         let mut levels = Vec::new();
         for (level, path) in store::settings_paths(&self.root, &self.home) {
-            let mut texts = store::load_rule_texts(&path).map_err(Exit::Config)?;
-            let vouched = match level {
-                Level::User => true,
-                Level::Project => trusted,
-                Level::Local => trusted || config::trust::local_settings_vouched(&self.home, &self.root),
+            // When its allow rules are ignored: the words before the list of them, and after.
+            let (mut texts, ignored) = match level {
+                Level::User => (store::load_rule_texts(&path).map_err(Exit::Config)?, None),
+                Level::Project => {
+                    let ignored =
+                        (!trusted).then(|| ("ignored until you trust this project", "; deny rules apply".to_string()));
+                    (store::load_rule_texts(&path).map_err(Exit::Config)?, ignored)
+                }
+                Level::Local => {
+                    let (texts, mark) = store::load_local_rule_texts(&path, owner).map_err(Exit::Config)?;
+                    (texts, (mark != store::Mark::Ours).then(|| ("ignored", unmarked_local(mark))))
+                }
             };
-            if !vouched && !texts.allow.is_empty() {
-                let message = format!(
-                    "{} allow rule(s) ignored until you trust this project ({}); deny rules apply",
-                    texts.allow.len(),
-                    texts.allow.join(", ")
-                );
+            if let Some((before, after)) = ignored
+                && !texts.allow.is_empty()
+            {
+                let message =
+                    format!("{} allow rule(s) {before} ({}){after}", texts.allow.len(), texts.allow.join(", "));
                 warnings.push(Warning::new(path.display().to_string(), message));
                 texts.allow.clear();
             }
@@ -306,6 +312,17 @@ impl Workspace {
         }
         Ok(levels)
     }
+}
+
+/// Why the local file's allow rules are ignored, and what to do about it (the end of a warning
+/// that lists them).
+fn unmarked_local(mark: store::Mark) -> String {
+    format!(
+        ": {}; deny rules apply. Review the file, then delete it or move the rules you want to \
+         .mewcode/settings.yaml; the next \"always\" answer moves it aside to settings.local.yaml.rejected and \
+         starts a new one with mewcode's mark",
+        mark.why()
+    )
 }
 
 #[cfg(test)]

@@ -107,7 +107,7 @@ fn run_print(
         Ok(prompt) => prompt,
         Err(exit) => return exit,
     };
-    let guard = match guard(context, config, options, env, &mut warnings) {
+    let guard = match guard(context, config, options, env, owner, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
@@ -194,18 +194,20 @@ struct Guard {
     _session_tmp: Option<SessionTmp>,
 }
 
-/// The guard of a run: rules (their warnings added to `warnings`), gate and sandbox.
+/// The guard of a run: rules (their warnings added to `warnings`), gate and sandbox. `owner`
+/// marks the local settings file (it tells mewcode's own from a planted one).
 fn guard(
     context: &Workspace,
     config: &Config,
     options: &Options,
     env: &Env,
+    owner: &crate::session::Owner,
     warnings: &mut Vec<Warning>,
 ) -> Result<Guard, Exit> {
-    let rules = context.load_permissions(options, warnings)?;
+    let rules = context.load_permissions(options, owner, warnings)?;
     let (sandbox, session_tmp) = make_sandbox(context, config, env, warnings);
     let home = env.get("HOME").map(PathBuf::from);
-    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(context.root.clone(), home, context.home.clone(), rules));
+    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(context.root.clone(), home, owner.clone(), rules));
     Ok(Guard { gate, sandbox, _session_tmp: session_tmp })
 }
 
@@ -307,7 +309,7 @@ fn run_repl(
             Ok(settled) => settled,
             Err(exit) => return exit,
         };
-    let guard = match guard(context, &config, options, env, &mut warnings) {
+    let guard = match guard(context, &config, options, env, owner, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
     };

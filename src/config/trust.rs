@@ -5,6 +5,12 @@
 //! Invariant: a project is trusted only while those files hash to what the user saw when they
 //! said yes; any change (including a file appearing or disappearing) asks again. The store is
 //! `$MEWCODE_HOME/trusted.yaml`, written atomically; an unreadable store trusts nothing.
+//!
+//! What it does not cover: `.mewcode/settings.local.yaml`, which mewcode writes itself and marks
+//! (`permission::store`); trusting a project never makes that file's allow rules apply. (Stores
+//! written before the mark also hold a `local_sha256` per project: it is ignored when read and
+//! dropped at the next write. A hash of the file as mewcode last wrote it could not tell a rule
+//! the user approved from one a command had planted before the user's next "always".)
 
 use crate::digest::sha256_hex;
 use crate::fsx;
@@ -32,15 +38,7 @@ struct TrustEntry {
     /// The project files' fingerprint when the user trusted the project; empty when they never did.
     #[serde(default)]
     sha256: String,
-    /// The SHA-256 of `.mewcode/settings.local.yaml` as mewcode last wrote it ("always" answers),
-    /// so its allow rules apply without trusting the rest of the project, while a local file
-    /// that came with a clone does not.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    local_sha256: String,
 }
-
-/// The local settings file, relative to the root.
-pub(crate) const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
 
 /// The fingerprint of the project's trust-relevant files (absent files count, as "absent").
 fn project_fingerprint(root: &Path) -> String {
@@ -72,27 +70,6 @@ pub fn is_trusted(home: &Path, root: &Path) -> bool {
         .any(|entry| entry.path == root && !entry.sha256.is_empty() && entry.sha256 == fingerprint)
 }
 
-/// True when the local settings file is exactly what mewcode itself last wrote there.
-pub(crate) fn local_settings_vouched(home: &Path, root: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(root.join(LOCAL_SETTINGS)) else { return false };
-    let digest = sha256_hex(&bytes);
-    let root = root.display().to_string();
-    load(home).projects.iter().any(|entry| entry.path == root && entry.local_sha256 == digest)
-}
-
-/// Records the local settings file's current content as written by mewcode.
-pub fn record_local_settings(home: &Path, root: &Path) -> Result<(), String> {
-    let bytes = std::fs::read(root.join(LOCAL_SETTINGS)).map_err(|err| format!("{LOCAL_SETTINGS}: {err}"))?;
-    let mut store = load(home);
-    let path = root.display().to_string();
-    let local_sha256 = sha256_hex(&bytes);
-    match store.projects.iter_mut().find(|entry| entry.path == path) {
-        Some(entry) => entry.local_sha256 = local_sha256,
-        None => store.projects.push(TrustEntry { path, sha256: String::new(), local_sha256 }),
-    }
-    save(home, &store)
-}
-
 /// Records that the user trusts the root with its current files (replacing an older entry).
 pub fn save_trust(home: &Path, root: &Path) -> Result<(), String> {
     let mut store = load(home);
@@ -100,8 +77,10 @@ pub fn save_trust(home: &Path, root: &Path) -> Result<(), String> {
     let sha256 = project_fingerprint(root);
     match store.projects.iter_mut().find(|entry| entry.path == path) {
         Some(entry) => entry.sha256 = sha256,
-        None => store.projects.push(TrustEntry { path, sha256, local_sha256: String::new() }),
+        None => store.projects.push(TrustEntry { path, sha256 }),
     }
+    // Entries that trust nothing were left by the `local_sha256` of older versions.
+    store.projects.retain(|entry| !entry.sha256.is_empty());
     save(home, &store)
 }
 
@@ -168,18 +147,26 @@ mod tests {
     }
 
     #[test]
-    fn a_local_settings_file_is_vouched_for_only_as_mewcode_wrote_it() {
-        let dir = std::env::temp_dir().join(format!("mewcode-trust-local-{}", std::process::id()));
-        let (home, root) = (dir.join("home"), dir.join("proj"));
-        std::fs::create_dir_all(root.join(".mewcode")).unwrap();
-        std::fs::write(root.join(LOCAL_SETTINGS), "permissions: {allow: [\"Bash(*)\"]}\n").unwrap();
-        assert!(!local_settings_vouched(&home, &root), "a file that came with the clone");
-        std::fs::write(root.join(LOCAL_SETTINGS), "permissions: {allow: [\"Bash(=ls)\"]}\n").unwrap();
-        record_local_settings(&home, &root).unwrap();
-        assert!(local_settings_vouched(&home, &root));
-        assert!(!is_trusted(&home, &root), "vouching for the local file does not trust the project");
-        std::fs::write(root.join(LOCAL_SETTINGS), "permissions: {allow: [\"Bash(*)\"]}\n").unwrap();
-        assert!(!local_settings_vouched(&home, &root));
+    fn a_store_from_before_the_mark_still_trusts_and_loses_its_local_hashes_at_the_next_write() {
+        let dir = std::env::temp_dir().join(format!("mewcode-trust-old-{}", std::process::id()));
+        let (home, root, other) = (dir.join("home"), dir.join("proj"), dir.join("other"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let old = format!(
+            "projects:\n- path: {}\n  sha256: {}\n  local_sha256: abc\n- path: {}\n  sha256: ''\n  local_sha256: def\n",
+            root.display(),
+            project_fingerprint(&root),
+            other.display()
+        );
+        std::fs::write(home.join(TRUSTED_FILE), old).unwrap();
+        assert!(is_trusted(&home, &root), "an unknown key does not make the store unreadable");
+        assert!(!is_trusted(&home, &other));
+        save_trust(&home, &root).unwrap();
+        let text = std::fs::read_to_string(home.join(TRUSTED_FILE)).unwrap();
+        assert!(!text.contains("local_sha256"), "{text}");
+        assert!(!text.contains(&other.display().to_string()), "an entry that trusts nothing is dropped: {text}");
+        assert!(is_trusted(&home, &root));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

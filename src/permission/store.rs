@@ -1,20 +1,75 @@
 //! The three settings files (SPEC §1.2): reading their rule texts, and persisting "always allow"
-//! answers into `.mewcode/settings.local.yaml`.
+//! answers into `.mewcode/settings.local.yaml`, the one settings file mewcode writes itself.
+//!
+//! Why the local file is marked: it lives in the project, where a command the model runs (or a
+//! clone) can write `Bash(*)` into it. So mewcode writes it with a first line
+//! `# mewcode-mark: <64 hex digits>`, the HMAC under this installation's key
+//! (`session::Owner::file_mark`) of the file's path and every byte after that line. A local file
+//! without a matching mark is not mewcode's: its allow rules never apply, trusted project or not
+//! (the caller warns), and an "always" answer never builds on it: the file is moved aside to
+//! `settings.local.yaml.rejected` and a new one holds only the new rule.
 //!
 //! Invariant: reading never fails silently — unreadable YAML is an error naming the file; a
 //! missing file is simply empty. Persisting is idempotent (a rule already present is not added
-//! again), keeps the file's other keys, creates the file and its directory when missing, and is
-//! atomic. Which levels' allow rules take effect (the trust gate) is decided by the caller.
+//! again), keeps the other keys of a file mewcode wrote, creates the file and its directory when
+//! missing, never loses the content of a file it did not write, and is atomic. Which levels'
+//! allow rules take effect (the trust gate, the mark) is decided by the caller.
 
 use super::rules::{Level, RuleTexts};
 use crate::fsx;
+use crate::session::Owner;
 use serde_yaml::{Mapping, Value};
 use std::path::{Path, PathBuf};
+
+/// The local settings file, relative to the root: "always" answers land here.
+pub(crate) const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
+
+/// How the first line of a local settings file mewcode wrote starts; the mark follows.
+const MARK_PREFIX: &str = "# mewcode-mark: ";
+
+/// The comment under the mark, saying what the file is.
+const LOCAL_HEADER: &str = "\
+# mewcode permission rules for this checkout only (\"always\" answers land here; keep it out of git).
+# Written and marked by mewcode: a change by anything else unmarks it, and then its allow rules are ignored.
+";
+
+/// Where a local file that is not mewcode's goes when an "always" answer needs the name.
+const REJECTED_SUFFIX: &str = ".rejected";
+
+/// Whether the local settings file is the one mewcode wrote, by its mark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// Marked by this installation for this path and exactly this content, or no file at all
+    /// (nothing in it to distrust): its rules apply.
+    Ours,
+    /// No mark line: written by hand, by a command, by a clone, or by a mewcode from before marks.
+    Missing,
+    /// A mark that does not match: the file changed after mewcode wrote it, or it was copied
+    /// from another project or another installation.
+    Wrong,
+}
+
+impl Mark {
+    /// Why a file with this mark is not mewcode's, for warnings and doctor.
+    pub(crate) fn why(self) -> &'static str {
+        match self {
+            Mark::Ours => "it is the file mewcode wrote",
+            Mark::Missing => {
+                "it has no mewcode mark (mewcode did not write it: a command, a clone, an edit by hand or \
+                 a mewcode from before marks did)"
+            }
+            Mark::Wrong => {
+                "its mewcode mark does not match (it changed after mewcode wrote it, or it was copied from \
+                 another project or installation)"
+            }
+        }
+    }
+}
 
 /// The settings file of each level, nearest first.
 pub(crate) fn settings_paths(root: &Path, home: &Path) -> [(Level, PathBuf); 3] {
     [
-        (Level::Local, root.join(".mewcode/settings.local.yaml")),
+        (Level::Local, root.join(LOCAL_SETTINGS)),
         (Level::Project, root.join(".mewcode/settings.yaml")),
         (Level::User, home.join("settings.yaml")),
     ]
@@ -29,6 +84,40 @@ pub(crate) fn load_rule_texts(path: &Path) -> Result<RuleTexts, String> {
         Err(err) => return Err(format!("{}: {err}", path.display())),
     };
     parse_rule_texts(&text).map_err(|message| format!("{}: {message}", path.display()))
+}
+
+/// Reads the local settings file at `path` (`settings_paths`' first) as `load_rule_texts`
+/// does, with its mark checked on the same bytes the rules come from.
+pub(crate) fn load_local_rule_texts(path: &Path, owner: &Owner) -> Result<(RuleTexts, Mark), String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok((RuleTexts::default(), Mark::Ours)),
+        Err(err) => return Err(format!("{}: {err}", path.display())),
+    };
+    let texts = parse_rule_texts(&text).map_err(|message| format!("{}: {message}", path.display()))?;
+    Ok((texts, check_mark(path, &text, owner)))
+}
+
+/// Whether `text`, the content of the local settings file at `path`, carries this
+/// installation's mark for exactly the rest of it (pure).
+fn check_mark(path: &Path, text: &str, owner: &Owner) -> Mark {
+    match split_mark(text) {
+        None => Mark::Missing,
+        Some((mark, body)) if owner.owns_file(path, body.as_bytes(), mark) => Mark::Ours,
+        Some(_) => Mark::Wrong,
+    }
+}
+
+/// The mark and the rest of a marked text, or `None` when its first line is no mark line.
+fn split_mark(text: &str) -> Option<(&str, &str)> {
+    let rest = text.strip_prefix(MARK_PREFIX)?;
+    Some(rest.split_once('\n').unwrap_or((rest, "")))
+}
+
+/// `body` under its mark line (pure); `None` without a key.
+fn render_marked(path: &Path, body: &str, owner: &Owner) -> Option<String> {
+    let mark = owner.file_mark(path, body.as_bytes())?;
+    Some(format!("{MARK_PREFIX}{mark}\n{body}"))
 }
 
 /// Parses a settings document (pure).
@@ -60,14 +149,32 @@ fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
     Ok(RuleTexts { allow: list("allow")?, deny: list("deny")? })
 }
 
-/// Adds allow rules to the settings file `rel` under `root` (creating it), skipping those
-/// already present. Returns how many were added. The file must be a plain file inside the
-/// project: a repository can ship `.mewcode/settings.local.yaml` (or `.mewcode`) as a symlink
-/// to a file elsewhere, and answering "always" must not write through it.
-pub(crate) fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Result<usize, String> {
+/// What an "always" answer changed on disk.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Saved {
+    /// How many of the rules were new (none when all were there already).
+    pub added: usize,
+    /// Where the local file went when it was not mewcode's (its rules no longer apply), and why.
+    pub set_aside: Option<(PathBuf, Mark)>,
+}
+
+/// Adds allow rules to the local settings file under `root` (creating it), skipping those
+/// already present, and marks the result as this installation's (`owner`). A file there that
+/// is not mewcode's (`check_mark`) is never built on: its content is kept under a free
+/// `.rejected` name next to it and the new file holds only `rules`. The file must be a plain
+/// file inside the project: a repository can ship `.mewcode/settings.local.yaml` (or
+/// `.mewcode`) as a symlink to a file elsewhere, and answering "always" must not write through
+/// it.
+pub(crate) fn save_local_allow_rules(root: &Path, owner: &Owner, rules: &[String]) -> Result<Saved, String> {
+    let rel = LOCAL_SETTINGS;
     let path = root.join(rel);
-    let root = super::sandbox::check_path(root, ".", None).map_err(|denial| format!("{}: {denial}", root.display()))?;
-    if let Err(denial) = super::sandbox::check_path(&root, rel, None) {
+    if owner.file_mark(&path, b"").is_none() {
+        let message = "this installation has no key to mark it with (see the warning about sessions at start-up)";
+        return Err(format!("{}: {message}", path.display()));
+    }
+    let canonical_root =
+        super::sandbox::check_path(root, ".", None).map_err(|denial| format!("{}: {denial}", root.display()))?;
+    if let Err(denial) = super::sandbox::check_path(&canonical_root, rel, None) {
         return Err(format!("{}: {denial}; not writing through it", path.display()));
     }
     if std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.file_type().is_symlink()) {
@@ -78,24 +185,72 @@ pub(crate) fn save_allow_rules(root: &Path, rel: &str, rules: &[String]) -> Resu
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(format!("{}: {err}", path.display())),
     };
-    let (text, added) =
-        add_allow_rules(&existing, rules).map_err(|message| format!("{}: {message}", path.display()))?;
-    if added == 0 {
-        return Ok(0);
-    }
+    let plan =
+        plan_local_save(&path, &existing, owner, rules).map_err(|message| format!("{}: {message}", path.display()))?;
+    let LocalSave::Write { text, added, set_aside } = plan else { return Ok(Saved { added: 0, set_aside: None }) };
     // Its directories (`.mewcode`) are mewcode's own: created beneath the root, never through a
     // symbolic link (the check above allows one that stays inside the project).
     let rel_dir = Path::new(rel).parent().unwrap_or(Path::new(""));
-    fsx::create_dirs_beneath(&root, rel_dir).map_err(|err| err.to_string())?;
+    fsx::create_dirs_beneath(&canonical_root, rel_dir).map_err(|err| err.to_string())?;
     // `.mewcode/settings.local.yaml` is the user's own: it must not show in `git status`.
-    if rel_dir.file_name().is_some_and(|name| name == ".mewcode") {
-        fsx::ensure_gitignored_dir(&root, rel_dir).map_err(|err| format!("{}: {err}", root.join(rel_dir).display()))?;
-    }
-    fsx::write_atomic_beneath(&root, &path, text.as_bytes()).map_err(|err| format!("{}: {err}", path.display()))?;
-    Ok(added)
+    fsx::ensure_gitignored_dir(&canonical_root, rel_dir)
+        .map_err(|err| format!("{}: {err}", canonical_root.join(rel_dir).display()))?;
+    // The old content is kept before the name is reused, so a failure loses nothing.
+    let set_aside = match set_aside {
+        Some(mark) => Some((keep_rejected(&canonical_root, rel, &existing)?, mark)),
+        None => None,
+    };
+    fsx::write_atomic_beneath(&canonical_root, &path, text.as_bytes())
+        .map_err(|err| format!("{}: {err}", path.display()))?;
+    Ok(Saved { added, set_aside })
 }
 
-/// The document with `rules` appended to `permissions.allow` (pure; idempotent).
+/// What saving rules into the local file comes to (pure).
+#[derive(Debug, PartialEq, Eq)]
+enum LocalSave {
+    /// Every rule is there already in mewcode's own file.
+    Unchanged,
+    /// Write `text` (marked); `set_aside` says why the old content must be kept first.
+    Write { text: String, added: usize, set_aside: Option<Mark> },
+}
+
+/// Plans saving `rules` into the local file at `path` whose content is `existing` (empty when
+/// missing): built on only when it is mewcode's, else started anew (pure).
+fn plan_local_save(path: &Path, existing: &str, owner: &Owner, rules: &[String]) -> Result<LocalSave, String> {
+    let (body, set_aside) = if existing.trim().is_empty() {
+        ("", None)
+    } else {
+        match check_mark(path, existing, owner) {
+            Mark::Ours => (split_mark(existing).map_or("", |(_, body)| body), None),
+            unmarked @ (Mark::Missing | Mark::Wrong) => ("", Some(unmarked)),
+        }
+    };
+    let (body, added) = add_allow_rules(body, rules)?;
+    if added == 0 && set_aside.is_none() {
+        return Ok(LocalSave::Unchanged);
+    }
+    let text = render_marked(path, &body, owner).ok_or("this installation has no key to mark it with")?;
+    Ok(LocalSave::Write { text, added, set_aside })
+}
+
+/// Writes `content` (the local file that was not mewcode's) under the first free name of
+/// `<rel>.rejected`, `<rel>.rejected-2`, ... and returns its path. A free name, never an
+/// existing one: an earlier rejected file may not have been looked at yet.
+fn keep_rejected(root: &Path, rel: &str, content: &str) -> Result<PathBuf, String> {
+    for number in 1..100 {
+        let name =
+            if number == 1 { format!("{rel}{REJECTED_SUFFIX}") } else { format!("{rel}{REJECTED_SUFFIX}-{number}") };
+        if std::fs::symlink_metadata(root.join(&name)).is_ok() {
+            continue;
+        }
+        return fsx::write_new_beneath(root, Path::new(&name), content.as_bytes())
+            .map_err(|err| format!("cannot keep the unmarked local settings aside: {err}"));
+    }
+    Err(format!("{}: 99 rejected copies already; review and delete them", root.join(rel).display()))
+}
+
+/// The document with `rules` appended to `permissions.allow` (pure; idempotent), under mewcode's
+/// header comment.
 fn add_allow_rules(existing: &str, rules: &[String]) -> Result<(String, usize), String> {
     let mut root: Value = if existing.trim().is_empty() {
         Value::Mapping(Mapping::new())
@@ -120,13 +275,9 @@ fn add_allow_rules(existing: &str, rules: &[String]) -> Result<(String, usize), 
             added += 1;
         }
     }
+    // Re-encoding drops comments, so the header is written anew each time.
     let body = serde_yaml::to_string(&root).map_err(|err| format!("cannot encode: {err}"))?;
-    let header = if existing.trim().is_empty() {
-        "# mewcode permission rules for this checkout only (\"always\" answers land here; keep it out of git).\n"
-    } else {
-        ""
-    };
-    Ok((format!("{header}{body}"), added))
+    Ok((format!("{LOCAL_HEADER}{body}"), added))
 }
 
 #[cfg(test)]
@@ -168,17 +319,145 @@ mod tests {
         assert!(add_allow_rules("permissions: [\n", &rule).is_err(), "a broken file is never overwritten");
     }
 
+    fn owner(byte: u8) -> Owner {
+        Owner::from_key([byte; 32])
+    }
+
+    /// `body` marked by `owner` for the local file under `root`.
+    fn marked(root: &Path, body: &str, owner: &Owner) -> String {
+        render_marked(&root.join(LOCAL_SETTINGS), body, owner).unwrap()
+    }
+
+    #[test]
+    fn a_mark_holds_only_for_this_key_this_path_and_exactly_this_content() {
+        let path = Path::new("/p/.mewcode/settings.local.yaml");
+        let body = "permissions:\n  allow: [\"Bash(=ls)\"]\n";
+        let text = render_marked(path, body, &owner(1)).unwrap();
+        let mark = owner(1).file_mark(path, body.as_bytes()).unwrap();
+        assert_eq!(text, format!("# mewcode-mark: {mark}\n{body}"));
+        assert_eq!(check_mark(path, &text, &owner(1)), Mark::Ours);
+        assert_eq!(split_mark(&text), Some((mark.as_str(), body)));
+        let check = |text: &str| check_mark(path, text, &owner(1));
+        assert_eq!(check(body), Mark::Missing, "never marked");
+        assert_eq!(check(""), Mark::Missing);
+        assert_eq!(check(&format!("\n{text}")), Mark::Missing, "the mark is the first line or nothing");
+        assert_eq!(check(&text.replace("Bash(=ls)", "Bash(*)")), Mark::Wrong, "a rule changed after marking");
+        assert_eq!(check(&format!("{text}  deny: []\n")), Mark::Wrong, "a line added after marking");
+        assert_eq!(check(&text[..text.len() - 1]), Mark::Wrong, "one byte less");
+        assert_eq!(check(&text.replacen("# mewcode-mark: ", "# mewcode-mark: 0", 1)), Mark::Wrong);
+        assert_eq!(check(&format!("# mewcode-mark: {mark}")), Mark::Wrong, "a mark line alone covers nothing");
+        assert_eq!(check_mark(path, &text, &owner(2)), Mark::Wrong, "another installation");
+        assert_eq!(check_mark(path, &text, &Owner::none()), Mark::Wrong, "no key owns nothing");
+        assert_eq!(check_mark(Path::new("/q/.mewcode/settings.local.yaml"), &text, &owner(1)), Mark::Wrong);
+        assert_eq!(render_marked(path, body, &Owner::none()), None);
+        // An empty body marks too (the mark line alone, with its newline).
+        assert_eq!(check(&render_marked(path, "", &owner(1)).unwrap()), Mark::Ours);
+        assert_eq!(split_mark("# mewcode-mark: abc"), Some(("abc", "")));
+    }
+
+    #[test]
+    fn each_unmarked_kind_says_why_it_is_not_mewcodes() {
+        assert!(Mark::Missing.why().contains("no mewcode mark"), "{}", Mark::Missing.why());
+        assert!(Mark::Wrong.why().contains("does not match"), "{}", Mark::Wrong.why());
+        assert!(Mark::Ours.why().contains("mewcode wrote"), "{}", Mark::Ours.why());
+    }
+
+    #[test]
+    fn an_always_answer_builds_only_on_mewcodes_own_file() {
+        let root = Path::new("/p");
+        let path = root.join(LOCAL_SETTINGS);
+        let (ls, pwd) = (vec!["Bash(=ls)".to_string()], vec!["Bash(=pwd)".to_string()]);
+        let plan = |existing: &str, rules: &[String]| plan_local_save(&path, existing, &owner(1), rules).unwrap();
+        let written = |plan: LocalSave| match plan {
+            LocalSave::Write { text, added, set_aside } => (text, added, set_aside),
+            LocalSave::Unchanged => panic!("nothing written"),
+        };
+        // A new file: only the rule, marked.
+        let (first, added, set_aside) = written(plan("", &ls));
+        assert_eq!((added, set_aside), (1, None));
+        assert_eq!(check_mark(&path, &first, &owner(1)), Mark::Ours);
+        assert_eq!(parse_rule_texts(&first).unwrap().allow, ls);
+        assert_eq!(written(plan("\n  \n", &ls)).0, first, "a blank file is no file");
+        // Mewcode's own file is built on, and a rule already there changes nothing.
+        let (second, added, set_aside) = written(plan(&first, &pwd));
+        assert_eq!((added, set_aside), (1, None));
+        assert_eq!(check_mark(&path, &second, &owner(1)), Mark::Ours);
+        assert_eq!(parse_rule_texts(&second).unwrap().allow, ["Bash(=ls)", "Bash(=pwd)"]);
+        assert!(second.contains("# mewcode permission rules"), "the header survives re-encoding: {second}");
+        assert_eq!(plan(&second, &pwd), LocalSave::Unchanged);
+        // A planted file, unmarked or with a stale mark, is never built on, and must be kept
+        // aside even when the rule is in it already.
+        let planted = "permissions:\n  allow: [\"Bash(*)\", \"Bash(=pwd)\"]\n  deny: [\"Read(x)\"]\nnote: 1\n";
+        let tampered = second.replace("Bash(=pwd)", "Bash(*)");
+        for (existing, why) in [(planted.to_string(), Mark::Missing), (tampered, Mark::Wrong)] {
+            let (text, added, set_aside) = written(plan(&existing, &pwd));
+            assert_eq!((added, set_aside), (1, Some(why)));
+            let texts = parse_rule_texts(&text).unwrap();
+            assert_eq!((texts.allow, texts.deny), (pwd.clone(), Vec::new()), "{text}");
+            assert!(!text.contains("note"), "{text}");
+            assert_eq!(check_mark(&path, &text, &owner(1)), Mark::Ours);
+        }
+        // Another installation's file is not this one's.
+        assert_eq!(written(plan_local_save(&path, &first, &owner(2), &ls).unwrap()).2, Some(Mark::Wrong));
+        // A broken file of mewcode's is never overwritten; without a key nothing is written.
+        let broken = marked(root, "permissions: [\n", &owner(1));
+        assert!(plan_local_save(&path, &broken, &owner(1), &ls).unwrap_err().starts_with("invalid YAML"));
+        assert!(plan_local_save(&path, "", &Owner::none(), &ls).unwrap_err().contains("no key"));
+    }
+
     #[test]
     fn save_creates_the_file_and_its_directory() {
         let dir = std::env::temp_dir().join(format!("mewcode-store-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let rel = ".mewcode/settings.local.yaml";
+        let rel = LOCAL_SETTINGS;
         let rules = vec!["Write(=notes.md)".to_string()];
-        assert_eq!(save_allow_rules(&dir, rel, &rules).unwrap(), 1);
-        assert_eq!(save_allow_rules(&dir, rel, &rules).unwrap(), 0);
-        assert_eq!(load_rule_texts(&dir.join(rel)).unwrap().allow, rules);
+        let saved = |added| Saved { added, set_aside: None };
+        assert_eq!(save_local_allow_rules(&dir, &owner(1), &rules).unwrap(), saved(1));
+        assert_eq!(save_local_allow_rules(&dir, &owner(1), &rules).unwrap(), saved(0));
+        assert_eq!(
+            load_local_rule_texts(&dir.join(rel), &owner(1)).unwrap(),
+            (RuleTexts { allow: rules, deny: Vec::new() }, Mark::Ours)
+        );
         // The local file is the user's own: kept out of git by mewcode's `.gitignore`.
         assert_eq!(std::fs::read_to_string(dir.join(".mewcode/.gitignore")).unwrap(), fsx::MEWCODE_DIR_GITIGNORE);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_planted_local_file_is_read_as_unmarked_and_kept_aside_by_the_next_always() {
+        let dir = std::env::temp_dir().join(format!("mewcode-store-planted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join(".mewcode")).unwrap();
+        let path = dir.join(LOCAL_SETTINGS);
+        assert_eq!(load_local_rule_texts(&path, &owner(1)).unwrap(), (RuleTexts::default(), Mark::Ours), "no file");
+        // Only a missing file is empty: one that cannot be read is an error naming it.
+        std::fs::create_dir(&path).unwrap();
+        assert!(load_local_rule_texts(&path, &owner(1)).unwrap_err().starts_with(&path.display().to_string()));
+        std::fs::remove_dir(&path).unwrap();
+        let planted = "permissions:\n  allow: [\"Bash(*)\"]\n";
+        std::fs::write(&path, planted).unwrap();
+        let (texts, mark) = load_local_rule_texts(&path, &owner(1)).unwrap();
+        assert_eq!((texts.allow, mark), (vec!["Bash(*)".to_string()], Mark::Missing));
+        let rules = vec!["Bash(=ls)".to_string()];
+        let saved = save_local_allow_rules(&dir, &owner(1), &rules).unwrap();
+        let rejected = dir.join(".mewcode/settings.local.yaml.rejected");
+        assert_eq!(saved, Saved { added: 1, set_aside: Some((rejected.clone(), Mark::Missing)) });
+        assert_eq!(std::fs::read_to_string(&rejected).unwrap(), planted, "kept as it was, for the user to see");
+        assert_eq!(
+            load_local_rule_texts(&path, &owner(1)).unwrap(),
+            (RuleTexts { allow: rules.clone(), deny: Vec::new() }, Mark::Ours)
+        );
+        // A second planted file does not overwrite the first rejected one.
+        std::fs::write(&path, "permissions: {allow: [\"Read(**)\"]}\n").unwrap();
+        let saved = save_local_allow_rules(&dir, &owner(1), &rules).unwrap();
+        let second = dir.join(".mewcode/settings.local.yaml.rejected-2");
+        assert_eq!(saved, Saved { added: 1, set_aside: Some((second.clone(), Mark::Missing)) });
+        assert_eq!(std::fs::read_to_string(&rejected).unwrap(), planted);
+        assert!(std::fs::read_to_string(&second).unwrap().contains("Read(**)"));
+        // Without a key nothing is touched.
+        std::fs::write(&path, planted).unwrap();
+        assert!(save_local_allow_rules(&dir, &Owner::none(), &rules).unwrap_err().contains("no key"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), planted);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -189,26 +468,26 @@ mod tests {
         std::fs::create_dir_all(project.join(".mewcode")).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(outside.join("victim.yaml"), "").unwrap();
-        let rel = ".mewcode/settings.local.yaml";
+        let rel = LOCAL_SETTINGS;
         let rules = vec!["Bash(=ls)".to_string()];
         // The file itself links out.
         std::os::unix::fs::symlink(outside.join("victim.yaml"), project.join(rel)).unwrap();
-        assert!(save_allow_rules(&project, rel, &rules).unwrap_err().contains("outside the project"));
+        assert!(save_local_allow_rules(&project, &owner(1), &rules).unwrap_err().contains("outside the project"));
         // The file links to another file inside the project.
         std::fs::remove_file(project.join(rel)).unwrap();
         std::fs::write(project.join("AGENTS.md"), "").unwrap();
         std::os::unix::fs::symlink("../AGENTS.md", project.join(rel)).unwrap();
-        assert!(save_allow_rules(&project, rel, &rules).unwrap_err().contains("symbolic link"));
+        assert!(save_local_allow_rules(&project, &owner(1), &rules).unwrap_err().contains("symbolic link"));
         // The directory links out.
         std::fs::remove_dir_all(project.join(".mewcode")).unwrap();
         std::os::unix::fs::symlink(&outside, project.join(".mewcode")).unwrap();
-        assert!(save_allow_rules(&project, rel, &rules).is_err());
+        assert!(save_local_allow_rules(&project, &owner(1), &rules).is_err());
         // The directory links to another directory inside the project: mewcode's own directory
         // is never a link, wherever it points.
         std::fs::remove_file(project.join(".mewcode")).unwrap();
         std::fs::create_dir_all(project.join("docs")).unwrap();
         std::os::unix::fs::symlink("docs", project.join(".mewcode")).unwrap();
-        let err = save_allow_rules(&project, rel, &rules).unwrap_err();
+        let err = save_local_allow_rules(&project, &owner(1), &rules).unwrap_err();
         assert!(err.contains(".mewcode is a symbolic link; mewcode does not write through it"), "{err}");
         assert_eq!(std::fs::read_dir(project.join("docs")).unwrap().count(), 0);
         assert_eq!(std::fs::read_to_string(outside.join("victim.yaml")).unwrap(), "");

@@ -1,5 +1,8 @@
 //! Which sessions this installation created: a per-install secret key in `$MEWCODE_HOME` and the
 //! mark (an HMAC of the session id under that key) that `create_session` writes into each header.
+//! The same key marks the one settings file mewcode writes inside the project
+//! (`.mewcode/settings.local.yaml`, see `permission::store`): `file_mark` covers a file's path
+//! and content, under a different message prefix, so neither kind of mark passes for the other.
 //!
 //! Why: sessions live inside the project, so a cloned repository can ship a session directory
 //! with any id, header and file times it likes. `--continue` resumes "the most recent session"
@@ -9,7 +12,8 @@
 //!
 //! Invariant: without a key nothing is owned (a session is never trusted by default); the key file
 //! is created once, whole, with mode 0600, and never overwritten. What this does not do: it does
-//! not authenticate a log's content, only which installation created the session.
+//! not authenticate a log's content, only which installation created the session (a marked file's
+//! content, by contrast, is covered whole).
 
 use super::SessionError;
 use crate::digest::hmac_sha256;
@@ -62,6 +66,25 @@ impl Owner {
             (Some(expected), Some(found)) => expected == found,
             (None, _) | (_, None) => false,
         }
+    }
+
+    /// The mark for a file this installation writes with exactly `content` at `path` (64 hex
+    /// digits), or `None` without a key. The path is part of it: a marked file copied into
+    /// another project, or to another name, is not marked there.
+    pub fn file_mark(&self, path: &Path, content: &[u8]) -> Option<String> {
+        let key = self.key.as_ref()?;
+        // "file" is not "session ": a session id never makes a file's message, nor the reverse.
+        // A path holds no NUL byte, so the path and the content cannot trade bytes either.
+        let mut message = b"mewcode file\0".to_vec();
+        message.extend_from_slice(path.as_os_str().as_encoded_bytes());
+        message.push(0);
+        message.extend_from_slice(content);
+        Some(hmac_sha256(key, &message).iter().map(|byte| format!("{byte:02x}")).collect())
+    }
+
+    /// True when `mark` is this installation's for `content` at `path`.
+    pub(crate) fn owns_file(&self, path: &Path, content: &[u8], mark: &str) -> bool {
+        self.file_mark(path, content).is_some_and(|expected| expected == mark)
     }
 }
 
@@ -145,6 +168,31 @@ mod tests {
         assert!(!Owner::none().owns(ID, Some(&mark)));
         assert!(!Owner::none().owns(ID, None));
         assert_eq!(format!("{owner:?}"), "Owner { key: set }");
+    }
+
+    #[test]
+    fn file_marks_cover_the_path_and_every_byte_and_differ_from_session_marks() {
+        let owner = Owner::from_key([7; KEY_BYTES]);
+        let path = Path::new("/p/.mewcode/settings.local.yaml");
+        let content = b"permissions:\n  allow: [\"Bash(=ls)\"]\n";
+        let mark = owner.file_mark(path, content).unwrap();
+        assert_eq!(mark.len(), 64);
+        assert!(owner.owns_file(path, content, &mark));
+        assert!(!owner.owns_file(path, b"permissions:\n  allow: [\"Bash(*)\"]\n", &mark), "changed content");
+        assert!(!owner.owns_file(path, &content[..content.len() - 1], &mark), "one byte less");
+        assert!(!owner.owns_file(Path::new("/q/.mewcode/settings.local.yaml"), content, &mark), "another project");
+        assert!(!Owner::from_key([8; KEY_BYTES]).owns_file(path, content, &mark), "another install's key");
+        assert!(!owner.owns_file(path, content, &mark.to_uppercase()));
+        assert!(!owner.owns_file(path, content, ""));
+        assert_eq!(Owner::none().file_mark(path, content), None);
+        assert!(!Owner::none().owns_file(path, content, &mark));
+        // The message has its own prefix: the same bytes never make a session's mark.
+        assert_ne!(owner.file_mark(Path::new(""), b""), owner.mark(""));
+        let expected: String = hmac_sha256(&[7; KEY_BYTES], b"mewcode file\0/p/.mewcode/settings.local.yaml\0x")
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        assert_eq!(owner.file_mark(path, b"x").unwrap(), expected);
     }
 
     #[test]

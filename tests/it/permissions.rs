@@ -133,8 +133,7 @@ fn untrusted_project_allow_rules_hooks_and_mcp_servers_do_nothing_until_trusted_
 #[test]
 fn check_prints_the_decision_object_and_runs_nothing() {
     let env = TestEnv::new("perm-check");
-    env.write(".mewcode/settings.local.yaml", "permissions:\n  allow: [\"Bash(git *)\"]\n");
-    mewcode::integration::record_local_settings(&env.home, &env.project).unwrap();
+    env.write_marked_local_settings("permissions:\n  allow: [\"Bash(git *)\"]\n");
     let check = |args: &[&str]| -> Value {
         let run = env.run(args);
         assert_eq!(run.code, 0, "{}", run.stderr);
@@ -208,4 +207,78 @@ fn regex_rules_match_anywhere_and_check_says_what_the_loop_does_in_plan_mode() {
     let refusal = model.requests()[1].tool_results()[0].clone();
     let reason = plan["reason"].as_str().unwrap().replacen("Bash", "bash", 1);
     assert_eq!(refusal, format!("needs approval: {reason}"));
+}
+
+/// The local settings file is mewcode's only while it carries this installation's mark. A
+/// `Bash(*)` planted there (by a command the model ran, or a clone) applies nowhere, trusted
+/// project or not, and is said to be ignored; the next "always" answer keeps the planted file
+/// aside instead of adopting its rules; and the file mewcode wrote itself applies at the next
+/// start.
+#[test]
+fn a_planted_local_settings_file_is_ignored_even_when_trusted_and_always_does_not_adopt_it() {
+    use crate::repl::{start, text_reply, tool_reply};
+    use crate::support::script::anthropic;
+    let model = FakeModel::start();
+    let env = TestEnv::with_model("perm-planted-local", &model, Provider::anthropic());
+    let planted = "permissions:\n  allow: [\"Bash(*)\"]\n";
+    let local = env.write(".mewcode/settings.local.yaml", planted);
+    let rejected = env.project.join(".mewcode/settings.local.yaml.rejected");
+    mewcode::integration::save_trust(&env.home, &env.project).unwrap();
+    assert!(mewcode::integration::is_trusted(&env.home, &env.project));
+    let said_ignored = |stderr: &str| {
+        let line = stderr.lines().find(|line| line.contains("Bash(*)")).unwrap_or_default();
+        assert!(
+            line.starts_with(&format!("mewcode: warning: {}: 1 allow rule(s) ignored", local.display())),
+            "{stderr}"
+        );
+        assert!(line.contains("no mewcode mark") && line.contains("delete it"), "{stderr}");
+    };
+    // -p, trusted twice over (remembered and --trust): the command still needs approval.
+    model.push(anthropic("", &[("a", "bash", r#"{"command":"touch made"}"#)]));
+    model.push(anthropic("done", &[]));
+    let run = env.run(&["-p", "go", "--trust"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    said_ignored(&run.stderr);
+    assert!(model.requests()[1].tool_results()[0].starts_with("needs approval: "), "{:?}", model.requests()[1]);
+    assert!(!env.project.join("made").exists());
+    // check says the same, and doctor says why the file is ignored.
+    let check = env.run(&["check", "Bash", r#"{"command":"touch made"}"#]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert_eq!(serde_json::from_str::<Value>(&check.stdout).unwrap()["decision"], "ask");
+    said_ignored(&check.stderr);
+    let doctor = env.run(&["doctor"]);
+    let line = doctor.stdout.lines().find(|line| line.contains("settings.local.yaml")).unwrap_or_default();
+    assert!(line.contains("IGNORED") && line.contains("no mewcode mark"), "{}", doctor.stdout);
+    // The REPL: "always" for one command saves that rule alone, in a new marked file, and says
+    // where the planted one went.
+    model.push(tool_reply("t1", "bash", serde_json::json!({"command": "touch made"})));
+    model.push(text_reply("Made it."));
+    let tmux = start(&env, &[]);
+    tmux.type_text("make it");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("[y] yes once  [a] always  [n] no");
+    tmux.keys(&["a"]);
+    let screen = tmux.wait_for("Made it.");
+    drop(tmux);
+    let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(joined.contains("saved allow rule Bash(=touch made) to"), "{screen}");
+    assert!(joined.contains("was not mewcode's"), "{screen}");
+    assert!(env.project.join("made").exists());
+    assert_eq!(std::fs::read_to_string(&rejected).unwrap(), planted, "the planted file is kept for review");
+    let written = std::fs::read_to_string(&local).unwrap();
+    assert!(written.starts_with("# mewcode-mark: ") && written.contains("Bash(=touch made)"), "{written}");
+    assert!(!written.contains("Bash(*)"), "the planted rule was adopted: {written}");
+    // The next start: mewcode's own file applies without a word; the planted rule is gone.
+    std::fs::remove_file(env.project.join("made")).unwrap();
+    model.push(anthropic(
+        "",
+        &[("a", "bash", r#"{"command":"touch made"}"#), ("b", "bash", r#"{"command":"touch other"}"#)],
+    ));
+    model.push(anthropic("done", &[]));
+    let run = env.run(&["-p", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("settings.local.yaml"), "{}", run.stderr);
+    let results = model.requests().last().unwrap().tool_results();
+    assert!(!results[0].starts_with("needs approval: ") && env.project.join("made").exists(), "{results:?}");
+    assert!(results[1].starts_with("needs approval: ") && !env.project.join("other").exists(), "{results:?}");
 }

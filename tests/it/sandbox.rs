@@ -343,11 +343,9 @@ EOF";
 #[test]
 fn broad_rules_do_not_allow_options_that_make_git_or_npm_run_other_code() {
     let env = TestEnv::new("sandbox-runners");
-    env.write(
-        ".mewcode/settings.local.yaml",
+    env.write_marked_local_settings(
         "permissions:\n  allow: [\"Bash(npm test*)\", \"Bash(git *)\", \"Bash(echo *)\"]\n",
     );
-    mewcode::integration::record_local_settings(&env.home, &env.project).unwrap();
     let decision = |command: &str| -> String {
         let run = env.run(&["check", "Bash", &json!({ "command": command }).to_string()]);
         assert_eq!(run.code, 0, "{}", run.stderr);

@@ -160,6 +160,25 @@ impl TestEnv {
         write_file(&self.project.join(rel), text)
     }
 
+    /// Writes `.mewcode/settings.local.yaml` as mewcode itself would ("always" answers): `body`
+    /// under this installation's mark. The installation's key (`session-key` in MEWCODE_HOME) is
+    /// the one a run made, or a fixed one written here first.
+    pub fn write_marked_local_settings(&self, body: &str) -> PathBuf {
+        let key_file = self.home.join("session-key");
+        if !key_file.exists() {
+            write_file(&key_file, &format!("{}\n", "5a".repeat(32)));
+        }
+        let hex = std::fs::read_to_string(&key_file).expect("session key");
+        let hex = hex.trim_end();
+        let mut key = [0u8; 32];
+        for (index, byte) in key.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&hex[index * 2..index * 2 + 2], 16).expect("hex key");
+        }
+        let path = self.project.join(".mewcode/settings.local.yaml");
+        let mark = mewcode::integration::Owner::from_key(key).file_mark(&path, body.as_bytes()).expect("a mark");
+        write_file(&path, &format!("# mewcode-mark: {mark}\n{body}"))
+    }
+
     /// Writes a file relative to MEWCODE_HOME.
     pub fn write_home(&self, rel: &str, text: &str) -> PathBuf {
         write_file(&self.home.join(rel), text)
