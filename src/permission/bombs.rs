@@ -174,6 +174,6 @@ static LEAVES: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"\b(?:break|last|exit|return|wait|waitpid|join)\b").ok());
 
 /// Inline code that forks inside an endless loop and never leaves it.
-pub(super) fn forks_forever(code: &str) -> bool {
+fn forks_forever(code: &str) -> bool {
     FORK_CALL.is_match(code) && ENDLESS_LOOP.is_match(code) && !LEAVES.is_match(code)
 }

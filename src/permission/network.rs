@@ -509,7 +509,7 @@ static AWK_RUNS: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\bsyste
 
 /// Inline code that evaluates or runs what it reads: an eval/exec/system primitive next to a
 /// read of standard input (or Perl's `-n`/`-p` line, `$_`).
-pub(super) fn executes_input(code: &str) -> bool {
+fn executes_input(code: &str) -> bool {
     static EXECUTES: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(concat!(
             r"\b(?:exec|eval|system|popen|Popen|spawn|spawnSync|execSync|execFileSync|check_output|check_call",

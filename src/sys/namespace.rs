@@ -309,7 +309,8 @@ unsafe fn run_steps(steps: &[Step], slots: &mut [libc::c_int; SLOTS]) -> Result<
                     result.map_err(|errno| fail("protect a control path", errno))?;
                 }
                 Step::Pin { path } => {
-                    let fd = open_tree(path, OPEN_TREE_CLONE | AT_RECURSIVE).map_err(|errno| fail("pin a directory", errno))?;
+                    let fd = open_tree(path, OPEN_TREE_CLONE | AT_RECURSIVE)
+                        .map_err(|errno| fail("pin a directory", errno))?;
                     let result = move_mount(fd, path);
                     libc::close(fd);
                     result.map_err(|errno| fail("pin a directory", errno))?;

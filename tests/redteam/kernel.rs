@@ -72,10 +72,17 @@ pub fn run() -> bool {
         entry.0 += 1;
         match verdict {
             Ok(()) => entry.1 += 1,
-            Err(why) => misses.push(format!("  line {}: [{}] {}\n    {why}", attack.line, attack.family, attack.command)),
+            Err(why) => {
+                misses.push(format!("  line {}: [{}] {}\n    {why}", attack.line, attack.family, attack.command))
+            }
         }
     }
-    println!("kernel corpus: {} attacks in {} families, {:.1}s", attacks.len(), per_family.len(), started.elapsed().as_secs_f64());
+    println!(
+        "kernel corpus: {} attacks in {} families, {:.1}s",
+        attacks.len(),
+        per_family.len(),
+        started.elapsed().as_secs_f64()
+    );
     for (family, (total, held)) in &per_family {
         println!("  {family:<28} {held:>4}/{total:<4}{}", if held == total { "" } else { "  FAILING" });
     }
@@ -230,9 +237,12 @@ impl Plant {
         if peak > baseline + CAP as usize + SLACK {
             return Err(format!("{} processes at the peak, {baseline} before", peak));
         }
-        if std::fs::read_dir("/dev/shm").into_iter().flatten().flatten().any(|entry| {
-            entry.file_name().to_string_lossy().starts_with("kernel-fill")
-        }) {
+        if std::fs::read_dir("/dev/shm")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| entry.file_name().to_string_lossy().starts_with("kernel-fill"))
+        {
             return Err("the fill reached the host's /dev/shm".to_string());
         }
         Ok(())

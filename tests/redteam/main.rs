@@ -166,7 +166,8 @@ fn main() {
     println!("score: {held}/{} held", cases.len());
     // Mutation runs set MEWCODE_REDTEAM_QUICK: the generated commands, not the five thousand real ones.
     let quick = std::env::var_os("MEWCODE_REDTEAM_QUICK").is_some();
-    let differential_held = differential::run(&plant.root) & (quick || scripts::run(&plant.root)) & (quick || kernel::run());
+    let differential_held =
+        differential::run(&plant.root) & (quick || scripts::run(&plant.root)) & (quick || kernel::run());
     if !misses.is_empty() {
         println!("misses:\n{}", misses.join("\n"));
     }
