@@ -213,7 +213,7 @@ fn secrets_are_unreadable_and_the_rest_of_home_is_readable() {
         let refusal = if flavour == "view" { "No such file or directory" } else { "Permission denied" };
         assert!(output.contains(&format!("id_ed25519: {refusal}")), "{flavour}: {output}");
         let explained = sandbox.explain_denials(&output);
-        assert_eq!(explained.len(), 1, "{flavour}: {explained:?}");
+        assert_eq!(explained.len(), 1, "{flavour}: {explained:?} from {output}");
         assert!(explained[0].contains("protected secret store"), "{explained:?}");
     }
     // Named in readable_secrets: readable.
