@@ -26,6 +26,7 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
+    warnings.extend(env.path_warning());
     let selected = if config.providers.is_empty() {
         None
     } else {
