@@ -157,6 +157,7 @@ mod tests {
             "  command:\n    a\n    ⋯ 3 blank lines, with spaces or tabs ⋯\n    b\n    ⋯ 1 blank line ⋯\n    c\n",
         );
         check("\n\nx", "  command:\n    ⋯ 2 blank lines ⋯\n    x\n");
+        check("  \nx", "  command:\n    ⋯ 1 blank line, with spaces or tabs ⋯\n    x\n");
     }
 
     #[test]
@@ -170,8 +171,12 @@ mod tests {
         check(&wide, &format!("  command (1 line, 605 characters):\n    {wide}\n"));
         let wide_lines = format!("ls\n{wide}");
         check(&wide_lines, &format!("  command (2 lines, the longest 605 characters):\n    ls\n    {wide}\n"));
+        // A line of exactly the limit is not long, alone or among others.
         let at_limit = "y".repeat(MAX_QUIET_LINE_CHARS);
         check(&at_limit, &format!("  command: {at_limit}\n"));
+        check(&format!("ls\n{at_limit}"), &format!("  command:\n    ls\n    {at_limit}\n"));
+        let thirteen = format!("{}\n{at_limit}", lines[..12].join("\n"));
+        assert!(render_string("command", &thirteen).starts_with("  command (13 lines):\n"));
     }
 
     #[test]
