@@ -4,6 +4,12 @@
 //! `\t`, no DEL and no C1 control, so it cannot move the cursor, clear the screen, change colours,
 //! set the window title or retype a prompt line (`\r`). Each removed character is shown visibly
 //! (`ESC` as `␛`, others as `^X` or `\u{..}`), so nothing is silently hidden either.
+//!
+//! `reveal` goes further for text a person must judge exactly (an approval prompt): it also
+//! spells out every character that shows as nothing or as a plain space while being something
+//! else (zero-width and other default-ignorable characters, bidi marks, line separators,
+//! lookalike spaces such as U+00A0 or U+3000, tag characters), so what is read is what runs.
+//! Neither function lays text out: blank lines, tabs and trailing blanks are the caller's.
 
 /// Returns `text` with every terminal control character replaced by a visible stand-in.
 pub(crate) fn neutralize(text: &str) -> String {
@@ -26,6 +32,37 @@ pub(crate) fn neutralize(text: &str) -> String {
         }
     }
     out
+}
+
+/// `neutralize`d text with every invisible or space-lookalike character spelled out as
+/// `\u{..}`: what is shown can only read differently from what it is by its visible characters.
+/// Idempotent: its output contains nothing it would change.
+pub(crate) fn reveal(text: &str) -> String {
+    let neutral = neutralize(text);
+    if !neutral.chars().any(is_hidden) {
+        return neutral;
+    }
+    let mut out = String::with_capacity(neutral.len() + 8);
+    for c in neutral.chars() {
+        if is_hidden(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Characters that look like nothing, or like an ASCII space, on a terminal: Unicode's
+/// default-ignorable code points (zero-width characters, joiners, bidi marks and isolates,
+/// variation selectors, Hangul fillers, tag characters), the line and paragraph separators, the
+/// non-ASCII spaces, the Braille blank and the interlinear annotation marks.
+fn is_hidden(c: char) -> bool {
+    matches!(c as u32,
+        0x00a0 | 0x00ad | 0x034f | 0x061c | 0x115f | 0x1160 | 0x1680 | 0x17b4 | 0x17b5
+        | 0x180b..=0x180f | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x206f | 0x2800 | 0x3000
+        | 0x3164 | 0xfe00..=0xfe0f | 0xfeff | 0xffa0 | 0xfff0..=0xfffb | 0x1bca0..=0x1bca3
+        | 0x1d173..=0x1d17a | 0xe0000..=0xe0fff)
 }
 
 /// C0 controls except newline and tab, DEL, C1 controls, and the Unicode bidi overrides that can
@@ -52,5 +89,28 @@ mod tests {
         assert_eq!(neutralize("title\x1b]0;pwned\x07"), "title␛]0;pwned^G");
         assert_eq!(neutralize("rtl\u{202e}txt"), "rtl\\u{202e}txt");
         assert_eq!(neutralize("ünïcödé ✓"), "ünïcödé ✓");
+    }
+
+    #[test]
+    fn reveal_spells_out_what_looks_like_nothing_or_a_space() {
+        let check = |text: &str, expected: &str| {
+            assert_eq!(reveal(text), expected, "{text:?}");
+            assert_eq!(reveal(expected), expected, "idempotent on {expected:?}");
+        };
+        check("plain ascii\ttext", "plain ascii\ttext");
+        check("ünïcödé ✓ 日本", "ünïcödé ✓ 日本");
+        check("\x1b[2Kclear\r", "␛[2Kclear^M");
+        check("zero\u{200b}width\u{200d}joiner\u{2060}\u{feff}", "zero\\u{200b}width\\u{200d}joiner\\u{2060}\\u{feff}");
+        check(
+            "bidi\u{202e}override\u{2067}isolate\u{200f}mark\u{61c}",
+            "bidi\\u{202e}override\\u{2067}isolate\\u{200f}mark\\u{61c}",
+        );
+        check(
+            "nb\u{a0}sp ideo\u{3000}graphic em\u{2003}narrow\u{202f}",
+            "nb\\u{a0}sp ideo\\u{3000}graphic em\\u{2003}narrow\\u{202f}",
+        );
+        check("line\u{2028}para\u{2029}", "line\\u{2028}para\\u{2029}");
+        check("soft\u{ad}hyphen braille\u{2800} filler\u{3164}", "soft\\u{ad}hyphen braille\\u{2800} filler\\u{3164}");
+        check("tag\u{e0072}\u{e006d} vs\u{fe0f}", "tag\\u{e0072}\\u{e006d} vs\\u{fe0f}");
     }
 }

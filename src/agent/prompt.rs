@@ -159,9 +159,11 @@ pub(crate) fn environment_prompt(environment: &Environment) -> String {
 /// `rev-parse HEAD`) also answers in a repository with no commits yet. It runs before anyone
 /// trusted the project, so with the bash tool's hardened git settings: a cloned repository's
 /// `core.fsmonitor` or hooks must not run code just because mewcode started in it. No optional
-/// locks: looking must not rewrite the user's index.
-pub(crate) fn gather_git(root: &Path) -> Option<GitSummary> {
+/// locks: looking must not rewrite the user's index. `search_path` is the PATH it runs with,
+/// the one commands get: a relative entry in mewcode's own would find the project's `bin/git`.
+pub(crate) fn gather_git(root: &Path, search_path: &str) -> Option<GitSummary> {
     let output = Command::new("git")
+        .env("PATH", search_path)
         .arg("-C")
         .arg(root)
         .args(["status", "--porcelain=v2", "--branch"])

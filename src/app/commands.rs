@@ -32,6 +32,7 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
     };
     let (owner, owner_warning) = session_owner(context);
     warnings.extend(owner_warning);
+    warnings.extend(env.path_warning());
     let selected = if config.providers.is_empty() {
         None
     } else {

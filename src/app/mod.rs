@@ -8,6 +8,7 @@
 
 mod commands;
 mod run;
+mod search_path;
 mod sessions;
 mod setup;
 mod stdin;
@@ -81,19 +82,32 @@ impl From<ConfigError> for Exit {
     }
 }
 
-/// The process environment, read once.
+/// The process environment, read once, with PATH as children get it (`search_path`).
 pub(crate) struct Env {
     vars: HashMap<String, String>,
+    /// How PATH was made safe for children; its warning is said at start-up.
+    search_path: search_path::SearchPath,
 }
 
 impl Env {
     /// Snapshots the process environment (non-UTF-8 values are skipped).
     fn from_process() -> Env {
-        Env {
-            vars: std::env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-                .collect(),
-        }
+        Env::from_vars(
+            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect(),
+        )
+    }
+
+    /// `vars` with PATH replaced by its absolute entries (or the fallback), so that everything
+    /// handed the environment — the bash tool, hooks, MCP servers — gets the same safe PATH.
+    fn from_vars(mut vars: HashMap<String, String>) -> Env {
+        let search_path = search_path::plan_search_path(vars.get("PATH").map(String::as_str));
+        vars.insert("PATH".to_string(), search_path.value.clone());
+        Env { vars, search_path }
+    }
+
+    /// The start-up notice naming the PATH entries children do not get, if any.
+    pub(crate) fn path_warning(&self) -> Option<Warning> {
+        self.search_path.warning()
     }
 
     /// Every variable, for settings that look at many (proxies).
@@ -337,5 +351,19 @@ mod tests {
         assert_eq!(plan_terminal_style(true, Some("xterm"), Some("1")), style(false, true));
         assert_eq!(plan_terminal_style(true, Some("dumb"), None), style(false, false));
         assert_eq!(plan_terminal_style(false, Some("xterm"), None), style(false, false));
+    }
+
+    #[test]
+    fn the_environment_everything_is_handed_has_only_absolute_path_entries() {
+        let vars = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let env = Env::from_vars(vars(&[("PATH", "bin:/usr/bin::."), ("HOME", "/h")]));
+        assert_eq!(env.get("PATH").as_deref(), Some("/usr/bin"));
+        assert!(env.pairs().any(|pair| pair == ("PATH".to_string(), "/usr/bin".to_string())));
+        assert!(env.path_warning().unwrap().message.starts_with(r#"left out "bin", "", "." for commands"#));
+        let unset = Env::from_vars(vars(&[("HOME", "/h")]));
+        assert_eq!(unset.get("PATH").as_deref(), Some(search_path::FALLBACK));
+        assert_eq!(unset.path_warning(), None);
+        let clean = Env::from_vars(vars(&[("PATH", "/usr/bin:/bin")]));
+        assert_eq!((clean.get("PATH").as_deref(), clean.path_warning()), (Some("/usr/bin:/bin"), None));
     }
 }

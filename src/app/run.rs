@@ -205,6 +205,8 @@ fn guard(
     warnings: &mut Vec<Warning>,
 ) -> Result<Guard, Exit> {
     let rules = context.load_permissions(options, owner, warnings)?;
+    // Said here, after the trust question (whose answer reloads the warnings), for -p and REPL.
+    warnings.extend(env.path_warning());
     let (sandbox, session_tmp) = make_sandbox(context, config, env, warnings);
     let home = env.get("HOME").map(PathBuf::from);
     let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(context.root.clone(), home, owner.clone(), rules));
@@ -425,6 +427,7 @@ fn build_agent(
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
     let (root, subdir, model) = (context.root.clone(), context.subdir(), provider_config.model.clone());
+    let search_path = env.get("PATH").unwrap_or_else(|| super::search_path::FALLBACK.to_string());
     let environment = Environment::gathered(move || {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
         prompt::environment_prompt(&prompt::Environment {
@@ -433,10 +436,11 @@ fn build_agent(
             os: std::env::consts::OS.to_string(),
             date: crate::clock::local_date(now.map_or(0, |elapsed| elapsed.as_secs())),
             model: model.clone(),
-            git: prompt::gather_git(&root),
+            git: prompt::gather_git(&root, &search_path),
         })
     });
-    // Model-written commands see only these variables: no API keys or tokens leak into them.
+    // Model-written commands see only these variables: no API keys or tokens leak into them. PATH
+    // is the safe one (`search_path`): only absolute entries.
     let bash_env: Vec<(String, String)> =
         ["PATH", "HOME", "LANG", "TERM"].iter().filter_map(|name| Some((name.to_string(), env.get(name)?))).collect();
     let mut registry = Registry::with_builtins(bash_env, Arc::clone(sandbox));

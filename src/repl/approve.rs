@@ -7,15 +7,18 @@
 //! Invariant: the default is no — any key but `y`/`a`/`t`, Ctrl-C, or a closed terminal denies;
 //! after `t`, an empty line, Ctrl-C or a closed terminal is a plain no.
 //! Everything shown comes from the model or the disk and is neutralised, with invisible and
-//! bidi characters spelled out, and is never truncated (a hidden tail could hide a payload).
+//! bidi characters spelled out, and is never truncated (a hidden tail could hide a payload);
+//! string arguments are shown exactly (`arguments`: blank-line runs counted, tabs and trailing
+//! blanks visible), and a prompt taller than the screen says that its start is above it.
 //! Previews read files but never write them; the edit itself is the tool's job.
 
-use super::Interrupts;
+use super::arguments::render_arguments;
 use super::diff::unified_diff;
 use super::render::{BOLD, CYAN, DIM, GREEN, RED, YELLOW, display_width, paint, wrap};
 use super::terminal::{Key, read_key, read_keys};
+use super::{Interrupts, Screen};
 use crate::agent::{Approval, ApprovalRequest};
-use crate::text::neutralize;
+use crate::text::reveal;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
@@ -39,18 +42,19 @@ const MAX_REDIRECT_BYTES: usize = 2000;
 /// Shown after `t`, before the line is typed.
 const TELL_PROMPT: &str = "tell the model what to do instead (Enter sends, empty is a plain no) › ";
 
-/// Shows the request on `out` (word-wrapped to `width`), waits for one key and returns the
-/// answer (echoed).
+/// Shows the request on `out` (word-wrapped to the screen's width), waits for one key and
+/// returns the answer (echoed).
 pub(crate) fn ask(
     request: &ApprovalRequest,
     root: &Path,
     color: bool,
-    width: usize,
+    screen: Screen,
     interrupts: &Interrupts,
     out: &mut impl Write,
 ) -> Approval {
+    let width = screen.width;
     let preview = load_edit_preview(root, &request.call.name, &request.call.input);
-    let text = render_request(request, preview.as_deref(), color, width);
+    let text = render_request(request, preview.as_deref(), color, screen);
     if write!(out, "{text}").and_then(|()| out.flush()).is_err() {
         return Approval::Deny;
     }
@@ -193,19 +197,20 @@ impl LineInput {
 }
 
 /// The whole prompt, ending with the key legend (no newline: the answer is echoed after it).
-/// Every line is word-wrapped to `width` (nothing is cut); a wrapped diff line repeats its
-/// `+`/`-`/` ` marker on each row, so every row on screen says which side it belongs to.
-fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool, width: usize) -> String {
-    let mut text = String::new();
+/// Every line is word-wrapped to the screen's width (nothing is cut); a wrapped diff line repeats
+/// its `+`/`-`/` ` marker on each row, so every row on screen says which side it belongs to. A
+/// prompt taller than the screen says so above the legend: its first rows (the tool, the start of
+/// the command) are above the screen then, and must not pass unread.
+fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool, screen: Screen) -> String {
+    let width = screen.width;
+    let mut rows: Vec<String> = Vec::new();
     let title = format!("⚠ {} needs your approval ({})", request.call.name, request.rule_name);
-    text.push_str(&paint(color, YELLOW, &paint(color, BOLD, &wrap(&reveal(&title), width, 2))));
-    text.push('\n');
-    text.push_str(&paint(color, DIM, &wrap(&reveal(&format!("  reason: {}", request.reason)), width, 4)));
-    text.push('\n');
+    rows.push(paint(color, YELLOW, &paint(color, BOLD, &wrap(&reveal(&title), width, 2))));
+    rows.push(paint(color, DIM, &wrap(&reveal(&format!("  reason: {}", request.reason)), width, 4)));
     let hidden: &[&str] = if preview.is_some() { &["old_string", "new_string", "content"] } else { &[] };
-    for line in reveal(&render_arguments(&request.call.input, hidden)).lines() {
-        text.push_str(&wrap(line, width, 6));
-        text.push('\n');
+    // Already revealed, line by line (see `arguments`).
+    for line in render_arguments(&request.call.input, hidden).lines() {
+        rows.push(wrap(line, width, 6));
     }
     if let Some(diff) = preview {
         for line in diff.lines() {
@@ -218,35 +223,19 @@ fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool,
             };
             // A CRLF file's lines keep their `\r`; it is a line ending, not content to show.
             let shown = wrap_diff_line(&reveal(line.strip_suffix('\r').unwrap_or(line)), width);
-            text.push_str(&if code.is_empty() { shown } else { paint(color, code, &shown) });
-            text.push('\n');
+            rows.push(if code.is_empty() { shown } else { paint(color, code, &shown) });
         }
     }
-    text.push_str(&paint(color, BOLD, &legend(width)));
+    let legend = legend(width);
+    let height = rows.iter().map(|row| row.split('\n').count()).sum::<usize>() + legend.split('\n').count();
+    if height > screen.height {
+        let note = format!("  ↑ {height} rows: this request starts above the screen; scroll up to read all of it");
+        rows.push(paint(color, YELLOW, &wrap(&note, width, 4)));
+    }
+    let mut text = rows.join("\n");
+    text.push('\n');
+    text.push_str(&paint(color, BOLD, &legend));
     text.push_str(ARROW);
-    text
-}
-
-/// The call's arguments, one `  key: value` per line; multi-line strings follow on indented
-/// lines. Keys in `hidden` are left out (the diff shows them better). Input that is not a JSON
-/// object is shown as it is.
-fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
-    let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(input_json) else {
-        return format!("  input: {input_json}\n");
-    };
-    let mut text = String::new();
-    for (key, value) in fields.iter().filter(|(key, _)| !hidden.contains(&key.as_str())) {
-        match value {
-            Value::String(string) if string.contains('\n') => {
-                text.push_str(&format!("  {key}:\n"));
-                for line in string.lines() {
-                    text.push_str(&format!("    {line}\n"));
-                }
-            }
-            Value::String(string) => text.push_str(&format!("  {key}: {string}\n")),
-            other => text.push_str(&format!("  {key}: {other}\n")),
-        }
-    }
     text
 }
 
@@ -359,20 +348,6 @@ fn wrap_diff_line(line: &str, width: usize) -> String {
         .map(|row| format!("{marker}{row}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// Neutralised text with invisible and line-separator characters spelled out as `\u{..}`, so
-/// an approval cannot be made to read differently from what it does.
-fn reveal(text: &str) -> String {
-    neutralize(text)
-        .chars()
-        .map(|c| match c as u32 {
-            0x00ad | 0x034f | 0x180e | 0x200b..=0x200f | 0x2028 | 0x2029 | 0x2060..=0x2064 | 0xfeff => {
-                format!("\\u{{{:x}}}", c as u32)
-            }
-            _ => c.to_string(),
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 #![allow(clippy::print_stdout)]
 
 pub(crate) mod approve;
+mod arguments;
 pub(crate) mod commands;
 pub(crate) mod diff;
 mod editor;
@@ -330,7 +331,7 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
             continue;
         }
         editor.remember(&line);
-        let context = turn_context(&setup, editor.width(), &interrupts);
+        let context = turn_context(&setup, session.screen, &interrupts);
         let end = if std::mem::take(&mut session.picking) && trimmed.parse::<usize>().is_ok() {
             sessions::pick(&mut session, &setup, trimmed);
             None
@@ -454,8 +455,8 @@ fn say_answer(question: &str, answer: &str, width: usize) {
 }
 
 /// What a turn (or a `/compact`) renders with.
-fn turn_context<'a>(setup: &'a Setup, width: usize, interrupts: &'a Interrupts) -> TurnContext<'a> {
-    TurnContext { root: &setup.root, color: setup.color, animate: setup.animate, width, interrupts }
+fn turn_context<'a>(setup: &'a Setup, screen: Screen, interrupts: &'a Interrupts) -> TurnContext<'a> {
+    TurnContext { root: &setup.root, color: setup.color, animate: setup.animate, screen, interrupts }
 }
 
 /// `continue? [y/N]`, one key, default no.

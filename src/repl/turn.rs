@@ -9,7 +9,7 @@
 use super::approve;
 use super::render::{Renderer, ToolEnd};
 use super::terminal::{ModeGuard, discard_typeahead};
-use super::{Interrupts, Session};
+use super::{Interrupts, Screen, Session};
 use crate::agent::{CompactPhase, Event, Running, Stop};
 use crate::cancel::CancelToken;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
@@ -35,7 +35,8 @@ pub(super) struct TurnContext<'a> {
     pub color: bool,
     /// Stdout is a terminal: show the spinner.
     pub animate: bool,
-    pub width: usize,
+    /// The terminal's size when the prompt was entered.
+    pub screen: Screen,
     pub interrupts: &'a Interrupts,
 }
 
@@ -70,7 +71,7 @@ fn settle(session: &mut Session, running: Running, cancel: &CancelToken, context
 /// Renders a run's events until it ends, answering approvals and turning Ctrl-C into `cancel`.
 fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
     let mut seen = context.interrupts.count();
-    let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.width);
+    let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.screen.width);
     let mut stop = None;
     let end = loop {
         let now = Instant::now();
@@ -99,7 +100,7 @@ fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, 
                     &request,
                     context.root,
                     context.color,
-                    context.width,
+                    context.screen,
                     context.interrupts,
                     &mut std::io::stdout(),
                 );

@@ -26,6 +26,7 @@ mod repl;
 mod repl_edits;
 mod sandbox;
 mod script_errors;
+mod search_path;
 mod session;
 mod small_window;
 mod terminal;

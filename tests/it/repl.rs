@@ -176,6 +176,33 @@ fn hostile_escape_sequences_in_model_text_and_tool_results_are_shown_inert() {
 }
 
 #[test]
+fn a_command_hidden_behind_sixty_blank_lines_shows_its_first_line_and_the_count() {
+    let model = FakeModel::start();
+    let command = format!("touch hidden-first-line{}npm test", "\n".repeat(61));
+    model.push(tool_reply("t1", "bash", json!({ "command": command })));
+    model.push(text_reply("Understood, not running it."));
+    let env = TestEnv::with_model("repl-blank-lines", &model, Provider::anthropic());
+    let tmux = start(&env, &[]);
+    tmux.type_text("run the tests");
+    tmux.keys(&["Enter"]);
+    // What a person sees on the 40-row screen while asked: the first line, the folded blank lines
+    // with their count, the size up front, and the harmless last line.
+    let screen = tmux.wait_for("[y] yes once  [a] always  [n] no");
+    for line in [
+        "⚠ bash needs your approval (Bash)",
+        "  command (62 lines, 60 of them blank):",
+        "    touch hidden-first-line",
+        "    ⋯ 60 blank lines ⋯",
+        "    npm test",
+    ] {
+        assert!(screen.lines().any(|row| row == line), "missing {line:?} in:\n{screen}");
+    }
+    tmux.keys(&["n"]);
+    tmux.wait_for("Understood, not running it.");
+    assert!(!env.project.join("hidden-first-line").exists(), "the denied command ran");
+}
+
+#[test]
 fn slash_commands_answer_without_calling_the_model() {
     let model = FakeModel::start();
     model.push(text_reply("Fresh start."));
