@@ -59,6 +59,12 @@ pub fn run() -> bool {
     let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mewcode-kernel-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let plant = Plant::new(&base);
+    // Left by an earlier, interrupted run: not this run's evidence.
+    for entry in std::fs::read_dir("/dev/shm").into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with("kernel-fill") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     if !plant.sandbox.summary().contains("namespace view") || plant.sandbox.summary().contains("no namespace view") {
         println!("kernel corpus: skipped, no namespace view here: {}", plant.sandbox.summary());
         return true;
