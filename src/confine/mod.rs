@@ -146,7 +146,7 @@ impl Sandbox {
                 )
             }
             Status::Confined { view: Err(_), abi } => format!(
-                "sandbox on (Landlock ABI {}{network}, no namespace view): commands write only in the project and $TMPDIR, but can change modes and owners outside and reach unix sockets",
+                "sandbox on (Landlock ABI {}{network}, no namespace view): commands write only in the project and $TMPDIR, but can change modes and times outside, and control files in the project are guarded only by the rules",
                 abi.as_ref().map_or(0, |abi| *abi)
             ),
             Status::Unavailable { reason } if self.config.mode == SandboxMode::Required => {
@@ -178,7 +178,7 @@ impl Sandbox {
         };
         let mut lines = vec![match &view {
             Ok(()) => "view:          on — / read-only (no write, chmod, chown, xattr or utimes outside), private /tmp /run /dev/shm, minimal /dev, fresh /proc, control paths read-only".to_string(),
-            Err(reason) => format!("view:          MISSING ({reason}): metadata changes outside the project, unix sockets and control files are not held"),
+            Err(reason) => format!("view:          MISSING ({reason}): modes and times outside can change (owners, attributes and flags are refused outright), control files in the project and secrets under other mounts are not held, no process or size caps"),
         }];
         lines.push(match &abi {
             Ok(abi) => format!("landlock:      ABI {abi}"),
@@ -233,10 +233,13 @@ impl Sandbox {
     /// The confinement for the next command: None when the sandbox is off, an error (the text the
     /// model reads) when `required` cannot be honoured or the ruleset cannot be built.
     pub fn confinement(&self) -> Result<Option<Confinement>, String> {
-        let view = self.has_view();
-        let _ = view;
-        let policy =
-            seccomp::Policy { network: self.config.network, unix_sockets: !self.config.unix_sockets.is_empty() };
+        let policy = seccomp::Policy {
+            network: self.config.network,
+            unix_sockets: !self.config.unix_sockets.is_empty(),
+            // Inside the view only the project is writable; without it, seccomp alone stops owners,
+            // attributes and flags from changing outside.
+            metadata: self.has_view(),
+        };
         let filter = seccomp::build_filter(policy);
         if filter.is_none() && !self.config.network && self.config.mode != SandboxMode::Off {
             return Err(

@@ -5,7 +5,9 @@
 //! tmux, ssh-agent, docker and D-Bus listen on them); when the network is off, no socket but
 //! unix ones; and, whenever sockets are filtered, no io_uring (which would create sockets
 //! behind the filter's back). `openat2`, whose mode the filter cannot read, answers ENOSYS, so
-//! programs fall back to `openat`.
+//! programs fall back to `openat`. Where no namespace view makes the rest of the machine
+//! read-only, it also refuses what Landlock cannot see: changing an owner (the chown family),
+//! extended attributes (file capabilities, ACLs) and inode flags (`chattr +i`).
 //!
 //! Invariant: the program is built in the parent (allocation is fine there) and only installed
 //! in the child; a foreign architecture or, on x86_64, an x32 system call number is refused
@@ -34,6 +36,8 @@ const fn offset_arg_low(index: u32) -> u32 {
 }
 
 const TIOCSTI: u32 = 0x5412;
+/// `FS_IOC_SETFLAGS` (64- and 32-bit spellings) and `FS_IOC_FSSETXATTR`: `chattr`'s ioctls.
+const SET_FLAGS: [u32; 3] = [0x4008_6602, 0x4004_6602, 0x401c_5820];
 const AF_UNIX: u32 = 1;
 /// The setuid and setgid bits of a mode.
 const SET_ID_BITS: u32 = 0o6000;
@@ -54,6 +58,8 @@ struct Table {
     /// Opens that may create a file: (number, flags argument, mode argument).
     opens: &'static [(u32, u32, u32)],
     openat2: u32,
+    /// The chown family and the calls that set or remove extended attributes.
+    owners_and_attributes: &'static [u32],
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -66,6 +72,7 @@ const TABLE: Option<Table> = Some(Table {
     mode_setters: &[(90, 1), (91, 1), (268, 2), (452, 2), (85, 1), (133, 1), (259, 2)],
     opens: &[(2, 1, 2), (257, 2, 3)],
     openat2: 437,
+    owners_and_attributes: &[92, 93, 94, 260, 188, 189, 190, 197, 198, 199, 463, 466],
 });
 #[cfg(target_arch = "aarch64")]
 const TABLE: Option<Table> = Some(Table {
@@ -77,6 +84,7 @@ const TABLE: Option<Table> = Some(Table {
     mode_setters: &[(52, 1), (53, 2), (452, 2), (33, 2)],
     opens: &[(56, 2, 3)],
     openat2: 437,
+    owners_and_attributes: &[55, 54, 5, 6, 7, 14, 15, 16, 463, 466],
 });
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const TABLE: Option<Table> = None;
@@ -105,6 +113,9 @@ pub(crate) struct Policy {
     pub(crate) network: bool,
     /// Unix sockets (`socketpair` always works: it reaches nobody else).
     pub(crate) unix_sockets: bool,
+    /// Owners, extended attributes and inode flags may change (inside the view, where only the
+    /// project is writable); false without it, where they would change outside too.
+    pub(crate) metadata: bool,
 }
 
 /// The filter for this architecture, or None where we have no syscall table (the caller says the
@@ -117,9 +128,19 @@ pub(crate) fn build_filter(policy: Policy) -> Option<Vec<Instruction>> {
         ops.push(Op::JumpSet(X32_SYSCALL_BIT, Target::Deny, Target::Next));
     }
     // ioctl(fd, TIOCSTI, ...): the kernel reads the request as 32 bits, so the low word decides.
-    ops.push(Op::JumpEq(table.ioctl, Target::Next, Target::Skip(3)));
+    let flag_ioctls: &[u32] = if policy.metadata { &[] } else { &SET_FLAGS };
+    let past_ioctl = u8::try_from(3 + flag_ioctls.len()).unwrap_or(u8::MAX);
+    ops.push(Op::JumpEq(table.ioctl, Target::Next, Target::Skip(past_ioctl)));
     ops.push(Op::Load(offset_arg_low(1)));
+    for request in flag_ioctls {
+        ops.push(Op::JumpEq(*request, Target::Deny, Target::Next));
+    }
     ops.push(Op::JumpEq(TIOCSTI, Target::Deny, Target::Allow));
+    if !policy.metadata {
+        for &number in table.owners_and_attributes {
+            ops.push(Op::JumpEq(number, Target::Deny, Target::Next));
+        }
+    }
     // A mode with the setuid or setgid bit, wherever a mode is given (only its low bits matter).
     for &(number, mode) in table.mode_setters {
         ops.push(Op::JumpEq(number, Target::Next, Target::Skip(3)));
@@ -222,10 +243,10 @@ mod tests {
     const ARCH: u32 = 0xc000_003e;
     const EPERM: u32 = RET_ERRNO | 1;
 
-    const OPEN: Policy = Policy { network: true, unix_sockets: true };
+    const OPEN: Policy = Policy { network: true, unix_sockets: true, metadata: true };
 
     fn answer(network: bool, nr: u32, arg0: u32, arg1: u32) -> u32 {
-        let program = build_filter(Policy { network, unix_sockets: true }).unwrap();
+        let program = build_filter(Policy { network, unix_sockets: true, metadata: true }).unwrap();
         evaluate(&program, ARCH, nr, [arg0, arg1, 0, 0, 0, 0])
     }
 
@@ -255,13 +276,32 @@ mod tests {
     }
 
     #[test]
+    fn without_the_view_owners_attributes_and_flags_cannot_change() {
+        let landlock_only = Policy { network: true, unix_sockets: false, metadata: false };
+        for nr in [92, 93, 94, 260, 188, 189, 190, 197, 198, 199, 463, 466] {
+            assert_eq!(call(landlock_only, nr, [0; 6]), EPERM, "nr {nr}");
+            assert_eq!(call(OPEN, nr, [0; 6]), RET_ALLOW, "nr {nr}");
+        }
+        for request in SET_FLAGS {
+            assert_eq!(call(landlock_only, 16, [3, request, 0, 0, 0, 0]), EPERM, "{request:#x}");
+            assert_eq!(call(OPEN, 16, [3, request, 0, 0, 0, 0]), RET_ALLOW, "{request:#x}");
+        }
+        // Reading flags, and the terminal refusal, are unchanged.
+        assert_eq!(call(landlock_only, 16, [3, 0x8008_6601, 0, 0, 0, 0]), RET_ALLOW); // FS_IOC_GETFLAGS
+        assert_eq!(call(landlock_only, 16, [0, TIOCSTI, 0, 0, 0, 0]), EPERM);
+        // chmod and utimes stay: the project needs them, and seccomp cannot see where they land.
+        assert_eq!(call(landlock_only, 90, [0, 0o755, 0, 0, 0, 0]), RET_ALLOW);
+        assert_eq!(call(landlock_only, 280, [0; 6]), RET_ALLOW); // utimensat
+    }
+
+    #[test]
     fn unix_sockets_are_refused_unless_allowed_and_socketpair_always_works() {
-        let closed = Policy { network: true, unix_sockets: false };
+        let closed = Policy { network: true, unix_sockets: false, metadata: true };
         assert_eq!(call(closed, 41, [AF_UNIX, 1, 0, 0, 0, 0]), EPERM);
         assert_eq!(call(closed, 41, [2, 1, 0, 0, 0, 0]), RET_ALLOW);
         assert_eq!(call(closed, 53, [AF_UNIX, 1, 0, 0, 0, 0]), RET_ALLOW); // socketpair
         assert_eq!(call(closed, 425, [0; 6]), EPERM); // io_uring could open one
-        let nothing = Policy { network: false, unix_sockets: false };
+        let nothing = Policy { network: false, unix_sockets: false, metadata: true };
         assert_eq!(call(nothing, 41, [AF_UNIX, 1, 0, 0, 0, 0]), EPERM);
         assert_eq!(call(nothing, 41, [10, 1, 0, 0, 0, 0]), EPERM);
         assert_eq!(call(OPEN, 41, [AF_UNIX, 1, 0, 0, 0, 0]), RET_ALLOW);
