@@ -1,20 +1,10 @@
 //! Table tests for the widened families: each family as a class (other programs, other
 //! spellings, other places), with the ordinary commands next to them that must still pass.
 
+use super::tests::check;
 use super::*;
 
 use Family::*;
-
-fn check(cases: &[(&str, Option<Family>)]) {
-    let mut failures = Vec::new();
-    for (command, expected) in cases {
-        let got = check_blacklist(command).map(|found| found.family);
-        if got != *expected {
-            failures.push(format!("{command:?}: expected {expected:?}, got {got:?}"));
-        }
-    }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-}
 
 #[test]
 fn recursive_deletes_of_home_and_root_by_any_program_hit() {

@@ -2,20 +2,10 @@
 //! runs it, process-count bombs by shape, and whole-tree mode/owner/attribute sweeps — each with
 //! the ordinary commands of the same shape that must still pass.
 
+use super::tests::check;
 use super::*;
 
 use Family::*;
-
-fn check(cases: &[(&str, Option<Family>)]) {
-    let mut failures = Vec::new();
-    for (command, expected) in cases {
-        let got = check_blacklist(command).map(|found| found.family);
-        if got != *expected {
-            failures.push(format!("{command:?}: expected {expected:?}, got {got:?}"));
-        }
-    }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-}
 
 #[test]
 fn network_data_reaching_a_program_that_runs_it_hits() {

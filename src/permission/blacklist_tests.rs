@@ -5,7 +5,9 @@ use crate::test_rng::XorShift;
 
 use Family::*;
 
-fn check(cases: &[(&str, Option<Family>)]) {
+/// Checks every command's family (None: not on the blacklist); all failures at once. The table
+/// tests of the other blacklist test files use it too.
+pub(super) fn check(cases: &[(&str, Option<Family>)]) {
     let mut failures = Vec::new();
     for (command, expected) in cases {
         let got = check_blacklist(command).map(|found| found.family);
