@@ -5,6 +5,8 @@ use super::*;
 
 #[path = "../../tests/support/skip.rs"]
 mod skip;
+#[path = "../../tests/support/visible.rs"]
+mod visible;
 use crate::cancel::CancelToken;
 use crate::proc::{self, Ending};
 use std::process::Command;
@@ -33,8 +35,7 @@ struct World {
 impl World {
     fn new(name: &str) -> World {
         // Not under /tmp: the view gives commands a private /tmp, where this world would vanish.
-        let base = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("target/test-worlds")
+        let base = visible::visible_base(&Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-worlds"))
             .join(format!("mewcode-confine-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         for dir in ["project", "home/.ssh", "tmp", "outside"] {

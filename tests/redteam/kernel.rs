@@ -56,7 +56,8 @@ pub fn run() -> bool {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/redteam/kernel.attacks"))
         .expect("kernel.attacks");
     let attacks = parse(&text);
-    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mewcode-kernel-{}", std::process::id()));
+    let base = super::visible::visible_base(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .join(format!("mewcode-kernel-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let plant = Plant::new(&base);
     // Left by an earlier, interrupted run: not this run's evidence.

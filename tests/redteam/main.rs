@@ -25,6 +25,8 @@ mod bash_run;
 mod differential;
 mod kernel;
 mod scripts;
+#[path = "../support/visible.rs"]
+mod visible;
 
 use mewcode::redteam::{CallInfo, Decision, Engine, Level, Mode, RuleSet, RuleTexts, parse_read_only};
 use std::collections::BTreeMap;
@@ -237,8 +239,8 @@ struct Plant {
 impl Plant {
     fn new() -> Plant {
         // Not under /tmp: the sandbox's view gives commands a private /tmp, where the stubs would vanish.
-        let base =
-            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mewcode-redteam-{}", std::process::id()));
+        let base = visible::visible_base(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")))
+            .join(format!("mewcode-redteam-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         let root = base.join("project");
         let home = base.join("home");

@@ -10,6 +10,7 @@ pub mod skip;
 pub mod tmux;
 pub mod tree;
 pub mod validate;
+pub mod visible;
 
 pub use fake_model::{FakeModel, RecordedRequest, Reply};
 pub use project::{Provider, TempDir, TestEnv};

@@ -22,9 +22,8 @@ impl TempDir {
     /// A fresh empty directory that commands see in the sandbox's view: outside `/tmp` (which
     /// the view replaces by a private one), under cargo's scratch dir for integration tests.
     pub fn visible(label: &str) -> TempDir {
-        let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        std::fs::create_dir_all(base).expect("cargo's tmp dir");
-        TempDir::new_in(base, label)
+        let base = super::visible::visible_base(Path::new(env!("CARGO_TARGET_TMPDIR")));
+        TempDir::new_in(&base, label)
     }
 
     fn new_in(base: &Path, label: &str) -> TempDir {
