@@ -120,8 +120,6 @@ pub(crate) struct EngineGate {
     /// The rule texts of every level as loaded (allow rules of untrusted levels already removed).
     texts: std::sync::Mutex<Vec<(Level, RuleTexts)>>,
     root: PathBuf,
-    /// For `~` in paths (the sandbox).
-    user_home: Option<PathBuf>,
     /// MEWCODE_HOME, where the trust store records the local file mewcode wrote.
     mewcode_home: PathBuf,
 }
@@ -135,14 +133,15 @@ impl EngineGate {
         texts: Vec<(Level, RuleTexts)>,
     ) -> EngineGate {
         let (rules, _) = RuleSet::from_texts(texts.clone());
-        let engine = Engine::new(root.clone(), user_home.clone(), rules);
-        EngineGate {
-            engine: std::sync::RwLock::new(engine),
-            texts: std::sync::Mutex::new(texts),
-            root,
-            user_home,
-            mewcode_home,
-        }
+        let engine = Engine::new(root.clone(), user_home, rules);
+        EngineGate { engine: std::sync::RwLock::new(engine), texts: std::sync::Mutex::new(texts), root, mewcode_home }
+    }
+
+    /// The gate for commands that all run in the sandbox's namespace view: read-only ones then
+    /// run without asking (`Engine::with_read_only_commands`), also after "always" answers.
+    pub(crate) fn with_read_only_commands(self, in_view: bool) -> EngineGate {
+        let engine = crate::sync::read(&self.engine).clone().with_read_only_commands(in_view);
+        EngineGate { engine: std::sync::RwLock::new(engine), ..self }
     }
 
     /// The full decision object (for `mewcode check`).
@@ -188,7 +187,7 @@ impl Gate for EngineGate {
         }
         let (ruleset, _) = RuleSet::from_texts(texts.clone());
         let mut engine = crate::sync::write(&self.engine);
-        *engine = Engine::new(self.root.clone(), self.user_home.clone(), ruleset);
+        *engine = engine.with_rules(ruleset);
         Ok(Some(Remembered { rules, file: self.root.join(crate::config::trust::LOCAL_SETTINGS) }))
     }
 

@@ -204,8 +204,18 @@ fn guard(
     let rules = context.load_permissions(options, warnings)?;
     let (sandbox, session_tmp) = make_sandbox(context, config, env, warnings);
     let home = env.get("HOME").map(PathBuf::from);
-    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(context.root.clone(), home, context.home.clone(), rules));
+    let gate = EngineGate::new(context.root.clone(), home, context.home.clone(), rules)
+        .with_read_only_commands(commands_run_in_view(&sandbox));
+    let gate: Arc<dyn Gate> = Arc::new(gate);
     Ok(Guard { gate, sandbox, _session_tmp: session_tmp })
+}
+
+/// Whether every command runs in the sandbox's namespace view (nothing outside the project
+/// writable, secrets not mounted, control files read-only): then read-only commands run without
+/// asking. The run and `mewcode check` both ask here.
+pub(super) fn commands_run_in_view(_sandbox: &Sandbox) -> bool {
+    // TODO(i27): sandbox.has_view()
+    false
 }
 
 /// A refused stdin is the caller's input error (exit 2); a failed read is a runtime one.
