@@ -548,6 +548,8 @@ fn in_the_view_read_only_commands_run_unasked_in_default_and_accept_edits_only()
         (Mode::Default, "Bash", bash("cat secret.txt"), false, Deny, Layer::Rule),
         (Mode::Default, "Bash", bash("find .git -name x"), false, Ask, Layer::Sandbox),
         (Mode::Default, "Bash", bash("echo hi"), false, Allow, Layer::Rule),
+        // Control flow, which no broad rule allows, is read-only when every command in it is.
+        (Mode::Default, "Bash", bash("if test -d src; then echo hi; fi"), false, Allow, Layer::Mode),
     ];
     run(&viewed, &cases);
     let check = viewed.check(Mode::Default, &CallInfo::named("Bash", &bash("pwd")), false);

@@ -63,11 +63,16 @@ pub(crate) fn classify(command: &str, root: &Path) -> Result<Needs, NotReadOnly>
             return Err("process substitution".into());
         }
         redirections(sub, root)?;
-        if !sub.assignments.is_empty() {
-            return Err(format!("sets {}", sub.assignments.join(" ")));
+        if let Some(assignment) = sub.assignments.iter().find(|assignment| !is_locale(assignment)) {
+            return Err(format!("sets {assignment}"));
         }
-        if let Some(word) = sub.words.iter().zip(&sub.word_info).find(|(_, info)| info.expansion || info.substitution) {
-            return Err(format!("{} is expanded by the shell", word.0));
+        // A header's arithmetic (`(( j = 7 % 4 ))`) names variables without expanding them:
+        // what it reads is judged below; a `$` in it is an expansion.
+        let expanded = |(word, info): &(&String, &shell::WordInfo)| {
+            info.substitution || if sub.header { word.contains('$') } else { info.expansion }
+        };
+        if let Some((word, _)) = sub.words.iter().zip(&sub.word_info).find(expanded) {
+            return Err(format!("{word} is expanded by the shell"));
         }
         if sub.header {
             // `for NAME in WORDS`, `case WORD`, `[[ … ]]`, `((…))`: syntax, judged for what it
@@ -95,6 +100,16 @@ pub(crate) fn classify(command: &str, root: &Path) -> Result<Needs, NotReadOnly>
         reader(sub, &effective, root, &mut needs)?;
     }
     Ok(needs)
+}
+
+/// `LANG=C`, `LC_ALL=en_US.UTF-8`: a locale by name (no path), which changes only how the
+/// program prints. Any other assignment may change what runs or what it reads (`PATH`,
+/// `LD_PRELOAD`, `GIT_DIR`, `LESSOPEN`) and is refused, harmless-looking ones too.
+fn is_locale(assignment: &str) -> bool {
+    assignment.split_once('=').is_some_and(|(name, value)| {
+        (matches!(name, "LANG" | "LANGUAGE") || name.starts_with("LC_"))
+            && value.chars().all(|c| c.is_ascii_alphanumeric() || "_.@-".contains(c))
+    })
 }
 
 /// Redirections may read project files that are not sensitive, duplicate descriptors, feed
