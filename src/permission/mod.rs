@@ -191,7 +191,7 @@ impl<'a> CallInfo<'a> {
 }
 
 /// Why a read-only command ran without asking (the reason `check` gives).
-pub(crate) const READ_ONLY_REASON: &str = "read-only command, confined by the sandbox's view";
+const READ_ONLY_REASON: &str = "read-only command, confined by the sandbox's view";
 
 /// The engine: the project root, the home directory for `~`, the rules, and whether commands
 /// run in the sandbox's view — all values.

@@ -16,20 +16,20 @@ pub(crate) type NotReadOnly = String;
 /// search reads (`grep -r`, `rg`, `diff -r`) and whether git runs (its repository configuration
 /// may name programs).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Needs {
-    pub searches: Vec<Search>,
-    pub git: bool,
+struct Needs {
+    searches: Vec<Search>,
+    git: bool,
 }
 
 /// One tree a recursive reader walks.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Search {
+struct Search {
     /// The directory as written (relative to the root, or absolute inside it).
-    pub dir: String,
+    dir: String,
     /// The reader also reads hidden files (`grep -r`, `rg --hidden`).
-    pub hidden: bool,
+    hidden: bool,
     /// The reader follows symbolic links met below the directory (`grep -R`, `rg -L`, `diff`).
-    pub follow: bool,
+    follow: bool,
 }
 
 /// Whether `command`, run in `root`, only reads files of the project that are not sensitive:
@@ -52,7 +52,7 @@ const WRAPPERS: &[&str] = &["timeout", "nice", "command", "builtin", "stdbuf"];
 
 /// Reads the command's text: every sub-command must be a reviewed reader. Pure but for the
 /// filesystem lookups the rules already make (symlinks of path arguments, glob matches).
-pub(crate) fn classify(command: &str, root: &Path) -> Result<Needs, NotReadOnly> {
+fn classify(command: &str, root: &Path) -> Result<Needs, NotReadOnly> {
     let parsed = shell::parse_command(command).map_err(|error| format!("cannot be parsed ({})", error.reason))?;
     if parsed.has_substitution {
         return Err("command substitution".into());
@@ -632,7 +632,7 @@ const MAX_WALK: usize = 20_000;
 /// Checks on the disk what the text left open: no tree a recursive search reads holds a
 /// sensitive file, a session log or (when links are followed) a symbolic link; and when git
 /// runs, its repository configuration names no program.
-pub(crate) fn confirm(needs: &Needs, root: &Path) -> Result<(), NotReadOnly> {
+fn confirm(needs: &Needs, root: &Path) -> Result<(), NotReadOnly> {
     let Ok(root) = std::fs::canonicalize(root) else { return Err("the project root cannot be resolved".into()) };
     for search in &needs.searches {
         let start =
