@@ -743,6 +743,16 @@ fn git_configuration_runs_nothing(root: &Path) -> Result<(), NotReadOnly> {
             }
         }
     }
+    // A submodule whose `.git` is a directory of its own (not absorbed into `.git/modules`)
+    // brings a configuration this check does not read; `git status` recurses into it.
+    let top = dot_git.parent().unwrap_or(root);
+    let gitmodules = std::fs::read_to_string(top.join(".gitmodules")).unwrap_or_default();
+    for path in gitmodules.lines().filter_map(|line| line.trim().strip_prefix("path")) {
+        let path = path.trim_start().trim_start_matches('=').trim().trim_matches('"');
+        if top.join(path).join(".git").symlink_metadata().is_ok_and(|meta| !meta.is_file()) {
+            return Err(format!("the submodule {path} keeps its own git directory, which was not checked"));
+        }
+    }
     for config in configs {
         match std::fs::read(&config) {
             Ok(bytes) => config_runs_nothing(&String::from_utf8_lossy(&bytes))

@@ -387,6 +387,18 @@ fn git_runs_only_over_a_repository_configuration_that_names_no_program() {
     std::fs::create_dir_all(root.join(".git/modules/sub")).unwrap();
     std::fs::write(root.join(".git/modules/sub/config"), "[filter \"x\"]\n\tclean = y\n").unwrap();
     assert!(git().unwrap_err().contains("modules/sub/config has a [filter] section"));
+    std::fs::remove_dir_all(root.join(".git/modules")).unwrap();
+    // Absorbed submodules (a `.git` file) are read above; one with its own directory is not.
+    std::fs::write(
+        root.join(".gitmodules"),
+        "[submodule \"a\"]\n\tpath = vendor/a\n[submodule \"b\"]\n\tpath = vendor/b\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("vendor/a")).unwrap();
+    std::fs::write(root.join("vendor/a/.git"), "gitdir: ../../.git/modules/a\n").unwrap();
+    assert_eq!(git(), Ok(()));
+    std::fs::create_dir_all(root.join("vendor/b/.git")).unwrap();
+    assert_eq!(git(), Err("the submodule vendor/b keeps its own git directory, which was not checked".to_string()));
     std::fs::remove_dir_all(root.join(".git")).unwrap();
     std::fs::write(root.join(".git"), "gitdir: /elsewhere\n").unwrap();
     assert!(git().unwrap_err().ends_with(".git is not a directory: its git directory was not checked"));
