@@ -134,8 +134,6 @@ pub(crate) struct EngineGate {
     /// The rule texts of every level as loaded (allow rules of untrusted levels already removed).
     texts: std::sync::Mutex<Vec<(Level, RuleTexts)>>,
     root: PathBuf,
-    /// For `~` in paths (the sandbox).
-    user_home: Option<PathBuf>,
     /// This installation's key, which marks the local file as mewcode's own.
     owner: Owner,
 }
@@ -149,14 +147,15 @@ impl EngineGate {
         texts: Vec<(Level, RuleTexts)>,
     ) -> EngineGate {
         let (rules, _) = RuleSet::from_texts(texts.clone());
-        let engine = Engine::new(root.clone(), user_home.clone(), rules);
-        EngineGate {
-            engine: std::sync::RwLock::new(engine),
-            texts: std::sync::Mutex::new(texts),
-            root,
-            user_home,
-            owner,
-        }
+        let engine = Engine::new(root.clone(), user_home, rules);
+        EngineGate { engine: std::sync::RwLock::new(engine), texts: std::sync::Mutex::new(texts), root, owner }
+    }
+
+    /// The gate for commands that all run in the sandbox's namespace view: read-only ones then
+    /// run without asking (`Engine::with_read_only_commands`), also after "always" answers.
+    pub(crate) fn with_read_only_commands(self, in_view: bool) -> EngineGate {
+        let engine = crate::sync::read(&self.engine).clone().with_read_only_commands(in_view);
+        EngineGate { engine: std::sync::RwLock::new(engine), ..self }
     }
 
     /// The full decision object (for `mewcode check`).
@@ -205,7 +204,7 @@ impl Gate for EngineGate {
         }
         let (ruleset, _) = RuleSet::from_texts(texts.clone());
         let mut engine = crate::sync::write(&self.engine);
-        *engine = Engine::new(self.root.clone(), self.user_home.clone(), ruleset);
+        *engine = engine.with_rules(ruleset);
         let set_aside = saved.set_aside.map(|(rejected, mark)| (rejected, mark.why()));
         Ok(Some(Remembered { rules, file: self.root.join(store::LOCAL_SETTINGS), set_aside }))
     }

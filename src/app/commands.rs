@@ -3,7 +3,7 @@
 //! Invariant: none of them runs a tool; `check` only explains a decision.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::run::{install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
+use super::run::{commands_run_in_view, install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
 use super::sessions::session_owner;
 use super::setup::{PROBE_BUDGET, env_provider, local_provider, probe_ports};
 use super::{Env, Exit, Workspace, say_warnings};
@@ -139,7 +139,13 @@ pub(super) fn run_check(context: &Workspace, options: &Options, tool: &str, json
         let message = format!("check: JSON must be the tool's input as a JSON object, e.g. {example}; got {json:?}");
         return Exit::Usage(UsageError(message));
     }
-    let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), owner, rules);
+    // The same sandbox as a run's, so read-only commands are judged as a run would judge them
+    // (a config that does not load starts no run: nothing is judged in the view then).
+    let in_view = context
+        .load_config(options, env)
+        .is_ok_and(|(config, _)| commands_run_in_view(&make_sandbox(context, &config, env, &mut Vec::new()).0));
+    let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), owner, rules)
+        .with_read_only_commands(in_view);
     let call = CallInfo { rule_name, input: json, kind };
     let check = gate.explain(options.mode.unwrap_or_default(), &call, read_only);
     println!("{}", check.to_json());

@@ -209,8 +209,17 @@ fn guard(
     warnings.extend(env.path_warning());
     let (sandbox, session_tmp) = make_sandbox(context, config, env, warnings);
     let home = env.get("HOME").map(PathBuf::from);
-    let gate: Arc<dyn Gate> = Arc::new(EngineGate::new(context.root.clone(), home, owner.clone(), rules));
+    let gate = EngineGate::new(context.root.clone(), home, owner.clone(), rules)
+        .with_read_only_commands(commands_run_in_view(&sandbox));
+    let gate: Arc<dyn Gate> = Arc::new(gate);
     Ok(Guard { gate, sandbox, _session_tmp: session_tmp })
+}
+
+/// Whether every command runs in the sandbox's namespace view (nothing outside the project
+/// writable, secrets not mounted, control files read-only): then read-only commands run without
+/// asking. The run and `mewcode check` both ask here.
+pub(super) fn commands_run_in_view(sandbox: &Sandbox) -> bool {
+    sandbox.has_view()
 }
 
 /// A refused stdin is the caller's input error (exit 2); a failed read is a runtime one.

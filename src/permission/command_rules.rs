@@ -50,7 +50,7 @@ struct SubcommandFacts {
 /// Files a redirection may name without counting as outside the project. The terminal
 /// (`/dev/tty`, `/dev/pts/*`, `/dev/console`) is not one: writing it paints escape sequences on
 /// the user's screen, reading it takes keystrokes meant for mewcode's own prompts.
-const INERT_FILES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr"];
+pub(crate) const INERT_FILES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr"];
 
 /// Analyses `command` for the rules; `root` resolves redirection targets.
 pub(crate) fn analyze(command: &str, root: &Path) -> CommandAnalysis {
@@ -230,7 +230,7 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
 
 /// The first argument that, as written or as bash expands it (braces, globs against the files
 /// that exist), names a place outside the project or a sensitive file.
-fn expanded_arguments_risk(command: &SimpleCommand, effective: &[String], root: &Path) -> Option<String> {
+pub(crate) fn expanded_arguments_risk(command: &SimpleCommand, effective: &[String], root: &Path) -> Option<String> {
     let written = command.words.iter().zip(&command.word_info).skip(1);
     for (word, info) in written {
         let expansion = expansion::expand(word, info, root);
@@ -277,7 +277,7 @@ fn is_session_log(root: &Path, resolved: &Path) -> bool {
 
 /// A redirection that reads (or writes) a sensitive file, directly or through a symlink:
 /// `wc -l < .env` shows its content as surely as `cat .env`.
-fn sensitive_redirect(redirect: &shell::Redirect, root: &Path) -> Option<String> {
+pub(crate) fn sensitive_redirect(redirect: &shell::Redirect, root: &Path) -> Option<String> {
     if !redirect.op.names_file() || INERT_FILES.contains(&redirect.target.as_str()) {
         return None;
     }

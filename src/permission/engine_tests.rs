@@ -523,3 +523,48 @@ fn a_tool_is_judged_by_the_kind_it_declares_not_by_its_name() {
     };
     assert_eq!(run("rm -rf /").layer, Layer::Blacklist);
 }
+
+#[test]
+fn in_the_view_read_only_commands_run_unasked_in_default_and_accept_edits_only() {
+    let fx = fixture();
+    std::fs::write(fx.root.join(".env"), "TOKEN=x\n").unwrap();
+    let viewed = engine(&fx.root, &["Bash(echo *)"], &["Bash(cat secret*)"]).with_read_only_commands(true);
+    use Decision::*;
+    let bash = |command: &str| input("command", command);
+    let cases: Vec<Case<'_>> = vec![
+        (Mode::Default, "Bash", bash("ls -la src"), false, Allow, Layer::Mode),
+        (Mode::AcceptEdits, "Bash", bash("git status && git diff"), false, Allow, Layer::Mode),
+        // Plan mode still refuses Bash; bypass allows as before.
+        (Mode::Plan, "Bash", bash("ls"), false, Deny, Layer::Mode),
+        (Mode::Bypass, "Bash", bash("ls"), false, Allow, Layer::Mode),
+        // Writes, programs, sensitive files and the outside still ask.
+        (Mode::Default, "Bash", bash("ls > out"), false, Ask, Layer::Mode),
+        (Mode::Default, "Bash", bash("make"), false, Ask, Layer::Mode),
+        (Mode::Default, "Bash", bash("cat .env"), false, Ask, Layer::Mode),
+        (Mode::Default, "Bash", bash("cat /etc/hostname"), false, Ask, Layer::Mode),
+        (Mode::Default, "Bash", bash("cat etc_link/hostname"), false, Ask, Layer::Mode),
+        // Earlier layers keep their say: the blacklist, deny rules, self-protection, allow rules.
+        (Mode::Default, "Bash", bash("rm -rf /"), false, Deny, Layer::Blacklist),
+        (Mode::Default, "Bash", bash("cat secret.txt"), false, Deny, Layer::Rule),
+        (Mode::Default, "Bash", bash("find .git -name x"), false, Ask, Layer::Sandbox),
+        (Mode::Default, "Bash", bash("echo hi"), false, Allow, Layer::Rule),
+        // Control flow, which no broad rule allows, is read-only when every command in it is.
+        (Mode::Default, "Bash", bash("if test -d src; then echo hi; fi"), false, Allow, Layer::Mode),
+    ];
+    run(&viewed, &cases);
+    let check = viewed.check(Mode::Default, &CallInfo::named("Bash", &bash("pwd")), false);
+    assert_eq!(check.reason, READ_ONLY_REASON);
+    // Without the view nothing changes.
+    let plain = engine(&fx.root, &[], &[]);
+    run(&plain, &[(Mode::Default, "Bash", bash("ls -la src"), false, Ask, Layer::Mode)]);
+}
+
+#[test]
+fn the_view_survives_a_change_of_rules() {
+    let fx = fixture();
+    let viewed = engine(&fx.root, &[], &[]).with_read_only_commands(true);
+    let (rules, _) = RuleSet::from_texts(vec![(Level::Local, RuleTexts::default())]);
+    let renewed = viewed.with_rules(rules);
+    let check = renewed.check(Mode::Default, &CallInfo::named("Bash", &input("command", "pwd")), false);
+    assert_eq!((check.decision, check.layer), (Decision::Allow, Layer::Mode));
+}

@@ -1,6 +1,9 @@
 //! The permission engine (SPEC §5): one pure decision per tool call, composed from the layers
 //! in a fixed order with short-circuit — plan mode's read-only restriction, blacklist (Bash),
 //! sandbox (file tools), rule deny, self-protection, rule allow, sensitive files, mode matrix.
+//! When every command runs in the sandbox's namespace view ([`Engine::with_read_only_commands`]),
+//! the matrix's ask for a Bash command that only reads (`read_only.rs`) becomes an allow in the
+//! default and acceptEdits modes; every earlier layer keeps its say.
 //!
 //! Invariant: `Engine::check` touches nothing but the filesystem's symlinks (through the
 //! sandbox, given the root as a value); it reads no environment and holds no mode, so a mode
@@ -18,6 +21,7 @@ pub(crate) mod kind;
 pub(crate) mod normalize;
 pub(crate) mod policy;
 pub(crate) mod read_filter;
+pub(crate) mod read_only;
 pub(crate) mod rules;
 pub(crate) mod runners;
 pub(crate) mod sandbox;
@@ -186,18 +190,38 @@ impl<'a> CallInfo<'a> {
     }
 }
 
-/// The engine: the project root, the home directory for `~`, and the rules — all values.
+/// Why a read-only command ran without asking (the reason `check` gives).
+const READ_ONLY_REASON: &str = "read-only command, confined by the sandbox's view";
+
+/// The engine: the project root, the home directory for `~`, the rules, and whether commands
+/// run in the sandbox's view — all values.
 #[derive(Clone, Debug)]
 pub struct Engine {
     root: PathBuf,
     home: Option<PathBuf>,
     rules: RuleSet,
+    /// Every command runs in the sandbox's namespace view, so read-only ones need no approval.
+    read_only_commands: bool,
 }
 
 impl Engine {
     /// `root` should be canonical (the sandbox canonicalises it again anyway).
     pub fn new(root: PathBuf, home: Option<PathBuf>, rules: RuleSet) -> Engine {
-        Engine { root, home, rules }
+        Engine { root, home, rules, read_only_commands: false }
+    }
+
+    /// Tells the engine whether every command runs in the sandbox's namespace view (nothing
+    /// outside the project writable, secrets not mounted, control files read-only). Only then
+    /// do read-only commands run without asking in the default and acceptEdits modes: the
+    /// reader is a string check, the view is what holds when it is wrong.
+    pub fn with_read_only_commands(mut self, in_view: bool) -> Engine {
+        self.read_only_commands = in_view;
+        self
+    }
+
+    /// The same engine over other rules (an "always allow" answer was added).
+    pub(crate) fn with_rules(&self, rules: RuleSet) -> Engine {
+        Engine { rules, ..self.clone() }
     }
 
     /// Decides one call; see the module doc for the layer order. Plan mode's refusal of a tool
@@ -269,7 +293,14 @@ impl Engine {
                 .to_string()
         });
         let risk = command_rules::analyze(command, &self.root).risk().map(str::to_string);
-        self.after_rules(mode, decision, class, protected, false, risk)
+        let check = self.after_rules(mode, decision, class, protected, false, risk);
+        // Only the mode matrix's ask is lifted: a deny, a rule's allow, and the asks of
+        // self-protection (layer sandbox) stand. Plan mode refused Bash before this point.
+        let lifted = self.read_only_commands
+            && matches!(mode, Mode::Default | Mode::AcceptEdits)
+            && (check.decision, check.layer) == (Decision::Ask, Layer::Mode)
+            && read_only::check(command, &self.root).is_ok();
+        if lifted { Check::new(Decision::Allow, Layer::Mode, READ_ONLY_REASON) } else { check }
     }
 
     fn check_path_call(&self, mode: Mode, tool: &str, raw: &str, class: ToolClass) -> Check {

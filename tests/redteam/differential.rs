@@ -6,7 +6,9 @@
 //! environment, no network, a time limit per command.
 //!
 //! Also measured: the over-ask rate, the share of commands that an engine allowing every
-//! program in them still asks about (printed; the corpus keeps its own expectations).
+//! program in them still asks about (printed; the corpus keeps its own expectations); and the
+//! same controls with read-only programs in place of the stubs, judged by engines told that
+//! commands run in the sandbox's view (issue 27: read-only commands then run unasked).
 
 use crate::bash_run::{BashRun, engine_allowing, judged_programs, on_two_workers};
 use mewcode::redteam::{CallInfo, Decision, Engine, Mode, parse_command};
@@ -143,10 +145,71 @@ pub fn run(root: &Path) -> bool {
         100.0 * asked as f64 / cases.len() as f64,
         cases.len()
     );
+    let controls: Vec<&str> = cases.iter().filter(|(_, control)| *control).map(|(case, _)| case.as_str()).collect();
+    report_view_pay_off(sandbox.project(), &controls);
     for failure in &failures {
         println!("  HOLE {failure}");
     }
     failures.is_empty()
+}
+
+/// Read-only programs standing for the stubs, in the same order: the controls keep their shapes.
+const READERS: [&str; 5] = ["ls", "cat", "wc", "head", "grep"];
+
+/// Prints how often the controls, with [`READERS`] for the stubs, still ask in default mode:
+/// with every program allowed by rules and no view (before issue 27's pay-off), with no rules in
+/// the view (the pay-off alone), and with both.
+fn report_view_pay_off(root: &Path, controls: &[&str]) {
+    let readers: Vec<String> = controls.iter().map(|case| with_readers(case)).collect();
+    let rules = || engine_allowing(root, READERS.iter().chain(OTHER_ALLOWED).copied());
+    let engines = [
+        ("every program allowed, no view", rules()),
+        ("no rules, in the view", engine_allowing(root, []).with_read_only_commands(true)),
+        ("every program allowed, in the view", rules().with_read_only_commands(true)),
+    ];
+    let mut line = format!("  controls with {} for the stubs, asked in default mode:", READERS.join("/"));
+    for (name, engine) in &engines {
+        let asked = readers
+            .iter()
+            .filter(|case| {
+                let input = serde_json::json!({ "command": case }).to_string();
+                engine.check(Mode::Default, &CallInfo::named("Bash", &input), false).decision != Decision::Allow
+            })
+            .count();
+        line.push_str(&format!(
+            " {name} {:.1}% ({asked}/{});",
+            100.0 * asked as f64 / readers.len() as f64,
+            readers.len()
+        ));
+    }
+    println!("{}", line.trim_end_matches(';'));
+}
+
+/// `case` with each stub name that stands as a word of its own (not `pa=1`) replaced by the
+/// reader in the same place of [`READERS`].
+fn with_readers(case: &str) -> String {
+    let mut out = String::with_capacity(case.len());
+    let mut rest = case;
+    while !rest.is_empty() {
+        let boundary_before = out.chars().last().is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_');
+        let stub = STUBS.iter().position(|stub| {
+            rest.strip_prefix(stub).is_some_and(|after| {
+                after.chars().next().is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_' && c != '=')
+            })
+        });
+        match stub {
+            Some(index) if boundary_before => {
+                out.push_str(READERS[index]);
+                rest = &rest[STUBS[index].len()..];
+            }
+            _ => {
+                let next = rest.chars().next().map_or(1, char::len_utf8);
+                out.push_str(&rest[..next]);
+                rest = &rest[next..];
+            }
+        }
+    }
+    out
 }
 
 #[derive(Default)]
