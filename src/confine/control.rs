@@ -173,7 +173,8 @@ mod tests {
             );
         }
         assert!(base.join("outside").is_dir(), "the link's target is untouched");
-        assert!(notes[3].starts_with("note: the command created a git repository at"), "{notes:?}");
+        let repository = format!("note: the command created a git repository at {};", root.join(".git").display());
+        assert!(notes[3].starts_with(&repository), "{notes:?}");
         // Inside an existing control directory the read-only bind holds; the watch leaves it be.
         assert!(root.join(".husky/pre-commit").exists() && root.join(".git/config").exists());
         assert!(root.join("README.md").exists() && root.join("AGENTS.md").exists());

@@ -104,6 +104,9 @@ mod tests {
 27 22 8:2 /other /mnt/other rw - ext4 /dev/sda2 rw
 28 22 8:1 /var /backup/var rw - ext4 /dev/sda1 rw
 garbage line
+29 22 nodevice / /x rw - ext4 /dev/sda1 rw
+30 22 8:2 relative /y rw - ext4 /dev/sda2 rw
+31 22 8:2 / relative rw - ext4 /dev/sda2 rw
 ";
 
     #[test]
