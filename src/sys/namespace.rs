@@ -175,12 +175,17 @@ pub(crate) unsafe fn enter(view: &View) -> Result<(), Failure> {
         }
         // mewcode is not dumpable (its memory holds API keys), so its `/proc/self` files belong
         // to root and an unprivileged user could not write the maps: dumpable for these three
-        // writes only. Nothing can attach meanwhile: the command does not exist yet.
-        libc::prctl(libc::PR_SET_DUMPABLE, 1 as libc::c_ulong, 0, 0, 0);
+        // writes only, and only when not root. The command does not exist yet.
+        let unprivileged = libc::geteuid() != 0;
+        if unprivileged {
+            libc::prctl(libc::PR_SET_DUMPABLE, 1 as libc::c_ulong, 0, 0, 0);
+        }
         let written = write_file(c"/proc/self/setgroups", c"deny", true)
             .and_then(|()| write_file(c"/proc/self/uid_map", &view.uid_map, false))
             .and_then(|()| write_file(c"/proc/self/gid_map", &view.gid_map, false));
-        libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0);
+        if unprivileged {
+            libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0);
+        }
         written?;
         // Loopback comes up by itself in no kernel: a network namespace starts with `lo` down.
         if view.namespaces & libc::CLONE_NEWNET != 0 {
