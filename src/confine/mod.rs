@@ -282,6 +282,11 @@ impl Sandbox {
                 .collect(),
             hidden,
             sockets: self.config.unix_sockets.iter().filter_map(|path| std::fs::canonicalize(path).ok()).collect(),
+            // Name resolution: systemd-resolved's /etc/resolv.conf is a link into the private /run.
+            system_files: ["/etc/resolv.conf", "/etc/hosts"]
+                .iter()
+                .filter_map(|file| std::fs::canonicalize(file).ok())
+                .collect(),
         };
         let SandboxLimits { processes, memory, tmp, shm } = self.config.limits;
         let sizes = view::Sizes { tmp, shm };

@@ -65,6 +65,9 @@ pub(super) struct Inputs {
     pub hidden: Vec<PathBuf>,
     /// Unix sockets the user allowed, bound into the view where a private tmpfs covers them.
     pub sockets: Vec<PathBuf>,
+    /// Files the system needs that live under a private directory (the target of a
+    /// `/etc/resolv.conf` link into `/run`, as systemd-resolved makes it): bound in read-only.
+    pub system_files: Vec<PathBuf>,
 }
 
 /// The plan: the steps, and what is writable in the view (for the Landlock layer built after it).
@@ -112,6 +115,13 @@ pub(super) fn plan(inputs: &Inputs, sizes: Sizes, kind: &dyn Fn(&Path) -> Option
         devices.iter().map(|device| Ok((keep(device, &mut steps)?, device))).collect::<Result<_, String>>()?;
     let kept_sockets: Vec<(usize, &PathBuf)> =
         sockets.iter().map(|socket| Ok((keep(socket, &mut steps)?, *socket))).collect::<Result<_, String>>()?;
+    let system_files: Vec<&PathBuf> = inputs
+        .system_files
+        .iter()
+        .filter(|file| matches!(cover(file, &covers, &roots), Some(Cover::Tmpfs(_))))
+        .collect();
+    let kept_files: Vec<(usize, &PathBuf)> =
+        system_files.iter().map(|file| Ok((keep(file, &mut steps)?, *file))).collect::<Result<_, String>>()?;
     steps.push(Step::FreezeAll);
 
     if dev {
@@ -139,6 +149,11 @@ pub(super) fn plan(inputs: &Inputs, sizes: Sizes, kind: &dyn Fn(&Path) -> Option
     for (slot, socket) in kept_sockets {
         mount_point(socket, Kind::File, &covers, &roots, &mut steps)?;
         steps.push(Step::Attach { slot, path: c_path(socket)? });
+    }
+    for (slot, file) in kept_files {
+        mount_point(file, Kind::File, &covers, &roots, &mut steps)?;
+        steps.push(Step::Attach { slot, path: c_path(file)? });
+        steps.push(Step::ReadOnly { path: c_path(file)? });
     }
     let controls: Vec<(&PathBuf, &Path)> = inputs
         .control
@@ -309,6 +324,7 @@ mod tests {
             control: paths(&["/home/u/p/.git/hooks", "/home/u/p/AGENTS.md", "/home/u/p/pkg/a/CLAUDE.md"]),
             hidden: paths(&["/home/u/.ssh", "/home/u/.netrc", "/home/v", "/tmp/x/.ssh", "/home/u"]),
             sockets: Vec::new(),
+            system_files: Vec::new(),
         };
         let host = host(&[
             ("/home/u/.ssh", Kind::Dir),
@@ -384,6 +400,7 @@ mod tests {
             control: paths(&["/tmp/t/a/project/.mewcode", "/tmp/t/a/project/missing"]),
             hidden: paths(&["/tmp/t/a/project/.ssh"]),
             sockets: paths(&["/run/user/1/bus", "/srv/sock"]),
+            system_files: Vec::new(),
         };
         let host = host(&[("/tmp/t/a/project/.mewcode", Kind::Dir), ("/tmp/t/a/project/.ssh", Kind::Dir)]);
         let steps = rendered(&plan(&inputs, SIZES, &host).unwrap());
@@ -410,12 +427,37 @@ mod tests {
     }
 
     #[test]
+    fn the_resolver_file_under_run_is_bound_in_read_only_and_one_elsewhere_is_left_alone() {
+        let inputs = Inputs {
+            writable: paths(&["/p"]),
+            system_files: paths(&["/run/systemd/resolve/stub-resolv.conf", "/etc/resolv.conf"]),
+            ..Inputs::default()
+        };
+        let steps = rendered(&plan(&inputs, SIZES, &host(&[])).unwrap());
+        let at = |line: &str| steps.iter().position(|step| step == line).unwrap_or_else(|| panic!("{line}: {steps:?}"));
+        let order = [
+            "keep /run/systemd/resolve/stub-resolv.conf #6",
+            "freeze",
+            "tmpfs /run mode=1777,size=100",
+            "mkdir /run/systemd",
+            "mkdir /run/systemd/resolve",
+            "touch /run/systemd/resolve/stub-resolv.conf",
+            "attach #6 /run/systemd/resolve/stub-resolv.conf",
+            "ro /run/systemd/resolve/stub-resolv.conf",
+        ];
+        let positions: Vec<usize> = order.iter().map(|line| at(line)).collect();
+        assert!(positions.windows(2).all(|pair| pair[0] < pair[1]), "{steps:?}");
+        assert!(!steps.iter().any(|step| step.contains("/etc/resolv.conf")), "in the view already: {steps:?}");
+    }
+
+    #[test]
     fn a_hidden_path_holding_a_root_or_a_socket_stays_and_links_are_not_followed() {
         let inputs = Inputs {
             writable: paths(&["/home/u/.config/tool/work"]),
             control: Vec::new(),
             hidden: paths(&["/home/u/.config/tool", "/home/u/.gnupg", "/home/u/.link"]),
             sockets: paths(&["/home/u/.gnupg/S.gpg-agent"]),
+            system_files: Vec::new(),
         };
         let host =
             host(&[("/home/u/.config/tool", Kind::Dir), ("/home/u/.gnupg", Kind::Dir), ("/home/u/.link", Kind::Link)]);
