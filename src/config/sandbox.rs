@@ -60,7 +60,8 @@ pub struct SandboxConfig {
 pub struct SandboxLimits {
     /// Processes and threads at once.
     pub processes: u64,
-    /// Address space per process, bytes (None: unlimited).
+    /// Memory per command, bytes (a control group where one is writable, and per process the
+    /// writable memory); None: three quarters of the machine's memory.
     pub memory: Option<u64>,
     /// Size of each private tmpfs (`/tmp`, `/var/tmp`, `/run`), bytes.
     pub tmp: u64,

@@ -60,6 +60,11 @@ impl Cgroups {
         self.pids.is_some()
     }
 
+    /// True when a command's memory is capped in all (not only per process).
+    pub(super) fn caps_memory(&self) -> bool {
+        self.memory.is_some()
+    }
+
     /// Makes the groups of one command with these limits; None when no controller is usable or a
     /// group cannot be made (the command then runs with the rlimits only).
     pub(super) fn for_command(&self, processes: u64, memory: Option<u64>) -> Option<Groups> {

@@ -210,7 +210,10 @@ impl Sandbox {
             } else {
                 "(RLIMIT_NPROC in the command's user namespace)"
             };
-            let memory = memory.map_or(String::new(), |bytes| format!(", {} MiB of memory per process", bytes >> 20));
+            let memory = memory.or_else(default_memory).map_or(String::new(), |bytes| {
+                let by = if self.cgroups.caps_memory() { "in all" } else { "per process" };
+                format!(", {} MiB of memory {by}", bytes >> 20)
+            });
             format!(
                 "at most {processes} processes per command {cap}{memory}, /tmp {} MiB, /dev/shm {} MiB",
                 tmp >> 20,
@@ -289,6 +292,7 @@ impl Sandbox {
                 .collect(),
         };
         let SandboxLimits { processes, memory, tmp, shm } = self.config.limits;
+        let memory = memory.or_else(default_memory);
         let sizes = view::Sizes { tmp, shm };
         let plan = view::plan(&inputs, sizes, &host_kind).map_err(|err| format!("denied by sandbox: {err}"))?;
         let landlock = abi.map(|abi| {
@@ -374,6 +378,20 @@ fn probe_view(config: &SandboxConfig) -> Result<(), String> {
         namespace::Step::Tmpfs { path: c"/tmp".to_owned(), options: c"size=4096".to_owned(), read_only: false },
     ];
     namespace::probe(&view_of(config.network, steps))
+}
+
+/// The memory cap of a command when the user set none: three quarters of the machine's memory,
+/// so one runaway process fails its allocation before the host starts killing others.
+fn default_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    plan_default_memory(&meminfo)
+}
+
+/// Three quarters of `MemTotal` (kB) in bytes. Pure.
+fn plan_default_memory(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|line| line.starts_with("MemTotal:"))?;
+    let kilobytes: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kilobytes * 1024 / 4 * 3)
 }
 
 /// What a path is on the host, without following a final link.

@@ -290,3 +290,10 @@ fn the_ruleset_is_reused_until_a_directory_it_read_changes() {
     let (_, output) = world.run(&sandbox, &format!("cat {}/new.txt", world.home.display()));
     assert_eq!(output, "fresh");
 }
+
+#[test]
+fn the_default_memory_cap_is_three_quarters_of_the_machine() {
+    assert_eq!(plan_default_memory("MemTotal:       24000000 kB\nMemFree: 1 kB\n"), Some(24_000_000 * 1024 / 4 * 3));
+    assert_eq!(plan_default_memory("MemFree: 1 kB\n"), None);
+    assert_eq!(plan_default_memory("MemTotal: lots kB\n"), None);
+}

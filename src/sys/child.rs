@@ -128,7 +128,8 @@ impl Drop for Groups {
 pub(crate) struct Limits {
     /// Processes (and threads) at once: `RLIMIT_NPROC`, counted per user namespace, so per command.
     pub processes: Option<u64>,
-    /// Address space of each process: `RLIMIT_AS`.
+    /// Writable memory of each process: `RLIMIT_DATA` (what a process made writable, not what it
+    /// only reserved: runtimes that reserve large address ranges, V8's or the JVM's, still start).
     pub memory: Option<u64>,
 }
 
@@ -254,7 +255,7 @@ unsafe fn confine(confinement: &Confinement) -> io::Result<()> {
 /// # Safety
 /// Call only in a forked child before exec.
 unsafe fn set_limits(limits: &Limits) -> io::Result<()> {
-    for (resource, value) in [(libc::RLIMIT_NPROC, limits.processes), (libc::RLIMIT_AS, limits.memory)] {
+    for (resource, value) in [(libc::RLIMIT_NPROC, limits.processes), (libc::RLIMIT_DATA, limits.memory)] {
         let Some(value) = value else { continue };
         let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
         // SAFETY: setrlimit reads a stack struct for the duration of the call.

@@ -419,7 +419,7 @@ fn credential_stores_are_unreadable_by_any_path_a_second_mount_or_a_file_list() 
 #[test]
 fn a_fork_bomb_and_a_shm_fill_end_within_the_limits_and_the_machine_stays_responsive() {
     for uid in users() {
-        let limits = "{limits: {processes: 64, shm: 8M, tmp: 8M}}";
+        let limits = "{limits: {processes: 64, shm: 8M, tmp: 8M, memory: 256M}}";
         let Some(mut case) = Case::new("confine-limits", uid, limits) else { continue };
         // A spelling the blacklist does not read: the kernel must hold. At the cap nothing can
         // fork, so the count uses builtins; every copy of the bomb stops by itself after 3 s.
@@ -430,6 +430,7 @@ fn a_fork_bomb_and_a_shm_fill_end_within_the_limits_and_the_machine_stays_respon
             wait; while :; do n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; [ $n -le 1 ] && break; done\n\
             dd if=/dev/zero of=/dev/shm/fill bs=1M count=64 2>&1 | grep -o 'No space left on device'\n\
             dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>&1 | grep -o 'No space left on device'\n\
+            python3 -c 'bytearray(1 << 30)' 2>&1 | grep -o MemoryError\n\
             echo finished";
         let started = std::time::Instant::now();
         let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
@@ -456,6 +457,7 @@ fn a_fork_bomb_and_a_shm_fill_end_within_the_limits_and_the_machine_stays_respon
             .unwrap_or_else(|| panic!("{}: no process count: {result}", who(uid)));
         assert!(processes <= 64 + 2, "{}: {processes} processes ran: {result}", who(uid));
         assert_eq!(result.matches("No space left on device").count(), 2, "{}: {result}", who(uid));
+        assert!(result.contains("MemoryError"), "{}: a 1 GiB allocation got through a 256 MiB cap: {result}", who(uid));
         assert!(result.contains("finished"), "{}: {result}", who(uid));
         assert!(!Path::new("/dev/shm/fill").exists(), "the fill reached the host's /dev/shm");
         assert!(slowest < std::time::Duration::from_secs(5), "the host stalled: a spawn took {slowest:?}");
