@@ -471,9 +471,13 @@ mod tests {
 
     #[test]
     fn without_a_dev_directory_there_are_no_devices_and_files_are_not_blanked() {
-        let host =
-            |path: &Path| (path == Path::new("/tmp") || path == Path::new("/home/u/.netrc")).then_some(Kind::Dir);
-        let inputs = Inputs { writable: paths(&["/p"]), ..Inputs::default() };
+        let host = |path: &Path| match path.to_str().unwrap() {
+            "/tmp" => Some(Kind::Dir),
+            "/home/u/.netrc" => Some(Kind::File),
+            _ => None,
+        };
+        // A hidden file needs the view's /dev/null to cover it: without /dev it stays as it is.
+        let inputs = Inputs { writable: paths(&["/p"]), hidden: paths(&["/home/u/.netrc"]), ..Inputs::default() };
         let plan = plan(&inputs, SIZES, &host).unwrap();
         let steps = rendered(&plan);
         assert_eq!(steps, ["keep /p #0", "freeze", "tmpfs /tmp mode=1777,size=100", "attach #0 /p"]);
@@ -495,6 +499,10 @@ mod tests {
         assert_eq!(cover(Path::new("/tmp/q"), &tmpfs, &roots), Some(Cover::Tmpfs(Path::new("/tmp"))));
         assert_eq!(cover(Path::new("/home/u/p"), &tmpfs, &roots), Some(Cover::Root(Path::new("/home/u/p"))));
         assert_eq!(cover(Path::new("/home/u"), &tmpfs, &roots), None);
+        // A root above a private tmpfs does not reach into it: the tmpfs is deeper.
+        let everything = paths(&["/"]);
+        assert_eq!(cover(Path::new("/tmp/q"), &tmpfs, &everything), Some(Cover::Tmpfs(Path::new("/tmp"))));
+        assert_eq!(cover(Path::new("/srv/q"), &tmpfs, &everything), Some(Cover::Root(Path::new("/"))));
         assert_eq!(outermost(&paths(&["/a/b", "/a", "/c", "/a/b/c"])), paths(&["/a", "/c"]));
     }
 }
