@@ -39,7 +39,11 @@ impl Cgroups {
     /// Finds the hierarchies from `/proc/self/cgroup` and the mount table, keeps those where a
     /// group can be made (tried once), and removes stale groups of dead processes there.
     pub(super) fn find(mounts: &[Mount]) -> Cgroups {
-        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        Cgroups::find_in(&std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default(), mounts)
+    }
+
+    /// `find` for the group lines `own` (the format of `/proc/self/cgroup`).
+    fn find_in(own: &str, mounts: &[Mount]) -> Cgroups {
         let usable = |place: Option<Place>| {
             let place = place?;
             remove_stale(&place.parent);
@@ -50,8 +54,8 @@ impl Cgroups {
             writable.then_some(place)
         };
         Cgroups {
-            pids: usable(plan_place(&own, mounts, "pids", "pids.max", "pids.max")),
-            memory: usable(plan_place(&own, mounts, "memory", "memory.limit_in_bytes", "memory.max")),
+            pids: usable(plan_place(own, mounts, "pids", "pids.max", "pids.max")),
+            memory: usable(plan_place(own, mounts, "memory", "memory.limit_in_bytes", "memory.max")),
         }
     }
 
@@ -191,6 +195,34 @@ mod tests {
         for dir in [pids, memory] {
             std::fs::remove_dir_all(dir).unwrap();
         }
+    }
+
+    #[test]
+    fn a_hierarchy_is_kept_only_where_a_group_with_a_limit_can_be_made() {
+        let pids = scratch("find-pids");
+        let stale = pids.join("app/mewcode-999999999-4");
+        std::fs::create_dir_all(&stale).unwrap();
+        let table = format!(
+            "39 31 0:36 / {} rw - cgroup cgroup rw,pids\n41 31 0:38 / {}/none rw - cgroup cgroup rw,memory\n",
+            pids.display(),
+            pids.display()
+        );
+        let mounts = super::super::mounts::parse(&table);
+        let found = Cgroups::find_in("8:pids:/app\n4:memory:/app\n", &mounts);
+        assert_eq!(found.pids, Some(Place { parent: pids.join("app"), limit_file: "pids.max" }));
+        assert!(found.caps_processes());
+        // The memory hierarchy's directory does not exist: no group can be made there.
+        assert_eq!(found.memory, None);
+        assert!(!found.caps_memory());
+        // The dead process's stale group is gone; only the trial is left (a plain directory keeps
+        // the limit file written into it, which cgroupfs would not).
+        let left: Vec<String> = std::fs::read_dir(pids.join("app"))
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, [format!("{PREFIX}{}-trial", std::process::id())]);
+        std::fs::remove_dir_all(pids).unwrap();
     }
 
     #[test]
