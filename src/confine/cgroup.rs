@@ -172,7 +172,7 @@ mod tests {
             pids: Some(Place { parent: pids.clone(), limit_file: "pids.max" }),
             memory: Some(Place { parent: memory.clone(), limit_file: "memory.max" }),
         };
-        assert!(cgroups.caps_processes());
+        assert!(cgroups.caps_processes() && cgroups.caps_memory());
         let groups = cgroups.for_command(64, Some(1 << 20)).unwrap();
         let made = |parent: &Path| std::fs::read_dir(parent).unwrap().flatten().map(|e| e.path()).collect::<Vec<_>>();
         let (pid_groups, memory_groups) = (made(&pids), made(&memory));
