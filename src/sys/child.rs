@@ -1,12 +1,17 @@
 //! How a command's process starts: a session of its own (no controlling terminal), a reaper that
 //! outlives it just long enough to kill everything it left behind, and, for the command itself,
-//! the confinement (no new privileges, Landlock, seccomp) installed right before `exec`.
+//! the confinement (the namespace view, limits, no new privileges, Landlock, seccomp) installed
+//! right before `exec`.
 //!
 //! The tree, for `bash -c CMD`:
 //! ```text
-//! mewcode ── reaper (forked by std's spawn; setsid; subreaper; unconfined; never execs)
-//!               └── bash -c CMD (forked by the reaper; confined; then its children ...)
+//! mewcode ── reaper (forked by std's spawn; setsid; subreaper; never execs; with the view: joins
+//!            │       the command's control groups, enters new user, pid, IPC [, net] namespaces)
+//!            └── bash -c CMD (forked by the reaper; pid 1 of the new pid namespace; its own mount
+//!                             namespace holds the view; confined; then its children ...)
 //! ```
+//! With the view, the command's pid namespace also ends everything in it when bash (its pid 1)
+//! exits, and nothing inside can name the reaper or mewcode.
 //! The reaper is a subreaper, so every descendant that outlives its parent (a daemon that
 //! double-forked and called setsid) becomes its child. When bash ends, or when mewcode sends
 //! the reaper SIGTERM (timeout, cancel), it kills every child it has, again and again, until it
@@ -170,12 +175,11 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
             }
             let setup = confinement.as_ref().and_then(|confinement| confinement.view.as_deref());
             if let Some(groups) = setup.and_then(|setup| setup.groups.as_ref())
-                && let Err(err) = groups.join()
+                && groups.join().is_err()
             {
                 // The caps would not hold: better no command than an uncapped one.
                 let message = b"mewcode sandbox: cannot join the command's control group\n";
                 libc::write(2, message.as_ptr().cast(), message.len());
-                let _ = err;
                 libc::_exit(SETUP_FAILED);
             }
             if let Some(setup) = setup
