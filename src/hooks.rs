@@ -204,9 +204,8 @@ impl Hooks {
             label: "hook",
             confinement,
         };
-        let controls = self.sandbox.watch_controls();
-        let result = proc::run(job);
-        let undone = controls.map(|watch| watch.undo()).unwrap_or_default().join("; ");
+        let (result, undone) = self.sandbox.run(job);
+        let undone = undone.join("; ");
         let finished = match result {
             Ok(finished) => finished,
             Err(message) => return Run::Warn(message),

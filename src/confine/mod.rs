@@ -311,10 +311,13 @@ impl Sandbox {
         })
     }
 
-    /// Notes which control paths exist before a command (None without the view, which is what
-    /// keeps the existing ones read-only); `Watch::undo` after it removes those it created.
-    pub(crate) fn watch_controls(&self) -> Option<control::Watch> {
-        self.has_view().then(|| control::Watch::start(&self.paths.levels))
+    /// Runs a confined job (`confinement()` gave its confinement) and, with the view, removes
+    /// the control paths it created where none existed (no mount could cover them): the result,
+    /// and a line for the model per path removed. Every command and hook runs through here.
+    pub(crate) fn run(&self, job: crate::proc::Job<'_>) -> (Result<crate::proc::Finished, String>, Vec<String>) {
+        let watch = self.has_view().then(|| control::Watch::start(&self.paths.levels));
+        let result = crate::proc::run(job);
+        (result, watch.map(|watch| watch.undo()).unwrap_or_default())
     }
 
     /// Lines explaining the sandbox denials a command's output reports (empty when unconfined).

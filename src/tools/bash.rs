@@ -153,9 +153,7 @@ impl BashTool {
             label: "bash",
             confinement,
         };
-        let controls = self.sandbox.watch_controls();
-        let result = proc::run(job);
-        let undone = controls.map(|watch| watch.undo()).unwrap_or_default();
+        let (result, undone) = self.sandbox.run(job);
         match result {
             Ok(finished) => {
                 // Also when the command succeeded: a script that ignores a failed write still
