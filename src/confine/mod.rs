@@ -272,11 +272,13 @@ impl Sandbox {
     fn view_setup(&self, abi: Option<u32>) -> Result<ViewSetup, String> {
         let layout = self.layout();
         let mounts = mounts::parse(&std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default());
-        let mut hidden = layout.hidden.clone();
-        hidden.retain(|path| path != Path::new("/dev"));
-        for path in layout.hidden.iter().filter(|path| *path != Path::new("/dev")) {
-            hidden.extend(mounts::aliases(path, &mounts).into_iter().filter(|alias| same_file(alias, path)));
-        }
+        // `/dev` is hidden for Landlock alone; the view replaces it whole.
+        let mut hidden: Vec<PathBuf> = layout.hidden.into_iter().filter(|path| path != Path::new("/dev")).collect();
+        let aliases: Vec<PathBuf> = hidden
+            .iter()
+            .flat_map(|path| mounts::aliases(path, &mounts).into_iter().filter(move |alias| same_file(alias, path)))
+            .collect();
+        hidden.extend(aliases);
         let inputs = view::Inputs {
             writable: layout.writable.iter().filter(|path| *path != Path::new("/dev/shm")).cloned().collect(),
             control: control::control_paths(&self.paths.levels)
@@ -441,8 +443,7 @@ fn plan_layout(
     writable.dedup();
     let readable: Vec<PathBuf> = config.readable_secrets.iter().filter_map(|path| resolve(path)).collect();
     let home = paths.home.as_ref().and_then(|home| resolve(home));
-    // `other_homes` adds /root for every user; the caller already knows whose /root it is.
-    let others = secrets::other_homes(home.as_deref(), homes, &writable).into_iter().filter(|dir| homes.contains(dir));
+    let others = secrets::other_homes(home.as_deref(), homes, &writable);
     let mut hidden: Vec<PathBuf> = paths
         .home
         .iter()

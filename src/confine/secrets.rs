@@ -318,17 +318,17 @@ pub(crate) fn home_secrets(home: &Path) -> impl Iterator<Item = PathBuf> + '_ {
 }
 
 /// Home directories other than the user's own that commands must not see: every directory in
-/// `homes` (the entries of /home, given by the caller) plus `/root`, except the user's own `home`
+/// `homes` (the entries of /home and `/root` that belong to another user, found by the caller,
+/// which alone knows the owners), except the user's own `home`
 /// (and any directory containing it, as when homes live in /home/users) and any directory that
 /// contains one of `keep` (the project root, writable paths). Lexical: the caller passes canonical
 /// paths. Sorted, without duplicates. Pure.
 pub(crate) fn other_homes(home: Option<&Path>, homes: &[PathBuf], keep: &[PathBuf]) -> Vec<PathBuf> {
     let mut others: Vec<PathBuf> = homes
         .iter()
-        .cloned()
-        .chain(std::iter::once(PathBuf::from("/root")))
         .filter(|dir| home.is_none_or(|home| !home.starts_with(dir)))
         .filter(|dir| !keep.iter().any(|kept| kept.starts_with(dir)))
+        .cloned()
         .collect();
     others.sort();
     others.dedup();
@@ -556,10 +556,10 @@ mod tests {
     }
 
     #[test]
-    fn other_homes_keeps_the_own_home_and_adds_root() {
+    fn other_homes_keeps_the_own_home_and_hides_root() {
         check_other_homes(
             Some("/home/alice"),
-            &["/home/alice", "/home/bob", "/home/carol"],
+            &["/home/alice", "/home/bob", "/home/carol", "/root"],
             &["/home/alice/project"],
             &["/home/bob", "/home/carol", "/root"],
         );
@@ -569,7 +569,7 @@ mod tests {
     fn other_homes_keeps_a_home_that_holds_the_project() {
         check_other_homes(
             Some("/home/alice"),
-            &["/home/alice", "/home/bob"],
+            &["/home/alice", "/home/bob", "/root"],
             &["/home/bob/shared/project", "/tmp/mewcode-tmp-1"],
             &["/root"],
         );
@@ -579,7 +579,7 @@ mod tests {
     fn other_homes_keeps_a_home_that_holds_a_writable_path() {
         check_other_homes(
             Some("/home/alice"),
-            &["/home/bob", "/home/carol"],
+            &["/home/bob", "/home/carol", "/root"],
             &["/home/carol/out"],
             &["/home/bob", "/root"],
         );
@@ -587,18 +587,23 @@ mod tests {
 
     #[test]
     fn other_homes_leaves_out_root_when_it_is_the_home() {
-        check_other_homes(Some("/root"), &["/home/bob"], &["/root/project"], &["/home/bob"]);
+        check_other_homes(Some("/root"), &["/home/bob", "/root"], &["/root/project"], &["/home/bob"]);
     }
 
     #[test]
     fn other_homes_leaves_out_root_when_it_holds_the_project() {
-        check_other_homes(Some("/home/alice"), &[], &["/root/project"], &[]);
+        check_other_homes(Some("/home/alice"), &["/root"], &["/root/project"], &[]);
     }
 
     #[test]
     fn other_homes_keeps_a_directory_that_contains_the_own_home() {
         // Homes under /home/users: hiding /home/users would hide the user's own home.
-        check_other_homes(Some("/home/users/alice"), &["/home/users", "/home/bob"], &[], &["/home/bob", "/root"]);
+        check_other_homes(
+            Some("/home/users/alice"),
+            &["/home/users", "/home/bob", "/root"],
+            &[],
+            &["/home/bob", "/root"],
+        );
     }
 
     #[test]
@@ -611,7 +616,7 @@ mod tests {
         // /home/al is not a parent of /home/alice: it is hidden.
         check_other_homes(
             Some("/home/alice"),
-            &["/home/al", "/home/alice"],
+            &["/home/al", "/home/alice", "/root"],
             &["/home/alice/p"],
             &["/home/al", "/root"],
         );
