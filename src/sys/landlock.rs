@@ -12,7 +12,7 @@
 //! domain; 7 (6.15) audit logging flags only. Rights an ABI does not know are left unhandled
 //! (allowed), so the best the kernel offers is used and nothing fails on an older one.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -112,20 +112,7 @@ impl Ruleset {
     /// A ruleset handling these rights: what it handles is denied unless a rule allows it.
     pub fn create(handled_fs: u64, handled_net: u64, scoped: u64) -> io::Result<Ruleset> {
         let attr = RulesetAttr { handled_access_fs: handled_fs, handled_access_net: handled_net, scoped };
-        // SAFETY: `attr` is a valid ruleset attribute on our stack, its exact size is passed, and
-        // the kernel only reads it during the call.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_create_ruleset,
-                &attr as *const RulesetAttr,
-                std::mem::size_of::<RulesetAttr>(),
-                0u32,
-            )
-        };
-        let raw = RawFd::try_from(rc).map_err(|_| io::Error::last_os_error())?;
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        let raw = create_raw(&attr).map_err(io::Error::from_raw_os_error)?;
         // SAFETY: the kernel just returned this descriptor (close-on-exec) and nobody else owns it.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         Ok(Ruleset { fd, handled_fs })
@@ -143,48 +130,92 @@ impl Ruleset {
     pub fn allow(&self, path: &Path, access: u64, follow: bool) -> io::Result<()> {
         let c_path = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path holds a NUL byte"))?;
-        let mut flags = libc::O_PATH | libc::O_CLOEXEC;
-        if !follow {
-            flags |= libc::O_NOFOLLOW;
-        }
-        // SAFETY: `c_path` is a NUL-terminated string that outlives the call.
-        let raw = unsafe { libc::open(c_path.as_ptr(), flags) };
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: the descriptor was just opened by us and is owned by nobody else.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        // SAFETY: an all-zero stat is a valid value of this plain C struct; fstat overwrites it.
-        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: `fd` is open and `stat` is a valid, exclusively borrowed struct.
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let kind = stat.st_mode & libc::S_IFMT;
-        if kind == libc::S_IFLNK {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "a symlink is never a rule's target"));
-        }
-        let mut allowed = access & self.handled_fs;
-        if kind != libc::S_IFDIR {
-            allowed &= FILE_RIGHTS;
-        }
-        if allowed == 0 {
-            return Ok(());
-        }
-        let attr = PathBeneathAttr { allowed_access: allowed, parent_fd: fd.as_raw_fd() };
-        // SAFETY: `attr` is a valid packed path-beneath attribute on our stack and `fd` is open
-        // for the duration of the call; the kernel copies what it needs.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_add_rule,
-                self.fd.as_raw_fd(),
-                RULE_PATH_BENEATH,
-                &attr as *const PathBeneathAttr,
-                0u32,
-            )
-        };
-        if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+        add_path_rule(self.fd.as_raw_fd(), &c_path, access & self.handled_fs, follow).map_err(|error| match error {
+            RuleError::Link => io::Error::new(io::ErrorKind::InvalidInput, "a symlink is never a rule's target"),
+            RuleError::Open(errno) | RuleError::Rule(errno) => io::Error::from_raw_os_error(errno),
+        })
     }
+}
+
+/// Why a rule was not added.
+enum RuleError {
+    /// The path could not be opened (or inspected): the errno.
+    Open(i32),
+    /// The path is a symlink and links were not to be followed.
+    Link,
+    /// The kernel refused the rule: the errno.
+    Rule(i32),
+}
+
+fn last_errno() -> i32 {
+    io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM)
+}
+
+/// `landlock_create_ruleset`: a new descriptor or the errno. System calls only, so a forked
+/// child may call it (`LatePlan::enforce`) as well as the parent (`Ruleset::create`).
+fn create_raw(attr: &RulesetAttr) -> Result<RawFd, i32> {
+    // SAFETY: `attr` is a valid ruleset attribute borrowed for the call, its exact size is
+    // passed, and the kernel only reads it during the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            attr as *const RulesetAttr,
+            std::mem::size_of::<RulesetAttr>(),
+            0u32,
+        )
+    };
+    match RawFd::try_from(rc) {
+        Ok(raw) if raw >= 0 => Ok(raw),
+        _ => Err(last_errno()),
+    }
+}
+
+/// Adds a path-beneath rule for `path` with `access` (already limited to the handled rights)
+/// to `ruleset`: a file gets only file rights, a rule left with no right is not added, and with
+/// `follow` false a symlink is refused. System calls only (no allocation), for the parent and
+/// for a forked child alike.
+fn add_path_rule(ruleset: RawFd, path: &CStr, access: u64, follow: bool) -> Result<(), RuleError> {
+    let mut flags = libc::O_PATH | libc::O_CLOEXEC;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    // SAFETY: `path` is a NUL-terminated string that outlives the call.
+    let fd = unsafe { libc::open(path.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(RuleError::Open(last_errno()));
+    }
+    // SAFETY: an all-zero stat is a valid value of this plain C struct; fstat overwrites it, on a
+    // descriptor we just opened.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open and `stat` is a valid, exclusively borrowed struct.
+    let result = if unsafe { libc::fstat(fd, &mut stat) } != 0 {
+        Err(RuleError::Open(last_errno()))
+    } else {
+        let kind = stat.st_mode & libc::S_IFMT;
+        let allowed = if kind == libc::S_IFDIR { access } else { access & FILE_RIGHTS };
+        if kind == libc::S_IFLNK {
+            Err(RuleError::Link)
+        } else if allowed == 0 {
+            Ok(())
+        } else {
+            let attr = PathBeneathAttr { allowed_access: allowed, parent_fd: fd };
+            // SAFETY: `attr` is a valid packed path-beneath attribute on our stack and `fd` is
+            // open for the duration of the call; the kernel copies what it needs.
+            let rc = unsafe {
+                libc::syscall(
+                    libc::SYS_landlock_add_rule,
+                    ruleset,
+                    RULE_PATH_BENEATH,
+                    &attr as *const PathBeneathAttr,
+                    0u32,
+                )
+            };
+            if rc == 0 { Ok(()) } else { Err(RuleError::Rule(last_errno())) }
+        }
+    };
+    // SAFETY: closes the descriptor opened above, used by nothing else.
+    unsafe { libc::close(fd) };
+    result
 }
 
 /// A ruleset created and enforced in the command's own process after its namespace view is
@@ -224,50 +255,25 @@ impl LatePlan {
     /// # Safety
     /// Call only in a forked, single-threaded child before exec.
     pub(crate) unsafe fn enforce(&self) -> Result<(), i32> {
-        let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM);
-        // SAFETY (whole function): system calls on the plan's strings and stack structs, each
-        // valid for the duration of its call; descriptors are closed before returning.
-        unsafe {
-            let raw = libc::syscall(
-                libc::SYS_landlock_create_ruleset,
-                &self.attr as *const RulesetAttr,
-                std::mem::size_of::<RulesetAttr>(),
-                0u32,
-            );
-            let Ok(ruleset) = libc::c_int::try_from(raw) else { return Err(errno()) };
-            if ruleset < 0 {
-                return Err(errno());
-            }
-            for (path, access) in &self.rules {
-                let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
-                if fd < 0 {
-                    continue; // not in this view: nothing to allow
-                }
-                let mut stat: libc::stat = std::mem::zeroed();
-                let mut allowed = *access;
-                if libc::fstat(fd, &mut stat) == 0 && stat.st_mode & libc::S_IFMT != libc::S_IFDIR {
-                    allowed &= FILE_RIGHTS;
-                }
-                let attr = PathBeneathAttr { allowed_access: allowed, parent_fd: fd };
-                let rc = libc::syscall(
-                    libc::SYS_landlock_add_rule,
-                    ruleset,
-                    RULE_PATH_BENEATH,
-                    &attr as *const PathBeneathAttr,
-                    0u32,
-                );
-                libc::close(fd);
-                if rc != 0 && allowed != 0 {
-                    let error = errno();
-                    libc::close(ruleset);
-                    return Err(error);
+        let ruleset = create_raw(&self.attr)?;
+        for (path, access) in &self.rules {
+            match add_path_rule(ruleset, path, *access, true) {
+                // Not in this view: nothing to allow.
+                Ok(()) | Err(RuleError::Open(_) | RuleError::Link) => {}
+                Err(RuleError::Rule(errno)) => {
+                    // SAFETY: closes the ruleset descriptor created above.
+                    unsafe { libc::close(ruleset) };
+                    return Err(errno);
                 }
             }
-            let rc = libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32);
-            let error = errno();
-            libc::close(ruleset);
-            if rc != 0 { Err(error) } else { Ok(()) }
         }
+        // SAFETY: restricts the calling (single-threaded) process with a ruleset we own, then
+        // closes it.
+        let rc = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) };
+        let error = last_errno();
+        // SAFETY: as above.
+        unsafe { libc::close(ruleset) };
+        if rc != 0 { Err(error) } else { Ok(()) }
     }
 }
 
