@@ -215,25 +215,21 @@ fn modes_owners_times_and_attributes_outside_cannot_change_and_no_setuid_file_is
     }
 }
 
-/// Mode, owner, modification time and extended attributes of everything under `dir`.
-fn metadata_of(dir: &Path) -> Vec<(PathBuf, u32, u32, i64, bool)> {
-    use std::os::unix::fs::MetadataExt;
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(path) = stack.pop() {
-        let meta = std::fs::symlink_metadata(&path).unwrap();
-        let xattr = std::process::Command::new("getfattr")
-            .args(["--absolute-names", "-d"])
-            .arg(&path)
-            .output()
-            .is_ok_and(|output| !output.stdout.is_empty());
-        found.push((path.clone(), meta.mode(), meta.uid(), meta.mtime(), xattr));
-        if meta.is_dir() {
-            stack.extend(std::fs::read_dir(&path).unwrap().flatten().map(|entry| entry.path()));
-        }
-    }
-    found.sort();
-    found
+/// Everything under `dir` (`snapshot::state_under`), and which entries carry extended attributes.
+fn metadata_of(dir: &Path) -> (Vec<crate::support::snapshot::Entry>, Vec<PathBuf>) {
+    let state = crate::support::snapshot::state_under(dir);
+    let with_attributes = state
+        .iter()
+        .map(|(path, ..)| path.clone())
+        .filter(|path| {
+            std::process::Command::new("getfattr")
+                .args(["--absolute-names", "-d"])
+                .arg(path)
+                .output()
+                .is_ok_and(|output| !output.stdout.is_empty())
+        })
+        .collect();
+    (state, with_attributes)
 }
 
 #[test]

@@ -5,10 +5,10 @@
 //! Printed per family; a miss fails the run. Skipped, and said so, where the kernel gives no
 //! namespace view (the planted sandbox reports which layer is missing).
 
+use super::snapshot::state_under;
 use mewcode::redteam::{Paths, Sandbox, SandboxConfig, spawn_setup};
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -198,7 +198,7 @@ impl Plant {
 
     /// Runs one attack and checks every effect it must not have had.
     fn attack(&self, command: &str) -> Result<(), String> {
-        let before = (self.controls(), tree(&self.outside));
+        let before = (self.controls(), state_under(&self.outside));
         let baseline = process_count();
         let (peak, stop) = (Arc::new(AtomicUsize::new(baseline)), Arc::new(AtomicBool::new(false)));
         let watcher = {
@@ -226,7 +226,7 @@ impl Plant {
         if self.controls() != before.0 {
             return Err(format!("a control file changed; output: {printed}"));
         }
-        if tree(&self.outside) != before.1 {
+        if state_under(&self.outside) != before.1 {
             return Err(format!("something outside changed; output: {printed}"));
         }
         for listener in &self.listeners {
@@ -271,25 +271,9 @@ impl Drop for Plant {
     }
 }
 
-/// Every entry under `dir` with its content, mode, owner, group and modification time.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>, u32, u32, u32, i64)> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(path) = stack.pop() {
-        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
-        let content = if meta.is_file() { std::fs::read(&path).unwrap_or_default() } else { Vec::new() };
-        found.push((path.clone(), content, meta.mode(), meta.uid(), meta.gid(), meta.mtime()));
-        if meta.is_dir() {
-            stack.extend(std::fs::read_dir(&path).into_iter().flatten().flatten().map(|entry| entry.path()));
-        }
-    }
-    found.sort();
-    found
-}
-
 /// A file or directory in the project with the setuid or setgid bit.
 fn setid_file(dir: &Path) -> Option<PathBuf> {
-    tree(dir).into_iter().find(|(_, _, mode, _, _, _)| mode & 0o6000 != 0).map(|(path, ..)| path)
+    state_under(dir).into_iter().find(|(_, _, mode, _, _, _)| mode & 0o6000 != 0).map(|(path, ..)| path)
 }
 
 /// Processes on the machine now.

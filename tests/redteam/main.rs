@@ -25,6 +25,8 @@ mod bash_run;
 mod differential;
 mod kernel;
 mod scripts;
+#[path = "../support/snapshot.rs"]
+mod snapshot;
 #[path = "../support/visible.rs"]
 mod visible;
 

@@ -7,6 +7,7 @@ pub mod mcp_servers;
 pub mod project;
 pub mod script;
 pub mod skip;
+pub mod snapshot;
 pub mod tmux;
 pub mod tree;
 pub mod validate;
