@@ -26,11 +26,20 @@ pub(super) struct Allowed<'a> {
     pub cwd: &'a Path,
 }
 
+fn has(text: &str, phrases: &[&str]) -> bool {
+    phrases.iter().any(|phrase| text.contains(phrase))
+}
+
+/// True when `output` reports a refusal or a missing file at all: only then is there anything
+/// to explain (and worth resolving the layout for).
+pub(super) fn may_explain(output: &str) -> bool {
+    has(output, &DENIAL_PHRASES) || has(output, &MISSING_PHRASES)
+}
+
 /// One line per kind of denial reported by `output`, naming the paths of that kind (at most
 /// `MAX_PATHS`, then how many more).
 pub(super) fn explain(output: &str, allowed: &Allowed) -> Vec<String> {
     let mut kinds: Vec<(Refusal, Vec<PathBuf>)> = Vec::new();
-    let has = |line: &str, phrases: &[&str]| phrases.iter().any(|phrase| line.contains(phrase));
     for line in output.lines().filter(|line| has(line, &DENIAL_PHRASES) || has(line, &MISSING_PHRASES)) {
         let missing_only = !has(line, &DENIAL_PHRASES);
         for candidate in path_candidates(line) {
@@ -220,6 +229,13 @@ mod tests {
         let hidden = vec![PathBuf::from("/h/.ssh")];
         let allowed = Allowed { writable: &writable, hidden: &hidden, devices: &[], cwd: Path::new("/p") };
         explain(output, &allowed)
+    }
+
+    #[test]
+    fn only_output_that_reports_a_refusal_or_a_missing_file_may_be_explained() {
+        assert!(may_explain("cat: /x: Permission denied") && may_explain("ls: /x: No such file or directory"));
+        assert!(may_explain("touch: /x: Read-only file system") && may_explain("Operation not permitted"));
+        assert!(!may_explain("all good\nexit 0"));
     }
 
     #[test]

@@ -324,7 +324,8 @@ impl Sandbox {
 
     /// Lines explaining the sandbox denials a command's output reports (empty when unconfined).
     pub(crate) fn explain_denials(&self, output: &str) -> Vec<String> {
-        if !matches!(self.status, Status::Confined { .. }) {
+        // After every command: the layout (a stat per known secret store) only when needed.
+        if !matches!(self.status, Status::Confined { .. }) || !denials::may_explain(output) {
             return Vec::new();
         }
         let layout = self.layout();
