@@ -17,6 +17,8 @@ pub(crate) mod sse;
 pub(crate) mod sync;
 pub(crate) mod sys;
 #[cfg(test)]
+mod test_dir;
+#[cfg(test)]
 mod test_golden;
 #[cfg(test)]
 mod test_rng;

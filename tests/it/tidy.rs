@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("digest", 0),
     ("sse", 0),
     ("text", 0),
+    ("test_dir", 0),
     ("test_golden", 0),
     ("test_rng", 0),
     ("test_tree", 0),
