@@ -1,3 +1,5 @@
+//! Tests of the unit tests' temp directory.
+
 use super::TempDir;
 
 #[test]

@@ -87,7 +87,9 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn top_module(rel: &str) -> &str {
     let first = rel.split('/').next().unwrap_or(rel);
-    first.strip_suffix(".rs").unwrap_or(first)
+    let module = first.strip_suffix(".rs").unwrap_or(first);
+    // A top-level module's tests (`x_tests.rs` beside `x.rs`) belong to it.
+    module.strip_suffix("_tests").unwrap_or(module)
 }
 
 fn layer_of(module: &str) -> Option<u8> {
