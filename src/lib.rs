@@ -13,6 +13,7 @@ pub(crate) mod clock;
 pub(crate) mod digest;
 pub(crate) mod fsx;
 pub(crate) mod proc;
+pub(crate) mod shell;
 pub(crate) mod sse;
 pub(crate) mod sync;
 pub(crate) mod sys;
@@ -105,9 +106,9 @@ pub mod redteam {
     pub use crate::mcp::client::parse_read_only;
     pub use crate::mode::Mode;
     pub use crate::permission::rules::{Level, RuleSet, RuleTexts};
-    pub use crate::permission::shell::{ParsedCommand, parse_command};
     pub use crate::permission::wrappers::{program_name, unwrap_command};
     pub use crate::permission::{CallInfo, Decision, Engine};
+    pub use crate::shell::{ParsedCommand, parse_command};
     pub use crate::sys::child::spawn_setup;
     pub use crate::sys::{current_uid, kill_process_group};
 }

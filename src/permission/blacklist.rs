@@ -26,8 +26,8 @@
 //! script already on disk.
 
 use super::normalize::{self, Variables};
-use super::shell::{self, RedirectOp, SimpleCommand};
 use super::wrappers::{self, SHELLS, is_interpreter};
+use crate::shell::{self, RedirectOp, SimpleCommand};
 use regex::Regex;
 use scope::Scope;
 use std::sync::LazyLock;

@@ -14,9 +14,9 @@
 //! (`echo ':(){ :|:& };:'`) are text, not a bomb. The raw-text scan is kept only for commands
 //! the splitter cannot parse.
 
-use super::shell::{ParsedCommand, SimpleCommand};
 use super::structure::{Kind, Structure};
 use super::{BlacklistHit, Family, MaybeMatch, hit, wrappers};
+use crate::shell::{ParsedCommand, SimpleCommand};
 use regex::Regex;
 use std::sync::LazyLock;
 

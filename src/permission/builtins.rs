@@ -7,6 +7,7 @@
 //! taking no value, so its operand is read as a name rather than skipped.
 
 use super::runners;
+use crate::shell::{arithmetic_names, code_marker};
 
 /// Why `words` (a simple command, wrappers already peeled) changes what later commands run, if it
 /// does: a dangerous variable it may assign or unset, or a name it rebinds.
@@ -66,14 +67,6 @@ fn code_evaluated<'a>(program: &str, args: &'a [String]) -> Option<&'a str> {
     evaluated.into_iter().find(|arg| code_marker(arg)).map(String::as_str)
 }
 
-/// True when `text` holds something that runs a command once bash expands it: `$(`, a
-/// backtick, or a bash 5.3 function substitution `${ …}` / `${|…}`.
-pub(crate) fn code_marker(text: &str) -> bool {
-    text.contains("$(")
-        || text.contains('`')
-        || ["${ ", "${\t", "${\n", "${|"].iter().any(|marker| text.contains(marker))
-}
-
 /// The script a `trap` registers: its first operand, unless it only lists or resets traps.
 pub(crate) fn trap_action(args: &[String]) -> Option<&str> {
     let operands: Vec<&String> = args.iter().skip_while(|arg| arg.starts_with('-') && *arg != "-").collect();
@@ -122,30 +115,6 @@ fn assigned_names(words: &[String]) -> Vec<String> {
         _ => {}
     }
     names.retain(|name| !name.is_empty());
-    names
-}
-
-/// Every identifier in an arithmetic expression: any of them may be assigned (`x=1`, `x++`,
-/// `x+=1`), and a variable's value is itself evaluated as an expression, so naming one is enough.
-pub(crate) fn arithmetic_names(expression: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut current = String::new();
-    let mut after_digit = false;
-    for c in expression.chars().chain(std::iter::once(' ')) {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            if current.is_empty() && (c.is_ascii_digit() || after_digit) {
-                // A number (`10`, `0x1f`, `64#zz`): its letters are digits, not names.
-                after_digit = true;
-                continue;
-            }
-            current.push(c);
-        } else {
-            after_digit = c == '#' && after_digit;
-            if !current.is_empty() {
-                names.push(std::mem::take(&mut current));
-            }
-        }
-    }
     names
 }
 
@@ -414,14 +383,6 @@ mod tests {
         assert_eq!(trap_action(&words("- EXIT")), None);
         assert_eq!(trap_action(&words("-l")), None);
         assert_eq!(trap_action(&words("EXIT")), None);
-    }
-
-    #[test]
-    fn arithmetic_names_skip_numbers_in_any_base() {
-        assert_eq!(arithmetic_names("x=y+1"), ["x", "y"]);
-        assert_eq!(arithmetic_names("0x1f + 2#101 + 64#zZ_@ + n"), ["n"]);
-        assert_eq!(arithmetic_names("a[i]++"), ["a", "i"]);
-        assert!(arithmetic_names("1+2*3").is_empty());
     }
 
     #[test]

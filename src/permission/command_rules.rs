@@ -14,8 +14,8 @@ use super::normalize;
 use super::rules::{Level, Rule};
 use super::runners::{self, ProjectDir};
 use super::sandbox;
-use super::shell::{self, Nesting, ParsedCommand, SimpleCommand};
 use super::wrappers::{self, BENIGN_WRAPPERS, SHELLS};
+use crate::shell::{self, Nesting, ParsedCommand, SimpleCommand};
 use std::path::Path;
 
 /// How deep nested `-c` scripts are followed for deny targets.
@@ -207,7 +207,8 @@ fn facts(command: &SimpleCommand, root: &Path, project_dir: ProjectDir<'_>) -> S
         Some("a shell variable assignment".to_string())
     } else if let Some(assignment) = dangerous_assignment {
         Some(format!("sets {assignment}"))
-    } else if let Some(assignment) = command.assignments.iter().find(|assignment| builtins::code_marker(assignment)) {
+    } else if let Some(assignment) = command.assignments.iter().find(|assignment| crate::shell::code_marker(assignment))
+    {
         // `i='a[$(id)]' make` runs `id` when `i` is an integer or a name reference.
         Some(format!("the assignment {assignment} may be evaluated as code"))
     } else if let Some(reason) = builtins::builtin_risk(&effective.words) {

@@ -11,7 +11,7 @@
 
 use super::normalize;
 use super::rules::{glob_to_regex, has_wildcard};
-use super::shell::WordInfo;
+use crate::shell::WordInfo;
 use regex::Regex;
 use std::path::{Path, PathBuf};
 
@@ -97,7 +97,7 @@ fn glob_paths(pattern: &str, root: &Path, out: &mut Vec<String>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::shell;
+    use crate::shell;
 
     fn project() -> PathBuf {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -26,7 +26,6 @@ pub(crate) mod rules;
 pub(crate) mod runners;
 pub(crate) mod sandbox;
 pub(crate) mod sed;
-pub(crate) mod shell;
 pub(crate) mod store;
 pub(crate) mod wrappers;
 

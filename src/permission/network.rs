@@ -19,10 +19,10 @@
 //! `staged.rs`'s; a script already on disk that reads stdin is a blind spot.
 
 use super::MaybeMatch;
-use super::shell::{Nesting, ParsedCommand, RedirectOp, SimpleCommand};
 use super::structure::Structure;
 use super::wrappers::{self, Effective, SHELLS, is_interpreter};
 use crate::permission::sed;
+use crate::shell::{Nesting, ParsedCommand, RedirectOp, SimpleCommand};
 use regex::Regex;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;

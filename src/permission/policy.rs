@@ -7,9 +7,9 @@
 
 use super::kind::ToolKind;
 use super::rules::glob_to_regex;
-use super::shell::{self, SimpleCommand};
 use super::wrappers;
 use crate::mode::Mode;
+use crate::shell::{self, SimpleCommand};
 use regex::Regex;
 use std::path::Path;
 

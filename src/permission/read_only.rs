@@ -5,8 +5,8 @@ use super::command_rules::{INERT_FILES, expanded_arguments_risk, sensitive_redir
 use super::expansion;
 use super::policy;
 use super::sandbox;
-use super::shell::{self, Nesting, RedirectOp, SimpleCommand};
 use super::wrappers::{self, Effective};
+use crate::shell::{self, Nesting, RedirectOp, SimpleCommand};
 use std::path::{Path, PathBuf};
 
 /// Why a command is not read-only, for tests and for the engine's logs.

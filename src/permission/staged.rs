@@ -6,9 +6,9 @@
 //! unknown and left alone.
 
 use super::normalize;
-use super::shell::{self, RedirectOp, SimpleCommand};
 use super::wrappers::{self, SHELLS};
 use super::{BlacklistHit, DOWNLOADER, Family, MaybeMatch, check_script, hit, is_interpreter};
+use crate::shell::{self, RedirectOp, SimpleCommand};
 
 /// The text `echo`/`printf` would print (escapes decoded, echo's `-n -e -E` dropped), or None
 /// when the words are not an echo or printf.

@@ -8,7 +8,7 @@
 //! is closed there. It answers structural questions for the blacklist (fork bombs, network data
 //! piped into a group); it decides nothing itself.
 
-use super::shell::{Nesting, ParsedCommand};
+use crate::shell::{Nesting, ParsedCommand};
 use std::ops::Range;
 
 /// What a construct is.

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("proc", 0),
     ("sys", 0),
     ("sync", 0),
+    ("shell", 0),
     ("msg", 1),
     ("mode", 1),
     ("warning", 1),

@@ -1,18 +1,18 @@
-//! Word reading for the shell parser: quotes, escapes, `$'…'`, expansions and substitutions.
+//! Everything after a `$` or a backtick for the shell parser: parameter expansions, arithmetic,
+//! command and process substitutions, and bash 5.3's `${ cmd; }`/`${| cmd; }`.
 //!
-//! Invariant: a word's text is what bash would pass after quote removal, with expansions left
-//! literal; every substitution met on the way (also inside double quotes, `${…}`, arithmetic and
-//! bash 5.3's `${ cmd; }`/`${| cmd; }`) is parsed into sub-commands, never skipped. `$((` is
-//! arithmetic only when bash would read it so (subst.c: the text up to the matching `)` must be
-//! `(…)` with balanced parentheses inside); otherwise it is a command substitution whose body
-//! starts with a subshell. Arithmetic text is scanned for substitutions with its quotes and
-//! backslashes removed, because bash expands array subscripts a second time when it evaluates
-//! them (`$(( 'a[$(id)]' ))` runs `id`). Unterminated quotes are Unparseable.
+//! Invariant: every substitution met (also inside double quotes, `${…}`, arithmetic and here-doc
+//! bodies) is parsed into sub-commands, never skipped. `$((` is arithmetic only when bash would
+//! read it so (subst.c: the text up to the matching `)` must be `(…)` with balanced parentheses
+//! inside); otherwise it is a command substitution whose body starts with a subshell. Arithmetic
+//! text is scanned for substitutions with its quotes and backslashes removed, because bash
+//! expands array subscripts a second time when it evaluates them (`$(( 'a[$(id)]' ))` runs `id`).
+//! It expands nothing: the text is kept literally in the word.
 
-use super::{Nesting, Parser, Term, Unparseable, WordInfo};
+use super::lexer::{push_literal, push_quoted, push_unquoted};
+use super::parser::{Parser, Term};
+use super::{MAX_DEPTH, Nesting, Unparseable, WordInfo, arithmetic_names, code_marker};
 use std::ops::Range;
-
-use crate::permission::builtins::code_marker as has_code_marker;
 
 /// bash's `chk_arithsub`: parentheses balance and never close more than were opened, quotes
 /// and escapes skipped.
@@ -63,175 +63,8 @@ fn without_quotes(text: &str) -> Option<String> {
     (plain.len() < text.len()).then_some(plain)
 }
 
-/// Characters escaped in [`WordInfo::pattern`] when they came from quoted text.
-const PATTERN_SPECIAL: &[char] = &['\\', '*', '?', '[', ']', '{', '}', ','];
-
-fn push_quoted(text: &mut String, info: &mut WordInfo, c: char) {
-    text.push(c);
-    if PATTERN_SPECIAL.contains(&c) {
-        info.pattern.push('\\');
-    }
-    info.pattern.push(c);
-}
-
-fn push_unquoted(text: &mut String, info: &mut WordInfo, c: char) {
-    text.push(c);
-    info.pattern.push(c);
-}
-
-/// Pushes literal expansion or substitution text (`$X`, `$(…)`): kept verbatim, marked quoted
-/// in the pattern so its characters are never taken for globs.
-fn push_literal(text: &mut String, info: &mut WordInfo, literal: &str) {
-    for c in literal.chars() {
-        push_quoted(text, info, c);
-    }
-}
-
 impl Parser<'_> {
-    /// Reads one word at the cursor (the caller has checked it is not at an operator).
-    pub(super) fn read_word(&mut self) -> Result<(String, WordInfo), Unparseable> {
-        let mut text = String::new();
-        let mut info = WordInfo::default();
-        let first = self.pos;
-        while let Some(c) = self.peek() {
-            if (c == '<' || c == '>') && self.peek_at(1) == Some('(') {
-                self.read_process_substitution(&mut text, &mut info)?;
-                continue;
-            }
-            if self.at_word_end() {
-                break;
-            }
-            match c {
-                '\\' => {
-                    info.quoted = true;
-                    match self.peek_at(1) {
-                        Some('\n') => self.pos += 2,
-                        Some(next) => {
-                            self.pos += 2;
-                            push_quoted(&mut text, &mut info, next);
-                        }
-                        None => {
-                            self.pos += 1;
-                            push_quoted(&mut text, &mut info, '\\');
-                        }
-                    }
-                }
-                '\'' => self.read_single_quoted(&mut text, &mut info)?,
-                '"' => self.read_double_quoted(&mut text, &mut info)?,
-                '$' | '`' => self.read_dollar_or_backtick_in(&mut text, &mut info, false)?,
-                '*' | '?' | '+' | '@' if self.peek_at(1) == Some('(') && self.peek_at(2) != Some(')') => {
-                    self.read_extglob(&mut text, &mut info)?;
-                }
-                '*' | '?' | '[' => {
-                    info.glob = true;
-                    push_unquoted(&mut text, &mut info, c);
-                    self.pos += 1;
-                }
-                '{' => {
-                    info.brace = true;
-                    push_unquoted(&mut text, &mut info, c);
-                    self.pos += 1;
-                }
-                _ => {
-                    push_unquoted(&mut text, &mut info, c);
-                    self.pos += 1;
-                }
-            }
-        }
-        if self.pos == first {
-            return self.fail("unexpected character");
-        }
-        Ok((text, info))
-    }
-
-    /// An extended glob `?(…)`, `*(…)`, `+(…)`, `@(…)` (always on in `[[ == ]]`, elsewhere after
-    /// `shopt -s extglob`): one pattern word up to the matching `)`, blanks and `|` included;
-    /// quotes and substitutions inside are read as in any word. `f?()` stays a function name,
-    /// and `!(…)` is not read this way: without extglob, bash runs `!(cmd)` as a negated subshell.
-    fn read_extglob(&mut self, text: &mut String, info: &mut WordInfo) -> Result<(), Unparseable> {
-        info.glob = true;
-        let mut depth = 0usize;
-        while let Some(c) = self.peek() {
-            match c {
-                '\\' => match self.peek_at(1) {
-                    Some('\n') => self.pos += 2,
-                    Some(next) => {
-                        info.quoted = true;
-                        self.pos += 2;
-                        push_quoted(text, info, next);
-                    }
-                    None => return self.fail("unterminated extended glob"),
-                },
-                '\'' => self.read_single_quoted(text, info)?,
-                '"' => self.read_double_quoted(text, info)?,
-                '$' | '`' => self.read_dollar_or_backtick_in(text, info, false)?,
-                '\n' => return self.fail("unterminated extended glob"),
-                _ => {
-                    depth = match c {
-                        '(' => depth + 1,
-                        ')' => depth - 1,
-                        _ => depth,
-                    };
-                    push_unquoted(text, info, c);
-                    self.pos += 1;
-                    if c == ')' && depth == 0 {
-                        return Ok(());
-                    }
-                }
-            }
-        }
-        self.fail("unterminated extended glob")
-    }
-
-    fn read_single_quoted(&mut self, text: &mut String, info: &mut WordInfo) -> Result<(), Unparseable> {
-        info.quoted = true;
-        self.pos += 1;
-        loop {
-            match self.peek() {
-                None => return self.fail("unterminated '"),
-                Some('\'') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                Some(c) => {
-                    push_quoted(text, info, c);
-                    self.pos += 1;
-                }
-            }
-        }
-    }
-
-    fn read_double_quoted(&mut self, text: &mut String, info: &mut WordInfo) -> Result<(), Unparseable> {
-        info.quoted = true;
-        self.pos += 1;
-        loop {
-            match self.peek() {
-                None => return self.fail("unterminated \""),
-                Some('"') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                Some('\\') => match self.peek_at(1) {
-                    Some('\n') => self.pos += 2,
-                    Some(next @ ('$' | '`' | '"' | '\\')) => {
-                        self.pos += 2;
-                        push_quoted(text, info, next);
-                    }
-                    _ => {
-                        self.pos += 1;
-                        push_quoted(text, info, '\\');
-                    }
-                },
-                Some('$' | '`') => self.read_dollar_or_backtick_in(text, info, true)?,
-                Some(c) => {
-                    push_quoted(text, info, c);
-                    self.pos += 1;
-                }
-            }
-        }
-    }
-
-    fn read_dollar_or_backtick_in(
+    pub(super) fn read_dollar_or_backtick_in(
         &mut self,
         text: &mut String,
         info: &mut WordInfo,
@@ -331,13 +164,13 @@ impl Parser<'_> {
         info: &mut WordInfo,
     ) -> Result<(), Unparseable> {
         self.out.has_expansion = true;
-        info.expansion |= !crate::permission::builtins::arithmetic_names(text).is_empty();
+        info.expansion |= !arithmetic_names(text).is_empty();
         if self.scan_substitutions(text, span.clone())? {
             info.substitution = true;
             return Ok(());
         }
         if let Some(plain) = without_quotes(text)
-            && has_code_marker(&plain)
+            && code_marker(&plain)
             && self.scan_substitutions(&plain, span)?
         {
             info.substitution = true;
@@ -347,7 +180,7 @@ impl Parser<'_> {
 
     /// Parses `text` as the body of a command substitution (its commands run).
     fn parse_substitution_text(&mut self, text: &str, span: Range<usize>) -> Result<(), Unparseable> {
-        if self.depth >= super::MAX_DEPTH {
+        if self.depth >= MAX_DEPTH {
             return self.fail("nesting too deep");
         }
         let mut inner = Parser::new(text, self.depth + 1);
@@ -366,7 +199,7 @@ impl Parser<'_> {
         if !text.contains('$') && !text.contains('`') {
             return Ok(false);
         }
-        if self.depth >= super::MAX_DEPTH {
+        if self.depth >= MAX_DEPTH {
             return self.fail("nesting too deep");
         }
         let mut inner = Parser::new(text, self.depth + 1);
@@ -476,7 +309,7 @@ impl Parser<'_> {
         let commands_before = self.out.subcommands.len();
         // `${…}` nests (`${a:-${b:-…}}`): counted like a substitution, so deep input is refused
         // instead of overflowing the stack.
-        if self.depth >= super::MAX_DEPTH {
+        if self.depth >= MAX_DEPTH {
             return self.fail("nesting too deep");
         }
         self.depth += 1;
@@ -486,7 +319,7 @@ impl Parser<'_> {
         if self.out.subcommands.len() == commands_before {
             let read: String = self.chars[start..self.pos].iter().map(|(_, c)| *c).collect();
             if let Some(plain) = without_quotes(&read)
-                && has_code_marker(&plain[2..])
+                && code_marker(&plain[2..])
             {
                 let span = self.span(self.offset_of_index(start)..self.offset());
                 if self.scan_substitutions(&plain[2..], span)? {
@@ -558,7 +391,7 @@ impl Parser<'_> {
                 }
             }
         }
-        if self.depth >= super::MAX_DEPTH {
+        if self.depth >= MAX_DEPTH {
             return self.fail("nesting too deep");
         }
         let mut inner = Parser::new(&body, self.depth + 1);
@@ -573,7 +406,11 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn read_process_substitution(&mut self, text: &mut String, info: &mut WordInfo) -> Result<(), Unparseable> {
+    pub(super) fn read_process_substitution(
+        &mut self,
+        text: &mut String,
+        info: &mut WordInfo,
+    ) -> Result<(), Unparseable> {
         let start = self.offset();
         self.pos += 2;
         self.nested(Term::Paren, Nesting::ProcessSubstitution)?;
@@ -581,67 +418,5 @@ impl Parser<'_> {
         let literal = self.src.get(start..self.offset()).unwrap_or_default().to_string();
         push_literal(text, info, &literal);
         Ok(())
-    }
-
-    /// `$'…'`: ANSI-C quoting, decoded the way bash does (`$'\x72m'` is `rm`).
-    fn read_ansi_c(&mut self, text: &mut String, info: &mut WordInfo) -> Result<(), Unparseable> {
-        info.quoted = true;
-        self.pos += 2;
-        loop {
-            let Some(c) = self.peek() else { return self.fail("unterminated $'") };
-            self.pos += 1;
-            match c {
-                '\'' => return Ok(()),
-                '\\' => {
-                    let Some(escape) = self.peek() else { return self.fail("unterminated $'") };
-                    self.pos += 1;
-                    let decoded = match escape {
-                        'n' => Some('\n'),
-                        't' => Some('\t'),
-                        'r' => Some('\r'),
-                        'a' => Some('\u{7}'),
-                        'b' => Some('\u{8}'),
-                        'e' | 'E' => Some('\u{1b}'),
-                        'f' => Some('\u{c}'),
-                        'v' => Some('\u{b}'),
-                        '\\' | '\'' | '"' | '?' => Some(escape),
-                        'x' => self.read_code(16, 2),
-                        'u' => self.read_code(16, 4),
-                        'U' => self.read_code(16, 8),
-                        '0'..='7' => {
-                            self.pos -= 1;
-                            self.read_code(8, 3)
-                        }
-                        'c' => {
-                            let control = self.peek().map(|c| char::from((c as u32 & 0x1f) as u8));
-                            self.pos += 1;
-                            control
-                        }
-                        other => {
-                            push_quoted(text, info, '\\');
-                            Some(other)
-                        }
-                    };
-                    if let Some(decoded) = decoded {
-                        push_quoted(text, info, decoded);
-                    }
-                }
-                other => push_quoted(text, info, other),
-            }
-        }
-    }
-
-    /// Reads up to `max_digits` digits in `radix`; None when there are none (bash then keeps
-    /// the escape literally, which only matters for display).
-    fn read_code(&mut self, radix: u32, max_digits: usize) -> Option<char> {
-        let mut value = 0u32;
-        let mut digits = 0;
-        while digits < max_digits {
-            let Some(digit) = self.peek().and_then(|c| c.to_digit(radix)) else { break };
-            value = value.wrapping_mul(radix).wrapping_add(digit);
-            digits += 1;
-            self.pos += 1;
-        }
-        if digits == 0 { None } else { char::from_u32(value & 0xff_ffff).or(Some('\u{fffd}')) }
     }
 }

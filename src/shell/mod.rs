@@ -1,23 +1,32 @@
-//! The one shell-aware lexer and splitter that the blacklist, the rules and the prompts all use.
+//! The bash reader: the one shell-aware lexer and splitter that the blacklist, the rules, the
+//! read-only check and the prompts all use. It imports nothing from the crate.
 //!
-//! It reads a bash command string the way bash would tokenise it (quotes, `$'…'`, escapes,
-//! operators, groups, comments, here-docs, redirections, `$(…)`, backticks, `<(…)`) and returns
-//! every simple command it contains, the ones inside substitutions included, so nothing that
-//! would run is hidden from a check. It reads `case … esac`, `for`/`select` headers, `for ((…))`,
-//! arithmetic commands `((…))` and array assignments `a=(…)`. Invariant: it fails closed —
-//! anything it does not understand (an unbalanced quote or paren, `coproc`, a function without
-//! a `{ }`/`( )` body, nesting deeper than [`MAX_DEPTH`]) is [`Unparseable`],
-//! and callers then treat the command as unknown (the blacklist scans the raw text, rules
-//! never allow it). It does not expand anything: `$HOME`,
-//! `~` and globs stay literal in the words and are flagged in [`WordInfo`]; a `$NAME` is
-//! written back as `${NAME}` so quote removal cannot glue it to the next text. Reserved words
-//! that start a command (`if`, `then`, `!`, `time`, `function f`, …) are syntax, not words: what
-//! follows them starts a new command, so `if { rm x; }` is seen as a group.
+//! Invariant: it returns what bash would split, and what it cannot read is unknown. It reads a
+//! bash command string the way bash would tokenise it (quotes, `$'…'`, escapes, operators,
+//! groups, comments, here-docs, redirections, `$(…)`, backticks, `<(…)`) and returns every
+//! simple command it contains, the ones inside substitutions included, so nothing that would
+//! run is hidden from a check. It reads `case … esac`, `for`/`select` headers, `for ((…))`,
+//! arithmetic commands `((…))` and array assignments `a=(…)`. Anything it does not understand
+//! (an unbalanced quote or paren, a function without a `{ }`/`( )` body, nesting deeper than
+//! [`MAX_DEPTH`]) is [`Unparseable`], never a guess, and callers then treat the command as
+//! unknown (the blacklist scans the raw text, rules never allow it).
 //!
-//! Here-docs: the body is read after the next newline and never parsed as commands of the
-//! outer script; an unquoted body's `$(…)` and backticks are parsed (bash runs them), and the
-//! body text is kept as the redirect's `target` so a check can treat it as a script when it is
-//! fed to a shell.
+//! It does not expand anything: `$HOME`, `~` and globs stay literal in the words and are
+//! flagged in [`WordInfo`]; a `$NAME` is written back as `${NAME}` so quote removal cannot glue
+//! it to the next text. Reserved words that start a command (`if`, `then`, `!`, `time`,
+//! `function f`, …) are syntax, not words: what follows them starts a new command, so
+//! `if { rm x; }` is seen as a group. Here-docs: the body is read after the next newline and
+//! never parsed as commands of the outer script; an unquoted body's `$(…)` and backticks are
+//! parsed (bash runs them), and the body text is kept as the redirect's `target` so a check can
+//! treat it as a script when it is fed to a shell.
+//!
+//! - `mod.rs` — what the reader returns ([`ParsedCommand`] and its parts), [`parse_command`], and
+//!   two lexical predicates its users share
+//! - `parser.rs` — recursive descent: lists, pipelines, groups, simple commands, redirections
+//! - `lexer.rs` — words: quotes, escapes, `$'…'`, extended globs
+//! - `substitution.rs` — what follows `$` or a backtick: expansions, arithmetic, substitutions
+//! - `heredoc.rs` — here-doc bodies
+//! - `compound.rs` — `case`, `for`/`select`, `((…))`, `[[ … ]]`, array assignments
 
 use std::ops::Range;
 
@@ -182,23 +191,47 @@ pub fn parse_command(src: &str) -> Result<ParsedCommand, Unparseable> {
     Ok(parser.out)
 }
 
-#[path = "parser.rs"]
+/// True when `text` holds something that runs a command once bash expands it: `$(`, a
+/// backtick, or a bash 5.3 function substitution `${ …}` / `${|…}`.
+pub(crate) fn code_marker(text: &str) -> bool {
+    text.contains("$(")
+        || text.contains('`')
+        || ["${ ", "${\t", "${\n", "${|"].iter().any(|marker| text.contains(marker))
+}
+
+/// Every identifier in an arithmetic expression: any of them may be assigned (`x=1`, `x++`,
+/// `x+=1`), and a variable's value is itself evaluated as an expression, so naming one is enough.
+pub(crate) fn arithmetic_names(expression: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut current = String::new();
+    let mut after_digit = false;
+    for c in expression.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            if current.is_empty() && (c.is_ascii_digit() || after_digit) {
+                // A number (`10`, `0x1f`, `64#zz`): its letters are digits, not names.
+                after_digit = true;
+                continue;
+            }
+            current.push(c);
+        } else {
+            after_digit = c == '#' && after_digit;
+            if !current.is_empty() {
+                names.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    names
+}
+
+mod compound;
+mod heredoc;
+mod lexer;
 mod parser;
+mod substitution;
 use parser::{Parser, Term};
 
-#[path = "lexer.rs"]
-mod lexer;
-
-#[path = "heredoc.rs"]
-mod heredoc;
-
-#[path = "compound.rs"]
-mod compound;
-
 #[cfg(test)]
-#[path = "shell_tests.rs"]
 mod tests;
 
 #[cfg(test)]
-#[path = "shell_reader_tests.rs"]
 mod reader_tests;

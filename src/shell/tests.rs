@@ -352,7 +352,7 @@ fn arithmetic_balance_follows_bash_quoting() {
         ("'a' (", false),
     ];
     for (text, balanced) in cases {
-        assert_eq!(lexer::balanced_parens(text), *balanced, "{text:?}");
+        assert_eq!(substitution::balanced_parens(text), *balanced, "{text:?}");
     }
 }
 
@@ -497,4 +497,12 @@ fn case_arms_and_blank_continuations_end_where_bash_ends_them() {
     assert!(programs("case x in a) pa;&b) pb;;&c) pc;;esac").contains(&"pc".to_string()));
     let joined = programs("echo a \\\n  b; pc \\\n; pd");
     assert_eq!(joined, ["echo", "pc", "pd"], "backslash-newline between words is a blank");
+}
+
+#[test]
+fn arithmetic_names_skip_numbers_in_any_base() {
+    assert_eq!(arithmetic_names("x=y+1"), ["x", "y"]);
+    assert_eq!(arithmetic_names("0x1f + 2#101 + 64#zZ_@ + n"), ["n"]);
+    assert_eq!(arithmetic_names("a[i]++"), ["a", "i"]);
+    assert!(arithmetic_names("1+2*3").is_empty());
 }

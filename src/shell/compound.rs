@@ -155,7 +155,7 @@ impl Parser<'_> {
         let Some(inner) = content.strip_prefix('(').and_then(|rest| rest.strip_suffix(')')) else {
             return Ok(false);
         };
-        if !super::lexer::balanced_parens(inner) {
+        if !super::substitution::balanced_parens(inner) {
             return Ok(false);
         }
         let inner = inner.to_string();
