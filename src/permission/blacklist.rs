@@ -25,8 +25,8 @@
 //! fork bomb whose body is padded past 4 KiB; anything done through a compiled program or a
 //! script already on disk.
 
-use super::normalize::{self, Variables};
-use super::wrappers::{self, SHELLS, is_interpreter};
+use crate::command::normalize::{self, Variables};
+use crate::command::wrappers::{self, SHELLS, is_interpreter};
 use crate::shell::{self, RedirectOp, SimpleCommand};
 use regex::Regex;
 use scope::Scope;

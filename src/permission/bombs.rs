@@ -15,7 +15,8 @@
 //! the splitter cannot parse.
 
 use super::structure::{Kind, Structure};
-use super::{BlacklistHit, Family, MaybeMatch, hit, wrappers};
+use super::{BlacklistHit, Family, MaybeMatch, hit};
+use crate::command::wrappers;
 use crate::shell::{ParsedCommand, SimpleCommand};
 use regex::Regex;
 use std::sync::LazyLock;

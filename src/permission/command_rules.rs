@@ -8,13 +8,13 @@
 //! `sudo`/`env`/`xargs`), lets only an exact rule allow a command that can run other programs,
 //! and never allows substitutions, unparseable text or file redirections outside the project.
 
-use super::builtins;
-use super::expansion;
-use super::normalize;
 use super::rules::{Level, Rule};
-use super::runners::{self, ProjectDir};
 use super::sandbox;
-use super::wrappers::{self, BENIGN_WRAPPERS, SHELLS};
+use crate::command::builtins;
+use crate::command::expansion;
+use crate::command::normalize;
+use crate::command::runners::{self, ProjectDir};
+use crate::command::wrappers::{self, BENIGN_WRAPPERS, SHELLS};
 use crate::shell::{self, Nesting, ParsedCommand, SimpleCommand};
 use std::path::Path;
 

@@ -11,9 +11,9 @@
 //! `tune2fs`, `resize2fs`, `zerofree`.
 
 use super::families::CommandLine;
-use super::normalize::is_block_device;
 use super::scope::Scope;
 use super::{BlacklistHit, Family, hit};
+use crate::command::normalize::is_block_device;
 
 /// How far a tool reaches on its own.
 enum Reach {

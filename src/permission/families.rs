@@ -4,9 +4,10 @@
 //! Invariant: a check reads options the way the program does (GNU option permutation, short
 //! clusters, `--` ending options), so `rm / -rf`, `rm -r -f`, `rm --recursive` all count.
 
-use super::normalize::{clean_path, is_block_device, is_system_file};
 use super::scope::Scope;
 use super::{BlacklistHit, Family, MaybeMatch, deleters, disks, hit, processes};
+use crate::command::normalize::{self, clean_path, is_block_device, is_system_file};
+use crate::command::wrappers::{self, SHELLS};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -251,7 +252,7 @@ pub(super) fn check_unparsed(text: &str, depth: usize) -> Option<BlacklistHit> {
         }
     }
     let unquoted: String = text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
-    let unquoted = unquoted.replace("${HOME}", "$HOME").replace("$HOME", super::normalize::HOME);
+    let unquoted = unquoted.replace("${HOME}", "$HOME").replace("$HOME", normalize::HOME);
     // A downloader, a pipe, any wrapper words, then a shell or an interpreter.
     static PIPE_TO_SHELL: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(concat!(
@@ -283,13 +284,13 @@ pub(super) fn check_unparsed(text: &str, depth: usize) -> Option<BlacklistHit> {
         let words: Vec<String> = piece.split_whitespace().map(str::to_string).collect();
         for start in 0..words.len() {
             let window = &words[start..words.len().min(start + 64)];
-            let effective = super::wrappers::unwrap_command(window);
+            let effective = wrappers::unwrap_command(window);
             let Some(program) = effective.words.first() else { continue };
-            let program = super::wrappers::program_name(program);
+            let program = wrappers::program_name(program);
             if let Some(found) = check_program(program, &effective.words[1..], text, &scope) {
                 return Some(found);
             }
-            if (program == "eval" || super::SHELLS.contains(&program)) && depth < super::MAX_NESTING {
+            if (program == "eval" || SHELLS.contains(&program)) && depth < super::MAX_NESTING {
                 let rest: Vec<String> =
                     effective.words[1..].iter().filter(|word| !word.starts_with('-')).cloned().collect();
                 if let Some(found) = rest.first().and_then(|_| super::check_script(&rest.join(" "), depth + 1)) {

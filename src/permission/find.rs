@@ -8,7 +8,8 @@
 //! output into other programs; `xargs` does that in `blacklist.rs`.
 
 use super::scope::Scope;
-use super::{BlacklistHit, Family, check_script_in, hit, quote, wrappers};
+use super::{BlacklistHit, Family, check_script_in, hit, quote};
+use crate::command::wrappers;
 
 /// `find START… -delete`, and `find START… -exec CMD {} ;` with `{}` taken as each start
 /// path; running a deleting program on every entry under a critical start is a recursive delete

@@ -14,20 +14,14 @@
 //! same file decisions (sandbox, sensitive files, deny rules) to make file by file.
 
 pub(crate) mod blacklist;
-pub(crate) mod builtins;
 pub(crate) mod command_rules;
-pub(crate) mod expansion;
 pub(crate) mod kind;
-pub(crate) mod normalize;
 pub(crate) mod policy;
 pub(crate) mod read_filter;
 pub(crate) mod read_only;
 pub(crate) mod rules;
-pub(crate) mod runners;
 pub(crate) mod sandbox;
-pub(crate) mod sed;
 pub(crate) mod store;
-pub(crate) mod wrappers;
 
 use crate::mode::Mode;
 use kind::ToolKind;

@@ -20,8 +20,8 @@
 
 use super::MaybeMatch;
 use super::structure::Structure;
-use super::wrappers::{self, Effective, SHELLS, is_interpreter};
-use crate::permission::sed;
+use crate::command::sed;
+use crate::command::wrappers::{self, Effective, SHELLS, is_interpreter};
 use crate::shell::{Nesting, ParsedCommand, RedirectOp, SimpleCommand};
 use regex::Regex;
 use std::collections::BTreeSet;

@@ -11,8 +11,8 @@
 //! taken as not critical, and a nested script (`bash -c`, `find -exec`) starts where its parent
 //! was, with its parent's variables (exported or not: more candidates, never fewer).
 
-use super::normalize::{self, HOME, Variables};
-use super::wrappers;
+use crate::command::normalize::{self, HOME, Variables};
+use crate::command::wrappers;
 
 /// Paths longer than this are not followed, so hostile `cd a; cd a; …` chains stay linear.
 const MAX_TRACKED_PATH: usize = 1024;

@@ -5,9 +5,9 @@
 //! arguments, here-doc bodies, download targets); what a program would print at run time is
 //! unknown and left alone.
 
-use super::normalize;
-use super::wrappers::{self, SHELLS};
-use super::{BlacklistHit, DOWNLOADER, Family, MaybeMatch, check_script, hit, is_interpreter};
+use super::{BlacklistHit, DOWNLOADER, Family, MaybeMatch, check_script, hit};
+use crate::command::normalize;
+use crate::command::wrappers::{self, SHELLS, is_interpreter};
 use crate::shell::{self, RedirectOp, SimpleCommand};
 
 /// The text `echo`/`printf` would print (escapes decoded, echo's `-n -e -E` dropped), or None

@@ -26,6 +26,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("msg", 1),
     ("mode", 1),
     ("warning", 1),
+    // What a simple command does (wrappers, builtins, expansion): on the shell reader, under permission.
+    ("command", 1),
     ("config", 2),
     ("confine", 2),
     ("llm", 2),

@@ -1,4 +1,4 @@
-//! Word normalisation for the blacklist: what bash would turn a word into before running it,
+//! Word normalisation for the blacklist and the rules: what bash would turn a word into before running it,
 //! as far as the script itself tells — brace expansion, same-script variables, `$IFS`
 //! splitting — and the classification of paths as catastrophic targets.
 //!
