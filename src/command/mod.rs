@@ -15,11 +15,15 @@
 //! - `wrappers.rs` — wrappers peeled to the effective command; program names, shells, interpreters
 //! - `runners.rs` — the reviewed table of options and variables that make a tool run other code
 //! - `builtins.rs` — builtins that assign variables, rebind names or register code for later
-//! - `normalize.rs` — words as bash would produce them (braces, same-script variables, `$IFS`), and
-//!   which paths are critical
+//! - `normalize.rs` — words as bash would produce them (braces, variables, `$IFS`); critical paths
 //! - `expansion.rs` — what a glob or brace word may become against the files that exist
 //! - `glob.rs` — glob patterns (bash's and the rules') as regexes
 //! - `sed.rs` — whether a sed script can run a command or write a file
+//! - `wrappers_tests.rs` — unit tests of wrappers.rs
+//! - `runners_tests.rs` — unit tests of runners.rs
+//! - `builtins_tests.rs` — unit tests of builtins.rs
+//! - `expansion_tests.rs` — unit tests of expansion.rs
+//! - `sed_tests.rs` — unit tests of sed.rs
 
 pub(crate) mod builtins;
 pub(crate) mod expansion;

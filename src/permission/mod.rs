@@ -14,7 +14,6 @@
 //! same file decisions (sandbox, sensitive files, deny rules) to make file by file.
 
 pub(crate) mod blacklist;
-pub(crate) mod command_rules;
 pub(crate) mod kind;
 pub(crate) mod policy;
 pub(crate) mod read_filter;
@@ -24,10 +23,11 @@ pub(crate) mod sandbox;
 pub(crate) mod store;
 
 use crate::mode::Mode;
-use kind::ToolKind;
+use kind::{TargetKind, ToolKind};
 use policy::ToolClass;
 pub(crate) use read_filter::{FileGate, ReadFilter};
-use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet, TargetKind};
+use rules::command_rules;
+use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet};
 use std::path::{Component, Path, PathBuf};
 
 /// What happens to a call.

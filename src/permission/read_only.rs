@@ -1,7 +1,7 @@
 //! Which bash commands only read (issue 27's pay-off): a command is read-only when every sub-command is a reviewed reader (`ls`, `cat`, `grep`, `git status`, …) with no option that runs a program or writes, reading nothing outside the project or sensitive — it fails closed: any shell feature, program or option it does not know makes the command not read-only.
 
-use super::command_rules::{INERT_FILES, expanded_arguments_risk, sensitive_redirect};
 use super::policy;
+use super::rules::command_rules::{INERT_FILES, expanded_arguments_risk, sensitive_redirect};
 use super::sandbox;
 use crate::command::builtins;
 use crate::command::expansion;

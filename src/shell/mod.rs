@@ -20,13 +20,14 @@
 //! parsed (bash runs them), and the body text is kept as the redirect's `target` so a check can
 //! treat it as a script when it is fed to a shell.
 //!
-//! - `mod.rs` — what the reader returns ([`ParsedCommand`] and its parts), [`parse_command`], and
-//!   two lexical predicates its users share
+//! - `mod.rs` — what the reader returns ([`ParsedCommand`] and its parts), [`parse_command`]
 //! - `parser.rs` — recursive descent: lists, pipelines, groups, simple commands, redirections
 //! - `lexer.rs` — words: quotes, escapes, `$'…'`, extended globs
 //! - `substitution.rs` — what follows `$` or a backtick: expansions, arithmetic, substitutions
 //! - `heredoc.rs` — here-doc bodies
 //! - `compound.rs` — `case`, `for`/`select`, `((…))`, `[[ … ]]`, array assignments
+//! - `tests.rs` — table tests of the splitting and the conservation property
+//! - `reader_tests.rs` — corners of the reader that mutation testing found unpinned
 
 use std::ops::Range;
 

@@ -8,7 +8,8 @@
 //! (every command or path that merely contains a match). Each problem says which it is
 //! (`Effect`), so the report at start-up always agrees with what the engine does.
 
-use super::{Anchor, Level, Rule, RuleList, TargetKind, parse_rule, target_kind, unanchored_regex};
+use super::{Anchor, Level, Rule, RuleList, parse_rule, target_kind, unanchored_regex};
+use crate::permission::kind::TargetKind;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -200,7 +201,7 @@ pub(crate) fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecisio
     let decide_deny = |level: Level, rule: &Rule| RuleDecision::Deny { level, rule: rule.text.clone() };
     match &call.target {
         CallTarget::Command { command, root } => {
-            let analysis = crate::permission::command_rules::analyze(command, root);
+            let analysis = super::command_rules::analyze(command, root);
             for (level, rule) in rules(RuleList::Deny) {
                 if analysis.deny_targets.iter().any(|target| pattern_matches(rule, target)) {
                     return decide_deny(level, rule);

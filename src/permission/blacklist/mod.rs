@@ -24,6 +24,23 @@
 //! `ssh host CMD`; `case` bodies and other unparseable text beyond the raw-text word scan; a
 //! fork bomb whose body is padded past 4 KiB; anything done through a compiled program or a
 //! script already on disk.
+//!
+//! - `mod.rs` — the families, what a hit is, and the walk over every command of every nested script
+//! - `families.rs` — the per-program checks, the fork-bomb shape, the raw-text fallback
+//! - `options.rs` — GNU option reading: long flags, short letters, operands
+//! - `scope.rs` — the variables and the directory a script carries from command to command
+//! - `find.rs` — `find -delete` and what `-exec` runs on each start path
+//! - `deleters.rs` — recursive deletes by `rsync --delete` and a forced `git clean`
+//! - `disks.rs` — the reviewed table of tools that format, partition or wipe a block device
+//! - `processes.rs` — signalling every process, every process of a user, or init
+//! - `inline_code.rs` — interpreter one-liners that delete a critical tree or run an argv list
+//! - `staged.rs` — scripts assembled from parts of the line: echoed, written, downloaded, then run
+//! - `structure.rs` — what the splitter flattens: background jobs, piped loops, functions
+//! - `bombs.rs` — process-count bombs, by shape
+//! - `network.rs` — network data reaching anything that runs it
+//! - `tests.rs` — table tests: the seed's letter, evasions of it, benign look-alikes
+//! - `widened_tests.rs` — each family as a class: other programs, spellings and places
+//! - `intent_tests.rs` — network data, process bombs and permission sweeps judged by structure
 
 use crate::command::normalize::{self, Variables};
 use crate::command::wrappers::{self, SHELLS, is_interpreter};
@@ -464,49 +481,26 @@ fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', "'\\''"))
 }
 
-#[path = "staged.rs"]
-mod staged;
-
-#[path = "families.rs"]
+mod bombs;
+mod deleters;
+mod disks;
 mod families;
-use families::{check_program, check_unparsed, fork_bomb};
-
-#[path = "scope.rs"]
-mod scope;
-
-#[path = "find.rs"]
 mod find;
+mod inline_code;
+mod network;
+mod options;
+mod processes;
+mod scope;
+mod staged;
+mod structure;
+use families::{check_program, check_unparsed, fork_bomb};
 use find::{check_find, find_starts};
 
-#[path = "deleters.rs"]
-mod deleters;
-
-#[path = "disks.rs"]
-mod disks;
-
-#[path = "inline_code.rs"]
-mod inline_code;
-
-#[path = "processes.rs"]
-mod processes;
-
-#[path = "structure.rs"]
-mod structure;
-
-#[path = "bombs.rs"]
-mod bombs;
-
-#[path = "network.rs"]
-mod network;
-
 #[cfg(test)]
-#[path = "blacklist_tests.rs"]
 mod tests;
 
 #[cfg(test)]
-#[path = "blacklist_families_tests.rs"]
-mod families_tests;
+mod widened_tests;
 
 #[cfg(test)]
-#[path = "blacklist_intent_tests.rs"]
 mod intent_tests;

@@ -6,7 +6,7 @@
 //! to "critical" (an unresolved rsync source counts as a whole-directory sync). It decides only
 //! [`Family::RecursiveDelete`]; what these programs write elsewhere is `families.rs`'s concern.
 
-use super::families::split_options;
+use super::options::split_options;
 use super::scope::{Move, Scope};
 use super::{BlacklistHit, Family, hit};
 

@@ -16,7 +16,13 @@
 //! Invariant: a deny matching at ANY level wins over every allow; levels only label the
 //! decision. Glob matching compiles to the linear-time `regex` crate, never a backtracking
 //! matcher, so hostile targets cannot blow up a check.
+//!
+//! - `mod.rs` — one rule: its syntax, its matcher, the level it came from
+//! - `ruleset.rs` — the rules of the three levels and the decision over them
+//! - `command_rules.rs` — how Bash rules meet a compound command: every sub-command, every spelling
+//! - `tests.rs` — unit tests of the syntax, the matchers and the decision
 
+use super::kind::{TargetKind, kind_of_rule_tool};
 use crate::command::glob::{glob_to_regex, has_wildcard};
 use regex::Regex;
 use std::fmt;
@@ -49,20 +55,9 @@ pub enum RuleList {
     Deny,
 }
 
-/// What a tool's rules are matched against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TargetKind {
-    /// Bash: the command, per sub-command, with command globs.
-    Command,
-    /// Read/Write/Edit/Glob/Grep: a path, with path globs.
-    Path,
-    /// Everything else: only the tool name.
-    None,
-}
-
 /// The target kind of the tool a rule names (by its friendly name).
 pub(crate) fn target_kind(tool: &str) -> TargetKind {
-    super::kind::kind_of_rule_tool(tool).target()
+    kind_of_rule_tool(tool).target()
 }
 
 /// A parsed rule.
@@ -305,10 +300,9 @@ pub(crate) fn exact_rule_for(tool_rule_name: &str, target: &str) -> String {
     }
 }
 
-#[path = "ruleset.rs"]
+pub(crate) mod command_rules;
 mod ruleset;
 pub use ruleset::*;
 
 #[cfg(test)]
-#[path = "rules_tests.rs"]
 mod tests;

@@ -10,7 +10,7 @@
 //! `partprobe`, `partx`, `kpartx`, `losetup`, `lsblk`, `blkid`, `fsck`/`e2fsck` (repairs),
 //! `tune2fs`, `resize2fs`, `zerofree`.
 
-use super::families::CommandLine;
+use super::options::CommandLine;
 use super::scope::Scope;
 use super::{BlacklistHit, Family, hit};
 use crate::command::normalize::is_block_device;

@@ -4,38 +4,13 @@
 //! Invariant: a check reads options the way the program does (GNU option permutation, short
 //! clusters, `--` ending options), so `rm / -rf`, `rm -r -f`, `rm --recursive` all count.
 
+use super::options::{CommandLine, split_options};
 use super::scope::Scope;
 use super::{BlacklistHit, Family, MaybeMatch, deleters, disks, hit, processes};
 use crate::command::normalize::{self, clean_path, is_block_device, is_system_file};
 use crate::command::wrappers::{self, SHELLS};
 use regex::Regex;
 use std::sync::LazyLock;
-
-/// Options and operands of a GNU-style command line.
-pub(super) struct CommandLine<'a> {
-    /// Long names (without dashes and without `=value`) given before `--`.
-    pub(super) flags: Vec<&'a str>,
-    /// Short option letters given before `--`, clusters concatenated.
-    pub(super) short: String,
-    pub(super) operands: Vec<&'a str>,
-}
-
-pub(super) fn split_options(args: &[String]) -> CommandLine<'_> {
-    let mut line = CommandLine { flags: Vec::new(), short: String::new(), operands: Vec::new() };
-    let mut options_done = false;
-    for arg in args {
-        if options_done || arg == "-" || !arg.starts_with('-') {
-            line.operands.push(arg);
-        } else if arg == "--" {
-            options_done = true;
-        } else if let Some(long) = arg.strip_prefix("--") {
-            line.flags.push(long.split('=').next().unwrap_or(long));
-        } else {
-            line.short.push_str(&arg[1..]);
-        }
-    }
-    line
-}
 
 /// Checks one program's arguments against the families. Relative operands are read from the
 /// directory the script's `cd`s led to, when known.
