@@ -423,5 +423,4 @@ fn glob_base(path: &str, pattern: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "engine_tests.rs"]
 mod tests;
