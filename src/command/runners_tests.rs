@@ -1,5 +1,4 @@
-//! Table tests for the reviewed code-running options of git, the package managers and cargo,
-//! and for the dangerous environment variables.
+//! Table tests of the reviewed code-running options (git, package managers, cargo) and variables.
 
 use super::*;
 

@@ -1,6 +1,7 @@
 //! Unit tests of the settings store: reading, writing and marking the local settings file.
 
 use super::*;
+use crate::test_dir::TempDir;
 
 #[test]
 fn parses_both_lists_and_reports_bad_shapes() {
@@ -125,8 +126,8 @@ fn an_always_answer_builds_only_on_mewcodes_own_file() {
 
 #[test]
 fn save_creates_the_file_and_its_directory() {
-    let dir = std::env::temp_dir().join(format!("mewcode-store-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = TempDir::new("store");
+    let dir = temp.path().to_path_buf();
     let rel = LOCAL_SETTINGS;
     let rules = vec!["Write(=notes.md)".to_string()];
     let saved = |added| Saved { added, set_aside: None };
@@ -138,14 +139,13 @@ fn save_creates_the_file_and_its_directory() {
     );
     // The local file is the user's own: kept out of git by mewcode's `.gitignore`.
     assert_eq!(std::fs::read_to_string(dir.join(".mewcode/.gitignore")).unwrap(), fsx::MEWCODE_DIR_GITIGNORE);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_planted_local_file_is_read_as_unmarked_and_kept_aside_by_the_next_always() {
-    let dir = std::env::temp_dir().join(format!("mewcode-store-planted-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join(".mewcode")).unwrap();
+    let temp = TempDir::new("store-planted");
+    let dir = temp.path().to_path_buf();
+    temp.mkdir(".mewcode");
     let path = dir.join(LOCAL_SETTINGS);
     assert_eq!(load_local_rule_texts(&path, &owner(1)).unwrap(), (RuleTexts::default(), Mark::Ours), "no file");
     // Only a missing file is empty: one that cannot be read is an error naming it.
@@ -176,15 +176,12 @@ fn a_planted_local_file_is_read_as_unmarked_and_kept_aside_by_the_next_always() 
     std::fs::write(&path, planted).unwrap();
     assert!(save_local_allow_rules(&dir, &Owner::none(), &rules).unwrap_err().contains("no key"));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), planted);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn save_never_writes_through_a_planted_symlink() {
-    let base = std::env::temp_dir().join(format!("mewcode-store-link-{}", std::process::id()));
-    let (project, outside) = (base.join("project"), base.join("outside"));
-    std::fs::create_dir_all(project.join(".mewcode")).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
+    let base = TempDir::new("store-link");
+    let (project, outside) = (base.mkdir("project/.mewcode").parent().unwrap().to_path_buf(), base.mkdir("outside"));
     std::fs::write(outside.join("victim.yaml"), "").unwrap();
     let rel = LOCAL_SETTINGS;
     let rules = vec!["Bash(=ls)".to_string()];
@@ -212,5 +209,4 @@ fn save_never_writes_through_a_planted_symlink() {
     assert_eq!(std::fs::read_to_string(project.join("AGENTS.md")).unwrap(), "");
     assert!(!outside.join("settings.local.yaml").exists());
     assert!(!outside.join(".gitignore").exists());
-    let _ = std::fs::remove_dir_all(&base);
 }

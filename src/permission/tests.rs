@@ -1,33 +1,24 @@
 //! Engine tests: the layer order, the mode matrix, self-protection and sensitive files.
 
 use super::*;
+use crate::test_dir::TempDir;
 use crate::test_rng::XorShift;
 use rules::{RuleTexts, parse_rule};
 
+/// A project with `src/`, `.git/` and two links (`etc_link` to /etc, `innocent` to .git).
 struct Fixture {
     root: PathBuf,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
+    _dir: TempDir,
 }
 
 fn fixture() -> Fixture {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "mewcode-engine-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::create_dir_all(dir.join(".git")).unwrap();
-    let root = std::fs::canonicalize(&dir).unwrap();
+    let dir = TempDir::new("engine");
+    dir.mkdir("src");
+    dir.mkdir(".git");
+    let root = dir.path().to_path_buf();
     std::os::unix::fs::symlink("/etc", root.join("etc_link")).unwrap();
     std::os::unix::fs::symlink(".git", root.join("innocent")).unwrap();
-    Fixture { root }
+    Fixture { root, _dir: dir }
 }
 
 fn engine(root: &Path, allow: &[&str], deny: &[&str]) -> Engine {

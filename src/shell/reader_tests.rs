@@ -1,5 +1,4 @@
-//! Corners of the shell reader that mutation testing (`cargo mutants` over `lexer.rs` and
-//! `parser.rs`, README "Development") found unpinned: each test states what bash does there.
+//! Corners of the reader that mutation testing found unpinned; each test states what bash does.
 
 use super::tests::{programs, render};
 use super::*;

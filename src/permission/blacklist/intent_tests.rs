@@ -1,6 +1,4 @@
-//! Table tests for the families made general in issue 27: network data reaching anything that
-//! runs it, process-count bombs by shape, and whole-tree mode/owner/attribute sweeps — each with
-//! the ordinary commands of the same shape that must still pass.
+//! Issue 27's general families (network data, process bombs, tree sweeps), beside what must pass.
 
 use super::tests::check;
 use super::*;

@@ -1,5 +1,4 @@
-//! Table tests for the widened families: each family as a class (other programs, other
-//! spellings, other places), with the ordinary commands next to them that must still pass.
+//! Each blacklist family as a class (other programs, spellings, places), beside what must pass.
 
 use super::tests::check;
 use super::*;

@@ -1,32 +1,18 @@
-//! Read-only command tests: forms that only read, and the near misses next to them, in a real
-//! temp project with a sensitive file, session logs, a link out and a git directory.
+//! Read-only command tests: what only reads and the near misses next to it, in a real temp project.
 
 use super::*;
+use crate::test_dir::TempDir;
 
 struct Project {
     root: PathBuf,
-}
-
-impl Drop for Project {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
+    _dir: TempDir,
 }
 
 /// `src/` and `docs/` hold only code; `.env`, `certs/server.key` and a session log are sensitive;
 /// `secrets/` holds a `.env` (hidden) only; `links/out` points out of the project.
 fn project() -> Project {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "mewcode-read-only-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    let root = {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::canonicalize(&dir).unwrap()
-    };
+    let dir = TempDir::new("read-only");
+    let root = dir.path().to_path_buf();
     for (path, text) in [
         ("src/main.rs", "fn main() {}\n"),
         ("src/lib/mod.rs", "pub fn x() {}\n"),
@@ -41,13 +27,11 @@ fn project() -> Project {
         (".mewcode/sessions/s1/log.jsonl", "{}\n"),
         (".git/config", "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = x\n"),
     ] {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        dir.write(path, text);
     }
-    std::fs::create_dir_all(root.join("links")).unwrap();
+    dir.mkdir("links");
     std::os::unix::fs::symlink("/etc", root.join("links/out")).unwrap();
-    Project { root }
+    Project { root, _dir: dir }
 }
 
 /// Each command against its expected verdict; all failures reported at once.

@@ -1,18 +1,14 @@
 //! Rule syntax, matcher, level and compound-command tests.
 
 use super::*;
-use std::path::{Path, PathBuf};
+use crate::test_dir::TempDir;
+use std::path::Path;
 
-fn temp_root() -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "mewcode-rules-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::canonicalize(dir).unwrap()
+/// A project root holding an empty `src/`, removed when the returned directory is dropped.
+fn temp_root() -> TempDir {
+    let project = TempDir::new("rules");
+    project.mkdir("src");
+    project
 }
 
 #[test]
@@ -155,7 +151,8 @@ fn path_call<'a>(tool: &'a str, root: &Path, rel: &str) -> CallView<'a> {
 
 #[test]
 fn deny_at_any_level_wins_and_levels_are_reported() {
-    let root = temp_root();
+    let project = temp_root();
+    let root = project.path().to_path_buf();
     let set = ruleset(&[
         (Level::Local, &["Read(**)", "mcp__github__*"], &[]),
         (Level::Project, &["Write(src/**)"], &["Read(secrets/**)"]),
@@ -241,7 +238,8 @@ fn a_negated_allow_rule_is_reported_as_applied_and_is_applied() {
     assert_eq!(problems[0].effect, Effect::Applied);
     let report = problems[0].to_string();
     assert!(report.ends_with("; the rule applies") && !report.contains("skipped"), "{report}");
-    let root = temp_root();
+    let project = temp_root();
+    let root = project.path().to_path_buf();
     let bash =
         |command| check_rules(&set, &CallView { tool: "Bash", target: CallTarget::Command { command, root: &root } });
     assert_eq!(bash("ls"), RuleDecision::Allow { level: Level::User, rule: "Bash(!rm *)".into() });
@@ -280,7 +278,8 @@ fn only_unanchored_allow_regexes_are_reported() {
 
 #[test]
 fn a_regex_deny_rule_matches_anywhere_in_every_sub_command() {
-    let root = temp_root();
+    let project = temp_root();
+    let root = project.path().to_path_buf();
     let set = ruleset(&[(Level::User, &["Bash(~^(ls|git status)$)", "Bash(~git)"], &["Bash(~curl)"])]);
     let bash =
         |command| check_rules(&set, &CallView { tool: "Bash", target: CallTarget::Command { command, root: &root } });
@@ -322,7 +321,8 @@ fn exact_rules_match_only_their_target() {
 
 #[test]
 fn compound_commands_need_every_part_allowed() {
-    let root = temp_root();
+    let project = temp_root();
+    let root = project.path().to_path_buf();
     let set = ruleset(&[(
         Level::Project,
         &[
@@ -438,7 +438,8 @@ fn compound_commands_need_every_part_allowed() {
 
 #[test]
 fn many_subcommands_are_all_checked() {
-    let root = temp_root();
+    let project = temp_root();
+    let root = project.path().to_path_buf();
     let set = ruleset(&[(Level::User, &["Bash(echo *)"], &["Bash(rm *)"])]);
     let long = "echo a; ".repeat(500) + "rm x";
     let view = CallView { tool: "Bash", target: CallTarget::Command { command: &long, root: &root } };
