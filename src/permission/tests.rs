@@ -400,8 +400,11 @@ fn hostile_sizes_finish_through_the_whole_engine() {
     let _ = engine.check(Mode::Default, &CallInfo::named("Read", &input("path", &deep_path)), true);
 }
 
+/// Random text through every tool keeps properties a stub engine would not: plan mode refuses
+/// every call that is not read-only, a deny rule wins in every mode whatever follows the command
+/// it names, and the text as one quoted argument of `echo` is data that nothing denies.
 #[test]
-fn random_text_through_every_tool_never_panics() {
+fn random_text_through_every_tool_keeps_the_layer_order() {
     let fx = fixture();
     let engine = engine(&fx.root, &["Bash(*)", "Read(**)"], &["Bash(rm *)"]);
     let alphabet = [
@@ -413,11 +416,29 @@ fn random_text_through_every_tool_never_panics() {
     println!("engine fuzz seed: {seed:#x}");
     let mut rng = XorShift(seed);
     let mut next = move || rng.next();
-    for _ in 0..3_000 {
+    let decide = |mode: Mode, tool: &str, input: &str, read_only: bool| {
+        let check = engine.check(mode, &CallInfo::named(tool, input), read_only);
+        (check.decision, check.layer)
+    };
+    for case in 0..3_000 {
         let text: String = (0..next() % 12).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+        let context = format!("seed {seed:#x} case {case}: {text:?}");
         for (tool, key) in [("Bash", "command"), ("Read", "path"), ("Glob", "pattern"), ("Grep", "path")] {
-            let _ = engine.check(Mode::Default, &CallInfo::named(tool, &input(key, &text)), tool != "Bash");
+            let _ = decide(Mode::Default, tool, &input(key, &text), tool != "Bash");
         }
+        for (tool, key) in [("Bash", "command"), ("Write", "path"), ("Edit", "path"), ("mcp__x__y", "q")] {
+            let refused = decide(Mode::Plan, tool, &input(key, &text), false);
+            assert_eq!(refused, (Decision::Deny, Layer::Mode), "{context}: {tool} ran in plan mode");
+        }
+        let removal = input("command", &format!("rm {text}"));
+        for mode in [Mode::Default, Mode::AcceptEdits, Mode::Bypass] {
+            let (decision, _) = decide(mode, "Bash", &removal, false);
+            assert_eq!(decision, Decision::Deny, "{context}: rm escaped the deny rule in {mode}");
+        }
+        let quoted = format!("'{}'", text.replace('\'', "'\\''"));
+        let echo = input("command", &format!("echo {quoted}"));
+        let (decision, layer) = decide(Mode::Default, "Bash", &echo, false);
+        assert_ne!(decision, Decision::Deny, "{context}: quoted text denied as a command ({layer:?})");
         let _ = parse_rule(&text);
     }
 }

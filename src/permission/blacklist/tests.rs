@@ -298,8 +298,10 @@ fn scripts_hidden_in_other_programs_are_found() {
     ]);
 }
 
-/// Hostile sizes and shapes finish (the suite would hang on quadratic or exponential work) and
-/// random shell-ish text never panics.
+/// Hostile sizes and shapes finish (the suite would hang on quadratic or exponential work), and
+/// on random shell-ish text the blacklist keeps three properties a stub would not: whatever
+/// follows a catastrophic command cannot hide it, a blank before the text changes no verdict, and
+/// the text as one quoted argument of `echo` is data, never a hit.
 #[test]
 fn pathological_and_random_inputs_are_handled() {
     let shapes = [
@@ -357,11 +359,17 @@ fn pathological_and_random_inputs_are_handled() {
     let seed = 0x0123_4567_89ab_cdefu64;
     println!("blacklist fuzz seed: {seed:#x}");
     let mut rng = XorShift(seed);
-    for _ in 0..5_000 {
+    let family = |command: &str| check_blacklist(command).map(|found| found.family);
+    for case in 0..5_000 {
         let mut text = String::new();
         for _ in 0..(rng.next() % 20) {
             text.push_str(rng.pick(&alphabet));
         }
-        let _ = check_blacklist(&text);
+        let verdict = family(&text);
+        let context = format!("seed {seed:#x} case {case}: {text:?}");
+        // bash runs `rm -rf /` before it reads a byte of what follows the `;`.
+        assert!(family(&format!("rm -rf /; {text}")).is_some(), "{context}: a deny hidden by what follows it");
+        assert_eq!(family(&format!(" {text}")), verdict, "{context}: a leading blank changed the verdict");
+        assert_eq!(family(&format!("echo {}", quote(&text))), None, "{context}: quoted text taken for a command");
     }
 }
