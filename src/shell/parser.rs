@@ -1,6 +1,7 @@
 //! The recursive-descent part of the shell parser: lists, pipelines, groups, simple commands
-//! and redirections. Words are read by `lexer.rs`, here-doc bodies by `heredoc.rs`, compound
-//! commands (`case`, `for`, `[[`, `((`, arrays) by `compound.rs`.
+//! and redirections. Words are read by `lexer.rs` (what follows `$` or a backtick by
+//! `substitution.rs`), here-doc bodies by `heredoc.rs`, compound commands (`case`, `for`, `[[`,
+//! `((`, arrays) by `compound.rs`.
 //!
 //! Invariant: every byte of the input is consumed by exactly one of a simple command's span,
 //! a comment or here-doc span, or a separator — nothing is skipped silently.

@@ -5,7 +5,7 @@
 //! skipped, `.` when none is given) and from where the script's `cd`s led, so `cd / && find
 //! . -delete` is the delete of `/` it is. Filters (`-name`, `-type`) do not make a critical
 //! start harmless: the blacklist cannot tell how much they spare. It does not follow find's
-//! output into other programs; `xargs` does that in `blacklist.rs`.
+//! output into other programs; `xargs` does that in `mod.rs`.
 
 use super::scope::Scope;
 use super::{BlacklistHit, Family, check_script_in, hit, quote};
