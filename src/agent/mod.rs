@@ -29,7 +29,6 @@ mod tests;
 mod usage_tests;
 
 use crate::cancel::CancelToken;
-use crate::hooks::HookOutcome;
 use crate::mode::Mode;
 use crate::msg::{Message, Role, System};
 pub(crate) use crate::sync::lock;
@@ -123,7 +122,7 @@ impl Agent {
         cancel: CancelToken,
     ) -> Running {
         let agent = Arc::clone(self);
-        self.spawn("agent", conversation, cancel, move |conversation, cancel, tx| {
+        self.spawn("agent", conversation, cancel, move |conversation, outbox| {
             // Between turns, never within one: tool sources (MCP servers whose tool list
             // changed) are asked again here, so every batch of this turn sees one list.
             agent.registry.refresh();
@@ -131,9 +130,9 @@ impl Agent {
                 // A user turn (not a sub-agent's run inside one): today's date and git state.
                 agent.toolbox.environment.refresh();
             }
-            let (stop, answer) = run::Run::new(&agent, conversation, mode, cancel, tx).turns(prompt);
+            let (stop, answer) = run::Run::new(&agent, conversation, mode, outbox).turns(prompt);
             if let Some(notice) = close(conversation, stop) {
-                emit(cancel, tx, Event::Notice(notice));
+                outbox.notice(notice);
             }
             Event::Done { stop, answer }
         })
@@ -147,7 +146,7 @@ impl Agent {
         name: &str,
         conversation: Conversation,
         cancel: CancelToken,
-        work: impl FnOnce(&mut Conversation, &CancelToken, &Sender<Event>) -> Event + Send + 'static,
+        work: impl FnOnce(&mut Conversation, &Outbox) -> Event + Send + 'static,
     ) -> Running {
         // Capacity 0: strong back-pressure, the user sees every event before the next happens.
         let (events_tx, events) = bounded(0);
@@ -156,16 +155,16 @@ impl Agent {
         let (handover_tx, handover) = bounded::<Conversation>(1);
         let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
             let mut conversation = handover.recv().unwrap_or_default();
-            let caught =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&mut conversation, &cancel, &events_tx)));
+            let outbox = Outbox { events_tx, cancel };
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&mut conversation, &outbox)));
             let done = caught.unwrap_or_else(|_| {
                 let failure = Failure::internal("the agent stopped on an internal error (a bug); the turn was closed");
-                emit(&cancel, &events_tx, Event::Error(failure));
+                outbox.emit(Event::Error(failure));
                 // No notice of a failing log here: the failure itself was just said.
                 let _ = close(&mut conversation, Stop::Failed);
                 Event::Done { stop: Stop::Failed, answer: String::new() }
             });
-            emit(&cancel, &events_tx, done);
+            outbox.emit(done);
             conversation
         });
         let worker = match spawned {
@@ -189,29 +188,6 @@ impl Agent {
 const POLL: Duration = Duration::from_millis(25);
 /// How long a cancelled run still tries to deliver events (and waits for a silent provider).
 const CANCEL_GRACE: Duration = Duration::from_millis(500);
-
-/// Shows a hook outcome's warnings, keeps its context for the next request, and returns the
-/// block reason if a hook blocked.
-fn report_hook(
-    outcome: &HookOutcome,
-    cancel: &CancelToken,
-    tx: &Sender<Event>,
-    context: &mut Vec<String>,
-) -> Option<String> {
-    show_hook_notes(outcome, cancel, tx);
-    context.extend(outcome.context.iter().cloned());
-    outcome.blocked.clone()
-}
-
-/// A hook outcome's warnings and messages, as notices for the person.
-fn show_hook_notes(outcome: &HookOutcome, cancel: &CancelToken, tx: &Sender<Event>) {
-    for warning in &outcome.warnings {
-        emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
-    }
-    for message in &outcome.messages {
-        emit(cancel, tx, Event::Notice(format!("hook: {message}")));
-    }
-}
 
 /// Why a hook's `continue: false` stopped the run (after the `denied by hook:` prefix).
 fn hook_stopped(reason: &str) -> String {
@@ -238,24 +214,41 @@ fn close(conversation: &mut Conversation, stop: Stop) -> Option<String> {
     if needed { conversation.push(Message::assistant(note)) } else { None }
 }
 
-/// Sends one event, giving up when the receiver is gone, or when the run is cancelled and the
-/// receiver does not take the event within a short grace period. Returns false when it gave up.
-pub(crate) fn emit(cancel: &CancelToken, tx: &Sender<Event>, event: Event) -> bool {
-    let mut event = event;
-    let mut waited_after_cancel = Duration::ZERO;
-    loop {
-        match tx.send_timeout(event, POLL) {
-            Ok(()) => return true,
-            Err(crossbeam_channel::SendTimeoutError::Disconnected(_)) => return false,
-            Err(crossbeam_channel::SendTimeoutError::Timeout(back)) => {
-                event = back;
-                if cancel.is_cancelled() {
-                    waited_after_cancel += POLL;
-                    if waited_after_cancel >= CANCEL_GRACE {
-                        return false;
+/// The run's end of the event channel, with the run's cancel token: every step of a run sends
+/// through it, so none has to carry the two apart.
+pub(super) struct Outbox {
+    events_tx: Sender<Event>,
+    /// The run's cancel token: a cancelled run stops waiting for a front end that does not take
+    /// its events, and its blocking steps look at it.
+    pub(super) cancel: CancelToken,
+}
+
+impl Outbox {
+    /// Sends one event, giving up when the receiver is gone, or when the run is cancelled and the
+    /// receiver does not take the event within a short grace period. Returns false when it gave
+    /// up.
+    pub(super) fn emit(&self, event: Event) -> bool {
+        let mut event = event;
+        let mut waited_after_cancel = Duration::ZERO;
+        loop {
+            match self.events_tx.send_timeout(event, POLL) {
+                Ok(()) => return true,
+                Err(crossbeam_channel::SendTimeoutError::Disconnected(_)) => return false,
+                Err(crossbeam_channel::SendTimeoutError::Timeout(back)) => {
+                    event = back;
+                    if self.cancel.is_cancelled() {
+                        waited_after_cancel += POLL;
+                        if waited_after_cancel >= CANCEL_GRACE {
+                            return false;
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// Something the user should know that is not part of the conversation.
+    pub(super) fn notice(&self, text: String) {
+        self.emit(Event::Notice(text));
     }
 }
