@@ -7,12 +7,27 @@
 
 use crossbeam_channel::Receiver;
 use mewcode::bench::{
-    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, Hooks, Mode, ModeMatrix, Provider,
-    Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput, Toolbox,
+    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Gate, Hooks, Mode,
+    Provider, Registry, Remembered, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext,
+    ToolOutput, Toolbox, Verdict,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+/// Lets every call run: the benchmark measures the loop, not the permission system (its tools
+/// are read-only, which the real engine would allow too).
+struct AllowAll;
+
+impl Gate for AllowAll {
+    fn check(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> Verdict {
+        Verdict::Allow
+    }
+
+    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
+        Ok(None)
+    }
+}
 
 /// Asks for `per_turn` sleep calls per turn until five have been asked for, then finishes.
 struct Script {
@@ -77,7 +92,7 @@ fn tool_phase(per_turn: usize) -> Duration {
         toolbox: Arc::new(Toolbox {
             provider: Arc::new(Script { per_turn, asked: AtomicUsize::new(0) }),
             max_tokens: 100,
-            gate: Arc::new(ModeMatrix),
+            gate: Arc::new(AllowAll),
             hooks: Hooks::default(),
             environment: Environment::fixed(""),
             silent_truncation: None,
@@ -88,7 +103,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             root: std::env::temp_dir(),
             max_iterations: 25,
             unknown_tool_limit: 3,
-            interactive: false,
+            front_end: FrontEnd::Headless,
             turn_hooks: true,
         },
         context: ContextConfig::default(),

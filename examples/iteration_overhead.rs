@@ -8,12 +8,26 @@
 
 use crossbeam_channel::Receiver;
 use mewcode::bench::{
-    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, Hooks, Message, Mode, ModeMatrix,
-    Provider, Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput,
-    ToolResult, Toolbox,
+    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Gate, Hooks, Message,
+    Mode, Provider, Registry, Remembered, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext,
+    ToolOutput, ToolResult, Toolbox, Verdict,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Lets every call run: the benchmark measures the loop, not the permission system (its tools
+/// are read-only, which the real engine would allow too).
+struct AllowAll;
+
+impl Gate for AllowAll {
+    fn check(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> Verdict {
+        Verdict::Allow
+    }
+
+    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
+        Ok(None)
+    }
+}
 
 struct Instant_;
 
@@ -84,7 +98,7 @@ fn per_iteration(messages: usize) -> Duration {
         toolbox: Arc::new(Toolbox {
             provider: Arc::new(Instant_),
             max_tokens: 1000,
-            gate: Arc::new(ModeMatrix),
+            gate: Arc::new(AllowAll),
             hooks: Hooks::default(),
             environment: Environment::fixed("e"),
             silent_truncation: None,
@@ -95,7 +109,7 @@ fn per_iteration(messages: usize) -> Duration {
             root: std::env::temp_dir(),
             max_iterations: 24,
             unknown_tool_limit: 3,
-            interactive: false,
+            front_end: FrontEnd::Headless,
             turn_hooks: true,
         },
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.

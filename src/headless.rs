@@ -160,7 +160,7 @@ impl Printer {
                 self.line(json!({"type": "notice", "text": text}));
             }
             Event::Approval(request) => {
-                // Nobody can answer in -p mode; the agent is non-interactive and should never ask.
+                // Nobody can answer in -p mode; an agent built for `FrontEnd::Headless` never asks.
                 let _ = request.respond.send(Approval::Deny);
                 self.line(json!({"type": "approval_denied", "id": request.call.id, "name": request.call.name, "reason": request.reason}));
             }

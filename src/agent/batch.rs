@@ -9,7 +9,7 @@
 //! hook trail, the outbox and the conversation's session are the run's.
 
 use super::run::Run;
-use super::{Agent, Approval, ApprovalRequest, Event, POLL, Verdict, preview};
+use super::{Agent, Approval, ApprovalRequest, Event, FrontEnd, POLL, Verdict, preview};
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
 use crate::tools::{Tool, ToolContext, ToolOutput, execute_caught};
@@ -189,7 +189,7 @@ impl Run<'_> {
         match verdict {
             Verdict::Allow => CallPlan::Run { tool, approved_by_user: false },
             Verdict::Deny { by, message } => CallPlan::Refused { by: Some(by), message },
-            Verdict::Ask { reason } if !agent.settings.interactive => CallPlan::refused(
+            Verdict::Ask { reason } if agent.settings.front_end == FrontEnd::Headless => CallPlan::refused(
                 RefusedBy::Approval,
                 &format!("{reason}; {}", agent.way_to_allow(call, tool.as_ref())),
             ),

@@ -231,3 +231,7 @@ pub(super) fn emergency_error(reason: &str) -> String {
 pub(super) fn is_prompt_too_long(err: &LlmError) -> bool {
     matches!(err, LlmError::PromptTooLong { .. })
 }
+
+#[cfg(test)]
+#[path = "compact_tests.rs"]
+mod tests;

@@ -2,8 +2,8 @@
 //! after a usage crossing the threshold, emergency compaction on prompt-too-long (once per
 //! iteration), the breaker, and the manual `/compact`.
 
-use super::tests::{Script, ScriptedProvider, done, stop_of, submit, text_turn, windowed_agent};
-use super::*;
+use crate::agent::tests::{Script, ScriptedProvider, done, stop_of, submit, text_turn, windowed_agent};
+use crate::agent::*;
 use crate::context::summary::SUMMARY_PROMPT;
 use crate::context::{Trigger, estimate_messages};
 use crate::llm::StopReason;
@@ -381,10 +381,10 @@ fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
     let mut registry = Registry::new();
     registry.register(Arc::new(BigRead { size: 60_000 }));
     let agent = Arc::new(Agent {
-        toolbox: super::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
+        toolbox: crate::agent::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
         registry,
         stable_prompt: "stable".into(),
-        settings: super::tests::settings(10, false),
+        settings: crate::agent::tests::settings(10, FrontEnd::Headless),
         context: crate::context::ContextConfig {
             window: WINDOW,
             compact_at: None,

@@ -20,13 +20,7 @@ pub(crate) mod toolbox;
 pub(crate) mod usage;
 
 #[cfg(test)]
-mod compact_tests;
-#[cfg(test)]
-mod subagent_tests;
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod usage_tests;
+mod test_gate;
 
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
@@ -57,12 +51,24 @@ pub struct Settings {
     pub max_iterations: u32,
     /// Consecutive all-unknown-tool iterations that stop a run (sub-agents: 2).
     pub unknown_tool_limit: u32,
-    /// False in -p mode and for sub-agents: an Ask becomes a "needs approval:" denial.
-    pub interactive: bool,
+    /// Who answers an Ask: a person at the REPL; in -p mode and for sub-agents nobody, and an
+    /// Ask becomes a "needs approval:" denial.
+    pub front_end: FrontEnd,
     /// True when UserPromptSubmit and Stop hooks fire around a run: a main agent's turn. False
     /// for sub-agents, whose run is one tool call of the parent (its Pre/PostToolUse hooks fire
     /// around it); their own tool calls get Pre/PostToolUse all the same.
     pub turn_hooks: bool,
+}
+
+/// The front end an agent's runs report to, which decides what a call that needs approval
+/// becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrontEnd {
+    /// The REPL: a person answers each Ask at the prompt.
+    Repl,
+    /// `-p` and `task` sub-agents: nobody to ask, so an Ask is a refusal that names the mode or
+    /// the allow rule that would let the call run.
+    Headless,
 }
 
 /// A model, its tools, its permission gate and its system prompt.
@@ -252,3 +258,6 @@ impl Outbox {
         self.emit(Event::Notice(text));
     }
 }
+
+#[cfg(test)]
+mod tests;

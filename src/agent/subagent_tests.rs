@@ -2,10 +2,11 @@
 //! PostToolUse hooks (real shell commands) and permission gate, with the scripted provider playing
 //! both the parent's and the sub-agent's turns in the order they are asked for.
 
-use super::gate::{ModeMatrix, Remembered};
-use super::subagent::TaskTool;
-use super::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn, tool_turn};
-use super::*;
+use crate::agent::gate::Remembered;
+use crate::agent::subagent::TaskTool;
+use crate::agent::test_gate::ModeMatrix;
+use crate::agent::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn, tool_turn};
+use crate::agent::*;
 use crate::config::{HookConfig, HookEvent};
 use crate::hooks::Hooks;
 use crate::msg::ToolCall;
@@ -22,7 +23,7 @@ struct Family {
     log: Arc<Mutex<Vec<String>>>,
 }
 
-fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>, interactive: bool) -> Family {
+fn family(scripts: Vec<crate::agent::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>, front_end: FrontEnd) -> Family {
     let provider = ScriptedProvider::new(scripts);
     let log = Arc::new(Mutex::new(Vec::new()));
     let toolbox = Arc::new(Toolbox {
@@ -30,7 +31,7 @@ fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>,
         max_tokens: 1000,
         gate,
         hooks,
-        environment: super::toolbox::Environment::fixed("env"),
+        environment: crate::agent::toolbox::Environment::fixed("env"),
         silent_truncation: Some(0),
     });
     let mut registry = Registry::new();
@@ -42,7 +43,7 @@ fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>,
         toolbox,
         registry,
         stable_prompt: "stable".into(),
-        settings: settings(25, interactive),
+        settings: settings(25, front_end),
         context: crate::context::ContextConfig::default(),
     });
     Family { provider, parent, log }
@@ -82,7 +83,7 @@ fn task_call(id: &str) -> (String, String, String) {
     (id.to_string(), "task".to_string(), r#"{"prompt":"look into it"}"#.to_string())
 }
 
-fn turn(calls: &[(String, String, String)]) -> super::tests::Script {
+fn turn(calls: &[(String, String, String)]) -> crate::agent::tests::Script {
     let borrowed: Vec<(&str, &str, &str)> =
         calls.iter().map(|(id, name, input)| (id.as_str(), name.as_str(), input.as_str())).collect();
     tool_turn(&borrowed)
@@ -102,7 +103,7 @@ fn a_pre_tool_use_hook_blocks_the_same_read_in_the_parent_and_in_the_sub_agent()
         text_turn("done"),
     ];
     let hooks = hooks(&dir, &[(HookEvent::PreToolUse, "Read", block, None)]);
-    let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
+    let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let (conversation, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     let requests = family.provider.requests();
@@ -138,7 +139,7 @@ fn post_tool_use_runs_for_sub_agent_calls_and_its_context_stays_in_the_sub_agent
         text_turn("done"),
     ];
     let hooks = hooks(&dir, &[(HookEvent::PostToolUse, "", note, None)]);
-    let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
+    let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let (_, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     let requests = family.provider.requests();
@@ -174,7 +175,7 @@ fn prompt_and_stop_hooks_fire_around_the_parent_turn_only() {
             (HookEvent::PostToolUse, "Task", "cat >/dev/null; echo task >> turns.log", None),
         ],
     );
-    let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
+    let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let (_, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     assert_eq!(std::fs::read_to_string(dir.join("turns.log")).unwrap(), "prompt\ntask\nstop\n");
@@ -194,7 +195,7 @@ fn a_hanging_or_crashing_hook_in_the_sub_agent_is_a_warning_and_it_finishes() {
             (HookEvent::PostToolUse, "Read", "exit 1", None),
         ],
     );
-    let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
+    let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let started = std::time::Instant::now();
     let (conversation, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     let elapsed = started.elapsed();
@@ -233,7 +234,7 @@ fn the_sub_agent_asks_the_parents_gate_in_plan_mode_and_never_the_human() {
         text_turn("nothing allowed"),
         text_turn("done"),
     ];
-    let family = family(scripts, Hooks::default(), gate.clone(), true);
+    let family = family(scripts, Hooks::default(), gate.clone(), FrontEnd::Repl);
     // No answers: an approval request reaching the front end would fail the run helper.
     let (_, events, stop) = run_agent(&family.parent, Mode::Bypass, &[]);
     assert_eq!(stop, Stop::Completed);

@@ -10,7 +10,9 @@ use super::setup::choose_provider;
 use super::{Env, Exit, Workspace, say_warnings, stdin};
 use crate::agent::subagent::TaskTool;
 use crate::agent::toolbox::Environment;
-use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::agent::{
+    Agent, EngineGate, FrontEnd, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt,
+};
 use crate::cancel::CancelToken;
 use crate::cli::{Options, OutputFormat, PromptSource, Resume, UsageError};
 use crate::config::{Config, HookConfig, ProviderConfig};
@@ -120,7 +122,7 @@ fn run_print(
         Err(exit) => return exit,
     };
     let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
-    let agent = match build_agent(context, &provider, options, env, &wiring, false) {
+    let agent = match build_agent(context, &provider, options, env, &wiring, FrontEnd::Headless) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };
@@ -327,7 +329,7 @@ fn run_repl(
     let (mcp, background_rx) = start_mcp_in_background(context, &config, env);
     let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
     let connect: repl::Connect = Box::new(|provider| {
-        build_agent(context, provider, options, env, &wiring, true)
+        build_agent(context, provider, options, env, &wiring, FrontEnd::Repl)
             .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
     });
     let agent = match connect(&provider) {
@@ -429,7 +431,7 @@ fn build_agent(
     options: &Options,
     env: &Env,
     wiring: &Wiring<'_>,
-    interactive: bool,
+    front_end: FrontEnd,
 ) -> Result<Arc<Agent>, Exit> {
     let Wiring { hooks, guard, mcp } = wiring;
     let sandbox = &guard.sandbox;
@@ -486,7 +488,7 @@ fn build_agent(
             root: context.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),
             unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
-            interactive,
+            front_end,
             turn_hooks: true,
         },
         context: context_config,
