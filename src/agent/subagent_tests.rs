@@ -10,8 +10,9 @@ use crate::agent::*;
 use crate::config::{HookConfig, HookEvent};
 use crate::hooks::Hooks;
 use crate::msg::ToolCall;
+use crate::test_dir::TempDir;
 use crate::tools::Tool;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// A parent agent with `read` (rule Read), `write` (rule Write) and `task` built from the same
@@ -50,11 +51,8 @@ fn family(scripts: Vec<crate::agent::tests::Script>, hooks: Hooks, gate: Arc<dyn
 }
 
 /// A fresh directory the hooks run in and write what they saw to.
-fn hook_dir(label: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mewcode-subhooks-{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn hook_dir(label: &str) -> TempDir {
+    TempDir::new(&format!("subhooks-{label}"))
 }
 
 /// Hooks `(event, matcher, command, timeout_s)` running in `dir` with only PATH set.
@@ -102,7 +100,7 @@ fn a_pre_tool_use_hook_blocks_the_same_read_in_the_parent_and_in_the_sub_agent()
         // The parent's last turn.
         text_turn("done"),
     ];
-    let hooks = hooks(&dir, &[(HookEvent::PreToolUse, "Read", block, None)]);
+    let hooks = hooks(dir.path(), &[(HookEvent::PreToolUse, "Read", block, None)]);
     let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let (conversation, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
@@ -116,7 +114,7 @@ fn a_pre_tool_use_hook_blocks_the_same_read_in_the_parent_and_in_the_sub_agent()
     assert!(sub_result.is_error);
     assert_eq!(conversation.history()[4].tool_results[0].content, "I could not read it.");
     assert!(lock(&family.log).is_empty(), "a blocked read never runs");
-    let events = seen(&dir, "pre.jsonl");
+    let events = seen(dir.path(), "pre.jsonl");
     assert_eq!(events.len(), 2, "{events:?}");
     for event in &events {
         assert_eq!(event["hook_event_name"], "PreToolUse");
@@ -125,7 +123,6 @@ fn a_pre_tool_use_hook_blocks_the_same_read_in_the_parent_and_in_the_sub_agent()
         assert_eq!(event["session_id"], conversation.session_id());
         assert_eq!(event["tool_input"], serde_json::json!({"path": "secret.txt"}));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -138,7 +135,7 @@ fn post_tool_use_runs_for_sub_agent_calls_and_its_context_stays_in_the_sub_agent
         text_turn("a.txt says hello"),
         text_turn("done"),
     ];
-    let hooks = hooks(&dir, &[(HookEvent::PostToolUse, "", note, None)]);
+    let hooks = hooks(dir.path(), &[(HookEvent::PostToolUse, "", note, None)]);
     let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let (_, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
@@ -153,13 +150,12 @@ fn post_tool_use_runs_for_sub_agent_calls_and_its_context_stays_in_the_sub_agent
         assert!(!format!("{:?}", parent_request.messages).contains("NOTE-FROM-READ-HOOK"));
     }
     // The sub-agent's read first, then the parent's task call, each under its own name.
-    let events = seen(&dir, "post.jsonl");
+    let events = seen(dir.path(), "post.jsonl");
     let names: Vec<&str> = events.iter().map(|event| event["tool_name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Read", "Task"]);
     assert_eq!(events[0]["tool_input"], serde_json::json!({"path": "a.txt"}));
     assert_eq!(events[0]["tool_response"], serde_json::json!({"content": "read saw 0 writes", "is_error": false}));
     assert_eq!(events[1]["tool_response"], serde_json::json!({"content": "a.txt says hello", "is_error": false}));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -167,7 +163,7 @@ fn prompt_and_stop_hooks_fire_around_the_parent_turn_only() {
     let dir = hook_dir("turn");
     let scripts = vec![turn(&[task_call("t1")]), text_turn("sub answer"), text_turn("done")];
     let hooks = hooks(
-        &dir,
+        dir.path(),
         &[
             (HookEvent::UserPromptSubmit, "", "cat >/dev/null; echo prompt >> turns.log", None),
             (HookEvent::Stop, "", "cat >/dev/null; echo stop >> turns.log", None),
@@ -179,7 +175,6 @@ fn prompt_and_stop_hooks_fire_around_the_parent_turn_only() {
     let (_, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     assert_eq!(std::fs::read_to_string(dir.join("turns.log")).unwrap(), "prompt\ntask\nstop\n");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -188,7 +183,7 @@ fn a_hanging_or_crashing_hook_in_the_sub_agent_is_a_warning_and_it_finishes() {
     let scripts =
         vec![turn(&[task_call("t1")]), tool_turn(&[("s1", "read", "{}")]), text_turn("found it"), text_turn("done")];
     let hooks = hooks(
-        &dir,
+        dir.path(),
         &[
             (HookEvent::PreToolUse, "Read", "kill -SEGV $$", None),
             (HookEvent::PreToolUse, "Read", "sleep 30", Some(1)),
@@ -205,7 +200,6 @@ fn a_hanging_or_crashing_hook_in_the_sub_agent_is_a_warning_and_it_finishes() {
     assert_eq!(*lock(&family.log), ["read {}"], "a failing hook does not block");
     let task_result = &conversation.history()[2].tool_results[0];
     assert_eq!((task_result.content.as_str(), task_result.is_error), ("found it", false));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Asks about every call but `task`, and records the modes it was asked in.
