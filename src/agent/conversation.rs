@@ -11,8 +11,9 @@
 use super::usage::PromptMeter;
 use crate::context;
 use crate::msg::{History, Message};
-use crate::session::{SessionError, SessionWriter};
+use crate::session::{self, Owner, SessionError, SessionWriter};
 use crate::tools::ReadTracker;
+use std::path::Path;
 use std::sync::Arc;
 
 /// A conversation and everything kept for it between runs.
@@ -33,7 +34,56 @@ pub struct Conversation {
     pub(super) reads: ReadTracker,
 }
 
+/// A session opened again as the conversation that continues it, and what its front end tells
+/// the person about it.
+#[derive(Debug)]
+pub(crate) struct Reopened {
+    pub conversation: Conversation,
+    /// Said first: the session was not created here, lines of its log did not parse.
+    pub notes: Vec<String>,
+    /// Why the log could not be reopened: the conversation goes on unsaved, in the same session.
+    pub unsaved: Option<SessionError>,
+    /// The session was idle long enough that files may have changed: for the person, and for the
+    /// model with the next prompt (`session::with_note`).
+    pub stale_note: Option<String>,
+}
+
 impl Conversation {
+    /// Opens session `id` of `sessions_dir` as the conversation that continues it (SPEC §8): its
+    /// repaired history, its log reopened for append, and a summary first when the history nearly
+    /// fills `context_window`. The one way both front ends resume (`-p --continue`/`--resume ID`,
+    /// the REPL's `/resume`). A session that cannot be found or read is the error; a log that
+    /// cannot be reopened is `Reopened::unsaved`.
+    pub(crate) fn reopen(
+        sessions_dir: &Path,
+        id: &str,
+        model: &str,
+        context_window: u64,
+        owner: &Owner,
+    ) -> Result<Reopened, SessionError> {
+        let resumed = session::resume_session(sessions_dir, id, model, context_window, session::now_s(), owner)?;
+        let notes = resumed.not_owned_note.into_iter().chain(resumed.damaged_note).collect();
+        let (conversation, unsaved) =
+            Conversation::continuing(id, resumed.writer, resumed.messages, resumed.needs_compaction);
+        Ok(Reopened { conversation, notes, unsaved, stale_note: resumed.stale_note })
+    }
+
+    /// Creates this conversation's session log in `sessions_dir`, titled by `first_prompt` and
+    /// marked as `owner`'s, and logs to it from now on. The one way both front ends start a
+    /// session (`-p` before its run, the REPL at a conversation's first prompt); on an error the
+    /// conversation goes on unsaved.
+    pub(crate) fn create_log(
+        &mut self,
+        sessions_dir: &Path,
+        first_prompt: &str,
+        model: &str,
+        owner: &Owner,
+    ) -> Result<(), SessionError> {
+        let log = session::create_session(sessions_dir, &self.session_id, first_prompt, model, owner)?;
+        self.start_log(log);
+        Ok(())
+    }
+
     /// An empty conversation of session `session_id`, not logged (yet).
     pub fn new(session_id: impl Into<String>) -> Conversation {
         Conversation { session_id: session_id.into(), ..Conversation::default() }
@@ -44,7 +94,7 @@ impl Conversation {
     /// symbolic link planted on the way, a file we may not write) leaves it unsaved in the same
     /// session, and the error comes back for the front end to say. `compact_first`: the history
     /// nearly fills the window, so it is summarised before the next run's first request (SPEC §8).
-    pub(crate) fn continuing(
+    fn continuing(
         session_id: &str,
         log: Result<SessionWriter, SessionError>,
         messages: Vec<Message>,
@@ -72,7 +122,7 @@ impl Conversation {
 
     /// Starts logging to `log`, created for this conversation before its first message (the
     /// REPL creates it at the first prompt, titled by it). Its id becomes the conversation's.
-    pub(crate) fn start_log(&mut self, log: SessionWriter) {
+    fn start_log(&mut self, log: SessionWriter) {
         self.session_id = log.id().to_string();
         self.log = Some(log);
     }

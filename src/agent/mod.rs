@@ -5,6 +5,22 @@
 //! always valid for both protocols. The loop runs on one worker thread that owns the
 //! `Conversation` for the run, and talks to its front end only through a rendezvous channel of
 //! `Event`s; the front end gets the conversation back when the run ends.
+//!
+//! - `mod.rs` — `Agent`, its `Settings` and `FrontEnd`, starting a run on its worker (`Running`),
+//!   closing it, and the run's `Outbox`
+//! - `run.rs` — `Run`, what one run carries, and its loop: submit, query, act
+//! - `compact.rs` — context management as steps of the run, and the manual `/compact` run
+//! - `batch.rs` — tool execution as a step of the run: batches, hooks, gate, approval
+//! - `conversation.rs` — the history, its session log and what context management keeps for it
+//! - `event.rs` — the closed `Event` enum front ends match, and the approval handshake
+//! - `gate.rs` — the port to the permission system (`Gate`, `EngineGate`)
+//! - `toolbox.rs` — model, gate, hooks and environment shared with sub-agents
+//! - `subagent.rs` — the `task` tool: a read-only sub-agent run
+//! - `prompt.rs` — the stable system prompt, instruction files and the environment part
+//! - `reminder.rs` — the per-iteration reminder after the history
+//! - `usage.rs` — estimated usage and the silent-truncation check
+//! - `preview.rs` — one-line previews of arguments and results
+//! - `test_gate.rs` — (tests) the mode matrix alone, as a gate; each `x.rs` has its `x_tests.rs`
 
 mod batch;
 mod compact;

@@ -38,22 +38,17 @@ pub(super) fn open_print_session(
     let mut notices = Vec::new();
     let (conversation, note) = match resume_id(&dir, resume, owner)? {
         Some(id) => {
-            let window = provider.context_window;
-            let resumed = session::resume_session(&dir, &id, &provider.model, window, session::now_s(), owner)
+            let reopened = Conversation::reopen(&dir, &id, &provider.model, provider.context_window, owner)
                 .map_err(session_exit)?;
-            notices.extend(resumed.not_owned_note.clone());
-            notices.extend(resumed.damaged_note.clone());
-            notices.extend(resumed.stale_note.clone());
-            let (conversation, unsaved) =
-                Conversation::continuing(&id, resumed.writer, resumed.messages, resumed.needs_compaction);
-            notices.extend(unsaved.map(|err| format!("{err}; this run is not saved as a session")));
-            (conversation, resumed.stale_note)
+            notices.extend(reopened.notes);
+            notices.extend(reopened.stale_note.clone());
+            notices.extend(reopened.unsaved.map(|err| format!("{err}; this run is not saved as a session")));
+            (reopened.conversation, reopened.stale_note)
         }
         None => {
             let mut conversation = Conversation::new(session::new_id());
-            match session::create_session(&dir, conversation.session_id(), prompt, &provider.model, owner) {
-                Ok(writer) => conversation.start_log(writer),
-                Err(err) => notices.push(format!("{err}; this run is not saved as a session")),
+            if let Err(err) = conversation.create_log(&dir, prompt, &provider.model, owner) {
+                notices.push(format!("{err}; this run is not saved as a session"));
             }
             (conversation, None)
         }
