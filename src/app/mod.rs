@@ -164,34 +164,123 @@ pub fn main(args: &[String]) -> Exit {
             println!("mewcode {}", env!("CARGO_PKG_VERSION"));
             Exit::Ok
         }
-        Command::Doctor(options) => match Workspace::new(&options, &env) {
-            Ok(context) => run_doctor(&context, &options, &env),
+        Command::Doctor(options) => Launch::start(options, env, |launch| run_doctor(&launch)),
+        Command::Run(options) => Launch::start(options, env, run),
+        Command::McpList { options, json, url } => {
+            Launch::start(options, env, |launch| run_mcp_list(&launch, json, url.as_deref()))
+        }
+        Command::McpCall { options, target, tool, json } => {
+            Launch::start(options, env, |launch| run_mcp_call(&launch, &target, &tool, json.as_deref()))
+        }
+        Command::McpAccept { options, server } => {
+            Launch::start(options, env, |launch| run_mcp_accept(&launch, &server))
+        }
+        Command::Sessions { options, json } => Launch::start(options, env, |launch| run_sessions(&launch, json)),
+        Command::Check { options, tool, json } => {
+            Launch::start(options, env, |launch| run_check(&launch, &tool, &json))
+        }
+    }
+}
+
+/// One start of mewcode for a command: where it runs, what the command line asked and the
+/// environment it was given. Every step of app/ reads these three together, so each takes the
+/// launch instead of the three apart; what a step adds (the config, the owner, the provider) it
+/// passes on itself.
+struct Launch {
+    workspace: Workspace,
+    options: Options,
+    env: Env,
+}
+
+impl Launch {
+    /// Resolves the workspace of `options` and runs `command` in it (or returns why it could not
+    /// be resolved).
+    fn start(options: Options, env: Env, command: impl FnOnce(Launch) -> Exit) -> Exit {
+        match Workspace::new(&options, &env) {
+            Ok(workspace) => command(Launch { workspace, options, env }),
             Err(exit) => exit,
-        },
-        Command::Run(options) => match Workspace::new(&options, &env) {
-            Ok(context) => run(&context, options, &env),
-            Err(exit) => exit,
-        },
-        Command::McpList { options, json, url } => match Workspace::new(&options, &env) {
-            Ok(context) => run_mcp_list(&context, &options, &env, json, url.as_deref()),
-            Err(exit) => exit,
-        },
-        Command::McpCall { options, target, tool, json } => match Workspace::new(&options, &env) {
-            Ok(context) => run_mcp_call(&context, &options, &env, (&target, &tool, json.as_deref())),
-            Err(exit) => exit,
-        },
-        Command::McpAccept { options, server } => match Workspace::new(&options, &env) {
-            Ok(context) => run_mcp_accept(&context, &options, &env, &server),
-            Err(exit) => exit,
-        },
-        Command::Sessions { options, json } => match Workspace::new(&options, &env) {
-            Ok(context) => run_sessions(&context, json),
-            Err(exit) => exit,
-        },
-        Command::Check { options, tool, json } => match Workspace::new(&options, &env) {
-            Ok(context) => run_check(&context, &options, &tool, &json, &env),
-            Err(exit) => exit,
-        },
+        }
+    }
+
+    /// --trust, or the user said yes to exactly these project files before.
+    fn project_trusted(&self) -> bool {
+        self.options.trust || config::trust::is_trusted(&self.workspace.home, &self.workspace.root)
+    }
+
+    fn load_config(&self) -> Result<(Config, Vec<Warning>), ConfigError> {
+        let lookup = |name: &str| self.env.get(name);
+        config::load_config(&LoadOptions {
+            home: &self.workspace.home,
+            root: &self.workspace.root,
+            extra: self.options.config.as_deref(),
+            project_trusted: self.project_trusted(),
+            lookup: &lookup,
+        })
+    }
+
+    /// What the project's own files would enable once trusted (empty when trusted already or
+    /// when it brings nothing): its config entries and its settings' allow rules. Not the local
+    /// settings file's: those apply by mewcode's mark on it, never by trust.
+    fn untrusted_items(&self, config: &Config) -> Vec<String> {
+        if self.project_trusted() {
+            return Vec::new();
+        }
+        let mut items = config.untrusted_project.clone();
+        for (level, path) in store::settings_paths(&self.workspace.root, &self.workspace.home) {
+            if let (Level::Project, Ok(texts)) = (level, store::load_rule_texts(&path)) {
+                items.extend(texts.allow.iter().map(|rule| format!("allow rule {rule} ({})", level.as_str())));
+            }
+        }
+        items
+    }
+
+    /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
+    /// project file only when the project is trusted, and of the local file only when it carries
+    /// this installation's mark (`store::load_local_rule_texts`: mewcode wrote it, and nothing
+    /// changed it since), trusted or not: a command or a clone can write that file. A malformed
+    /// deny rule stops start-up.
+    fn load_permissions(&self, owner: &Owner, warnings: &mut Vec<Warning>) -> Result<Vec<(Level, RuleTexts)>, Exit> {
+        let (root, home) = (&self.workspace.root, &self.workspace.home);
+        let trusted = self.project_trusted();
+        let mut levels = Vec::new();
+        for (level, path) in store::settings_paths(root, home) {
+            // When its allow rules are ignored: the words before the list of them, and after.
+            let (mut texts, ignored) = match level {
+                Level::User => (store::load_rule_texts(&path).map_err(Exit::Config)?, None),
+                Level::Project => {
+                    let ignored =
+                        (!trusted).then(|| ("ignored until you trust this project", "; deny rules apply".to_string()));
+                    (store::load_rule_texts(&path).map_err(Exit::Config)?, ignored)
+                }
+                Level::Local => {
+                    let (texts, mark) = store::load_local_rule_texts(&path, owner).map_err(Exit::Config)?;
+                    (texts, (mark != store::Mark::Ours).then(|| ("ignored", unmarked_local(mark))))
+                }
+            };
+            if let Some((before, after)) = ignored
+                && !texts.allow.is_empty()
+            {
+                let message =
+                    format!("{} allow rule(s) {before} ({}){after}", texts.allow.len(), texts.allow.join(", "));
+                warnings.push(Warning::new(path.display().to_string(), message));
+                texts.allow.clear();
+            }
+            levels.push((level, texts));
+        }
+        let (_, problems) = RuleSet::from_texts(levels.clone());
+        for problem in problems {
+            let file = store::settings_paths(root, home)
+                .into_iter()
+                .find(|(level, _)| *level == problem.level)
+                .map_or(String::new(), |(_, path)| path.display().to_string());
+            if problem.is_fatal() {
+                return Err(Exit::Config(format!(
+                    "{file}: {problem} (a broken deny rule would leave you unprotected)"
+                )));
+            }
+            warnings.push(Warning::new(file, problem.to_string()));
+        }
+        Ok(levels)
     }
 }
 
@@ -240,91 +329,6 @@ impl Workspace {
     fn subdir(&self) -> Option<String> {
         let rel = self.cwd.strip_prefix(&self.root).ok()?;
         (!rel.as_os_str().is_empty()).then(|| rel.display().to_string())
-    }
-
-    /// --trust, or the user said yes to exactly these project files before.
-    fn project_trusted(&self, options: &Options) -> bool {
-        options.trust || config::trust::is_trusted(&self.home, &self.root)
-    }
-
-    fn load_config(&self, options: &Options, env: &Env) -> Result<(Config, Vec<Warning>), ConfigError> {
-        let lookup = |name: &str| env.get(name);
-        config::load_config(&LoadOptions {
-            home: &self.home,
-            root: &self.root,
-            extra: options.config.as_deref(),
-            project_trusted: self.project_trusted(options),
-            lookup: &lookup,
-        })
-    }
-
-    /// What the project's own files would enable once trusted (empty when trusted already or
-    /// when it brings nothing): its config entries and its settings' allow rules. Not the local
-    /// settings file's: those apply by mewcode's mark on it, never by trust.
-    fn untrusted_items(&self, config: &Config, options: &Options) -> Vec<String> {
-        if self.project_trusted(options) {
-            return Vec::new();
-        }
-        let mut items = config.untrusted_project.clone();
-        for (level, path) in store::settings_paths(&self.root, &self.home) {
-            if let (Level::Project, Ok(texts)) = (level, store::load_rule_texts(&path)) {
-                items.extend(texts.allow.iter().map(|rule| format!("allow rule {rule} ({})", level.as_str())));
-            }
-        }
-        items
-    }
-
-    /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
-    /// project file only when the project is trusted, and of the local file only when it carries
-    /// this installation's mark (`store::load_local_rule_texts`: mewcode wrote it, and nothing
-    /// changed it since), trusted or not: a command or a clone can write that file. A malformed
-    /// deny rule stops start-up.
-    fn load_permissions(
-        &self,
-        options: &Options,
-        owner: &Owner,
-        warnings: &mut Vec<Warning>,
-    ) -> Result<Vec<(Level, RuleTexts)>, Exit> {
-        let trusted = self.project_trusted(options);
-        let mut levels = Vec::new();
-        for (level, path) in store::settings_paths(&self.root, &self.home) {
-            // When its allow rules are ignored: the words before the list of them, and after.
-            let (mut texts, ignored) = match level {
-                Level::User => (store::load_rule_texts(&path).map_err(Exit::Config)?, None),
-                Level::Project => {
-                    let ignored =
-                        (!trusted).then(|| ("ignored until you trust this project", "; deny rules apply".to_string()));
-                    (store::load_rule_texts(&path).map_err(Exit::Config)?, ignored)
-                }
-                Level::Local => {
-                    let (texts, mark) = store::load_local_rule_texts(&path, owner).map_err(Exit::Config)?;
-                    (texts, (mark != store::Mark::Ours).then(|| ("ignored", unmarked_local(mark))))
-                }
-            };
-            if let Some((before, after)) = ignored
-                && !texts.allow.is_empty()
-            {
-                let message =
-                    format!("{} allow rule(s) {before} ({}){after}", texts.allow.len(), texts.allow.join(", "));
-                warnings.push(Warning::new(path.display().to_string(), message));
-                texts.allow.clear();
-            }
-            levels.push((level, texts));
-        }
-        let (_, problems) = RuleSet::from_texts(levels.clone());
-        for problem in problems {
-            let file = store::settings_paths(&self.root, &self.home)
-                .into_iter()
-                .find(|(level, _)| *level == problem.level)
-                .map_or(String::new(), |(_, path)| path.display().to_string());
-            if problem.is_fatal() {
-                return Err(Exit::Config(format!(
-                    "{file}: {problem} (a broken deny rule would leave you unprotected)"
-                )));
-            }
-            warnings.push(Warning::new(file, problem.to_string()));
-        }
-        Ok(levels)
     }
 }
 

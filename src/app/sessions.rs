@@ -7,7 +7,7 @@
 //! read is an error before anything runs.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::{Exit, Workspace, say_warnings};
+use super::{Exit, Launch, Workspace, say_warnings};
 use crate::agent::Conversation;
 use crate::cli::{Resume, UsageError};
 use crate::config::ProviderConfig;
@@ -28,15 +28,14 @@ pub(super) struct PrintSession {
 
 /// Opens the session of a -p run (the agent logs its prompt).
 pub(super) fn open_print_session(
-    context: &Workspace,
-    resume: &Resume,
+    launch: &Launch,
     prompt: &str,
     provider: &ProviderConfig,
     owner: &session::Owner,
 ) -> Result<PrintSession, Exit> {
-    let dir = session::sessions_dir(&context.root);
+    let dir = session::sessions_dir(&launch.workspace.root);
     let mut notices = Vec::new();
-    let (conversation, note) = match resume_id(&dir, resume, owner)? {
+    let (conversation, note) = match resume_id(&dir, &launch.options.resume, owner)? {
         Some(id) => {
             let reopened = Conversation::reopen(&dir, &id, &provider.model, provider.context_window, owner)
                 .map_err(session_exit)?;
@@ -84,8 +83,8 @@ pub(super) fn session_exit(err: SessionError) -> Exit {
 
 /// This installation's session key (created on first use). Without one, sessions are still
 /// logged, but none counts as created here, so `--continue` finds none: say so.
-pub(super) fn session_owner(context: &Workspace) -> (session::Owner, Option<Warning>) {
-    match session::load_owner(&context.home) {
+pub(super) fn session_owner(workspace: &Workspace) -> (session::Owner, Option<Warning>) {
+    match session::load_owner(&workspace.home) {
         Ok(owner) => (owner, None),
         Err(err) => {
             let message = format!("{err}; no session counts as created here, so --continue finds none");
@@ -96,10 +95,10 @@ pub(super) fn session_owner(context: &Workspace) -> (session::Owner, Option<Warn
 
 /// `mewcode sessions [--json]`: this project's sessions, the ones created here first, newest
 /// first.
-pub(super) fn run_sessions(context: &Workspace, json: bool) -> Exit {
-    let (owner, warning) = session_owner(context);
+pub(super) fn run_sessions(launch: &Launch, json: bool) -> Exit {
+    let (owner, warning) = session_owner(&launch.workspace);
     say_warnings(warning.as_slice());
-    let sessions = session::list_sessions(&session::sessions_dir(&context.root), &owner);
+    let sessions = session::list_sessions(&session::sessions_dir(&launch.workspace.root), &owner);
     if json {
         let list: Vec<serde_json::Value> = sessions
             .iter()
