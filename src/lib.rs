@@ -12,6 +12,7 @@ pub(crate) mod cancel;
 pub(crate) mod clock;
 pub(crate) mod digest;
 pub(crate) mod fsx;
+pub(crate) mod http;
 pub(crate) mod proc;
 pub(crate) mod sse;
 pub(crate) mod sync;

@@ -11,7 +11,7 @@ use crate::agent::EngineGate;
 use crate::cancel::CancelToken;
 use crate::cli::UsageError;
 use crate::confine::Sandbox;
-use crate::llm::net::NetEnv;
+use crate::http::net::NetEnv;
 use crate::llm::probe;
 use crate::permission::CallInfo;
 use crate::permission::rules::Level;

@@ -18,7 +18,7 @@ use crate::cli::{OutputFormat, PromptSource, Resume, UsageError};
 use crate::config::{Config, HookConfig, ProviderConfig};
 use crate::confine::{Sandbox, SessionTmp};
 use crate::hooks::Hooks;
-use crate::llm::net::NetEnv;
+use crate::http::net::NetEnv;
 use crate::llm::provider;
 use crate::session::Owner;
 use crate::text::neutralize;

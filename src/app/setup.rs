@@ -7,8 +7,8 @@
 use super::{Env, Exit, Launch};
 use crate::config;
 use crate::config::{Config, Protocol, ProviderConfig};
+use crate::http::net::NetEnv;
 use crate::llm::discovery;
-use crate::llm::net::NetEnv;
 use crate::llm::probe;
 use crate::llm::probe::DEFAULT_PROBE_PORTS;
 use crate::warning::Warning;
