@@ -4,7 +4,7 @@
 //! history, the event channel, batching and appending results. Prints the median per-iteration
 //! time over several runs of 24 iterations each, with a 10 000-message and a 10-message history.
 
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::print_stdout, reason = "a benchmark prints its figures on stdout")]
 
 use crossbeam_channel::Receiver;
 use mewcode::bench::{

@@ -1,7 +1,7 @@
 //! The subcommands that are not conversations: doctor, check, mcp list, mcp call and mcp accept.
 //!
 //! Invariant: none of them runs a tool; `check` only explains a decision.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(clippy::print_stdout, reason = "doctor, check and the mcp subcommands print their answer on stdout")]
 
 use super::run::{commands_run_in_view, install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
 use super::sessions::session_owner;

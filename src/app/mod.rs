@@ -2,9 +2,17 @@
 //!
 //! Invariant: the only module that reads the process environment or the current directory;
 //! everything below receives them as values. It returns an `Exit`; `main.rs` maps it to a code.
-//! `run.rs` assembles agents for -p and the REPL, `setup.rs` picks the model (or explains how
-//! to configure one), `commands.rs` runs doctor, check and the mcp subcommands.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+//! Each command runs in one `Launch` (workspace, options, environment), which every step takes.
+//!
+//! - `mod.rs` — `main`, `Exit`, the environment snapshot (`Env`), the `Launch` and its loaders
+//!   (config, trust, permission rules), the `Workspace`
+//! - `run.rs` — a run: the guard, MCP servers and the agent, then `-p` or the REPL
+//! - `sessions.rs` — which session a run logs to, and `mewcode sessions`
+//! - `setup.rs` — choosing the provider (configured, environment, local probe, else the guide)
+//! - `commands.rs` — doctor, check and the mcp subcommands
+//! - `stdin.rs` — piped stdin as (part of) the prompt
+//! - `search_path.rs` — PATH as children get it
+#![expect(clippy::print_stdout, clippy::print_stderr, reason = "--help and --version on stdout, warnings on stderr")]
 
 mod commands;
 mod run;
@@ -344,30 +352,4 @@ fn unmarked_local(mark: store::Mark) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_need_a_terminal_that_is_not_dumb_and_colour_needs_no_no_color() {
-        let style = |color, cursor| TerminalStyle { color, cursor };
-        assert_eq!(plan_terminal_style(true, Some("xterm-256color"), None), style(true, true));
-        assert_eq!(plan_terminal_style(true, Some("xterm"), Some("")), style(true, true));
-        assert_eq!(plan_terminal_style(true, Some("xterm"), Some("1")), style(false, true));
-        assert_eq!(plan_terminal_style(true, Some("dumb"), None), style(false, false));
-        assert_eq!(plan_terminal_style(false, Some("xterm"), None), style(false, false));
-    }
-
-    #[test]
-    fn the_environment_everything_is_handed_has_only_absolute_path_entries() {
-        let vars = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        let env = Env::from_vars(vars(&[("PATH", "bin:/usr/bin::."), ("HOME", "/h")]));
-        assert_eq!(env.get("PATH").as_deref(), Some("/usr/bin"));
-        assert!(env.pairs().any(|pair| pair == ("PATH".to_string(), "/usr/bin".to_string())));
-        assert!(env.path_warning().unwrap().message.starts_with(r#"left out "bin", "", "." for commands"#));
-        let unset = Env::from_vars(vars(&[("HOME", "/h")]));
-        assert_eq!(unset.get("PATH").as_deref(), Some(search_path::FALLBACK));
-        assert_eq!(unset.path_warning(), None);
-        let clean = Env::from_vars(vars(&[("PATH", "/usr/bin:/bin")]));
-        assert_eq!((clean.get("PATH").as_deref(), clean.path_warning()), (Some("/usr/bin:/bin"), None));
-    }
-}
+mod tests;

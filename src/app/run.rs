@@ -3,7 +3,7 @@
 //!
 //! Invariant: both front ends get the same wiring (`build_agent`), so a rule, hook or server
 //! behaves the same in -p and in the REPL.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(clippy::print_stderr, reason = "start-up warnings of a run go to stderr before any front end is up")]
 
 use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
 use super::setup::choose_provider;

@@ -5,7 +5,7 @@
 //! handed to the agent, which logs the prompt and everything after it, so every message of the
 //! run reaches the log. A log that cannot be created is a notice, never a failed run; a session that cannot be found or
 //! read is an error before anything runs.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(clippy::print_stdout, reason = "`mewcode sessions` prints the list on stdout")]
 
 use super::{Exit, Launch, Workspace, say_warnings};
 use crate::agent::Conversation;
