@@ -7,6 +7,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod commands;
+mod repl_host;
 mod run;
 mod search_path;
 mod sessions;

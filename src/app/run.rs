@@ -21,7 +21,7 @@ use crate::llm::provider;
 use crate::text::neutralize;
 use crate::tools::Registry;
 use crate::warning::Warning;
-use crate::{config, confine, headless, mcp, mcp_cli, repl};
+use crate::{config, confine, headless, mcp, repl};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -235,10 +235,10 @@ fn stdin_exit(err: stdin::StdinError) -> Exit {
 /// What every agent of a run is assembled from besides the provider, the same for `-p` and the
 /// REPL (whose `/model` builds another on it): the hook commands, the guard (permission gate and
 /// sandbox) and the connected MCP servers.
-struct Wiring<'a> {
+pub(super) struct Wiring<'a> {
     hooks: &'a [HookConfig],
     guard: &'a Guard,
-    mcp: &'a mcp::Manager,
+    pub mcp: &'a mcp::Manager,
 }
 
 /// The sandbox for this process's commands, and its private temp dir (removed when the guard
@@ -326,11 +326,8 @@ fn run_repl(
     };
     let (mcp, background_rx) = start_mcp_in_background(context, &config, env);
     let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
-    let connect: repl::Connect = Box::new(|provider| {
-        build_agent(context, provider, options, env, &wiring, true)
-            .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
-    });
-    let agent = match connect(&provider) {
+    let host = super::repl_host::ReplHost { context, options, env, wiring: &wiring };
+    let agent = match repl::Host::connect(&host, &provider) {
         Ok(agent) => agent,
         Err(message) => return Exit::Config(message),
     };
@@ -345,13 +342,7 @@ fn run_repl(
         warnings,
         color,
         animate: style.cursor,
-        connect,
-        discover: Box::new(|provider| {
-            let net = NetEnv::from_vars(env.pairs());
-            crate::llm::discovery::resolve_window(provider, &net, crate::llm::discovery::DISCOVERY_BUDGET)
-        }),
-        mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
-        mcp_reconnect: Box::new(|name| mcp.reconnect(name)),
+        host: &host,
         mcp_probe: mcp.probe(),
         background: Some(background_rx),
         sessions: repl::sessions::Sessions { dir: sessions_dir, owner: owner.clone(), start },
@@ -423,7 +414,7 @@ fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
 
 /// The agent for a run: provider, tools, permission gate and the system prompt. It serves any
 /// conversation: the session (id, log, context state) is the conversation's.
-fn build_agent(
+pub(super) fn build_agent(
     context: &Workspace,
     provider_config: &ProviderConfig,
     options: &Options,
