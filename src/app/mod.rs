@@ -7,6 +7,7 @@
 //! - `mod.rs` — `main`, `Exit`, the environment snapshot (`Env`), the `Launch` and its loaders
 //!   (config, trust, permission rules), the `Workspace`
 //! - `run.rs` — a run: the guard, MCP servers and the agent, then `-p` or the REPL
+//! - `repl_host.rs` — what the REPL asks of the program (`repl::Host`), answered with the run's wiring
 //! - `sessions.rs` — which session a run logs to, and `mewcode sessions`
 //! - `setup.rs` — choosing the provider (configured, environment, local probe, else the guide)
 //! - `commands.rs` — doctor, check and the mcp subcommands
@@ -15,6 +16,7 @@
 #![expect(clippy::print_stdout, clippy::print_stderr, reason = "--help and --version on stdout, warnings on stderr")]
 
 mod commands;
+mod repl_host;
 mod run;
 mod search_path;
 mod sessions;

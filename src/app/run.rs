@@ -24,7 +24,7 @@ use crate::session::Owner;
 use crate::text::neutralize;
 use crate::tools::Registry;
 use crate::warning::Warning;
-use crate::{config, confine, headless, mcp, mcp_cli, repl};
+use crate::{config, confine, headless, mcp, repl};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -215,10 +215,10 @@ fn stdin_exit(err: stdin::StdinError) -> Exit {
 /// What every agent of a run is assembled from besides the provider, the same for `-p` and the
 /// REPL (whose `/model` builds another on it): the hook commands, the guard (permission gate and
 /// sandbox) and the connected MCP servers.
-struct Wiring<'a> {
+pub(super) struct Wiring<'a> {
     hooks: &'a [HookConfig],
     guard: &'a Guard,
-    mcp: &'a mcp::Manager,
+    pub mcp: &'a mcp::Manager,
 }
 
 /// The sandbox for this process's commands, and its private temp dir (removed when the guard
@@ -275,9 +275,8 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
             Err(exit) => return exit,
         }
     };
-    // The names the REPL's setup below reads.
-    let Launch { workspace: context, options, env } = launch;
-    let sessions_dir = crate::session::sessions_dir(&context.root);
+    let Launch { workspace, options, env } = launch;
+    let sessions_dir = crate::session::sessions_dir(&workspace.root);
     let start = match &options.resume {
         Resume::Picker => repl::sessions::Start::Picker,
         other => match resume_id(&sessions_dir, other, owner) {
@@ -288,7 +287,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
     };
     let style = env.terminal_style(std::io::stdout().is_terminal());
     let color = style.color;
-    let mut editor = match repl::LineEditor::open(context.home.join("history"), color) {
+    let mut editor = match repl::LineEditor::open(workspace.home.join("history"), color) {
         Ok(editor) => editor,
         Err(message) => return Exit::Runtime(message),
     };
@@ -297,8 +296,8 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
     let interrupts = repl::Interrupts::new();
     install_repl_interrupt_handler(&interrupts);
     let untrusted = launch.untrusted_items(config);
-    let trusted_now =
-        !untrusted.is_empty() && repl::ask_trust(&context.root, &untrusted, color, editor.screen().width, &interrupts);
+    let trusted_now = !untrusted.is_empty()
+        && repl::ask_trust(&workspace.root, &untrusted, color, editor.screen().width, &interrupts);
     let (config, provider, mut warnings) = match settle_trust(launch, config, provider, warnings, trusted_now) {
         Ok(settled) => settled,
         Err(exit) => return exit,
@@ -309,17 +308,14 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
     };
     let (mcp, background_rx) = start_mcp_in_background(launch, &config);
     let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
-    let connect: repl::Connect = Box::new(|provider| {
-        build_agent(launch, provider, &wiring, FrontEnd::Repl)
-            .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
-    });
-    let agent = match connect(&provider) {
+    let host = super::repl_host::ReplHost { launch, wiring: &wiring };
+    let agent = match repl::Host::connect(&host, &provider) {
         Ok(agent) => agent,
         Err(message) => return Exit::Config(message),
     };
     let setup = repl::Setup {
         version: env!("CARGO_PKG_VERSION"),
-        root: context.root.clone(),
+        root: workspace.root.clone(),
         providers: config.providers.clone(),
         provider,
         agent,
@@ -328,13 +324,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         warnings,
         color,
         animate: style.cursor,
-        connect,
-        discover: Box::new(|provider| {
-            let net = NetEnv::from_vars(env.pairs());
-            crate::llm::discovery::resolve_window(provider, &net, crate::llm::discovery::DISCOVERY_BUDGET)
-        }),
-        mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
-        mcp_reconnect: Box::new(|name| mcp.reconnect(name)),
+        host: &host,
         mcp_probe: mcp.probe(),
         background: Some(background_rx),
         sessions: repl::sessions::Sessions { dir: sessions_dir, owner: owner.clone(), start },
@@ -405,7 +395,7 @@ fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
 
 /// The agent for a run: provider, tools, permission gate and the system prompt. It serves any
 /// conversation: the session (id, log, context state) is the conversation's.
-fn build_agent(
+pub(super) fn build_agent(
     launch: &Launch,
     provider_config: &ProviderConfig,
     wiring: &Wiring<'_>,

@@ -9,9 +9,12 @@
 //! created at its first prompt; a log that cannot be written is one notice, and the
 //! conversation goes on unsaved. The agent is never rebuilt for a session change.
 
+use super::chat::Chat as Session;
 use super::picker::{self, Picked};
 use super::render::{DIM, RED, YELLOW, paint};
-use super::{Interrupts, Screen, Session, Setup, say, say_wrapped};
+use super::setup::Setup;
+use super::terminal::{Interrupts, Screen};
+use super::{say, say_wrapped};
 use crate::agent::Conversation;
 use crate::session::{self, SessionInfo};
 use crate::text::neutralize;
@@ -79,9 +82,8 @@ pub(crate) fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrup
 /// user message.
 pub(crate) fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> String {
     let sessions = &setup.sessions;
-    if !session.conversation.is_logged()
-        && let Err(err) =
-            session.conversation.create_log(&sessions.dir, prompt, &session.provider.model, &sessions.owner)
+    if let Some(conversation) = session.conversation.as_mut().filter(|conversation| !conversation.is_logged())
+        && let Err(err) = conversation.create_log(&sessions.dir, prompt, &session.provider.model, &sessions.owner)
     {
         let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
         say_wrapped(setup.color, YELLOW, &message, session.screen.width, 2)
@@ -91,7 +93,11 @@ pub(crate) fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str)
 
 /// The id of the session on screen, when it is logged (the lists mark it).
 fn current_id(session: &Session) -> Option<String> {
-    session.conversation.is_logged().then(|| session.conversation.session_id().to_string())
+    session
+        .conversation
+        .as_ref()
+        .filter(|conversation| conversation.is_logged())
+        .map(|conversation| conversation.session_id().to_string())
 }
 
 /// The numbered list, newest first: as many as fit `screen` (every one with `all`), then how
@@ -183,7 +189,7 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
     session.note = reopened.stale_note;
-    session.conversation = conversation;
+    session.conversation = Some(conversation);
 }
 
 #[cfg(test)]
