@@ -9,29 +9,17 @@
     reason = "a benchmark prints its figures, and a failed measurement may panic"
 )]
 
+mod support;
+
 use crossbeam_channel::Receiver;
 use mewcode::bench::{
-    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Gate, Hooks, Mode,
-    Provider, Registry, Remembered, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext,
-    ToolOutput, Toolbox, Verdict,
+    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Hooks, Mode, Provider,
+    Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput, Toolbox,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-
-/// Lets every call run: the benchmark measures the loop, not the permission system (its tools
-/// are read-only, which the real engine would allow too).
-struct AllowAll;
-
-impl Gate for AllowAll {
-    fn check(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> Verdict {
-        Verdict::Allow
-    }
-
-    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
-        Ok(None)
-    }
-}
+use support::AllowAll;
 
 /// Asks for `per_turn` sleep calls per turn until five have been asked for, then finishes.
 struct Script {

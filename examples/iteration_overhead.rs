@@ -6,28 +6,17 @@
 
 #![expect(clippy::print_stdout, reason = "a benchmark prints its figures on stdout")]
 
+mod support;
+
 use crossbeam_channel::Receiver;
 use mewcode::bench::{
-    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Gate, Hooks, Message,
-    Mode, Provider, Registry, Remembered, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext,
-    ToolOutput, ToolResult, Toolbox, Verdict,
+    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Hooks, Message, Mode,
+    Provider, Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput,
+    ToolResult, Toolbox,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Lets every call run: the benchmark measures the loop, not the permission system (its tools
-/// are read-only, which the real engine would allow too).
-struct AllowAll;
-
-impl Gate for AllowAll {
-    fn check(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> Verdict {
-        Verdict::Allow
-    }
-
-    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
-        Ok(None)
-    }
-}
+use support::AllowAll;
 
 struct Instant_;
 
