@@ -13,9 +13,6 @@ pub(crate) mod request;
 pub(crate) mod sandbox;
 pub(crate) mod trust;
 
-#[cfg(test)]
-mod tests;
-
 pub(crate) use crate::url::is_loopback_url;
 use crate::warning::Warning;
 use expand::Lookup;
@@ -574,3 +571,6 @@ fn describe_untrusted(text: &str, display: &str, dir: &Path, mcp_json: bool) -> 
         Err(err) => vec![format!("a config that does not load ({err})")],
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,9 +10,6 @@
 
 use std::io::Read;
 
-#[cfg(test)]
-mod tests;
-
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SseEvent {
@@ -388,3 +385,6 @@ impl<R: Read> SseReader<R> {
         self.parser.stray_text()
     }
 }
+
+#[cfg(test)]
+mod tests;
