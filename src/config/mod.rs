@@ -5,19 +5,23 @@
 //! only when trusted), invocation (`--config FILE`). A same-name entry of a higher level replaces
 //! the lower one whole. No environment is read here: variables come in through a lookup.
 
+pub(crate) mod error;
 pub(crate) mod expand;
 pub(crate) mod file;
 pub(crate) mod price;
 pub(crate) mod project;
 pub(crate) mod request;
 pub(crate) mod sandbox;
+pub(crate) mod servers;
 pub(crate) mod trust;
+pub(crate) mod value;
 
 pub(crate) use crate::url::is_loopback_url;
 use crate::warning::Warning;
+pub(crate) use error::ConfigError;
+use error::FileContext;
 use expand::Lookup;
-pub(crate) use file::ConfigError;
-use file::{ConfigFile, FileContext, ProviderEntry, parse_config_file};
+use file::{ConfigFile, ProviderEntry, parse_config_file};
 pub(crate) use request::RequestSettings;
 pub(crate) use sandbox::{SandboxConfig, SandboxLimits, SandboxMode};
 use std::path::{Path, PathBuf};

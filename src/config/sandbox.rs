@@ -8,7 +8,7 @@
 //! does not parse is an error, not a warning: a typo in `mode` must not silently mean "on" or "off".
 
 use super::Level;
-use super::file::ConfigError;
+use super::error::ConfigError;
 use crate::warning::Warning;
 use serde_yaml::{Mapping, Value};
 use std::path::{Path, PathBuf};
