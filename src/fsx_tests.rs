@@ -1,22 +1,13 @@
 //! Unit tests of `fsx.rs`: link-refusing creation and writes, and lexical path handling.
 
 use super::*;
+use crate::test_dir::TempDir;
 use crate::test_tree::files_under;
-
-fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "mewcode-fsx-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 #[test]
 fn the_mewcode_dir_gets_its_gitignore_once_and_never_through_a_link() {
-    let base = temp_dir("gitignore");
+    let temp = TempDir::new("fsx-gitignore");
+    let base = temp.path();
     let project = base.join("project");
     fs::create_dir_all(&project).unwrap();
     let dir = project.join(".mewcode");
@@ -38,18 +29,18 @@ fn the_mewcode_dir_gets_its_gitignore_once_and_never_through_a_link() {
     let err = ensure_gitignored_dir(&project, Path::new(".mewcode")).unwrap_err();
     assert!(err.to_string().contains("is a symbolic link; mewcode does not write through it"), "{err}");
     assert_eq!(fs::read_dir(base.join("outside")).unwrap().count(), 0);
-    let _ = fs::remove_dir_all(&base);
 }
 
 /// A project (reached through a link, as a user's checkout may be) and, beside it, an
 /// `outside` directory holding `keep.txt`: where a planted link wants mewcode's writes.
-fn project_with_outside(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
-    let base = fs::canonicalize(temp_dir(tag)).unwrap();
+fn project_with_outside(tag: &str) -> (TempDir, PathBuf, PathBuf) {
+    let base = TempDir::new(&format!("fsx-{tag}"));
     fs::create_dir_all(base.join("real-project")).unwrap();
     std::os::unix::fs::symlink(base.join("real-project"), base.join("project")).unwrap();
     fs::create_dir_all(base.join("outside")).unwrap();
     fs::write(base.join("outside/keep.txt"), "keep").unwrap();
-    (base.clone(), base.join("project"), base.join("outside"))
+    let (project, outside) = (base.join("project"), base.join("outside"));
+    (base, project, outside)
 }
 
 fn outside_untouched(outside: &Path) {
@@ -99,12 +90,11 @@ fn mewcode_dirs_are_created_beneath_the_root_and_every_planted_link_or_file_on_t
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{not_plain}: {err}");
     }
     outside_untouched(&outside);
-    let _ = fs::remove_dir_all(&base);
 }
 
 #[test]
 fn a_log_is_created_and_reopened_for_append_never_through_a_link_or_a_second_hard_link() {
-    let (base, project, outside) = project_with_outside("append-beneath");
+    let (_base, project, outside) = project_with_outside("append-beneath");
     let rel = Path::new(".mewcode/sessions/s/conversation.jsonl");
     open_append_beneath(&project, rel, true).unwrap().write_all(b"one\n").unwrap();
     assert!(open_append_beneath(&project, rel, true).is_err(), "create never reuses a file");
@@ -131,12 +121,11 @@ fn a_log_is_created_and_reopened_for_append_never_through_a_link_or_a_second_har
         assert!(err.to_string().contains("sessions/s is a symbolic link"), "{err}");
     }
     outside_untouched(&outside);
-    let _ = fs::remove_dir_all(&base);
 }
 
 #[test]
 fn a_new_file_beneath_replaces_a_planted_link_or_leftover_and_never_writes_through_a_linked_directory() {
-    let (base, project, outside) = project_with_outside("new-beneath");
+    let (_base, project, outside) = project_with_outside("new-beneath");
     let rel = Path::new(".mewcode/results/big");
     assert_eq!(write_new_beneath(&project, rel, b"first").unwrap(), project.join(rel));
     assert_eq!(write_new_beneath(&project, rel, b"second").unwrap(), project.join(rel), "a leftover is replaced");
@@ -150,7 +139,6 @@ fn a_new_file_beneath_replaces_a_planted_link_or_leftover_and_never_writes_throu
     let err = write_new_beneath(&project, rel, b"payload").unwrap_err();
     assert!(err.to_string().contains("results is a symbolic link"), "{err}");
     outside_untouched(&outside);
-    let _ = fs::remove_dir_all(&base);
 }
 
 #[test]
@@ -181,30 +169,31 @@ fn resolve_path_joins_relative_and_keeps_absolute() {
 
 #[test]
 fn write_atomic_creates_and_replaces_without_leftovers() {
-    let dir = temp_dir("write");
+    let temp = TempDir::new("fsx-write");
+    let dir = temp.path();
     let target = dir.join("file.txt");
     write_atomic(&target, b"one").unwrap();
     write_atomic(&target, b"two").unwrap();
     assert_eq!(fs::read(&target).unwrap(), b"two");
-    let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    let names: Vec<_> = fs::read_dir(dir).unwrap().map(|entry| entry.unwrap().file_name()).collect();
     assert_eq!(names, vec![std::ffi::OsString::from("file.txt")]);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn write_atomic_keeps_permissions_of_the_existing_file() {
-    let dir = temp_dir("perm");
+    let temp = TempDir::new("fsx-perm");
+    let dir = temp.path();
     let target = dir.join("script.sh");
     fs::write(&target, "old").unwrap();
     fs::set_permissions(&target, fs::Permissions::from_mode(0o751)).unwrap();
     write_atomic(&target, b"new").unwrap();
     assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o751);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn write_atomic_through_a_symlink_keeps_the_link() {
-    let dir = temp_dir("link");
+    let temp = TempDir::new("fsx-link");
+    let dir = temp.path();
     let real = dir.join("real.txt");
     let link = dir.join("link.txt");
     fs::write(&real, "old").unwrap();
@@ -212,30 +201,30 @@ fn write_atomic_through_a_symlink_keeps_the_link() {
     write_atomic(&link, b"new").unwrap();
     assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(fs::read(&real).unwrap(), b"new");
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn write_atomic_refuses_a_dangling_symlink() {
-    let dir = temp_dir("dangling");
+    let temp = TempDir::new("fsx-dangling");
+    let dir = temp.path();
     let link = dir.join("link.txt");
     std::os::unix::fs::symlink(dir.join("nowhere/new.txt"), &link).unwrap();
     assert!(write_atomic(&link, b"x").is_err());
     assert!(!dir.join("nowhere").exists());
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A project with `sub/file.txt` (content "old") and, beside it, an `outside` directory with
 /// `secret.txt`, the place an attacker wants the write to land.
 struct Race {
-    base: PathBuf,
+    /// Holds the others; removed when the race is dropped.
+    base: TempDir,
     project: PathBuf,
     outside: PathBuf,
 }
 
 impl Race {
     fn new(tag: &str) -> Race {
-        let base = fs::canonicalize(temp_dir(tag)).unwrap();
+        let base = TempDir::new(&format!("fsx-{tag}"));
         let (project, outside) = (base.join("project"), base.join("outside"));
         fs::create_dir_all(project.join("sub")).unwrap();
         fs::create_dir_all(&outside).unwrap();
@@ -256,12 +245,6 @@ impl Race {
     fn outside_untouched(&self) {
         let secret = self.outside.join("secret.txt");
         assert_eq!(files_under(&self.outside), vec![(secret, b"secret".to_vec())]);
-    }
-}
-
-impl Drop for Race {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.base);
     }
 }
 
@@ -401,8 +384,8 @@ fn a_bare_file_name_resolves_to_the_current_directory() {
 
 #[test]
 fn write_atomic_fails_cleanly_when_the_parent_is_missing() {
-    let dir = temp_dir("missing");
+    let temp = TempDir::new("fsx-missing");
+    let dir = temp.path();
     let target = dir.join("no/such/dir/file.txt");
     assert!(write_atomic(&target, b"x").is_err());
-    fs::remove_dir_all(&dir).unwrap();
 }

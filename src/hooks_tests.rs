@@ -1,6 +1,7 @@
 //! Unit tests of `hooks.rs`: matchers, exit codes, JSON control and combining outcomes, with real commands.
 
 use super::*;
+use crate::test_dir::TempDir;
 
 fn origin<'a>(session_id: &'a str, cancel: &'a CancelToken) -> Origin<'a> {
     Origin { session_id, cancel }
@@ -30,10 +31,11 @@ fn matchers_follow_claude_code() {
 
 #[test]
 fn exit_2_blocks_with_stderr_and_sees_the_event_on_stdin() {
-    let dir = std::env::temp_dir();
+    let temp = TempDir::new("hooks");
+    let dir = temp.path();
     let script =
         r#"input=$(cat); case "$input" in *'"command":"rm -rf x"'*) echo "no rm here" >&2; exit 2;; esac; exit 0"#;
-    let hooks = hooks_in(&dir, HookEvent::PreToolUse, "Bash", script, None);
+    let hooks = hooks_in(dir, HookEvent::PreToolUse, "Bash", script, None);
     let blocked = hooks.pre_tool_use("Bash", r#"{"command":"rm -rf x"}"#, origin("sess-1", &CancelToken::new()));
     assert_eq!(blocked.blocked.as_deref(), Some("no rm here"));
     let allowed = hooks.pre_tool_use("Bash", r#"{"command":"ls"}"#, origin("sess-1", &CancelToken::new()));
@@ -44,8 +46,9 @@ fn exit_2_blocks_with_stderr_and_sees_the_event_on_stdin() {
 
 #[test]
 fn the_event_json_carries_the_contract_fields() {
-    let dir = std::env::temp_dir();
-    let hooks = hooks_in(&dir, HookEvent::PostToolUse, "", "cat", None);
+    let temp = TempDir::new("hooks");
+    let dir = temp.path();
+    let hooks = hooks_in(dir, HookEvent::PostToolUse, "", "cat", None);
     let outcome =
         hooks.post_tool_use("Read", r#"{"path":"a"}"#, "content", false, origin("sess-1", &CancelToken::new()));
     let event: Value = serde_json::from_str(&outcome.context[0]).unwrap();
@@ -59,24 +62,25 @@ fn the_event_json_carries_the_contract_fields() {
 
 #[test]
 fn other_exit_codes_and_timeouts_warn_and_go_on() {
-    let dir = std::env::temp_dir();
-    let failing = hooks_in(&dir, HookEvent::UserPromptSubmit, "", "echo broken >&2; exit 1", None);
+    let temp = TempDir::new("hooks");
+    let dir = temp.path();
+    let failing = hooks_in(dir, HookEvent::UserPromptSubmit, "", "echo broken >&2; exit 1", None);
     let outcome = failing.user_prompt_submit("hi", origin("sess-1", &CancelToken::new()));
     assert_eq!(outcome.blocked, None);
     assert!(outcome.warnings[0].ends_with("exited with 1: broken"), "{:?}", outcome.warnings);
-    let hanging = hooks_in(&dir, HookEvent::Stop, "", "sleep 30", Some(1));
+    let hanging = hooks_in(dir, HookEvent::Stop, "", "sleep 30", Some(1));
     let started = std::time::Instant::now();
     let outcome = hanging.stop(false, origin("sess-1", &CancelToken::new()));
     assert!(outcome.warnings[0].contains("timed out after 1 s"), "{:?}", outcome.warnings);
     assert!(started.elapsed() < Duration::from_secs(10));
-    let missing = hooks_in(&dir, HookEvent::Stop, "", "/definitely/not/a/hook", None);
+    let missing = hooks_in(dir, HookEvent::Stop, "", "/definitely/not/a/hook", None);
     assert!(missing.stop(false, origin("sess-1", &CancelToken::new())).warnings[0].contains("exited with 127"));
 }
 
 #[test]
 fn user_prompt_submit_stdout_becomes_context() {
-    let hooks =
-        hooks_in(&std::env::temp_dir(), HookEvent::UserPromptSubmit, "", "echo 'Remember: run make lint.'", None);
+    let temp = TempDir::new("hooks");
+    let hooks = hooks_in(temp.path(), HookEvent::UserPromptSubmit, "", "echo 'Remember: run make lint.'", None);
     let outcome = hooks.user_prompt_submit("fix it", origin("sess-1", &CancelToken::new()));
     assert_eq!(outcome.context, ["Remember: run make lint."]);
 }
@@ -204,10 +208,9 @@ fn combining_keeps_config_order_and_deny_beats_ask_beats_allow() {
 
 #[test]
 fn hooks_of_one_event_run_in_parallel_and_combine_in_config_order() {
-    let dir = std::env::temp_dir().join(format!("mewcode-hooks-parallel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = TempDir::new("hooks-parallel");
+    let dir = temp.path();
     let fifo = dir.join("meet");
-    let _ = std::fs::remove_file(&fifo);
     assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     // The first hook blocks opening a FIFO until the second opens it to write: run one after
     // the other, the first would only end at its timeout, with a warning and no context.
@@ -221,8 +224,8 @@ fn hooks_of_one_event_run_in_parallel_and_combine_in_config_order() {
         source: "test".into(),
     };
     let path = std::env::var("PATH").unwrap_or_default();
-    let hooks = Hooks::new(vec![hook(first), hook(second)], dir.clone(), vec![("PATH".into(), path)], Arc::default());
+    let hooks =
+        Hooks::new(vec![hook(first), hook(second)], dir.to_path_buf(), vec![("PATH".into(), path)], Arc::default());
     let outcome = hooks.post_tool_use("Read", "{}", "out", false, origin("sess-1", &CancelToken::new()));
     assert_eq!(outcome.context, ["first", "second"], "{outcome:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,13 +1,7 @@
 //! Unit tests of `project.rs`: the project root, foreign git dirs and the instruction directories.
 
 use super::*;
-
-fn temp(label: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mewcode-root-{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::canonicalize(&dir).unwrap()
-}
+use crate::test_dir::TempDir;
 
 fn git_dir(dir: &Path) {
     std::fs::create_dir_all(dir.join(".git")).unwrap();
@@ -16,7 +10,8 @@ fn git_dir(dir: &Path) {
 
 #[test]
 fn the_root_is_the_nearest_git_top_level_and_the_cwd_outside_git() {
-    let base = temp("find");
+    let temp = TempDir::new("root-find");
+    let base = temp.path();
     let uid = crate::sys::current_uid();
     let nested = base.join("repo/pkg/a");
     std::fs::create_dir_all(&nested).unwrap();
@@ -31,12 +26,12 @@ fn the_root_is_the_nearest_git_top_level_and_the_cwd_outside_git() {
     std::fs::create_dir_all(base.join("repo/pkg/a/.git")).unwrap();
     std::fs::write(base.join("repo/pkg/.git"), "not git\n").unwrap();
     assert_eq!(find_root(&nested, uid, None), (base.join("repo"), RootKind::GitTopLevel));
-    std::fs::remove_dir_all(&base).unwrap();
 }
 
 #[test]
 fn a_git_dir_of_another_user_or_in_home_never_widens_the_root() {
-    let base = temp("wide");
+    let temp = TempDir::new("root-wide");
+    let base = temp.path();
     let uid = crate::sys::current_uid();
     let nested = base.join("home/projects/x");
     std::fs::create_dir_all(&nested).unwrap();
@@ -50,7 +45,6 @@ fn a_git_dir_of_another_user_or_in_home_never_widens_the_root() {
     let (root, kind) = find_root(&nested, uid.wrapping_add(1), None);
     assert_eq!(root, nested);
     assert!(matches!(kind, RootKind::GitIgnored(ref reason) if reason.contains("another user")), "{kind:?}");
-    std::fs::remove_dir_all(&base).unwrap();
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! Unit tests of `trust.rs`: trusted roots remembered, lost on change, and old stores read.
 
 use super::*;
+use crate::test_dir::TempDir;
 
 #[test]
 fn trust_is_remembered_and_lost_when_a_file_changes() {
-    let dir = std::env::temp_dir().join(format!("mewcode-trust-{}", std::process::id()));
+    let dir = TempDir::new("trust");
     let (home, root) = (dir.join("home"), dir.join("proj"));
     std::fs::create_dir_all(root.join(".mewcode")).unwrap();
     std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
@@ -19,12 +20,11 @@ fn trust_is_remembered_and_lost_when_a_file_changes() {
     save_trust(&home, &root).unwrap();
     std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {x: {type: stdio, command: evil}}\n").unwrap();
     assert!(!is_trusted(&home, &root), "a changed config asks again");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn an_mcp_json_appearing_or_changing_asks_again_and_its_absence_keeps_old_fingerprints() {
-    let dir = std::env::temp_dir().join(format!("mewcode-trust-mcp-{}", std::process::id()));
+    let dir = TempDir::new("trust-mcp");
     let (home, root) = (dir.join("home"), dir.join("proj"));
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
@@ -41,12 +41,11 @@ fn an_mcp_json_appearing_or_changing_asks_again_and_its_absence_keeps_old_finger
     assert!(is_trusted(&home, &root));
     std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "worse"}}}"#).unwrap();
     assert!(!is_trusted(&home, &root), "a changed .mcp.json asks again");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_store_from_before_the_mark_still_trusts_and_loses_its_local_hashes_at_the_next_write() {
-    let dir = std::env::temp_dir().join(format!("mewcode-trust-old-{}", std::process::id()));
+    let dir = TempDir::new("trust-old");
     let (home, root, other) = (dir.join("home"), dir.join("proj"), dir.join("other"));
     std::fs::create_dir_all(&root).unwrap();
     std::fs::create_dir_all(&other).unwrap();
@@ -65,5 +64,4 @@ fn a_store_from_before_the_mark_still_trusts_and_loses_its_local_hashes_at_the_n
     assert!(!text.contains("local_sha256"), "{text}");
     assert!(!text.contains(&other.display().to_string()), "an entry that trusts nothing is dropped: {text}");
     assert!(is_trusted(&home, &root));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,6 +1,7 @@
 //! Unit tests of `cgroup.rs`: groups per controller, stale groups, and v1/v2 hierarchies.
 
 use super::*;
+use crate::test_dir::TempDir;
 
 fn mounts() -> Vec<Mount> {
     super::super::mounts::parse(
@@ -11,16 +12,10 @@ fn mounts() -> Vec<Mount> {
     )
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mewcode-cgroup-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn a_command_gets_a_group_per_controller_with_its_limit_and_nothing_without_one() {
-    let (pids, memory) = (scratch("pids"), scratch("memory"));
+    let (pids_dir, memory_dir) = (TempDir::new("cgroup-pids"), TempDir::new("cgroup-memory"));
+    let (pids, memory) = (pids_dir.path().to_path_buf(), memory_dir.path().to_path_buf());
     let cgroups = Cgroups {
         pids: Some(Place { parent: pids.clone(), limit_file: "pids.max" }),
         memory: Some(Place { parent: memory.clone(), limit_file: "memory.max" }),
@@ -45,14 +40,12 @@ fn a_command_gets_a_group_per_controller_with_its_limit_and_nothing_without_one(
     let gone =
         Cgroups { pids: Some(Place { parent: pids.join("missing/deeper"), limit_file: "pids.max" }), memory: None };
     assert!(gone.for_command(8, None).is_none());
-    for dir in [pids, memory] {
-        std::fs::remove_dir_all(dir).unwrap();
-    }
 }
 
 #[test]
 fn a_hierarchy_is_kept_only_where_a_group_with_a_limit_can_be_made() {
-    let pids = scratch("find-pids");
+    let pids_dir = TempDir::new("cgroup-find-pids");
+    let pids = pids_dir.path();
     let stale = pids.join("app/mewcode-999999999-4");
     std::fs::create_dir_all(&stale).unwrap();
     let table = format!(
@@ -75,29 +68,29 @@ fn a_hierarchy_is_kept_only_where_a_group_with_a_limit_can_be_made() {
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(left, [format!("{PREFIX}{}-trial", std::process::id())]);
-    std::fs::remove_dir_all(pids).unwrap();
 }
 
 #[test]
 fn only_groups_of_dead_mewcode_processes_are_stale() {
-    let parent = scratch("stale");
+    let parent_dir = TempDir::new("cgroup-stale");
+    let parent = parent_dir.path();
     let ours = format!("{PREFIX}{}-3", std::process::id());
     for name in ["mewcode-999999999-1", ours.as_str(), "other-999999999-1", "mewcode-x-1"] {
         std::fs::create_dir_all(parent.join(name)).unwrap();
     }
-    remove_stale(&parent);
+    remove_stale(parent);
     let mut left: Vec<String> =
-        std::fs::read_dir(&parent).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        std::fs::read_dir(parent).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     left.sort();
     let mut expected = vec![ours.clone(), "mewcode-x-1".to_string(), "other-999999999-1".to_string()];
     expected.sort();
     assert_eq!(left, expected);
-    std::fs::remove_dir_all(parent).unwrap();
 }
 
 #[test]
 fn v2_is_used_only_where_the_controller_is_enabled_for_our_children() {
-    let root = scratch("v2");
+    let root_dir = TempDir::new("cgroup-v2");
+    let root = root_dir.path();
     std::fs::create_dir_all(root.join("user/app")).unwrap();
     std::fs::write(root.join("user/app/cgroup.subtree_control"), "cpu pids\n").unwrap();
     let table = format!("40 31 0:37 / {} rw - cgroup2 cgroup2 rw\n", root.display());
@@ -108,7 +101,6 @@ fn v2_is_used_only_where_the_controller_is_enabled_for_our_children() {
     assert_eq!(plan_place("0::/user\n", &mounts, "pids", "pids.max", "pids.max"), None);
     // A v1 line for another controller does not count for this one.
     assert_eq!(plan_place("5:memory:/x\n", &mounts, "pids", "pids.max", "pids.max"), None);
-    std::fs::remove_dir_all(root).unwrap();
 }
 
 #[test]

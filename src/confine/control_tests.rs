@@ -1,11 +1,12 @@
 //! Unit tests of `control.rs`: control paths found at every level and removed when a command made them.
 
 use super::*;
+use crate::test_dir::TempDir;
 
 #[test]
 fn control_paths_a_command_created_are_removed_and_a_new_repository_is_reported() {
-    let base = std::env::temp_dir().join(format!("mewcode-control-watch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let temp = TempDir::new("control-watch");
+    let base = temp.path();
     let root = base.join("p");
     std::fs::create_dir_all(root.join(".husky")).unwrap();
     std::fs::write(root.join("AGENTS.md"), "mine").unwrap();
@@ -36,13 +37,13 @@ fn control_paths_a_command_created_are_removed_and_a_new_repository_is_reported(
     // Inside an existing control directory the read-only bind holds; the watch leaves it be.
     assert!(root.join(".husky/pre-commit").exists() && root.join(".git/config").exists());
     assert!(root.join("README.md").exists() && root.join("AGENTS.md").exists());
-    std::fs::remove_dir_all(&base).unwrap();
 }
 
 #[test]
 fn every_level_git_parts_and_a_worktrees_pointers_are_found() {
-    let base = std::env::temp_dir().join(format!("mewcode-control-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    // Canonical, as the sandbox sees it.
+    let temp = TempDir::new("control");
+    let base = temp.path();
     for dir in
         ["p/.git/hooks", "p/.git/modules/sub/hooks", "p/.husky", "p/pkg/.vscode", "p/src", "main/.git/worktrees/w"]
     {
@@ -56,14 +57,13 @@ fn every_level_git_parts_and_a_worktrees_pointers_are_found() {
     std::fs::write(base.join("p/.git/config"), "x").unwrap();
     std::fs::write(base.join("main/.git/config"), "x").unwrap();
     std::fs::create_dir_all(base.join("main/.git/hooks")).unwrap();
-    let base = std::fs::canonicalize(&base).unwrap();
     let root = base.join("p");
     let found = control_paths(&[root.clone(), root.join("pkg")]);
     // What exists, as the sandbox sees it (canonical).
     let mut relative: Vec<String> = found
         .iter()
         .filter_map(|path| std::fs::canonicalize(path).ok())
-        .map(|path| path.strip_prefix(&base).unwrap().display().to_string())
+        .map(|path| path.strip_prefix(base).unwrap().display().to_string())
         .collect();
     relative.sort();
     assert_eq!(
@@ -84,5 +84,4 @@ fn every_level_git_parts_and_a_worktrees_pointers_are_found() {
     );
     // `src/AGENTS.md` is below the levels given: not listed (the engine still asks for it).
     assert!(!relative.iter().any(|path| path.contains("src/")));
-    std::fs::remove_dir_all(&base).unwrap();
 }

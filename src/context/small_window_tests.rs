@@ -7,6 +7,7 @@ use super::summary::{self, Tail, build_history, plan_tail, render_transcript, ta
 use super::tests::{beneath, call, results, user};
 use super::*;
 use crate::msg::{Role, ToolResult};
+use crate::test_dir::TempDir;
 
 fn result(id: &str, size: usize) -> Message {
     results(&[(id, size)])
@@ -145,8 +146,8 @@ fn large_windows_keep_the_spec_tail() {
 
 #[test]
 fn a_small_window_offloads_a_quarter_window_result_with_a_small_preview() {
-    let dir = std::env::temp_dir().join(format!("mewcode-small-offload-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = TempDir::new("small-offload");
+    let dir = temp.join("session");
     let limits = Limits::for_window(4_096);
     let text: String = (1..=100).map(|n| format!("line {n:03} {}\n", "z".repeat(60))).collect();
     let mut history: crate::msg::History = vec![
@@ -208,9 +209,8 @@ fn summary_request_fits_a_small_window_from_the_first_try() {
 
 #[test]
 fn recovery_files_share_a_window_sized_budget() {
-    let dir = std::env::temp_dir().join(format!("mewcode-small-recovery-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = TempDir::new("small-recovery");
+    let dir = temp.path();
     let paths: Vec<std::path::PathBuf> = ["a.txt", "b.txt", "c.txt"]
         .iter()
         .map(|name| {
@@ -220,16 +220,15 @@ fn recovery_files_share_a_window_sized_budget() {
         })
         .collect();
     // 4 096 tokens: 512 tokens (1 792 characters) of files in all, the most recent first.
-    let files = summary::load_recovery_files(&paths, &dir, &Limits::for_window(4_096));
+    let files = summary::load_recovery_files(&paths, dir, &Limits::for_window(4_096));
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].0, "c.txt");
     let expected = format!("{}\n… (cut at 512 tokens; read the file for the rest)", &"c.txt".repeat(3_000)[..1_792]);
     assert_eq!(files[0].1, expected);
     // 200 000 tokens: each whole (15 000 characters < 5 000 tokens).
-    let files = summary::load_recovery_files(&paths, &dir, &Limits::for_window(200_000));
+    let files = summary::load_recovery_files(&paths, dir, &Limits::for_window(200_000));
     assert_eq!(files.iter().map(|(path, _)| path.as_str()).collect::<Vec<_>>(), ["c.txt", "b.txt", "a.txt"]);
     assert!(files.iter().all(|(_, content)| content.len() == 15_000));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

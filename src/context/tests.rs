@@ -3,6 +3,7 @@
 
 use super::offload::{DirBeneath, Disposition, Offloader, plan_offload, render_preview, sanitize_id};
 use super::summary::{build_history, extract_summary, next_drop, select_tail_start, user_turn_starts};
+use crate::test_dir::TempDir;
 
 /// SPEC's own figures (a 200 000-token window).
 fn spec() -> Limits {
@@ -161,8 +162,8 @@ fn preview_shows_size_path_head_and_the_read_it_sentence() {
 
 #[test]
 fn ledger_makes_decisions_final_and_a_failed_write_is_retried() {
-    let dir = std::env::temp_dir().join(format!("mewcode-offload-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = TempDir::new("offload");
+    let dir = temp.path();
     let mut history: History =
         vec![user("go"), call("big"), results(&[("big", 60_000), ("small", 10)]), Message::assistant("ok")].into();
     let mut offloader = Offloader::default();
@@ -172,7 +173,6 @@ fn ledger_makes_decisions_final_and_a_failed_write_is_retried() {
     assert_eq!(offloader.decision("big"), None);
     assert_eq!(offloader.decision("small"), Some(&Disposition::Kept));
     // A directory that cannot be created (a file is in the way): skip, retried later.
-    std::fs::create_dir_all(&dir).unwrap();
     let blocked = dir.join("blocked");
     std::fs::write(&blocked, "file").unwrap();
     let outcome = offloader.run(&mut history, Some(&beneath(&blocked)), &spec());
@@ -193,7 +193,6 @@ fn ledger_makes_decisions_final_and_a_failed_write_is_retried() {
     let outcome = offloader.run(&mut rebuilt, None, &spec());
     assert_eq!(outcome.replaced, 1);
     assert_eq!(rebuilt[1].tool_results[0].content, history[2].tool_results[0].content);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -350,8 +349,8 @@ fn summary_request_drops_the_oldest_turns_until_it_fits_or_nothing_is_left() {
 #[cfg(unix)]
 #[test]
 fn offload_never_writes_through_a_planted_symlink() {
-    let dir = std::env::temp_dir().join(format!("mewcode-offload-link-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = TempDir::new("offload-link");
+    let dir = temp.path();
     let results_dir = dir.join("session").join("tool-results");
     std::fs::create_dir_all(&results_dir).unwrap();
     let victim = dir.join("victim.txt");
@@ -362,14 +361,13 @@ fn offload_never_writes_through_a_planted_symlink() {
     assert_eq!(outcome.replaced, 1);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert_eq!(std::fs::read_to_string(results_dir.join("big")).unwrap().len(), 60_000);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[cfg(unix)]
 #[test]
 fn offload_never_saves_through_a_linked_directory_and_the_result_stays_in_the_conversation() {
-    let dir = std::env::temp_dir().join(format!("mewcode-offload-linked-dir-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = TempDir::new("offload-linked-dir");
+    let dir = temp.path();
     let (project, outside) = (dir.join("project"), dir.join("outside"));
     std::fs::create_dir_all(&outside).unwrap();
     let session = DirBeneath { base: project.clone(), rel: ".mewcode/sessions/20260101-000000-abcd".into() };
@@ -396,7 +394,6 @@ fn offload_never_saves_through_a_linked_directory_and_the_result_stays_in_the_co
         assert_eq!(outcome.replaced, 1, "{:?}", outcome.failures);
         assert!(project.join(&session.rel).join("tool-results/big").is_file());
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

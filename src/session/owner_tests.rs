@@ -1,6 +1,7 @@
 //! Unit tests of `owner.rs`: ownership marks, key files and the key created once.
 
 use super::*;
+use crate::test_dir::TempDir;
 use std::os::unix::fs::PermissionsExt;
 
 const ID: &str = "20261202-131500-a1b2";
@@ -63,26 +64,25 @@ fn key_files_parse_only_as_64_lowercase_hex_digits() {
 #[test]
 fn a_key_another_run_created_first_is_adopted_not_replaced() {
     // Two first runs race: the other one linked its key between our read and our link.
-    let home = std::env::temp_dir().join(format!("mewcode-owner-race-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&home);
-    fs::create_dir_all(&home).unwrap();
+    let temp = TempDir::new("owner-race");
+    let home = temp.path();
     let path = home.join(KEY_FILE);
     let theirs = "ab".repeat(32);
     fs::write(&path, format!("{theirs}\n")).unwrap();
-    let owner = create_key(&home, &path).unwrap();
+    let owner = create_key(home, &path).unwrap();
     assert_eq!(owner, Owner::from_key(parse_key(&theirs).unwrap()));
     assert_eq!(fs::read_to_string(&path).unwrap(), format!("{theirs}\n"));
-    let names: Vec<_> = fs::read_dir(&home).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    let names: Vec<_> = fs::read_dir(home).unwrap().map(|entry| entry.unwrap().file_name()).collect();
     assert_eq!(names, vec![std::ffi::OsString::from(KEY_FILE)], "no temporary file left");
     fs::write(&path, "torn").unwrap();
-    assert!(create_key(&home, &path).is_err(), "a half-written key of theirs is an error, not ours");
-    fs::remove_dir_all(&home).unwrap();
+    assert!(create_key(home, &path).is_err(), "a half-written key of theirs is an error, not ours");
 }
 
 #[test]
 fn the_key_is_created_once_private_and_then_reused() {
-    let home = std::env::temp_dir().join(format!("mewcode-owner-{}", std::process::id())).join("home");
-    let _ = fs::remove_dir_all(&home);
+    // `home` does not exist yet: loading the owner makes it.
+    let temp = TempDir::new("owner");
+    let home = temp.join("home");
     let first = load_owner(&home).unwrap();
     let path = home.join(KEY_FILE);
     assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
@@ -94,5 +94,4 @@ fn the_key_is_created_once_private_and_then_reused() {
     let err = load_owner(&home).unwrap_err().to_string();
     assert!(err.contains("session-key") && err.contains("delete it"), "{err}");
     assert_eq!(fs::read_to_string(&path).unwrap(), "garbage", "a bad key is never overwritten");
-    fs::remove_dir_all(home.parent().unwrap()).unwrap();
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::session::reader::load_log;
+use crate::test_dir::TempDir;
 
 fn meta() -> Meta {
     Meta {
@@ -16,19 +17,18 @@ fn meta() -> Meta {
 
 #[test]
 fn appends_survive_reopen_after_a_torn_line() {
-    let dir = std::env::temp_dir().join(format!("mewcode-writer-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = TempDir::new("writer");
+    let dir = temp.path();
     let rel = Path::new("s/conversation.jsonl");
     let path = dir.join(rel);
-    let mut writer = SessionWriter::create(&dir, rel, &meta()).unwrap();
+    let mut writer = SessionWriter::create(dir, rel, &meta()).unwrap();
     assert_eq!(writer.append(&Message::user("one"), 2), None);
     assert_eq!(writer.append(&Message::assistant("two"), 3), None);
     drop(writer);
-    assert!(SessionWriter::create(&dir, rel, &meta()).is_err(), "create never overwrites");
+    assert!(SessionWriter::create(dir, rel, &meta()).is_err(), "create never overwrites");
     // A torn line, as kill -9 in the middle of a write would leave.
     std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(br#"{"role":"user","con"#).unwrap();
-    let mut reopened = SessionWriter::reopen(&dir, rel, "x", "m").unwrap();
+    let mut reopened = SessionWriter::reopen(dir, rel, "x", "m").unwrap();
     assert_eq!(reopened.append(&Message::user("three"), 4), None);
     assert_eq!(reopened.id(), "x");
     let loaded = load_log(&path).unwrap();
@@ -45,13 +45,12 @@ fn appends_survive_reopen_after_a_torn_line() {
     assert_eq!(loaded.skipped_lines, 1);
     reopened.append_compacted(&[Message::user("summary"), Message::assistant("ok")], 5);
     assert_eq!(load_log(&path).unwrap().messages, vec![Message::user("summary"), Message::assistant("ok")]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_log_planted_as_a_link_is_neither_created_nor_reopened_through_it() {
-    let dir = std::env::temp_dir().join(format!("mewcode-writer-link-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = TempDir::new("writer-link");
+    let dir = temp.path();
     std::fs::create_dir_all(dir.join("project/s")).unwrap();
     let outside = dir.join("outside.jsonl");
     std::fs::write(&outside, "{}\n").unwrap();
@@ -63,5 +62,4 @@ fn a_log_planted_as_a_link_is_neither_created_nor_reopened_through_it() {
     let err = SessionWriter::create(&project, rel, &meta()).unwrap_err();
     assert!(err.to_string().contains("is a symbolic link; mewcode does not write through it"), "{err}");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "{}\n");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

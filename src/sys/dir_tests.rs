@@ -1,19 +1,12 @@
 //! Unit tests of `dir.rs`: directories held by descriptor refuse links on the way and stay inside.
 
 use super::*;
+use crate::test_dir::TempDir;
 use std::io::Write;
-use std::path::PathBuf;
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mewcode-sys-dir-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::canonicalize(&dir).unwrap()
-}
 
 #[test]
 fn a_symlink_anywhere_on_the_way_is_refused() {
-    let base = temp_dir("walk");
+    let base = TempDir::new("sys-dir-walk");
     std::fs::create_dir_all(base.join("real/sub")).unwrap();
     std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
     std::fs::write(base.join("real/file"), "x").unwrap();
@@ -28,12 +21,11 @@ fn a_symlink_anywhere_on_the_way_is_refused() {
         let err = Dir::open_no_symlinks(not_canonical).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{}: {err}", not_canonical.display());
     }
-    std::fs::remove_dir_all(&base).unwrap();
 }
 
 #[test]
 fn entries_are_created_renamed_and_removed_inside_the_directory_only() {
-    let base = temp_dir("at");
+    let base = TempDir::new("sys-dir-at");
     std::fs::create_dir_all(base.join("d")).unwrap();
     std::fs::write(base.join("outside"), "secret").unwrap();
     std::os::unix::fs::symlink(base.join("outside"), base.join("d/link")).unwrap();
@@ -56,13 +48,12 @@ fn entries_are_created_renamed_and_removed_inside_the_directory_only() {
         assert_eq!(dir.remove_file(OsStr::new(bad)).unwrap_err().kind(), io::ErrorKind::InvalidInput, "{bad:?}");
     }
     assert_eq!(dir.entry(OsStr::new("nul\0")).unwrap_err().kind(), io::ErrorKind::InvalidInput);
-    std::fs::remove_dir_all(&base).unwrap();
 }
 
 #[test]
 fn a_file_opened_for_append_is_never_reached_through_a_link() {
     use std::io::{Read, Seek};
-    let base = temp_dir("append");
+    let base = TempDir::new("sys-dir-append");
     std::fs::create_dir_all(base.join("d")).unwrap();
     std::fs::write(base.join("outside"), "secret").unwrap();
     std::os::unix::fs::symlink(base.join("outside"), base.join("d/link")).unwrap();
@@ -80,5 +71,4 @@ fn a_file_opened_for_append_is_never_reached_through_a_link() {
     reopened.read_to_string(&mut text).unwrap();
     assert_eq!(text, "one\ntwo\n", "appended, and readable through the same descriptor");
     assert_eq!(std::fs::read_to_string(base.join("outside")).unwrap(), "secret");
-    std::fs::remove_dir_all(&base).unwrap();
 }

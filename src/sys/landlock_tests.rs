@@ -1,6 +1,7 @@
 //! Unit tests of `landlock.rs`: the rights per ABI and rules on directories, files and links.
 
 use super::*;
+use crate::test_dir::TempDir;
 
 #[test]
 fn each_abi_adds_its_rights() {
@@ -20,15 +21,13 @@ fn a_ruleset_takes_rules_on_directories_and_files_but_not_symlinks() {
         return;
     };
     let ruleset = Ruleset::create(fs_rights_for_abi(abi), 0, 0).unwrap();
-    let dir = std::env::temp_dir().join(format!("mewcode-landlock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = TempDir::new("landlock");
+    let dir = temp.path();
     std::fs::write(dir.join("file"), "x").unwrap();
-    let _ = std::fs::remove_file(dir.join("link"));
     std::os::unix::fs::symlink("file", dir.join("link")).unwrap();
-    ruleset.allow(&dir, u64::MAX, true).unwrap();
+    ruleset.allow(dir, u64::MAX, true).unwrap();
     // A file gets only file rights: asking for every right is not an error.
     ruleset.allow(&dir.join("file"), u64::MAX, false).unwrap();
     assert!(ruleset.allow(&dir.join("link"), ACCESS_FS_READ_FILE, false).is_err());
     assert!(ruleset.allow(&dir.join("missing"), ACCESS_FS_READ_FILE, true).is_err());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
