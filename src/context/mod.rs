@@ -12,11 +12,6 @@ pub(crate) mod limits;
 pub(crate) mod offload;
 pub(crate) mod summary;
 
-#[cfg(test)]
-mod small_window_tests;
-#[cfg(test)]
-mod tests;
-
 pub(crate) use limits::Limits;
 
 use crate::msg::{Message, System, ToolDefinition};
@@ -242,3 +237,6 @@ impl ContextConfig {
         Limits::for_window(self.window)
     }
 }
+
+#[cfg(test)]
+mod tests;
