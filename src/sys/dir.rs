@@ -10,7 +10,6 @@
 //! Invariant: every name passed to the kernel here is one plain component (no `/`, not `.` or
 //! `..`, no NUL), so no call below resolves a path of more than one step, and none follows a
 //! symlink. This file decides nothing about which directory may be written.
-#![allow(unsafe_code)]
 
 use std::ffi::{CString, OsStr};
 use std::fs::File;

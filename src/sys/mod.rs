@@ -7,7 +7,10 @@
 //! pointer arguments are references to locals or to values we own, and its safety argument is
 //! written next to it. Callers see ordinary functions returning `io::Result` or plain values.
 //! This file decides nothing: what to kill and which terminal mode to use is the caller's business.
-#![allow(unsafe_code)]
+#![expect(
+    unsafe_code,
+    reason = "sys/ is the one home of unsafe (the crate denies it elsewhere): libc calls, each wrapped in a safe function"
+)]
 
 use std::io;
 

@@ -13,7 +13,6 @@
 //! no allocation, no lock. A step that fails ends the setup with the step, the path and the
 //! error number, which the caller prints on the command's stderr: a half-built view never runs a
 //! command. What it does not do: decide which paths go where (that is `confine::view`).
-#![allow(unsafe_code)]
 
 use std::ffi::{CStr, CString};
 use std::io;
