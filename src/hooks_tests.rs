@@ -229,3 +229,8 @@ fn hooks_of_one_event_run_in_parallel_and_combine_in_config_order() {
     let outcome = hooks.post_tool_use("Read", "{}", "out", false, origin("sess-1", &CancelToken::new()));
     assert_eq!(outcome.context, ["first", "second"], "{outcome:?}");
 }
+
+#[test]
+fn a_hook_outcome_stays_small() {
+    assert!(std::mem::size_of::<HookOutcome>() <= 152);
+}

@@ -56,3 +56,8 @@ fn a_child_that_ignores_stdin_and_hangs_is_killed_at_the_timeout() {
     assert!(matches!(finished.ending, Ending::TimedOut));
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+#[test]
+fn a_finished_run_stays_small() {
+    assert!(std::mem::size_of::<Finished>() <= 64);
+}

@@ -41,3 +41,7 @@ pub(crate) struct FileContext<'a> {
 pub(super) fn error(ctx: &FileContext, key_path: &str, message: String) -> ConfigError {
     ConfigError { file: ctx.display.to_string(), key_path: key_path.to_string(), message }
 }
+
+#[cfg(test)]
+#[path = "error_tests.rs"]
+mod tests;

@@ -291,3 +291,8 @@ fn the_default_memory_cap_is_three_quarters_of_the_machine() {
     assert_eq!(plan_default_memory("MemFree: 1 kB\n"), None);
     assert_eq!(plan_default_memory("MemTotal: lots kB\n"), None);
 }
+
+#[test]
+fn a_sandbox_status_stays_small() {
+    assert!(std::mem::size_of::<Status>() <= 48);
+}

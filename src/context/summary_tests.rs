@@ -265,3 +265,8 @@ fn recovery_files_share_a_window_sized_budget() {
     assert_eq!(files.iter().map(|(path, _)| path.as_str()).collect::<Vec<_>>(), ["c.txt", "b.txt", "a.txt"]);
     assert!(files.iter().all(|(_, content)| content.len() == 15_000));
 }
+
+#[test]
+fn a_summary_error_stays_small() {
+    assert!(std::mem::size_of::<SummaryError>() <= 56);
+}

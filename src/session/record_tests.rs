@@ -53,3 +53,8 @@ fn meta_and_compact_round_trip_and_junk_is_none() {
         assert_eq!(parse_line(junk), None, "{junk}");
     }
 }
+
+#[test]
+fn a_session_record_stays_small() {
+    assert!(std::mem::size_of::<Line>() <= 120);
+}

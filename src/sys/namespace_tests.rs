@@ -23,3 +23,8 @@ fn trial_codes_name_the_step_and_the_cause() {
     assert_eq!(trial_reason(44), "cannot mount a fresh /proc");
     assert_eq!(trial_reason(255), "the trial ended with code 255");
 }
+
+#[test]
+fn a_setup_failure_stays_small() {
+    assert!(std::mem::size_of::<Failure>() <= 56);
+}
