@@ -7,6 +7,15 @@
 //! pointer arguments are references to locals or to values we own, and its safety argument is
 //! written next to it. Callers see ordinary functions returning `io::Result` or plain values.
 //! This file decides nothing: what to kill and which terminal mode to use is the caller's business.
+//!
+//! - `mod.rs` — signals, process and id probes, readiness waits, the terminal (termios), the UTC offset
+//! - `child.rs` — how a command's process starts: its session, its reaper, its confinement
+//! - `namespace.rs` — the namespaces and mounts that build a command's view
+//! - `landlock.rs` — Landlock: the ABI probe, the rights per ABI, rulesets
+//! - `seccomp.rs` — the hand-written BPF filter every confined command runs under
+//! - `dir.rs` — a directory held by descriptor, reached and used without following links
+//! - tests: each `x.rs` has its `x_tests.rs` (`child.rs` is exercised through `proc` and `confine`);
+//!   `tests.rs` tests `mod.rs`
 #![expect(
     unsafe_code,
     reason = "sys/ is the one home of unsafe (the crate denies it elsewhere): libc calls, each wrapped in a safe function"
