@@ -1,5 +1,4 @@
-//! Tests of the sandbox: the plan as data, and real commands under the real kernel confinement
-//! (skipped, and listed by `make test` as skipped, where the kernel has no Landlock).
+//! Unit tests of the sandbox: the plan as data, and real commands under the kernel's confinement.
 
 use super::*;
 

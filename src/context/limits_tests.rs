@@ -1,5 +1,4 @@
-//! Unit tests of `limits.rs`: SPEC's figures at 200 000 tokens and their fractions of a small window,
-//! the "cannot fit" reasons and the reply cap.
+//! Unit tests of `limits.rs`: SPEC's figures, their fractions of a small window, no-fit reasons, reply cap.
 
 use super::*;
 use crate::context::still_too_long;

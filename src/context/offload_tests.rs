@@ -1,5 +1,4 @@
-//! Unit tests of `offload.rs` (layer 1): the plan, id sanitising, the preview, the ledger, planted
-//! links, and a small window's smaller spill size.
+//! Unit tests of `offload.rs`: the plan, ids, the preview, the ledger, planted links and small windows.
 
 use super::*;
 use crate::context::tests::{beneath, call, result, results, spec, user};

@@ -1,5 +1,4 @@
-//! Unit tests of `summary.rs` (layer 2): tail selection, the rebuilt history, summary extraction,
-//! the drop schedule, the summary request in any window and the recovery attachment.
+//! Unit tests of `summary.rs`: tail, rebuilt history, extraction, drop schedule, request and recovery.
 
 use super::*;
 use crate::context::tests::{call, result, results, spec, user};

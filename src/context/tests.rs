@@ -1,5 +1,4 @@
-//! Unit tests of `context`: the estimate, the thresholds, the breaker and the resume rule; and the
-//! helpers (messages, SPEC's limits, a directory beneath) the other context tests share.
+//! Unit tests of `context`: estimate, thresholds, breaker, resume; and the helpers all context tests share.
 
 use super::offload::DirBeneath;
 use super::*;
