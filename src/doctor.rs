@@ -10,9 +10,9 @@
 use crate::config::{Config, Level, ProviderConfig, WindowSource};
 use crate::confine::{Sandbox, Status};
 use crate::context::Limits;
+use crate::http::net::NetEnv;
 use crate::llm::capabilities::{self, Capabilities};
 use crate::llm::discovery::{self, Discovered};
-use crate::llm::net::NetEnv;
 use crate::llm::probe::{self, LocalServer, Reachability};
 use crate::text::neutralize;
 use crate::warning::Warning;
@@ -179,7 +179,8 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
         let marker = if input.selected == Some(provider.name.as_str()) { "*" } else { " " };
         out.push_str(&render_provider(marker, provider));
         if provider.base_url.to_ascii_lowercase().starts_with("https://") {
-            let roots = crate::llm::http::roots_in_use(input.net.ssl_cert_file.as_deref(), provider.ca_file.as_deref());
+            let roots =
+                crate::http::roots::roots_in_use(input.net.ssl_cert_file.as_deref(), provider.ca_file.as_deref());
             out.push_str(&format!("      tls roots: {roots}\n"));
         }
         let found = findings.get(index);

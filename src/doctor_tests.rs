@@ -16,7 +16,7 @@ fn findings(window: Option<Option<Discovered>>) -> Findings {
 
 #[test]
 fn tls_roots_list_the_given_files_and_the_bundle() {
-    use crate::llm::http::roots_in_use;
+    use crate::http::roots::roots_in_use;
     use std::path::Path;
     assert_eq!(roots_in_use(None, None), "the bundled Mozilla roots");
     assert_eq!(

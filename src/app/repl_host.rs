@@ -6,32 +6,29 @@
 //! sandbox, MCP servers) as the REPL's first one, through the same `build_agent`. This file
 //! holds references only: it starts nothing and owns nothing.
 
+use super::Launch;
 use super::run::{Wiring, build_agent};
-use super::{Env, Workspace};
-use crate::agent::Agent;
-use crate::cli::Options;
+use crate::agent::{Agent, FrontEnd};
 use crate::config::ProviderConfig;
+use crate::http::net::NetEnv;
 use crate::llm::discovery::{DISCOVERY_BUDGET, resolve_window};
-use crate::llm::net::NetEnv;
 use crate::{mcp_cli, repl};
 use std::sync::Arc;
 
 /// The references the REPL's requests are answered with.
 pub(super) struct ReplHost<'a> {
-    pub context: &'a Workspace,
-    pub options: &'a Options,
-    pub env: &'a Env,
+    pub launch: &'a Launch,
     pub wiring: &'a Wiring<'a>,
 }
 
 impl repl::Host for ReplHost<'_> {
     fn connect(&self, provider: &ProviderConfig) -> Result<Arc<Agent>, String> {
-        build_agent(self.context, provider, self.options, self.env, self.wiring, true)
+        build_agent(self.launch, provider, self.wiring, FrontEnd::Repl)
             .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
     }
 
     fn discover(&self, provider: &mut ProviderConfig) -> Option<String> {
-        let net = NetEnv::from_vars(self.env.pairs());
+        let net = NetEnv::from_vars(self.launch.env.pairs());
         resolve_window(provider, &net, DISCOVERY_BUDGET)
     }
 

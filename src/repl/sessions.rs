@@ -82,15 +82,11 @@ pub(crate) fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrup
 /// user message.
 pub(crate) fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> String {
     let sessions = &setup.sessions;
-    if let Some(conversation) = session.conversation.as_mut().filter(|conversation| !conversation.is_logged()) {
-        let (id, model) = (conversation.session_id(), &session.provider.model);
-        match session::create_session(&sessions.dir, id, prompt, model, &sessions.owner) {
-            Ok(writer) => conversation.start_log(writer),
-            Err(err) => {
-                let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
-                say_wrapped(setup.color, YELLOW, &message, session.screen.width, 2)
-            }
-        }
+    if let Some(conversation) = session.conversation.as_mut().filter(|conversation| !conversation.is_logged())
+        && let Err(err) = conversation.create_log(&sessions.dir, prompt, &session.provider.model, &sessions.owner)
+    {
+        let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
+        say_wrapped(setup.color, YELLOW, &message, session.screen.width, 2)
     }
     session::with_note(prompt, session.note.take().as_deref())
 }
@@ -160,31 +156,23 @@ fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, String> {
 
 /// Loads session `id` and makes it the conversation on screen, logging to its reopened log.
 fn resume(session: &mut Session, setup: &Setup, id: &str) {
-    let window = session.provider.context_window;
     let sessions = &setup.sessions;
-    let resumed = match session::resume_session(
-        &sessions.dir,
-        id,
-        &session.provider.model,
-        window,
-        session::now_s(),
-        &sessions.owner,
-    ) {
-        Ok(resumed) => resumed,
+    let (model, window) = (&session.provider.model, session.provider.context_window);
+    // SPEC §8: a resumed history that nearly fills the window is compacted before the next
+    // turn's first request, with its prompt in (`Conversation::reopen` marks it).
+    let reopened = match Conversation::reopen(&sessions.dir, id, model, window, &sessions.owner) {
+        Ok(reopened) => reopened,
         Err(err) => {
             say_wrapped(setup.color, RED, &neutralize(&format!("/resume: {err}")), session.screen.width, 2);
             return;
         }
     };
     let width = session.screen.width;
-    for note in resumed.not_owned_note.iter().chain(&resumed.damaged_note) {
+    for note in &reopened.notes {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
-    // SPEC §8: a resumed history that nearly fills the window is compacted before the next
-    // turn's first request, with its prompt in.
-    let (conversation, unsaved) =
-        Conversation::continuing(id, resumed.writer, resumed.messages, resumed.needs_compaction);
-    if let Some(err) = unsaved {
+    let conversation = reopened.conversation;
+    if let Some(err) = reopened.unsaved {
         let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
         say_wrapped(setup.color, YELLOW, &message, width, 2);
     }
@@ -197,10 +185,10 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
         let preview: String = answer.chars().take(300).collect();
         say_wrapped(setup.color, DIM, &neutralize(&format!("last answer: {preview}")), width, 2);
     }
-    if let Some(note) = &resumed.stale_note {
+    if let Some(note) = &reopened.stale_note {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
-    session.note = resumed.stale_note;
+    session.note = reopened.stale_note;
     session.conversation = Some(conversation);
 }
 
