@@ -3,16 +3,23 @@
 //! turn (one concurrent batch) and the same five calls asked for in five turns (the serial
 //! baseline), timing from the first ToolStart to the last ToolEnd. Prints medians and the ratio.
 
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    reason = "a benchmark prints its figures, and a failed measurement may panic"
+)]
+
+mod support;
 
 use crossbeam_channel::Receiver;
 use mewcode::bench::{
-    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, Hooks, Mode, ModeMatrix, Provider,
+    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Hooks, Mode, Provider,
     Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput, Toolbox,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use support::AllowAll;
 
 /// Asks for `per_turn` sleep calls per turn until five have been asked for, then finishes.
 struct Script {
@@ -77,7 +84,7 @@ fn tool_phase(per_turn: usize) -> Duration {
         toolbox: Arc::new(Toolbox {
             provider: Arc::new(Script { per_turn, asked: AtomicUsize::new(0) }),
             max_tokens: 100,
-            gate: Arc::new(ModeMatrix),
+            gate: Arc::new(AllowAll),
             hooks: Hooks::default(),
             environment: Environment::fixed(""),
             silent_truncation: None,
@@ -88,7 +95,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             root: std::env::temp_dir(),
             max_iterations: 25,
             unknown_tool_limit: 3,
-            interactive: false,
+            front_end: FrontEnd::Headless,
             turn_hooks: true,
         },
         context: ContextConfig::default(),

@@ -3,7 +3,12 @@
 //! from a raw loopback socket, notes the instant the last byte is written, and waits for the
 //! process. Prints the median of the runs. Usage: `exit_latency PATH_TO_MEWCODE [RUNS]`.
 
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark prints its figures, and a failed set-up may panic"
+)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

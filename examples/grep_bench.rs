@@ -8,7 +8,11 @@
 //! warm-up run that fills the page cache) and the median wall time is printed in seconds on the
 //! last line, `median_s=<seconds>`, so scripts can compare it with `rg -l PATTERN DIR`.
 // A benchmark reports on stdout; the crate-wide lint against printing is for library code.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark prints its figures, and its usage on stderr"
+)]
 
 use mewcode::bench::{CancelToken, GrepTool, Tool, ToolContext};
 use std::io::Write;

@@ -4,16 +4,19 @@
 //! history, the event channel, batching and appending results. Prints the median per-iteration
 //! time over several runs of 24 iterations each, with a 10 000-message and a 10-message history.
 
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::print_stdout, reason = "a benchmark prints its figures on stdout")]
+
+mod support;
 
 use crossbeam_channel::Receiver;
 use mewcode::bench::{
-    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, Hooks, Message, Mode, ModeMatrix,
+    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Hooks, Message, Mode,
     Provider, Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput,
     ToolResult, Toolbox,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::AllowAll;
 
 struct Instant_;
 
@@ -84,7 +87,7 @@ fn per_iteration(messages: usize) -> Duration {
         toolbox: Arc::new(Toolbox {
             provider: Arc::new(Instant_),
             max_tokens: 1000,
-            gate: Arc::new(ModeMatrix),
+            gate: Arc::new(AllowAll),
             hooks: Hooks::default(),
             environment: Environment::fixed("e"),
             silent_truncation: None,
@@ -95,7 +98,7 @@ fn per_iteration(messages: usize) -> Duration {
             root: std::env::temp_dir(),
             max_iterations: 24,
             unknown_tool_limit: 3,
-            interactive: false,
+            front_end: FrontEnd::Headless,
             turn_hooks: true,
         },
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.

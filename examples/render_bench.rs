@@ -1,7 +1,7 @@
 //! `make bench`: the REPL renderer's cost per streamed token on a 100 000-token answer, for the
 //! first and the last 10 000 tokens. The renderer is append-only, so the two must be about equal:
 //! a token's cost must not grow with the length of the answer already shown.
-#![allow(clippy::print_stdout)]
+#![expect(clippy::print_stdout, reason = "a benchmark prints its figures on stdout")]
 
 use mewcode::bench::Renderer;
 use std::time::{Duration, Instant};

@@ -9,7 +9,11 @@
 //! process). Prints the medians, the ratios to the baseline and the added milliseconds.
 //! Usage: `sandbox_overhead [RUNS]`.
 
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    reason = "a benchmark prints its figures, and a failed set-up may panic"
+)]
 
 use mewcode::bench::{self, CancelToken, Paths, Sandbox, SandboxConfig};
 use std::path::PathBuf;

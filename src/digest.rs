@@ -88,46 +88,5 @@ fn compress(state: &mut [u32; 8], block: &[u8]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{hmac_sha256, sha256_hex};
-
-    #[test]
-    fn standard_test_vectors() {
-        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        assert_eq!(
-            sha256_hex(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
-        );
-        assert_eq!(sha256_hex(&[b'a'; 1_000_000]), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-    }
-
-    #[test]
-    fn hmac_test_vectors() {
-        let hex = |bytes: [u8; 32]| bytes.iter().map(|byte| format!("{byte:02x}")).collect::<String>();
-        // RFC 4231 cases 1, 2 and 6 (a key longer than a block), then keys of exactly one block
-        // and one byte more (checked against Python's hmac module).
-        let cases: [(&[u8], &[u8], &str); 5] = [
-            (&[0x0b; 20], b"Hi There", "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
-            (
-                b"Jefe",
-                b"what do ya want for nothing?",
-                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
-            ),
-            (
-                &[0xaa; 131],
-                b"Test Using Larger Than Block-Size Key - Hash Key First",
-                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54",
-            ),
-            (
-                &[0xaa; 64],
-                b"exactly one block of key",
-                "6b86dff4b91fe689c94291f9648c1f7cea871c24c0aaee8b7b0f295528e85fe3",
-            ),
-            (&[0xaa; 65], b"one byte more", "ffb4909eec9d633762393895c43a8f2d95ee7c86207dc4308aa2f8943f2e5be7"),
-        ];
-        for (key, message, expected) in cases {
-            assert_eq!(hex(hmac_sha256(key, message)), expected, "key of {} bytes", key.len());
-        }
-    }
-}
+#[path = "digest_tests.rs"]
+mod tests;

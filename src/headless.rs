@@ -4,7 +4,7 @@
 //! Invariant: stdout carries only the result (text), the one JSON object (json) or one JSON
 //! object per line (stream-json); tool activity and notices go to stderr in text mode and are
 //! neutralised there, so a hostile tool output cannot drive the user's terminal.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(clippy::print_stderr, reason = "the -p front end: text mode's activity lines and notices go to stderr")]
 
 use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, Stop};
 use crate::cancel::CancelToken;
@@ -160,7 +160,7 @@ impl Printer {
                 self.line(json!({"type": "notice", "text": text}));
             }
             Event::Approval(request) => {
-                // Nobody can answer in -p mode; the agent is non-interactive and should never ask.
+                // Nobody can answer in -p mode; an agent built for `FrontEnd::Headless` never asks.
                 let _ = request.respond.send(Approval::Deny);
                 self.line(json!({"type": "approval_denied", "id": request.call.id, "name": request.call.name, "reason": request.reason}));
             }

@@ -12,6 +12,7 @@ pub(crate) mod cancel;
 pub(crate) mod clock;
 pub(crate) mod digest;
 pub(crate) mod fsx;
+pub(crate) mod http;
 pub(crate) mod proc;
 pub(crate) mod shell;
 pub(crate) mod sse;
@@ -66,16 +67,16 @@ pub(crate) mod cli;
 pub use app::{Exit, main};
 
 /// What the benchmarks (`examples/`, run by `make bench`) drive in-process, without the binary:
-/// the agent loop with an instant provider and tool (`batch_speedup`, `iteration_overhead`),
+/// the agent loop with an instant provider, tool and gate (`batch_speedup`, `iteration_overhead`),
 /// context management over a long history (`context_estimate`), the session log's writer, reader
 /// and listing (`session_bench`), the REPL renderer (`render_bench`), the SSE parser
 /// (`sse_bench`), the grep tool (`grep_bench`) and a confined `proc::run` (`sandbox_overhead`).
 pub mod bench {
     pub use crate::agent::conversation::Conversation;
     pub use crate::agent::event::Event;
-    pub use crate::agent::gate::ModeMatrix;
+    pub use crate::agent::gate::{Gate, Remembered, Verdict};
     pub use crate::agent::toolbox::{Environment, Toolbox};
-    pub use crate::agent::{Agent, Settings};
+    pub use crate::agent::{Agent, FrontEnd, Settings};
     pub use crate::cancel::CancelToken;
     pub use crate::config::sandbox::SandboxConfig;
     pub use crate::confine::{Paths, Sandbox};

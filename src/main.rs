@@ -1,6 +1,6 @@
 //! The `mewcode` binary: runs `app::main` and maps its outcome to an exit code, printing the
 //! one error line at the top (SPEC §1.1 exit codes).
-#![allow(clippy::print_stderr)]
+#![expect(clippy::print_stderr, reason = "main prints the one error line of a failed run")]
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

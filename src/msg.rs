@@ -200,3 +200,7 @@ pub struct Request {
     pub reminder: Option<String>,
     pub max_tokens: u32,
 }
+
+#[cfg(test)]
+#[path = "msg_tests.rs"]
+mod tests;

@@ -25,3 +25,7 @@ impl std::fmt::Display for Warning {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "warning_tests.rs"]
+mod tests;

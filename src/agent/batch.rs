@@ -5,16 +5,15 @@
 //! calls concurrently (each into its own slot); then every End in order. A mutating call runs
 //! alone. Denials are error results and never stop the batch. This is the only path a tool call
 //! takes, for main agents and `task` sub-agents alike; its policy (gate, hooks) is the agent's
-//! `Toolbox`, which a sub-agent shares with its parent.
+//! `Toolbox`, which a sub-agent shares with its parent. Execution is a method of the `Run`: the
+//! hook trail, the outbox and the conversation's session are the run's.
 
-use super::{Agent, Approval, ApprovalRequest, Conversation, Event, POLL, Verdict, emit, preview};
-use crate::cancel::CancelToken;
-use crate::hooks::Origin;
-use crate::mode::Mode;
+use super::run::Run;
+use super::{Agent, Approval, ApprovalRequest, Event, FrontEnd, POLL, Verdict, preview};
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
 use crate::tools::{Tool, ToolContext, ToolOutput, execute_caught};
-use crossbeam_channel::{RecvTimeoutError, Sender, bounded};
+use crossbeam_channel::{RecvTimeoutError, bounded};
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -63,34 +62,25 @@ impl CallPlan {
     }
 }
 
-impl Agent {
+impl Run<'_> {
     /// Runs the calls; returns one result per call (in call order) and false when the run was
     /// cancelled part-way (the remaining calls then carry "cancelled" results).
-    pub(super) fn execute_calls(
-        &self,
-        calls: &[ToolCall],
-        conversation: &Conversation,
-        mode: Mode,
-        cancel: &CancelToken,
-        tx: &Sender<Event>,
-        hooks: &mut HookTrail,
-    ) -> (Vec<ToolResult>, bool) {
-        let origin = Origin { session_id: conversation.session_id(), cancel };
+    pub(super) fn execute_calls(&mut self, calls: &[ToolCall]) -> (Vec<ToolResult>, bool) {
+        let registry = &self.agent.registry;
         // Unknown tools count as read-only here: they run nothing and only produce an error.
         let read_only: Vec<bool> =
-            calls.iter().map(|call| self.registry.get(&call.name).is_none_or(|tool| tool.read_only())).collect();
+            calls.iter().map(|call| registry.get(&call.name).is_none_or(|tool| tool.read_only())).collect();
         let mut outputs: Vec<Option<ToolOutput>> = vec![None; calls.len()];
         let mut completed = true;
         for batch in plan_batches(&read_only) {
-            if cancel.is_cancelled() {
+            if self.outbox.cancel.is_cancelled() {
                 completed = false;
                 break;
             }
-            if hooks.stop.is_some() {
+            if self.hooks.stop.is_some() {
                 break;
             }
-            let decisions: Vec<CallPlan> =
-                batch.clone().map(|index| self.decide(&calls[index], mode, origin, tx, &mut hooks.stop)).collect();
+            let decisions: Vec<CallPlan> = batch.clone().map(|index| self.decide(&calls[index])).collect();
             // Whether each call runs, and who refused it if it does not.
             let marks: Vec<(bool, Option<RefusedBy>)> = decisions
                 .iter()
@@ -99,13 +89,13 @@ impl Agent {
                     CallPlan::Run { .. } => (true, None),
                 })
                 .collect();
-            completed &= announce(&calls[batch.clone()], cancel, tx);
-            let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context(conversation, cancel));
+            completed &= self.announce(&calls[batch.clone()]);
+            let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context());
             for (offset, (output, elapsed)) in timed.into_iter().enumerate() {
                 let call = &calls[batch.start + offset];
                 let (ran, refused_by) = marks[offset];
                 if ran {
-                    self.post_tool_use(call, &output, origin, tx, hooks);
+                    self.post_tool_use(call, &output);
                 }
                 let end = Event::ToolEnd {
                     id: call.id.clone(),
@@ -117,7 +107,7 @@ impl Agent {
                     elapsed,
                 };
                 outputs[batch.start + offset] = Some(output);
-                completed &= emit(cancel, tx, end);
+                completed &= self.emit(end);
             }
             if !completed {
                 break;
@@ -127,7 +117,7 @@ impl Agent {
             .iter()
             .zip(outputs)
             .map(|(call, output)| {
-                let output = output.unwrap_or_else(|| match hooks.stop {
+                let output = output.unwrap_or_else(|| match self.hooks.stop {
                     Some(_) => ToolOutput::error(RefusedBy::Hook.text(NOT_RUN_AFTER_HOOK_STOP)),
                     None => ToolOutput::error("cancelled by the user before this call ran"),
                 });
@@ -137,64 +127,52 @@ impl Agent {
         (results, completed)
     }
 
-    /// What every tool call of this agent in `conversation` runs with.
-    fn tool_context(&self, conversation: &Conversation, cancel: &CancelToken) -> ToolContext {
+    /// What every tool call of this run runs with.
+    fn tool_context(&self) -> ToolContext {
         ToolContext {
-            root: self.settings.root.clone(),
-            cancel: cancel.clone(),
-            session_id: conversation.session_id().to_string(),
-            reads: conversation.reads.clone(),
+            root: self.agent.settings.root.clone(),
+            cancel: self.outbox.cancel.clone(),
+            session_id: self.conversation.session_id().to_string(),
+            reads: self.conversation.reads.clone(),
             approved_by_user: false,
-            read_filter: self.toolbox.gate.read_filter(),
+            read_filter: self.agent.toolbox.gate.read_filter(),
         }
     }
 
     /// The PostToolUse hooks of a call that ran: their feedback goes to the model with the next
     /// request, and the first `continue: false` stops the run after this batch.
-    fn post_tool_use(
-        &self,
-        call: &ToolCall,
-        output: &ToolOutput,
-        origin: Origin<'_>,
-        tx: &Sender<Event>,
-        hooks: &mut HookTrail,
-    ) {
-        let rule_name = self.registry.get(&call.name).map_or(call.name.clone(), |tool| tool.rule_name().to_string());
+    fn post_tool_use(&mut self, call: &ToolCall, output: &ToolOutput) {
+        let agent = self.agent;
+        let rule_name = agent.registry.get(&call.name).map_or(call.name.clone(), |tool| tool.rule_name().to_string());
         let outcome =
-            self.toolbox.hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, origin);
-        if let Some(feedback) = super::report_hook(&outcome, origin.cancel, tx, &mut hooks.context) {
-            hooks.context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
+            agent.toolbox.hooks.post_tool_use(&rule_name, &call.input, &output.content, output.is_error, self.origin());
+        if let Some(feedback) = self.report_hook(&outcome) {
+            self.hooks.context.push(format!("PostToolUse hook on {} ({}): {feedback}", call.name, call.id));
         }
-        if hooks.stop.is_none() {
-            hooks.stop.clone_from(&outcome.stop);
+        if self.hooks.stop.is_none() {
+            self.hooks.stop.clone_from(&outcome.stop);
         }
     }
 
     /// Phase 1 for one call: unknown tool, permission verdict, and the human's answer to an Ask.
-    fn decide(
-        &self,
-        call: &ToolCall,
-        mode: Mode,
-        origin: Origin<'_>,
-        tx: &Sender<Event>,
-        hook_stop: &mut Option<String>,
-    ) -> CallPlan {
-        let cancel = origin.cancel;
-        let Some(tool) = self.registry.get(&call.name) else {
+    fn decide(&mut self, call: &ToolCall) -> CallPlan {
+        let agent = self.agent;
+        let mode = self.mode;
+        let Some(tool) = agent.registry.get(&call.name) else {
             let known: Vec<String> =
-                self.registry.definitions().into_iter().map(|definition| definition.name).collect();
+                agent.registry.definitions().into_iter().map(|definition| definition.name).collect();
             let message = format!("unknown tool: {} (available: {})", call.name, known.join(", "));
             return CallPlan::Refused { by: None, message };
         };
-        if hook_stop.is_some() {
+        if self.hooks.stop.is_some() {
             return CallPlan::refused(RefusedBy::Hook, NOT_RUN_AFTER_HOOK_STOP);
         }
         // Nothing happens here when no PreToolUse hook is configured.
-        let outcome = self.toolbox.hooks.pre_tool_use(tool.rule_name(), &call.input, origin);
-        super::show_hook_notes(&outcome, cancel, tx);
+        let outcome = agent.toolbox.hooks.pre_tool_use(tool.rule_name(), &call.input, self.origin());
+        self.show_hook_notes(&outcome);
         if let Some(reason) = outcome.stop {
             let refusal = CallPlan::refused(RefusedBy::Hook, &super::hook_stopped(&reason));
-            hook_stop.get_or_insert(reason);
+            self.hooks.stop.get_or_insert(reason);
             return refusal;
         }
         if let Some(reason) = outcome.blocked {
@@ -204,34 +182,71 @@ impl Agent {
         if let Some(refusal) = crate::permission::plan_mode_check(mode, &call.name, tool.read_only()) {
             return CallPlan::refused(RefusedBy::Approval, &refusal.reason);
         }
-        let gate = &self.toolbox.gate;
+        let gate = &agent.toolbox.gate;
         let verdict = super::gate::with_hook(gate.check(mode, call, tool.as_ref()), hook_permission, || {
             gate.hook_may_allow(mode, call, tool.as_ref())
         });
         match verdict {
             Verdict::Allow => CallPlan::Run { tool, approved_by_user: false },
             Verdict::Deny { by, message } => CallPlan::Refused { by: Some(by), message },
-            Verdict::Ask { reason } if !self.settings.interactive => {
-                CallPlan::refused(RefusedBy::Approval, &format!("{reason}; {}", self.way_to_allow(call, tool.as_ref())))
-            }
-            Verdict::Ask { reason } => match ask_human(call, tool.rule_name(), &reason, cancel, tx) {
+            Verdict::Ask { reason } if agent.settings.front_end == FrontEnd::Headless => CallPlan::refused(
+                RefusedBy::Approval,
+                &format!("{reason}; {}", agent.way_to_allow(call, tool.as_ref())),
+            ),
+            Verdict::Ask { reason } => match self.ask_human(call, tool.rule_name(), &reason) {
                 Approval::Once => CallPlan::Run { tool, approved_by_user: true },
                 Approval::Always => {
                     // The person is told what was saved and where: an "always" that widened more
                     // than they thought should be easy to find and undo.
-                    let notice = match self.toolbox.gate.remember(call, tool.as_ref()) {
+                    let notice = match gate.remember(call, tool.as_ref()) {
                         Ok(Some(saved)) => Some(saved.describe()),
                         Ok(None) => None,
                         Err(problem) => Some(format!("could not save the rule: {problem}")),
                     };
                     if let Some(notice) = notice {
-                        emit(cancel, tx, Event::Notice(notice));
+                        self.notice(notice);
                     }
                     CallPlan::Run { tool, approved_by_user: true }
                 }
                 Approval::Deny => CallPlan::refused(RefusedBy::User, &reason),
                 Approval::Redirect(instead) => CallPlan::refused(RefusedBy::User, &instead),
             },
+        }
+    }
+
+    /// Announces the calls of a batch before any of them runs; false when the front end is gone.
+    fn announce(&self, calls: &[ToolCall]) -> bool {
+        let mut delivered = true;
+        for call in calls {
+            let preview = preview::arguments(call);
+            let start =
+                Event::ToolStart { id: call.id.clone(), name: call.name.clone(), preview, input: call.input.clone() };
+            delivered &= self.emit(start);
+        }
+        delivered
+    }
+
+    /// Asks the front end and waits for the answer or a cancel. A vanished front end is a "no".
+    fn ask_human(&self, call: &ToolCall, rule_name: &str, reason: &str) -> Approval {
+        // Capacity 1: the front end can answer without blocking even if we already stopped waiting.
+        let (respond_tx, respond_rx) = bounded(1);
+        let request = ApprovalRequest {
+            call: call.clone(),
+            rule_name: rule_name.to_string(),
+            reason: reason.to_string(),
+            respond: respond_tx,
+        };
+        if !self.emit(Event::Approval(request)) {
+            return Approval::Deny;
+        }
+        let cancel = &self.outbox.cancel;
+        loop {
+            match respond_rx.recv_timeout(POLL) {
+                Ok(answer) => return answer,
+                Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return Approval::Deny,
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Approval::Deny,
+            }
         }
     }
 }
@@ -247,18 +262,6 @@ impl Agent {
             rules => format!("run with {mode}, or add the allow rule {}", rules.join(" and ")),
         }
     }
-}
-
-/// Announces the calls of a batch before any of them runs; false when the front end is gone.
-fn announce(calls: &[ToolCall], cancel: &CancelToken, tx: &Sender<Event>) -> bool {
-    let mut delivered = true;
-    for call in calls {
-        let preview = preview::arguments(call);
-        let start =
-            Event::ToolStart { id: call.id.clone(), name: call.name.clone(), preview, input: call.input.clone() };
-        delivered &= emit(cancel, tx, start);
-    }
-    delivered
 }
 
 /// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise.
@@ -301,41 +304,6 @@ fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext) ->
     })
 }
 
-/// Asks the front end and waits for the answer or a cancel. A vanished front end is a "no".
-fn ask_human(call: &ToolCall, rule_name: &str, reason: &str, cancel: &CancelToken, tx: &Sender<Event>) -> Approval {
-    // Capacity 1: the front end can answer without blocking even if we already stopped waiting.
-    let (respond_tx, respond_rx) = bounded(1);
-    let request = ApprovalRequest {
-        call: call.clone(),
-        rule_name: rule_name.to_string(),
-        reason: reason.to_string(),
-        respond: respond_tx,
-    };
-    if !emit(cancel, tx, Event::Approval(request)) {
-        return Approval::Deny;
-    }
-    loop {
-        match respond_rx.recv_timeout(POLL) {
-            Ok(answer) => return answer,
-            Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return Approval::Deny,
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return Approval::Deny,
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::plan_batches;
-
-    #[test]
-    fn batches_group_consecutive_reads_and_isolate_writes() {
-        assert_eq!(plan_batches(&[]), Vec::<std::ops::Range<usize>>::new());
-        assert_eq!(plan_batches(&[true, true, true]), vec![0..3]);
-        assert_eq!(plan_batches(&[false, false]), vec![0..1, 1..2]);
-        assert_eq!(
-            plan_batches(&[true, true, false, true, false, false, true, true]),
-            vec![0..2, 2..3, 3..4, 4..5, 5..6, 6..8]
-        );
-    }
-}
+#[path = "batch_tests.rs"]
+mod tests;

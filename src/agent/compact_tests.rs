@@ -2,13 +2,14 @@
 //! after a usage crossing the threshold, emergency compaction on prompt-too-long (once per
 //! iteration), the breaker, and the manual `/compact`.
 
-use super::tests::{Script, ScriptedProvider, done, stop_of, submit, text_turn, windowed_agent};
-use super::*;
+use crate::agent::tests::{Script, ScriptedProvider, done, stop_of, submit, text_turn, windowed_agent};
+use crate::agent::*;
 use crate::context::summary::SUMMARY_PROMPT;
 use crate::context::{Trigger, estimate_messages};
 use crate::llm::StopReason;
 use crate::llm::{LlmError, StreamEvent};
 use crate::msg::{Request, ToolCall, Usage};
+use crate::test_dir::TempDir;
 
 /// A window whose automatic threshold is 70 834 tokens (100 000 − 100 000/6 − 100 000/8).
 const WINDOW: u64 = 100_000;
@@ -373,23 +374,21 @@ impl crate::tools::Tool for BigRead {
 
 #[test]
 fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
-    let project = std::env::temp_dir().join(format!("mewcode-offload-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&project);
-    std::fs::create_dir_all(&project).unwrap();
+    let project = TempDir::new("offload");
     let sessions = project.join(".mewcode/sessions");
     let provider = ScriptedProvider::new(vec![read_turn("big-1", 100), text_turn("seen")]);
     let mut registry = Registry::new();
     registry.register(Arc::new(BigRead { size: 60_000 }));
     let agent = Arc::new(Agent {
-        toolbox: super::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
+        toolbox: crate::agent::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
         registry,
         stable_prompt: "stable".into(),
-        settings: super::tests::settings(10, false),
+        settings: crate::agent::tests::settings(10, FrontEnd::Headless),
         context: crate::context::ContextConfig {
             window: WINDOW,
             compact_at: None,
             sessions_dir: Some(crate::context::offload::DirBeneath {
-                base: project.clone(),
+                base: project.path().to_path_buf(),
                 rel: ".mewcode/sessions".into(),
             }),
         },
@@ -402,7 +401,6 @@ fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
     let sent = &provider.requests()[1].messages[2].tool_results[0].content;
     assert!(sent.len() < 10_000 && sent.contains(&saved.display().to_string()), "{sent}");
     assert!(events.iter().any(|event| matches!(event, Event::Notice(text) if text.contains("saved to"))));
-    std::fs::remove_dir_all(&project).unwrap();
 }
 
 #[test]

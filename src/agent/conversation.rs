@@ -11,8 +11,9 @@
 use super::usage::PromptMeter;
 use crate::context;
 use crate::msg::{History, Message};
-use crate::session::{SessionError, SessionWriter};
+use crate::session::{self, Owner, SessionError, SessionWriter};
 use crate::tools::ReadTracker;
+use std::path::Path;
 use std::sync::Arc;
 
 /// A conversation and everything kept for it between runs.
@@ -33,7 +34,56 @@ pub struct Conversation {
     pub(super) reads: ReadTracker,
 }
 
+/// A session opened again as the conversation that continues it, and what its front end tells
+/// the person about it.
+#[derive(Debug)]
+pub(crate) struct Reopened {
+    pub conversation: Conversation,
+    /// Said first: the session was not created here, lines of its log did not parse.
+    pub notes: Vec<String>,
+    /// Why the log could not be reopened: the conversation goes on unsaved, in the same session.
+    pub unsaved: Option<SessionError>,
+    /// The session was idle long enough that files may have changed: for the person, and for the
+    /// model with the next prompt (`session::with_note`).
+    pub stale_note: Option<String>,
+}
+
 impl Conversation {
+    /// Opens session `id` of `sessions_dir` as the conversation that continues it (SPEC §8): its
+    /// repaired history, its log reopened for append, and a summary first when the history nearly
+    /// fills `context_window`. The one way both front ends resume (`-p --continue`/`--resume ID`,
+    /// the REPL's `/resume`). A session that cannot be found or read is the error; a log that
+    /// cannot be reopened is `Reopened::unsaved`.
+    pub(crate) fn reopen(
+        sessions_dir: &Path,
+        id: &str,
+        model: &str,
+        context_window: u64,
+        owner: &Owner,
+    ) -> Result<Reopened, SessionError> {
+        let resumed = session::resume_session(sessions_dir, id, model, context_window, session::now_s(), owner)?;
+        let notes = resumed.not_owned_note.into_iter().chain(resumed.damaged_note).collect();
+        let (conversation, unsaved) =
+            Conversation::continuing(id, resumed.writer, resumed.messages, resumed.needs_compaction);
+        Ok(Reopened { conversation, notes, unsaved, stale_note: resumed.stale_note })
+    }
+
+    /// Creates this conversation's session log in `sessions_dir`, titled by `first_prompt` and
+    /// marked as `owner`'s, and logs to it from now on. The one way both front ends start a
+    /// session (`-p` before its run, the REPL at a conversation's first prompt); on an error the
+    /// conversation goes on unsaved.
+    pub(crate) fn create_log(
+        &mut self,
+        sessions_dir: &Path,
+        first_prompt: &str,
+        model: &str,
+        owner: &Owner,
+    ) -> Result<(), SessionError> {
+        let log = session::create_session(sessions_dir, &self.session_id, first_prompt, model, owner)?;
+        self.start_log(log);
+        Ok(())
+    }
+
     /// An empty conversation of session `session_id`, not logged (yet).
     pub fn new(session_id: impl Into<String>) -> Conversation {
         Conversation { session_id: session_id.into(), ..Conversation::default() }
@@ -44,7 +94,7 @@ impl Conversation {
     /// symbolic link planted on the way, a file we may not write) leaves it unsaved in the same
     /// session, and the error comes back for the front end to say. `compact_first`: the history
     /// nearly fills the window, so it is summarised before the next run's first request (SPEC §8).
-    pub(crate) fn continuing(
+    fn continuing(
         session_id: &str,
         log: Result<SessionWriter, SessionError>,
         messages: Vec<Message>,
@@ -72,7 +122,7 @@ impl Conversation {
 
     /// Starts logging to `log`, created for this conversation before its first message (the
     /// REPL creates it at the first prompt, titled by it). Its id becomes the conversation's.
-    pub(crate) fn start_log(&mut self, log: SessionWriter) {
+    fn start_log(&mut self, log: SessionWriter) {
         self.session_id = log.id().to_string();
         self.log = Some(log);
     }
@@ -136,75 +186,5 @@ impl Conversation {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::session::record::Meta;
-    use crate::session::{load_log, log_rel};
-
-    /// A new log of session `id` in the project at `root`.
-    fn writer_in(root: &std::path::Path, id: &str) -> SessionWriter {
-        let meta = Meta { version: 1, id: id.into(), created: 1, title: "t".into(), model: "m".into(), owner: None };
-        SessionWriter::create(root, &log_rel(id), &meta).unwrap()
-    }
-
-    #[test]
-    fn the_history_and_the_log_change_together() {
-        let dir = std::env::temp_dir().join(format!("mewcode-conversation-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut fresh = Conversation::new("20261204-100000-aaaa");
-        assert_eq!((fresh.session_id(), fresh.is_logged()), ("20261204-100000-aaaa", false));
-        // An unlogged conversation keeps its messages in memory only, and says nothing.
-        assert_eq!(fresh.push(Message::user("before the log")), None);
-        fresh.start_log(writer_in(&dir, "20261204-100000-bbbb"));
-        assert_eq!((fresh.session_id(), fresh.is_logged()), ("20261204-100000-bbbb", true));
-        fresh.push(Message::user("q"));
-        assert_eq!(fresh.push(Message::assistant("logged")), None);
-        let path = dir.join(log_rel("20261204-100000-bbbb"));
-        let logged = vec![Message::user("q"), Message::assistant("logged")];
-        assert_eq!(load_log(&path).unwrap().messages, logged, "what came after the log started");
-
-        // A resumed conversation is its log's: same id, same messages, appends go to it.
-        let reopened =
-            SessionWriter::reopen(&dir, &log_rel("20261204-100000-bbbb"), "20261204-100000-bbbb", "m").unwrap();
-        let (mut resumed, unsaved) = Conversation::continuing("20261204-100000-bbbb", Ok(reopened), logged, false);
-        assert!(unsaved.is_none());
-        assert_eq!((resumed.session_id(), resumed.is_logged()), ("20261204-100000-bbbb", true));
-        assert_eq!(resumed.last_answer(), Some("logged"));
-        resumed.push(Message::user("next"));
-        // After `/model`, the log's assistant records name the new model.
-        resumed.set_model("the-other-model");
-        resumed.push(Message::assistant("from the other model"));
-        assert!(std::fs::read_to_string(&path).unwrap().contains("the-other-model"));
-        let (installed, notice) = resumed.install(vec![Message::user("summary"), Message::assistant("ok")]);
-        assert_eq!(notice, None);
-        assert_eq!(*installed, resumed.history().to_vec());
-        assert_eq!(load_log(&path).unwrap().messages, resumed.history().to_vec(), "the log starts from the compaction");
-
-        // Text built piece by piece keeps no spare capacity once in the history (a 4 MB
-        // history of tool results cost 1 MB more without this: `make bench`'s memory figures).
-        let mut grown = Message::tool_results(vec![crate::msg::ToolResult {
-            tool_call_id: "r".into(),
-            content: String::with_capacity(4096) + "short",
-            is_error: false,
-        }]);
-        grown.content = String::with_capacity(512) + "text";
-        resumed.push(grown);
-        let kept = resumed.history().last().unwrap();
-        assert_eq!((kept.content.capacity(), kept.tool_results[0].content.capacity()), (4, 5));
-
-        // A log that could not be reopened: the same session and history, unsaved.
-        let refused = SessionError::NotFound { id: "20261204-100000-cccc".into() };
-        let (unsaved, why) =
-            Conversation::continuing("20261204-100000-cccc", Err(refused), vec![Message::user("x")], true);
-        assert_eq!((unsaved.session_id(), unsaved.is_logged()), ("20261204-100000-cccc", false));
-        assert_eq!(unsaved.history().to_vec(), vec![Message::user("x")]);
-        assert!(matches!(why, Some(SessionError::NotFound { .. })), "the reason comes back to be said");
-        assert!(unsaved.context.compact_first, "a nearly full history is summarised first");
-
-        // Tests and benchmarks start from a history: a session of their own, no log.
-        let unlogged = Conversation::unlogged(vec![Message::user("x")]);
-        assert!(!unlogged.is_logged() && !unlogged.session_id().is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+#[path = "conversation_tests.rs"]
+mod tests;

@@ -208,3 +208,7 @@ pub enum Approval {
     /// never empty) becomes the refusal the model reads: `denied by user: <text>`.
     Redirect(String),
 }
+
+#[cfg(test)]
+#[path = "event_tests.rs"]
+mod tests;

@@ -5,6 +5,22 @@
 //! always valid for both protocols. The loop runs on one worker thread that owns the
 //! `Conversation` for the run, and talks to its front end only through a rendezvous channel of
 //! `Event`s; the front end gets the conversation back when the run ends.
+//!
+//! - `mod.rs` — `Agent`, its `Settings` and `FrontEnd`, starting a run on its worker (`Running`),
+//!   closing it, and the run's `Outbox`
+//! - `run.rs` — `Run`, what one run carries, and its loop: submit, query, act
+//! - `compact.rs` — context management as steps of the run, and the manual `/compact` run
+//! - `batch.rs` — tool execution as a step of the run: batches, hooks, gate, approval
+//! - `conversation.rs` — the history, its session log and what context management keeps for it
+//! - `event.rs` — the closed `Event` enum front ends match, and the approval handshake
+//! - `gate.rs` — the port to the permission system (`Gate`, `EngineGate`)
+//! - `toolbox.rs` — model, gate, hooks and environment shared with sub-agents
+//! - `subagent.rs` — the `task` tool: a read-only sub-agent run
+//! - `prompt.rs` — the stable system prompt, instruction files and the environment part
+//! - `reminder.rs` — the per-iteration reminder after the history
+//! - `usage.rs` — estimated usage and the silent-truncation check
+//! - `preview.rs` — one-line previews of arguments and results
+//! - `test_gate.rs` — (tests) the mode matrix alone, as a gate; each `x.rs` has its `x_tests.rs`
 
 mod batch;
 mod compact;
@@ -20,16 +36,9 @@ pub(crate) mod toolbox;
 pub(crate) mod usage;
 
 #[cfg(test)]
-mod compact_tests;
-#[cfg(test)]
-mod subagent_tests;
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod usage_tests;
+mod test_gate;
 
 use crate::cancel::CancelToken;
-use crate::hooks::HookOutcome;
 use crate::mode::Mode;
 use crate::msg::{Message, Role, System};
 pub(crate) use crate::sync::lock;
@@ -58,12 +67,24 @@ pub struct Settings {
     pub max_iterations: u32,
     /// Consecutive all-unknown-tool iterations that stop a run (sub-agents: 2).
     pub unknown_tool_limit: u32,
-    /// False in -p mode and for sub-agents: an Ask becomes a "needs approval:" denial.
-    pub interactive: bool,
+    /// Who answers an Ask: a person at the REPL; in -p mode and for sub-agents nobody, and an
+    /// Ask becomes a "needs approval:" denial.
+    pub front_end: FrontEnd,
     /// True when UserPromptSubmit and Stop hooks fire around a run: a main agent's turn. False
     /// for sub-agents, whose run is one tool call of the parent (its Pre/PostToolUse hooks fire
     /// around it); their own tool calls get Pre/PostToolUse all the same.
     pub turn_hooks: bool,
+}
+
+/// The front end an agent's runs report to, which decides what a call that needs approval
+/// becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrontEnd {
+    /// The REPL: a person answers each Ask at the prompt.
+    Repl,
+    /// `-p` and `task` sub-agents: nobody to ask, so an Ask is a refusal that names the mode or
+    /// the allow rule that would let the call run.
+    Headless,
 }
 
 /// A model, its tools, its permission gate and its system prompt.
@@ -123,7 +144,7 @@ impl Agent {
         cancel: CancelToken,
     ) -> Running {
         let agent = Arc::clone(self);
-        self.spawn("agent", conversation, cancel, move |conversation, cancel, tx| {
+        self.spawn("agent", conversation, cancel, move |conversation, outbox| {
             // Between turns, never within one: tool sources (MCP servers whose tool list
             // changed) are asked again here, so every batch of this turn sees one list.
             agent.registry.refresh();
@@ -131,9 +152,9 @@ impl Agent {
                 // A user turn (not a sub-agent's run inside one): today's date and git state.
                 agent.toolbox.environment.refresh();
             }
-            let (stop, answer) = run::Run::new(&agent, conversation, mode, cancel, tx).turns(prompt);
+            let (stop, answer) = run::Run::new(&agent, conversation, mode, outbox).turns(prompt);
             if let Some(notice) = close(conversation, stop) {
-                emit(cancel, tx, Event::Notice(notice));
+                outbox.notice(notice);
             }
             Event::Done { stop, answer }
         })
@@ -147,7 +168,7 @@ impl Agent {
         name: &str,
         conversation: Conversation,
         cancel: CancelToken,
-        work: impl FnOnce(&mut Conversation, &CancelToken, &Sender<Event>) -> Event + Send + 'static,
+        work: impl FnOnce(&mut Conversation, &Outbox) -> Event + Send + 'static,
     ) -> Running {
         // Capacity 0: strong back-pressure, the user sees every event before the next happens.
         let (events_tx, events) = bounded(0);
@@ -156,16 +177,16 @@ impl Agent {
         let (handover_tx, handover) = bounded::<Conversation>(1);
         let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
             let mut conversation = handover.recv().unwrap_or_default();
-            let caught =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&mut conversation, &cancel, &events_tx)));
+            let outbox = Outbox { events_tx, cancel };
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&mut conversation, &outbox)));
             let done = caught.unwrap_or_else(|_| {
                 let failure = Failure::internal("the agent stopped on an internal error (a bug); the turn was closed");
-                emit(&cancel, &events_tx, Event::Error(failure));
+                outbox.emit(Event::Error(failure));
                 // No notice of a failing log here: the failure itself was just said.
                 let _ = close(&mut conversation, Stop::Failed);
                 Event::Done { stop: Stop::Failed, answer: String::new() }
             });
-            emit(&cancel, &events_tx, done);
+            outbox.emit(done);
             conversation
         });
         let worker = match spawned {
@@ -189,29 +210,6 @@ impl Agent {
 const POLL: Duration = Duration::from_millis(25);
 /// How long a cancelled run still tries to deliver events (and waits for a silent provider).
 const CANCEL_GRACE: Duration = Duration::from_millis(500);
-
-/// Shows a hook outcome's warnings, keeps its context for the next request, and returns the
-/// block reason if a hook blocked.
-fn report_hook(
-    outcome: &HookOutcome,
-    cancel: &CancelToken,
-    tx: &Sender<Event>,
-    context: &mut Vec<String>,
-) -> Option<String> {
-    show_hook_notes(outcome, cancel, tx);
-    context.extend(outcome.context.iter().cloned());
-    outcome.blocked.clone()
-}
-
-/// A hook outcome's warnings and messages, as notices for the person.
-fn show_hook_notes(outcome: &HookOutcome, cancel: &CancelToken, tx: &Sender<Event>) {
-    for warning in &outcome.warnings {
-        emit(cancel, tx, Event::Notice(format!("hook warning: {warning}")));
-    }
-    for message in &outcome.messages {
-        emit(cancel, tx, Event::Notice(format!("hook: {message}")));
-    }
-}
 
 /// Why a hook's `continue: false` stopped the run (after the `denied by hook:` prefix).
 fn hook_stopped(reason: &str) -> String {
@@ -238,24 +236,44 @@ fn close(conversation: &mut Conversation, stop: Stop) -> Option<String> {
     if needed { conversation.push(Message::assistant(note)) } else { None }
 }
 
-/// Sends one event, giving up when the receiver is gone, or when the run is cancelled and the
-/// receiver does not take the event within a short grace period. Returns false when it gave up.
-pub(crate) fn emit(cancel: &CancelToken, tx: &Sender<Event>, event: Event) -> bool {
-    let mut event = event;
-    let mut waited_after_cancel = Duration::ZERO;
-    loop {
-        match tx.send_timeout(event, POLL) {
-            Ok(()) => return true,
-            Err(crossbeam_channel::SendTimeoutError::Disconnected(_)) => return false,
-            Err(crossbeam_channel::SendTimeoutError::Timeout(back)) => {
-                event = back;
-                if cancel.is_cancelled() {
-                    waited_after_cancel += POLL;
-                    if waited_after_cancel >= CANCEL_GRACE {
-                        return false;
+/// The run's end of the event channel, with the run's cancel token: every step of a run sends
+/// through it, so none has to carry the two apart.
+pub(super) struct Outbox {
+    events_tx: Sender<Event>,
+    /// The run's cancel token: a cancelled run stops waiting for a front end that does not take
+    /// its events, and its blocking steps look at it.
+    pub(super) cancel: CancelToken,
+}
+
+impl Outbox {
+    /// Sends one event, giving up when the receiver is gone, or when the run is cancelled and the
+    /// receiver does not take the event within a short grace period. Returns false when it gave
+    /// up.
+    pub(super) fn emit(&self, event: Event) -> bool {
+        let mut event = event;
+        let mut waited_after_cancel = Duration::ZERO;
+        loop {
+            match self.events_tx.send_timeout(event, POLL) {
+                Ok(()) => return true,
+                Err(crossbeam_channel::SendTimeoutError::Disconnected(_)) => return false,
+                Err(crossbeam_channel::SendTimeoutError::Timeout(back)) => {
+                    event = back;
+                    if self.cancel.is_cancelled() {
+                        waited_after_cancel += POLL;
+                        if waited_after_cancel >= CANCEL_GRACE {
+                            return false;
+                        }
                     }
                 }
             }
         }
     }
+
+    /// Something the user should know that is not part of the conversation.
+    pub(super) fn notice(&self, text: String) {
+        self.emit(Event::Notice(text));
+    }
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,29 +3,30 @@
 //!
 //! Invariant: every early exit is an `Err(Stop)` that `Agent::run` sees once; abnormal stops are
 //! closed there with an assistant tail (`close`), so no step has to remember to. What one run
-//! carries (agent, the conversation it owns, mode, cancel token, event channel, hook context,
-//! counters) lives in `Run`, so no step threads it through its arguments.
+//! carries (agent, the conversation it owns, mode, the outbox of events with the cancel token,
+//! hook context, counters) lives in `Run`, so no step threads it through its arguments: context
+//! management (`compact.rs`) and tool execution (`batch.rs`) are methods of the run too.
 
 use super::batch::HookTrail;
-use super::{Agent, CANCEL_GRACE, Conversation, Event, Failure, POLL, Stop, emit, reminder, usage};
-use crate::cancel::CancelToken;
+use super::{Agent, CANCEL_GRACE, Conversation, Event, Failure, Outbox, POLL, Stop, reminder, usage};
+use crate::hooks::HookOutcome;
 use crate::llm::{LlmError, StopReason, StreamEvent};
 use crate::mode::Mode;
 use crate::msg::{Message, Request, ToolDefinition, Usage};
 use crate::permission::RefusedBy;
-use crossbeam_channel::{RecvTimeoutError, Sender};
+use crossbeam_channel::RecvTimeoutError;
 use std::time::Duration;
 
 /// What one run carries from step to step.
 pub(super) struct Run<'a> {
-    agent: &'a Agent,
-    conversation: &'a mut Conversation,
-    mode: Mode,
-    cancel: &'a CancelToken,
-    tx: &'a Sender<Event>,
+    pub(super) agent: &'a Agent,
+    pub(super) conversation: &'a mut Conversation,
+    pub(super) mode: Mode,
+    /// Where the run's events go, and its cancel token.
+    pub(super) outbox: &'a Outbox,
     /// What hooks said for the model (delivered in the next request's reminder) and whether
     /// a tool hook stopped the run.
-    hooks: HookTrail,
+    pub(super) hooks: HookTrail,
     /// Consecutive iterations that asked only for tools that do not exist.
     unknown_run: u32,
     /// A Stop hook already sent the model back to work in this run.
@@ -64,20 +65,13 @@ struct Exchange {
 }
 
 impl<'a> Run<'a> {
-    pub(super) fn new(
-        agent: &'a Agent,
-        conversation: &'a mut Conversation,
-        mode: Mode,
-        cancel: &'a CancelToken,
-        tx: &'a Sender<Event>,
-    ) -> Run<'a> {
+    pub(super) fn new(agent: &'a Agent, conversation: &'a mut Conversation, mode: Mode, outbox: &'a Outbox) -> Run<'a> {
         let fixed_chars = usage::fixed_chars(&agent.system(), &agent.tools_for(mode));
         Run {
             agent,
             conversation,
             mode,
-            cancel,
-            tx,
+            outbox,
             hooks: HookTrail::default(),
             unknown_run: 0,
             stop_hook_blocked: false,
@@ -130,11 +124,11 @@ impl<'a> Run<'a> {
     /// One model turn: context management, the request (compacting once and sending it again
     /// when the prompt is too long), and the usage it cost.
     fn query(&mut self, iteration: u32) -> Result<Turn, Stop> {
-        if !self.emit(Event::Iter(iteration)) || self.cancel.is_cancelled() {
+        if !self.emit(Event::Iter(iteration)) || self.outbox.cancel.is_cancelled() {
             return Err(Stop::Cancelled);
         }
         let tools = self.agent.tools_for(self.mode);
-        if !self.agent.manage_context(self.conversation, &tools, self.cancel, self.tx) {
+        if !self.manage_context(&tools) {
             return Err(Stop::Cancelled);
         }
         // A paused turn is resent as it is; a reminder would open a user message after it.
@@ -145,7 +139,7 @@ impl<'a> Run<'a> {
         };
         let exchange = self.exchange(&tools, reminder)?;
         let usage = self.account(&exchange)?;
-        self.agent.record_usage(self.conversation, exchange.covered, &usage);
+        self.record_usage(exchange.covered, &usage);
         Ok(exchange.turn)
     }
 
@@ -153,7 +147,7 @@ impl<'a> Run<'a> {
     fn exchange(&mut self, tools: &[ToolDefinition], reminder: Option<String>) -> Result<Exchange, Stop> {
         let mut emergency_tried = false;
         loop {
-            let max_tokens = self.agent.reply_max_tokens(self.conversation, tools);
+            let max_tokens = self.reply_max_tokens(tools);
             let request = Request {
                 system: self.agent.system(),
                 messages: self.conversation.history().snapshot(),
@@ -176,7 +170,7 @@ impl<'a> Run<'a> {
                 // error as is).
                 _ if can_compact && !emergency_tried => {
                     emergency_tried = true;
-                    if let Err(reason) = self.agent.emergency_compact(self.conversation, tools, self.cancel, self.tx) {
+                    if let Err(reason) = self.emergency_compact(tools) {
                         let failure = Failure::prompt_too_long(super::compact::emergency_error(&reason));
                         return Err(self.fail_unless_cancelled(failure));
                     }
@@ -230,10 +224,9 @@ impl<'a> Run<'a> {
         message.tool_calls = turn.calls;
         message.thinking = turn.thinking;
         self.push(message);
-        let (results, completed) =
-            self.agent.execute_calls(&calls, self.conversation, self.mode, self.cancel, self.tx, &mut self.hooks);
+        let (results, completed) = self.execute_calls(&calls);
         self.push(Message::tool_results(results));
-        if !completed || self.cancel.is_cancelled() {
+        if !completed || self.outbox.cancel.is_cancelled() {
             return Err(Stop::Cancelled);
         }
         if let Some(reason) = self.hooks.stop.take() {
@@ -294,8 +287,20 @@ impl<'a> Run<'a> {
 
     /// Shows a hook outcome's warnings, keeps its context for the next request, and returns
     /// the block reason if a hook blocked.
-    fn report_hook(&mut self, outcome: &crate::hooks::HookOutcome) -> Option<String> {
-        super::report_hook(outcome, self.cancel, self.tx, &mut self.hooks.context)
+    pub(super) fn report_hook(&mut self, outcome: &HookOutcome) -> Option<String> {
+        self.show_hook_notes(outcome);
+        self.hooks.context.extend(outcome.context.iter().cloned());
+        outcome.blocked.clone()
+    }
+
+    /// A hook outcome's warnings and messages, as notices for the person.
+    pub(super) fn show_hook_notes(&self, outcome: &HookOutcome) {
+        for warning in &outcome.warnings {
+            self.notice(format!("hook warning: {warning}"));
+        }
+        for message in &outcome.messages {
+            self.notice(format!("hook: {message}"));
+        }
     }
 
     /// Appends a message to the conversation and its session log; a log failure is shown once
@@ -314,17 +319,17 @@ impl<'a> Run<'a> {
     }
 
     /// Who hooks are told the events come from: this conversation's session, this run.
-    fn origin(&self) -> crate::hooks::Origin<'_> {
-        crate::hooks::Origin { session_id: self.conversation.session_id(), cancel: self.cancel }
+    pub(super) fn origin(&self) -> crate::hooks::Origin<'_> {
+        crate::hooks::Origin { session_id: self.conversation.session_id(), cancel: &self.outbox.cancel }
     }
 
     /// Sends an event; false when the front end is gone or the run was cancelled meanwhile.
-    fn emit(&self, event: Event) -> bool {
-        emit(self.cancel, self.tx, event)
+    pub(super) fn emit(&self, event: Event) -> bool {
+        self.outbox.emit(event)
     }
 
-    fn notice(&self, text: String) {
-        self.emit(Event::Notice(text));
+    pub(super) fn notice(&self, text: String) {
+        self.outbox.notice(text);
     }
 
     /// Reports a failure; the run stops as Failed.
@@ -335,12 +340,12 @@ impl<'a> Run<'a> {
 
     /// A step that failed because the run was cancelled is a cancel, not a failure.
     fn fail_unless_cancelled(&self, failure: Failure) -> Stop {
-        if self.cancel.is_cancelled() { Stop::Cancelled } else { self.fail(failure) }
+        if self.outbox.cancel.is_cancelled() { Stop::Cancelled } else { self.fail(failure) }
     }
 
     /// Streams one model turn, forwarding text to the front end; returns the completed attempt.
     fn stream(&self, request: Request) -> Result<Turn, LlmError> {
-        let stream = self.agent.toolbox.provider.stream(request, self.cancel.clone());
+        let stream = self.agent.toolbox.provider.stream(request, self.outbox.cancel.clone());
         let mut turn = Turn::default();
         let mut silent_since_cancel = Duration::ZERO;
         loop {
@@ -349,7 +354,7 @@ impl<'a> Run<'a> {
                 Err(RecvTimeoutError::Timeout) => {
                     // The provider promises a prompt Error(Cancelled); this only guards a
                     // provider that breaks that promise.
-                    if self.cancel.is_cancelled() {
+                    if self.outbox.cancel.is_cancelled() {
                         silent_since_cancel += POLL;
                         if silent_since_cancel >= CANCEL_GRACE {
                             return Err(LlmError::Cancelled);

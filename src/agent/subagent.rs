@@ -8,7 +8,7 @@
 //! iteration budget, a stop after 2 all-unknown-tool iterations, no human to ask (an Ask is a
 //! refusal), no turn hooks, and its own conversation (hook context goes there, not to the parent).
 
-use super::{Agent, Conversation, Event, Settings, Stop, Toolbox};
+use super::{Agent, Conversation, Event, FrontEnd, Settings, Stop, Toolbox};
 use crate::mode::Mode;
 use crate::tools::{Registry, Tool, ToolContext, ToolOutput};
 use std::path::Path;
@@ -51,7 +51,7 @@ impl TaskTool {
                 root: root.to_path_buf(),
                 max_iterations: SUBAGENT_MAX_ITERATIONS,
                 unknown_tool_limit: SUBAGENT_UNKNOWN_TOOL_LIMIT,
-                interactive: false,
+                front_end: FrontEnd::Headless,
                 turn_hooks: false,
             },
             // A sub-agent's conversation is short-lived: no window (no summaries), no sessions
@@ -140,3 +140,7 @@ impl Tool for TaskTool {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "subagent_tests.rs"]
+mod tests;

@@ -2,15 +2,17 @@
 //! PostToolUse hooks (real shell commands) and permission gate, with the scripted provider playing
 //! both the parent's and the sub-agent's turns in the order they are asked for.
 
-use super::gate::{ModeMatrix, Remembered};
-use super::subagent::TaskTool;
-use super::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn, tool_turn};
-use super::*;
+use crate::agent::gate::Remembered;
+use crate::agent::subagent::TaskTool;
+use crate::agent::test_gate::ModeMatrix;
+use crate::agent::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn, tool_turn};
+use crate::agent::*;
 use crate::config::{HookConfig, HookEvent};
 use crate::hooks::Hooks;
 use crate::msg::ToolCall;
+use crate::test_dir::TempDir;
 use crate::tools::Tool;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// A parent agent with `read` (rule Read), `write` (rule Write) and `task` built from the same
@@ -22,7 +24,7 @@ struct Family {
     log: Arc<Mutex<Vec<String>>>,
 }
 
-fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>, interactive: bool) -> Family {
+fn family(scripts: Vec<crate::agent::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>, front_end: FrontEnd) -> Family {
     let provider = ScriptedProvider::new(scripts);
     let log = Arc::new(Mutex::new(Vec::new()));
     let toolbox = Arc::new(Toolbox {
@@ -30,7 +32,7 @@ fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>,
         max_tokens: 1000,
         gate,
         hooks,
-        environment: super::toolbox::Environment::fixed("env"),
+        environment: crate::agent::toolbox::Environment::fixed("env"),
         silent_truncation: Some(0),
     });
     let mut registry = Registry::new();
@@ -42,18 +44,15 @@ fn family(scripts: Vec<super::tests::Script>, hooks: Hooks, gate: Arc<dyn Gate>,
         toolbox,
         registry,
         stable_prompt: "stable".into(),
-        settings: settings(25, interactive),
+        settings: settings(25, front_end),
         context: crate::context::ContextConfig::default(),
     });
     Family { provider, parent, log }
 }
 
 /// A fresh directory the hooks run in and write what they saw to.
-fn hook_dir(label: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mewcode-subhooks-{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn hook_dir(label: &str) -> TempDir {
+    TempDir::new(&format!("subhooks-{label}"))
 }
 
 /// Hooks `(event, matcher, command, timeout_s)` running in `dir` with only PATH set.
@@ -82,7 +81,7 @@ fn task_call(id: &str) -> (String, String, String) {
     (id.to_string(), "task".to_string(), r#"{"prompt":"look into it"}"#.to_string())
 }
 
-fn turn(calls: &[(String, String, String)]) -> super::tests::Script {
+fn turn(calls: &[(String, String, String)]) -> crate::agent::tests::Script {
     let borrowed: Vec<(&str, &str, &str)> =
         calls.iter().map(|(id, name, input)| (id.as_str(), name.as_str(), input.as_str())).collect();
     tool_turn(&borrowed)
@@ -101,8 +100,8 @@ fn a_pre_tool_use_hook_blocks_the_same_read_in_the_parent_and_in_the_sub_agent()
         // The parent's last turn.
         text_turn("done"),
     ];
-    let hooks = hooks(&dir, &[(HookEvent::PreToolUse, "Read", block, None)]);
-    let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
+    let hooks = hooks(dir.path(), &[(HookEvent::PreToolUse, "Read", block, None)]);
+    let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let (conversation, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     let requests = family.provider.requests();
@@ -115,7 +114,7 @@ fn a_pre_tool_use_hook_blocks_the_same_read_in_the_parent_and_in_the_sub_agent()
     assert!(sub_result.is_error);
     assert_eq!(conversation.history()[4].tool_results[0].content, "I could not read it.");
     assert!(lock(&family.log).is_empty(), "a blocked read never runs");
-    let events = seen(&dir, "pre.jsonl");
+    let events = seen(dir.path(), "pre.jsonl");
     assert_eq!(events.len(), 2, "{events:?}");
     for event in &events {
         assert_eq!(event["hook_event_name"], "PreToolUse");
@@ -124,7 +123,6 @@ fn a_pre_tool_use_hook_blocks_the_same_read_in_the_parent_and_in_the_sub_agent()
         assert_eq!(event["session_id"], conversation.session_id());
         assert_eq!(event["tool_input"], serde_json::json!({"path": "secret.txt"}));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -137,8 +135,8 @@ fn post_tool_use_runs_for_sub_agent_calls_and_its_context_stays_in_the_sub_agent
         text_turn("a.txt says hello"),
         text_turn("done"),
     ];
-    let hooks = hooks(&dir, &[(HookEvent::PostToolUse, "", note, None)]);
-    let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
+    let hooks = hooks(dir.path(), &[(HookEvent::PostToolUse, "", note, None)]);
+    let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let (_, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     let requests = family.provider.requests();
@@ -152,13 +150,12 @@ fn post_tool_use_runs_for_sub_agent_calls_and_its_context_stays_in_the_sub_agent
         assert!(!format!("{:?}", parent_request.messages).contains("NOTE-FROM-READ-HOOK"));
     }
     // The sub-agent's read first, then the parent's task call, each under its own name.
-    let events = seen(&dir, "post.jsonl");
+    let events = seen(dir.path(), "post.jsonl");
     let names: Vec<&str> = events.iter().map(|event| event["tool_name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Read", "Task"]);
     assert_eq!(events[0]["tool_input"], serde_json::json!({"path": "a.txt"}));
     assert_eq!(events[0]["tool_response"], serde_json::json!({"content": "read saw 0 writes", "is_error": false}));
     assert_eq!(events[1]["tool_response"], serde_json::json!({"content": "a.txt says hello", "is_error": false}));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -166,7 +163,7 @@ fn prompt_and_stop_hooks_fire_around_the_parent_turn_only() {
     let dir = hook_dir("turn");
     let scripts = vec![turn(&[task_call("t1")]), text_turn("sub answer"), text_turn("done")];
     let hooks = hooks(
-        &dir,
+        dir.path(),
         &[
             (HookEvent::UserPromptSubmit, "", "cat >/dev/null; echo prompt >> turns.log", None),
             (HookEvent::Stop, "", "cat >/dev/null; echo stop >> turns.log", None),
@@ -174,11 +171,10 @@ fn prompt_and_stop_hooks_fire_around_the_parent_turn_only() {
             (HookEvent::PostToolUse, "Task", "cat >/dev/null; echo task >> turns.log", None),
         ],
     );
-    let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
+    let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let (_, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     assert_eq!(std::fs::read_to_string(dir.join("turns.log")).unwrap(), "prompt\ntask\nstop\n");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -187,14 +183,14 @@ fn a_hanging_or_crashing_hook_in_the_sub_agent_is_a_warning_and_it_finishes() {
     let scripts =
         vec![turn(&[task_call("t1")]), tool_turn(&[("s1", "read", "{}")]), text_turn("found it"), text_turn("done")];
     let hooks = hooks(
-        &dir,
+        dir.path(),
         &[
             (HookEvent::PreToolUse, "Read", "kill -SEGV $$", None),
             (HookEvent::PreToolUse, "Read", "sleep 30", Some(1)),
             (HookEvent::PostToolUse, "Read", "exit 1", None),
         ],
     );
-    let family = family(scripts, hooks, Arc::new(ModeMatrix), false);
+    let family = family(scripts, hooks, Arc::new(ModeMatrix), FrontEnd::Headless);
     let started = std::time::Instant::now();
     let (conversation, _, stop) = run_agent(&family.parent, Mode::Default, &[]);
     let elapsed = started.elapsed();
@@ -204,7 +200,6 @@ fn a_hanging_or_crashing_hook_in_the_sub_agent_is_a_warning_and_it_finishes() {
     assert_eq!(*lock(&family.log), ["read {}"], "a failing hook does not block");
     let task_result = &conversation.history()[2].tool_results[0];
     assert_eq!((task_result.content.as_str(), task_result.is_error), ("found it", false));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Asks about every call but `task`, and records the modes it was asked in.
@@ -233,7 +228,7 @@ fn the_sub_agent_asks_the_parents_gate_in_plan_mode_and_never_the_human() {
         text_turn("nothing allowed"),
         text_turn("done"),
     ];
-    let family = family(scripts, Hooks::default(), gate.clone(), true);
+    let family = family(scripts, Hooks::default(), gate.clone(), FrontEnd::Repl);
     // No answers: an approval request reaching the front end would fail the run helper.
     let (_, events, stop) = run_agent(&family.parent, Mode::Bypass, &[]);
     assert_eq!(stop, Stop::Completed);

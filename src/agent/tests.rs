@@ -2,7 +2,7 @@
 //! are the only fakes; tool threads and channels are real).
 
 use super::event::FailureKind;
-use super::gate::ModeMatrix;
+use super::test_gate::ModeMatrix;
 use super::*;
 use crate::llm::{Completion, Provider, StopReason};
 use crate::llm::{LlmError, StreamEvent};
@@ -145,12 +145,12 @@ fn toolbox_in(
 }
 
 /// A main agent with `toolbox` and `registry`, no context window.
-fn main_agent(toolbox: Arc<Toolbox>, registry: Registry, max_iterations: u32, interactive: bool) -> Arc<Agent> {
+fn main_agent(toolbox: Arc<Toolbox>, registry: Registry, max_iterations: u32, front_end: FrontEnd) -> Arc<Agent> {
     Arc::new(Agent {
         toolbox,
         registry,
         stable_prompt: "stable".into(),
-        settings: settings(max_iterations, interactive),
+        settings: settings(max_iterations, front_end),
         context: crate::context::ContextConfig::default(),
     })
 }
@@ -165,18 +165,18 @@ pub(super) fn windowed_agent(provider: Arc<ScriptedProvider>, max_iterations: u3
         toolbox: toolbox(provider, crate::hooks::Hooks::default()),
         registry,
         stable_prompt: "stable".into(),
-        settings: settings(max_iterations, false),
+        settings: settings(max_iterations, FrontEnd::Headless),
         context: crate::context::ContextConfig { window, compact_at: None, sessions_dir: None },
     })
 }
 
 /// A main agent's settings in a temp root.
-pub(super) fn settings(max_iterations: u32, interactive: bool) -> Settings {
+pub(super) fn settings(max_iterations: u32, front_end: FrontEnd) -> Settings {
     Settings {
         root: std::env::temp_dir(),
         max_iterations,
         unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
-        interactive,
+        front_end,
         turn_hooks: true,
     }
 }
@@ -187,14 +187,14 @@ struct Fixture {
     log: Arc<Mutex<Vec<String>>>,
 }
 
-fn fixture(scripts: Vec<Script>, read_delay: Duration, interactive: bool, max_iterations: u32) -> Fixture {
+fn fixture(scripts: Vec<Script>, read_delay: Duration, front_end: FrontEnd, max_iterations: u32) -> Fixture {
     let provider = ScriptedProvider::new(scripts);
     let log = Arc::new(Mutex::new(Vec::new()));
     let mut registry = Registry::new();
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: read_delay, log: log.clone() }));
     registry.register(Arc::new(LogTool { name: "write", read_only: false, delay: Duration::ZERO, log: log.clone() }));
     let agent =
-        main_agent(toolbox(provider.clone(), crate::hooks::Hooks::default()), registry, max_iterations, interactive);
+        main_agent(toolbox(provider.clone(), crate::hooks::Hooks::default()), registry, max_iterations, front_end);
     Fixture { provider, agent, log }
 }
 
@@ -245,7 +245,7 @@ fn roles(conversation: &Conversation) -> Vec<Role> {
 
 #[test]
 fn natural_finish_records_the_answer() {
-    let fixture = fixture(vec![text_turn("All good.")], Duration::ZERO, false, 25);
+    let fixture = fixture(vec![text_turn("All good.")], Duration::ZERO, FrontEnd::Headless, 25);
     let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     assert_eq!(conversation.history().last().unwrap().content, "All good.");
@@ -261,7 +261,7 @@ fn natural_finish_records_the_answer() {
 
 #[test]
 fn empty_final_answer_becomes_task_complete() {
-    let fixture = fixture(vec![text_turn("  ")], Duration::ZERO, false, 25);
+    let fixture = fixture(vec![text_turn("  ")], Duration::ZERO, FrontEnd::Headless, 25);
     let (conversation, _, _) = run(&fixture, Mode::Default, &[]);
     assert_eq!(conversation.history().last().unwrap().content, "(task complete)");
 }
@@ -269,7 +269,7 @@ fn empty_final_answer_becomes_task_complete() {
 #[test]
 fn tool_results_pair_with_ids_in_call_order_and_reach_the_next_request() {
     let scripts = vec![tool_turn(&[("a", "read", "{\"n\":1}"), ("b", "read", "{\"n\":2}")]), text_turn("done")];
-    let fixture = fixture(scripts, Duration::ZERO, false, 25);
+    let fixture = fixture(scripts, Duration::ZERO, FrontEnd::Headless, 25);
     let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     assert_eq!(roles(&conversation), [Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
@@ -323,7 +323,7 @@ fn read_only_batch_runs_concurrently_with_starts_first_and_ends_in_order() {
     let provider = ScriptedProvider::new(vec![tool_turn(&calls), text_turn("ok")]);
     let mut registry = Registry::new();
     registry.register(Arc::new(MeetingTool { expected: 5, arrived: Mutex::new(0), all_here: Default::default() }));
-    let agent = main_agent(toolbox(provider, crate::hooks::Hooks::default()), registry, 25, false);
+    let agent = main_agent(toolbox(provider, crate::hooks::Hooks::default()), registry, 25, FrontEnd::Headless);
     let (conversation, events, _) = run_agent(&agent, Mode::Default, &[]);
     let results: Vec<String> =
         conversation.history()[2].tool_results.iter().map(|result| result.content.clone()).collect();
@@ -345,7 +345,7 @@ fn read_only_batch_runs_concurrently_with_starts_first_and_ends_in_order() {
 #[test]
 fn a_write_keeps_its_position_between_reads() {
     let calls = [("1", "read", "{}"), ("2", "write", "{}"), ("3", "read", "{}")];
-    let fixture = fixture(vec![tool_turn(&calls), text_turn("ok")], Duration::from_millis(20), false, 25);
+    let fixture = fixture(vec![tool_turn(&calls), text_turn("ok")], Duration::from_millis(20), FrontEnd::Headless, 25);
     let (conversation, _, _) = run(&fixture, Mode::Bypass, &[]);
     let history = conversation.history();
     let contents: Vec<&str> = history[2].tool_results.iter().map(|result| result.content.as_str()).collect();
@@ -355,8 +355,12 @@ fn a_write_keeps_its_position_between_reads() {
 
 #[test]
 fn ask_without_a_human_is_a_needs_approval_denial_and_the_loop_goes_on() {
-    let fixture =
-        fixture(vec![tool_turn(&[("w", "write", "{}")]), text_turn("I could not write.")], Duration::ZERO, false, 25);
+    let fixture = fixture(
+        vec![tool_turn(&[("w", "write", "{}")]), text_turn("I could not write.")],
+        Duration::ZERO,
+        FrontEnd::Headless,
+        25,
+    );
     let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     let result = &conversation.history()[2].tool_results[0];
@@ -373,7 +377,7 @@ fn approvals_yes_no_always() {
         tool_turn(&[("3", "write", "{\"n\":3}")]),
         text_turn("done"),
     ];
-    let fixture = fixture(scripts, Duration::ZERO, true, 25);
+    let fixture = fixture(scripts, Duration::ZERO, FrontEnd::Repl, 25);
     let (conversation, _, _) = run(&fixture, Mode::Default, &[Approval::Once, Approval::Deny, Approval::Always]);
     let history = conversation.history();
     assert_eq!(history[2].tool_results[0].content, "write saw 0 writes");
@@ -384,7 +388,7 @@ fn approvals_yes_no_always() {
 #[test]
 fn a_redirect_denies_and_the_model_reads_what_the_person_typed() {
     let scripts = vec![tool_turn(&[("1", "write", "{\"n\":1}")]), text_turn("ok")];
-    let fixture = fixture(scripts, Duration::ZERO, true, 25);
+    let fixture = fixture(scripts, Duration::ZERO, FrontEnd::Repl, 25);
     let (conversation, _, _) =
         run(&fixture, Mode::Default, &[Approval::Redirect("write it under docs/ instead".into())]);
     let result = &conversation.history()[2].tool_results[0];
@@ -396,7 +400,8 @@ fn a_redirect_denies_and_the_model_reads_what_the_person_typed() {
 #[test]
 fn three_all_unknown_iterations_stop_with_an_assistant_tail() {
     let unknown = || tool_turn(&[("x", "frobnicate", "{}")]);
-    let fixture = fixture(vec![unknown(), unknown(), unknown(), text_turn("never")], Duration::ZERO, false, 25);
+    let fixture =
+        fixture(vec![unknown(), unknown(), unknown(), text_turn("never")], Duration::ZERO, FrontEnd::Headless, 25);
     let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::UnknownTools);
     assert_eq!(conversation.history().last().unwrap().role, Role::Assistant);
@@ -419,7 +424,8 @@ fn iteration_cap_stops_with_an_assistant_tail() {
             done(StopReason::ToolUse),
         ])
     };
-    let fixture = fixture(vec![read("first look"), read(""), read("never sent")], Duration::ZERO, false, 2);
+    let fixture =
+        fixture(vec![read("first look"), read(""), read("never sent")], Duration::ZERO, FrontEnd::Headless, 2);
     let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::IterationLimit);
     assert_eq!(
@@ -455,7 +461,7 @@ fn a_panic_in_the_loop_fails_the_run_and_gives_the_conversation_back() {
         environment: super::toolbox::Environment::fixed("env"),
         silent_truncation: None,
     });
-    let agent = main_agent(toolbox, Registry::new(), 5, false);
+    let agent = main_agent(toolbox, Registry::new(), 5, FrontEnd::Headless);
     let mut conversation = Conversation::unlogged(vec![Message::user("earlier"), Message::assistant("answer")]);
     let events = submit(&agent, &mut conversation, "now", Mode::Default, CancelToken::new());
     assert!(
@@ -474,7 +480,7 @@ fn stream_error_fails_the_run_with_an_assistant_tail() {
         StreamEvent::Text("partial".into()),
         StreamEvent::Error(LlmError::Auth { status: 401, message: "bad key".into(), fix: "set X".into() }),
     ]);
-    let fixture = fixture(vec![tool_turn(&[("r", "read", "{}")]), failing], Duration::ZERO, false, 25);
+    let fixture = fixture(vec![tool_turn(&[("r", "read", "{}")]), failing], Duration::ZERO, FrontEnd::Headless, 25);
     let (conversation, events, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Failed);
     assert_eq!(roles(&conversation), [Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
@@ -483,8 +489,12 @@ fn stream_error_fails_the_run_with_an_assistant_tail() {
 
 #[test]
 fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
-    let fixture =
-        fixture(vec![tool_turn(&[("1", "read", "{}"), ("2", "write", "{}")])], Duration::from_secs(30), false, 25);
+    let fixture = fixture(
+        vec![tool_turn(&[("1", "read", "{}"), ("2", "write", "{}")])],
+        Duration::from_secs(30),
+        FrontEnd::Headless,
+        25,
+    );
     let cancel = CancelToken::new();
     let running = fixture.agent.run(Conversation::default(), "go".into(), Mode::Bypass, cancel.clone());
     let started = Instant::now();
@@ -512,7 +522,7 @@ fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
 
 #[test]
 fn cancel_while_the_model_is_silent_ends_promptly() {
-    let fixture = fixture(vec![Script::HangUntilCancelled], Duration::ZERO, false, 25);
+    let fixture = fixture(vec![Script::HangUntilCancelled], Duration::ZERO, FrontEnd::Headless, 25);
     let cancel = CancelToken::new();
     let running = fixture.agent.run(Conversation::default(), "go".into(), Mode::Default, cancel.clone());
     assert!(matches!(running.events().recv().unwrap(), Event::Iter(1)));
@@ -524,7 +534,8 @@ fn cancel_while_the_model_is_silent_ends_promptly() {
 
 #[test]
 fn plan_mode_offers_read_only_tools_and_reminds() {
-    let fixture = fixture(vec![tool_turn(&[("w", "write", "{}")]), text_turn("plan")], Duration::ZERO, true, 25);
+    let fixture =
+        fixture(vec![tool_turn(&[("w", "write", "{}")]), text_turn("plan")], Duration::ZERO, FrontEnd::Repl, 25);
     let (conversation, _, _) = run(&fixture, Mode::Plan, &[]);
     let requests = fixture.provider.requests();
     let names: Vec<&str> = requests[0].tools.iter().map(|tool| tool.name.as_str()).collect();
@@ -546,7 +557,7 @@ fn restart_discards_the_abandoned_attempt() {
         StreamEvent::Text("The whole answer.".into()),
         done(StopReason::EndTurn),
     ]);
-    let fixture = fixture(vec![script], Duration::ZERO, false, 25);
+    let fixture = fixture(vec![script], Duration::ZERO, FrontEnd::Headless, 25);
     let (conversation, events, _) = run(&fixture, Mode::Default, &[]);
     assert_eq!(conversation.history().last().unwrap().content, "The whole answer.");
     assert!(events.iter().any(|event| matches!(event, Event::Restart { restart: 1, max: 2, .. })));
@@ -562,7 +573,7 @@ fn truncated_tool_call_is_reported_to_the_model_and_the_loop_continues() {
             dropped_tool_calls: vec!["write".into()],
         }),
     ]);
-    let fixture = fixture(vec![truncated, text_turn("ok, smaller")], Duration::ZERO, false, 25);
+    let fixture = fixture(vec![truncated, text_turn("ok, smaller")], Duration::ZERO, FrontEnd::Headless, 25);
     let (conversation, _, stop) = run(&fixture, Mode::Default, &[]);
     assert_eq!(stop, Stop::Completed);
     let history = conversation.history();
@@ -576,7 +587,7 @@ fn a_paused_turn_is_resent_as_it_is_and_the_model_continues_it() {
     // no reminder after it, and the run ends on the continued answer.
     let paused = Script::Events(vec![StreamEvent::Text("Searching the web.".into()), done(StopReason::PauseTurn)]);
     let silent_pause = Script::Events(vec![done(StopReason::PauseTurn)]);
-    let fixture = fixture(vec![paused, silent_pause, text_turn("Found it.")], Duration::ZERO, false, 25);
+    let fixture = fixture(vec![paused, silent_pause, text_turn("Found it.")], Duration::ZERO, FrontEnd::Headless, 25);
     let (conversation, _, stop) = run(&fixture, Mode::Plan, &[]);
     assert_eq!(stop, Stop::Completed);
     let requests = fixture.provider.requests();
@@ -622,7 +633,7 @@ fn a_tool_that_panics_alone_or_in_a_concurrent_batch_becomes_an_error_result_and
         tool_turn(&[("r1", "read", "{}"), ("c2", "crash", "{}"), ("r2", "read", "{}")]),
         text_turn("recovered"),
     ];
-    let fixture = fixture(scripts, Duration::ZERO, false, 25);
+    let fixture = fixture(scripts, Duration::ZERO, FrontEnd::Headless, 25);
     let mut agent = Arc::try_unwrap(fixture.agent).ok().expect("the only reference");
     agent.registry.register(Arc::new(PanickingTool));
     let (conversation, _, stop) = run_agent(&Arc::new(agent), Mode::Default, &[]);
@@ -649,7 +660,7 @@ fn the_environment_is_gathered_again_at_each_user_turn_and_holds_within_one() {
     let mut registry = Registry::new();
     let log = Arc::new(Mutex::new(Vec::new()));
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log }));
-    let agent = main_agent(toolbox, registry, 25, false);
+    let agent = main_agent(toolbox, registry, 25, FrontEnd::Headless);
     run_agent(&agent, Mode::Default, &[]);
     run_agent(&agent, Mode::Default, &[]);
     let systems: Vec<(String, String)> = provider
@@ -681,7 +692,7 @@ fn a_prompt_a_hook_blocks_never_reaches_the_model_nor_the_history() {
     let path = std::env::var("PATH").unwrap_or_default();
     let hooks = crate::hooks::Hooks::new(vec![hook], std::env::temp_dir(), vec![("PATH".into(), path)], Arc::default());
     let provider = ScriptedProvider::new(vec![text_turn("never asked")]);
-    let agent = main_agent(toolbox(provider.clone(), hooks), Registry::new(), 5, false);
+    let agent = main_agent(toolbox(provider.clone(), hooks), Registry::new(), 5, FrontEnd::Headless);
     let mut conversation = Conversation::unlogged(vec![Message::user("before"), Message::assistant("earlier")]);
     let events = submit(&agent, &mut conversation, "my password is hunter2", Mode::Default, CancelToken::new());
     assert_eq!(stop_of(&events), Some(Stop::Failed));

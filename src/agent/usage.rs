@@ -110,3 +110,7 @@ impl Truncation {
         )
     }
 }
+
+#[cfg(test)]
+#[path = "usage_tests.rs"]
+mod tests;

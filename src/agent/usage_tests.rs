@@ -1,10 +1,10 @@
 //! Usage through the agent loop with a scripted provider: estimated when the server sends none
 //! (and the context anchor then moves), and the silent-truncation check firing or not.
 
-use super::gate::ModeMatrix;
-use super::tests::{Script, ScriptedProvider, done, settings, stop_of, submit, windowed_agent};
-use super::usage::*;
 use super::*;
+use crate::agent::test_gate::ModeMatrix;
+use crate::agent::tests::{Script, ScriptedProvider, done, settings, stop_of, submit, windowed_agent};
+use crate::agent::*;
 use crate::context::{ContextConfig, tokens_for_chars};
 use crate::llm::StopReason;
 use crate::llm::StreamEvent;
@@ -114,12 +114,12 @@ fn a_server_that_refuses_overlong_prompts_is_never_suspected_of_cutting_them() {
             max_tokens: 1000,
             gate: Arc::new(ModeMatrix),
             hooks: crate::hooks::Hooks::default(),
-            environment: super::toolbox::Environment::fixed("env"),
+            environment: crate::agent::toolbox::Environment::fixed("env"),
             silent_truncation: None,
         }),
         registry: Registry::new(),
         stable_prompt: agent.stable_prompt.clone(),
-        settings: settings(5, false),
+        settings: settings(5, FrontEnd::Headless),
         context: ContextConfig::default(),
     });
     let (_, events, stop) = run_prompt(&public, &"p".repeat(20_000));
@@ -140,14 +140,14 @@ fn a_prompt_well_inside_a_reported_window_is_never_called_cut() {
         max_tokens: 1000,
         gate: Arc::new(ModeMatrix),
         hooks: crate::hooks::Hooks::default(),
-        environment: super::toolbox::Environment::fixed("env"),
+        environment: crate::agent::toolbox::Environment::fixed("env"),
         silent_truncation: Some(26_214),
     };
     let agent = Arc::new(Agent {
         toolbox: Arc::new(toolbox),
         registry: Registry::new(),
         stable_prompt: "stable".into(),
-        settings: settings(5, false),
+        settings: settings(5, FrontEnd::Headless),
         context: ContextConfig::default(),
     });
     let (_, events, stop) = run_prompt(&agent, &"p".repeat(20_000));

@@ -1,17 +1,17 @@
 //! The subcommands that are not conversations: doctor, check, mcp list, mcp call and mcp accept.
 //!
 //! Invariant: none of them runs a tool; `check` only explains a decision.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(clippy::print_stdout, reason = "doctor, check and the mcp subcommands print their answer on stdout")]
 
 use super::run::{commands_run_in_view, install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
 use super::sessions::session_owner;
 use super::setup::{PROBE_BUDGET, env_provider, local_provider, probe_ports};
-use super::{Env, Exit, Workspace, say_warnings};
+use super::{Exit, Launch, say_warnings};
 use crate::agent::EngineGate;
 use crate::cancel::CancelToken;
-use crate::cli::{Options, UsageError};
+use crate::cli::UsageError;
 use crate::confine::Sandbox;
-use crate::llm::net::NetEnv;
+use crate::http::net::NetEnv;
 use crate::llm::probe;
 use crate::permission::CallInfo;
 use crate::permission::rules::Level;
@@ -25,12 +25,13 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> Exit {
-    let (config, mut warnings) = match context.load_config(options, env) {
+pub(super) fn run_doctor(launch: &Launch) -> Exit {
+    let Launch { workspace, options, env } = launch;
+    let (config, mut warnings) = match launch.load_config() {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
-    let (owner, owner_warning) = session_owner(context);
+    let (owner, owner_warning) = session_owner(workspace);
     warnings.extend(owner_warning);
     warnings.extend(env.path_warning());
     let selected = if config.providers.is_empty() {
@@ -48,7 +49,7 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
         }
     };
     let from_env = if config.providers.is_empty() {
-        match env_provider(options, env) {
+        match env_provider(launch) {
             Ok(provider) => provider,
             Err(exit) => {
                 if let Exit::Config(message) = exit {
@@ -65,17 +66,17 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
     } else {
         None
     };
-    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, true);
+    let (mcp, mcp_warnings) = start_mcp(launch, &config.mcp_servers, true);
     warnings.extend(mcp_warnings);
     let mcp_report = mcp_cli::render_list_text(&mcp.statuses());
-    let (sandbox, _session_tmp) = make_sandbox(context, &config, env, &mut warnings);
+    let (sandbox, _session_tmp) = make_sandbox(launch, &config, &mut warnings);
     let net = NetEnv::from_vars(env.pairs());
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
-        root: &context.root,
-        root_kind: context.root_kind.describe(),
-        instructions: context.instructions().files,
-        home: &context.home,
+        root: &workspace.root,
+        root_kind: workspace.root_kind.describe(),
+        instructions: workspace.instructions().files,
+        home: &workspace.home,
         config: &config,
         selected: selected.as_deref(),
         warnings: &warnings,
@@ -86,7 +87,7 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
                 Some(local_provider(&server.kind, &server.base_url, &model))
             })
         }),
-        settings_files: settings_files(&context.home, &context.root, &owner),
+        settings_files: settings_files(&workspace.home, &workspace.root, &owner),
         mcp_report,
         sandbox: &sandbox,
         color: env.terminal_style(std::io::stdout().is_terminal()).color,
@@ -97,10 +98,11 @@ pub(super) fn run_doctor(context: &Workspace, options: &Options, env: &Env) -> E
 }
 
 /// `mewcode check TOOL JSON [--mode M]`: the permission decision for one call; runs nothing.
-pub(super) fn run_check(context: &Workspace, options: &Options, tool: &str, json: &str, env: &Env) -> Exit {
-    let (owner, owner_warning) = session_owner(context);
+pub(super) fn run_check(launch: &Launch, tool: &str, json: &str) -> Exit {
+    let Launch { workspace, options, env } = launch;
+    let (owner, owner_warning) = session_owner(workspace);
     let mut warnings = Vec::from_iter(owner_warning);
-    let rules = match context.load_permissions(options, &owner, &mut warnings) {
+    let rules = match launch.load_permissions(&owner, &mut warnings) {
         Ok(rules) => rules,
         Err(exit) => return exit,
     };
@@ -141,10 +143,10 @@ pub(super) fn run_check(context: &Workspace, options: &Options, tool: &str, json
     }
     // The same sandbox as a run's, so read-only commands are judged as a run would judge them
     // (a config that does not load starts no run: nothing is judged in the view then).
-    let in_view = context
-        .load_config(options, env)
-        .is_ok_and(|(config, _)| commands_run_in_view(&make_sandbox(context, &config, env, &mut Vec::new()).0));
-    let gate = EngineGate::new(context.root.clone(), env.get("HOME").map(PathBuf::from), owner, rules)
+    let in_view = launch
+        .load_config()
+        .is_ok_and(|(config, _)| commands_run_in_view(&make_sandbox(launch, &config, &mut Vec::new()).0));
+    let gate = EngineGate::new(workspace.root.clone(), env.get("HOME").map(PathBuf::from), owner, rules)
         .with_read_only_commands(in_view);
     let call = CallInfo { rule_name, input: json, kind };
     let check = gate.explain(options.mode.unwrap_or_default(), &call, read_only);
@@ -185,8 +187,8 @@ fn url_server(url: &str) -> config::McpServerConfig {
 }
 
 /// `mewcode mcp list`: connect, print, shut down. Exit 1 when a server failed.
-pub(super) fn run_mcp_list(context: &Workspace, options: &Options, env: &Env, json: bool, url: Option<&str>) -> Exit {
-    let (config, warnings) = match context.load_config(options, env) {
+pub(super) fn run_mcp_list(launch: &Launch, json: bool, url: Option<&str>) -> Exit {
+    let (config, warnings) = match launch.load_config() {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
@@ -195,13 +197,13 @@ pub(super) fn run_mcp_list(context: &Workspace, options: &Options, env: &Env, js
         Some(url) => vec![url_server(url)],
         None => config.mcp_servers,
     };
-    if mcp_cli::list(&servers, &mcp_options(context, env, false), json) { Exit::Ok } else { Exit::Failed }
+    if mcp_cli::list(&servers, &mcp_options(launch, false), json) { Exit::Ok } else { Exit::Failed }
 }
 
 /// `mewcode mcp accept SERVER`: connect that one server and record its current tool definitions
 /// as accepted, so that tools flagged by pinning run again.
-pub(super) fn run_mcp_accept(context: &Workspace, options: &Options, env: &Env, name: &str) -> Exit {
-    let (config, warnings) = match context.load_config(options, env) {
+pub(super) fn run_mcp_accept(launch: &Launch, name: &str) -> Exit {
+    let (config, warnings) = match launch.load_config() {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
@@ -211,18 +213,13 @@ pub(super) fn run_mcp_accept(context: &Workspace, options: &Options, env: &Env, 
         let known = if known.is_empty() { "none configured".to_string() } else { known.join(", ") };
         return Exit::Usage(UsageError(format!("mcp accept: no MCP server named {name:?} ({known})")));
     };
-    if mcp_cli::accept(server, &mcp_options(context, env, false)) { Exit::Ok } else { Exit::Failed }
+    if mcp_cli::accept(server, &mcp_options(launch, false)) { Exit::Ok } else { Exit::Failed }
 }
 
 /// `mewcode mcp call SERVER|URL TOOL [JSON]`: connect that one server, call, print the result.
 /// Exit 1 when the tool reported an error or the call failed.
-pub(super) fn run_mcp_call(
-    context: &Workspace,
-    options: &Options,
-    env: &Env,
-    (target, tool, input): (&str, &str, Option<&str>),
-) -> Exit {
-    let (config, warnings) = match context.load_config(options, env) {
+pub(super) fn run_mcp_call(launch: &Launch, target: &str, tool: &str, input: Option<&str>) -> Exit {
+    let (config, warnings) = match launch.load_config() {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
@@ -247,7 +244,7 @@ pub(super) fn run_mcp_call(
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
     let stdout_is_terminal = std::io::stdout().is_terminal();
-    match mcp_cli::call(&server, tool, arguments, &mcp_options(context, env, false), &cancel, stdout_is_terminal) {
+    match mcp_cli::call(&server, tool, arguments, &mcp_options(launch, false), &cancel, stdout_is_terminal) {
         mcp_cli::CallOutcome::Done => Exit::Ok,
         mcp_cli::CallOutcome::ToolError => Exit::Failed,
         mcp_cli::CallOutcome::Interrupted => Exit::Interrupted,

@@ -2,11 +2,21 @@
 //!
 //! Invariant: the only module that reads the process environment or the current directory;
 //! everything below receives them as values. It returns an `Exit`; `main.rs` maps it to a code.
-//! `run.rs` assembles agents for -p and the REPL, `setup.rs` picks the model (or explains how
-//! to configure one), `commands.rs` runs doctor, check and the mcp subcommands.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+//! Each command runs in one `Launch` (workspace, options, environment), which every step takes.
+//!
+//! - `mod.rs` — `main`, `Exit`, the environment snapshot (`Env`), the `Launch` and its loaders
+//!   (config, trust, permission rules), the `Workspace`
+//! - `run.rs` — a run: the guard, MCP servers and the agent, then `-p` or the REPL
+//! - `repl_host.rs` — what the REPL asks of the program (`repl::Host`), answered with the run's wiring
+//! - `sessions.rs` — which session a run logs to, and `mewcode sessions`
+//! - `setup.rs` — choosing the provider (configured, environment, local probe, else the guide)
+//! - `commands.rs` — doctor, check and the mcp subcommands
+//! - `stdin.rs` — piped stdin as (part of) the prompt
+//! - `search_path.rs` — PATH as children get it
+#![expect(clippy::print_stdout, clippy::print_stderr, reason = "--help and --version on stdout, warnings on stderr")]
 
 mod commands;
+mod repl_host;
 mod run;
 mod search_path;
 mod sessions;
@@ -164,34 +174,123 @@ pub fn main(args: &[String]) -> Exit {
             println!("mewcode {}", env!("CARGO_PKG_VERSION"));
             Exit::Ok
         }
-        Command::Doctor(options) => match Workspace::new(&options, &env) {
-            Ok(context) => run_doctor(&context, &options, &env),
+        Command::Doctor(options) => Launch::start(options, env, |launch| run_doctor(&launch)),
+        Command::Run(options) => Launch::start(options, env, run),
+        Command::McpList { options, json, url } => {
+            Launch::start(options, env, |launch| run_mcp_list(&launch, json, url.as_deref()))
+        }
+        Command::McpCall { options, target, tool, json } => {
+            Launch::start(options, env, |launch| run_mcp_call(&launch, &target, &tool, json.as_deref()))
+        }
+        Command::McpAccept { options, server } => {
+            Launch::start(options, env, |launch| run_mcp_accept(&launch, &server))
+        }
+        Command::Sessions { options, json } => Launch::start(options, env, |launch| run_sessions(&launch, json)),
+        Command::Check { options, tool, json } => {
+            Launch::start(options, env, |launch| run_check(&launch, &tool, &json))
+        }
+    }
+}
+
+/// One start of mewcode for a command: where it runs, what the command line asked and the
+/// environment it was given. Every step of app/ reads these three together, so each takes the
+/// launch instead of the three apart; what a step adds (the config, the owner, the provider) it
+/// passes on itself.
+struct Launch {
+    workspace: Workspace,
+    options: Options,
+    env: Env,
+}
+
+impl Launch {
+    /// Resolves the workspace of `options` and runs `command` in it (or returns why it could not
+    /// be resolved).
+    fn start(options: Options, env: Env, command: impl FnOnce(Launch) -> Exit) -> Exit {
+        match Workspace::new(&options, &env) {
+            Ok(workspace) => command(Launch { workspace, options, env }),
             Err(exit) => exit,
-        },
-        Command::Run(options) => match Workspace::new(&options, &env) {
-            Ok(context) => run(&context, options, &env),
-            Err(exit) => exit,
-        },
-        Command::McpList { options, json, url } => match Workspace::new(&options, &env) {
-            Ok(context) => run_mcp_list(&context, &options, &env, json, url.as_deref()),
-            Err(exit) => exit,
-        },
-        Command::McpCall { options, target, tool, json } => match Workspace::new(&options, &env) {
-            Ok(context) => run_mcp_call(&context, &options, &env, (&target, &tool, json.as_deref())),
-            Err(exit) => exit,
-        },
-        Command::McpAccept { options, server } => match Workspace::new(&options, &env) {
-            Ok(context) => run_mcp_accept(&context, &options, &env, &server),
-            Err(exit) => exit,
-        },
-        Command::Sessions { options, json } => match Workspace::new(&options, &env) {
-            Ok(context) => run_sessions(&context, json),
-            Err(exit) => exit,
-        },
-        Command::Check { options, tool, json } => match Workspace::new(&options, &env) {
-            Ok(context) => run_check(&context, &options, &tool, &json, &env),
-            Err(exit) => exit,
-        },
+        }
+    }
+
+    /// --trust, or the user said yes to exactly these project files before.
+    fn project_trusted(&self) -> bool {
+        self.options.trust || config::trust::is_trusted(&self.workspace.home, &self.workspace.root)
+    }
+
+    fn load_config(&self) -> Result<(Config, Vec<Warning>), ConfigError> {
+        let lookup = |name: &str| self.env.get(name);
+        config::load_config(&LoadOptions {
+            home: &self.workspace.home,
+            root: &self.workspace.root,
+            extra: self.options.config.as_deref(),
+            project_trusted: self.project_trusted(),
+            lookup: &lookup,
+        })
+    }
+
+    /// What the project's own files would enable once trusted (empty when trusted already or
+    /// when it brings nothing): its config entries and its settings' allow rules. Not the local
+    /// settings file's: those apply by mewcode's mark on it, never by trust.
+    fn untrusted_items(&self, config: &Config) -> Vec<String> {
+        if self.project_trusted() {
+            return Vec::new();
+        }
+        let mut items = config.untrusted_project.clone();
+        for (level, path) in store::settings_paths(&self.workspace.root, &self.workspace.home) {
+            if let (Level::Project, Ok(texts)) = (level, store::load_rule_texts(&path)) {
+                items.extend(texts.allow.iter().map(|rule| format!("allow rule {rule} ({})", level.as_str())));
+            }
+        }
+        items
+    }
+
+    /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
+    /// project file only when the project is trusted, and of the local file only when it carries
+    /// this installation's mark (`store::load_local_rule_texts`: mewcode wrote it, and nothing
+    /// changed it since), trusted or not: a command or a clone can write that file. A malformed
+    /// deny rule stops start-up.
+    fn load_permissions(&self, owner: &Owner, warnings: &mut Vec<Warning>) -> Result<Vec<(Level, RuleTexts)>, Exit> {
+        let (root, home) = (&self.workspace.root, &self.workspace.home);
+        let trusted = self.project_trusted();
+        let mut levels = Vec::new();
+        for (level, path) in store::settings_paths(root, home) {
+            // When its allow rules are ignored: the words before the list of them, and after.
+            let (mut texts, ignored) = match level {
+                Level::User => (store::load_rule_texts(&path).map_err(Exit::Config)?, None),
+                Level::Project => {
+                    let ignored =
+                        (!trusted).then(|| ("ignored until you trust this project", "; deny rules apply".to_string()));
+                    (store::load_rule_texts(&path).map_err(Exit::Config)?, ignored)
+                }
+                Level::Local => {
+                    let (texts, mark) = store::load_local_rule_texts(&path, owner).map_err(Exit::Config)?;
+                    (texts, (mark != store::Mark::Ours).then(|| ("ignored", unmarked_local(mark))))
+                }
+            };
+            if let Some((before, after)) = ignored
+                && !texts.allow.is_empty()
+            {
+                let message =
+                    format!("{} allow rule(s) {before} ({}){after}", texts.allow.len(), texts.allow.join(", "));
+                warnings.push(Warning::new(path.display().to_string(), message));
+                texts.allow.clear();
+            }
+            levels.push((level, texts));
+        }
+        let (_, problems) = RuleSet::from_texts(levels.clone());
+        for problem in problems {
+            let file = store::settings_paths(root, home)
+                .into_iter()
+                .find(|(level, _)| *level == problem.level)
+                .map_or(String::new(), |(_, path)| path.display().to_string());
+            if problem.is_fatal() {
+                return Err(Exit::Config(format!(
+                    "{file}: {problem} (a broken deny rule would leave you unprotected)"
+                )));
+            }
+            warnings.push(Warning::new(file, problem.to_string()));
+        }
+        Ok(levels)
     }
 }
 
@@ -241,91 +340,6 @@ impl Workspace {
         let rel = self.cwd.strip_prefix(&self.root).ok()?;
         (!rel.as_os_str().is_empty()).then(|| rel.display().to_string())
     }
-
-    /// --trust, or the user said yes to exactly these project files before.
-    fn project_trusted(&self, options: &Options) -> bool {
-        options.trust || config::trust::is_trusted(&self.home, &self.root)
-    }
-
-    fn load_config(&self, options: &Options, env: &Env) -> Result<(Config, Vec<Warning>), ConfigError> {
-        let lookup = |name: &str| env.get(name);
-        config::load_config(&LoadOptions {
-            home: &self.home,
-            root: &self.root,
-            extra: options.config.as_deref(),
-            project_trusted: self.project_trusted(options),
-            lookup: &lookup,
-        })
-    }
-
-    /// What the project's own files would enable once trusted (empty when trusted already or
-    /// when it brings nothing): its config entries and its settings' allow rules. Not the local
-    /// settings file's: those apply by mewcode's mark on it, never by trust.
-    fn untrusted_items(&self, config: &Config, options: &Options) -> Vec<String> {
-        if self.project_trusted(options) {
-            return Vec::new();
-        }
-        let mut items = config.untrusted_project.clone();
-        for (level, path) in store::settings_paths(&self.root, &self.home) {
-            if let (Level::Project, Ok(texts)) = (level, store::load_rule_texts(&path)) {
-                items.extend(texts.allow.iter().map(|rule| format!("allow rule {rule} ({})", level.as_str())));
-            }
-        }
-        items
-    }
-
-    /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
-    /// project file only when the project is trusted, and of the local file only when it carries
-    /// this installation's mark (`store::load_local_rule_texts`: mewcode wrote it, and nothing
-    /// changed it since), trusted or not: a command or a clone can write that file. A malformed
-    /// deny rule stops start-up.
-    fn load_permissions(
-        &self,
-        options: &Options,
-        owner: &Owner,
-        warnings: &mut Vec<Warning>,
-    ) -> Result<Vec<(Level, RuleTexts)>, Exit> {
-        let trusted = self.project_trusted(options);
-        let mut levels = Vec::new();
-        for (level, path) in store::settings_paths(&self.root, &self.home) {
-            // When its allow rules are ignored: the words before the list of them, and after.
-            let (mut texts, ignored) = match level {
-                Level::User => (store::load_rule_texts(&path).map_err(Exit::Config)?, None),
-                Level::Project => {
-                    let ignored =
-                        (!trusted).then(|| ("ignored until you trust this project", "; deny rules apply".to_string()));
-                    (store::load_rule_texts(&path).map_err(Exit::Config)?, ignored)
-                }
-                Level::Local => {
-                    let (texts, mark) = store::load_local_rule_texts(&path, owner).map_err(Exit::Config)?;
-                    (texts, (mark != store::Mark::Ours).then(|| ("ignored", unmarked_local(mark))))
-                }
-            };
-            if let Some((before, after)) = ignored
-                && !texts.allow.is_empty()
-            {
-                let message =
-                    format!("{} allow rule(s) {before} ({}){after}", texts.allow.len(), texts.allow.join(", "));
-                warnings.push(Warning::new(path.display().to_string(), message));
-                texts.allow.clear();
-            }
-            levels.push((level, texts));
-        }
-        let (_, problems) = RuleSet::from_texts(levels.clone());
-        for problem in problems {
-            let file = store::settings_paths(&self.root, &self.home)
-                .into_iter()
-                .find(|(level, _)| *level == problem.level)
-                .map_or(String::new(), |(_, path)| path.display().to_string());
-            if problem.is_fatal() {
-                return Err(Exit::Config(format!(
-                    "{file}: {problem} (a broken deny rule would leave you unprotected)"
-                )));
-            }
-            warnings.push(Warning::new(file, problem.to_string()));
-        }
-        Ok(levels)
-    }
 }
 
 /// Why the local file's allow rules are ignored, and what to do about it (the end of a warning
@@ -340,30 +354,4 @@ fn unmarked_local(mark: store::Mark) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_need_a_terminal_that_is_not_dumb_and_colour_needs_no_no_color() {
-        let style = |color, cursor| TerminalStyle { color, cursor };
-        assert_eq!(plan_terminal_style(true, Some("xterm-256color"), None), style(true, true));
-        assert_eq!(plan_terminal_style(true, Some("xterm"), Some("")), style(true, true));
-        assert_eq!(plan_terminal_style(true, Some("xterm"), Some("1")), style(false, true));
-        assert_eq!(plan_terminal_style(true, Some("dumb"), None), style(false, false));
-        assert_eq!(plan_terminal_style(false, Some("xterm"), None), style(false, false));
-    }
-
-    #[test]
-    fn the_environment_everything_is_handed_has_only_absolute_path_entries() {
-        let vars = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        let env = Env::from_vars(vars(&[("PATH", "bin:/usr/bin::."), ("HOME", "/h")]));
-        assert_eq!(env.get("PATH").as_deref(), Some("/usr/bin"));
-        assert!(env.pairs().any(|pair| pair == ("PATH".to_string(), "/usr/bin".to_string())));
-        assert!(env.path_warning().unwrap().message.starts_with(r#"left out "bin", "", "." for commands"#));
-        let unset = Env::from_vars(vars(&[("HOME", "/h")]));
-        assert_eq!(unset.get("PATH").as_deref(), Some(search_path::FALLBACK));
-        assert_eq!(unset.path_warning(), None);
-        let clean = Env::from_vars(vars(&[("PATH", "/usr/bin:/bin")]));
-        assert_eq!((clean.get("PATH").as_deref(), clean.path_warning()), (Some("/usr/bin:/bin"), None));
-    }
-}
+mod tests;

@@ -3,40 +3,47 @@
 //!
 //! Invariant: both front ends get the same wiring (`build_agent`), so a rule, hook or server
 //! behaves the same in -p and in the REPL.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(clippy::print_stderr, reason = "start-up warnings of a run go to stderr before any front end is up")]
 
 use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
 use super::setup::choose_provider;
-use super::{Env, Exit, Workspace, say_warnings, stdin};
+use super::{Exit, Launch, say_warnings, stdin};
 use crate::agent::subagent::TaskTool;
 use crate::agent::toolbox::Environment;
-use crate::agent::{Agent, EngineGate, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::agent::{
+    Agent, EngineGate, FrontEnd, Gate, MAX_ITERATIONS, Settings, Stop, Toolbox, UNKNOWN_TOOL_LIMIT, prompt,
+};
 use crate::cancel::CancelToken;
-use crate::cli::{Options, OutputFormat, PromptSource, Resume, UsageError};
+use crate::cli::{OutputFormat, PromptSource, Resume, UsageError};
 use crate::config::{Config, HookConfig, ProviderConfig};
 use crate::confine::{Sandbox, SessionTmp};
 use crate::hooks::Hooks;
-use crate::llm::net::NetEnv;
+use crate::http::net::NetEnv;
 use crate::llm::provider;
+use crate::session::Owner;
 use crate::text::neutralize;
 use crate::tools::Registry;
 use crate::warning::Warning;
-use crate::{config, confine, headless, mcp, mcp_cli, repl};
+use crate::{config, confine, headless, mcp, repl};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub(super) fn run(context: &Workspace, options: Options, env: &Env) -> Exit {
+/// `mewcode [-p PROMPT]`: the REPL, or a `-p` run when there is a prompt (or stdin is piped).
+pub(super) fn run(mut launch: Launch) -> Exit {
+    if launch.options.prompt.is_none() && !std::io::stdin().is_terminal() {
+        launch.options.prompt = Some(PromptSource::Stdin);
+    }
     // Old sessions go while we start (but the one resumed); joined at the end (long done by then).
-    let sessions_dir = crate::session::sessions_dir(&context.root);
-    let (owner, owner_warning) = session_owner(context);
-    let keep = match &options.resume {
+    let sessions_dir = crate::session::sessions_dir(&launch.workspace.root);
+    let (owner, owner_warning) = session_owner(&launch.workspace);
+    let keep = match &launch.options.resume {
         Resume::Latest => crate::session::latest_session(&sessions_dir, &owner).ok().map(|info| info.id),
         Resume::Id(id) => Some(id.clone()),
         Resume::No | Resume::Picker => None,
     };
     let cleanup = crate::session::spawn_cleanup(sessions_dir, keep);
-    let exit = run_with_sessions(context, options, env, &owner, owner_warning);
+    let exit = run_with_sessions(&launch, &owner, owner_warning);
     // A failed cleanup is said once, at the end (the run never waits for it before that).
     if let Some(cleanup) = cleanup
         && let Ok(Err(err)) = cleanup.join()
@@ -46,56 +53,36 @@ pub(super) fn run(context: &Workspace, options: Options, env: &Env) -> Exit {
     exit
 }
 
-fn run_with_sessions(
-    context: &Workspace,
-    mut options: Options,
-    env: &Env,
-    owner: &crate::session::Owner,
-    owner_warning: Option<Warning>,
-) -> Exit {
-    if options.prompt.is_none() && !std::io::stdin().is_terminal() {
-        options.prompt = Some(PromptSource::Stdin);
-    }
+/// The run once the sessions' cleanup is under way: config, then the REPL or `-p`.
+fn run_with_sessions(launch: &Launch, owner: &Owner, owner_warning: Option<Warning>) -> Exit {
     // An unknown --resume id is said first and once, before config warnings or server probes.
-    if let Resume::Id(id) = &options.resume
-        && let Err(err) = crate::session::find_session(&crate::session::sessions_dir(&context.root), id)
+    if let Resume::Id(id) = &launch.options.resume
+        && let Err(err) = crate::session::find_session(&crate::session::sessions_dir(&launch.workspace.root), id)
     {
         return session_exit(err);
     }
-    let (config, mut warnings) = match context.load_config(&options, env) {
+    let (config, mut warnings) = match launch.load_config() {
         Ok(loaded) => loaded,
         Err(err) => return err.into(),
     };
     warnings.extend(owner_warning);
-    let Some(prompt_source) = options.prompt.clone() else {
-        // First run in a project that brings its own config, and no provider of the user's: the
-        // REPL asks the trust question before concluding there is no model (it may be the
-        // project's); `run_repl` chooses the provider after the answer.
-        let provider = if config.providers.is_empty() && !context.untrusted_items(&config, &options).is_empty() {
-            None
-        } else {
-            match choose_provider(&config, &options, env, &mut warnings) {
-                Ok(provider) => Some(provider),
-                Err(exit) => return exit,
-            }
-        };
-        return run_repl(context, provider, &config, warnings, &options, env, owner);
-    };
-    run_print(context, &config, warnings, &options, env, owner, prompt_source)
+    match launch.options.prompt.clone() {
+        None => run_repl(launch, owner, &config, warnings),
+        Some(prompt_source) => run_print(launch, owner, &config, warnings, prompt_source),
+    }
 }
 
 /// A `-p` run: the prompt (with piped stdin), the guard, MCP servers (waited for), the session,
 /// then the headless front end; its stop is the exit code.
 fn run_print(
-    context: &Workspace,
+    launch: &Launch,
+    owner: &Owner,
     config: &Config,
     mut warnings: Vec<Warning>,
-    options: &Options,
-    env: &Env,
-    owner: &crate::session::Owner,
     prompt_source: PromptSource,
 ) -> Exit {
-    let provider = match choose_provider(config, options, env, &mut warnings) {
+    let Launch { options, env, .. } = launch;
+    let provider = match choose_provider(launch, config, &mut warnings) {
         Ok(provider) => provider,
         Err(exit) => {
             // Said before the exit: an untrusted project config may be why there is no model.
@@ -107,20 +94,20 @@ fn run_print(
         Ok(prompt) => prompt,
         Err(exit) => return exit,
     };
-    let guard = match guard(context, config, options, env, owner, &mut warnings) {
+    let guard = match guard(launch, config, owner, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
     say_warnings(&warnings);
-    let (mcp, mcp_warnings) = start_mcp(context, &config.mcp_servers, env, options.quiet);
+    let (mcp, mcp_warnings) = start_mcp(launch, &config.mcp_servers, options.quiet);
     say_warnings(&mcp_warnings);
     // The session exists (and holds the prompt) before the agent runs.
-    let opened = match open_print_session(context, &options.resume, &prompt, &provider, owner) {
+    let opened = match open_print_session(launch, &prompt, &provider, owner) {
         Ok(opened) => opened,
         Err(exit) => return exit,
     };
     let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
-    let agent = match build_agent(context, &provider, options, env, &wiring, false) {
+    let agent = match build_agent(launch, &provider, &wiring, FrontEnd::Headless) {
         Ok(agent) => agent,
         Err(exit) => return exit,
     };
@@ -196,20 +183,13 @@ struct Guard {
 
 /// The guard of a run: rules (their warnings added to `warnings`), gate and sandbox. `owner`
 /// marks the local settings file (it tells mewcode's own from a planted one).
-fn guard(
-    context: &Workspace,
-    config: &Config,
-    options: &Options,
-    env: &Env,
-    owner: &crate::session::Owner,
-    warnings: &mut Vec<Warning>,
-) -> Result<Guard, Exit> {
-    let rules = context.load_permissions(options, owner, warnings)?;
+fn guard(launch: &Launch, config: &Config, owner: &Owner, warnings: &mut Vec<Warning>) -> Result<Guard, Exit> {
+    let rules = launch.load_permissions(owner, warnings)?;
     // Said here, after the trust question (whose answer reloads the warnings), for -p and REPL.
-    warnings.extend(env.path_warning());
-    let (sandbox, session_tmp) = make_sandbox(context, config, env, warnings);
-    let home = env.get("HOME").map(PathBuf::from);
-    let gate = EngineGate::new(context.root.clone(), home, owner.clone(), rules)
+    warnings.extend(launch.env.path_warning());
+    let (sandbox, session_tmp) = make_sandbox(launch, config, warnings);
+    let home = launch.env.get("HOME").map(PathBuf::from);
+    let gate = EngineGate::new(launch.workspace.root.clone(), home, owner.clone(), rules)
         .with_read_only_commands(commands_run_in_view(&sandbox));
     let gate: Arc<dyn Gate> = Arc::new(gate);
     Ok(Guard { gate, sandbox, _session_tmp: session_tmp })
@@ -235,21 +215,21 @@ fn stdin_exit(err: stdin::StdinError) -> Exit {
 /// What every agent of a run is assembled from besides the provider, the same for `-p` and the
 /// REPL (whose `/model` builds another on it): the hook commands, the guard (permission gate and
 /// sandbox) and the connected MCP servers.
-struct Wiring<'a> {
+pub(super) struct Wiring<'a> {
     hooks: &'a [HookConfig],
     guard: &'a Guard,
-    mcp: &'a mcp::Manager,
+    pub mcp: &'a mcp::Manager,
 }
 
 /// The sandbox for this process's commands, and its private temp dir (removed when the guard
 /// drops, so keep it for the whole run). A temp dir that cannot be created is a warning: then
 /// commands can write only in the project.
 pub(super) fn make_sandbox(
-    context: &Workspace,
+    launch: &Launch,
     config: &Config,
-    env: &Env,
     warnings: &mut Vec<Warning>,
 ) -> (Arc<Sandbox>, Option<SessionTmp>) {
+    let Launch { workspace, env, .. } = launch;
     let session_tmp = if config.sandbox.mode == config::SandboxMode::Off {
         None
     } else {
@@ -271,29 +251,32 @@ pub(super) fn make_sandbox(
         }
     }
     let paths = confine::Paths {
-        root: context.root.clone(),
+        root: workspace.root.clone(),
         home: env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from),
-        mewcode_home: Some(context.home.clone()),
+        mewcode_home: Some(workspace.home.clone()),
         tmp: session_tmp.as_ref().map(|tmp| tmp.path().to_path_buf()),
-        levels: config::project::instruction_dirs(&context.root, &context.cwd),
+        levels: config::project::instruction_dirs(&workspace.root, &workspace.cwd),
     };
     (Arc::new(Sandbox::detect(config.sandbox.clone(), paths)), session_tmp)
 }
 
-/// The interactive REPL (stdin is a terminal: piped stdin became `-p -` above). Asks the trust
-/// question when the project brings its own config, then wires permissions, MCP and hooks like
-/// `-p` does. Warnings go into its banner. `provider` is None when it is chosen only after the
-/// trust question (the user configured none, the project brings a config).
-fn run_repl(
-    context: &Workspace,
-    provider: Option<ProviderConfig>,
-    config: &Config,
-    warnings: Vec<Warning>,
-    options: &Options,
-    env: &Env,
-    owner: &crate::session::Owner,
-) -> Exit {
-    let sessions_dir = crate::session::sessions_dir(&context.root);
+/// The interactive REPL (stdin is a terminal: piped stdin became `-p -` in `run`). Asks the
+/// trust question when the project brings its own config, then wires permissions, MCP and hooks
+/// like `-p` does. Warnings go into its banner.
+fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<Warning>) -> Exit {
+    // First run in a project that brings its own config, and no provider of the user's: the
+    // REPL asks the trust question before concluding there is no model (it may be the
+    // project's); `settle_trust` chooses the provider after the answer.
+    let provider = if config.providers.is_empty() && !launch.untrusted_items(config).is_empty() {
+        None
+    } else {
+        match choose_provider(launch, config, &mut warnings) {
+            Ok(provider) => Some(provider),
+            Err(exit) => return exit,
+        }
+    };
+    let Launch { workspace, options, env } = launch;
+    let sessions_dir = crate::session::sessions_dir(&workspace.root);
     let start = match &options.resume {
         Resume::Picker => repl::sessions::Start::Picker,
         other => match resume_id(&sessions_dir, other, owner) {
@@ -304,7 +287,7 @@ fn run_repl(
     };
     let style = env.terminal_style(std::io::stdout().is_terminal());
     let color = style.color;
-    let mut editor = match repl::LineEditor::open(context.home.join("history"), color) {
+    let mut editor = match repl::LineEditor::open(workspace.home.join("history"), color) {
         Ok(editor) => editor,
         Err(message) => return Exit::Runtime(message),
     };
@@ -312,31 +295,27 @@ fn run_repl(
     // runs while a turn streams (at the prompt, Ctrl-C is a key the editor reads itself).
     let interrupts = repl::Interrupts::new();
     install_repl_interrupt_handler(&interrupts);
-    let untrusted = context.untrusted_items(config, options);
-    let trusted_now =
-        !untrusted.is_empty() && repl::ask_trust(&context.root, &untrusted, color, editor.screen().width, &interrupts);
-    let (config, provider, mut warnings) =
-        match settle_trust(context, config, provider, warnings, options, env, trusted_now) {
-            Ok(settled) => settled,
-            Err(exit) => return exit,
-        };
-    let guard = match guard(context, &config, options, env, owner, &mut warnings) {
+    let untrusted = launch.untrusted_items(config);
+    let trusted_now = !untrusted.is_empty()
+        && repl::ask_trust(&workspace.root, &untrusted, color, editor.screen().width, &interrupts);
+    let (config, provider, mut warnings) = match settle_trust(launch, config, provider, warnings, trusted_now) {
+        Ok(settled) => settled,
+        Err(exit) => return exit,
+    };
+    let guard = match guard(launch, &config, owner, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
-    let (mcp, background_rx) = start_mcp_in_background(context, &config, env);
+    let (mcp, background_rx) = start_mcp_in_background(launch, &config);
     let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
-    let connect: repl::Connect = Box::new(|provider| {
-        build_agent(context, provider, options, env, &wiring, true)
-            .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
-    });
-    let agent = match connect(&provider) {
+    let host = super::repl_host::ReplHost { launch, wiring: &wiring };
+    let agent = match repl::Host::connect(&host, &provider) {
         Ok(agent) => agent,
         Err(message) => return Exit::Config(message),
     };
     let setup = repl::Setup {
         version: env!("CARGO_PKG_VERSION"),
-        root: context.root.clone(),
+        root: workspace.root.clone(),
         providers: config.providers.clone(),
         provider,
         agent,
@@ -345,13 +324,7 @@ fn run_repl(
         warnings,
         color,
         animate: style.cursor,
-        connect,
-        discover: Box::new(|provider| {
-            let net = NetEnv::from_vars(env.pairs());
-            crate::llm::discovery::resolve_window(provider, &net, crate::llm::discovery::DISCOVERY_BUDGET)
-        }),
-        mcp_status: Box::new(|| mcp_cli::render_list_text(&mcp.statuses())),
-        mcp_reconnect: Box::new(|name| mcp.reconnect(name)),
+        host: &host,
         mcp_probe: mcp.probe(),
         background: Some(background_rx),
         sessions: repl::sessions::Sessions { dir: sessions_dir, owner: owner.clone(), start },
@@ -368,26 +341,26 @@ fn run_repl(
 /// person said yes) reloads with the project's config applied — its providers, servers and
 /// hooks — and remembers the answer; otherwise the project's provider stays unused and the
 /// usual choice applies (environment, local server, else the setup guide and exit 2).
+/// `provider` is None when it is chosen only now (the user configured none, the project brings
+/// a config).
 fn settle_trust(
-    context: &Workspace,
+    launch: &Launch,
     config: &Config,
     provider: Option<ProviderConfig>,
     mut warnings: Vec<Warning>,
-    options: &Options,
-    env: &Env,
     trusted_now: bool,
 ) -> Result<(Config, ProviderConfig, Vec<Warning>), Exit> {
     if trusted_now {
-        if let Err(message) = config::trust::save_trust(&context.home, &context.root) {
+        if let Err(message) = config::trust::save_trust(&launch.workspace.home, &launch.workspace.root) {
             warnings.push(Warning::new("trust", format!("could not remember the answer: {message}")));
         }
-        let (config, mut fresh) = context.load_config(options, env)?;
-        let provider = choose_provider(&config, options, env, &mut fresh)?;
+        let (config, mut fresh) = launch.load_config()?;
+        let provider = choose_provider(launch, &config, &mut fresh)?;
         return Ok((config, provider, fresh));
     }
     let provider = match provider {
         Some(provider) => provider,
-        None => choose_provider(config, options, env, &mut warnings)?,
+        None => choose_provider(launch, config, &mut warnings)?,
     };
     Ok((config.clone(), provider, warnings))
 }
@@ -397,12 +370,11 @@ fn settle_trust(
 /// prompt. Unbounded: a few messages per server, and a connect or tool thread must never wait
 /// for the person.
 fn start_mcp_in_background(
-    context: &Workspace,
+    launch: &Launch,
     config: &Config,
-    env: &Env,
 ) -> (mcp::Manager, crossbeam_channel::Receiver<repl::Background>) {
     let (background_tx, background_rx) = crossbeam_channel::unbounded();
-    let mut mcp_options = mcp_options(context, env, true);
+    let mut mcp_options = mcp_options(launch, true);
     let warn_tx = background_tx.clone();
     mcp_options.warn = Arc::new(move |warning| {
         let _ = warn_tx.send(repl::Background::Warning(warning));
@@ -423,19 +395,18 @@ fn install_repl_interrupt_handler(interrupts: &repl::Interrupts) {
 
 /// The agent for a run: provider, tools, permission gate and the system prompt. It serves any
 /// conversation: the session (id, log, context state) is the conversation's.
-fn build_agent(
-    context: &Workspace,
+pub(super) fn build_agent(
+    launch: &Launch,
     provider_config: &ProviderConfig,
-    options: &Options,
-    env: &Env,
     wiring: &Wiring<'_>,
-    interactive: bool,
+    front_end: FrontEnd,
 ) -> Result<Arc<Agent>, Exit> {
+    let Launch { workspace, options, env } = launch;
     let Wiring { hooks, guard, mcp } = wiring;
     let sandbox = &guard.sandbox;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
-    let (root, subdir, model) = (context.root.clone(), context.subdir(), provider_config.model.clone());
+    let (root, subdir, model) = (workspace.root.clone(), workspace.subdir(), provider_config.model.clone());
     let search_path = env.get("PATH").unwrap_or_else(|| super::search_path::FALLBACK.to_string());
     let environment = Environment::gathered(move || {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
@@ -460,7 +431,7 @@ fn build_agent(
         max_tokens: provider_config.max_tokens,
         gate: Arc::clone(&guard.gate),
         // Hooks are the user's own commands: they get the whole host environment.
-        hooks: Hooks::new(hooks.to_vec(), context.root.clone(), env.pairs().collect(), Arc::clone(sandbox)),
+        hooks: Hooks::new(hooks.to_vec(), workspace.root.clone(), env.pairs().collect(), Arc::clone(sandbox)),
         environment,
         silent_truncation: silent_truncation(provider_config),
     });
@@ -474,19 +445,19 @@ fn build_agent(
         window: provider_config.context_window,
         compact_at: provider_config.compact_at,
         sessions_dir: Some(crate::context::offload::DirBeneath {
-            base: context.root.clone(),
+            base: workspace.root.clone(),
             rel: PathBuf::from(crate::session::SESSIONS_REL),
         }),
     };
     Ok(Arc::new(Agent {
         toolbox,
         registry,
-        stable_prompt: prompt::stable_prompt(&context.instructions()),
+        stable_prompt: prompt::stable_prompt(&workspace.instructions()),
         settings: Settings {
-            root: context.root.clone(),
+            root: workspace.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),
             unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
-            interactive,
+            front_end,
             turn_hooks: true,
         },
         context: context_config,
@@ -526,28 +497,28 @@ pub(super) fn install_interrupt_handler(cancel: &CancelToken) {
 /// for the caller to show (stderr for -p, the banner in the REPL). `quiet` silences only the
 /// warnings that arise later, during calls.
 pub(super) fn start_mcp(
-    context: &Workspace,
+    launch: &Launch,
     servers: &[config::McpServerConfig],
-    env: &Env,
     quiet: bool,
 ) -> (mcp::Manager, Vec<Warning>) {
     if servers.is_empty() {
         return (mcp::Manager::default(), Vec::new());
     }
-    mcp::Manager::start(servers, &mcp_options(context, env, quiet))
+    mcp::Manager::start(servers, &mcp_options(launch, quiet))
 }
 
 /// The outside world as the MCP manager needs it: our environment for the servers, the log
 /// directory, proxies, the pin store of accepted tool definitions, and where late warnings go.
-pub(super) fn mcp_options(context: &Workspace, env: &Env, quiet: bool) -> mcp::StartOptions {
+pub(super) fn mcp_options(launch: &Launch, quiet: bool) -> mcp::StartOptions {
+    let Launch { workspace, env, .. } = launch;
     mcp::StartOptions {
         spawn: mcp::SpawnEnv {
             host_env: env.pairs().collect(),
-            cwd: context.root.clone(),
-            log_dir: Some(context.home.join("logs")),
+            cwd: workspace.root.clone(),
+            log_dir: Some(workspace.home.join("logs")),
         },
         net: NetEnv::from_vars(env.pairs()),
-        pins: Some(context.home.join(mcp::pin::PINS_FILE)),
+        pins: Some(workspace.home.join(mcp::pin::PINS_FILE)),
         warn: Arc::new(move |warning: Warning| {
             if !quiet {
                 say_warnings(&[warning]);

@@ -5,9 +5,9 @@
 //! handed to the agent, which logs the prompt and everything after it, so every message of the
 //! run reaches the log. A log that cannot be created is a notice, never a failed run; a session that cannot be found or
 //! read is an error before anything runs.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(clippy::print_stdout, reason = "`mewcode sessions` prints the list on stdout")]
 
-use super::{Exit, Workspace, say_warnings};
+use super::{Exit, Launch, Workspace, say_warnings};
 use crate::agent::Conversation;
 use crate::cli::{Resume, UsageError};
 use crate::config::ProviderConfig;
@@ -28,32 +28,26 @@ pub(super) struct PrintSession {
 
 /// Opens the session of a -p run (the agent logs its prompt).
 pub(super) fn open_print_session(
-    context: &Workspace,
-    resume: &Resume,
+    launch: &Launch,
     prompt: &str,
     provider: &ProviderConfig,
     owner: &session::Owner,
 ) -> Result<PrintSession, Exit> {
-    let dir = session::sessions_dir(&context.root);
+    let dir = session::sessions_dir(&launch.workspace.root);
     let mut notices = Vec::new();
-    let (conversation, note) = match resume_id(&dir, resume, owner)? {
+    let (conversation, note) = match resume_id(&dir, &launch.options.resume, owner)? {
         Some(id) => {
-            let window = provider.context_window;
-            let resumed = session::resume_session(&dir, &id, &provider.model, window, session::now_s(), owner)
+            let reopened = Conversation::reopen(&dir, &id, &provider.model, provider.context_window, owner)
                 .map_err(session_exit)?;
-            notices.extend(resumed.not_owned_note.clone());
-            notices.extend(resumed.damaged_note.clone());
-            notices.extend(resumed.stale_note.clone());
-            let (conversation, unsaved) =
-                Conversation::continuing(&id, resumed.writer, resumed.messages, resumed.needs_compaction);
-            notices.extend(unsaved.map(|err| format!("{err}; this run is not saved as a session")));
-            (conversation, resumed.stale_note)
+            notices.extend(reopened.notes);
+            notices.extend(reopened.stale_note.clone());
+            notices.extend(reopened.unsaved.map(|err| format!("{err}; this run is not saved as a session")));
+            (reopened.conversation, reopened.stale_note)
         }
         None => {
             let mut conversation = Conversation::new(session::new_id());
-            match session::create_session(&dir, conversation.session_id(), prompt, &provider.model, owner) {
-                Ok(writer) => conversation.start_log(writer),
-                Err(err) => notices.push(format!("{err}; this run is not saved as a session")),
+            if let Err(err) = conversation.create_log(&dir, prompt, &provider.model, owner) {
+                notices.push(format!("{err}; this run is not saved as a session"));
             }
             (conversation, None)
         }
@@ -89,8 +83,8 @@ pub(super) fn session_exit(err: SessionError) -> Exit {
 
 /// This installation's session key (created on first use). Without one, sessions are still
 /// logged, but none counts as created here, so `--continue` finds none: say so.
-pub(super) fn session_owner(context: &Workspace) -> (session::Owner, Option<Warning>) {
-    match session::load_owner(&context.home) {
+pub(super) fn session_owner(workspace: &Workspace) -> (session::Owner, Option<Warning>) {
+    match session::load_owner(&workspace.home) {
         Ok(owner) => (owner, None),
         Err(err) => {
             let message = format!("{err}; no session counts as created here, so --continue finds none");
@@ -101,10 +95,10 @@ pub(super) fn session_owner(context: &Workspace) -> (session::Owner, Option<Warn
 
 /// `mewcode sessions [--json]`: this project's sessions, the ones created here first, newest
 /// first.
-pub(super) fn run_sessions(context: &Workspace, json: bool) -> Exit {
-    let (owner, warning) = session_owner(context);
+pub(super) fn run_sessions(launch: &Launch, json: bool) -> Exit {
+    let (owner, warning) = session_owner(&launch.workspace);
     say_warnings(warning.as_slice());
-    let sessions = session::list_sessions(&session::sessions_dir(&context.root), &owner);
+    let sessions = session::list_sessions(&session::sessions_dir(&launch.workspace.root), &owner);
     if json {
         let list: Vec<serde_json::Value> = sessions
             .iter()

@@ -2,14 +2,13 @@
 //! the setup guide.
 //!
 //! Invariant: the probe never takes more than its 300 ms budget.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(clippy::print_stderr, reason = "the setup guide goes to stderr when no model is configured")]
 
-use super::{Env, Exit};
-use crate::cli::Options;
+use super::{Env, Exit, Launch};
 use crate::config;
 use crate::config::{Config, Protocol, ProviderConfig};
+use crate::http::net::NetEnv;
 use crate::llm::discovery;
-use crate::llm::net::NetEnv;
 use crate::llm::probe;
 use crate::llm::probe::DEFAULT_PROBE_PORTS;
 use crate::warning::Warning;
@@ -19,13 +18,13 @@ use std::time::Duration;
 /// The provider to use: the configured choice, else a local server found by the probe, else
 /// the setup guide (exit 2).
 pub(super) fn choose_provider(
+    launch: &Launch,
     config: &Config,
-    options: &Options,
-    env: &Env,
     warnings: &mut Vec<Warning>,
 ) -> Result<ProviderConfig, Exit> {
+    let Launch { options, env, .. } = launch;
     if config.providers.is_empty() {
-        if let Some(mut provider) = env_provider(options, env)? {
+        if let Some(mut provider) = env_provider(launch)? {
             if options.provider.is_none() && both_protocols_set(env) {
                 let message = format!(
                     "no provider configured and both ANTHROPIC_* and OPENAI_* variables are set; using {} \
@@ -75,7 +74,8 @@ pub(super) fn choose_provider(
 /// `--provider anthropic|openai` picks explicitly. The model is `--model`, else
 /// `MEWCODE_MODEL`, else `ANTHROPIC_MODEL`/`OPENAI_MODEL`, else the server's `/models` list
 /// when it lists exactly one.
-pub(super) fn env_provider(options: &Options, env: &Env) -> Result<Option<ProviderConfig>, Exit> {
+pub(super) fn env_provider(launch: &Launch) -> Result<Option<ProviderConfig>, Exit> {
+    let Launch { options, env, .. } = launch;
     let set = |name: &str| env.get(name).filter(|value| !value.trim().is_empty());
     let lookup = |name: &str| env.get(name);
     let available: Vec<Protocol> = [Protocol::Anthropic, Protocol::OpenAi]

@@ -4,33 +4,16 @@
 //! YAML is an error; a bad MCP server or hook entry is skipped with a warning; unknown keys are
 //! warnings (they are usually typos). Nothing here applies defaults that depend on other files.
 
-use super::expand::{Lookup, expand_tree};
+use super::error::{ConfigError, FileContext, error};
+use super::expand::expand_tree;
 use super::request::{RequestSettings, parse_request_settings};
-use super::{HookConfig, HookEvent, McpServerConfig, McpTransport, Protocol};
+use super::servers::parse_mcp_servers;
+use super::value::{describe, join, kind, opt_bool, opt_f64, opt_string, opt_u64, scalar_text, warn_unknown_keys};
+use super::{HookConfig, HookEvent, McpServerConfig, Protocol};
 use crate::warning::Warning;
 use serde_yaml::{Mapping, Value};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-/// A config error: the file, the key path inside it and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    pub file: String,
-    pub key_path: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.key_path.is_empty() {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(f, "{}: {}: {}", self.file, self.key_path, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
+use std::path::PathBuf;
 
 /// A provider entry as written in one file (defaults not applied yet).
 #[derive(Clone, Debug, PartialEq)]
@@ -71,14 +54,6 @@ pub(crate) struct ConfigFile {
     pub bypass_in_mode_cycle: Option<bool>,
 }
 
-/// How to read a file: its display name, its directory (relative `ca_file` paths resolve there)
-/// and whether `${VAR}` expansion is allowed (not for an untrusted project file).
-pub(crate) struct FileContext<'a> {
-    pub display: &'a str,
-    pub dir: &'a Path,
-    pub lookup: Option<Lookup<'a>>,
-}
-
 const TOP_KEYS: &[&str] =
     &["default_provider", "providers", "mcp_servers", "mcpServers", "hooks", "sandbox", "bypass_in_mode_cycle"];
 const PROVIDER_KEYS: &[&str] = &[
@@ -102,8 +77,6 @@ const PROVIDER_KEYS: &[&str] = &[
     "extra_body",
     "price",
 ];
-const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "timeout_s", "trust_hints"];
-const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s", "trust_hints"];
 /// The keys MCP servers are listed under: mewcode's own, and the `mcpServers` of Claude Code,
 /// Claude Desktop and `.mcp.json`, so a block pasted from their docs works as it is. A name in
 /// both: `mcp_servers` wins.
@@ -192,38 +165,6 @@ fn expand(root: &mut Value, ctx: &FileContext, warnings: &mut Vec<Warning>) {
             ctx.display,
             format!("undefined environment variables expanded to empty strings: {}", names.join(", ")),
         ));
-    }
-}
-
-/// The servers under `key` (`mcp_servers` or `mcpServers`), each replacing an earlier one of the
-/// same name; a bad entry is skipped with a warning naming its key path.
-fn parse_mcp_servers(
-    map: &Mapping,
-    key: &str,
-    ctx: &FileContext,
-    servers: &mut Vec<McpServerConfig>,
-    warnings: &mut Vec<Warning>,
-) {
-    match map.get(key) {
-        None | Some(Value::Null) => {}
-        Some(Value::Mapping(entries)) => {
-            for (name, entry) in entries {
-                let name = scalar_text(name);
-                match parse_mcp_server(&name, entry, &format!("{key}.{name}"), ctx, warnings) {
-                    Ok(server) => {
-                        servers.retain(|existing| existing.name != server.name);
-                        servers.push(server);
-                    }
-                    Err(message) => {
-                        warnings.push(Warning::new(ctx.display, format!("{key}.{name}: {message}; server skipped")))
-                    }
-                }
-            }
-        }
-        Some(other) => {
-            let message = format!("{key}: expected a mapping of name to server, got {}; ignored", kind(other));
-            warnings.push(Warning::new(ctx.display, message));
-        }
     }
 }
 
@@ -377,78 +318,6 @@ fn parse_price(map: &Mapping, path: &str, ctx: &FileContext) -> Result<Option<su
     Ok(Some(resolved))
 }
 
-/// An MCP server entry; `Err` is the reason it is skipped. `type` may be left out, as Claude
-/// Code's and Claude Desktop's blocks do: a `command` means stdio, a `url` means http.
-/// `streamable-http` is another spelling of `http` (the transport's name in the MCP spec).
-fn parse_mcp_server(
-    name: &str,
-    entry: &Value,
-    path: &str,
-    ctx: &FileContext,
-    warnings: &mut Vec<Warning>,
-) -> Result<McpServerConfig, String> {
-    let Value::Mapping(map) = entry else { return Err(format!("expected a mapping, got {}", kind(entry))) };
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        return Err(format!("server name {name:?} must be made of letters, digits, '_' and '-'"));
-    }
-    let text = |key: &str| -> Result<Option<String>, String> {
-        match map.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text.clone())),
-            Some(other) => Err(format!("{key}: expected a string, got {}", kind(other))),
-        }
-    };
-    let timeout_s = match map.get("timeout_s") {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(number)) => {
-            Some(number.as_u64().filter(|&n| n > 0).ok_or("timeout_s: expected seconds > 0")?)
-        }
-        Some(other) => return Err(format!("timeout_s: expected a number, got {}", kind(other))),
-    };
-    let trust_hints = match map.get("trust_hints") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(flag)) => *flag,
-        Some(other) => return Err(format!("trust_hints: expected true or false, got {}", describe(other))),
-    };
-    let kind_of_server = match text("type")?.as_deref() {
-        Some(kind) => kind.to_string(),
-        None => match (map.contains_key("command"), map.contains_key("url")) {
-            (true, false) => "stdio".to_string(),
-            (false, true) => "http".to_string(),
-            (true, true) => return Err("type: missing, and both command and url are given; say stdio or http".into()),
-            (false, false) => return Err("needs a command (a stdio server) or a url (an http server)".to_string()),
-        },
-    };
-    let transport = match kind_of_server.as_str() {
-        "stdio" => {
-            warn_unknown_keys(map, STDIO_KEYS, path, ctx, warnings);
-            let command =
-                text("command")?.filter(|command| !command.trim().is_empty()).ok_or("stdio needs a command")?;
-            McpTransport::Stdio {
-                command,
-                args: string_list(map.get("args"), "args")?,
-                env: string_map(map.get("env"), "env")?,
-            }
-        }
-        "http" | "streamable-http" => {
-            warn_unknown_keys(map, HTTP_KEYS, path, ctx, warnings);
-            let url = text("url")?.filter(|url| !url.trim().is_empty()).ok_or("http needs a url")?;
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("url: expected an http:// or https:// URL, got {url:?}"));
-            }
-            let ca_file = text("ca_file")?.filter(|file| !file.is_empty()).map(|file| ctx.dir.join(file));
-            McpTransport::Http { url, headers: string_map(map.get("headers"), "headers")?, ca_file }
-        }
-        "sse" => {
-            return Err("type: sse (the old HTTP+SSE transport) is not supported; use the server's Streamable \
-                        HTTP endpoint (often /mcp) with type: http"
-                .to_string());
-        }
-        other => return Err(format!("type: expected stdio|http (or streamable-http), got {other:?}")),
-    };
-    Ok(McpServerConfig { name: name.to_string(), transport, timeout_s, source: ctx.display.to_string(), trust_hints })
-}
-
 /// Claude Code's hook layout: `EVENT: [{matcher: "Bash", hooks: [{type: command, command, timeout}]}]`.
 fn parse_hook_event(
     event_name: &str,
@@ -515,123 +384,4 @@ fn parse_hook_event(
             hooks.push(HookConfig { event, matcher, command, timeout_s, source });
         }
     }
-}
-
-fn warn_unknown_keys(map: &Mapping, known: &[&str], path: &str, ctx: &FileContext, warnings: &mut Vec<Warning>) {
-    for key in map.keys() {
-        let key = scalar_text(key);
-        if !known.contains(&key.as_str()) {
-            let at = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-            warnings
-                .push(Warning::new(ctx.display, format!("{at}: unknown key; ignored (known: {})", known.join(", "))));
-        }
-    }
-}
-
-fn opt_string(map: &Mapping, key: &str, path: &str, ctx: &FileContext) -> Result<Option<String>, ConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(Value::Number(number)) => Ok(Some(number.to_string())),
-        Some(other) => Err(error(ctx, &join(path, key), format!("expected a string, got {}", kind(other)))),
-    }
-}
-
-fn opt_u64(map: &Mapping, key: &str, path: &str, ctx: &FileContext) -> Result<Option<u64>, ConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(number)) if number.as_u64().is_some() => Ok(number.as_u64()),
-        // A `${VAR}` that expanded to digits arrives as a string.
-        Some(Value::String(text)) if text.trim().parse::<u64>().is_ok() => Ok(text.trim().parse().ok()),
-        Some(Value::String(text)) if text.trim().is_empty() => Ok(None),
-        Some(other) => {
-            Err(error(ctx, &join(path, key), format!("expected a whole number >= 0, got {}", describe(other))))
-        }
-    }
-}
-
-fn opt_f64(map: &Mapping, key: &str, path: &str, ctx: &FileContext) -> Result<Option<f64>, ConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(number)) => Ok(number.as_f64()),
-        Some(Value::String(text)) if text.trim().parse::<f64>().is_ok() => Ok(text.trim().parse().ok()),
-        Some(other) => Err(error(ctx, &join(path, key), format!("expected a number, got {}", describe(other)))),
-    }
-}
-
-fn opt_bool(map: &Mapping, key: &str, path: &str, ctx: &FileContext) -> Result<Option<bool>, ConfigError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(flag)) => Ok(Some(*flag)),
-        Some(Value::String(text)) if text == "true" || text == "false" => Ok(Some(text == "true")),
-        Some(other) => Err(error(ctx, &join(path, key), format!("expected true or false, got {}", describe(other)))),
-    }
-}
-
-fn string_list(value: Option<&Value>, key: &str) -> Result<Vec<String>, String> {
-    match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Sequence(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| match item {
-                Value::String(_) | Value::Number(_) | Value::Bool(_) => Ok(scalar_text(item)),
-                other => Err(format!("{key}[{index}]: expected a string, got {}", kind(other))),
-            })
-            .collect(),
-        Some(other) => Err(format!("{key}: expected a list of strings, got {}", kind(other))),
-    }
-}
-
-fn string_map(value: Option<&Value>, key: &str) -> Result<Vec<(String, String)>, String> {
-    match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Mapping(map)) => map
-            .iter()
-            .map(|(name, item)| match item {
-                Value::String(_) | Value::Number(_) | Value::Bool(_) => Ok((scalar_text(name), scalar_text(item))),
-                other => Err(format!("{key}.{}: expected a string, got {}", scalar_text(name), kind(other))),
-            })
-            .collect(),
-        Some(other) => Err(format!("{key}: expected a mapping of strings, got {}", kind(other))),
-    }
-}
-
-fn scalar_text(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        Value::Number(number) => number.to_string(),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Null => String::new(),
-        other => kind(other).to_string(),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "nothing",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Sequence(_) => "a list",
-        Value::Mapping(_) => "a mapping",
-        Value::Tagged(_) => "a tagged value",
-    }
-}
-
-fn describe(value: &Value) -> String {
-    match value {
-        Value::String(text) => format!("{text:?}"),
-        Value::Number(number) => number.to_string(),
-        Value::Bool(flag) => flag.to_string(),
-        other => kind(other).to_string(),
-    }
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
-}
-
-fn error(ctx: &FileContext, key_path: &str, message: String) -> ConfigError {
-    ConfigError { file: ctx.display.to_string(), key_path: key_path.to_string(), message }
 }

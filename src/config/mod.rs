@@ -4,23 +4,37 @@
 //! Levels, lowest first: user (`$MEWCODE_HOME/config.yaml`), project (`<root>/.mewcode.yaml`,
 //! only when trusted), invocation (`--config FILE`). A same-name entry of a higher level replaces
 //! the lower one whole. No environment is read here: variables come in through a lookup.
+//!
+//! - `mod.rs` — the resolved `Config` and its parts, loading and merging the levels, picking a provider
+//! - `error.rs` — `ConfigError` and `FileContext`: the file being read and an error naming its key path
+//! - `file.rs` — one config file (or `.mcp.json`) parsed into its entries, before any merge
+//! - `value.rs` — typed reads of one YAML value, each naming its key path
+//! - `servers.rs` — the `mcp_servers`/`mcpServers` entries, a bad one skipped with a warning
+//! - `request.rs` — a provider's `temperature`, `top_p`, `headers` and `extra_body`
+//! - `sandbox.rs` — the `sandbox:` key, parsed and merged (a project may only tighten it)
+//! - `price.rs` — what a model's tokens cost, for `/cost`
+//! - `expand.rs` — `${VAR}` expansion over a parsed YAML tree
+//! - `project.rs` — where the project root is, and the directories whose instruction files count
+//! - `trust.rs` — the trust gate's memory: trusted roots and their files' fingerprints
+//! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests loading and merging
 
+pub(crate) mod error;
 pub(crate) mod expand;
 pub(crate) mod file;
 pub(crate) mod price;
 pub(crate) mod project;
 pub(crate) mod request;
 pub(crate) mod sandbox;
+pub(crate) mod servers;
 pub(crate) mod trust;
-
-#[cfg(test)]
-mod tests;
+pub(crate) mod value;
 
 pub(crate) use crate::url::is_loopback_url;
 use crate::warning::Warning;
+pub(crate) use error::ConfigError;
+use error::FileContext;
 use expand::Lookup;
-pub(crate) use file::ConfigError;
-use file::{ConfigFile, FileContext, ProviderEntry, parse_config_file};
+use file::{ConfigFile, ProviderEntry, parse_config_file};
 pub(crate) use request::RequestSettings;
 pub(crate) use sandbox::{SandboxConfig, SandboxLimits, SandboxMode};
 use std::path::{Path, PathBuf};
@@ -574,3 +588,6 @@ fn describe_untrusted(text: &str, display: &str, dir: &Path, mcp_json: bool) -> 
         Err(err) => vec![format!("a config that does not load ({err})")],
     }
 }
+
+#[cfg(test)]
+mod tests;

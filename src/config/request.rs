@@ -4,7 +4,7 @@
 //! Invariant: pure; a bad type or a reserved `extra_body` key is an error naming the file and the
 //! key path. The encoders apply the values (`llm::settings`); nothing here knows a protocol.
 
-use super::file::{ConfigError, FileContext};
+use super::error::{ConfigError, FileContext};
 use serde_yaml::{Mapping, Value};
 
 /// The body keys mewcode owns: `extra_body` may not set them (the conversation, the model and the

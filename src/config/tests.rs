@@ -1,18 +1,18 @@
 //! Unit tests of config loading: validation messages, merge order, expansion, defaults.
 
 use super::*;
+use crate::test_dir::TempDir;
 use std::collections::HashMap;
 
 struct Fixture {
-    dir: PathBuf,
+    dir: TempDir,
 }
 
 impl Fixture {
     fn new(name: &str) -> Fixture {
-        let dir = std::env::temp_dir().join(format!("mewcode-config-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("home")).unwrap();
-        std::fs::create_dir_all(dir.join("proj")).unwrap();
+        let dir = TempDir::new(&format!("config-{name}"));
+        dir.mkdir("home");
+        dir.mkdir("proj");
         Fixture { dir }
     }
     fn write(&self, rel: &str, text: &str) {
@@ -36,12 +36,6 @@ impl Fixture {
             project_trusted: trusted,
             lookup: &lookup,
         })
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

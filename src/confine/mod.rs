@@ -9,6 +9,17 @@
 //! guarantee, the blacklist and rules are only the first, cheap layer with clear reasons.
 //! What it does not do: hide secrets inside a writable root (Landlock cannot subtract), confine
 //! MCP servers, or filter which hosts a command may reach (the network is all or nothing).
+//!
+//! - `mod.rs` — `Sandbox`: the detected confinement, its `Status`, and what a command runs under
+//! - `view.rs` — the view of the machine a command sees, planned as data
+//! - `rules.rs` — the Landlock ruleset: what is writable and readable, built from the disk
+//! - `secrets.rs` — the default list of secret stores commands cannot read
+//! - `mounts.rs` — the mount table, read for the other paths a hidden file is reachable at
+//! - `control.rs` — a project's control paths, bound read-only, and undoing those a command made
+//! - `cgroup.rs` — control groups per command: caps on processes and memory
+//! - `tmp.rs` — the session's private temp dir
+//! - `denials.rs` — explaining a sandbox denial to the model from a command's output
+//! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` runs real commands under the sandbox
 
 mod cgroup;
 mod control;

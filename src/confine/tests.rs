@@ -1,5 +1,4 @@
-//! Tests of the sandbox: the plan as data, and real commands under the real kernel confinement
-//! (skipped, and listed by `make test` as skipped, where the kernel has no Landlock).
+//! Unit tests of the sandbox: the plan as data, and real commands under the kernel's confinement.
 
 use super::*;
 
@@ -9,6 +8,7 @@ mod skip;
 mod visible;
 use crate::cancel::CancelToken;
 use crate::proc::{self, Ending};
+use crate::test_dir::TempDir;
 use std::process::Command;
 use std::time::Duration;
 
@@ -25,7 +25,8 @@ fn landlock() -> Option<u32> {
 
 /// A scratch world: a project, a fake home with secrets, a session temp dir and an outside dir.
 struct World {
-    base: PathBuf,
+    /// Holds the others; removed when the world is dropped.
+    _base: TempDir,
     root: PathBuf,
     home: PathBuf,
     tmp: PathBuf,
@@ -35,22 +36,20 @@ struct World {
 impl World {
     fn new(name: &str) -> World {
         // Not under /tmp: the view gives commands a private /tmp, where this world would vanish.
-        let base = visible::visible_base(&Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-worlds"))
-            .join(format!("mewcode-confine-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
+        let visible = visible::visible_base(&Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-worlds"));
+        let base = TempDir::under(&visible, &format!("confine-{name}"));
         for dir in ["project", "home/.ssh", "tmp", "outside"] {
-            std::fs::create_dir_all(base.join(dir)).unwrap();
+            base.mkdir(dir);
         }
-        std::fs::write(base.join("home/.ssh/id_ed25519"), "SECRET KEY").unwrap();
-        std::fs::write(base.join("home/notes.txt"), "public notes").unwrap();
-        std::fs::write(base.join("outside/keep.txt"), "keep").unwrap();
-        let base = std::fs::canonicalize(&base).unwrap();
+        base.write("home/.ssh/id_ed25519", "SECRET KEY");
+        base.write("home/notes.txt", "public notes");
+        base.write("outside/keep.txt", "keep");
         World {
             root: base.join("project"),
             home: base.join("home"),
             tmp: base.join("tmp"),
             outside: base.join("outside"),
-            base,
+            _base: base,
         }
     }
 
@@ -103,12 +102,6 @@ impl World {
             _ => None,
         };
         (code, finished.stdout)
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.base);
     }
 }
 
@@ -296,4 +289,9 @@ fn the_default_memory_cap_is_three_quarters_of_the_machine() {
     assert_eq!(plan_default_memory("MemTotal:       24000000 kB\nMemFree: 1 kB\n"), Some(24_000_000 * 1024 / 4 * 3));
     assert_eq!(plan_default_memory("MemFree: 1 kB\n"), None);
     assert_eq!(plan_default_memory("MemTotal: lots kB\n"), None);
+}
+
+#[test]
+fn a_sandbox_status_stays_small() {
+    assert!(std::mem::size_of::<Status>() <= 48);
 }

@@ -199,3 +199,7 @@ impl Limits {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "limits_tests.rs"]
+mod tests;

@@ -7,15 +7,16 @@
 //! summary request, and the agent decides when they happen. The estimate costs O(new messages)
 //! per iteration: it keeps a running character count and never rescans the history unless the
 //! history was replaced. This module does not emit events or touch the session log.
+//!
+//! - `mod.rs` — the estimate, the thresholds, the breaker and the per-conversation `State`
+//! - `limits.rs` — SPEC §6's figures scaled to the model's window
+//! - `offload.rs` — layer 1: big tool results written to disk, a preview in their place
+//! - `summary.rs` — layer 2: the summary request, the recent tail and the rebuilt history
+//! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests `mod.rs` and holds the helpers they share
 
 pub(crate) mod limits;
 pub(crate) mod offload;
 pub(crate) mod summary;
-
-#[cfg(test)]
-mod small_window_tests;
-#[cfg(test)]
-mod tests;
 
 pub(crate) use limits::Limits;
 
@@ -242,3 +243,6 @@ impl ContextConfig {
         Limits::for_window(self.window)
     }
 }
+
+#[cfg(test)]
+mod tests;

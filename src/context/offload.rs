@@ -62,7 +62,7 @@ pub enum Disposition {
 /// Which of one message's undecided results go to disk, given their sizes in bytes in message
 /// order: largest first, while a result is over the single limit or the undecided total still
 /// left is over the aggregate limit (both from `limits`).
-pub(crate) fn plan_offload(sizes: &[usize], limits: &Limits) -> Vec<bool> {
+fn plan_offload(sizes: &[usize], limits: &Limits) -> Vec<bool> {
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     // Largest first; ties keep message order, so the plan is deterministic.
     order.sort_by(|a, b| sizes[*b].cmp(&sizes[*a]).then(a.cmp(b)));
@@ -79,7 +79,7 @@ pub(crate) fn plan_offload(sizes: &[usize], limits: &Limits) -> Vec<bool> {
 
 /// The file name for a tool call id: `[A-Za-z0-9_-]` kept, anything else `_`; when that changed
 /// the id (or it was empty or very long), a hash suffix keeps distinct ids apart.
-pub(crate) fn sanitize_id(id: &str) -> String {
+fn sanitize_id(id: &str) -> String {
     let cleaned: String =
         id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
     if cleaned == id && !id.is_empty() && id.len() <= 128 {
@@ -91,7 +91,7 @@ pub(crate) fn sanitize_id(id: &str) -> String {
 
 /// The text that replaces an offloaded result: the first lines (at most `limits.preview_bytes`)
 /// and how to read the rest in parts small enough to stay in the conversation.
-pub(crate) fn render_preview(original: &str, saved: &Path, limits: &Limits) -> String {
+fn render_preview(original: &str, saved: &Path, limits: &Limits) -> String {
     let mut head = String::new();
     for line in original.split_inclusive('\n').take(PREVIEW_LINES) {
         head.push_str(line);
@@ -255,3 +255,7 @@ fn save(session_dir: &DirBeneath, tool_call_id: &str, content: &str) -> std::io:
     let rel = session_dir.rel.join(TOOL_RESULTS_DIR).join(sanitize_id(tool_call_id));
     crate::fsx::write_new_beneath(&session_dir.base, &rel, content.as_bytes())
 }
+
+#[cfg(test)]
+#[path = "offload_tests.rs"]
+mod tests;

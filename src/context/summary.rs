@@ -76,7 +76,7 @@ from the summary's descriptions.";
 /// least `limits.tail_keep_tokens` tokens and `limits.tail_keep_messages` messages, then further
 /// back while the start is a tool message, so a tool round is never split. 0 means everything is
 /// tail.
-pub(crate) fn select_tail_start(messages: &[Message], limits: &Limits) -> usize {
+fn select_tail_start(messages: &[Message], limits: &Limits) -> usize {
     let mut start = messages.len();
     let mut tokens = 0;
     while start > 0 && (tokens < limits.tail_keep_tokens || messages.len() - start < limits.tail_keep_messages) {
@@ -136,7 +136,7 @@ pub(crate) fn tail_messages(messages: &[Message], tail: Tail) -> Vec<Message> {
 
 /// The start index of each user-turn group (a group runs from one user message to the next;
 /// messages before the first user message form a group of their own).
-pub(crate) fn user_turn_starts(messages: &[Message]) -> Vec<usize> {
+fn user_turn_starts(messages: &[Message]) -> Vec<usize> {
     let mut starts: Vec<usize> =
         messages.iter().enumerate().filter(|(_, message)| message.role == Role::User).map(|(index, _)| index).collect();
     if !messages.is_empty() && starts.first() != Some(&0) {
@@ -147,13 +147,13 @@ pub(crate) fn user_turn_starts(messages: &[Message]) -> Vec<usize> {
 
 /// How many of the oldest `groups` to drop after the summary request's `attempt`-th (0-based)
 /// prompt-too-long: one for the first three, then 20 % (at least one).
-pub(crate) fn next_drop(attempt: u32, groups: usize) -> usize {
+fn next_drop(attempt: u32, groups: usize) -> usize {
     if attempt < SINGLE_DROP_RETRIES { 1 } else { ((groups as f64 * DROP_FRACTION).ceil() as usize).max(1) }
 }
 
 /// The text inside the last complete `<summary>…</summary>` (or after an unclosed `<summary>`);
 /// the whole raw text, trimmed, when there is no tag (a summary is better than none).
-pub(crate) fn extract_summary(raw: &str) -> String {
+fn extract_summary(raw: &str) -> String {
     let Some(open) = raw.rfind("<summary>") else { return raw.trim().to_string() };
     let body = &raw[open + "<summary>".len()..];
     let body = body.find("</summary>").map_or(body, |close| &body[..close]);
@@ -164,7 +164,7 @@ pub(crate) fn extract_summary(raw: &str) -> String {
 /// a text or tool result longer than a quarter of that keeps only its head, and when the whole is
 /// still too long the oldest messages are left out (a note says how many), so the request fits
 /// the window from the first try.
-pub(crate) fn render_transcript(messages: &[Message], max_chars: usize) -> String {
+fn render_transcript(messages: &[Message], max_chars: usize) -> String {
     let item_cap = (max_chars / 4).max(200);
     let blocks: Vec<String> = messages.iter().map(|message| render_message(message, item_cap)).collect();
     let mut first = blocks.len();
@@ -426,3 +426,7 @@ pub(crate) fn build_history(summary: &str, attachment: &str, tail: &[Message]) -
         _ => std::iter::once(Message::user(block)).chain(tail.iter().cloned()).collect(),
     }
 }
+
+#[cfg(test)]
+#[path = "summary_tests.rs"]
+mod tests;

@@ -8,9 +8,10 @@
 //! request (plus one retry without `stream_options` if the server rejects it), bounded by its
 //! timeout. It detects and reports; decoding text tool calls is the decoder's business.
 
-use super::http::{agent_config, read_ca_files};
-use super::net::NetEnv;
 use crate::config::ProviderConfig;
+use crate::http::agent_config::agent_config;
+use crate::http::net::NetEnv;
+use crate::http::roots::read_ca_files;
 use crate::sse::SseReader;
 use serde_json::{Value, json};
 use std::time::Duration;

@@ -9,9 +9,10 @@
 //! caller gets a notice saying so. The parsers are pure. Nothing here ever fails a run: an
 //! unreadable CA file or a refused connection only means "not discovered".
 
-use super::http::{agent_config, read_ca_files};
-use super::net::NetEnv;
 use crate::config::{Protocol, ProviderConfig, WindowSource};
+use crate::http::agent_config::agent_config;
+use crate::http::net::NetEnv;
+use crate::http::roots::read_ca_files;
 use serde_json::Value;
 use std::time::Duration;
 

@@ -1,5 +1,6 @@
 //! The HTTP transport of model calls: a ureq configuration per provider (timeouts, TLS roots,
-//! proxy) and one POST per attempt that returns an SSE reader or a typed error.
+//! proxy, from the shared plumbing of `crate::http`) and one POST per attempt that returns an
+//! SSE reader or a typed error.
 //!
 //! Invariants:
 //! - Idle timeout: ureq 3's `timeout_per_read` restarts on every transport read, so "no byte for
@@ -8,7 +9,7 @@
 //! - Cancellation: an attempt owns its `Agent` (and so its connection pool) while it runs, and
 //!   `Exchange::canceller` can shut that agent down from another thread, which shuts the socket
 //!   and makes a blocked read return at once; a cancel never touches another request.
-//! - Keep-alive: a provider keeps one idle agent between calls (`KeepAlive`), whose pool holds
+//! - Keep-alive: a provider keeps one idle agent between calls (`http::keep_alive`), whose pool holds
 //!   the connection of the last response that was read to its end, so the iterations of a run
 //!   share one TCP+TLS connection. An agent goes back only through `Canceller::keep`, after a
 //!   clean end of body; a cancelled, failed or abandoned exchange shuts its agent down, so a
@@ -23,16 +24,17 @@
 
 use super::LlmError;
 use super::error::{is_error_body, parse_error_body, parse_error_value, parse_retry_after, with_key_hint};
-use super::net::{NetEnv, host_of, plan_proxy};
 use crate::config::ProviderConfig;
+use crate::http::agent_config::{AgentConfig, CONNECT_TIMEOUT, agent_config};
+use crate::http::keep_alive::KeepAlive;
+use crate::http::net::NetEnv;
+use crate::http::read_capped;
+use crate::http::roots::{PemSource, read_ca_files};
 use crate::sse::{SseError, SseReader};
-use crate::sync::lock;
+use crate::url::host_of;
 use std::io::Read;
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
-
-/// The connect budget: DNS, TCP, proxy tunnel and TLS handshake together.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+use std::sync::Arc;
+use std::time::Duration;
 /// The idle read timeout when the provider does not set one.
 const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 /// The most of an error body we read and keep.
@@ -74,74 +76,6 @@ pub(crate) struct Canceller {
     agent: Option<ureq::Agent>,
     keep_alive: Arc<KeepAlive>,
     draining: bool,
-}
-
-/// A pool of one idle agent per client (see the module's keep-alive invariant). `draining`
-/// counts exchanges that completed and are reading the last bytes of their body: a new
-/// exchange waits for those (at most `DRAIN_GRACE`) rather than opening a second connection
-/// in the instant before the first one is handed back.
-#[derive(Debug, Default)]
-pub(crate) struct KeepAlive {
-    state: Mutex<KeepAliveState>,
-    changed: Condvar,
-}
-
-#[derive(Debug, Default)]
-struct KeepAliveState {
-    idle: Option<ureq::Agent>,
-    draining: usize,
-}
-
-impl KeepAlive {
-    /// The idle agent, waiting up to `grace` while an exchange that may hand one back finishes.
-    pub(crate) fn take(&self, grace: Duration) -> Option<ureq::Agent> {
-        let deadline = Instant::now() + grace;
-        let mut state = lock(&self.state);
-        loop {
-            if let Some(agent) = state.idle.take() {
-                return Some(agent);
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if state.draining == 0 || left.is_zero() {
-                return None;
-            }
-            state = match self.changed.wait_timeout(state, left) {
-                Ok((state, _)) => state,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
-        }
-    }
-
-    /// Keeps `agent` for the next exchange unless one is kept already (then it is dropped,
-    /// closing its connections: one connection per client is the point).
-    pub(crate) fn put(&self, agent: ureq::Agent) {
-        let mut state = lock(&self.state);
-        if state.idle.is_none() {
-            state.idle = Some(agent);
-        }
-        self.changed.notify_all();
-    }
-
-    fn begin_drain(&self) {
-        lock(&self.state).draining += 1;
-    }
-
-    fn end_drain(&self, agent: Option<ureq::Agent>) {
-        let mut state = lock(&self.state);
-        state.draining = state.draining.saturating_sub(1);
-        if let Some(agent) = agent
-            && state.idle.is_none()
-        {
-            state.idle = Some(agent);
-        }
-        self.changed.notify_all();
-    }
-}
-
-/// PEM text of extra trust roots and where it came from (for error messages).
-pub(crate) struct PemSource {
-    pub origin: String,
-    pub pem: Vec<u8>,
 }
 
 impl HttpClient {
@@ -421,193 +355,6 @@ fn ignored_stream_error(text: &str, key_hint: &str) -> LlmError {
     }
 }
 
-fn read_capped(reader: Box<dyn Read + Send>, limit: u64) -> String {
-    let mut bytes = Vec::new();
-    // A body that fails half-way still carries a useful message in what did arrive.
-    let _ = reader.take(limit).read_to_end(&mut bytes);
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// The settings agents are made from: one ureq config and, when CA files were given, the same
-/// config with the bundled roots. ureq 3 takes one root set per config, so both sets are
-/// trusted by trying the handshake with the given roots first and, when it fails, once more
-/// over a new connection with the bundle (`FallbackTls`): a corporate bundle in
-/// `SSL_CERT_FILE` or a provider's `ca_file` adds to the public roots instead of replacing them.
-#[derive(Clone, Debug)]
-pub(crate) struct AgentConfig {
-    config: ureq::config::Config,
-    /// The bundled-roots config, when `config` trusts given roots.
-    bundled: Option<ureq::config::Config>,
-}
-
-impl AgentConfig {
-    /// A new agent (its own connection pool, so `Agent::shutdown` cancels only its requests).
-    pub(crate) fn new_agent(&self) -> ureq::Agent {
-        match &self.bundled {
-            None => self.config.new_agent(),
-            Some(bundled) => ureq::Agent::with_parts(
-                self.config.clone(),
-                FallbackTls::new(bundled.clone()),
-                ureq::unversioned::resolver::DefaultResolver::default(),
-            ),
-        }
-    }
-}
-
-/// The connector of an agent with two root sets: ureq's default chain with the agent's config
-/// (the given roots), and after a failed TLS handshake the same chain over a new connection with
-/// the bundled-roots config. Any other failure (refused, timeout, proxy) is returned as it is;
-/// when both handshakes fail, the first error (the given roots', the likelier intent) is.
-#[derive(Debug)]
-struct FallbackTls {
-    first: ureq::unversioned::transport::DefaultConnector,
-    second: ureq::unversioned::transport::DefaultConnector,
-    second_config: ureq::config::Config,
-}
-
-impl FallbackTls {
-    fn new(second_config: ureq::config::Config) -> FallbackTls {
-        FallbackTls { first: Default::default(), second: Default::default(), second_config }
-    }
-}
-
-impl ureq::unversioned::transport::Connector for FallbackTls {
-    type Out = Box<dyn ureq::unversioned::transport::Transport>;
-
-    fn connect(
-        &self,
-        details: &ureq::unversioned::transport::ConnectionDetails,
-        chained: Option<()>,
-    ) -> Result<Option<Self::Out>, ureq::Error> {
-        match self.first.connect(details, chained) {
-            Err(first_error) if is_handshake_failure(&first_error) => {
-                let retry = ureq::unversioned::transport::ConnectionDetails {
-                    uri: details.uri,
-                    addrs: details.addrs.clone(),
-                    config: &self.second_config,
-                    request_level: details.request_level,
-                    resolver: details.resolver,
-                    now: details.now,
-                    timeout: details.timeout,
-                    current_time: details.current_time.clone(),
-                    run_connector: details.run_connector.clone(),
-                    register_shutdown: details.register_shutdown.clone(),
-                };
-                self.second.connect(&retry, None).map_err(|_| first_error)
-            }
-            other => other,
-        }
-    }
-}
-
-/// A TLS handshake that failed (verification included): worth one try with the other roots.
-/// rustls reports handshake failures through `std::io` as `InvalidData` (what ureq passes on as
-/// `Error::Io`); refused, reset or timed-out connections are other kinds and are not retried.
-fn is_handshake_failure(error: &ureq::Error) -> bool {
-    match error {
-        ureq::Error::Tls(_) | ureq::Error::Rustls(_) => true,
-        ureq::Error::Io(io_error) => io_error.kind() == std::io::ErrorKind::InvalidData,
-        _ => false,
-    }
-}
-
-/// The ureq settings of every mewcode connection (models and MCP servers alike): connect and
-/// resolve timeouts, the proxy `net` plans for `url` (loopback never), TLS roots (the bundled
-/// Mozilla set, plus `roots` when given, see `AgentConfig`), no compression (a compressing proxy
-/// could hold events back), and no redirects (keys and configured headers must not reach another
-/// host; a 3xx comes back as a status). `idle` bounds each read and write. Returns the planned
-/// proxy too.
-pub(crate) fn agent_config(
-    url: &str,
-    net: &NetEnv,
-    roots: &[PemSource],
-    idle: Option<Duration>,
-) -> Result<(AgentConfig, Option<String>), String> {
-    let proxy_url = plan_proxy(url, &net.proxy);
-    let proxy = match &proxy_url {
-        Some(proxy) => Some(
-            ureq::Proxy::new(proxy)
-                .map_err(|err| format!("invalid proxy URL {proxy} (from HTTPS_PROXY/HTTP_PROXY/ALL_PROXY): {err}"))?,
-        ),
-        None => None,
-    };
-    let config = match roots {
-        [] => AgentConfig { config: ureq_config(proxy, idle, None), bundled: None },
-        roots => AgentConfig {
-            config: ureq_config(proxy.clone(), idle, Some(parse_roots(roots)?)),
-            bundled: Some(ureq_config(proxy, idle, None)),
-        },
-    };
-    Ok((config, proxy_url))
-}
-
-/// One ureq config of `agent_config`: `root_certs` None = the bundled roots.
-fn ureq_config(
-    proxy: Option<ureq::Proxy>,
-    idle: Option<Duration>,
-    root_certs: Option<ureq::tls::RootCerts>,
-) -> ureq::config::Config {
-    let mut tls = ureq::tls::TlsConfig::builder();
-    if let Some(root_certs) = root_certs {
-        tls = tls.root_certs(root_certs);
-    }
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_resolve(Some(CONNECT_TIMEOUT))
-        .timeout_connect(Some(CONNECT_TIMEOUT))
-        .timeout_per_read(idle)
-        .timeout_per_write(idle)
-        .proxy(proxy)
-        .tls_config(tls.build())
-        .accept_encoding("identity")
-        .max_redirects(0)
-        .user_agent(concat!("mewcode/", env!("CARGO_PKG_VERSION")))
-        .build()
-}
-
-/// Which trust roots a connection made with `SSL_CERT_FILE` and a `ca_file` uses, for doctor:
-/// the bundled Mozilla roots, plus the files given (see `AgentConfig`).
-pub(crate) fn roots_in_use(ssl_cert_file: Option<&std::path::Path>, ca_file: Option<&std::path::Path>) -> String {
-    let files: Vec<String> = [(ssl_cert_file, "SSL_CERT_FILE"), (ca_file, "ca_file")]
-        .into_iter()
-        .filter_map(|(path, origin)| path.map(|path| format!("{} ({origin})", path.display())))
-        .collect();
-    if files.is_empty() {
-        "the bundled Mozilla roots".to_string()
-    } else {
-        format!("{} + the bundled Mozilla roots", files.join(" + "))
-    }
-}
-
-/// Reads CA files (PEM) for `agent_config`.
-pub(crate) fn read_ca_files(paths: &[&std::path::Path]) -> Result<Vec<PemSource>, String> {
-    paths
-        .iter()
-        .map(|path| {
-            std::fs::read(path)
-                .map(|pem| PemSource { origin: path.display().to_string(), pem })
-                .map_err(|err| format!("cannot read CA file {}: {err}", path.display()))
-        })
-        .collect()
-}
-
-fn parse_roots(sources: &[PemSource]) -> Result<ureq::tls::RootCerts, String> {
-    let mut certificates = Vec::new();
-    for source in sources {
-        let before = certificates.len();
-        for item in ureq::tls::parse_pem(&source.pem) {
-            match item {
-                Ok(ureq::tls::PemItem::Certificate(certificate)) => certificates.push(certificate),
-                Ok(_) => {} // keys and other items in a bundle are not roots
-                Err(err) => return Err(format!("CA file {} is not valid PEM: {err}", source.origin)),
-            }
-        }
-        if certificates.len() == before {
-            return Err(format!("CA file {} contains no PEM certificates", source.origin));
-        }
-    }
-    Ok(ureq::tls::RootCerts::new_with_certs(&certificates))
-}
-
 #[cfg(test)]
+#[path = "http_tests.rs"]
 mod tests;

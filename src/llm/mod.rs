@@ -18,7 +18,6 @@ pub(crate) mod error;
 #[cfg(test)]
 mod fixture;
 pub(crate) mod http;
-pub(crate) mod net;
 pub(crate) mod openai;
 pub(crate) mod probe;
 pub(crate) mod provider;

@@ -5,7 +5,6 @@
 //! and which encoder/decoder to use.
 
 use super::http::HttpClient;
-use super::net::NetEnv;
 use super::retry::RetryPolicy;
 use super::settings::merge_headers;
 use super::stream::{Fallback, HttpCall, spawn_stream};
@@ -13,6 +12,7 @@ use super::text_calls::ToolNames;
 use super::{LlmError, Provider, StreamEvent, anthropic, openai};
 use crate::cancel::CancelToken;
 use crate::config::{Protocol, ProviderConfig};
+use crate::http::net::NetEnv;
 use crate::msg::Request;
 use crossbeam_channel::Receiver;
 use std::sync::Arc;

@@ -34,7 +34,7 @@ pub use error::McpError;
 
 use crate::cancel::CancelToken;
 use crate::config::{McpServerConfig, McpTransport};
-use crate::llm::net::NetEnv;
+use crate::http::net::NetEnv;
 use crate::sync::lock;
 use crate::tools::Registry;
 use crate::warning::Warning;

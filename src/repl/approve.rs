@@ -15,8 +15,8 @@
 use super::arguments::render_arguments;
 use super::diff::unified_diff;
 use super::render::{BOLD, CYAN, DIM, GREEN, RED, YELLOW, display_width, paint, wrap};
+use super::terminal::{Interrupts, Screen};
 use super::terminal::{Key, read_key, read_keys};
-use super::{Interrupts, Screen};
 use crate::agent::{Approval, ApprovalRequest};
 use crate::text::reveal;
 use serde_json::Value;

@@ -68,16 +68,15 @@ fn write_preview_diffs_against_the_file_or_nothing() {
 
 #[test]
 fn load_edit_preview_reads_relative_to_the_root() {
-    let root = std::env::temp_dir().join(format!("mewcode-approve-{}", std::process::id()));
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("src/lib.rs"), "fn a() {}\n").unwrap();
-    let preview = load_edit_preview(&root, "edit_file", &edit("src/lib.rs", "a()", "b()")).unwrap();
+    let dir = crate::test_dir::TempDir::new("approve");
+    dir.write("src/lib.rs", "fn a() {}\n");
+    let root = dir.path();
+    let preview = load_edit_preview(root, "edit_file", &edit("src/lib.rs", "a()", "b()")).unwrap();
     assert_eq!(preview, "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-fn a() {}\n+fn b() {}\n");
     assert_eq!(
-        load_edit_preview(&root, "edit_file", &edit("src", "a", "b")).unwrap(),
+        load_edit_preview(root, "edit_file", &edit("src", "a", "b")).unwrap(),
         "(no preview: it is a directory)"
     );
-    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[test]

@@ -1,14 +1,27 @@
-//! Slash commands (SPEC §9): parsed purely from the input line, with tab completion.
+//! Slash commands (SPEC §9): each one's parsing, help line, completion and what it does, in
+//! this one file.
 //!
-//! Invariant: parsing and completion are pure functions of the text (and the provider names);
-//! nothing here prints or changes state. A line that starts with `/` is always a command, never
-//! sent to the model, so a typo like `/hepl` cannot leak into the conversation.
+//! Invariant: a line that starts with `/` is always a command, never sent to the model, so a
+//! typo like `/hepl` cannot leak into the conversation. Parsing and completion are pure
+//! functions of the text (and the provider names); `run` is the only part that prints or
+//! changes the chat.
 
+use super::ReplEnd;
+use super::banner::BYPASS_WARNING;
+use super::chat::Chat;
+use super::cost::{Cost, render_cost};
+use super::render::{DIM, RED, human_count, paint, wrap};
+use super::setup::Setup;
+use super::turn::{TurnContext, TurnEnd, run_compact};
+use super::{say, say_wrapped, sessions};
+use crate::config::price::price_for;
+use crate::config::{ProviderConfig, WindowSource};
 use crate::mode::Mode;
+use crate::text::neutralize;
 
 /// One parsed slash command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Command {
+enum Command {
     Help,
     /// `/mode` shows the mode; `/mode NAME` sets it.
     Mode(Option<Mode>),
@@ -29,14 +42,14 @@ pub(crate) enum Command {
 
 /// The target of `/model`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ModelChoice {
-    pub provider: String,
+struct ModelChoice {
+    provider: String,
     /// A model id replacing the provider's configured one.
-    pub model: Option<String>,
+    model: Option<String>,
 }
 
 /// Every command with its one-line help, in `/help` order.
-pub(crate) const COMMANDS: &[(&str, &str)] = &[
+const COMMANDS: &[(&str, &str)] = &[
     ("/help", "this list"),
     ("/mode [NAME]", "show or set the permission mode (default, acceptEdits, plan, bypass); Shift-Tab cycles it"),
     ("/model [PROVIDER[/MODEL]]", "list the configured providers, or switch provider and model"),
@@ -49,12 +62,174 @@ pub(crate) const COMMANDS: &[(&str, &str)] = &[
     ("/exit", "leave mewcode (Ctrl-D does too)"),
 ];
 
+/// Runs a slash command line; `Some` when the REPL ends. A line that does not parse is said in
+/// red and changes nothing.
+pub(super) fn run(
+    line: &str,
+    chat: &mut Chat,
+    setup: &Setup,
+    providers: &[ProviderConfig],
+    context: &TurnContext,
+) -> Option<ReplEnd> {
+    let command = match parse_command(line) {
+        Ok(command) => command,
+        Err(message) => {
+            say(&paint(setup.color, RED, &message));
+            return None;
+        }
+    };
+    let color = setup.color;
+    let width = chat.screen.width;
+    match command {
+        Command::Help => say_help(color, width),
+        Command::Mode(None) => say(&format!("mode: {}", chat.mode)),
+        Command::Mode(Some(mode)) => {
+            chat.mode = mode;
+            say(&format!("mode: {mode}"));
+            if mode == Mode::Bypass {
+                say(&paint(color, RED, BYPASS_WARNING));
+            }
+        }
+        Command::Model(None) => list_models(chat, providers, color),
+        Command::Model(Some(choice)) => switch_model(&choice, chat, setup, providers),
+        // Rendered like a turn (Ctrl-C cancels it).
+        Command::Compact => {
+            if run_compact(chat, context) == TurnEnd::Quit {
+                return Some(ReplEnd::Interrupted);
+            }
+        }
+        Command::Resume(None) => sessions::choose(chat, setup, context.interrupts),
+        Command::Resume(Some(all)) if all == "all" => chat.picking = sessions::list(chat, setup, true),
+        Command::Resume(Some(choice)) => sessions::pick(chat, setup, &choice),
+        Command::Mcp => {
+            let report = setup.host.mcp_status();
+            let report = if report.trim().is_empty() { "no MCP servers configured".to_string() } else { report };
+            say_wrapped(color, "", &neutralize(report.trim_end()), width, 4);
+        }
+        Command::McpReconnect(name) => match setup.host.mcp_reconnect(&name) {
+            Ok(()) => say(&paint(color, DIM, &neutralize(&format!("reconnecting mcp server {name}…")))),
+            Err(message) => say(&paint(color, RED, &neutralize(&format!("/mcp reconnect: {message}")))),
+        },
+        Command::Clear => {
+            // A new session (its log is created at the first prompt); the agent stays.
+            chat.clear();
+            say(&paint(color, DIM, "(new conversation)"));
+        }
+        Command::Tools => {
+            for definition in chat.agent.registry.definitions() {
+                let summary = first_sentence(&definition.description);
+                say_wrapped(color, "", &neutralize(&format!("  {:<12} {summary}", definition.name)), width, 15);
+            }
+        }
+        Command::Cost => {
+            let price = price_for(chat.provider.price, &chat.provider.model);
+            let cost = Cost { usage: &chat.usage, estimated: chat.usage_estimated, model: &chat.provider.model, price };
+            for line in render_cost(&cost, &chat.earlier).lines() {
+                say_wrapped(color, "", line, width, 4);
+            }
+        }
+        Command::Exit => return Some(ReplEnd::Exited),
+    }
+    None
+}
+
+/// `/help`: the commands, then the keys.
+fn say_help(color: bool, width: usize) {
+    for line in render_help(width) {
+        say(&line);
+    }
+    let keys = "keys: Shift-Tab cycles the mode · `\\` at the end of a line or Alt-Enter continues it · \
+                Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits";
+    say_wrapped(color, DIM, &format!("  {keys}"), width, 8);
+}
+
+/// `/help`: each command with its help, two columns on a wide terminal, the help below the
+/// command on a narrow one; word-wrapped either way.
+fn render_help(width: usize) -> Vec<String> {
+    const USAGE_COLUMNS: usize = 28;
+    COMMANDS
+        .iter()
+        .map(|(usage, help)| {
+            if width >= 2 * USAGE_COLUMNS + 8 {
+                wrap(&format!("  {usage:<USAGE_COLUMNS$} {help}"), width, USAGE_COLUMNS + 3)
+            } else {
+                format!("  {usage}\n{}", wrap(&format!("      {help}"), width, 6))
+            }
+        })
+        .collect()
+}
+
+/// `/model`: every provider, the current one marked, with its model and window.
+fn list_models(chat: &Chat, providers: &[ProviderConfig], color: bool) {
+    let width = chat.screen.width;
+    for provider in providers {
+        let is_current = provider.name == chat.provider.name;
+        let provider = if is_current { &chat.provider } else { provider };
+        let current = if is_current { "*" } else { " " };
+        let window = human_count(provider.context_window);
+        let line = neutralize(&format!(
+            "{current} {:<12} {:<10} {}  (context {window}, {})",
+            provider.name,
+            provider.protocol.as_str(),
+            provider.model,
+            provider.window_source.describe(),
+        ));
+        say_wrapped(color, "", &line, width, 4);
+    }
+    say_wrapped(color, DIM, "switch with /model PROVIDER or /model PROVIDER/MODEL", width, 0);
+}
+
+/// `/model PROVIDER[/MODEL]`: a new agent on that provider; the conversation carries over.
+fn switch_model(choice: &ModelChoice, chat: &mut Chat, setup: &Setup, providers: &[ProviderConfig]) {
+    let Some(provider) = providers.iter().find(|provider| provider.name == choice.provider) else {
+        let names: Vec<&str> = providers.iter().map(|provider| provider.name.as_str()).collect();
+        say(&paint(
+            setup.color,
+            RED,
+            &neutralize(&format!("/model: no provider named {:?} (configured: {})", choice.provider, names.join(", "))),
+        ));
+        return;
+    };
+    let mut provider = provider.clone();
+    if let Some(model) = &choice.model
+        && *model != provider.model
+    {
+        provider.model = model.clone();
+        // A window discovered for another model says nothing about this one.
+        if matches!(provider.window_source, WindowSource::Discovered { .. }) {
+            provider.context_window = provider.protocol.default_context_window();
+            provider.window_source = WindowSource::Default;
+        }
+    }
+    if let Some(notice) = setup.host.discover(&mut provider) {
+        say(&paint(setup.color, DIM, &neutralize(&notice)));
+    }
+    match setup.host.connect(&provider) {
+        Ok(agent) => {
+            // The conversation (history, log, context state) stays as it is.
+            chat.agent = agent;
+            if let Some(conversation) = &mut chat.conversation {
+                conversation.set_model(&provider.model);
+            }
+            say(&neutralize(&format!(
+                "now using {} · {} (context window {}, {})",
+                provider.name,
+                provider.model,
+                human_count(provider.context_window),
+                provider.window_source.describe()
+            )));
+            chat.provider = provider;
+        }
+        Err(message) => say_wrapped(setup.color, RED, &neutralize(&format!("/model: {message}")), chat.screen.width, 2),
+    }
+}
+
 /// The first sentence of a tool's description, on one line, without its final period (`/tools`).
 /// A sentence ends at a period followed by whitespace or the end, or at a blank line; a period
 /// is not an end when the word it closes has another period in it (`e.g.`, `i.e.`, `U.S.`) or
 /// when the next word starts with a lower-case letter (`etc. and`, `vs. grep`). Periods inside
 /// a word (`3.11`, `Node.js`, `README.md`) are never followed by whitespace, so never ends.
-pub(crate) fn first_sentence(description: &str) -> String {
+fn first_sentence(description: &str) -> String {
     let text = description.trim();
     let paragraph = text.split("\n\n").next().unwrap_or(text);
     let mut end = paragraph.len();
@@ -80,7 +255,7 @@ pub(crate) fn first_sentence(description: &str) -> String {
 }
 
 /// Parses a line starting with `/`. `Err` carries the message to show.
-pub(crate) fn parse_command(line: &str) -> Result<Command, String> {
+fn parse_command(line: &str) -> Result<Command, String> {
     let mut words = line.split_whitespace();
     let name = words.next().unwrap_or("/");
     if name == "/mcp" {
@@ -153,79 +328,5 @@ pub(crate) fn complete(before_cursor: &str, providers: &[String]) -> (usize, Vec
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_every_command() {
-        let cases: &[(&str, Result<Command, String>)] = &[
-            ("/help", Ok(Command::Help)),
-            ("/mode", Ok(Command::Mode(None))),
-            ("/mode plan", Ok(Command::Mode(Some(Mode::Plan)))),
-            ("/mode  acceptEdits ", Ok(Command::Mode(Some(Mode::AcceptEdits)))),
-            ("/model", Ok(Command::Model(None))),
-            ("/model local", Ok(Command::Model(Some(ModelChoice { provider: "local".into(), model: None })))),
-            (
-                "/model or/meta-llama/llama-3",
-                Ok(Command::Model(Some(ModelChoice {
-                    provider: "or".into(),
-                    model: Some("meta-llama/llama-3".into()),
-                }))),
-            ),
-            ("/compact", Ok(Command::Compact)),
-            ("/resume", Ok(Command::Resume(None))),
-            ("/resume 2", Ok(Command::Resume(Some("2".into())))),
-            ("/clear", Ok(Command::Clear)),
-            ("/tools", Ok(Command::Tools)),
-            ("/mcp", Ok(Command::Mcp)),
-            ("/mcp reconnect slow", Ok(Command::McpReconnect("slow".into()))),
-            ("/cost", Ok(Command::Cost)),
-            ("/exit", Ok(Command::Exit)),
-            ("/quit", Ok(Command::Exit)),
-        ];
-        for (line, expected) in cases {
-            assert_eq!(&parse_command(line), expected, "{line}");
-        }
-    }
-
-    #[test]
-    fn rejects_unknown_commands_modes_and_stray_arguments() {
-        assert_eq!(parse_command("/hepl"), Err("unknown command /hepl; /help lists the commands".into()));
-        assert!(parse_command("/mode turbo").unwrap_err().contains("unknown mode \"turbo\""));
-        assert!(parse_command("/exit now").unwrap_err().contains("takes no argument"));
-        assert!(parse_command("/model a b").unwrap_err().contains("unexpected argument"));
-        assert_eq!(parse_command("/mcp slow"), Err("usage: /mcp, or /mcp reconnect NAME".into()));
-        assert_eq!(parse_command("/mcp reconnect"), Err("usage: /mcp, or /mcp reconnect NAME".into()));
-    }
-
-    #[test]
-    fn first_sentence_ends_at_a_real_sentence_end() {
-        let cases = [
-            ("Reads a file. Returns numbered lines.", "Reads a file"),
-            ("Runs a command (e.g. `ls -la`) in bash. Output is capped.", "Runs a command (e.g. `ls -la`) in bash"),
-            ("Finds text, i.e. a regex. Fast.", "Finds text, i.e. a regex"),
-            ("Needs Python 3.11 or later. Else fails.", "Needs Python 3.11 or later"),
-            ("Edits README.md and Node.js files. Next.", "Edits README.md and Node.js files"),
-            ("Lists files, dirs etc. and links. Next.", "Lists files, dirs etc. and links"),
-            ("Wraps\nacross  lines. Second.", "Wraps across lines"),
-            ("First paragraph without a period\n\nSecond paragraph.", "First paragraph without a period"),
-            ("Ends with its period.", "Ends with its period"),
-            ("No period at all", "No period at all"),
-            ("", ""),
-        ];
-        for (description, expected) in cases {
-            assert_eq!(first_sentence(description), expected, "{description:?}");
-        }
-    }
-
-    #[test]
-    fn completes_names_modes_and_providers() {
-        let providers = vec!["claude".to_string(), "local".to_string()];
-        assert_eq!(complete("/m", &providers), (0, vec!["/mode".into(), "/model".into(), "/mcp".into()]));
-        assert_eq!(complete("/he", &providers), (0, vec!["/help".into()]));
-        assert_eq!(complete("/mode a", &providers), (6, vec!["acceptEdits".into()]));
-        assert_eq!(complete("/model ", &providers), (7, providers.clone()));
-        assert_eq!(complete("hello /m", &providers), (0, vec![]));
-        assert_eq!(complete("/mode a b", &providers), (0, vec![]));
-    }
-}
+#[path = "commands_tests.rs"]
+mod tests;

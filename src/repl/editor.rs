@@ -18,6 +18,7 @@
 
 use super::commands;
 use super::render::{BOLD, DIM, RED, Status, paint, render_status};
+use super::terminal::Screen;
 use crate::agent::lock;
 use crate::mode::Mode;
 use crate::msg::Usage;
@@ -130,12 +131,10 @@ impl LineEditor {
     }
 
     /// Terminal size (80 × 20 when unknown, as under `TERM=dumb`).
-    pub(crate) fn screen(&mut self) -> super::Screen {
+    pub(crate) fn screen(&mut self) -> Screen {
         match self.editor.dimensions() {
-            Some((columns, rows)) => {
-                super::Screen { width: usize::from(columns).max(20), height: usize::from(rows).max(5) }
-            }
-            None => super::Screen::default(),
+            Some((columns, rows)) => Screen { width: usize::from(columns).max(20), height: usize::from(rows).max(5) },
+            None => Screen::default(),
         }
     }
 
@@ -297,12 +296,5 @@ impl ConditionalEventHandler for RecordInterrupt {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn continuations_lose_their_backslash_but_keep_the_newline() {
-        assert_eq!(join_continuations("one\\\ntwo\\\nthree"), "one\ntwo\nthree");
-        assert_eq!(join_continuations("a \\ b"), "a \\ b");
-    }
-}
+#[path = "editor_tests.rs"]
+mod tests;

@@ -9,9 +9,12 @@
 //! created at its first prompt; a log that cannot be written is one notice, and the
 //! conversation goes on unsaved. The agent is never rebuilt for a session change.
 
+use super::chat::Chat as Session;
 use super::picker::{self, Picked};
 use super::render::{DIM, RED, YELLOW, paint};
-use super::{Interrupts, Screen, Session, Setup, say, say_wrapped};
+use super::setup::Setup;
+use super::terminal::{Interrupts, Screen};
+use super::{say, say_wrapped};
 use crate::agent::Conversation;
 use crate::session::{self, SessionInfo};
 use crate::text::neutralize;
@@ -79,22 +82,22 @@ pub(crate) fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrup
 /// user message.
 pub(crate) fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> String {
     let sessions = &setup.sessions;
-    if !session.conversation.is_logged() {
-        let (id, model) = (session.conversation.session_id(), &session.provider.model);
-        match session::create_session(&sessions.dir, id, prompt, model, &sessions.owner) {
-            Ok(writer) => session.conversation.start_log(writer),
-            Err(err) => {
-                let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
-                say_wrapped(setup.color, YELLOW, &message, session.screen.width, 2)
-            }
-        }
+    if let Some(conversation) = session.conversation.as_mut().filter(|conversation| !conversation.is_logged())
+        && let Err(err) = conversation.create_log(&sessions.dir, prompt, &session.provider.model, &sessions.owner)
+    {
+        let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
+        say_wrapped(setup.color, YELLOW, &message, session.screen.width, 2)
     }
     session::with_note(prompt, session.note.take().as_deref())
 }
 
 /// The id of the session on screen, when it is logged (the lists mark it).
 fn current_id(session: &Session) -> Option<String> {
-    session.conversation.is_logged().then(|| session.conversation.session_id().to_string())
+    session
+        .conversation
+        .as_ref()
+        .filter(|conversation| conversation.is_logged())
+        .map(|conversation| conversation.session_id().to_string())
 }
 
 /// The numbered list, newest first: as many as fit `screen` (every one with `all`), then how
@@ -153,31 +156,23 @@ fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, String> {
 
 /// Loads session `id` and makes it the conversation on screen, logging to its reopened log.
 fn resume(session: &mut Session, setup: &Setup, id: &str) {
-    let window = session.provider.context_window;
     let sessions = &setup.sessions;
-    let resumed = match session::resume_session(
-        &sessions.dir,
-        id,
-        &session.provider.model,
-        window,
-        session::now_s(),
-        &sessions.owner,
-    ) {
-        Ok(resumed) => resumed,
+    let (model, window) = (&session.provider.model, session.provider.context_window);
+    // SPEC §8: a resumed history that nearly fills the window is compacted before the next
+    // turn's first request, with its prompt in (`Conversation::reopen` marks it).
+    let reopened = match Conversation::reopen(&sessions.dir, id, model, window, &sessions.owner) {
+        Ok(reopened) => reopened,
         Err(err) => {
             say_wrapped(setup.color, RED, &neutralize(&format!("/resume: {err}")), session.screen.width, 2);
             return;
         }
     };
     let width = session.screen.width;
-    for note in resumed.not_owned_note.iter().chain(&resumed.damaged_note) {
+    for note in &reopened.notes {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
-    // SPEC §8: a resumed history that nearly fills the window is compacted before the next
-    // turn's first request, with its prompt in.
-    let (conversation, unsaved) =
-        Conversation::continuing(id, resumed.writer, resumed.messages, resumed.needs_compaction);
-    if let Some(err) = unsaved {
+    let conversation = reopened.conversation;
+    if let Some(err) = reopened.unsaved {
         let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
         say_wrapped(setup.color, YELLOW, &message, width, 2);
     }
@@ -190,11 +185,11 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
         let preview: String = answer.chars().take(300).collect();
         say_wrapped(setup.color, DIM, &neutralize(&format!("last answer: {preview}")), width, 2);
     }
-    if let Some(note) = &resumed.stale_note {
+    if let Some(note) = &reopened.stale_note {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
-    session.note = resumed.stale_note;
-    session.conversation = conversation;
+    session.note = reopened.stale_note;
+    session.conversation = Some(conversation);
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! Terminal modes outside the line editor: echo off while a turn runs, and reading one key (for
-//! approvals and `continue?`) without rustyline.
+//! The terminal outside the line editor: echo off while a turn runs, reading one key (for
+//! approvals and `continue?`) without rustyline, the Ctrl-C presses the signal handler counts,
+//! and the screen's size.
 //!
 //! Invariant: every mode change is undone by a guard's `Drop`, so no path — an early return, an
 //! error, a panic unwinding — leaves the terminal without echo or in single-key mode. Keys are
@@ -7,10 +8,47 @@
 //! the line editor cannot see. Ctrl-C stays a signal in both modes; `read_key` and `read_keys`
 //! poll the interrupt counter every 100 ms.
 
-use super::Interrupts;
 use crate::sys::{self, TerminalMode};
 use std::io::Read;
 use std::os::fd::AsFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Ctrl-C presses, counted by the signal handler `app.rs` installs and polled by the REPL.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Interrupts {
+    presses: Arc<AtomicU64>,
+}
+
+impl Interrupts {
+    pub(crate) fn new() -> Interrupts {
+        Interrupts::default()
+    }
+
+    /// Called from the signal handler: one more press. Only an atomic add, nothing else.
+    pub(crate) fn press(&self) {
+        self.presses.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Presses so far; a change since the last look means "interrupt".
+    pub(crate) fn count(&self) -> u64 {
+        self.presses.load(Ordering::SeqCst)
+    }
+}
+
+/// The terminal's size, read before each prompt (what wrapping and the session list fit into).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Screen {
+    pub width: usize,
+    pub height: usize,
+}
+
+impl Default for Screen {
+    /// What is assumed when the terminal does not say.
+    fn default() -> Screen {
+        Screen { width: 80, height: 20 }
+    }
+}
 
 /// Standard input's descriptor.
 const STDIN: i32 = 0;
@@ -150,3 +188,7 @@ impl<'a> KeyReader<'a> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "terminal_tests.rs"]
+mod tests;

@@ -2,14 +2,15 @@
 //! answer its approval requests, and turn Ctrl-C into cancellation.
 //!
 //! Invariant: the REPL only sends (the user message, approval answers, a cancel) and reads
-//! events; the agent owns the loop and, until the run ends, the conversation. The main thread never blocks for more than `TICK` without
-//! looking at the interrupt counter, so Ctrl-C is acted on at once whatever the agent is doing.
+//! events; the agent owns the loop and, until the run ends, the conversation (taken out of the
+//! chat's `Option`, put back when the run ends). The main thread never blocks for more than
+//! `TICK` without looking at the interrupt counter, so Ctrl-C is acted on at once whatever the agent is doing.
 //! Echo is off while the turn runs and typeahead is discarded at its end.
 
 use super::approve;
+use super::chat::Chat;
 use super::render::{Renderer, ToolEnd};
-use super::terminal::{ModeGuard, discard_typeahead};
-use super::{Interrupts, Screen, Session};
+use super::terminal::{Interrupts, ModeGuard, Screen, discard_typeahead};
 use crate::agent::{CompactPhase, Event, Running, Stop};
 use crate::cancel::CancelToken;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
@@ -29,7 +30,7 @@ pub(super) enum TurnEnd {
     Quit,
 }
 
-/// What a turn needs besides the session.
+/// What a turn needs besides the chat.
 pub(super) struct TurnContext<'a> {
     pub root: &'a Path,
     pub color: bool,
@@ -40,36 +41,37 @@ pub(super) struct TurnContext<'a> {
     pub interrupts: &'a Interrupts,
 }
 
-/// Runs one user turn to its end: the agent owns the conversation meanwhile.
-pub(super) fn run_turn(session: &mut Session, prompt: &str, context: &TurnContext) -> TurnEnd {
+/// Runs one user turn to its end: the agent owns the conversation meanwhile. Without a
+/// conversation (a run the user quit kept it) there is nothing to run: the REPL is ending.
+pub(super) fn run_turn(chat: &mut Chat, prompt: &str, context: &TurnContext) -> TurnEnd {
+    let Some(conversation) = chat.conversation.take() else { return TurnEnd::Quit };
     let cancel = CancelToken::new();
     let _echo = ModeGuard::without_echo();
-    let conversation = std::mem::take(&mut session.conversation);
-    let running = session.agent.run(conversation, prompt.to_string(), session.mode, cancel.clone());
-    settle(session, running, &cancel, context)
+    let running = chat.agent.run(conversation, prompt.to_string(), chat.mode, cancel.clone());
+    settle(chat, running, &cancel, context)
 }
 
 /// `/compact`: compacts the conversation now, rendered like a turn (Ctrl-C cancels it).
-pub(super) fn run_compact(session: &mut Session, context: &TurnContext) -> TurnEnd {
+pub(super) fn run_compact(chat: &mut Chat, context: &TurnContext) -> TurnEnd {
+    let Some(conversation) = chat.conversation.take() else { return TurnEnd::Quit };
     let cancel = CancelToken::new();
     let _echo = ModeGuard::without_echo();
-    let conversation = std::mem::take(&mut session.conversation);
-    let running = session.agent.compact(conversation, session.mode, cancel.clone());
-    settle(session, running, &cancel, context)
+    let running = chat.agent.compact(conversation, chat.mode, cancel.clone());
+    settle(chat, running, &cancel, context)
 }
 
-/// Renders the run to its end and takes the conversation back; a user who quits while it winds
-/// down leaves it with the run (everything is in the session log already).
-fn settle(session: &mut Session, running: Running, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
-    let end = drive(session, running.events(), cancel, context);
+/// Renders the run to its end and gives the conversation back to the chat; a user who quits
+/// while it winds down leaves it with the run (everything is in the session log already).
+fn settle(chat: &mut Chat, running: Running, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
+    let end = drive(chat, running.events(), cancel, context);
     if end != TurnEnd::Quit {
-        session.conversation = running.finish();
+        chat.conversation = Some(running.finish());
     }
     end
 }
 
 /// Renders a run's events until it ends, answering approvals and turning Ctrl-C into `cancel`.
-fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
+fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
     let mut seen = context.interrupts.count();
     let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.screen.width);
     let mut stop = None;
@@ -87,10 +89,10 @@ fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, 
                 renderer.tool_end(&ToolEnd { id: &id, name: &name, result: &preview, is_error, elapsed }, now)
             }
             Ok(Event::Usage { usage, estimated }) => {
-                session.usage.add(&usage);
-                session.usage_estimated |= estimated;
-                session.context_used = usage.total();
-                session.context_estimated = estimated;
+                chat.usage.add(&usage);
+                chat.usage_estimated |= estimated;
+                chat.context_used = usage.total();
+                chat.context_estimated = estimated;
                 Ok(())
             }
             Ok(Event::Notice(text)) => renderer.notice(&text, now),
@@ -110,8 +112,8 @@ fn drive(session: &mut Session, events: &Receiver<Event>, cancel: &CancelToken, 
             }
             Ok(Event::Compact(phase)) => {
                 if let CompactPhase::Finished { after_tokens, .. } = &phase {
-                    session.context_used = *after_tokens;
-                    session.context_estimated = true;
+                    chat.context_used = *after_tokens;
+                    chat.context_estimated = true;
                 }
                 renderer.notice(&phase.describe(), now)
             }

@@ -18,6 +18,13 @@
 //! one (a repository can ship any of them pointing anywhere; `fsx::create_dirs_beneath`), on
 //! create and on resume alike. Decisions (`plan_cleanup`, `plan_latest`,
 //! `parse_id`, `title_of`, `stale_note`) are pure and take "now" as a value.
+//!
+//! - `mod.rs` — ids, the sessions directory, listing, picking, creating, resuming, cleaning up
+//! - `record.rs` — the log's on-disk record types (version 1) and their conversions to messages
+//! - `writer.rs` — appending to a log, one fsynced JSON line per message
+//! - `reader.rs` — loading a log back into a conversation, repairing what a crash left
+//! - `owner.rs` — this installation's key and the mark it puts in each session's header
+//! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests `mod.rs`
 
 pub(crate) mod owner;
 pub(crate) mod reader;

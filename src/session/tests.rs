@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::msg::Message;
+use crate::test_dir::TempDir;
 use crate::test_tree::files_under;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -53,7 +54,7 @@ fn cleanup_removes_only_old_ids() {
 #[test]
 fn clean_expired_removes_old_directories_only_and_reports_a_failure_once() {
     let now = days_from_civil(2026, 12, 2) * DAY;
-    let (dir, sessions) = temp_sessions("cleanup");
+    let (_dir, sessions) = temp_sessions("cleanup");
     // No sessions directory yet: nothing to do, nothing to report.
     assert_eq!(clean_expired(&sessions, now, None).unwrap(), 0);
     let (old, recent, kept, planted) = (
@@ -79,7 +80,6 @@ fn clean_expired_removes_old_directories_only_and_reports_a_failure_once() {
     assert!(matches!(err, SessionError::Cleanup { left: 0, .. }), "{err:?}");
     let many = SessionError::Cleanup { path: sessions.clone(), err: std::io::Error::other("busy"), left: 3 };
     assert!(many.to_string().contains("(3 old session directories left;"), "{many}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -117,11 +117,10 @@ fn meta_for(id: &str, title: &str, model: &str, owner: &Owner) -> Meta {
     }
 }
 
-fn temp_sessions(tag: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("mewcode-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let sessions = sessions_dir(&dir);
+/// A fresh project directory (removed on drop) and its sessions directory (not made yet).
+fn temp_sessions(tag: &str) -> (TempDir, PathBuf) {
+    let dir = TempDir::new(&format!("session-{tag}"));
+    let sessions = sessions_dir(dir.path());
     (dir, sessions)
 }
 
@@ -156,12 +155,11 @@ fn listing_is_newest_first_and_skips_non_sessions() {
     assert!(matches!(err, SessionError::NoSessions { not_owned: 3 }), "{err:?}");
     assert!(err.to_string().contains("3 session(s) here were not created by this mewcode"), "{err}");
     assert!(matches!(latest_session(&sessions, &Owner::none()), Err(SessionError::NoSessions { not_owned: 3 })));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_planted_future_dated_session_is_listed_last_flagged_and_never_continued() {
-    let (dir, sessions) = temp_sessions("planted");
+    let (_dir, sessions) = temp_sessions("planted");
     let owner = Owner::from_key([3; 32]);
     let now_utc = i64::try_from(now_s()).unwrap();
     let mine = format_id(to_local(now_utc as u64) - 3600, 1);
@@ -190,7 +188,6 @@ fn a_planted_future_dated_session_is_listed_last_flagged_and_never_continued() {
     assert_eq!(resumed.not_owned_note, Some(not_owned_note(&planted)));
     let resumed = resume_session(&sessions, &mine, "m", 200_000, now_s(), &owner).unwrap();
     assert_eq!(resumed.not_owned_note, None);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn info(id: &str, modified_ms: u64, owned: bool) -> SessionInfo {
@@ -256,7 +253,6 @@ fn a_new_session_keeps_mewcode_dir_out_of_git_and_never_writes_through_a_linked_
     let err = create_session(&sessions, "20260101-000000-abce", "hi", "m", &owner).unwrap_err();
     assert!(err.to_string().contains("symbolic link"), "{err}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -278,7 +274,6 @@ fn no_session_is_created_through_a_planted_sessions_link() {
     let err = clean_expired(&sessions, now, None).unwrap_err();
     assert!(err.to_string().contains(&expected), "{err}");
     assert!(old.is_dir());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -304,6 +299,5 @@ fn a_session_reached_through_a_planted_link_is_not_this_projects() {
         let resumed = resume_session(&sessions, id, "m", 200_000, now_s(), &owner);
         assert!(matches!(resumed, Err(SessionError::NotFound { .. })), "{what}: not resumed");
         assert_eq!(files_under(&outside), before, "{what}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

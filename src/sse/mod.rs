@@ -7,11 +7,11 @@
 //! larger than `MAX_EVENT_BYTES` is an error, never unbounded memory. It does no IO of its own
 //! beyond the reader it is handed, and knows nothing about JSON or `[DONE]`: the lenient
 //! end-of-stream rule is the caller's, fed by `finish`.
+//!
+//! - `mod.rs` — `SseParser` (bytes in, events out) and `SseReader` around a blocking reader
+//! - `tests.rs` — its tests, with the fixtures split at every boundary
 
 use std::io::Read;
-
-#[cfg(test)]
-mod tests;
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -388,3 +388,6 @@ impl<R: Read> SseReader<R> {
         self.parser.stray_text()
     }
 }
+
+#[cfg(test)]
+mod tests;

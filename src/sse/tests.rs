@@ -344,3 +344,8 @@ fn stray_text_is_capped() {
     parser.feed(b"\n", &mut Vec::new()).unwrap();
     assert_eq!(parser.stray_text().map(str::len), Some(MAX_STRAY_BYTES));
 }
+
+#[test]
+fn an_event_stays_small() {
+    assert!(std::mem::size_of::<SseEvent>() <= 88);
+}

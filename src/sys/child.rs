@@ -22,7 +22,6 @@
 //! Invariant: the code after `fork` (everything in this file's closures) only makes system
 //! calls: no allocation, no locks (the parent has other threads; a lock held by one of them at
 //! fork time is never released in the child). It works on stack buffers only.
-#![allow(unsafe_code)]
 
 use super::seccomp::Instruction;
 use std::io;

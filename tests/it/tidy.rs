@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("test_tree", 0),
     ("url", 0),
     ("fsx", 0),
+    ("http", 0),
     ("proc", 0),
     ("sys", 0),
     ("sync", 0),
@@ -50,7 +51,7 @@ const LAYERS: &[(&str, u8)] = &[
 
 /// Third-party crates and the only places (path prefixes under src/) they may be used.
 const ROOMS: &[(&str, &[&str])] = &[
-    ("ureq", &["llm/", "mcp/http.rs"]),
+    ("ureq", &["http/", "llm/http", "llm/discovery", "llm/probe", "mcp/http"]),
     ("rustyline", &["repl/"]),
     ("serde_yaml", &["config/", "permission/store.rs"]),
     ("ctrlc", &["app/"]),

@@ -6,9 +6,9 @@
 
 use super::OpenAiDecoder;
 use crate::cancel::CancelToken;
+use crate::http::net::NetEnv;
 use crate::llm::decode::Decoder;
 use crate::llm::http::HttpClient;
-use crate::llm::net::NetEnv;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::stream::{HttpCall, spawn_stream};
 use crate::llm::test_server::{Reply, ScriptedServer, sse, status};

@@ -2,7 +2,7 @@
 //! refused connections and cancellation, with a trivial decoder.
 
 use super::*;
-use crate::llm::net::NetEnv;
+use crate::http::net::NetEnv;
 use crate::llm::test_server::{ScriptedServer, Step, sse, sse_cut, sse_framed, sse_stall, status};
 use crate::llm::{Completion, StopReason};
 use std::time::Instant;

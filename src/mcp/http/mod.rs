@@ -14,29 +14,38 @@
 //!   `Last-Event-ID` after the server's `retry:` delay (capped at `MAX_RETRY`), again and again
 //!   until the response or the deadline, as long as each resumed stream brings something; a
 //!   stream without any event id cannot be resumed and fails the request.
-//! - A server that declares `tools.listChanged` gets a listener thread (`mcp-http-listen`) on
-//!   its standalone GET stream, resumed like a response stream, for the list_changed
-//!   notifications and server requests it sends outside any request; a 405 or any refusal ends
-//!   it quietly, and `shutdown` stops it before the DELETE.
+//! - A server that declares `tools.listChanged` gets a listener thread on its standalone GET
+//!   stream (`listener.rs`), resumed like a response stream.
 //! - Every exchange owns a ureq agent while it runs and a scoped watcher thread
 //!   (`mcp-http-cancel`) that shuts that agent down when the caller's cancel token fires or the
 //!   request's deadline passes, so an interrupted or timed-out call returns at once. The deadline
 //!   moves with progress notifications (`jsonrpc::Deadline`); ureq's global timeout is only its
 //!   ceiling.
-//! - Keep-alive: between exchanges the endpoint keeps one idle agent (`llm::http::KeepAlive`),
+//! - Keep-alive: between exchanges the endpoint keeps one idle agent (`http::keep_alive`),
 //!   handed back only by an exchange that succeeded and was not shut down; its pool holds the
 //!   connection when the answer was read to its end (JSON bodies, acknowledgements). An SSE
 //!   answer is left once its response arrived, so ureq closes that connection rather than pool
 //!   it half-read.
+//!
+//! - `mod.rs` — `HttpTransport` and its `Endpoint`: POST, event streams and their resumption,
+//!   routing, the cancel watcher, shutdown
+//! - `listener.rs` — the thread on the standalone GET stream
+//! - `tests.rs` — the transport against scripted servers
+
+mod listener;
 
 use super::McpError;
 use super::client::Transport;
 use super::jsonrpc::{Deadline, Incoming, TOOLS_LIST_CHANGED, parse_incoming};
 use crate::cancel::CancelToken;
-use crate::llm::http::{KeepAlive, agent_config, read_ca_files};
-use crate::llm::net::{NetEnv, host_of};
+use crate::http::agent_config::{AgentConfig, agent_config};
+use crate::http::keep_alive::KeepAlive;
+use crate::http::net::NetEnv;
+use crate::http::read_capped;
+use crate::http::roots::read_ca_files;
 use crate::sse::SseReader;
 use crate::sync::lock;
+use crate::url::host_of;
 use crossbeam_channel::RecvTimeoutError;
 use serde_json::Value;
 use std::io::Read;
@@ -58,9 +67,6 @@ const MIN_RETRY: Duration = Duration::from_millis(10);
 const MAX_RETRY: Duration = Duration::from_secs(10);
 /// How long shutdown waits for the listener thread to end.
 const LISTENER_JOIN: Duration = Duration::from_secs(1);
-/// How many times in a row the standalone stream may fail to open or end empty before the
-/// listener gives up on it.
-const MAX_LISTEN_FAILURES: usize = 5;
 /// How long a notification (or our reply to a server request) may take.
 const NOTIFY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The DELETE at shutdown waits at most this long.
@@ -74,7 +80,7 @@ pub struct HttpTransport {
     /// Whether `start_listening` may open the standalone GET stream (the manager's servers do;
     /// the scripted servers of the unit tests answer only what they were told to expect).
     listen: bool,
-    listener: Mutex<Option<Listener>>,
+    listener: Mutex<Option<listener::Listener>>,
 }
 
 /// The server endpoint and our session with it: everything an exchange needs, shared with the
@@ -82,7 +88,7 @@ pub struct HttpTransport {
 struct Endpoint {
     url: String,
     headers: Vec<(String, String)>,
-    config: crate::llm::http::AgentConfig,
+    config: AgentConfig,
     /// The idle agent between exchanges (see the keep-alive invariant).
     keep_alive: KeepAlive,
     host: String,
@@ -139,27 +145,6 @@ impl HttpTransport {
         self.listen = true;
         self
     }
-
-    /// Stops the listener thread, waiting for it at most until `deadline`.
-    fn stop_listening(&self, deadline: Instant) {
-        let Some(listener) = lock(&self.listener).take() else { return };
-        listener.stop.cancel();
-        // Breaks the blocked read of the open stream.
-        listener.agent.shutdown();
-        while !listener.thread.is_finished() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        if listener.thread.is_finished() {
-            let _ = listener.thread.join();
-        }
-    }
-}
-
-/// The listener of the standalone stream: its thread, and what stops it.
-struct Listener {
-    stop: CancelToken,
-    agent: ureq::Agent,
-    thread: std::thread::JoinHandle<()>,
 }
 
 impl Endpoint {
@@ -339,91 +324,6 @@ impl Endpoint {
         found
     }
 
-    /// The listener thread's body: keeps the standalone GET stream open (resuming it after the
-    /// server's `retry:` when it ends) and routes what the server sends on it, until `stop`, or
-    /// until the server says it offers no such stream, or it fails `MAX_LISTEN_FAILURES` times in
-    /// a row.
-    fn listen(&self, agent: &ureq::Agent, stop: &CancelToken) {
-        let mut last_event_id: Option<String> = None;
-        let mut retry = DEFAULT_RETRY;
-        let mut failures = 0;
-        while !stop.is_cancelled() {
-            let mut got_event = false;
-            match self.open_standalone(agent, last_event_id.as_deref()) {
-                Ok(Some(mut events)) => {
-                    while let Ok(Some(event)) = events.next_event() {
-                        got_event = true;
-                        last_event_id = event.id.clone().or(last_event_id);
-                        if let Some(retry_ms) = event.retry_ms {
-                            retry = Duration::from_millis(retry_ms).clamp(MIN_RETRY, MAX_RETRY);
-                        }
-                        if !event.data.trim().is_empty() {
-                            self.route_unsolicited(&event.data);
-                        }
-                    }
-                }
-                // 405 (the spec's "no stream here") or any other refusal: nothing to listen to.
-                Ok(None) => return,
-                Err(_) => {}
-            }
-            failures = if got_event { 0 } else { failures + 1 };
-            if failures >= MAX_LISTEN_FAILURES || !stop.sleep(retry) {
-                return;
-            }
-        }
-    }
-
-    /// GET for the standalone stream; None when the server offers none.
-    fn open_standalone(
-        &self,
-        agent: &ureq::Agent,
-        last_event_id: Option<&str>,
-    ) -> Result<Option<SseReader<Body>>, McpError> {
-        // Open as long as the session lives: no overall timeout.
-        let mut request =
-            agent.get(&self.url).config().timeout_global(None).build().header("accept", "text/event-stream");
-        if let Some(last) = last_event_id {
-            request = request.header("last-event-id", last);
-        }
-        for (name, value) in &self.headers {
-            request = request.header(name.as_str(), value.as_str());
-        }
-        for (name, value) in self.session_headers().0 {
-            request = request.header(name, value);
-        }
-        let response = request.call().map_err(|err| self.map_error(err, "the event stream", Duration::ZERO))?;
-        let status = response.status().as_u16();
-        let is_stream = response
-            .headers()
-            .get("content-type")
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.to_ascii_lowercase().starts_with("text/event-stream"));
-        if !(200..300).contains(&status) || !is_stream {
-            return Ok(None);
-        }
-        Ok(Some(SseReader::new(Box::new(response.into_body().into_reader()))))
-    }
-
-    /// Routes a message of the standalone stream: a changed tool list is flagged, server
-    /// requests are answered; responses and other notifications are not for us here.
-    fn route_unsolicited(&self, text: &str) {
-        let Ok(messages) = parse_incoming(text) else { return };
-        for message in messages {
-            match message {
-                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
-                    self.tools_changed.store(true, Ordering::SeqCst);
-                }
-                Incoming::ServerRequest { reply, .. } => {
-                    let _ = self.notify(&reply);
-                }
-                Incoming::Response { .. }
-                | Incoming::Progress { .. }
-                | Incoming::Notification { .. }
-                | Incoming::Ignored { .. } => {}
-            }
-        }
-    }
-
     /// POSTs a notification or a reply; any 2xx acknowledges it.
     fn notify(&self, message: &str) -> Result<(), McpError> {
         let agent = self.agent();
@@ -567,30 +467,7 @@ impl Transport for HttpTransport {
         if !self.listen {
             return;
         }
-        let mut listener = lock(&self.listener);
-        if listener.as_ref().is_some_and(|running| !running.thread.is_finished()) {
-            return;
-        }
-        let stop = CancelToken::new();
-        let agent = self.endpoint.config.new_agent();
-        let (endpoint, thread_stop, thread_agent) = (Arc::clone(&self.endpoint), stop.clone(), agent.clone());
-        let spawned = std::thread::Builder::new()
-            .name("mcp-http-listen".to_string())
-            .spawn(move || endpoint.listen(&thread_agent, &thread_stop));
-        // Without the thread the server's own messages are missed, as before; calls still work.
-        if let Ok(thread) = spawned {
-            *listener = Some(Listener { stop, agent, thread });
-        }
-    }
-}
-
-impl Drop for HttpTransport {
-    fn drop(&mut self) {
-        // Not joined: the thread ends as soon as its agent is shut down.
-        if let Some(listener) = lock(&self.listener).take() {
-            listener.stop.cancel();
-            listener.agent.shutdown();
-        }
+        self.spawn_listener();
     }
 }
 
@@ -622,13 +499,6 @@ fn describe_error_body(text: &str) -> String {
         .unwrap_or_else(|| text.trim().to_string());
     let message: String = message.chars().take(300).collect();
     if message.is_empty() { "(empty body)".to_string() } else { message }
-}
-
-fn read_capped(body: Body, limit: u64) -> String {
-    let mut bytes = Vec::new();
-    // A body that fails half-way still carries a useful message in what did arrive.
-    let _ = body.take(limit).read_to_end(&mut bytes);
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 #[cfg(test)]

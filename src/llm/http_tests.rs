@@ -1,6 +1,7 @@
 //! Transport tests: status handling, error mapping and interruption, against a scripted server.
 
 use super::*;
+use crate::http::test_tls_server::TlsServer;
 use crate::llm::test_server::{ScriptedServer, sse_stall, status};
 
 fn client(base_url: &str) -> HttpClient {
@@ -164,142 +165,17 @@ fn endpoints_carry_the_port_or_the_schemes_default() {
     assert_eq!(endpoint_of("http://[::1]:8000/v1", "::1"), "[::1]:8000");
 }
 
-/// A TLS server (`openssl s_server -www`) whose certificate is signed by test CA "a"; CA "b"
-/// signs nothing it serves. Killed on drop.
-struct TlsServer {
-    dir: std::path::PathBuf,
-    child: std::process::Child,
-    url: String,
-}
-
-impl TlsServer {
-    /// None (with a note) where the `openssl` command is missing.
-    fn start(tag: &str) -> Option<TlsServer> {
-        if std::process::Command::new("openssl").arg("version").output().is_err() {
-            eprintln!("tls-{tag}: skipped: needs the openssl command for a TLS test server");
-            return None;
-        }
-        Some(TlsServer::start_openssl(tag))
-    }
-
-    fn start_openssl(tag: &str) -> TlsServer {
-        use std::io::BufRead;
-        use std::process::{Command, Stdio};
-        let dir = std::env::temp_dir().join(format!("mewcode-tls-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let openssl = |args: &[&str]| {
-            let output = Command::new("openssl").args(args).current_dir(&dir).output().expect("openssl");
-            assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-        };
-        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-        for ca in ["a", "b"] {
-            let (key, cert, subject) = (format!("{ca}.key"), format!("{ca}.pem"), format!("/CN=mewcode test CA {ca}"));
-            let mut args = vec!["req", "-x509"];
-            args.extend(ec);
-            args.extend(["-keyout", &key, "-out", &cert, "-days", "2", "-subj", &subject]);
-            openssl(&args);
-        }
-        let mut args = vec!["req"];
-        args.extend(ec);
-        args.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]);
-        openssl(&args);
-        std::fs::write(
-            dir.join("ext.cnf"),
-            "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-        )
-        .unwrap();
-        openssl(&[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "a.pem",
-            "-CAkey",
-            "a.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ]);
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let accept = format!("127.0.0.1:{port}");
-        let mut child = Command::new("openssl")
-            .args(["s_server", "-accept", &accept, "-cert", "server.pem", "-key", "server.key", "-www"])
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // s_server says ACCEPT once it listens.
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = std::io::BufReader::new(stdout).lines();
-        assert!(lines.any(|line| line.is_ok_and(|line| line.contains("ACCEPT"))), "s_server did not start");
-        std::thread::spawn(move || lines.for_each(drop));
-        TlsServer { dir, child, url: format!("https://127.0.0.1:{port}/") }
-    }
-
-    fn roots(&self, ca: &str) -> Vec<PemSource> {
-        read_ca_files(&[self.dir.join(format!("{ca}.pem")).as_path()]).unwrap()
-    }
-
-    fn get(&self, config: &AgentConfig) -> Result<u16, ureq::Error> {
-        config.new_agent().get(&self.url).call().map(|response| response.status().as_u16())
-    }
-}
-
-impl Drop for TlsServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 #[test]
-fn given_roots_add_to_the_bundle_and_a_failed_handshake_tries_the_other_set() {
-    let Some(server) = TlsServer::start("fallback") else { return };
-    let net = NetEnv::default();
+fn a_failed_handshake_names_the_host_and_the_ca_file_fix() {
+    let Some(server) = TlsServer::start("message") else { return };
     let idle = Some(Duration::from_secs(5));
-    // The bundle alone does not know test CA a; the right CA file verifies.
-    let (bundle_only, _) = agent_config(&server.url, &net, &[], idle).unwrap();
-    assert!(bundle_only.bundled.is_none(), "no extra roots");
+    // The bundle alone does not know the server's test CA.
+    let (bundle_only, _) = agent_config(&server.url, &NetEnv::default(), &[], idle).unwrap();
     let bundle_error = server.get(&bundle_only).unwrap_err();
-    assert!(is_handshake_failure(&bundle_error), "{bundle_error:?}");
     let client = client(&server.url);
     let message = client.map_error(bundle_error).to_string();
     assert!(
         message.contains("TLS with 127.0.0.1 failed: invalid peer certificate") && message.contains("ca_file"),
         "{message}"
     );
-    let (right, _) = agent_config(&server.url, &net, &server.roots("a"), idle).unwrap();
-    assert!(right.bundled.is_some(), "the CA file adds to the bundle");
-    assert_eq!(server.get(&right).unwrap(), 200);
-    // The second set is tried over a new connection when the first one's handshake fails: in
-    // production it is the bundle (a corporate SSL_CERT_FILE must not break public endpoints);
-    // here a CA file stands in for it, since no public CA signs a test server.
-    let wrong_then_right = AgentConfig {
-        config: ureq_config(None, idle, Some(parse_roots(&server.roots("b")).unwrap())),
-        bundled: Some(ureq_config(None, idle, Some(parse_roots(&server.roots("a")).unwrap()))),
-    };
-    assert_eq!(server.get(&wrong_then_right).unwrap(), 200);
-    // Both sets failing reports the given roots' error; a wrong file is no silent downgrade.
-    let (wrong, _) = agent_config(&server.url, &net, &server.roots("b"), idle).unwrap();
-    assert!(server.get(&wrong).is_err_and(|error| is_handshake_failure(&error)));
-}
-
-#[test]
-fn only_handshake_failures_try_the_other_roots() {
-    assert!(is_handshake_failure(&ureq::Error::Tls("bad certificate")));
-    assert!(!is_handshake_failure(&ureq::Error::ConnectionFailed));
-    assert!(!is_handshake_failure(&ureq::Error::HostNotFound));
-    let io = |kind| ureq::Error::Io(std::io::Error::from(kind));
-    assert!(is_handshake_failure(&io(std::io::ErrorKind::InvalidData)));
-    assert!(!is_handshake_failure(&io(std::io::ErrorKind::ConnectionRefused)));
-    assert!(!is_handshake_failure(&io(std::io::ErrorKind::TimedOut)));
 }

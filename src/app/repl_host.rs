@@ -1,0 +1,42 @@
+//! The REPL's host: what `repl::Host` asks of the program — agents for `/model`, a provider's
+//! context window, the MCP servers' status and reconnection — answered with the wiring of the
+//! run that started the REPL.
+//!
+//! Invariant: an agent built here for `/model` gets the same wiring (hooks, permission gate,
+//! sandbox, MCP servers) as the REPL's first one, through the same `build_agent`. This file
+//! holds references only: it starts nothing and owns nothing.
+
+use super::Launch;
+use super::run::{Wiring, build_agent};
+use crate::agent::{Agent, FrontEnd};
+use crate::config::ProviderConfig;
+use crate::http::net::NetEnv;
+use crate::llm::discovery::{DISCOVERY_BUDGET, resolve_window};
+use crate::{mcp_cli, repl};
+use std::sync::Arc;
+
+/// The references the REPL's requests are answered with.
+pub(super) struct ReplHost<'a> {
+    pub launch: &'a Launch,
+    pub wiring: &'a Wiring<'a>,
+}
+
+impl repl::Host for ReplHost<'_> {
+    fn connect(&self, provider: &ProviderConfig) -> Result<Arc<Agent>, String> {
+        build_agent(self.launch, provider, self.wiring, FrontEnd::Repl)
+            .map_err(|exit| exit.message().unwrap_or_else(|| "cannot connect to the provider".to_string()))
+    }
+
+    fn discover(&self, provider: &mut ProviderConfig) -> Option<String> {
+        let net = NetEnv::from_vars(self.launch.env.pairs());
+        resolve_window(provider, &net, DISCOVERY_BUDGET)
+    }
+
+    fn mcp_status(&self) -> String {
+        mcp_cli::render_list_text(&self.wiring.mcp.statuses())
+    }
+
+    fn mcp_reconnect(&self, name: &str) -> Result<(), String> {
+        self.wiring.mcp.reconnect(name)
+    }
+}

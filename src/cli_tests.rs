@@ -1,0 +1,125 @@
+//! The command line of SPEC §1.1, parsed: every flag, value form and usage error.
+
+use super::*;
+
+fn parse(line: &str) -> Result<Command, UsageError> {
+    let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+    parse_args(&args)
+}
+
+fn error(line: &str) -> String {
+    match parse(line) {
+        Err(UsageError(message)) => message,
+        Ok(command) => panic!("{line:?} parsed as {command:?}"),
+    }
+}
+
+#[test]
+fn the_help_states_the_agents_own_defaults() {
+    // The text is a constant; this keeps it saying what the agent does.
+    let cap = format!("(default {}; any positive number)", crate::agent::MAX_ITERATIONS);
+    assert!(HELP.contains(&cap), "--max-iterations help must say {cap}");
+}
+
+#[test]
+fn print_mode_with_every_option() {
+    let command = parse(
+        "-p hello --output-format stream-json --config x.yaml --provider p --model m --mode acceptEdits -C /tmp --max-iterations 5 --trust -q",
+    )
+    .unwrap();
+    let expected = Options {
+        prompt: Some(PromptSource::Arg("hello".into())),
+        output_format: Some(OutputFormat::StreamJson),
+        config: Some("x.yaml".into()),
+        provider: Some("p".into()),
+        model: Some("m".into()),
+        mode: Some(Mode::AcceptEdits),
+        cwd: Some("/tmp".into()),
+        resume: Resume::No,
+        max_iterations: Some(5),
+        trust: true,
+        quiet: true,
+    };
+    assert_eq!(command, Command::Run(expected));
+}
+
+#[test]
+fn equals_form_and_stdin_prompt() {
+    let Command::Run(options) = parse("--output-format=json -p - --mode=plan").unwrap() else { panic!() };
+    assert_eq!(options.prompt, Some(PromptSource::Stdin));
+    assert_eq!(options.output_format, Some(OutputFormat::Json));
+    assert_eq!(options.mode, Some(Mode::Plan));
+    for line in ["-p", "-p --model m", "--print -q"] {
+        let Command::Run(options) = parse(line).unwrap() else { panic!() };
+        assert_eq!(options.prompt, Some(PromptSource::Stdin), "{line}");
+    }
+}
+
+#[test]
+fn resume_forms() {
+    let resume = |line: &str| match parse(line).unwrap() {
+        Command::Run(options) => options.resume,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(resume("--resume"), Resume::Picker);
+    assert_eq!(resume("--resume 20261202-131500-a1b2"), Resume::Id("20261202-131500-a1b2".into()));
+    assert_eq!(resume("--resume=abc"), Resume::Id("abc".into()));
+    assert_eq!(resume("--resume nosuch -p x"), Resume::Id("nosuch".into()));
+    assert_eq!(resume("--resume -p x"), Resume::Picker);
+    assert_eq!(resume("-c"), Resume::Latest);
+}
+
+#[test]
+fn subcommands() {
+    assert_eq!(
+        parse("mcp list --json --url http://x/mcp").unwrap(),
+        Command::McpList { options: Options::default(), json: true, url: Some("http://x/mcp".into()) }
+    );
+    assert_eq!(
+        parse("mcp call gh search {}").unwrap(),
+        Command::McpCall {
+            options: Options::default(),
+            target: "gh".into(),
+            tool: "search".into(),
+            json: Some("{}".into())
+        }
+    );
+    assert_eq!(parse("sessions --json").unwrap(), Command::Sessions { options: Options::default(), json: true });
+    let check = parse("check Bash {\"command\":\"ls\"} --mode plan").unwrap();
+    let Command::Check { options, tool, .. } = check else { panic!() };
+    assert_eq!((tool.as_str(), options.mode), ("Bash", Some(Mode::Plan)));
+    assert_eq!(parse("doctor --trust").unwrap(), Command::Doctor(Options { trust: true, ..Options::default() }));
+    assert_eq!(parse("-V").unwrap(), Command::Version);
+    assert_eq!(parse("doctor --help").unwrap(), Command::Help);
+}
+
+#[test]
+fn usage_errors_name_the_flag() {
+    let cases = [
+        ("--frobnicate", "unknown flag --frobnicate"),
+        ("--output-format xml -p x", "--output-format: expected text|json|stream-json, got \"xml\""),
+        ("--mode yolo", "--mode: expected default|acceptEdits|plan|bypass, got \"yolo\""),
+        ("--max-iterations 0 -p x", "--max-iterations: must be a positive number, got 0"),
+        ("--max-iterations x -p y", "--max-iterations: expected a number, got \"x\""),
+        ("--max-iterations ten -p x", "--max-iterations: expected a number, got \"ten\""),
+        ("--model", "--model: missing value"),
+        ("--provider --model x", "--provider: missing value"),
+        ("mcp", "mcp: expected list, call or accept"),
+        ("mcp lst", "mcp: unknown subcommand \"lst\" (expected list, call or accept)"),
+        ("mcp accept", "mcp accept: expected SERVER"),
+        ("mcp accept a b", "mcp accept: unexpected argument \"b\""),
+        ("mcp call gh", "mcp call: expected SERVER|URL TOOL [JSON]"),
+        ("check Bash", "check: expected TOOL JSON"),
+        ("doctor extra", "doctor: unexpected argument \"extra\""),
+        ("frob", "unknown command \"frob\""),
+        ("doctor --output-format json", "--output-format: only with -p, not with doctor"),
+        ("sessions -q", "-q/--quiet: only with -p, not with sessions"),
+        ("doctor --json", "--json: only with mcp list or sessions, not with doctor"),
+        ("--url http://x", "--url: only with mcp list, not with the REPL or -p"),
+        ("mcp list --continue", "--continue/--resume: not with mcp list"),
+        ("sessions --mode plan", "--mode: not with sessions"),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(error(line), expected, "{line}");
+    }
+}

@@ -1,0 +1,67 @@
+//! Unit tests of `trust.rs`: trusted roots remembered, lost on change, and old stores read.
+
+use super::*;
+use crate::test_dir::TempDir;
+
+#[test]
+fn trust_is_remembered_and_lost_when_a_file_changes() {
+    let dir = TempDir::new("trust");
+    let (home, root) = (dir.join("home"), dir.join("proj"));
+    std::fs::create_dir_all(root.join(".mewcode")).unwrap();
+    std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
+    assert!(!is_trusted(&home, &root));
+    save_trust(&home, &root).unwrap();
+    assert!(is_trusted(&home, &root));
+    save_trust(&home, &root).unwrap();
+    let text = std::fs::read_to_string(home.join(TRUSTED_FILE)).unwrap();
+    assert_eq!(text.matches("sha256").count(), 1, "one entry per project: {text}");
+    std::fs::write(root.join(".mewcode/settings.yaml"), "permissions: {allow: [\"Bash(*)\"]}\n").unwrap();
+    assert!(!is_trusted(&home, &root), "a new settings file asks again");
+    save_trust(&home, &root).unwrap();
+    std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {x: {type: stdio, command: evil}}\n").unwrap();
+    assert!(!is_trusted(&home, &root), "a changed config asks again");
+}
+
+#[test]
+fn an_mcp_json_appearing_or_changing_asks_again_and_its_absence_keeps_old_fingerprints() {
+    let dir = TempDir::new("trust-mcp");
+    let (home, root) = (dir.join("home"), dir.join("proj"));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
+    // The fingerprint of a project without .mcp.json is what it was before .mcp.json counted.
+    let mut before = Vec::new();
+    before.extend_from_slice(b".mewcode.yaml\0present\0");
+    before.extend_from_slice(b"16\0mcp_servers: {}\n");
+    before.extend_from_slice(b".mewcode/settings.yaml\0absent\0");
+    assert_eq!(project_fingerprint(&root), sha256_hex(&before));
+    save_trust(&home, &root).unwrap();
+    std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "evil"}}}"#).unwrap();
+    assert!(!is_trusted(&home, &root), "a new .mcp.json asks again");
+    save_trust(&home, &root).unwrap();
+    assert!(is_trusted(&home, &root));
+    std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "worse"}}}"#).unwrap();
+    assert!(!is_trusted(&home, &root), "a changed .mcp.json asks again");
+}
+
+#[test]
+fn a_store_from_before_the_mark_still_trusts_and_loses_its_local_hashes_at_the_next_write() {
+    let dir = TempDir::new("trust-old");
+    let (home, root, other) = (dir.join("home"), dir.join("proj"), dir.join("other"));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let old = format!(
+        "projects:\n- path: {}\n  sha256: {}\n  local_sha256: abc\n- path: {}\n  sha256: ''\n  local_sha256: def\n",
+        root.display(),
+        project_fingerprint(&root),
+        other.display()
+    );
+    std::fs::write(home.join(TRUSTED_FILE), old).unwrap();
+    assert!(is_trusted(&home, &root), "an unknown key does not make the store unreadable");
+    assert!(!is_trusted(&home, &other));
+    save_trust(&home, &root).unwrap();
+    let text = std::fs::read_to_string(home.join(TRUSTED_FILE)).unwrap();
+    assert!(!text.contains("local_sha256"), "{text}");
+    assert!(!text.contains(&other.display().to_string()), "an entry that trusts nothing is dropped: {text}");
+    assert!(is_trusted(&home, &root));
+}

@@ -1,0 +1,110 @@
+//! Unit tests of `doctor.rs`: TLS roots, window advice, token clamping and masked keys.
+
+use super::*;
+
+fn local() -> ProviderConfig {
+    ProviderConfig {
+        base_url: "http://127.0.0.1:11434/v1".into(),
+        ..ProviderConfig::with_defaults("local", crate::config::Protocol::OpenAi, "qwen")
+    }
+}
+
+fn findings(window: Option<Option<Discovered>>) -> Findings {
+    let reachability = Reachability::Ok { models: vec!["qwen".into()], has_model: Some(true) };
+    Findings { reachability, window, capabilities: None }
+}
+
+#[test]
+fn tls_roots_list_the_given_files_and_the_bundle() {
+    use crate::http::roots::roots_in_use;
+    use std::path::Path;
+    assert_eq!(roots_in_use(None, None), "the bundled Mozilla roots");
+    assert_eq!(
+        roots_in_use(Some(Path::new("/etc/corp.pem")), None),
+        "/etc/corp.pem (SSL_CERT_FILE) + the bundled Mozilla roots"
+    );
+    assert_eq!(
+        roots_in_use(Some(Path::new("/etc/corp.pem")), Some(Path::new("/srv/vllm-ca.pem"))),
+        "/etc/corp.pem (SSL_CERT_FILE) + /srv/vllm-ca.pem (ca_file) + the bundled Mozilla roots"
+    );
+    assert_eq!(roots_in_use(None, Some(Path::new("/srv/ca.pem"))), "/srv/ca.pem (ca_file) + the bundled Mozilla roots");
+}
+
+#[test]
+fn an_assumed_ollama_window_recommends_raising_it_on_the_server() {
+    let assumed = Discovered { window: 4096, endpoint: "POST /api/show".into(), note: Some("assumed".into()) };
+    assert_eq!(
+        render_findings(&local(), &findings(Some(Some(assumed)))),
+        "      window: 4096 from POST /api/show; assumed\n      max_tokens 8192 does not fit the 4096-token window: \
+         requests ask for at most 3584, less as the conversation grows (never below 256)\n      \
+         recommended settings for provider local:\n        \
+         # Ollama: give the server a larger window (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or a model with \
+         PARAMETER num_ctx 32768), then set context_window to it\n"
+    );
+}
+
+#[test]
+fn a_window_nobody_reports_is_shown_as_the_default_and_asked_for() {
+    assert_eq!(
+        render_findings(&local(), &findings(Some(None))),
+        "      window: the server reported none, so 128000 (the openai default) is assumed\n      \
+         recommended settings for provider local:\n        context_window: <the server's window>   # this \
+         server does not report it\n"
+    );
+    let mut configured = local();
+    configured.window_source = WindowSource::Configured;
+    configured.context_window = 32768;
+    assert_eq!(
+        render_findings(&configured, &findings(None)),
+        "      window: 32768 (configured)\n      max_tokens 8192 is lowered once the conversation passes about 20480 \
+         tokens (compaction starts at 23211; never below 2048)\n"
+    );
+}
+
+#[test]
+fn doctor_says_when_max_tokens_will_be_clamped_to_the_window() {
+    let limits = Limits::for_window(4096);
+    let at_start = limits.reply_max_tokens(8192, 0);
+    assert_eq!(
+        max_tokens_clamp(8192, 4096, None),
+        Some((
+            format!(
+                "max_tokens 8192 does not fit the 4096-token window: requests ask for at most {at_start}, less as \
+                 the conversation grows (never below 256)"
+            ),
+            Some(at_start)
+        ))
+    );
+    // A cap that fits at first but is lowered before compaction starts.
+    let limits = Limits::for_window(32_768);
+    let threshold = limits.auto_threshold(None).unwrap();
+    let whole_until = 32_768 - limits.safety_margin - 16_000;
+    assert!(whole_until < threshold);
+    assert_eq!(
+        max_tokens_clamp(16_000, 32_768, None),
+        Some((
+            format!(
+                "max_tokens 16000 is lowered once the conversation passes about {whole_until} tokens (compaction \
+                 starts at {threshold}; never below 2048)"
+            ),
+            None
+        ))
+    );
+    // The defaults on a large window: sent whole until compaction; an unknown window says nothing.
+    assert_eq!(max_tokens_clamp(8192, 200_000, None), None);
+    assert_eq!(max_tokens_clamp(8192, 0, None), None);
+    let mut small = local();
+    small.context_window = 4096;
+    small.window_source = WindowSource::Configured;
+    let shown = render_findings(&small, &findings(None));
+    assert!(shown.contains("max_tokens 8192 does not fit the 4096-token window"), "{shown}");
+    assert!(shown.contains(&format!("max_tokens: {at_start}   # what fits the window")), "{shown}");
+}
+
+#[test]
+fn keys_are_masked() {
+    assert_eq!(mask_key("sk-ant-api03-abcdefghijklmnopWXYZ"), "sk-…WXYZ");
+    assert_eq!(mask_key("short"), "*****");
+    assert_eq!(mask_key("ab"), "****");
+    assert!(!mask_key("0123456789abcdef").contains("456"));
+}

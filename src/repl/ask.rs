@@ -1,0 +1,56 @@
+//! The one-key questions outside a turn's approvals (`approve.rs` has those): the trust gate
+//! before the REPL starts, and `continue?` after a turn stopped at a cap.
+//!
+//! Invariant: one key answers, the default is no (any key but `y`, Ctrl-C, a closed stdin),
+//! and the answer is echoed in words so the transcript says what was decided. Everything a
+//! question lists from the repository is neutralised.
+#![expect(clippy::print_stdout, reason = "a question stays on its line, where the answer is typed")]
+
+use super::render::{self, BOLD, DIM, YELLOW, paint, wrap};
+use super::terminal::{Interrupts, Key, read_key};
+use super::{say, say_wrapped};
+use crate::text::neutralize;
+
+/// The trust gate's question (SPEC §1.2): what the project's own config would enable, then
+/// `[y/N]`, one key, default no. Everything listed comes from the repository and is neutralised.
+pub(crate) fn ask_trust(
+    root: &std::path::Path,
+    items: &[String],
+    color: bool,
+    width: usize,
+    interrupts: &Interrupts,
+) -> bool {
+    let root = neutralize(&root.display().to_string());
+    say_wrapped(color, YELLOW, &format!("This project ({root}) has its own mewcode config:"), width, 0);
+    for item in items {
+        say_wrapped(color, "", &format!("  - {}", neutralize(item)), width, 4);
+    }
+    say_wrapped(color, DIM, "Trusting it lets these run and apply here; deny rules apply either way.", width, 0);
+    const QUESTION: &str = "trust this project? [y/N]";
+    print!("{} ", paint(color, BOLD, QUESTION));
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
+    let answer = if yes { "yes (remembered until these files change)" } else { "no (its config is ignored)" };
+    say_answer(QUESTION, answer, width);
+    yes
+}
+
+/// `continue? [y/N]`, one key, default no.
+pub(super) fn ask_continue(color: bool, width: usize, interrupts: &Interrupts) -> bool {
+    const QUESTION: &str = "continue? [y/N]";
+    print!("{} ", paint(color, BOLD, QUESTION));
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
+    say_answer(QUESTION, if yes { "yes" } else { "no" }, width);
+    yes
+}
+
+/// The answer to a one-key question, after the question when it fits on its line, else on the
+/// lines below (wrapped), so the terminal never breaks it mid-word.
+fn say_answer(question: &str, answer: &str, width: usize) {
+    if render::display_width(question) + 1 + render::display_width(answer) < width {
+        say(answer);
+    } else {
+        say(&format!("\n{}", wrap(answer, width, 0)));
+    }
+}

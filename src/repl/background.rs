@@ -1,0 +1,59 @@
+//! News from the background: MCP servers that connected or failed (at start-up or after
+//! `/mcp reconnect`) and warnings raised after the fact, said before the next prompt.
+//!
+//! Invariant: news is said only between turns, at the prompt: never lost, never in the middle
+//! of a streamed answer. Every name and message in it comes from outside and is neutralised.
+
+use super::chat::Chat;
+use super::render::{DIM, YELLOW, paint};
+use super::say;
+use super::setup::Setup;
+use crate::text::neutralize;
+use crate::warning::Warning;
+
+/// Something that happened in the background.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Background {
+    /// An MCP server connected or failed (at start-up or after `/mcp reconnect`).
+    Mcp(crate::mcp::Update),
+    /// A warning raised later (an MCP tool returned an image, a changed tool list failed...).
+    Warning(Warning),
+}
+
+/// What happened in the background since the last prompt (MCP servers that connected or
+/// failed, late warnings) is said now, before the prompt.
+pub(super) fn say_background_news(setup: &Setup, chat: &Chat) {
+    let mut news = false;
+    for event in setup.background.iter().flat_map(|background| background.try_iter()) {
+        say(&render_background(&event, setup.color));
+        news = true;
+    }
+    // Between turns: a server that just connected shows in `/tools` at once (a turn refreshes
+    // the registry anyway when it starts).
+    if news {
+        chat.agent.registry.refresh();
+    }
+}
+
+/// How a background event is shown: one dim line for a server that connected, a yellow `⚠` line
+/// per warning (a failed server's warning says why).
+fn render_background(event: &Background, color: bool) -> String {
+    let warning = |warning: &Warning| paint(color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())));
+    match event {
+        Background::Mcp(update) => {
+            let mut lines = Vec::new();
+            if let Some(count) = update.tools {
+                let plural = if count == 1 { "" } else { "s" };
+                let text = format!("mcp server {} connected: {count} tool{plural}", neutralize(&update.server));
+                lines.push(paint(color, DIM, &text));
+            }
+            lines.extend(update.warnings.iter().map(warning));
+            lines.join("\n")
+        }
+        Background::Warning(found) => warning(found),
+    }
+}
+
+#[cfg(test)]
+#[path = "background_tests.rs"]
+mod tests;

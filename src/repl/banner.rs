@@ -1,0 +1,47 @@
+//! The banner the REPL opens with: version, provider, model and mode; the keys; how commands
+//! are confined; the start-up warnings.
+//!
+//! Invariant: everything that can weaken the session is said before the first prompt, in a
+//! colour that stands out: bypass in red, confinement that is off in red and partial or
+//! unavailable in yellow, every warning in yellow. Names from config are neutralised.
+
+use super::chat::Chat;
+use super::render::{BOLD, DIM, RED, YELLOW};
+use super::say_wrapped;
+use super::setup::Setup;
+use crate::confine::Status;
+use crate::mode::Mode;
+use crate::text::neutralize;
+
+/// Said when a session starts in bypass or `/mode bypass` turns it on.
+pub(super) const BYPASS_WARNING: &str =
+    "⚠ BYPASS: tool calls run without asking (the blacklist, the sandbox and deny rules still apply)";
+
+/// Says the banner, wrapped to the screen.
+pub(super) fn print_banner(setup: &Setup, chat: &Chat) {
+    let width = chat.screen.width;
+    let title = format!(
+        "mewcode {} · {} · {} · mode {}",
+        setup.version,
+        neutralize(&chat.provider.name),
+        neutralize(&chat.provider.model),
+        chat.mode.shown()
+    );
+    say_wrapped(setup.color, BOLD, &title, width, 2);
+    if chat.mode == Mode::Bypass {
+        say_wrapped(setup.color, RED, BYPASS_WARNING, width, 0);
+    }
+    let keys = "/help for commands · Shift-Tab cycles the mode · Ctrl-C cancels · Ctrl-D exits";
+    say_wrapped(setup.color, DIM, keys, width, 0);
+    let (summary, status) = &setup.sandbox;
+    let colour = match status {
+        Status::Confined { view: Ok(()), .. } => DIM,
+        // Confined by Landlock alone: the summary says which promises do not hold.
+        Status::Confined { view: Err(_), .. } | Status::Unavailable { .. } => YELLOW,
+        Status::Off { .. } => RED,
+    };
+    say_wrapped(setup.color, colour, &neutralize(summary), width, 2);
+    for warning in &setup.warnings {
+        say_wrapped(setup.color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())), width, 2);
+    }
+}

@@ -1,0 +1,76 @@
+//! What the REPL starts with: the values of the run (`Setup`) and the program that started it
+//! (`Host`), which builds agents, asks providers for their window and drives the MCP servers.
+//!
+//! Invariant: the REPL reaches the wiring only through `Host`, so it never builds a provider,
+//! reads the environment or touches an MCP connection itself (`app/` does, in `repl_host.rs`).
+
+use super::background::Background;
+use super::sessions::Sessions;
+use crate::agent::Agent;
+use crate::config::ProviderConfig;
+use crate::mode::Mode;
+use crate::warning::Warning;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What the REPL asks of the program that started it (`app/` implements it).
+pub(crate) trait Host {
+    /// Builds an agent for a provider, for `/model`; the conversation, with its session and
+    /// context state, carries over to it.
+    fn connect(&self, provider: &ProviderConfig) -> Result<Arc<Agent>, String>;
+    /// Asks a provider's server for its context window before `/model` switches to it; a notice
+    /// when it stays a default or is assumed.
+    fn discover(&self, provider: &mut ProviderConfig) -> Option<String>;
+    /// The MCP servers' status, rendered for `/mcp`.
+    fn mcp_status(&self) -> String;
+    /// `/mcp reconnect NAME`: starts connecting the server again (its outcome arrives on
+    /// `Setup::background`); `Err` says why not.
+    fn mcp_reconnect(&self, name: &str) -> Result<(), String>;
+}
+
+/// Everything the REPL starts with.
+pub(crate) struct Setup<'a> {
+    pub version: &'static str,
+    /// The project root (approval previews read files relative to it).
+    pub root: PathBuf,
+    /// Every configured provider, for `/model`.
+    pub providers: Vec<ProviderConfig>,
+    /// The provider in use and its agent.
+    pub provider: ProviderConfig,
+    pub agent: Arc<Agent>,
+    pub mode: Mode,
+    /// Shift-Tab may reach bypass: the session started in it (`--mode bypass`) or the user's own
+    /// config says `bypass_in_mode_cycle: true`.
+    pub bypass_in_cycle: bool,
+    pub warnings: Vec<Warning>,
+    /// Colour escapes allowed (stdout is a TTY, `TERM` not dumb, NO_COLOR unset).
+    pub color: bool,
+    /// Cursor movement allowed (stdout is a TTY, `TERM` not dumb): the spinner and the
+    /// `/resume` picker.
+    pub animate: bool,
+    /// The program that started the REPL: agents for `/model`, windows, MCP servers.
+    pub host: &'a dyn Host,
+    /// The servers' progress for the status line (`mcp 1/2` while some are starting).
+    pub mcp_probe: crate::mcp::Probe,
+    /// What happens in the background (MCP servers connecting or failing, warnings raised during
+    /// tool calls), said before the next prompt.
+    pub background: Option<crossbeam_channel::Receiver<Background>>,
+    /// Where sessions are logged and which one to start with.
+    pub sessions: Sessions,
+    /// How commands are confined: the summary line and the status (off and unavailable are
+    /// shown in warning colours).
+    pub sandbox: (String, crate::confine::Status),
+}
+
+impl Setup<'_> {
+    /// Every configured provider, the one in use as resolved at start-up (its window possibly
+    /// discovered).
+    pub(super) fn known_providers(&self) -> Vec<ProviderConfig> {
+        let mut providers = self.providers.clone();
+        match providers.iter_mut().find(|provider| provider.name == self.provider.name) {
+            Some(entry) => *entry = self.provider.clone(),
+            None => providers.push(self.provider.clone()),
+        }
+        providers
+    }
+}
