@@ -10,7 +10,7 @@
 use crate::cancel::CancelToken;
 use crate::config::McpServerConfig;
 use crate::mcp::{self, Manager, ServerState, ServerStatus, StartOptions};
-use crate::text::neutralize;
+use crate::text::{neutralize, truncate_chars};
 use serde_json::{Value, json};
 
 /// `mewcode mcp list`: connects `servers`, prints their status, shuts them down. Failed servers
@@ -208,10 +208,7 @@ fn render_list_json(statuses: &[ServerStatus]) -> Value {
 
 fn first_line(text: &str, max_chars: usize) -> String {
     let line = text.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("");
-    match line.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line.to_string(),
-    }
+    truncate_chars(line, max_chars, "…")
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use super::client::Transport;
 use super::jsonrpc::{Deadline, Incoming, Pending, parse_incoming, wait};
 use crate::cancel::CancelToken;
 use crate::sync::lock;
+use crate::text::truncate_chars;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -269,7 +270,7 @@ fn read_stdout(stdout: std::process::ChildStdout, route: &Route, child: &Mutex<C
         let messages = match parse_incoming(text) {
             Ok(messages) => messages,
             Err(reason) => {
-                log_line(log, &format!("[mewcode] stdout line skipped, {reason}: {}", truncate(text, 200)));
+                log_line(log, &format!("[mewcode] stdout line skipped, {reason}: {}", truncate_chars(text, 200, "…")));
                 continue;
             }
         };
@@ -327,15 +328,8 @@ fn drain_stderr(stderr: std::process::ChildStderr, head: &Mutex<Vec<String>>, lo
         log_line(log, text);
         let mut head = lock(head);
         if head.len() < STDERR_HEAD_LINES && !text.trim().is_empty() {
-            head.push(truncate(text, 300));
+            head.push(truncate_chars(text, 300, "…"));
         }
-    }
-}
-
-fn truncate(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
     }
 }
 
