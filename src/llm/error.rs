@@ -510,4 +510,5 @@ fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
 }
 
 #[cfg(test)]
+#[path = "error_tests.rs"]
 mod tests;

@@ -15,8 +15,6 @@ pub(crate) mod content;
 pub(crate) mod decode;
 pub(crate) mod discovery;
 pub(crate) mod error;
-#[cfg(test)]
-mod fixture;
 pub(crate) mod http;
 pub(crate) mod openai;
 pub(crate) mod probe;
@@ -24,8 +22,6 @@ pub(crate) mod provider;
 pub(crate) mod retry;
 pub(crate) mod settings;
 pub(crate) mod stream;
-#[cfg(test)]
-pub(crate) mod test_routes;
 #[cfg(test)]
 pub(crate) mod test_server;
 pub(crate) mod text_calls;

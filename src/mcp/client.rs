@@ -296,4 +296,5 @@ pub fn parse_read_only(annotations: Option<&Value>) -> bool {
 }
 
 #[cfg(test)]
+#[path = "client_tests.rs"]
 mod tests;

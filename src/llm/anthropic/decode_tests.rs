@@ -3,7 +3,7 @@
 
 use super::AnthropicDecoder;
 use crate::llm::decode::Decoder;
-use crate::llm::fixture::{load, replay, split, text};
+use crate::llm::test_server::fixture::{load, replay, split, text};
 use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
 use crate::msg::{ThinkingBlock, ToolCall, Usage};
 

@@ -7,8 +7,3 @@ pub(crate) mod encode;
 
 pub(crate) use decode::AnthropicDecoder;
 pub(crate) use encode::encode_request;
-
-#[cfg(test)]
-mod decode_tests;
-#[cfg(test)]
-mod encode_tests;

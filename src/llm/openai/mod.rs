@@ -8,12 +8,3 @@ pub(crate) mod encode;
 
 pub(crate) use decode::OpenAiDecoder;
 pub(crate) use encode::encode_request_with_fallback;
-
-#[cfg(test)]
-mod decode_tests;
-#[cfg(test)]
-mod encode_tests;
-#[cfg(test)]
-mod error_shape_tests;
-#[cfg(test)]
-mod local_decode_tests;

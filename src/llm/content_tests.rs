@@ -3,7 +3,7 @@
 //! must come out as soon as it cannot be a marker.
 
 use super::*;
-use crate::llm::fixture::{coalesce, text, thinking};
+use crate::llm::test_server::fixture::{coalesce, text, thinking};
 use crate::msg::ToolDefinition;
 
 fn tools() -> Option<ToolNames> {

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::config::Protocol;
-use crate::llm::test_routes::{Route, RouteServer, json as json_route, sse};
+use crate::llm::test_server::routes::{Route, RouteServer, json as json_route, sse};
 
 fn provider(base_url: &str) -> ProviderConfig {
     ProviderConfig { base_url: base_url.to_string(), ..ProviderConfig::with_defaults("local", Protocol::OpenAi, "m") }

@@ -2,7 +2,7 @@
 //! nothing (the default stays, with a notice).
 
 use super::*;
-use crate::llm::test_routes::{Route, RouteServer, json};
+use crate::llm::test_server::routes::{Route, RouteServer, json};
 
 fn provider(base_url: &str, model: &str) -> ProviderConfig {
     ProviderConfig { base_url: base_url.to_string(), ..ProviderConfig::with_defaults("local", Protocol::OpenAi, model) }
