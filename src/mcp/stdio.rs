@@ -115,11 +115,6 @@ impl StdioTransport {
         Ok(transport)
     }
 
-    /// The child's process id (tests check it is gone after shutdown).
-    pub fn pid(&self) -> u32 {
-        lock(&self.child).id()
-    }
-
     fn write_line(&self, message: &str) -> Result<(), McpError> {
         write_line(&self.stdin, message)
     }

@@ -4,6 +4,13 @@ use super::*;
 use crate::mcp::client::Client;
 use crate::test_dir::TempDir;
 
+impl StdioTransport {
+    /// The child's process id (checked to be gone after shutdown).
+    fn pid(&self) -> u32 {
+        lock(&self.child).id()
+    }
+}
+
 fn spawn_sh(script: &str) -> StdioTransport {
     let env: Vec<(String, String)> = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
     let spawn_env = SpawnEnv { host_env: env, cwd: std::env::temp_dir(), log_dir: None };

@@ -1,14 +1,24 @@
 //! The tool contract, the registry that the agent calls through, and the built-in tools.
 //!
 //! Invariant: a tool failure is data (an `is_error` output the model reads), never a panic or an
-//! `Err` that stops the turn; unknown names become "unknown tool: X" errors, and arguments that are
-//! not valid JSON for the tool's input become "invalid arguments for X: ..." errors. Tools resolve
+//! `Err` that stops the turn (`execute_caught` turns a panic into one), and arguments that are not
+//! valid JSON for the tool's input become "invalid arguments for X: ..." errors. Tools resolve
 //! relative paths against `ToolContext::root` with `fsx::resolve_path`; the permission check of a
 //! call is `permission/`'s and runs before `execute`. The one exception is the walk of `grep` and
 //! `glob`, which meets files the engine never saw: every file it reads or lists passes the
 //! `permission::FileGate` of `ToolContext::file_gate` (sandbox, sensitive files, deny rules), and
 //! what it leaves out is only counted. Nothing here reads the process environment: the bash
 //! environment is built once by the caller and handed in.
+//!
+//! - `mod.rs` — the `Tool` contract, `ToolOutput`, `ToolContext`, the `Registry`
+//! - `read_file.rs` — `read_file`: a numbered window of a text file
+//! - `write_file.rs` — `write_file`: a whole file, parents created
+//! - `edit_file.rs` — `edit_file`: an exact string replaced
+//! - `glob.rs` — `glob`: files matching a pattern, newest first
+//! - `grep/` — `grep`: contents searched with a regex, in parallel, and its output
+//! - `bash.rs` — `bash`: a confined shell command and its merged output
+//! - `walk.rs` — the parallel `.gitignore`-aware walker of `glob` and `grep`
+//! - `test_support.rs` — test-only: a tool context in a `TempDir`, calling a tool
 
 mod bash;
 mod edit_file;
@@ -292,15 +302,6 @@ impl Registry {
     /// The tool called `name`, if registered.
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         crate::sync::read(&self.current).iter().find(|tool| tool.name() == name).cloned()
-    }
-
-    /// Runs `name` on `input_json`; an unknown name is an error output, and a panicking tool is
-    /// caught and becomes an error output instead of ending the session.
-    pub fn execute(&self, name: &str, input_json: &str, ctx: &ToolContext) -> ToolOutput {
-        match self.get(name) {
-            Some(tool) => execute_caught(tool.as_ref(), input_json, ctx),
-            None => ToolOutput::error(format!("unknown tool: {name}")),
-        }
     }
 }
 

@@ -7,6 +7,15 @@ fn ctx() -> ToolContext {
     ToolContext::new(std::env::temp_dir(), CancelToken::new())
 }
 
+/// Runs `name` through the registry as the agent does: looked up, then `execute_caught`; an
+/// unknown name is an error output.
+fn execute(registry: &Registry, name: &str, input_json: &str, ctx: &ToolContext) -> ToolOutput {
+    match registry.get(name) {
+        Some(tool) => execute_caught(tool.as_ref(), input_json, ctx),
+        None => ToolOutput::error(format!("unknown tool: {name}")),
+    }
+}
+
 #[test]
 fn builtin_tools_carry_the_names_of_the_table_in_order() {
     let tools = builtin_tools(Vec::new(), Arc::new(Sandbox::off()));
@@ -38,9 +47,9 @@ fn registry_with_builtins_splits_read_only_definitions() {
 #[test]
 fn registry_reports_unknown_tools_and_invalid_json_as_errors() {
     let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
-    assert_eq!(registry.execute("nope", "{}", &ctx()), ToolOutput::error("unknown tool: nope"));
+    assert_eq!(execute(&registry, "nope", "{}", &ctx()), ToolOutput::error("unknown tool: nope"));
     for names in BUILTIN_NAMES {
-        let output = registry.execute(names.name, "{not json", &ctx());
+        let output = execute(&registry, names.name, "{not json", &ctx());
         assert!(output.is_error, "{}", names.name);
         assert!(output.content.starts_with(&format!("invalid arguments for {}:", names.name)), "{}", output.content);
     }
@@ -73,7 +82,7 @@ impl Tool for Panicking {
 fn registry_turns_a_panicking_tool_into_an_error() {
     let mut registry = Registry::new();
     registry.register(Arc::new(Panicking));
-    let output = registry.execute("panicking", "{}", &ctx());
+    let output = execute(&registry, "panicking", "{}", &ctx());
     assert!(output.is_error && output.content.contains("failed internally"), "{}", output.content);
 }
 
