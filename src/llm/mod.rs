@@ -3,6 +3,25 @@
 //! Invariant: everything above this module is protocol-blind. A stream always ends with exactly
 //! one terminal event (`Done` or `Error`) after which the producer drops its sender; `Restart`
 //! voids everything the consumer received since the request began.
+//!
+//! - `mod.rs` — the `Provider` trait, `StreamEvent`, `Completion` and `StopReason`
+//! - `provider.rs` — the thin providers: encoder, transport and decoder wired per protocol
+//! - `anthropic/` — the Anthropic Messages encoder and decoder (pure)
+//! - `openai/` — the OpenAI Chat Completions encoder and tolerant decoder (pure)
+//! - `body.rs` — request body bytes: top-level fields plus the history serialized in place
+//! - `settings.rs` — per-provider sampling fields and the `extra_body` merge
+//! - `decode.rs` — the contract between the SSE transport and a protocol's decoder
+//! - `stream.rs` — the stream producer: POST, read SSE, decode, forward, retry, cancel
+//! - `retry.rs` — the retry policy as a pure function, and the `Retry` notice
+//! - `error.rs` — `LlmError` and the one table of context-overflow wordings
+//! - `http.rs` — the HTTP transport: ureq per provider, one POST per attempt
+//! - `net.rs` — proxy and CA settings from the environment, as values
+//! - `content.rs` — the answer-text filter of local models: `<think>` and calls written as text
+//! - `text_calls.rs` — the recognisers of tool calls written as text
+//! - `discovery.rs` — asking an OpenAI-compatible server for its context window
+//! - `capabilities.rs` — doctor's test request: what a server does with tools and reasoning
+//! - `probe.rs` — finding a local server, and checking that an endpoint answers
+//! - `test_server/` — test-only fakes: the scripted server, the route server, transcript replay
 
 use crate::cancel::CancelToken;
 use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
@@ -97,3 +116,6 @@ pub enum StreamEvent {
     /// The stream failed; nothing of it should enter history.
     Error(LlmError),
 }
+
+#[cfg(test)]
+mod tests;

@@ -151,3 +151,9 @@ fn progress_for_a_waiting_request_extends_its_wait() {
     assert!(pending.resolve(4, Ok(json!(1))));
     assert_eq!(wait(&answer_rx, "x", &deadline, &CancelToken::new()), Ok(json!(1)));
 }
+
+#[test]
+fn an_incoming_message_stays_small() {
+    // Every line a server sends becomes one, routed by the reader thread.
+    assert!(std::mem::size_of::<Incoming>() <= 80, "{}", std::mem::size_of::<Incoming>());
+}
