@@ -5,7 +5,11 @@
 //! before it reaches a terminal, since servers are outside our control; JSON output carries it
 //! escaped by serde. Rendering is pure (`render_*`); the `print_*` wrappers only write. The
 //! servers it starts are shut down before `list` / `call` return.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a front end: it writes listings and results to stdout, notices to stderr"
+)]
 
 use crate::cancel::CancelToken;
 use crate::config::McpServerConfig;
