@@ -1,6 +1,4 @@
-//! Doctor's endpoint probe: the stream shapes of vLLM, llama.cpp and Ollama (structured calls
-//! streamed or whole, calls written as text, reasoning fields, usage or none), read from fake
-//! servers and from chunk lists.
+//! Unit tests of `capabilities.rs`: the stream shapes of vLLM, llama.cpp and Ollama, from fakes and chunks.
 
 use super::*;
 use crate::config::Protocol;

@@ -1,5 +1,4 @@
-//! Window discovery against fake endpoints: vLLM, llama.cpp, Ollama, and a server that reports
-//! nothing (the default stays, with a notice).
+//! Unit tests of `discovery.rs`: vLLM, llama.cpp, Ollama, and a server that reports no window.
 
 use super::*;
 use crate::llm::test_server::routes::{Route, RouteServer, json};

@@ -1,6 +1,4 @@
-//! The producer against a scripted server: retries, restarts, truncation, idle timeout,
-//! refused connections and cancellation, with a trivial decoder; then the error shapes servers
-//! send outside the `data:` path, through the OpenAI decoder.
+//! Unit tests of `stream.rs`: retries, restarts, timeouts, cancellation, and the error shapes of servers.
 
 use super::*;
 use crate::http::net::NetEnv;

@@ -1,5 +1,4 @@
-//! Every Anthropic transcript of the catalogue (protocol README §5) replayed through the decoder,
-//! compared whole against the exact event sequence a consumer must see.
+//! Unit tests of `decode.rs`: every Anthropic transcript replayed, compared whole with the events expected.
 
 use super::AnthropicDecoder;
 use crate::llm::decode::Decoder;

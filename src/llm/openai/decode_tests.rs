@@ -1,7 +1,4 @@
-//! Every OpenAI-compatible transcript of the catalogue (protocol README §5: OpenAI, vLLM,
-//! Ollama, llama.cpp, DeepSeek, OpenRouter, Groq, xAI, Z.ai) replayed through the decoder and
-//! compared whole against the exact event sequence a consumer must see; then the tool calls
-//! local models write as text (`fixtures/local-models/`).
+//! Unit tests of `decode.rs`: every OpenAI-compatible and local-model transcript replayed, compared whole.
 
 use super::OpenAiDecoder;
 use crate::llm::decode::Decoder;
