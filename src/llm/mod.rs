@@ -14,8 +14,7 @@
 //! - `stream.rs` — the stream producer: POST, read SSE, decode, forward, retry, cancel
 //! - `retry.rs` — the retry policy as a pure function, and the `Retry` notice
 //! - `error.rs` — `LlmError` and the one table of context-overflow wordings
-//! - `http.rs` — the HTTP transport: ureq per provider, one POST per attempt
-//! - `net.rs` — proxy and CA settings from the environment, as values
+//! - `http.rs` — the HTTP transport of model calls (over `crate::http`): one POST per attempt
 //! - `content.rs` — the answer-text filter of local models: `<think>` and calls written as text
 //! - `text_calls.rs` — the recognisers of tool calls written as text
 //! - `discovery.rs` — asking an OpenAI-compatible server for its context window

@@ -26,7 +26,7 @@
 //! - `jsonrpc.rs` — JSON-RPC framing, routing of what a server sends, the pending table
 //! - `client.rs` — the lifecycle over a `Transport`: initialize, tools/list, tools/call
 //! - `stdio.rs` — the stdio transport: a child process, one message per line
-//! - `http.rs` — the Streamable HTTP transport: one POST per message, JSON or SSE back
+//! - `http/` — the Streamable HTTP transport: one POST per message, JSON or SSE back
 //! - `tool.rs` — one server tool as a `tools::Tool`, and result rendering
 //! - `source.rs` — a server's live tool list as a `tools::ToolSource`
 //! - `pin.rs` — tool-definition pinning: the pure verdict and its store on disk
