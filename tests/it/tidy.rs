@@ -108,10 +108,12 @@ fn code_only(text: &str) -> String {
         .join("\n")
 }
 
-/// Files that hold only tests (declared under `#[cfg(test)]` by their parent module).
+/// Files that hold only tests (declared under `#[cfg(test)]` by their parent module), and every
+/// file of a test-only folder (`test_*/`, declared under `#[cfg(test)]` as a whole).
 fn is_test_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    name == "tests.rs" || name.ends_with("_tests.rs") || name.starts_with("test_") || name == "fixture.rs"
+    let in_test_folder = rel.split('/').any(|part| part.starts_with("test_"));
+    name == "tests.rs" || name.ends_with("_tests.rs") || in_test_folder || name == "fixture.rs"
 }
 
 #[test]
@@ -119,7 +121,9 @@ fn test_only_files_are_declared_under_cfg_test() {
     let files = src_files();
     let mut problems = Vec::new();
     for (rel, _) in files.iter().filter(|(rel, _)| is_test_file(rel)) {
-        let stem = rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".rs");
+        // A file of a test-only folder is declared with its folder.
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        let stem = rel.split('/').find(|part| part.starts_with("test_")).unwrap_or(name).trim_end_matches(".rs");
         // Declared as `#[cfg(test)] mod stem;` or `#[cfg(test)] #[path = "stem.rs"] mod tests;`.
         let declared = files.iter().any(|(_, text)| {
             let lines: Vec<&str> = text.lines().map(str::trim).collect();
