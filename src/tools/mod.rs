@@ -30,6 +30,7 @@ mod test_support;
 pub(crate) mod walk;
 mod write_file;
 
+pub(crate) use crate::fsx::display_path;
 pub(crate) use bash::{BashTool, HARDENED_GIT, git_config_env};
 pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
@@ -344,16 +345,6 @@ pub(crate) fn parse_input<T: DeserializeOwned>(tool: &str, input_json: &str) -> 
         let what = if err.is_syntax() || err.is_eof() { "not valid JSON: " } else { "" };
         ToolOutput::error(format!("invalid arguments for {tool}: {what}{err}"))
     })
-}
-
-/// How a path is shown to the model: relative to the root when inside it (shorter, and accepted
-/// back by every tool), absolute otherwise.
-pub(crate) fn display_path(root: &Path, path: &Path) -> String {
-    match path.strip_prefix(root) {
-        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_string_lossy().into_owned(),
-        Ok(_) => ".".to_string(),
-        Err(_) => path.to_string_lossy().into_owned(),
-    }
 }
 
 /// How many leading bytes decide whether a file is binary (the same window git and ripgrep use).

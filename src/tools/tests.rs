@@ -153,11 +153,3 @@ fn read_tracker_keeps_the_most_recent_distinct_paths() {
     assert_eq!(tracker.recent(1000).len(), ReadTracker::CAPACITY);
     assert_eq!(ctx().reads.recent(5), Vec::<PathBuf>::new());
 }
-
-#[test]
-fn display_path_is_root_relative_inside_the_root() {
-    let root = Path::new("/proj");
-    assert_eq!(display_path(root, Path::new("/proj/src/a.rs")), "src/a.rs");
-    assert_eq!(display_path(root, Path::new("/proj")), ".");
-    assert_eq!(display_path(root, Path::new("/other/b.rs")), "/other/b.rs");
-}
