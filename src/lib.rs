@@ -14,6 +14,7 @@ pub(crate) mod digest;
 pub(crate) mod fsx;
 pub(crate) mod http;
 pub(crate) mod proc;
+pub(crate) mod shell;
 pub(crate) mod sse;
 pub(crate) mod sync;
 pub(crate) mod sys;
@@ -29,6 +30,7 @@ mod test_tree;
 pub(crate) mod text;
 pub(crate) mod url;
 // L1 vocabulary
+pub(crate) mod command;
 pub(crate) mod mode;
 pub(crate) mod msg;
 pub(crate) mod warning;
@@ -101,14 +103,14 @@ pub mod bench {
 /// differential runs under real bash, the shell reader and wrapper table the engine judges with
 /// and the sandbox bash runs in.
 pub mod redteam {
+    pub use crate::command::wrappers::{program_name, unwrap_command};
     pub use crate::config::sandbox::SandboxConfig;
     pub use crate::confine::{Paths, Sandbox, Status};
     pub use crate::mcp::client::parse_read_only;
     pub use crate::mode::Mode;
     pub use crate::permission::rules::{Level, RuleSet, RuleTexts};
-    pub use crate::permission::shell::{ParsedCommand, parse_command};
-    pub use crate::permission::wrappers::{program_name, unwrap_command};
     pub use crate::permission::{CallInfo, Decision, Engine};
+    pub use crate::shell::{ParsedCommand, parse_command};
     pub use crate::sys::child::spawn_setup;
     pub use crate::sys::{current_uid, kill_process_group};
 }

@@ -6,8 +6,6 @@
 //! sandbox, self-protection, path rules and acceptEdits exactly as write_file does. Rules name
 //! tools by their friendly names, so a rule's target is read from the same table.
 
-use super::rules::TargetKind;
-
 /// What a tool does with its arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolKind {
@@ -31,6 +29,17 @@ impl ToolKind {
             ToolKind::Opaque => TargetKind::None,
         }
     }
+}
+
+/// What a tool's rules are matched against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// Bash: the command, per sub-command, with command globs.
+    Command,
+    /// Read/Write/Edit/Glob/Grep: a path, with path globs.
+    Path,
+    /// Everything else: only the tool name.
+    None,
 }
 
 /// A built-in tool's model-facing name, its friendly name in permission rules, and its kind.

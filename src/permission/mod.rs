@@ -2,39 +2,50 @@
 //! in a fixed order with short-circuit — plan mode's read-only restriction, blacklist (Bash),
 //! sandbox (file tools), rule deny, self-protection, rule allow, sensitive files, mode matrix.
 //! When every command runs in the sandbox's namespace view ([`Engine::with_read_only_commands`]),
-//! the matrix's ask for a Bash command that only reads (`read_only.rs`) becomes an allow in the
+//! the matrix's ask for a Bash command that only reads (`read_only/`) becomes an allow in the
 //! default and acceptEdits modes; every earlier layer keeps its say.
 //!
 //! Invariant: `Engine::check` touches nothing but the filesystem's symlinks (through the
 //! sandbox, given the root as a value); it reads no environment and holds no mode, so a mode
 //! switch applies from the next call. Loading settings files is not done here: rule texts
 //! come in as strings per level (`RuleSet::from_texts`). The human-approval layer and hooks
-//! live in the agent; they only use [`refused_by`] (and [`RefusedBy::text`]) and [`Layer::Hook`] from here. A grep or
-//! glob call is checked on its search root; [`Engine::read_filter`] hands the walk below it the
-//! same file decisions (sandbox, sensitive files, deny rules) to make file by file.
+//! live in the agent; they only use [`refused_by`] (and [`RefusedBy::text`]) and [`Layer::Hook`]
+//! from here. A grep or glob call is checked on its search root; [`Engine::read_filter`] hands
+//! the walk below it the same file decisions (sandbox, sensitive files, deny rules) to make file
+//! by file.
+//!
+//! What a simple command does (wrappers, builtins, expansion) is read with `crate::command`,
+//! the command line itself is split by `crate::shell`; nothing here parses bash.
+//!
+//! - `mod.rs` — the engine: the layers in order, the decision, who refused and why
+//! - `blacklist/` — layer 1: the catastrophic command families, checked on the structure
+//! - `sandbox.rs` — layer 2: a path argument resolves to the project or beneath it
+//! - `rules/` — layer 3: the user's allow and deny rules, their syntax and their matchers
+//! - `policy.rs` — layer 4 and the fixed policies: the mode matrix, control files, sensitive files
+//! - `read_only/` — which commands only read, so the mode matrix's ask may be lifted
+//! - `read_filter.rs` — the file decisions of `check`, made for each file a grep or glob walk meets
+//! - `kind.rs` — what a tool does with its arguments, and so what its rules match
+//! - `store.rs` — the settings files' rule texts, and saving "always allow" answers
+//! - `tests.rs` — unit tests of the engine
+//! - `sandbox_tests.rs` — unit tests of sandbox.rs
+//! - `read_filter_tests.rs` — unit tests of read_filter.rs
+//! - `store_tests.rs` — unit tests of store.rs
 
 pub(crate) mod blacklist;
-pub(crate) mod builtins;
-pub(crate) mod command_rules;
-pub(crate) mod expansion;
 pub(crate) mod kind;
-pub(crate) mod normalize;
 pub(crate) mod policy;
 pub(crate) mod read_filter;
 pub(crate) mod read_only;
 pub(crate) mod rules;
-pub(crate) mod runners;
 pub(crate) mod sandbox;
-pub(crate) mod sed;
-pub(crate) mod shell;
 pub(crate) mod store;
-pub(crate) mod wrappers;
 
 use crate::mode::Mode;
-use kind::ToolKind;
+use kind::{TargetKind, ToolKind};
 use policy::ToolClass;
 pub(crate) use read_filter::{FileGate, ReadFilter};
-use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet, TargetKind};
+use rules::command_rules;
+use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet};
 use std::path::{Component, Path, PathBuf};
 
 /// What happens to a call.
@@ -430,5 +441,4 @@ fn glob_base(path: &str, pattern: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "engine_tests.rs"]
 mod tests;

@@ -6,10 +6,10 @@
 //! same repository may later be opened on a case-insensitive filesystem.
 
 use super::kind::ToolKind;
-use super::rules::glob_to_regex;
-use super::shell::{self, SimpleCommand};
-use super::wrappers;
+use crate::command::glob::glob_to_regex;
+use crate::command::wrappers;
 use crate::mode::Mode;
+use crate::shell::{self, SimpleCommand};
 use regex::Regex;
 use std::path::Path;
 
@@ -273,7 +273,7 @@ fn subcommand_touches_protected(command: &SimpleCommand, root: &Path) -> bool {
         let globbed = info.glob || info.brace;
         let mut root_pattern = false;
         if globbed {
-            let expansion = super::expansion::expand(word, info, root);
+            let expansion = crate::command::expansion::expand(word, info, root);
             root_pattern = expansion.truncated;
             expanded.extend(expansion.words);
         }

@@ -1,36 +1,20 @@
-//! ReadFilter tests: each file a walk meets, in a real temp tree with links in and out of the
-//! project, against the sandbox, sensitive names and deny rules.
+//! ReadFilter tests: each file a walk meets, in a real temp tree with links in and out of the project.
 
 use super::*;
 use crate::permission::Engine;
 use crate::permission::rules::RuleTexts;
+use crate::test_dir::TempDir;
 use std::os::unix::fs::symlink;
 
 /// A temp dir holding `project/` (the root) and `outside/` (a home with secrets), removed on drop.
 struct Tree {
-    dir: PathBuf,
+    _dir: TempDir,
     root: PathBuf,
     outside: PathBuf,
 }
 
-impl Drop for Tree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 fn tree() -> Tree {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "mewcode-read-filter-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    let dir = {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::canonicalize(&dir).unwrap()
-    };
+    let dir = TempDir::new("read-filter");
     let (root, outside) = (dir.join("project"), dir.join("outside"));
     for (path, text) in [
         (root.join("src/main.rs"), "fn main() {}"),
@@ -40,8 +24,7 @@ fn tree() -> Tree {
         (outside.join(".ssh/id_ed25519"), "PRIVATE"),
         (outside.join("notes.txt"), "outside"),
     ] {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
+        dir.write(path, text);
     }
     symlink(outside.join(".ssh/id_ed25519"), root.join("src/fixture.txt")).unwrap();
     symlink("../../outside/notes.txt", root.join("src/relative.txt")).unwrap();
@@ -52,7 +35,7 @@ fn tree() -> Tree {
     symlink("loop-a", root.join("src/loop-b")).unwrap();
     symlink(root.join("secret"), root.join("hidden")).unwrap();
     symlink(&outside, root.join("away")).unwrap();
-    Tree { dir, root, outside }
+    Tree { _dir: dir, root, outside }
 }
 
 fn engine_denying(tree: &Tree, deny: &[&str]) -> Engine {

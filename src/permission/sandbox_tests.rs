@@ -1,28 +1,9 @@
 //! Sandbox tests on a real temp tree with real symlinks.
 
 use super::*;
+use crate::test_dir::TempDir;
 use crate::test_rng::XorShift;
 use std::os::unix::fs::symlink;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempTree(PathBuf);
-
-impl Drop for TempTree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_tree() -> TempTree {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let unique = format!("mewcode-sandbox-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
-    let base = std::env::temp_dir().join(unique);
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
-    // Canonical, so expectations compare with what check_path returns (/tmp may be a link).
-    TempTree(std::fs::canonicalize(&base).unwrap())
-}
 
 /// base/{proj, proj-evil, outside, home} with links of every kind inside proj.
 fn build(base: &Path) {
@@ -60,8 +41,8 @@ enum Want {
 
 #[test]
 fn paths_resolve_like_the_kernel_and_stay_inside() {
-    let tree = temp_tree();
-    let base = tree.0.clone();
+    let tree = TempDir::new("sandbox");
+    let base = tree.path().to_path_buf();
     build(&base);
     let root = base.join("proj");
     let home = base.join("home");
@@ -146,8 +127,8 @@ fn paths_resolve_like_the_kernel_and_stay_inside() {
 
 #[test]
 fn home_is_needed_for_tilde_and_can_be_inside() {
-    let tree = temp_tree();
-    let base = tree.0.clone();
+    let tree = TempDir::new("sandbox");
+    let base = tree.path().to_path_buf();
     build(&base);
     let root = base.join("proj");
     assert_eq!(check_path(&root, "~/x", None), Err(SandboxDenial::NoHome));
@@ -174,8 +155,8 @@ fn random_trees_agree_with_the_kernel() {
     let names = ["a", "b", "c", "root", "..", ".", "x"];
     let (mut seen_inside, mut seen_outside) = (0, 0);
     for round in 0..30 {
-        let tree = temp_tree();
-        let base = tree.0.clone();
+        let tree = TempDir::new("sandbox");
+        let base = tree.path().to_path_buf();
         let root = base.join("root");
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(base.join("out")).unwrap();

@@ -23,9 +23,12 @@ const LAYERS: &[(&str, u8)] = &[
     ("proc", 0),
     ("sys", 0),
     ("sync", 0),
+    ("shell", 0),
     ("msg", 1),
     ("mode", 1),
     ("warning", 1),
+    // What a simple command does (wrappers, builtins, expansion): on the shell reader, under permission.
+    ("command", 1),
     ("config", 2),
     ("confine", 2),
     ("llm", 2),
