@@ -12,33 +12,12 @@
 use super::chat::Chat as Session;
 use super::picker::{self, Picked};
 use super::render::{DIM, RED, YELLOW, paint};
-use super::setup::Setup;
+use super::setup::{Setup, Start};
 use super::terminal::{Interrupts, Screen};
 use super::{say, say_wrapped};
 use crate::agent::Conversation;
 use crate::session::{self, SessionInfo};
 use crate::text::neutralize;
-use std::path::PathBuf;
-
-/// What the REPL does about sessions at start-up.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Start {
-    /// A new session at the first prompt.
-    New,
-    /// `--continue` / `--resume ID`: this session (its existence already checked).
-    Resume(String),
-    /// `--resume` alone: show the list to pick from.
-    Picker,
-}
-
-/// The REPL's session wiring, from app.rs.
-pub(crate) struct Sessions {
-    /// `<root>/.mewcode/sessions`.
-    pub dir: PathBuf,
-    /// This installation's mark: new sessions carry it, listings flag sessions without it.
-    pub owner: session::Owner,
-    pub start: Start,
-}
 
 /// Runs the start-up choice.
 pub(crate) fn start(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
