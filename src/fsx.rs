@@ -367,6 +367,16 @@ fn temp_name(name: &OsStr) -> String {
     format!(".{}.mewcode-tmp-{}-{count}", name.to_string_lossy(), std::process::id())
 }
 
+/// How a path is shown to the model: relative to the root when inside it (shorter, and accepted
+/// back by every tool), absolute otherwise.
+pub(crate) fn display_path(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_string_lossy().into_owned(),
+        Ok(_) => ".".to_string(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
 #[cfg(test)]
 #[path = "fsx_tests.rs"]
 mod tests;

@@ -389,3 +389,11 @@ fn write_atomic_fails_cleanly_when_the_parent_is_missing() {
     let target = dir.join("no/such/dir/file.txt");
     assert!(write_atomic(&target, b"x").is_err());
 }
+
+#[test]
+fn display_path_is_root_relative_inside_the_root() {
+    let root = Path::new("/proj");
+    assert_eq!(display_path(root, Path::new("/proj/src/a.rs")), "src/a.rs");
+    assert_eq!(display_path(root, Path::new("/proj")), ".");
+    assert_eq!(display_path(root, Path::new("/other/b.rs")), "/other/b.rs");
+}

@@ -33,6 +33,7 @@ pub(crate) mod url;
 pub(crate) mod command;
 pub(crate) mod mode;
 pub(crate) mod msg;
+pub(crate) mod special_paths;
 pub(crate) mod warning;
 // L2 components
 pub(crate) mod config;

@@ -10,6 +10,9 @@
 //! else (zero-width and other default-ignorable characters, bidi marks, line separators,
 //! lookalike spaces such as U+00A0 or U+3000, tag characters), so what is read is what runs.
 //! Neither function lays text out: blank lines, tabs and trailing blanks are the caller's.
+//!
+//! `truncate_chars` keeps a budget of characters (never splitting one) and says that it cut with
+//! the caller's marker; it neither neutralizes nor counts display width.
 
 /// Returns `text` with every terminal control character replaced by a visible stand-in.
 pub(crate) fn neutralize(text: &str) -> String {
@@ -53,6 +56,15 @@ pub(crate) fn reveal(text: &str) -> String {
     out
 }
 
+/// The first `max_chars` characters of `text`, followed by `marker` when anything was cut (the
+/// marker is not counted in the budget); `text` itself when it fits. An empty marker cuts silently.
+pub(crate) fn truncate_chars(text: &str, max_chars: usize, marker: &str) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}{marker}", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// Characters that look like nothing, or like an ASCII space, on a terminal: Unicode's
 /// default-ignorable code points (zero-width characters, joiners, bidi marks and isolates,
 /// variation selectors, Hangul fillers, tag characters), the line and paragraph separators, the
@@ -76,41 +88,5 @@ fn is_dangerous(c: char) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_and_controls_become_visible() {
-        assert_eq!(neutralize("plain\ttext\nline"), "plain\ttext\nline");
-        assert_eq!(neutralize("\x1b[2J\x1b[Hcleared"), "␛[2J␛[Hcleared");
-        assert_eq!(neutralize("fake\r[y] yes once"), "fake^M[y] yes once");
-        assert_eq!(neutralize("bell\x07 del\x7f"), "bell^G del^?");
-        assert_eq!(neutralize("c1\u{9b}31m"), "c1\\u{9b}31m");
-        assert_eq!(neutralize("title\x1b]0;pwned\x07"), "title␛]0;pwned^G");
-        assert_eq!(neutralize("rtl\u{202e}txt"), "rtl\\u{202e}txt");
-        assert_eq!(neutralize("ünïcödé ✓"), "ünïcödé ✓");
-    }
-
-    #[test]
-    fn reveal_spells_out_what_looks_like_nothing_or_a_space() {
-        let check = |text: &str, expected: &str| {
-            assert_eq!(reveal(text), expected, "{text:?}");
-            assert_eq!(reveal(expected), expected, "idempotent on {expected:?}");
-        };
-        check("plain ascii\ttext", "plain ascii\ttext");
-        check("ünïcödé ✓ 日本", "ünïcödé ✓ 日本");
-        check("\x1b[2Kclear\r", "␛[2Kclear^M");
-        check("zero\u{200b}width\u{200d}joiner\u{2060}\u{feff}", "zero\\u{200b}width\\u{200d}joiner\\u{2060}\\u{feff}");
-        check(
-            "bidi\u{202e}override\u{2067}isolate\u{200f}mark\u{61c}",
-            "bidi\\u{202e}override\\u{2067}isolate\\u{200f}mark\\u{61c}",
-        );
-        check(
-            "nb\u{a0}sp ideo\u{3000}graphic em\u{2003}narrow\u{202f}",
-            "nb\\u{a0}sp ideo\\u{3000}graphic em\\u{2003}narrow\\u{202f}",
-        );
-        check("line\u{2028}para\u{2029}", "line\\u{2028}para\\u{2029}");
-        check("soft\u{ad}hyphen braille\u{2800} filler\u{3164}", "soft\\u{ad}hyphen braille\\u{2800} filler\\u{3164}");
-        check("tag\u{e0072}\u{e006d} vs\u{fe0f}", "tag\\u{e0072}\\u{e006d} vs\\u{fe0f}");
-    }
-}
+#[path = "text_tests.rs"]
+mod tests;

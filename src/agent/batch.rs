@@ -47,15 +47,6 @@ enum CallPlan {
     Refused { by: Option<RefusedBy>, message: String },
 }
 
-/// What the hooks of a run said that outlives the call they fired for.
-#[derive(Debug, Default)]
-pub(super) struct HookTrail {
-    /// Text for the model, delivered in the next request's reminder.
-    pub(super) context: Vec<String>,
-    /// The first `continue: false` of a tool hook: the run ends after this batch.
-    pub(super) stop: Option<String>,
-}
-
 impl CallPlan {
     fn refused(by: RefusedBy, reason: &str) -> CallPlan {
         CallPlan::Refused { by: Some(by), message: by.text(reason) }

@@ -15,11 +15,10 @@
 
 use super::event::CompactPhase;
 use super::run::Run;
-use super::{Agent, Conversation, Event, Running, Stop};
+use super::{Agent, Conversation, Event, Failure, Running, Stop};
 use crate::cancel::CancelToken;
 use crate::context::summary::{self, SummaryError};
 use crate::context::{self, Limits, Trigger};
-use crate::llm::LlmError;
 use crate::mode::Mode;
 use crate::msg::{Message, ToolDefinition, Usage};
 use std::sync::Arc;
@@ -34,11 +33,6 @@ impl Agent {
             let stop = Run::new(&agent, conversation, mode, outbox).compact();
             Event::Done { stop, answer: String::new() }
         })
-    }
-
-    /// The tools offered in `mode` (plan: read-only only).
-    pub(super) fn tools_for(&self, mode: Mode) -> Vec<ToolDefinition> {
-        if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() }
     }
 
     /// Tokens every request carries besides the messages: system prompt and tool definitions.
@@ -94,8 +88,12 @@ impl Run<'_> {
     }
 
     /// After a prompt-too-long: layer 1, then a summary that ignores the breaker. Ok means the
-    /// request may be retried; Err says why not.
-    pub(super) fn emergency_compact(&mut self, tools: &[ToolDefinition]) -> Result<(), String> {
+    /// request may be retried; Err is the failure the run reports.
+    pub(super) fn emergency_compact(&mut self, tools: &[ToolDefinition]) -> Result<(), Failure> {
+        self.try_emergency_compact(tools).map_err(|reason| Failure::prompt_too_long(emergency_error(&reason)))
+    }
+
+    fn try_emergency_compact(&mut self, tools: &[ToolDefinition]) -> Result<(), String> {
         let agent = self.agent;
         if agent.context.window == 0 {
             return Err("context management is off for this agent".to_string());
@@ -223,13 +221,8 @@ fn latest_user_tokens(messages: &[Message]) -> u64 {
 }
 
 /// Maps the failure of an emergency compaction to what the run reports.
-pub(super) fn emergency_error(reason: &str) -> String {
+fn emergency_error(reason: &str) -> String {
     format!("the prompt is too long for the model and compaction could not make it fit: {reason}")
-}
-
-/// True when a stream error calls for an emergency compaction.
-pub(super) fn is_prompt_too_long(err: &LlmError) -> bool {
-    matches!(err, LlmError::PromptTooLong { .. })
 }
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ mod test_gate;
 
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
-use crate::msg::{Message, Role, System};
+use crate::msg::{Message, Role, System, ToolDefinition};
 pub(crate) use crate::sync::lock;
 use crate::tools::Registry;
 pub(crate) use conversation::Conversation;
@@ -203,6 +203,11 @@ impl Agent {
     /// The system prompt of every request: this agent's stable part, the toolbox's environment.
     fn system(&self) -> System {
         System { stable: self.stable_prompt.clone(), environment: self.toolbox.environment.text() }
+    }
+
+    /// The tools offered in `mode` (plan: read-only only).
+    fn tools_for(&self, mode: Mode) -> Vec<ToolDefinition> {
+        if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() }
     }
 }
 

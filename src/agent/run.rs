@@ -7,7 +7,6 @@
 //! hook context, counters) lives in `Run`, so no step threads it through its arguments: context
 //! management (`compact.rs`) and tool execution (`batch.rs`) are methods of the run too.
 
-use super::batch::HookTrail;
 use super::{Agent, CANCEL_GRACE, Conversation, Event, Failure, Outbox, POLL, Stop, reminder, usage};
 use crate::hooks::HookOutcome;
 use crate::llm::{LlmError, StopReason, StreamEvent};
@@ -163,15 +162,14 @@ impl<'a> Run<'a> {
                 Ok(turn) => return Ok(Exchange { turn, covered, prompt_chars }),
                 Err(err) => err,
             };
-            let can_compact = super::compact::is_prompt_too_long(&err) && self.agent.context.window > 0;
+            let can_compact = matches!(err, LlmError::PromptTooLong { .. }) && self.agent.context.window > 0;
             match err {
                 LlmError::Cancelled => return Err(Stop::Cancelled),
                 // Once per iteration (not for an agent without a window: a sub-agent reports the
                 // error as is).
                 _ if can_compact && !emergency_tried => {
                     emergency_tried = true;
-                    if let Err(reason) = self.emergency_compact(tools) {
-                        let failure = Failure::prompt_too_long(super::compact::emergency_error(&reason));
+                    if let Err(failure) = self.emergency_compact(tools) {
                         return Err(self.fail_unless_cancelled(failure));
                     }
                 }
@@ -408,4 +406,13 @@ impl<'a> Run<'a> {
             }
         }
     }
+}
+
+/// What the hooks of a run said that outlives the call they fired for.
+#[derive(Debug, Default)]
+pub(super) struct HookTrail {
+    /// Text for the model, delivered in the next request's reminder.
+    pub(super) context: Vec<String>,
+    /// The first `continue: false` of a tool hook: the run ends after this batch.
+    pub(super) stop: Option<String>,
 }

@@ -7,6 +7,7 @@
 //! - `mod.rs` — `main`, `Exit`, the environment snapshot (`Env`), the `Launch` and its loaders
 //!   (config, trust, permission rules), the `Workspace`
 //! - `run.rs` — a run: the guard, MCP servers and the agent, then `-p` or the REPL
+//! - `wiring.rs` — the agent of a run: its guard (gate, sandbox), its wiring and `build_agent`
 //! - `repl_host.rs` — what the REPL asks of the program (`repl::Host`), answered with the run's wiring
 //! - `sessions.rs` — which session a run logs to, and `mewcode sessions`
 //! - `setup.rs` — choosing the provider (configured, environment, local probe, else the guide)
@@ -22,6 +23,7 @@ mod search_path;
 mod sessions;
 mod setup;
 mod stdin;
+mod wiring;
 
 use crate::agent::prompt;
 use crate::cli::{Command, HELP, Options, UsageError, parse_args};

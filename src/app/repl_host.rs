@@ -7,7 +7,7 @@
 //! holds references only: it starts nothing and owns nothing.
 
 use super::Launch;
-use super::run::{Wiring, build_agent};
+use super::wiring::{Wiring, build_agent};
 use crate::agent::{Agent, FrontEnd};
 use crate::config::ProviderConfig;
 use crate::http::net::NetEnv;

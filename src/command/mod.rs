@@ -18,6 +18,7 @@
 //! - `normalize.rs` — words as bash would produce them (braces, variables, `$IFS`); critical paths
 //! - `expansion.rs` — what a glob or brace word may become against the files that exist
 //! - `glob.rs` — glob patterns (bash's and the rules') as regexes
+//! - `options.rs` — a command's options as written: split GNU-style, or looked up by letter or name
 //! - `sed.rs` — whether a sed script can run a command or write a file
 //! - `wrappers_tests.rs` — unit tests of wrappers.rs
 //! - `runners_tests.rs` — unit tests of runners.rs
@@ -29,6 +30,7 @@ pub(crate) mod builtins;
 pub(crate) mod expansion;
 pub(crate) mod glob;
 pub(crate) mod normalize;
+pub(crate) mod options;
 pub(crate) mod runners;
 pub(crate) mod sed;
 pub(crate) mod wrappers;

@@ -1,6 +1,6 @@
 //! The control paths of a project as they are on disk: what the view binds read-only inside the
 //! writable root. One list with the permission engine: a directory entry is a control path when
-//! `permission::policy::is_protected_component` says so (`.husky`, `AGENTS.md` in any case,
+//! `special_paths::is_protected_component` says so (`.husky`, `AGENTS.md` in any case,
 //! `.vscode`, `*.code-workspace` …), at every level from the root down to the working directory.
 //! `.git` is the one exception, since git must write its objects and refs: only the parts that
 //! make code run are protected — `hooks/`, `config`, `config.worktree`, the same in each
@@ -18,7 +18,7 @@
 //! the view anyway); a path listed here may vanish before the view is built (the plan skips it);
 //! removing never follows a link (a planted link is removed as a link).
 
-use crate::permission::policy::is_protected_component;
+use crate::special_paths::is_protected_component;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

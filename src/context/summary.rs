@@ -387,7 +387,7 @@ pub(crate) fn load_recovery_files(recent_last: &[PathBuf], root: &Path, limits: 
             let tokens = tokens_for_chars(max_chars as u64);
             content.push_str(&format!("\n… (cut at {tokens} tokens; read the file for the rest)"));
         }
-        files.push((crate::tools::display_path(root, path), content));
+        files.push((crate::fsx::display_path(root, path), content));
     }
     files
 }

@@ -253,4 +253,5 @@ pub(crate) fn probe(provider: &ProviderConfig, net: &NetEnv, timeout: Duration) 
 }
 
 #[cfg(test)]
+#[path = "capabilities_tests.rs"]
 mod tests;

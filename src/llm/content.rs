@@ -249,4 +249,5 @@ fn emit_thinking(reasoning: &str, out: &mut Vec<StreamEvent>) {
 }
 
 #[cfg(test)]
+#[path = "content_tests.rs"]
 mod tests;

@@ -291,4 +291,5 @@ fn fetch(agent: &ureq::Agent, provider: &ProviderConfig, probe: Probe, budget: D
 }
 
 #[cfg(test)]
+#[path = "discovery_tests.rs"]
 mod tests;

@@ -5,6 +5,7 @@
 //! below and nowhere else. This module does not read headers or bodies off the wire: the
 //! transport hands it strings.
 
+use crate::text::truncate_chars;
 use std::time::Duration;
 
 /// Failures of a model call.
@@ -192,7 +193,7 @@ pub(crate) fn parse_error_value(status: Option<u16>, value: &serde_json::Value) 
         message = value.get("detail").map(detail_text).unwrap_or_default();
     }
     if message.is_empty() {
-        message = cap(&value.to_string(), MAX_MESSAGE_CHARS);
+        message = truncate_chars(&value.to_string(), MAX_MESSAGE_CHARS, "…");
     }
     let error_type = field("type");
     // Anthropic's envelope says `"type": "error"`; that names the envelope, not the error.
@@ -204,7 +205,7 @@ pub(crate) fn parse_error_value(status: Option<u16>, value: &serde_json::Value) 
     };
     let code = field("code");
     let status = status.or_else(|| code.parse::<u16>().ok().filter(|code| (400..600).contains(code)));
-    classify(status, &error_type, &code, &cap(message.trim(), MAX_MESSAGE_CHARS))
+    classify(status, &error_type, &code, &truncate_chars(message.trim(), MAX_MESSAGE_CHARS, "…"))
 }
 
 /// Classifies an error a server wrote outside the JSON `data:` path of a 200 stream: the data of
@@ -214,7 +215,9 @@ pub(crate) fn parse_error_value(status: Option<u16>, value: &serde_json::Value) 
 pub(crate) fn parse_stray_error(text: &str) -> LlmError {
     match serde_json::from_str::<serde_json::Value>(text.trim()) {
         Ok(value) if value.is_object() => parse_error_value(None, &value),
-        Ok(serde_json::Value::String(message)) => classify(None, "", "", &cap(message.trim(), MAX_MESSAGE_CHARS)),
+        Ok(serde_json::Value::String(message)) => {
+            classify(None, "", "", &truncate_chars(message.trim(), MAX_MESSAGE_CHARS, "…"))
+        }
         _ => classify(None, "", "", &summarize_raw_body(text, 200)),
     }
 }
@@ -285,7 +288,10 @@ enum Field {
 
 /// One recognisable wording: which server family says it, where, and what.
 struct Signature {
-    #[allow(dead_code)] // documentation for the reader of the table, and for test failures
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "names the server family for the reader of the table; the tests quote it")
+    )]
     server: &'static str,
     field: Field,
     needle: &'static str,
@@ -423,7 +429,11 @@ fn summarize_raw_body(body: &str, status: u16) -> String {
     let text =
         if body.starts_with('<') { html_title(body).unwrap_or_else(|| strip_tags(body)) } else { body.to_string() };
     let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if collapsed.is_empty() { format!("HTTP {status} with an unreadable body") } else { cap(&collapsed, 300) }
+    if collapsed.is_empty() {
+        format!("HTTP {status} with an unreadable body")
+    } else {
+        truncate_chars(&collapsed, 300, "…")
+    }
 }
 
 fn html_title(html: &str) -> Option<String> {
@@ -497,17 +507,11 @@ fn scalar_text(value: &serde_json::Value) -> String {
     }
 }
 
-fn cap(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
 fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
     let needle = needle.as_bytes();
     haystack.as_bytes().windows(needle.len()).any(|window| window.eq_ignore_ascii_case(needle))
 }
 
 #[cfg(test)]
+#[path = "error_tests.rs"]
 mod tests;

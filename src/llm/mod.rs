@@ -3,6 +3,24 @@
 //! Invariant: everything above this module is protocol-blind. A stream always ends with exactly
 //! one terminal event (`Done` or `Error`) after which the producer drops its sender; `Restart`
 //! voids everything the consumer received since the request began.
+//!
+//! - `mod.rs` — the `Provider` trait, `StreamEvent`, `Completion` and `StopReason`
+//! - `provider.rs` — the thin providers: encoder, transport and decoder wired per protocol
+//! - `anthropic/` — the Anthropic Messages encoder and decoder (pure)
+//! - `openai/` — the OpenAI Chat Completions encoder and tolerant decoder (pure)
+//! - `body.rs` — request body bytes: top-level fields plus the history serialized in place
+//! - `settings.rs` — per-provider sampling fields and the `extra_body` merge
+//! - `decode.rs` — the contract between the SSE transport and a protocol's decoder
+//! - `stream.rs` — the stream producer: POST, read SSE, decode, forward, retry, cancel
+//! - `retry.rs` — the retry policy as a pure function, and the `Retry` notice
+//! - `error.rs` — `LlmError` and the one table of context-overflow wordings
+//! - `http.rs` — the HTTP transport of model calls (over `crate::http`): one POST per attempt
+//! - `content.rs` — the answer-text filter of local models: `<think>` and calls written as text
+//! - `text_calls.rs` — the recognisers of tool calls written as text
+//! - `discovery.rs` — asking an OpenAI-compatible server for its context window
+//! - `capabilities.rs` — doctor's test request: what a server does with tools and reasoning
+//! - `probe.rs` — finding a local server, and checking that an endpoint answers
+//! - `test_server/` — test-only fakes: the scripted server, the route server, transcript replay
 
 use crate::cancel::CancelToken;
 use crate::msg::{Request, ThinkingBlock, ToolCall, Usage};
@@ -15,8 +33,6 @@ pub(crate) mod content;
 pub(crate) mod decode;
 pub(crate) mod discovery;
 pub(crate) mod error;
-#[cfg(test)]
-mod fixture;
 pub(crate) mod http;
 pub(crate) mod openai;
 pub(crate) mod probe;
@@ -24,8 +40,6 @@ pub(crate) mod provider;
 pub(crate) mod retry;
 pub(crate) mod settings;
 pub(crate) mod stream;
-#[cfg(test)]
-pub(crate) mod test_routes;
 #[cfg(test)]
 pub(crate) mod test_server;
 pub(crate) mod text_calls;
@@ -101,3 +115,6 @@ pub enum StreamEvent {
     /// The stream failed; nothing of it should enter history.
     Error(LlmError),
 }
+
+#[cfg(test)]
+mod tests;

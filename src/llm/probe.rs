@@ -153,54 +153,5 @@ fn models_url(provider: &ProviderConfig) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn model_ids_from_both_list_shapes() {
-        assert_eq!(
-            parse_model_ids(r#"{"object":"list","data":[{"id":"qwen2.5-coder:7b"},{"id":"b"}]}"#),
-            ["qwen2.5-coder:7b", "b"]
-        );
-        assert_eq!(parse_model_ids(r#"{"models":[{"name":"llama3"}]}"#), ["llama3"]);
-        assert!(parse_model_ids("not json").is_empty());
-        assert!(parse_model_ids(r#"{"data":[]}"#).is_empty());
-    }
-
-    #[test]
-    fn probe_finds_a_server_and_skips_a_closed_port() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let open = listener.local_addr().unwrap().port();
-        let closed = {
-            let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            other.local_addr().unwrap().port()
-        };
-        let server = std::thread::spawn(move || {
-            let (mut stream, _) = listener.accept().unwrap();
-            let mut buffer = [0u8; 1024];
-            let _ = stream.read(&mut buffer);
-            let body = r#"{"data":[{"id":"tiny"}]}"#;
-            let reply = format!("HTTP/1.0 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len());
-            stream.write_all(reply.as_bytes()).unwrap();
-        });
-        let ports = vec![(closed, "ollama".to_string()), (open, "vllm".to_string())];
-        let found = probe_local(&ports, Duration::from_secs(5)).unwrap();
-        server.join().unwrap();
-        assert_eq!(
-            found,
-            LocalServer {
-                kind: "vllm".into(),
-                base_url: format!("http://127.0.0.1:{open}/v1"),
-                models: vec!["tiny".into()]
-            }
-        );
-    }
-
-    #[test]
-    fn probe_of_nothing_returns_none_within_budget() {
-        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let started = Instant::now();
-        assert_eq!(probe_local(&[(closed, "ollama".to_string())], Duration::from_millis(300)), None);
-        assert!(started.elapsed() < Duration::from_secs(2));
-    }
-}
+#[path = "probe_tests.rs"]
+mod tests;

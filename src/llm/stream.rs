@@ -388,4 +388,5 @@ fn jitter() -> f64 {
 }
 
 #[cfg(test)]
+#[path = "stream_tests.rs"]
 mod tests;

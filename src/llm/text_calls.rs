@@ -327,4 +327,5 @@ fn is_name_char(character: char) -> bool {
 }
 
 #[cfg(test)]
+#[path = "text_calls_tests.rs"]
 mod tests;

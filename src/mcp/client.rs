@@ -82,7 +82,6 @@ pub struct Client {
     timeout: Duration,
     /// The timeout of `initialize` and `tools/list` (the same as `timeout` unless set apart).
     handshake_timeout: Duration,
-    session: Mutex<Option<SessionInfo>>,
     /// Serialises re-initialisation so concurrent calls hitting an expired session re-initialise once.
     reinitialising: Mutex<()>,
 }
@@ -95,7 +94,6 @@ impl Client {
             next_id: AtomicU64::new(0),
             timeout,
             handshake_timeout: timeout,
-            session: Mutex::new(None),
             reinitialising: Mutex::new(()),
         }
     }
@@ -121,7 +119,6 @@ impl Client {
         if info.tools_list_changed {
             self.transport.start_listening();
         }
-        *lock(&self.session) = Some(info.clone());
         Ok(info)
     }
 
@@ -152,11 +149,6 @@ impl Client {
     /// Whether the server said its tool list changed since the last call (which clears it).
     pub(crate) fn take_tools_changed(&self) -> bool {
         self.transport.take_tools_changed()
-    }
-
-    /// What `initialize` returned, once connected.
-    pub fn session(&self) -> Option<SessionInfo> {
-        lock(&self.session).clone()
     }
 
     /// The first lines of the server's stderr.
@@ -296,4 +288,5 @@ pub fn parse_read_only(annotations: Option<&Value>) -> bool {
 }
 
 #[cfg(test)]
+#[path = "client_tests.rs"]
 mod tests;

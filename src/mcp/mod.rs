@@ -20,6 +20,16 @@
 //! Layout: `jsonrpc` (framing, routing, pending table) ← `client` (lifecycle over a `Transport`)
 //! ← `stdio` / `http` (the transports) ; `tool` (the `tools::Tool` adapter and result rendering);
 //! `source` (a server's live tool list) over `pin` (the pure pinning decision and its store).
+//!
+//! - `mod.rs` — the `Manager`: connect, status, reconnect, shutdown
+//! - `error.rs` — `McpError`, every way talking to a server can fail
+//! - `jsonrpc.rs` — JSON-RPC framing, routing of what a server sends, the pending table
+//! - `client.rs` — the lifecycle over a `Transport`: initialize, tools/list, tools/call
+//! - `stdio.rs` — the stdio transport: a child process, one message per line
+//! - `http/` — the Streamable HTTP transport: one POST per message, JSON or SSE back
+//! - `tool.rs` — one server tool as a `tools::Tool`, and result rendering
+//! - `source.rs` — a server's live tool list as a `tools::ToolSource`
+//! - `pin.rs` — tool-definition pinning: the pure verdict and its store on disk
 
 pub(crate) mod client;
 mod error;
@@ -473,3 +483,6 @@ fn target_of(transport: &McpTransport) -> String {
         McpTransport::Http { url, .. } => url.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -18,6 +18,7 @@ use super::client::Transport;
 use super::jsonrpc::{Deadline, Incoming, Pending, parse_incoming, wait};
 use crate::cancel::CancelToken;
 use crate::sync::lock;
+use crate::text::truncate_chars;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -112,11 +113,6 @@ impl StdioTransport {
             }
         }
         Ok(transport)
-    }
-
-    /// The child's process id (tests check it is gone after shutdown).
-    pub fn pid(&self) -> u32 {
-        lock(&self.child).id()
     }
 
     fn write_line(&self, message: &str) -> Result<(), McpError> {
@@ -269,7 +265,7 @@ fn read_stdout(stdout: std::process::ChildStdout, route: &Route, child: &Mutex<C
         let messages = match parse_incoming(text) {
             Ok(messages) => messages,
             Err(reason) => {
-                log_line(log, &format!("[mewcode] stdout line skipped, {reason}: {}", truncate(text, 200)));
+                log_line(log, &format!("[mewcode] stdout line skipped, {reason}: {}", truncate_chars(text, 200, "…")));
                 continue;
             }
         };
@@ -327,89 +323,11 @@ fn drain_stderr(stderr: std::process::ChildStderr, head: &Mutex<Vec<String>>, lo
         log_line(log, text);
         let mut head = lock(head);
         if head.len() < STDERR_HEAD_LINES && !text.trim().is_empty() {
-            head.push(truncate(text, 300));
+            head.push(truncate_chars(text, 300, "…"));
         }
-    }
-}
-
-fn truncate(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::mcp::client::Client;
-
-    fn spawn_sh(script: &str) -> StdioTransport {
-        let env: Vec<(String, String)> = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
-        let spawn_env = SpawnEnv { host_env: env, cwd: std::env::temp_dir(), log_dir: None };
-        StdioTransport::spawn("t", "sh", &["-c".to_string(), script.to_string()], &[], &spawn_env).unwrap()
-    }
-
-    fn alive(pid: u32) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|stat| stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
-    }
-
-    #[test]
-    fn banner_lines_on_stdout_are_skipped_and_stderr_is_kept() {
-        let answer = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"sh"}}}"#;
-        let transport = spawn_sh(&format!(
-            "echo 'Server v1 ready' ; echo 'oops' >&2 ; read line ; echo '{answer}' ; cat >/dev/null"
-        ));
-        let client = Client::new(Box::new(transport), Duration::from_secs(5));
-        let far = Instant::now() + Duration::from_secs(5);
-        let info = client.initialize(far, &CancelToken::new()).unwrap();
-        assert_eq!(info.protocol_version, "2025-06-18");
-        // The stderr drain runs on its own thread: the line was written before the answer but may
-        // be read after it.
-        while client.stderr_head().is_empty() && Instant::now() < far {
-            std::thread::yield_now();
-        }
-        assert_eq!(client.stderr_head(), vec!["oops".to_string()]);
-        client.shutdown(far);
-    }
-
-    #[test]
-    fn a_server_that_ignores_eof_is_killed_with_its_process_group_at_the_deadline() {
-        let dir = std::env::temp_dir().join(format!("mewcode-stdio-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let pid_file = dir.join("helper.pid");
-        // The server ignores TERM and stdin EOF, and starts a helper that would outlive it.
-        let transport = spawn_sh(&format!(
-            "trap '' TERM; sleep 1000 & echo $! > {}; exec 0</dev/null; while :; do sleep 1; done",
-            pid_file.display()
-        ));
-        let server_pid = transport.pid();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let helper_pid = loop {
-            if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|text| text.trim().parse::<u32>().ok())
-            {
-                break pid;
-            }
-            assert!(Instant::now() < deadline, "the helper never started");
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let started = Instant::now();
-        transport.shutdown(Instant::now() + Duration::from_millis(300));
-        assert!(started.elapsed() >= Duration::from_millis(300) && started.elapsed() < Duration::from_secs(3));
-        let gone_by = Instant::now() + Duration::from_secs(3);
-        while (alive(server_pid) || alive(helper_pid)) && Instant::now() < gone_by {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        assert!(!alive(server_pid), "the server survived shutdown");
-        assert!(!alive(helper_pid), "the server's helper survived shutdown");
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn a_missing_command_is_a_spawn_error_naming_it() {
-        let spawn_env = SpawnEnv::default();
-        let err = StdioTransport::spawn("t", "/no/such/server", &[], &[], &spawn_env).err().unwrap();
-        assert!(matches!(&err, McpError::Spawn { command, .. } if command == "/no/such/server"), "{err:?}");
-    }
-}
+#[path = "stdio_tests.rs"]
+mod tests;

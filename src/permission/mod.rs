@@ -41,6 +41,7 @@ pub(crate) mod sandbox;
 pub(crate) mod store;
 
 use crate::mode::Mode;
+use crate::special_paths;
 use kind::{TargetKind, ToolKind};
 use policy::ToolClass;
 pub(crate) use read_filter::{FileGate, ReadFilter};
@@ -326,11 +327,11 @@ impl Engine {
             path.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
         };
         let protected = (class == ToolClass::Write)
-            .then(|| spellings.iter().map(relative).find_map(|path| policy::protected_spot(&path)))
+            .then(|| spellings.iter().map(relative).find_map(|path| special_paths::protected_spot(&path)))
             .flatten()
             .map(|(name, why)| format!("writes to control files always ask: {name} ({why})"));
-        let sensitive = spellings.iter().any(|path| policy::is_sensitive_path(path))
-            || spellings.iter().map(relative).any(|path| policy::is_session_log(&path));
+        let sensitive = spellings.iter().any(|path| special_paths::is_sensitive_path(path))
+            || spellings.iter().map(relative).any(|path| special_paths::is_session_log(&path));
         let view = CallView { tool, target: CallTarget::Path(target.clone()) };
         self.after_rules(mode, rules::check_rules(&self.rules, &view), class, protected, sensitive, None)
     }

@@ -17,9 +17,9 @@
 //! so "allowed" is the default), and it is a check, not a confinement — a link swapped in after
 //! the check is not seen, as for `read_file`.
 
-use super::policy;
 use super::rules::{self, Level, Rule, RuleSet};
 use super::sandbox::{self, SandboxDenial};
+use crate::special_paths;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -138,8 +138,8 @@ impl FileGate {
         if !self.deny.is_empty() {
             self.check_deny_rules(path, &resolved)?;
         }
-        let sensitive =
-            policy::is_sensitive_path(path) || link_target.as_deref().is_some_and(policy::is_sensitive_path);
+        let sensitive = special_paths::is_sensitive_path(path)
+            || link_target.as_deref().is_some_and(special_paths::is_sensitive_path);
         if sensitive && !named_by_caller {
             return Err(SkipReason::Sensitive);
         }

@@ -7,18 +7,9 @@
 use super::chat::Chat;
 use super::render::{DIM, YELLOW, paint};
 use super::say;
-use super::setup::Setup;
+use super::setup::{Background, Setup};
 use crate::text::neutralize;
 use crate::warning::Warning;
-
-/// Something that happened in the background.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Background {
-    /// An MCP server connected or failed (at start-up or after `/mcp reconnect`).
-    Mcp(crate::mcp::Update),
-    /// A warning raised later (an MCP tool returned an image, a changed tool list failed...).
-    Warning(Warning),
-}
 
 /// What happened in the background since the last prompt (MCP servers that connected or
 /// failed, late warnings) is said now, before the prompt.

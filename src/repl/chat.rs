@@ -8,7 +8,7 @@
 //! This file changes no terminal state and prints nothing.
 
 use super::cost::Spent;
-use super::editor::StatusFigures;
+use super::render::StatusFigures;
 use super::setup::Setup;
 use super::terminal::Screen;
 use crate::agent::{Agent, Conversation};

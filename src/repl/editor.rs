@@ -17,11 +17,10 @@
 //! is padded), so a mode change repaints in place instead of printing a new prompt below.
 
 use super::commands;
-use super::render::{BOLD, DIM, RED, Status, paint, render_status};
+use super::render::{BOLD, DIM, RED, Status, StatusFigures, paint, render_status};
 use super::terminal::Screen;
 use crate::agent::lock;
 use crate::mode::Mode;
-use crate::msg::Usage;
 use rustyline::completion::Completer;
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
@@ -47,19 +46,6 @@ pub(crate) enum Input {
     Eof,
     /// The terminal failed.
     Failed(String),
-}
-
-/// The figures of the status line that do not change while the prompt is shown.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct StatusFigures {
-    pub provider: String,
-    pub model: String,
-    pub context_used: u64,
-    pub context_window: u64,
-    pub session: Usage,
-    /// `context_used` / `session` are (partly) estimated from characters.
-    pub context_estimated: bool,
-    pub session_estimated: bool,
 }
 
 /// State shared between the prompt's key handlers and the REPL loop.

@@ -44,9 +44,8 @@ mod terminal;
 mod turn;
 
 pub(crate) use ask::ask_trust;
-pub(crate) use background::Background;
 pub(crate) use editor::LineEditor;
-pub(crate) use setup::{Host, Setup};
+pub(crate) use setup::{Background, Host, Sessions, Setup, Start};
 pub(crate) use terminal::Interrupts;
 
 use crate::agent::Stop;

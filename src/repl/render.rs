@@ -438,6 +438,19 @@ pub(crate) struct Status<'a> {
     pub mcp_starting: Option<(usize, usize)>,
 }
 
+/// The figures of the status line that do not change while the prompt is shown.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StatusFigures {
+    pub provider: String,
+    pub model: String,
+    pub context_used: u64,
+    pub context_window: u64,
+    pub session: Usage,
+    /// `context_used` / `session` are (partly) estimated from characters.
+    pub context_estimated: bool,
+    pub session_estimated: bool,
+}
+
 /// The plain status line: `provider · model · ctx N% of W · T tokens · C cached · mode M`, at
 /// most `width - 1` columns (token figures are dropped first). Estimated figures carry a `~`;
 /// `mcp C/T` follows while MCP servers start. The mode comes last (bypass as `BYPASS`), padded to

@@ -9,59 +9,38 @@
 //! created at its first prompt; a log that cannot be written is one notice, and the
 //! conversation goes on unsaved. The agent is never rebuilt for a session change.
 
-use super::chat::Chat as Session;
+use super::chat::Chat;
 use super::picker::{self, Picked};
 use super::render::{DIM, RED, YELLOW, paint};
-use super::setup::Setup;
+use super::setup::{Setup, Start};
 use super::terminal::{Interrupts, Screen};
 use super::{say, say_wrapped};
 use crate::agent::Conversation;
 use crate::session::{self, SessionInfo};
 use crate::text::neutralize;
-use std::path::PathBuf;
-
-/// What the REPL does about sessions at start-up.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Start {
-    /// A new session at the first prompt.
-    New,
-    /// `--continue` / `--resume ID`: this session (its existence already checked).
-    Resume(String),
-    /// `--resume` alone: show the list to pick from.
-    Picker,
-}
-
-/// The REPL's session wiring, from app.rs.
-pub(crate) struct Sessions {
-    /// `<root>/.mewcode/sessions`.
-    pub dir: PathBuf,
-    /// This installation's mark: new sessions carry it, listings flag sessions without it.
-    pub owner: session::Owner,
-    pub start: Start,
-}
 
 /// Runs the start-up choice.
-pub(crate) fn start(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
+pub(crate) fn start(chat: &mut Chat, setup: &Setup, interrupts: &Interrupts) {
     match &setup.sessions.start {
         Start::New => {}
-        Start::Resume(id) => resume(session, setup, id),
-        Start::Picker => choose(session, setup, interrupts),
+        Start::Resume(id) => resume(chat, setup, id),
+        Start::Picker => choose(chat, setup, interrupts),
     }
 }
 
 /// `/resume` without argument: the picker where the terminal allows it, else the list (and then
 /// a bare number on the next line picks).
-pub(crate) fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrupts) {
+pub(crate) fn choose(chat: &mut Chat, setup: &Setup, interrupts: &Interrupts) {
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     if sessions.is_empty() {
         say("no sessions in this project yet");
         return;
     }
     if !setup.animate {
-        session.picking = list(session, setup, false);
+        chat.picking = list(chat, setup, false);
         return;
     }
-    let current = current_id(session);
+    let current = current_id(chat);
     let items = sessions
         .iter()
         .map(|info| {
@@ -69,32 +48,31 @@ pub(crate) fn choose(session: &mut Session, setup: &Setup, interrupts: &Interrup
             neutralize(&format!("{mark}{}", session::render_line(info)))
         })
         .collect();
-    let Screen { width, height } = session.screen;
+    let Screen { width, height } = chat.screen;
     match picker::run(items, width, height, setup.color, interrupts) {
-        Picked::Item(index) => resume(session, setup, &sessions[index].id),
+        Picked::Item(index) => resume(chat, setup, &sessions[index].id),
         Picked::Cancelled => say(&paint(setup.color, DIM, "(resume cancelled)")),
-        Picked::Unavailable => session.picking = list(session, setup, false),
+        Picked::Unavailable => chat.picking = list(chat, setup, false),
     }
 }
 
 /// Before a prompt goes to the agent: creates the conversation's session log if there is none
 /// yet (titled by this prompt), and adds a pending note for the model. Returns the text of the
 /// user message.
-pub(crate) fn prepare_prompt(session: &mut Session, setup: &Setup, prompt: &str) -> String {
+pub(crate) fn prepare_prompt(chat: &mut Chat, setup: &Setup, prompt: &str) -> String {
     let sessions = &setup.sessions;
-    if let Some(conversation) = session.conversation.as_mut().filter(|conversation| !conversation.is_logged())
-        && let Err(err) = conversation.create_log(&sessions.dir, prompt, &session.provider.model, &sessions.owner)
+    if let Some(conversation) = chat.conversation.as_mut().filter(|conversation| !conversation.is_logged())
+        && let Err(err) = conversation.create_log(&sessions.dir, prompt, &chat.provider.model, &sessions.owner)
     {
         let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
-        say_wrapped(setup.color, YELLOW, &message, session.screen.width, 2)
+        say_wrapped(setup.color, YELLOW, &message, chat.screen.width, 2)
     }
-    session::with_note(prompt, session.note.take().as_deref())
+    session::with_note(prompt, chat.note.take().as_deref())
 }
 
 /// The id of the session on screen, when it is logged (the lists mark it).
-fn current_id(session: &Session) -> Option<String> {
-    session
-        .conversation
+fn current_id(chat: &Chat) -> Option<String> {
+    chat.conversation
         .as_ref()
         .filter(|conversation| conversation.is_logged())
         .map(|conversation| conversation.session_id().to_string())
@@ -102,14 +80,14 @@ fn current_id(session: &Session) -> Option<String> {
 
 /// The numbered list, newest first: as many as fit `screen` (every one with `all`), then how
 /// to reach the rest. True when there is one to pick: then a bare number on the next line picks.
-pub(crate) fn list(session: &Session, setup: &Setup, all: bool) -> bool {
-    let screen = session.screen;
+pub(crate) fn list(chat: &Chat, setup: &Setup, all: bool) -> bool {
+    let screen = chat.screen;
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     if sessions.is_empty() {
         say("no sessions in this project yet");
         return false;
     }
-    let current = current_id(session);
+    let current = current_id(chat);
     let shown = if all { sessions.len() } else { plan_list_rows(sessions.len(), screen.height) };
     for (index, info) in sessions.iter().enumerate().take(shown) {
         let mark = if current.as_deref() == Some(info.id.as_str()) { "*" } else { " " };
@@ -132,11 +110,11 @@ fn plan_list_rows(count: usize, height: usize) -> usize {
 }
 
 /// `/resume N|ID`.
-pub(crate) fn pick(session: &mut Session, setup: &Setup, choice: &str) {
+pub(crate) fn pick(chat: &mut Chat, setup: &Setup, choice: &str) {
     let sessions = session::list_sessions(&setup.sessions.dir, &setup.sessions.owner);
     match plan_pick(&sessions, choice) {
-        Ok(id) => resume(session, setup, &id),
-        Err(message) => say_wrapped(setup.color, RED, &neutralize(&message), session.screen.width, 2),
+        Ok(id) => resume(chat, setup, &id),
+        Err(message) => say_wrapped(setup.color, RED, &neutralize(&message), chat.screen.width, 2),
     }
 }
 
@@ -155,19 +133,19 @@ fn plan_pick(sessions: &[SessionInfo], choice: &str) -> Result<String, String> {
 }
 
 /// Loads session `id` and makes it the conversation on screen, logging to its reopened log.
-fn resume(session: &mut Session, setup: &Setup, id: &str) {
+fn resume(chat: &mut Chat, setup: &Setup, id: &str) {
     let sessions = &setup.sessions;
-    let (model, window) = (&session.provider.model, session.provider.context_window);
+    let (model, window) = (&chat.provider.model, chat.provider.context_window);
     // SPEC §8: a resumed history that nearly fills the window is compacted before the next
     // turn's first request, with its prompt in (`Conversation::reopen` marks it).
     let reopened = match Conversation::reopen(&sessions.dir, id, model, window, &sessions.owner) {
         Ok(reopened) => reopened,
         Err(err) => {
-            say_wrapped(setup.color, RED, &neutralize(&format!("/resume: {err}")), session.screen.width, 2);
+            say_wrapped(setup.color, RED, &neutralize(&format!("/resume: {err}")), chat.screen.width, 2);
             return;
         }
     };
-    let width = session.screen.width;
+    let width = chat.screen.width;
     for note in &reopened.notes {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
@@ -176,10 +154,10 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
         let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
         say_wrapped(setup.color, YELLOW, &message, width, 2);
     }
-    session.start_accounting();
+    chat.start_accounting();
     let count = conversation.history().len();
-    session.context_used = crate::context::estimate_messages(conversation.history());
-    session.context_estimated = true;
+    chat.context_used = crate::context::estimate_messages(conversation.history());
+    chat.context_estimated = true;
     say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
     if let Some(answer) = conversation.last_answer() {
         let preview: String = answer.chars().take(300).collect();
@@ -188,37 +166,10 @@ fn resume(session: &mut Session, setup: &Setup, id: &str) {
     if let Some(note) = &reopened.stale_note {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }
-    session.note = reopened.stale_note;
-    session.conversation = Some(conversation);
+    chat.note = reopened.stale_note;
+    chat.conversation = Some(conversation);
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_list_fits_one_screen_and_shows_the_newest() {
-        assert_eq!(plan_list_rows(37, 20), 16);
-        assert_eq!(plan_list_rows(17, 20), 17);
-        assert_eq!(plan_list_rows(18, 20), 16);
-        assert_eq!(plan_list_rows(3, 20), 3);
-        assert_eq!(plan_list_rows(37, 5), 3);
-    }
-
-    #[test]
-    fn picks_by_number_or_id() {
-        let info = |id: &str| SessionInfo {
-            id: id.into(),
-            modified_ms: 0,
-            title: String::new(),
-            model: String::new(),
-            owned: true,
-        };
-        let sessions = vec![info("20261202-131500-aaaa"), info("20261201-131500-bbbb")];
-        assert_eq!(plan_pick(&sessions, "2"), Ok("20261201-131500-bbbb".into()));
-        assert_eq!(plan_pick(&sessions, "20261202-131500-aaaa"), Ok("20261202-131500-aaaa".into()));
-        assert!(plan_pick(&sessions, "0").unwrap_err().contains("no session number 0"));
-        assert!(plan_pick(&sessions, "3").is_err());
-        assert!(plan_pick(&sessions, "20991231-000000-cccc").is_err());
-    }
-}
+#[path = "sessions_tests.rs"]
+mod tests;

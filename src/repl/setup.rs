@@ -4,11 +4,10 @@
 //! Invariant: the REPL reaches the wiring only through `Host`, so it never builds a provider,
 //! reads the environment or touches an MCP connection itself (`app/` does, in `repl_host.rs`).
 
-use super::background::Background;
-use super::sessions::Sessions;
 use crate::agent::Agent;
 use crate::config::ProviderConfig;
 use crate::mode::Mode;
+use crate::session;
 use crate::warning::Warning;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -73,4 +72,33 @@ impl Setup<'_> {
         }
         providers
     }
+}
+
+/// The REPL's session wiring, from app.rs.
+pub(crate) struct Sessions {
+    /// `<root>/.mewcode/sessions`.
+    pub dir: PathBuf,
+    /// This installation's mark: new sessions carry it, listings flag sessions without it.
+    pub owner: session::Owner,
+    pub start: Start,
+}
+
+/// What the REPL does about sessions at start-up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Start {
+    /// A new session at the first prompt.
+    New,
+    /// `--continue` / `--resume ID`: this session (its existence already checked).
+    Resume(String),
+    /// `--resume` alone: show the list to pick from.
+    Picker,
+}
+
+/// Something that happened in the background.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Background {
+    /// An MCP server connected or failed (at start-up or after `/mcp reconnect`).
+    Mcp(crate::mcp::Update),
+    /// A warning raised later (an MCP tool returned an image, a changed tool list failed...).
+    Warning(Warning),
 }

@@ -472,10 +472,7 @@ pub(crate) fn with_note(prompt: &str, note: Option<&str>) -> String {
 /// The title of a session: its first user message on one line, cut to `TITLE_CHARS` characters.
 pub fn title_of(first_prompt: &str) -> String {
     let one_line = first_prompt.split_whitespace().collect::<Vec<_>>().join(" ");
-    match one_line.char_indices().nth(TITLE_CHARS) {
-        Some((cut, _)) => one_line[..cut].to_string(),
-        None => one_line,
-    }
+    crate::text::truncate_chars(&one_line, TITLE_CHARS, "")
 }
 
 /// The note for a session resumed after more than `STALE_AFTER_S` of silence.

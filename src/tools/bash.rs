@@ -73,7 +73,10 @@ struct Input {
     #[serde(default, deserialize_with = "lenient::opt_u64")]
     timeout: Option<u64>,
     #[serde(default)]
-    #[allow(dead_code)] // shown to the user by the front end from the raw arguments, unused here
+    #[expect(
+        dead_code,
+        reason = "declared so that a non-string description is refused like any bad argument; the front end shows it from the raw arguments"
+    )]
     description: Option<String>,
 }
 

@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::sys;
-use crate::tools::test_support::{TempProject, check_rejects_bad_arguments, run};
+use crate::test_dir::TempDir;
+use crate::tools::test_support::{ProjectContext, check_rejects_bad_arguments, run};
 use serde_json::json;
 use std::time::Instant;
 
@@ -11,7 +12,7 @@ fn test_env() -> Vec<(String, String)> {
     vec![("PATH".into(), path), ("HOME".into(), "/nonexistent-home".into()), ("LANG".into(), "C.UTF-8".into())]
 }
 
-fn bash(project: &TempProject, input: serde_json::Value) -> ToolOutput {
+fn bash(project: &TempDir, input: serde_json::Value) -> ToolOutput {
     run(&BashTool::new(test_env(), std::sync::Arc::default()), &project.ctx(), input)
 }
 
@@ -41,21 +42,21 @@ fn wait_for_file(path: &std::path::Path) -> String {
 
 #[test]
 fn bash_returns_output_and_exit_code() {
-    let project = TempProject::new("bash-echo");
+    let project = TempDir::new("bash-echo");
     assert_eq!(bash(&project, json!({"command": "echo hello"})), ToolOutput::ok("hello\nexit code: 0"));
     assert_eq!(bash(&project, json!({"command": "true"})), ToolOutput::ok("(no output)\nexit code: 0"));
 }
 
 #[test]
 fn bash_non_zero_exit_is_an_error_with_the_code() {
-    let project = TempProject::new("bash-exit");
+    let project = TempDir::new("bash-exit");
     let output = bash(&project, json!({"command": "echo partial; exit 3"}));
     assert_eq!(output, ToolOutput::error("partial\nexit code: 3"));
 }
 
 #[test]
 fn bash_captures_stderr_with_stdout() {
-    let project = TempProject::new("bash-stderr");
+    let project = TempDir::new("bash-stderr");
     let output = bash(&project, json!({"command": "echo out; echo err >&2; echo out2"}));
     // Two pipes drained by two threads: the order between them is not defined, only within each.
     let mut lines: Vec<&str> = output.content.lines().collect();
@@ -68,14 +69,14 @@ fn bash_captures_stderr_with_stdout() {
 
 #[test]
 fn bash_runs_in_the_project_root() {
-    let project = TempProject::new("bash-root");
+    let project = TempDir::new("bash-root");
     let output = bash(&project, json!({"command": "pwd"}));
-    assert_eq!(output.content, format!("{}\nexit code: 0", project.root.display()));
+    assert_eq!(output.content, format!("{}\nexit code: 0", project.path().display()));
 }
 
 #[test]
 fn bash_environment_is_exactly_the_one_given() {
-    let project = TempProject::new("bash-env");
+    let project = TempDir::new("bash-env");
     let command = json!({"command": "env | cut -d= -f1 | sort | tr '\\n' ' '"});
     // Approved by a person: bash itself adds PWD, SHLVL and `_`; nothing of the test runner's
     // environment gets through.
@@ -95,13 +96,13 @@ fn bash_environment_is_exactly_the_one_given() {
 
 #[test]
 fn bash_stdin_is_empty() {
-    let project = TempProject::new("bash-stdin");
+    let project = TempDir::new("bash-stdin");
     assert_eq!(bash(&project, json!({"command": "cat; echo done"})).content, "done\nexit code: 0");
 }
 
 #[test]
 fn bash_timeout_kills_a_long_command_quickly() {
-    let project = TempProject::new("bash-timeout");
+    let project = TempDir::new("bash-timeout");
     let started = Instant::now();
     let output = bash(&project, json!({"command": "echo before; sleep 30", "timeout": 1}));
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
@@ -111,7 +112,7 @@ fn bash_timeout_kills_a_long_command_quickly() {
 
 #[test]
 fn bash_output_over_the_cap_keeps_head_and_tail() {
-    let project = TempProject::new("bash-cap");
+    let project = TempDir::new("bash-cap");
     let output =
         bash(&project, json!({"command": "echo FIRST; head -c 200000 /dev/zero | tr '\\0' x; echo; echo LAST"}));
     assert!(output.content.starts_with("FIRST\nxxx"));
@@ -123,9 +124,9 @@ fn bash_output_over_the_cap_keeps_head_and_tail() {
 
 #[test]
 fn bash_cancel_kills_the_whole_process_group() {
-    let project = TempProject::new("bash-cancel");
+    let project = TempDir::new("bash-cancel");
     let ctx = project.ctx();
-    let pid_file = project.path("child.pid");
+    let pid_file = project.join("child.pid");
     let canceller = {
         let (cancel, pid_file) = (ctx.cancel.clone(), pid_file.clone());
         std::thread::spawn(move || {
@@ -152,7 +153,7 @@ fn bash_cancel_kills_the_whole_process_group() {
 
 #[test]
 fn bash_background_job_holding_the_pipe_does_not_hang_the_call() {
-    let project = TempProject::new("bash-bg");
+    let project = TempDir::new("bash-bg");
     let started = Instant::now();
     let output = bash(&project, json!({"command": "sleep 30 & echo started"}));
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
@@ -162,7 +163,7 @@ fn bash_background_job_holding_the_pipe_does_not_hang_the_call() {
 #[test]
 fn bash_rejects_bad_arguments_and_empty_commands() {
     check_rejects_bad_arguments(&BashTool::new(test_env(), std::sync::Arc::default()), "command");
-    let project = TempProject::new("bash-args");
+    let project = TempDir::new("bash-args");
     assert_eq!(bash(&project, json!({"command": "  "})), ToolOutput::error("command is empty"));
 }
 

@@ -1,14 +1,24 @@
 //! The tool contract, the registry that the agent calls through, and the built-in tools.
 //!
 //! Invariant: a tool failure is data (an `is_error` output the model reads), never a panic or an
-//! `Err` that stops the turn; unknown names become "unknown tool: X" errors, and arguments that are
-//! not valid JSON for the tool's input become "invalid arguments for X: ..." errors. Tools resolve
+//! `Err` that stops the turn (`execute_caught` turns a panic into one), and arguments that are not
+//! valid JSON for the tool's input become "invalid arguments for X: ..." errors. Tools resolve
 //! relative paths against `ToolContext::root` with `fsx::resolve_path`; the permission check of a
 //! call is `permission/`'s and runs before `execute`. The one exception is the walk of `grep` and
 //! `glob`, which meets files the engine never saw: every file it reads or lists passes the
 //! `permission::FileGate` of `ToolContext::file_gate` (sandbox, sensitive files, deny rules), and
 //! what it leaves out is only counted. Nothing here reads the process environment: the bash
 //! environment is built once by the caller and handed in.
+//!
+//! - `mod.rs` — the `Tool` contract, `ToolOutput`, `ToolContext`, the `Registry`
+//! - `read_file.rs` — `read_file`: a numbered window of a text file
+//! - `write_file.rs` — `write_file`: a whole file, parents created
+//! - `edit_file.rs` — `edit_file`: an exact string replaced
+//! - `glob.rs` — `glob`: files matching a pattern, newest first
+//! - `grep/` — `grep`: contents searched with a regex, in parallel, and its output
+//! - `bash.rs` — `bash`: a confined shell command and its merged output
+//! - `walk.rs` — the parallel `.gitignore`-aware walker of `glob` and `grep`
+//! - `test_support.rs` — test-only: a tool context in a `TempDir`, calling a tool
 
 mod bash;
 mod edit_file;
@@ -20,6 +30,7 @@ mod test_support;
 pub(crate) mod walk;
 mod write_file;
 
+pub(crate) use crate::fsx::display_path;
 pub(crate) use bash::{BashTool, HARDENED_GIT, git_config_env};
 pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
@@ -293,15 +304,6 @@ impl Registry {
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         crate::sync::read(&self.current).iter().find(|tool| tool.name() == name).cloned()
     }
-
-    /// Runs `name` on `input_json`; an unknown name is an error output, and a panicking tool is
-    /// caught and becomes an error output instead of ending the session.
-    pub fn execute(&self, name: &str, input_json: &str, ctx: &ToolContext) -> ToolOutput {
-        match self.get(name) {
-            Some(tool) => execute_caught(tool.as_ref(), input_json, ctx),
-            None => ToolOutput::error(format!("unknown tool: {name}")),
-        }
-    }
 }
 
 /// The read-only tools of a source.
@@ -343,16 +345,6 @@ pub(crate) fn parse_input<T: DeserializeOwned>(tool: &str, input_json: &str) -> 
         let what = if err.is_syntax() || err.is_eof() { "not valid JSON: " } else { "" };
         ToolOutput::error(format!("invalid arguments for {tool}: {what}{err}"))
     })
-}
-
-/// How a path is shown to the model: relative to the root when inside it (shorter, and accepted
-/// back by every tool), absolute otherwise.
-pub(crate) fn display_path(root: &Path, path: &Path) -> String {
-    match path.strip_prefix(root) {
-        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_string_lossy().into_owned(),
-        Ok(_) => ".".to_string(),
-        Err(_) => path.to_string_lossy().into_owned(),
-    }
 }
 
 /// How many leading bytes decide whether a file is binary (the same window git and ripgrep use).
@@ -404,161 +396,4 @@ pub(crate) mod lenient {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::permission::kind::{BUILTIN_NAMES, ToolNames};
-
-    fn ctx() -> ToolContext {
-        ToolContext::new(std::env::temp_dir(), CancelToken::new())
-    }
-
-    #[test]
-    fn builtin_tools_carry_the_names_of_the_table_in_order() {
-        let tools = builtin_tools(Vec::new(), Arc::new(Sandbox::off()));
-        let names: Vec<ToolNames> = tools
-            .iter()
-            .map(|tool| ToolNames {
-                name: BUILTIN_NAMES.iter().find(|names| names.name == tool.name()).map_or("?", |names| names.name),
-                rule: BUILTIN_NAMES.iter().find(|names| names.rule == tool.rule_name()).map_or("?", |names| names.rule),
-                kind: tool.kind(),
-            })
-            .collect();
-        assert_eq!(names, BUILTIN_NAMES.to_vec());
-    }
-
-    #[test]
-    fn registry_with_builtins_splits_read_only_definitions() {
-        let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
-        let all: Vec<String> = registry.definitions().into_iter().map(|definition| definition.name).collect();
-        assert_eq!(all, ["read_file", "write_file", "edit_file", "glob", "grep", "bash"]);
-        let read_only: Vec<String> =
-            registry.read_only_definitions().into_iter().map(|definition| definition.name).collect();
-        assert_eq!(read_only, ["read_file", "glob", "grep"]);
-        for definition in registry.definitions() {
-            assert_eq!(definition.input_schema["type"], "object", "{}", definition.name);
-            assert!(definition.input_schema["required"].is_array(), "{}", definition.name);
-        }
-    }
-
-    #[test]
-    fn registry_reports_unknown_tools_and_invalid_json_as_errors() {
-        let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
-        assert_eq!(registry.execute("nope", "{}", &ctx()), ToolOutput::error("unknown tool: nope"));
-        for names in BUILTIN_NAMES {
-            let output = registry.execute(names.name, "{not json", &ctx());
-            assert!(output.is_error, "{}", names.name);
-            assert!(
-                output.content.starts_with(&format!("invalid arguments for {}:", names.name)),
-                "{}",
-                output.content
-            );
-        }
-    }
-
-    struct Panicking;
-
-    impl Tool for Panicking {
-        fn name(&self) -> &str {
-            "panicking"
-        }
-        fn rule_name(&self) -> &str {
-            "Panicking"
-        }
-        fn description(&self) -> &str {
-            ""
-        }
-        fn input_schema(&self) -> serde_json::Value {
-            serde_json::json!({"type": "object"})
-        }
-        fn read_only(&self) -> bool {
-            true
-        }
-        fn execute(&self, _input_json: &str, _ctx: &ToolContext) -> ToolOutput {
-            panic!("a bug")
-        }
-    }
-
-    #[test]
-    fn registry_turns_a_panicking_tool_into_an_error() {
-        let mut registry = Registry::new();
-        registry.register(Arc::new(Panicking));
-        let output = registry.execute("panicking", "{}", &ctx());
-        assert!(output.is_error && output.content.contains("failed internally"), "{}", output.content);
-    }
-
-    /// A source whose list the test replaces.
-    struct Changing(Mutex<Vec<Arc<dyn Tool>>>);
-
-    impl ToolSource for Changing {
-        fn tools(&self) -> Vec<Arc<dyn Tool>> {
-            lock(&self.0).clone()
-        }
-    }
-
-    #[test]
-    fn a_source_keeps_its_place_and_changes_only_at_refresh() {
-        let source = Arc::new(Changing(Mutex::new(Vec::new())));
-        let mut registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
-        registry.register_source(source.clone());
-        registry.register(Arc::new(GlobTool));
-        let names = |registry: &Registry| -> Vec<String> {
-            registry.definitions().into_iter().map(|definition| definition.name).collect()
-        };
-        let before = names(&registry);
-        assert_eq!(before, ["read_file", "write_file", "edit_file", "grep", "bash", "glob"]);
-        *lock(&source.0) = vec![Arc::new(Panicking)];
-        // Not before the refresh: a batch in flight keeps the list it started with.
-        assert_eq!(names(&registry), before);
-        assert!(registry.get("panicking").is_none());
-        let copy = registry.clone();
-        registry.refresh();
-        assert_eq!(names(&registry), ["read_file", "write_file", "edit_file", "grep", "bash", "panicking", "glob"]);
-        assert!(registry.get("panicking").is_some());
-        // A clone has its own snapshot and shares the sources.
-        assert_eq!(names(&copy), before);
-        copy.refresh();
-        assert!(copy.get("panicking").is_some());
-    }
-
-    #[test]
-    fn a_read_only_view_follows_its_sources_and_leaves_out_writers_and_the_excluded() {
-        let source = Arc::new(Changing(Mutex::new(Vec::new())));
-        let mut registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
-        registry.register_source(source.clone());
-        registry.register(Arc::new(GlobTool));
-        let view = registry.read_only_view("glob");
-        let names = |registry: &Registry| -> Vec<String> {
-            registry.definitions().into_iter().map(|definition| definition.name).collect()
-        };
-        assert_eq!(names(&view), ["read_file", "grep"]);
-        // A read-only tool the source offers later (a server that connected) joins at the view's
-        // next refresh; a writer it offers does not.
-        *lock(&source.0) = vec![Arc::new(Panicking), Arc::new(WriteFileTool)];
-        view.refresh();
-        assert_eq!(names(&view), ["read_file", "grep", "panicking"]);
-    }
-
-    #[test]
-    fn read_tracker_keeps_the_most_recent_distinct_paths() {
-        let tracker = ReadTracker::new();
-        for index in 0..(ReadTracker::CAPACITY + 10) {
-            tracker.record(Path::new(&format!("/p/{index}")));
-        }
-        tracker.record(Path::new("/p/20"));
-        let recent = tracker.recent(3);
-        let last = ReadTracker::CAPACITY + 9;
-        let expected: Vec<PathBuf> =
-            [format!("/p/{}", last - 1), format!("/p/{last}"), "/p/20".to_string()].iter().map(PathBuf::from).collect();
-        assert_eq!(recent, expected);
-        assert_eq!(tracker.recent(1000).len(), ReadTracker::CAPACITY);
-        assert_eq!(ctx().reads.recent(5), Vec::<PathBuf>::new());
-    }
-
-    #[test]
-    fn display_path_is_root_relative_inside_the_root() {
-        let root = Path::new("/proj");
-        assert_eq!(display_path(root, Path::new("/proj/src/a.rs")), "src/a.rs");
-        assert_eq!(display_path(root, Path::new("/proj")), ".");
-        assert_eq!(display_path(root, Path::new("/other/b.rs")), "/other/b.rs");
-    }
-}
+mod tests;

@@ -1,56 +1,22 @@
-//! Test helpers for the tool modules: a temporary project directory removed on drop, and a context
-//! rooted in it.
+//! Test helpers for the tool modules: a tool context rooted in a `test_dir::TempDir` project, and
+//! the two ways every tool test calls a tool.
 //!
-//! Invariant: every directory lives under `std::env::temp_dir()` with a unique name (pid plus a
-//! counter), so parallel tests never share files and nothing depends on HOME.
+//! Invariant: a tool test's project is a fresh `TempDir` (canonical, unique, removed on drop), so
+//! parallel tests never share files and nothing depends on HOME.
 
 use super::{Tool, ToolContext, ToolOutput};
 use crate::cancel::CancelToken;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::test_dir::TempDir;
 
-/// A temporary project directory, deleted when dropped.
-pub(super) struct TempProject {
-    pub root: PathBuf,
+/// A temporary directory as the project root of a tool call.
+pub(super) trait ProjectContext {
+    /// A fresh context whose project root is this directory.
+    fn ctx(&self) -> ToolContext;
 }
 
-impl TempProject {
-    pub(super) fn new(tag: &str) -> TempProject {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let name = format!("mewcode-tools-{tag}-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
-        let root = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(&root).unwrap();
-        // Canonical, as the real root is (the temp dir may itself sit behind a symlink).
-        let root = std::fs::canonicalize(&root).unwrap();
-        TempProject { root }
-    }
-
-    /// Writes `content` at `relative`, creating parent directories.
-    pub(super) fn write(&self, relative: &str, content: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.root.join(relative);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).unwrap();
-        }
-        std::fs::write(&path, content).unwrap();
-        path
-    }
-
-    pub(super) fn read(&self, relative: &str) -> String {
-        std::fs::read_to_string(self.root.join(relative)).unwrap()
-    }
-
-    pub(super) fn ctx(&self) -> ToolContext {
-        ToolContext::new(self.root.clone(), CancelToken::new())
-    }
-
-    pub(super) fn path(&self, relative: &str) -> PathBuf {
-        self.root.join(relative)
-    }
-}
-
-impl Drop for TempProject {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
+impl ProjectContext for TempDir {
+    fn ctx(&self) -> ToolContext {
+        ToolContext::new(self.path().to_path_buf(), CancelToken::new())
     }
 }
 

@@ -1,7 +1,7 @@
 //! Tests of the walker and the `.gitignore` matcher: pattern cases as data, trees on disk.
 
 use super::*;
-use crate::tools::test_support::TempProject;
+use crate::test_dir::TempDir;
 
 /// Every file under `start` that is not ignored, sorted by `rel`.
 fn walk_files(start: &Path, ignore_root: &Path, cancel: &CancelToken) -> Vec<WalkEntry> {
@@ -110,8 +110,8 @@ fn rels(entries: &[WalkEntry]) -> Vec<&str> {
     entries.iter().map(|entry| entry.rel.as_str()).collect()
 }
 
-fn sample_tree() -> TempProject {
-    let project = TempProject::new("walk");
+fn sample_tree() -> TempDir {
+    let project = TempDir::new("walk");
     project.write(".gitignore", "*.log\ntarget/\n/only-root.txt\n");
     project.write("a.rs", "");
     project.write("debug.log", "");
@@ -131,7 +131,7 @@ fn sample_tree() -> TempProject {
 #[test]
 fn walk_files_honours_root_nested_negated_and_directory_patterns() {
     let project = sample_tree();
-    let files = walk_files(&project.root, &project.root, &CancelToken::new());
+    let files = walk_files(project.path(), project.path(), &CancelToken::new());
     assert_eq!(
         rels(&files),
         vec![
@@ -144,37 +144,37 @@ fn walk_files_honours_root_nested_negated_and_directory_patterns() {
             "src/only-root.txt",
         ]
     );
-    assert_eq!(files[2].path, project.path("a.rs"));
+    assert_eq!(files[2].path, project.join("a.rs"));
 }
 
 #[test]
 fn walk_files_from_a_subdirectory_applies_the_parents_gitignore() {
     let project = sample_tree();
-    let files = walk_files(&project.path("src"), &project.root, &CancelToken::new());
+    let files = walk_files(&project.join("src"), project.path(), &CancelToken::new());
     assert_eq!(rels(&files), vec![".gitignore", "important.log", "lib/target", "only-root.txt"]);
 }
 
 #[test]
 fn walk_files_of_a_single_file_visits_it_alone() {
     let project = sample_tree();
-    let files = walk_files(&project.path("debug.log"), &project.root, &CancelToken::new());
+    let files = walk_files(&project.join("debug.log"), project.path(), &CancelToken::new());
     assert_eq!(rels(&files), vec!["debug.log"]);
-    assert!(walk_files(&project.path("missing"), &project.root, &CancelToken::new()).is_empty());
+    assert!(walk_files(&project.join("missing"), project.path(), &CancelToken::new()).is_empty());
 }
 
 #[test]
 fn walk_does_not_follow_symlinked_directories_but_visits_linked_files() {
-    let project = TempProject::new("walk-links");
+    let project = TempDir::new("walk-links");
     project.write("real/f.txt", "");
-    std::os::unix::fs::symlink(project.path("real"), project.path("loop")).unwrap();
-    std::os::unix::fs::symlink(project.path("real/f.txt"), project.path("link.txt")).unwrap();
-    std::os::unix::fs::symlink("self", project.path("self")).unwrap();
-    std::os::unix::fs::symlink("missing", project.path("dangling")).unwrap();
-    let files = walk_files(&project.root, &project.root, &CancelToken::new());
+    std::os::unix::fs::symlink(project.join("real"), project.join("loop")).unwrap();
+    std::os::unix::fs::symlink(project.join("real/f.txt"), project.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink("self", project.join("self")).unwrap();
+    std::os::unix::fs::symlink("missing", project.join("dangling")).unwrap();
+    let files = walk_files(project.path(), project.path(), &CancelToken::new());
     assert_eq!(rels(&files), vec!["link.txt", "real/f.txt"]);
     let links: Vec<bool> = files.iter().map(|entry| entry.is_symlink).collect();
     assert_eq!(links, vec![true, false], "only the link is marked for the gate to resolve");
-    let start = walk_files(&project.path("link.txt"), &project.root, &CancelToken::new());
+    let start = walk_files(&project.join("link.txt"), project.path(), &CancelToken::new());
     assert_eq!(
         start.iter().map(|entry| (entry.rel.as_str(), entry.is_symlink)).collect::<Vec<_>>(),
         [("link.txt", true)]
@@ -183,7 +183,7 @@ fn walk_does_not_follow_symlinked_directories_but_visits_linked_files() {
 
 #[test]
 fn walk_visits_every_file_of_a_wide_and_deep_tree_once() {
-    let project = TempProject::new("walk-wide");
+    let project = TempDir::new("walk-wide");
     let mut expected = Vec::new();
     for dir in 0..20 {
         for file in 0..(dir * 7) {
@@ -193,31 +193,31 @@ fn walk_visits_every_file_of_a_wide_and_deep_tree_once() {
         }
     }
     expected.sort();
-    let files = walk_files(&project.root, &project.root, &CancelToken::new());
+    let files = walk_files(project.path(), project.path(), &CancelToken::new());
     assert_eq!(rels(&files), expected.iter().map(String::as_str).collect::<Vec<_>>());
 }
 
 #[test]
 fn walk_stops_early_when_cancelled() {
-    let project = TempProject::new("walk-cancel");
+    let project = TempDir::new("walk-cancel");
     for file in 0..100 {
-        project.write(&format!("d/f{file}"), "");
+        project.write(format!("d/f{file}"), "");
     }
     let cancel = CancelToken::new();
     cancel.cancel();
-    assert!(walk_files(&project.root, &project.root, &cancel).is_empty());
+    assert!(walk_files(project.path(), project.path(), &cancel).is_empty());
 }
 
 #[test]
 fn walk_reraises_a_visitor_panic_instead_of_hanging() {
-    let project = TempProject::new("walk-panic");
+    let project = TempDir::new("walk-panic");
     for file in 0..100 {
-        project.write(&format!("d{}/f{file}", file % 5), "");
+        project.write(format!("d{}/f{file}", file % 5), "");
     }
     let outcome = std::panic::catch_unwind(|| {
         walk_parallel(
-            &project.root,
-            &project.root,
+            project.path(),
+            project.path(),
             &CancelToken::new(),
             || (),
             |_, entry| {

@@ -51,7 +51,8 @@ struct Started {
 
 impl Started {
     fn call(&self, name: &str, input: &str) -> ToolOutput {
-        self.registry.execute(name, input, &self.ctx)
+        let tool = self.registry.get(name).unwrap_or_else(|| panic!("no tool {name}"));
+        tool.execute(input, &self.ctx)
     }
 
     fn state(&self, server: &str) -> ServerState {

@@ -1,6 +1,8 @@
 //! Architecture checks that run inside `cargo test`: STYLE.md's layer rule, third-party crates
 //! kept in their rooms, printing only in front ends, environment reads only in the wiring, a
-//! `//!` doc at the top of every file, and no `pub` wider than its uses. A new module must be
+//! `//!` doc at the top of every file, no `pub` wider than its uses, the module tree as the file
+//! tree (no product `#[path]`, one unit-test layout, files of at most 600 lines, every directory
+//! listing its files in its module doc). A new module must be
 //! placed in the layer table below.
 
 use std::collections::HashSet;
@@ -27,6 +29,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("msg", 1),
     ("mode", 1),
     ("warning", 1),
+    ("special_paths", 1),
     // What a simple command does (wrappers, builtins, expansion): on the shell reader, under permission.
     ("command", 1),
     ("config", 2),
@@ -111,10 +114,12 @@ fn code_only(text: &str) -> String {
         .join("\n")
 }
 
-/// Files that hold only tests (declared under `#[cfg(test)]` by their parent module).
+/// Files that hold only tests (declared under `#[cfg(test)]` by their parent module), and every
+/// file of a test-only folder (`test_*/`, declared under `#[cfg(test)]` as a whole).
 fn is_test_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    name == "tests.rs" || name.ends_with("_tests.rs") || name.starts_with("test_") || name == "fixture.rs"
+    let in_test_folder = rel.split('/').any(|part| part.starts_with("test_"));
+    name == "tests.rs" || name.ends_with("_tests.rs") || in_test_folder || name == "fixture.rs"
 }
 
 #[test]
@@ -122,7 +127,9 @@ fn test_only_files_are_declared_under_cfg_test() {
     let files = src_files();
     let mut problems = Vec::new();
     for (rel, _) in files.iter().filter(|(rel, _)| is_test_file(rel)) {
-        let stem = rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".rs");
+        // A file of a test-only folder is declared with its folder.
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        let stem = rel.split('/').find(|part| part.starts_with("test_")).unwrap_or(name).trim_end_matches(".rs");
         // Declared as `#[cfg(test)] mod stem;` or `#[cfg(test)] #[path = "stem.rs"] mod tests;`.
         let declared = files.iter().any(|(_, text)| {
             let lines: Vec<&str> = text.lines().map(str::trim).collect();
@@ -209,7 +216,7 @@ fn every_file_opens_with_a_module_doc_and_unsafe_stays_in_sys() {
         }
         let code = code_only(&text);
         if !rel.starts_with("sys/")
-            && (code.contains("unsafe {") || code.contains("unsafe fn") || code.contains("allow(unsafe_code)"))
+            && (code.contains("unsafe {") || code.contains("unsafe fn") || code.contains("(unsafe_code"))
         {
             problems.push(format!("{rel}: unsafe code outside sys/"));
         }
@@ -495,4 +502,66 @@ fn interface_chunks(code: &str) -> Vec<(usize, String)> {
         index += 1;
     }
     chunks
+}
+
+/// The most lines a product file may have: past it, a file holds more than one job.
+const MAX_PRODUCT_LINES: usize = 600;
+
+#[test]
+fn the_module_tree_is_the_file_tree_and_tests_have_one_layout() {
+    let declares_tests = regex::Regex::new(r"^(pub\(crate\) )?mod (\w*tests|test_\w+);$").unwrap();
+    let inline_tests = regex::Regex::new(r"(?m)^\s*mod \w*tests \{").unwrap();
+    let mut problems = Vec::new();
+    for (rel, text) in src_files() {
+        if inline_tests.is_match(&code_only(&text)) {
+            problems.push(format!("{rel}: an inline test module; unit tests of x.rs live in x_tests.rs"));
+        }
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for (index, line) in lines.iter().enumerate() {
+            let declared = lines[index + 1..].iter().find(|next| !next.starts_with("#["));
+            if line.starts_with("#[path")
+                && !is_test_file(&rel)
+                && !declared.is_some_and(|d| declares_tests.is_match(d))
+            {
+                problems.push(format!("{rel}:{}: #[path] on a module that is not a test module", index + 1));
+            }
+        }
+        if !is_test_file(&rel) && lines.len() > MAX_PRODUCT_LINES {
+            problems.push(format!("{rel}: {} lines, over {MAX_PRODUCT_LINES}: split it by job", lines.len()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_directory_lists_its_files_in_its_module_doc() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut problems = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+                names.push(format!("{name}/"));
+            } else if name.ends_with(".rs") && name != "mod.rs" && !is_test_file(&name) {
+                names.push(name);
+            }
+        }
+        let module = dir.join("mod.rs");
+        if dir == root || !module.exists() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&module).unwrap();
+        let doc: String = text.lines().take_while(|line| line.starts_with("//!")).collect::<Vec<_>>().join("\n");
+        let rel = module.strip_prefix(&root).unwrap().display().to_string();
+        for name in names.iter().filter(|name| !is_test_file(name.trim_end_matches('/'))) {
+            if !doc.contains(&format!("`{name}`")) {
+                problems.push(format!("{rel}: its //! doc does not list `{name}`"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -247,3 +247,7 @@ fn block_index(payload: &Value) -> u64 {
 fn str_at<'a>(value: &'a Value, pointer: &str) -> &'a str {
     value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;

@@ -1,9 +1,8 @@
-//! Every Anthropic transcript of the catalogue (protocol README §5) replayed through the decoder,
-//! compared whole against the exact event sequence a consumer must see.
+//! Unit tests of `decode.rs`: every Anthropic transcript replayed, compared whole with the events expected.
 
 use super::AnthropicDecoder;
 use crate::llm::decode::Decoder;
-use crate::llm::fixture::{load, replay, split, text};
+use crate::llm::test_server::fixture::{load, replay, split, text};
 use crate::llm::{Completion, LlmError, StopReason, StreamEvent};
 use crate::msg::{ThinkingBlock, ToolCall, Usage};
 

@@ -57,7 +57,7 @@ pub(crate) fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<
 /// cannot be repaired, so thinking is switched off for the request instead. The loop is what
 /// follows the last plain user message (one that opens an exchange, not text the user added
 /// while tools were running); earlier turns are complete and need no thinking.
-pub(crate) fn tool_loop_has_signed_thinking(messages: &[Message]) -> bool {
+fn tool_loop_has_signed_thinking(messages: &[Message]) -> bool {
     let loop_start = (0..messages.len())
         .rev()
         .find(|&index| messages[index].role == Role::User && opens_exchange(&messages[..index]))
@@ -281,3 +281,7 @@ fn tool_input(call: &ToolCall) -> Value {
         _ => json!({}),
     }
 }
+
+#[cfg(test)]
+#[path = "encode_tests.rs"]
+mod tests;

@@ -1,6 +1,6 @@
 //! Request-shape tests: the exact JSON body the Anthropic encoder builds for typical histories.
 
-use super::encode::{encode_request, tool_loop_has_signed_thinking};
+use super::{encode_request, tool_loop_has_signed_thinking};
 use crate::config::{Protocol, ProviderConfig};
 use crate::msg::{Message, Request, System, ThinkingBlock, ToolCall, ToolDefinition, ToolResult};
 use serde_json::{Value, json};

@@ -314,3 +314,7 @@ fn is_complete_json(arguments: &str) -> bool {
 fn non_empty(value: Option<&Value>) -> Option<&str> {
     value.and_then(Value::as_str).filter(|text| !text.is_empty())
 }
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;

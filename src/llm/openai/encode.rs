@@ -16,40 +16,22 @@ use std::ops::Range;
 
 /// The per-request choices that are not in `ProviderConfig` or are overridden for one retry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct EncodeOptions {
+struct EncodeOptions {
     /// Send `stream_options: {include_usage: true}`. The provider retries once with `false`
     /// when a server rejects the field.
-    pub stream_options: bool,
+    stream_options: bool,
 }
 
 impl EncodeOptions {
     /// The options a provider entry asks for: `stream_options` from the config.
-    pub(crate) fn from_config(config: &ProviderConfig) -> EncodeOptions {
+    fn from_config(config: &ProviderConfig) -> EncodeOptions {
         EncodeOptions { stream_options: config.stream_options }
     }
 }
 
-/// Builds the streaming request body for `POST {base_url}/chat/completions` with the options
-/// the config asks for, as the bytes to send (the encoder's tests; the provider uses the fallback).
-#[cfg(test)]
-pub(crate) fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
-    encode_request_with(request, config, EncodeOptions::from_config(config))
-}
-
-/// Builds the request body with explicit options (the `stream_options` retry fallback uses
-/// `EncodeOptions { stream_options: false, ..EncodeOptions::from_config(config) }`).
-///
-/// The output cap is `request.max_tokens`, or `config.max_tokens` when the request leaves it
-/// 0, sent under `config.max_tokens_field` (`max_tokens` or `max_completion_tokens`). The
-/// history is written from the borrowed messages (`llm::body`), never copied into a JSON tree.
-#[cfg(test)]
-pub(crate) fn encode_request_with(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> Vec<u8> {
-    encode(request, config, options).0
-}
-
 /// The body with the config's options, and, when it carries `stream_options` that a server may
 /// reject, the byte range whose removal gives exactly the body without it (the fallback body
-/// of `encode_request_with(.., stream_options: false)`), so the fallback costs no second
+/// encoded with `stream_options: false`), so the fallback costs no second
 /// encoding nor a second copy of the history unless it is used. None when `extra_body` sets
 /// `stream_options` itself: the user chose its value, and sending it again would not help.
 pub(crate) fn encode_request_with_fallback(
@@ -62,6 +44,11 @@ pub(crate) fn encode_request_with_fallback(
 
 const STREAM_OPTIONS: &str = "stream_options";
 
+/// The request body with explicit options, and the byte range of `stream_options` in it.
+///
+/// The output cap is `request.max_tokens`, or `config.max_tokens` when the request leaves it
+/// 0, sent under `config.max_tokens_field` (`max_tokens` or `max_completion_tokens`). The
+/// history is written from the borrowed messages (`llm::body`), never copied into a JSON tree.
 fn encode(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> (Vec<u8>, Option<Range<usize>>) {
     let output_cap = if request.max_tokens > 0 { request.max_tokens } else { config.max_tokens };
     let mut body = Map::new();
@@ -205,3 +192,7 @@ fn tool_definition(tool: &ToolDefinition) -> Value {
         "function": {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}
     })
 }
+
+#[cfg(test)]
+#[path = "encode_tests.rs"]
+mod tests;

@@ -1,6 +1,6 @@
 //! Request-shape tests: the exact JSON body the OpenAI encoder builds for typical histories.
 
-use super::encode::{EncodeOptions, encode_request, encode_request_with};
+use super::{EncodeOptions, encode};
 use crate::config::{Protocol, ProviderConfig};
 use crate::msg::{Message, Request, System, ToolCall, ToolDefinition, ToolResult};
 use serde_json::{Value, json};
@@ -27,6 +27,16 @@ fn config() -> ProviderConfig {
         source: String::new(),
         price: None,
     }
+}
+
+/// The body with the options the config asks for.
+fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<u8> {
+    encode_request_with(request, config, EncodeOptions::from_config(config))
+}
+
+/// The body with explicit options (as the `stream_options` fallback would be encoded).
+fn encode_request_with(request: &Request, config: &ProviderConfig, options: EncodeOptions) -> Vec<u8> {
+    encode(request, config, options).0
 }
 
 fn check(request: &Request, options: EncodeOptions, expected: Value) {

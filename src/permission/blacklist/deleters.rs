@@ -6,9 +6,9 @@
 //! to "critical" (an unresolved rsync source counts as a whole-directory sync). It decides only
 //! [`Family::RecursiveDelete`]; what these programs write elsewhere is `families.rs`'s concern.
 
-use super::options::split_options;
 use super::scope::{Move, Scope};
 use super::{BlacklistHit, Family, hit};
+use crate::command::options::split_options;
 
 /// rsync options that take their value from the next word when written without `=`.
 const RSYNC_VALUE_LONG: &[&str] = &[

@@ -10,10 +10,10 @@
 //! `partprobe`, `partx`, `kpartx`, `losetup`, `lsblk`, `blkid`, `fsck`/`e2fsck` (repairs),
 //! `tune2fs`, `resize2fs`, `zerofree`.
 
-use super::options::CommandLine;
 use super::scope::Scope;
 use super::{BlacklistHit, Family, hit};
 use crate::command::normalize::is_block_device;
+use crate::command::options::CommandLine;
 
 /// How far a tool reaches on its own.
 enum Reach {

@@ -4,10 +4,10 @@
 //! Invariant: a check reads options the way the program does (GNU option permutation, short
 //! clusters, `--` ending options), so `rm / -rf`, `rm -r -f`, `rm --recursive` all count.
 
-use super::options::{CommandLine, split_options};
 use super::scope::Scope;
 use super::{BlacklistHit, Family, MaybeMatch, deleters, disks, hit, processes};
 use crate::command::normalize::{self, clean_path, is_block_device, is_system_file};
+use crate::command::options::{CommandLine, split_options};
 use crate::command::wrappers::{self, SHELLS};
 use regex::Regex;
 use std::sync::LazyLock;

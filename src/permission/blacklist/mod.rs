@@ -27,7 +27,6 @@
 //!
 //! - `mod.rs` — the families, what a hit is, and the walk over every command of every nested script
 //! - `families.rs` — the per-program checks, the fork-bomb shape, the raw-text fallback
-//! - `options.rs` — GNU option reading: long flags, short letters, operands
 //! - `scope.rs` — the variables and the directory a script carries from command to command
 //! - `find.rs` — `find -delete` and what `-exec` runs on each start path
 //! - `deleters.rs` — recursive deletes by `rsync --delete` and a forced `git clean`
@@ -488,7 +487,6 @@ mod families;
 mod find;
 mod inline_code;
 mod network;
-mod options;
 mod processes;
 mod scope;
 mod staged;

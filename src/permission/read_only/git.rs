@@ -5,8 +5,8 @@
 //! `-c`, `--git-dir`, `-C`, `diff.external`, `filter`, `include` and the like bring programs or
 //! configuration it did not read. It reads configuration files and nothing else of the repository.
 
-use super::options::Options;
 use super::{MAX_WALK, NotReadOnly};
+use crate::command::options::Options;
 use std::path::Path;
 
 /// git subcommands that only read, given the hardened environment auto-allowed commands get

@@ -9,25 +9,23 @@
 //! with it, and only when every command runs in the sandbox's view.
 //!
 //! - `mod.rs` — the reviewed readers, the text check of each sub-command, the walk of searched trees
-//! - `options.rs` — a command's options as written, looked up by short letter or long name
 //! - `search.rs` — the trees `grep -r`, `rg` and `diff -r` read, from their option syntax
 //! - `git.rs` — the git subcommands and options that only read, and the configuration they obey
 //! - `tests.rs` — unit tests of the text check and the walk
 //! - `git_tests.rs` — unit tests of the git configuration check
 
-use super::policy;
 use super::rules::command_rules::{INERT_FILES, expanded_arguments_risk, sensitive_redirect};
 use super::sandbox;
 use crate::command::builtins;
+use crate::command::options::Options;
 use crate::command::wrappers::{self, Effective};
 use crate::shell::{self, Nesting, RedirectOp, SimpleCommand};
+use crate::special_paths;
 use git::{git, git_configuration_runs_nothing};
-use options::Options;
 use search::{Search, directories, grep_searches, rg_searches};
 use std::path::{Path, PathBuf};
 
 mod git;
-mod options;
 mod search;
 
 /// Why a command is not read-only, for tests and for the engine's logs.
@@ -259,7 +257,7 @@ fn walk(root: &Path, start: &Path, search: &Search) -> Result<(), NotReadOnly> {
                 }
             } else if kind.is_dir() {
                 pending.push(path);
-            } else if policy::is_sensitive_path(&path) || policy::is_session_log(relative) {
+            } else if special_paths::is_sensitive_path(&path) || special_paths::is_session_log(relative) {
                 return Err(format!("the search would read {}", relative.display()));
             }
         }

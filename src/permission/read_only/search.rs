@@ -6,8 +6,8 @@
 //! the pattern, adds `.` (the whole project) to the trees. It lists trees; walking them for what
 //! must not be read is `mod.rs`'s `confirm`.
 
-use super::options::Options;
 use crate::command::expansion;
+use crate::command::options::Options;
 use crate::permission::sandbox;
 use crate::shell::SimpleCommand;
 use std::path::Path;

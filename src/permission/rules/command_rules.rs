@@ -14,9 +14,9 @@ use crate::command::expansion;
 use crate::command::normalize;
 use crate::command::runners::{self, ProjectDir};
 use crate::command::wrappers::{self, BENIGN_WRAPPERS, SHELLS};
-use crate::permission::policy;
 use crate::permission::sandbox;
 use crate::shell::{self, Nesting, ParsedCommand, SimpleCommand};
+use crate::special_paths;
 use std::path::Path;
 
 /// How deep nested `-c` scripts are followed for deny targets.
@@ -252,7 +252,7 @@ pub(crate) fn expanded_arguments_risk(command: &SimpleCommand, effective: &[Stri
 /// was not written with it in mind.
 fn outside_or_sensitive(word: &str, root: &Path) -> Option<String> {
     let value = word.rsplit_once('=').map_or(word, |(_, value)| value);
-    if let Some(part) = value.split(':').find(|part| policy::is_sensitive_path(Path::new(part))) {
+    if let Some(part) = value.split(':').find(|part| special_paths::is_sensitive_path(Path::new(part))) {
         return Some(format!("names a sensitive file ({part})"));
     }
     if normalize::is_terminal_device(value) {
@@ -263,7 +263,7 @@ fn outside_or_sensitive(word: &str, root: &Path) -> Option<String> {
     }
     match sandbox::check_path(root, value, None) {
         Err(_) => Some(format!("names a path outside the project ({value})")),
-        Ok(resolved) if policy::is_sensitive_path(&resolved) => {
+        Ok(resolved) if special_paths::is_sensitive_path(&resolved) => {
             Some(format!("names a sensitive file ({value} is {})", resolved.display()))
         }
         Ok(resolved) if is_session_log(root, &resolved) => Some(format!("names a session log ({value})")),
@@ -274,7 +274,7 @@ fn outside_or_sensitive(word: &str, root: &Path) -> Option<String> {
 /// True when a resolved path lies in the project's session logs.
 fn is_session_log(root: &Path, resolved: &Path) -> bool {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    resolved.strip_prefix(&root).is_ok_and(policy::is_session_log)
+    resolved.strip_prefix(&root).is_ok_and(special_paths::is_session_log)
 }
 
 /// A redirection that reads (or writes) a sensitive file, directly or through a symlink:
@@ -285,8 +285,8 @@ pub(crate) fn sensitive_redirect(redirect: &shell::Redirect, root: &Path) -> Opt
     }
     let target = &redirect.target;
     let resolved = sandbox::check_path(root, target, None).ok();
-    let sensitive = policy::is_sensitive_path(Path::new(target))
-        || resolved.as_deref().is_some_and(|path| policy::is_sensitive_path(path) || is_session_log(root, path));
+    let sensitive = special_paths::is_sensitive_path(Path::new(target))
+        || resolved.as_deref().is_some_and(|path| special_paths::is_sensitive_path(path) || is_session_log(root, path));
     sensitive.then(|| format!("redirection names a sensitive file ({target})"))
 }
 

@@ -5,6 +5,14 @@
 //! connection open without writing, and to close a socket in the middle of a chunked body —
 //! tiny_http owns the socket and frames the response itself. Bound to 127.0.0.1:0; a test
 //! waits on the recorded requests channel, never on sleeps.
+//!
+//! The LLM tests' fakes of what we do not own, all test-only (declared under `#[cfg(test)]`):
+//! - `mod.rs` — the scripted server: one reply per connection, byte for byte, stalls and cuts
+//! - `routes.rs` — the route server: fixed answers by method and path, for discovery and doctor
+//! - `fixture.rs` — recorded transcripts split into SSE events and replayed through a decoder
+
+pub(crate) mod fixture;
+pub(crate) mod routes;
 
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{Read, Write};

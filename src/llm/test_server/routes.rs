@@ -2,7 +2,7 @@
 //! doctor's endpoint probe: each route has a fixed status, content type and body, anything else
 //! is a 404, and every request is recorded as `METHOD /path body`.
 //!
-//! Like `test_server.rs` it is a plain `TcpListener` on 127.0.0.1:0 (tiny_http stays in the
+//! Like the scripted server (`mod.rs`) it is a plain `TcpListener` on 127.0.0.1:0 (tiny_http stays in the
 //! integration suite), with one thread per connection because discovery asks its endpoints at
 //! once. Every answer closes its connection. A test reads the recorded requests, never sleeps.
 

@@ -1,15 +1,16 @@
 //! Tests of the grep tool: trees on disk, whole outputs compared.
 
 use super::*;
-use crate::tools::test_support::{TempProject, check_rejects_bad_arguments, run};
+use crate::test_dir::TempDir;
+use crate::tools::test_support::{ProjectContext, check_rejects_bad_arguments, run};
 use serde_json::json;
 
-fn grep(project: &TempProject, input: serde_json::Value) -> ToolOutput {
+fn grep(project: &TempDir, input: serde_json::Value) -> ToolOutput {
     run(&GrepTool, &project.ctx(), input)
 }
 
-fn sample_tree() -> TempProject {
-    let project = TempProject::new("grep");
+fn sample_tree() -> TempDir {
+    let project = TempDir::new("grep");
     project.write(".gitignore", "target/\n*.gen.rs\n!keep.gen.rs\n");
     project.write("src/main.rs", "fn main() {\n    let needle = 1;\n    println!(\"{}\", needle);\n}\n");
     project.write("src/lib.rs", "// no match here\npub fn f() {}\n");
@@ -74,7 +75,7 @@ fn grep_count_mode_counts_lines_per_file() {
 
 #[test]
 fn grep_context_lines_merge_and_separate_groups() {
-    let project = TempProject::new("grep-context");
+    let project = TempDir::new("grep-context");
     let text: String =
         (1..=12).map(|n| if n == 3 || n == 5 || n == 11 { format!("hit {n}\n") } else { format!("l{n}\n") }).collect();
     project.write("f.txt", text);
@@ -100,9 +101,9 @@ fn grep_glob_filters_by_name_or_relative_path() {
 
 #[test]
 fn grep_head_limit_caps_output_with_a_note() {
-    let project = TempProject::new("grep-limit");
+    let project = TempDir::new("grep-limit");
     for file in 0..30 {
-        project.write(&format!("f{file:02}.txt"), "match\n");
+        project.write(format!("f{file:02}.txt"), "match\n");
     }
     let output = grep(&project, json!({"pattern": "match", "head_limit": 3}));
     assert_eq!(
@@ -113,7 +114,7 @@ fn grep_head_limit_caps_output_with_a_note() {
 
 #[test]
 fn grep_output_is_capped_in_bytes() {
-    let project = TempProject::new("grep-bytes");
+    let project = TempDir::new("grep-bytes");
     let line = format!("{}\n", "m".repeat(400));
     project.write("big.txt", line.repeat(1000));
     let output = grep(&project, json!({"pattern": "m", "output_mode": "content", "head_limit": 100000}));
@@ -123,9 +124,9 @@ fn grep_output_is_capped_in_bytes() {
 
 #[test]
 fn grep_content_mode_limit_spans_files_in_path_order() {
-    let project = TempProject::new("grep-content-limit");
+    let project = TempDir::new("grep-content-limit");
     for file in 0..5 {
-        project.write(&format!("f{file}.txt"), "hit\nmiss\nhit\n");
+        project.write(format!("f{file}.txt"), "hit\nmiss\nhit\n");
     }
     let output = grep(&project, json!({"pattern": "hit", "output_mode": "content", "head_limit": 3}));
     assert_eq!(
@@ -143,7 +144,7 @@ fn grep_content_mode_limit_spans_files_in_path_order() {
 
 #[test]
 fn grep_cuts_very_long_lines() {
-    let project = TempProject::new("grep-long");
+    let project = TempDir::new("grep-long");
     project.write("min.js", format!("{}needle{}\n", "a".repeat(10), "b".repeat(5000)));
     let output = grep(&project, json!({"pattern": "needle", "output_mode": "content"}));
     assert!(output.content.ends_with(" [... line cut]\n"));
@@ -165,7 +166,7 @@ fn grep_no_match_is_not_an_error() {
 
 #[test]
 fn grep_empty_pattern_matches_every_line_once() {
-    let project = TempProject::new("grep-empty");
+    let project = TempDir::new("grep-empty");
     project.write("a.txt", "x\n\ny\n");
     let output = grep(&project, json!({"pattern": "^", "output_mode": "count"}));
     assert_eq!(output.content, "a.txt:3\n3 matching lines in 1 files\n");
@@ -230,31 +231,31 @@ fn grep_and_glob_report_a_cancelled_turn() {
 
 /// A project whose walk meets a link to a secret outside it, a link into it, a link loop, a
 /// dangling link, a link to a directory outside, a `.env` and a file a rule may deny.
-fn guarded_tree() -> (TempProject, TempProject) {
-    let outside = TempProject::new("grep-outside");
+fn guarded_tree() -> (TempDir, TempDir) {
+    let outside = TempDir::new("grep-outside");
     outside.write(".ssh/id_ed25519", "needle PRIVATE KEY\n");
     outside.write("notes.txt", "needle outside\n");
-    let project = TempProject::new("grep-guarded");
+    let project = TempDir::new("grep-guarded");
     project.write("src/main.rs", "needle in main\n");
     project.write(".env", "needle=SECRET_ENV\n");
     project.write("secret/plan.txt", "needle SECRET_PLAN\n");
-    let link = |target: &std::path::Path, rel: &str| std::os::unix::fs::symlink(target, project.path(rel)).unwrap();
-    link(&outside.path(".ssh/id_ed25519"), "src/fixture.txt");
+    let link = |target: &std::path::Path, rel: &str| std::os::unix::fs::symlink(target, project.join(rel)).unwrap();
+    link(&outside.join(".ssh/id_ed25519"), "src/fixture.txt");
     link(std::path::Path::new("main.rs"), "src/alias.rs");
     link(std::path::Path::new("loop-b"), "src/loop-a");
     link(std::path::Path::new("loop-a"), "src/loop-b");
     link(std::path::Path::new("gone.txt"), "src/dangling.txt");
-    link(&outside.root, "away");
-    link(&project.path("secret"), "inside");
+    link(outside.path(), "away");
+    link(&project.join("secret"), "inside");
     (project, outside)
 }
 
-fn deny_ctx(project: &TempProject, deny: &[&str]) -> ToolContext {
+fn deny_ctx(project: &TempDir, deny: &[&str]) -> ToolContext {
     use crate::permission::Engine;
     use crate::permission::rules::{Level, RuleSet, RuleTexts};
     let texts = RuleTexts { allow: Vec::new(), deny: deny.iter().map(|rule| rule.to_string()).collect() };
     let (rules, _) = RuleSet::from_texts(vec![(Level::User, texts)]);
-    let engine = Engine::new(project.root.clone(), None, rules);
+    let engine = Engine::new(project.path().to_path_buf(), None, rules);
     ToolContext { read_filter: Some(engine.read_filter()), ..project.ctx() }
 }
 

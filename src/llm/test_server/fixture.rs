@@ -4,24 +4,24 @@
 //! handles the well-formed fixtures (LF or CRLF lines, blank-line separated blocks, `event:` /
 //! `data:` fields, `:` comments), which is all the decoder tests need.
 
-use super::StreamEvent;
-use super::decode::Decoder;
+use crate::llm::StreamEvent;
+use crate::llm::decode::Decoder;
 use crate::sse::SseEvent;
 
 /// Reads `fixtures/transcripts/<name>` and splits it into SSE events.
-pub(super) fn load(name: &str) -> Vec<SseEvent> {
+pub(crate) fn load(name: &str) -> Vec<SseEvent> {
     load_from("transcripts", name)
 }
 
 /// Reads `fixtures/<dir>/<name>` (e.g. `local-models`) and splits it into SSE events.
-pub(super) fn load_from(dir: &str, name: &str) -> Vec<SseEvent> {
+pub(crate) fn load_from(dir: &str, name: &str) -> Vec<SseEvent> {
     let path = format!("{}/fixtures/{dir}/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"));
     split(&text)
 }
 
 /// Splits well-formed event-stream text into events; blocks without data are not dispatched.
-pub(super) fn split(text: &str) -> Vec<SseEvent> {
+pub(crate) fn split(text: &str) -> Vec<SseEvent> {
     let normalised = text.replace("\r\n", "\n");
     let mut events = Vec::new();
     for block in normalised.split("\n\n") {
@@ -47,7 +47,7 @@ pub(super) fn split(text: &str) -> Vec<SseEvent> {
 /// decoded events followed by the closing events, or by one `Error` when decoding failed.
 /// Consecutive `Text` (and `Thinking`) fragments are coalesced so expectations stay readable;
 /// the order of event kinds is kept exactly.
-pub(super) fn replay(decoder: &mut dyn Decoder, events: &[SseEvent]) -> Vec<StreamEvent> {
+pub(crate) fn replay(decoder: &mut dyn Decoder, events: &[SseEvent]) -> Vec<StreamEvent> {
     let mut out = Vec::new();
     let mut saw_terminal = false;
     for event in events {
@@ -70,7 +70,7 @@ pub(super) fn replay(decoder: &mut dyn Decoder, events: &[SseEvent]) -> Vec<Stre
 }
 
 /// Joins runs of `Text` and runs of `Thinking` into one event each.
-pub(super) fn coalesce(events: Vec<StreamEvent>) -> Vec<StreamEvent> {
+pub(crate) fn coalesce(events: Vec<StreamEvent>) -> Vec<StreamEvent> {
     let mut joined: Vec<StreamEvent> = Vec::new();
     for event in events {
         match (joined.last_mut(), event) {
@@ -83,17 +83,17 @@ pub(super) fn coalesce(events: Vec<StreamEvent>) -> Vec<StreamEvent> {
 }
 
 /// `StreamEvent::Text` of `text`, for expected event lists.
-pub(super) fn text(text: &str) -> StreamEvent {
+pub(crate) fn text(text: &str) -> StreamEvent {
     StreamEvent::Text(text.to_string())
 }
 
 /// `StreamEvent::Thinking` of `text`.
-pub(super) fn thinking(text: &str) -> StreamEvent {
+pub(crate) fn thinking(text: &str) -> StreamEvent {
     StreamEvent::Thinking(text.to_string())
 }
 
 /// `StreamEvent::ToolCalls` of `(id, name, input)` triples.
-pub(super) fn calls(calls: &[(&str, &str, &str)]) -> StreamEvent {
+pub(crate) fn calls(calls: &[(&str, &str, &str)]) -> StreamEvent {
     StreamEvent::ToolCalls(
         calls
             .iter()

@@ -23,6 +23,9 @@
 //! (`\s`, `[^x]`) may therefore match across lines, which ripgrep would refuse. The `glob` filter
 //! matches the file name, or the path relative to the search directory when it contains `/`;
 //! `{a,b}` alternatives are expanded.
+//!
+//! - `mod.rs` — the tool: arguments, the parallel search and the matching lines of a file
+//! - `output.rs` — rendering of the entries, counts and lines within the output bounds
 
 use super::glob::expand_braces;
 use super::walk::{WalkEntry, walk_parallel};
@@ -371,9 +374,7 @@ fn count_matching_lines(regex: &Regex, bytes: &[u8]) -> usize {
     count
 }
 
-#[path = "grep_output.rs"]
 mod output;
 
 #[cfg(test)]
-#[path = "grep_tests.rs"]
 mod tests;

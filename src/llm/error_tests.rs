@@ -395,3 +395,9 @@ fn every_error_has_a_stable_kind_and_the_fix_it_knows() {
         }
     }
 }
+
+#[test]
+fn an_llm_error_stays_small() {
+    // It travels inside `StreamEvent::Error` and up through the agent's events.
+    assert!(std::mem::size_of::<LlmError>() <= 56, "{}", std::mem::size_of::<LlmError>());
+}

@@ -1,9 +1,7 @@
-//! The content filter fed every way a server could split the same answer (one character at a
-//! time, in 2..7-character pieces, whole): the result must not depend on the split, and prose
-//! must come out as soon as it cannot be a marker.
+//! Unit tests of `content.rs`: every split of the same answer gives one result; prose is never held back.
 
 use super::*;
-use crate::llm::fixture::{coalesce, text, thinking};
+use crate::llm::test_server::fixture::{coalesce, text, thinking};
 use crate::msg::ToolDefinition;
 
 fn tools() -> Option<ToolNames> {

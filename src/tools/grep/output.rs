@@ -8,6 +8,7 @@
 use super::{
     FileResult, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, Mode, ReadBuffer, ReadOutcome, Search, for_each_matching_line,
 };
+use crate::text::truncate_chars;
 use crate::tools::display_path;
 use std::path::Path;
 
@@ -79,10 +80,7 @@ fn content_lines(search: &Search, bytes: &[u8], max_lines: usize) -> Vec<Content
 fn line_text(bytes: &[u8]) -> String {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     let text = String::from_utf8_lossy(bytes);
-    match text.char_indices().nth(MAX_LINE_CHARS) {
-        Some((index, _)) => format!("{} [... line cut]", &text[..index]),
-        None => text.into_owned(),
-    }
+    truncate_chars(&text, MAX_LINE_CHARS, " [... line cut]")
 }
 
 /// Files and count modes: one entry per file, within `limit` entries and `MAX_OUTPUT_BYTES`.

@@ -1,8 +1,7 @@
-//! Window discovery against fake endpoints: vLLM, llama.cpp, Ollama, and a server that reports
-//! nothing (the default stays, with a notice).
+//! Unit tests of `discovery.rs`: vLLM, llama.cpp, Ollama, and a server that reports no window.
 
 use super::*;
-use crate::llm::test_routes::{Route, RouteServer, json};
+use crate::llm::test_server::routes::{Route, RouteServer, json};
 
 fn provider(base_url: &str, model: &str) -> ProviderConfig {
     ProviderConfig { base_url: base_url.to_string(), ..ProviderConfig::with_defaults("local", Protocol::OpenAi, model) }

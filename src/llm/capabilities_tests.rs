@@ -1,10 +1,8 @@
-//! Doctor's endpoint probe: the stream shapes of vLLM, llama.cpp and Ollama (structured calls
-//! streamed or whole, calls written as text, reasoning fields, usage or none), read from fake
-//! servers and from chunk lists.
+//! Unit tests of `capabilities.rs`: the stream shapes of vLLM, llama.cpp and Ollama, from fakes and chunks.
 
 use super::*;
 use crate::config::Protocol;
-use crate::llm::test_routes::{Route, RouteServer, json as json_route, sse};
+use crate::llm::test_server::routes::{Route, RouteServer, json as json_route, sse};
 
 fn provider(base_url: &str) -> ProviderConfig {
     ProviderConfig { base_url: base_url.to_string(), ..ProviderConfig::with_defaults("local", Protocol::OpenAi, "m") }
