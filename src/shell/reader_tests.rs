@@ -160,3 +160,148 @@ fn a_backtick_body_keeps_its_pipes_and_reports_its_syntax() {
     assert!(parse_command("echo `cat <<< x`").unwrap().has_heredoc);
     assert!(parse_command("echo `if pa; then pb; fi`").unwrap().has_control_flow);
 }
+
+#[test]
+fn redirect_operators_say_whether_they_write_and_whether_they_name_a_file() {
+    use RedirectOp::*;
+    let table = [
+        (Write, true, true),
+        (Append, true, true),
+        (Clobber, true, true),
+        (WriteBoth, true, true),
+        (AppendBoth, true, true),
+        (ReadWrite, true, true),
+        (Read, false, true),
+        (Dup, false, false),
+        (HereDoc { quoted: false }, false, false),
+        (HereDoc { quoted: true }, false, false),
+        (HereString, false, false),
+    ];
+    for (op, writes, names_file) in table {
+        assert_eq!((op.writes(), op.names_file()), (writes, names_file), "{op:?}");
+    }
+}
+
+#[test]
+fn a_brace_opens_a_group_only_before_a_blank() {
+    // `{ls,-la}` is one word (brace expansion makes it `ls -la`), not a group.
+    assert_eq!(render("{ls,-la}"), "[{ls,-la}]");
+    assert_eq!(render("{ ls; }"), "[ls]");
+}
+
+#[test]
+fn a_function_substitution_consumes_its_closing_brace() {
+    assert_eq!(render("echo ${ pa; }x; pb"), "[pa] | [echo] [${ pa; }x] | [pb]");
+    // The brace belongs to the substitution: quoted in the pattern, never a brace of the word.
+    let parsed = parse_command("echo ${ pa; }x").unwrap();
+    assert_eq!(parsed.subcommands[1].word_info[1].pattern, "$\\{ pa; \\}x");
+}
+
+#[test]
+fn nesting_is_counted_per_level_not_per_group_read() {
+    // Groups one after another never nest: any number of them is read.
+    let sequential = "( pa ); ".repeat(MAX_DEPTH * 2);
+    assert_eq!(refusal(&sequential), None);
+}
+
+#[test]
+fn a_function_name_is_one_plain_word() {
+    // bash: `syntax error near unexpected token `('` for each.
+    for input in ["a b() { pa; }", "A=1 f() { pa; }", "f >x () { pa; }"] {
+        assert_eq!(refusal(input).as_deref(), Some("unexpected ("), "{input:?}");
+    }
+}
+
+#[test]
+fn double_brackets_open_a_conditional_only_at_the_start_of_a_command() {
+    assert_eq!(render("echo [[ a"), "[echo] [[[] [a]");
+}
+
+#[test]
+fn a_backslash_at_the_end_of_the_input_is_kept_literally() {
+    assert_eq!(render("echo a\\"), "[echo] [a\\]");
+}
+
+#[test]
+fn special_parameters_and_arithmetic_with_names_are_expansions() {
+    let parsed = parse_command("echo $((1+2)) $((x+1)) $1 $@ $#").unwrap();
+    let expansions: Vec<bool> = parsed.subcommands[0].word_info.iter().map(|info| info.expansion).collect();
+    assert_eq!(expansions, [false, false, true, true, true, true]);
+}
+
+#[test]
+fn compound_headers_are_marked_and_keep_their_text() {
+    let headers = |src: &str| -> Vec<(Vec<String>, String)> {
+        let parsed = parse_command(src).unwrap_or_else(|error| panic!("{src:?}: {error}"));
+        let commands = parsed.subcommands.into_iter().filter(|command| command.header);
+        commands.map(|command| (command.words, command.raw)).collect()
+    };
+    let header = |words: &[&str], raw: &str| (words.iter().map(|word| word.to_string()).collect(), raw.to_string());
+    // Each after another command, so a header's text cannot start at the input's start by chance.
+    let case_items =
+        [header(&["case", "x"], "case x"), header(&["case", "a", "b"], "a|b"), header(&["case", "c"], "c")];
+    assert_eq!(headers("pa; case x in # a comment\n a|b) pa;; (c) pb;; esac"), case_items);
+    let for_in = header(&["for", "i", "in", "a", "b"], "for i in a b");
+    assert_eq!(headers("pa; for i in a b; do pa; done"), [for_in]);
+    assert_eq!(headers("pa; select i in a; do pa; done"), [header(&["select", "i", "in", "a"], "select i in a")]);
+    assert_eq!(headers("pa; (( x = 1 )); pa"), [header(&["((", " x = 1 "], "(( x = 1 ))")]);
+    assert_eq!(headers("pa; for (( i = 0; i < 2; i++ )); do pa; done").len(), 1);
+    assert_eq!(headers("pa; [[ -n x ]] && pa"), [header(&["[[", "-n", "x", "]]"], "[[ -n x ]]")]);
+    // `]]` closes only as a word of its own; `!` and `&&` are operators, with no pattern.
+    assert_eq!(headers("[[ a ]]b ]]"), [header(&["[[", "a", "]]b", "]]"], "[[ a ]]b ]]")]);
+    let parsed = parse_command("[[ ! a && b ]]").unwrap();
+    assert_eq!(parsed.subcommands[0].word_info[1], WordInfo::default());
+    assert_eq!(parsed.subcommands[0].word_info[3], WordInfo::default());
+    // The syntax around the commands is accounted for: `case x in`, each `PATTERN)`, `esac`.
+    let spans = parse_command("case x in a) pa;; esac").unwrap().other_spans;
+    assert_eq!(spans, vec![0..9, 10..12, 18..22]);
+}
+
+#[test]
+fn unfinished_compound_commands_say_what_is_missing() {
+    assert_eq!(refusal("[[ -n x").as_deref(), Some("unterminated [["));
+    assert_eq!(refusal("a=(x").as_deref(), Some("unterminated array assignment"));
+    assert_eq!(refusal("a=(x ; y)").as_deref(), Some("unexpected operator in an array assignment"));
+    // `select` and `for NAME` need a name; only `for` takes an arithmetic header.
+    assert_eq!(refusal("select (( i )); do pa; done").as_deref(), Some("for without a name"));
+}
+
+#[test]
+fn a_word_ending_in_equals_is_an_array_only_before_a_parenthesis() {
+    assert_eq!(render("declare a= b"), "[declare] [a=] [b]");
+    assert_eq!(render("declare a=(b c)"), "[declare] [a=(b c)]");
+}
+
+#[test]
+fn a_regex_or_an_array_keeps_what_quote_removal_hid_in_its_pieces() {
+    let last_word_info = |src: &str| {
+        let parsed = parse_command(src).unwrap_or_else(|error| panic!("{src:?}: {error}"));
+        let command = parsed.subcommands.into_iter().find(|command| command.words.len() > 1).unwrap();
+        let info = command.word_info.last().cloned().unwrap();
+        (info.quoted, info.expansion, info.substitution)
+    };
+    assert_eq!(last_word_info("declare a=(x)"), (false, false, false));
+    assert_eq!(last_word_info("declare a=('q')"), (true, false, false));
+    assert_eq!(last_word_info("declare a=($x)"), (false, true, false));
+    assert_eq!(last_word_info("declare a=($(pa))"), (false, false, true));
+    let regex_info = |src: &str| {
+        let parsed = parse_command(src).unwrap_or_else(|error| panic!("{src:?}: {error}"));
+        let command = parsed.subcommands.into_iter().find(|command| command.header).unwrap();
+        let info = command.word_info[command.word_info.len() - 2].clone();
+        (info.quoted, info.expansion, info.substitution)
+    };
+    assert_eq!(regex_info("[[ x =~ a(b|c) ]]"), (false, false, false));
+    assert_eq!(regex_info("[[ x =~ 'a'(b) ]]"), (true, false, false));
+    assert_eq!(regex_info("[[ x =~ a$y ]]"), (false, true, false));
+    assert_eq!(regex_info("[[ x =~ a$(pa) ]]"), (false, false, true));
+    // A `)` that closes nothing ends the reading: bash reports a syntax error.
+    assert!(parse_command("[[ x =~ a) ]]").is_err());
+}
+
+#[test]
+fn a_here_doc_cut_off_by_the_end_of_the_input_has_an_empty_body_read_to_the_end() {
+    // bash warns and reads the body to the end of the input, here nothing.
+    let parsed = parse_command("cat <<E").unwrap();
+    assert_eq!(parsed.subcommands[0].redirections[0].target, "");
+    assert_eq!(parsed.other_spans, vec![std::ops::Range { start: 7, end: 7 }]);
+}

@@ -506,3 +506,21 @@ fn arithmetic_names_skip_numbers_in_any_base() {
     assert_eq!(arithmetic_names("a[i]++"), ["a", "i"]);
     assert!(arithmetic_names("1+2*3").is_empty());
 }
+
+#[test]
+fn code_markers_are_what_runs_a_command_once_expanded() {
+    for (text, marker) in [
+        ("$(id)", true),
+        ("`id`", true),
+        ("${ id; }", true),
+        ("${\tid; }", true),
+        ("${\nid; }", true),
+        ("${|id; }", true),
+        // A text check, so arithmetic `$((` counts too: it errs towards running code.
+        ("$((1))", true),
+        ("$x ${x} ${x:-y} $[1] a(b)", false),
+        ("plain", false),
+    ] {
+        assert_eq!(code_marker(text), marker, "{text:?}");
+    }
+}
