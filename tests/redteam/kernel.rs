@@ -276,12 +276,27 @@ fn setid_file(dir: &Path) -> Option<PathBuf> {
     state_under(dir).into_iter().find(|(_, _, mode, _, _, _)| mode & 0o6000 != 0).map(|(path, ..)| path)
 }
 
-/// Processes on the machine now.
+/// This harness's descendants now (the reaper, the attack and everything it forked): only they
+/// count, so other work on a shared machine cannot pass for a fork bomb that escaped its cap.
 fn process_count() -> usize {
-    std::fs::read_dir("/proc")
+    let parents: Vec<(u32, u32)> = std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|entry| entry.file_name().to_string_lossy().bytes().all(|byte| byte.is_ascii_digit()))
-        .count()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // `pid (comm) state ppid …`: the name may hold spaces and parentheses, so read after the last `)`.
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut family = vec![std::process::id()];
+    let mut index = 0;
+    while index < family.len() {
+        let parent = family[index];
+        family.extend(parents.iter().filter(|(_, ppid)| *ppid == parent).map(|(pid, _)| *pid));
+        index += 1;
+    }
+    family.len() - 1
 }
