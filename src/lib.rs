@@ -36,6 +36,7 @@ pub(crate) mod msg;
 pub(crate) mod special_paths;
 pub(crate) mod warning;
 // L2 components
+pub(crate) mod checkpoint;
 pub(crate) mod config;
 pub(crate) mod confine;
 pub(crate) mod context;

@@ -32,6 +32,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("special_paths", 1),
     // What a simple command does (wrappers, builtins, expansion): on the shell reader, under permission.
     ("command", 1),
+    ("checkpoint", 2),
     ("config", 2),
     ("confine", 2),
     ("llm", 2),
