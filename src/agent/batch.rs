@@ -80,6 +80,9 @@ impl Run<'_> {
                     CallPlan::Run { .. } => (true, None),
                 })
                 .collect();
+            if decisions.iter().any(|decision| matches!(decision, CallPlan::Run { tool, .. } if !tool.read_only())) {
+                self.checkpoint_before_change();
+            }
             completed &= self.announce(&calls[batch.clone()]);
             let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context());
             for (offset, (output, elapsed)) in timed.into_iter().enumerate() {
@@ -116,6 +119,17 @@ impl Run<'_> {
             })
             .collect();
         (results, completed)
+    }
+
+    /// Before the first call of the turn that may change files: the state of everything the
+    /// turn may change is recorded (once per turn; later calls cost nothing). A checkpoint that
+    /// fails does not stop the work, but the person is told that this turn cannot be rewound.
+    fn checkpoint_before_change(&self) {
+        if let Some(checkpoints) = self.conversation.checkpoints()
+            && let Err(problem) = checkpoints.before_change()
+        {
+            self.notice(format!("checkpoint failed: {problem}; this turn's changes cannot be rewound"));
+        }
     }
 
     /// What every tool call of this run runs with.

@@ -74,6 +74,10 @@ pub struct Settings {
     /// for sub-agents, whose run is one tool call of the parent (its Pre/PostToolUse hooks fire
     /// around it); their own tool calls get Pre/PostToolUse all the same.
     pub turn_hooks: bool,
+    /// What the checkpoints of this agent's conversations cover (SPEC: never lose the user's
+    /// work): the state of these roots is recorded before the first change of every turn. None
+    /// for sub-agents (read-only) and where no session is kept.
+    pub checkpoints: Option<crate::checkpoint::Coverage>,
 }
 
 /// The front end an agent's runs report to, which decides what a call that needs approval
@@ -152,9 +156,19 @@ impl Agent {
                 // A user turn (not a sub-agent's run inside one): today's date and git state.
                 agent.toolbox.environment.refresh();
             }
+            if let Some(coverage) = &agent.settings.checkpoints {
+                conversation.open_checkpoints(coverage);
+            }
             let (stop, answer) = run::Run::new(&agent, conversation, mode, outbox).turns(prompt);
             if let Some(notice) = close(conversation, stop) {
                 outbox.notice(notice);
+            }
+            // The turn's after-state, also when it was cancelled or failed part-way: what it
+            // changed is then known, and the hand changes of the next pause are told apart.
+            if let Some(checkpoints) = conversation.checkpoints()
+                && let Err(problem) = checkpoints.end_turn()
+            {
+                outbox.notice(format!("checkpoint after the turn failed: {problem}"));
             }
             Event::Done { stop, answer }
         })

@@ -9,6 +9,8 @@
 //! writes outside `<project>/.mewcode/` except when `apply` restores files inside the covered
 //! roots, and restores through the same symlink-safe atomic writes as the file tools.
 
+pub(crate) mod describe;
+
 use std::path::{Path, PathBuf};
 
 /// What checkpoints cover: the project, and the extra paths commands may write

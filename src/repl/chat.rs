@@ -77,6 +77,25 @@ impl Chat {
         }
     }
 
+    /// Adds `text` to the note the model reads with the next prompt (after any note already
+    /// waiting there).
+    pub(super) fn add_note(&mut self, text: &str) {
+        self.note = Some(match self.note.take() {
+            Some(earlier) => format!("{earlier} {text}"),
+            None => text.to_string(),
+        });
+    }
+
+    /// The checkpoints of the conversation on screen, opened when no run has yet (a resumed
+    /// session before its first prompt); None between a run's start and end, or when the
+    /// conversation is not saved (checkpoints live beside its log).
+    pub(super) fn checkpoints(&mut self) -> Option<Arc<crate::checkpoint::Checkpoints>> {
+        let coverage = self.agent.settings.checkpoints.clone()?;
+        let conversation = self.conversation.as_mut()?;
+        conversation.open_checkpoints(&coverage);
+        conversation.checkpoints()
+    }
+
     /// `/clear`: a new conversation (its log is created at the first prompt); the agent stays.
     pub(super) fn clear(&mut self) {
         self.conversation = Some(Conversation::new(crate::session::new_id()));

@@ -17,12 +17,14 @@
 //! - `banner.rs` — the banner said at start-up
 //! - `background.rs` — MCP servers and late warnings, said before the next prompt
 //! - `cost.rs` — `/cost`: tokens and what they cost
-//! - `ask.rs` — one-key questions: the trust gate and `continue?`
+//! - `rewind.rs` — `/rewind` and `/undo`: code, conversation or both put back from checkpoints
+//! - `changes.rs` — `/diff`: what the session changed in the project's files so far
+//! - `ask.rs` — one-key questions: the trust gate, `continue?` and the choices of `/rewind`
 //! - `approve.rs` — the approval question of a tool call, with its preview
 //! - `arguments.rs` — a call's arguments as the approval question shows them
 //! - `diff.rs` — the line diff of edit previews
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
-//! - `picker.rs` — the `/resume` picker
+//! - `picker.rs` — the picker of `/resume` and `/rewind`
 //! - `render.rs` — the turn renderer, colours and wrapping
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
 
@@ -31,9 +33,11 @@ mod arguments;
 mod ask;
 mod background;
 mod banner;
+mod changes;
 mod chat;
 mod commands;
 mod cost;
+mod rewind;
 pub(crate) mod diff;
 mod editor;
 pub(crate) mod picker;

@@ -1,0 +1,110 @@
+//! `/diff`: what this session changed in the project so far — by the file tools, by commands or
+//! by hand — from the session's first checkpoint to the files now, git or not.
+//!
+//! Invariant: file content is untrusted: every line goes through `text::neutralize` before it
+//! reaches the terminal, and a file that is not text is described (its sizes), never printed.
+//! The diff text is made by `diff::unified_diff`; this file only chooses what to show and
+//! colours it.
+
+use super::chat::Chat;
+use super::render::{BOLD, CYAN, DIM, GREEN, RED, paint, wrap};
+use super::setup::Setup;
+use super::{say, say_wrapped};
+use crate::checkpoint::FileChange;
+use crate::fsx::display_path;
+use crate::text::neutralize;
+
+/// Lines of context around each change.
+const CONTEXT: usize = 3;
+
+/// `/diff`.
+pub(super) fn show(chat: &mut Chat, setup: &Setup) {
+    let width = chat.screen.width;
+    let Some(checkpoints) = chat.checkpoints() else {
+        return say(&paint(setup.color, DIM, "no change recorded yet: checkpoints start with the first prompt"));
+    };
+    let changes = match checkpoints.session_changes() {
+        Ok(changes) => changes,
+        Err(message) => return say_wrapped(setup.color, RED, &neutralize(&format!("/diff: {message}")), width, 2),
+    };
+    if changes.is_empty() {
+        return say(&paint(setup.color, DIM, "no file changed in this session"));
+    }
+    let rendered: Vec<(String, Body)> =
+        changes.iter().map(|change| (display_path(&setup.root, &change.path), body_of(change))).collect();
+    say(&paint(setup.color, BOLD, &summary(&rendered)));
+    for (shown, body) in &rendered {
+        match body {
+            Body::Diff { text, .. } => {
+                for line in text.lines() {
+                    say(&paint_line(setup.color, &wrap(&neutralize(line), width, 1), line));
+                }
+            }
+            Body::Note(note) => say_wrapped(setup.color, CYAN, &neutralize(&format!("{shown}: {note}")), width, 2),
+        }
+    }
+}
+
+/// What is shown of one file: its diff (with the lines it adds and removes), or a note.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Body {
+    Diff { text: String, added: usize, removed: usize },
+    Note(String),
+}
+
+/// The body of one change: a unified diff when both sides are text, else what happened.
+pub(super) fn body_of(change: &FileChange) -> Body {
+    let label = change.path.display().to_string();
+    let text_of = |bytes: &Option<Vec<u8>>| match bytes {
+        None => Some(String::new()),
+        Some(bytes) if bytes.contains(&0) => None,
+        Some(bytes) => String::from_utf8(bytes.clone()).ok(),
+    };
+    match (text_of(&change.before), text_of(&change.after)) {
+        (Some(before), Some(after)) => {
+            let old_label = if change.before.is_some() { format!("a/{label}") } else { "/dev/null".to_string() };
+            let new_label = if change.after.is_some() { format!("b/{label}") } else { "/dev/null".to_string() };
+            let text = super::diff::unified_diff(&before, &after, &old_label, &new_label, CONTEXT);
+            let counted = |marker: char, header: &str| {
+                text.lines().filter(|line| line.starts_with(marker) && !line.starts_with(header)).count()
+            };
+            Body::Diff { added: counted('+', "+++"), removed: counted('-', "---"), text }
+        }
+        _ => Body::Note(match (&change.before, &change.after) {
+            (None, Some(after)) => format!("created (binary, {} bytes)", after.len()),
+            (Some(before), None) => format!("deleted (binary, {} bytes)", before.len()),
+            (Some(before), Some(after)) => format!("binary file changed: {} → {} bytes", before.len(), after.len()),
+            (None, None) => "unchanged".to_string(),
+        }),
+    }
+}
+
+/// `3 files changed in this session: +12 −4`.
+pub(super) fn summary(rendered: &[(String, Body)]) -> String {
+    let (added, removed) = rendered.iter().fold((0, 0), |(added, removed), (_, body)| match body {
+        Body::Diff { added: more, removed: fewer, .. } => (added + more, removed + fewer),
+        Body::Note(_) => (added, removed),
+    });
+    let files = if rendered.len() == 1 { "1 file".to_string() } else { format!("{} files", rendered.len()) };
+    format!("{files} changed in this session: +{added} −{removed}")
+}
+
+/// One diff line (already neutralised and wrapped) in the approval diff's colours, chosen by the
+/// raw line's first character.
+fn paint_line(color: bool, shown: &str, raw: &str) -> String {
+    let code = if raw.starts_with("+++") || raw.starts_with("---") {
+        BOLD
+    } else {
+        match raw.as_bytes().first() {
+            Some(b'+') => GREEN,
+            Some(b'-') => RED,
+            Some(b'@') => CYAN,
+            _ => "",
+        }
+    };
+    if code.is_empty() { shown.to_string() } else { paint(color, code, shown) }
+}
+
+#[cfg(test)]
+#[path = "changes_tests.rs"]
+mod tests;
