@@ -355,7 +355,13 @@ fn parse_rewind(words: &[String], flags: &[String]) -> Result<RewindRequest, Usa
     if target == Some(RewindTarget::Undo) && conversation {
         return Err(UsageError("rewind undo: puts files back only; --conversation needs a TURN".to_string()));
     }
-    let keep_changed = if has("--keep-changed") { Some(true) } else if has("--overwrite-changed") { Some(false) } else { None };
+    let keep_changed = if has("--keep-changed") {
+        Some(true)
+    } else if has("--overwrite-changed") {
+        Some(false)
+    } else {
+        None
+    };
     Ok(RewindRequest { target, code, conversation, keep_changed })
 }
 

@@ -81,8 +81,9 @@ pub(super) fn run_rewind(launch: &Launch, json: bool, request: &RewindRequest) -
 /// The point a target names: turn N itself, or what `undo` goes back from.
 fn find_point(points: &[Point], target: RewindTarget) -> Result<&Point, String> {
     match target {
-        RewindTarget::Undo => undo_target(points)
-            .ok_or_else(|| "nothing to undo: no turn of this session changed a file".to_string()),
+        RewindTarget::Undo => {
+            undo_target(points).ok_or_else(|| "nothing to undo: no turn of this session changed a file".to_string())
+        }
         RewindTarget::Turn(turn) => points.iter().find(|point| point.turn == turn && !point.rewind).ok_or_else(|| {
             let last = points.iter().filter(|point| !point.rewind).map(|point| point.turn).max().unwrap_or(0);
             format!("no turn {turn} in this session (its turns are 1 to {last}; mewcode rewind lists them)")

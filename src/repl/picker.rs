@@ -112,10 +112,8 @@ impl Picker {
         let matches = self.matches();
         let room = height.saturating_sub(4).max(1);
         let first = (self.selected + 1).saturating_sub(room);
-        let mut rows = vec![
-            paint(color, DIM, &fit(&self.title, width)),
-            fit(&format!("filter: {}", self.filter), width),
-        ];
+        let mut rows =
+            vec![paint(color, DIM, &fit(&self.title, width)), fit(&format!("filter: {}", self.filter), width)];
         if matches.is_empty() {
             rows.push(paint(color, DIM, &fit(&format!("  nothing matches {:?}", self.filter), width)));
         }

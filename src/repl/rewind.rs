@@ -191,10 +191,7 @@ pub(super) fn question_for(offer: Offer) -> Option<(&'static str, &'static [(u8,
             &[(b'b', "code and conversation"), (b'c', "code only"), (b'v', "conversation only")],
         )),
         (true, false) => Some(("restore the code? [y/N]", &[(b'y', "yes, the code")])),
-        (false, true) => Some((
-            "no file differs; rewind the conversation? [y/N]",
-            &[(b'y', "yes, the conversation")],
-        )),
+        (false, true) => Some(("no file differs; rewind the conversation? [y/N]", &[(b'y', "yes, the conversation")])),
         (false, false) => None,
     }
 }
@@ -216,11 +213,8 @@ fn restore_code(checkpoints: &Checkpoints, plan: &Plan, setup: &Setup, chat: &Ch
     let mut keep: Vec<PathBuf> = Vec::new();
     if !plan.hand_changed.is_empty() {
         let shown: Vec<String> = plan.hand_changed.iter().map(|path| display_path(&setup.root, path)).collect();
-        let warning = format!(
-            "⚠ changed outside mewcode since then ({}): {}",
-            shown.len(),
-            name_list(&shown, Path::new(""))
-        );
+        let warning =
+            format!("⚠ changed outside mewcode since then ({}): {}", shown.len(), name_list(&shown, Path::new("")));
         say_wrapped(setup.color, YELLOW, &neutralize(&warning), width, 2);
         let answers: &[(u8, &str)] = &[(b'o', "overwrite them too"), (b'k', "keep them as they are")];
         let question = "[o]verwrite them too, or [k]eep them? (any other key cancels)";
@@ -277,9 +271,14 @@ fn code_note(point: &Point, plan: &Plan) -> String {
     let when = if point.rewind {
         "as they were before the user's last rewind".to_string()
     } else {
-        format!("to their state before the user's message \"{}\"", crate::text::truncate_chars(&one_line(&point.prompt), 80, "…"))
+        format!(
+            "to their state before the user's message \"{}\"",
+            crate::text::truncate_chars(&one_line(&point.prompt), 80, "…")
+        )
     };
-    format!("the user put the project's files back {when} ({count} files changed back); read a file again before changing it.")
+    format!(
+        "the user put the project's files back {when} ({count} files changed back); read a file again before changing it."
+    )
 }
 
 #[cfg(test)]

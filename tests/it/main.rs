@@ -24,6 +24,7 @@ mod print;
 mod project;
 mod repl;
 mod repl_edits;
+mod rewind;
 mod sandbox;
 mod script_errors;
 mod search_path;
