@@ -39,6 +39,9 @@ pub(crate) struct Chat {
     pub context_estimated: bool,
     /// A note for the model to add to the next prompt (a resumed session's stale-files note).
     pub note: Option<String>,
+    /// Text put in the next input line for the person to edit or send (the prompt of the turn a
+    /// `/rewind` went back to).
+    pub draft: Option<String>,
     /// The session list was just shown: a bare number on the next line picks one.
     pub picking: bool,
     /// The terminal's size when the last input was read.
@@ -59,6 +62,7 @@ impl Chat {
             context_used: 0,
             context_estimated: false,
             note: None,
+            draft: None,
             picking: false,
             screen,
         }

@@ -116,7 +116,7 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
         // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
         // as a signal; it counts as one pressed at an empty prompt.
         let input = if interrupts.count() == seen_presses {
-            editor.read(chat.status_figures())
+            editor.read(chat.status_figures(), chat.draft.take().as_deref())
         } else {
             Input::Interrupted { had_text: false }
         };

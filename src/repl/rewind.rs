@@ -243,13 +243,27 @@ fn restore_code(checkpoints: &Checkpoints, plan: &Plan, setup: &Setup, chat: &Ch
 /// Cuts the conversation back to before the turn's prompt.
 fn rewind_conversation(chat: &mut Chat, setup: &Setup, start: usize, point: &Point) {
     let Some(conversation) = chat.conversation.as_mut() else { return };
+    let prompt = conversation.history().get(start).map(|message| without_note(&message.content).to_string());
     if let Some(notice) = conversation.rewind_to(start) {
         say_wrapped(setup.color, YELLOW, &neutralize(&format!("⚠ {notice}")), chat.screen.width, 2);
     }
     chat.context_used = crate::context::estimate_messages(conversation.history());
     chat.context_estimated = true;
-    let message = format!("(conversation rewound to before turn {}: {} messages kept)", point.turn, start);
+    let message = format!(
+        "(conversation rewound to before turn {}: {} messages kept; its prompt is in the input line)",
+        point.turn, start
+    );
     say(&paint(setup.color, DIM, &message));
+    chat.draft = prompt;
+}
+
+/// A prompt as the person typed it: without the note mewcode added for the model
+/// (`session::with_note`).
+pub(super) fn without_note(content: &str) -> &str {
+    match content.rfind("\n\n[mewcode: ") {
+        Some(at) if content.ends_with(']') => &content[..at],
+        _ => content,
+    }
 }
 
 /// What the model must be told with the next prompt, when files and conversation part ways.

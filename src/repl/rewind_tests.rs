@@ -58,3 +58,11 @@ fn a_turn_number_picks_that_turn_never_a_rewind_of_it() {
     assert!(pick_turn(&points, "9").unwrap_err().contains("no turn 9 in this session (its turns are 1 to 3)"));
     assert!(pick_turn(&points, "two").unwrap_err().contains("is not a turn number"));
 }
+
+#[test]
+fn the_prompt_put_back_is_the_persons_without_mewcodes_note() {
+    let noted = crate::session::with_note("fix it\n\nplease", Some("files may have changed"));
+    assert_eq!(without_note(&noted), "fix it\n\nplease");
+    assert_eq!(without_note("plain [mewcode: not a note]"), "plain [mewcode: not a note]");
+    assert_eq!(without_note("ends with ]"), "ends with ]");
+}

@@ -135,6 +135,7 @@ fn rewind_two_turns_back_restores_files_by_every_tool_and_the_conversation() {
     assert!(screen.contains("remove, created since"), "{screen}");
     tmux.keys(&["b"]);
     tmux.wait_for("(conversation rewound to before turn 1");
+    tmux.wait_for("› first task");
 
     assert_eq!(read(&env, "notes.txt").as_deref(), Some(NOTES));
     assert_eq!(read(&env, "config.txt").as_deref(), Some("a=1\n"));
@@ -151,6 +152,8 @@ fn rewind_two_turns_back_restores_files_by_every_tool_and_the_conversation() {
         assert_eq!(git_state(&env.project), before, "checkpoints and rewinds never touch git");
     }
 
+    // The rewound prompt waits in the input line; Ctrl-U clears it for another.
+    tmux.keys(&["C-u"]);
     type_line(&tmux, "third task");
     tmux.wait_for("Fresh start.");
     let sent = messages(&model, 6);
