@@ -19,13 +19,14 @@
 //! - `cost.rs` — `/cost`: tokens and what they cost
 //! - `ask.rs` — one-key questions: the trust gate and `continue?`
 //! - `approve.rs` — the approval question of a tool call, with its preview
+//! - `applied.rs` — the diff of a change shown under its tool's line, and diff rows' colours
 //! - `arguments.rs` — a call's arguments as the approval question shows them
-//! - `diff.rs` — the line diff of edit previews
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
 //! - `picker.rs` — the `/resume` picker
 //! - `render.rs` — the turn renderer, colours and wrapping
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
 
+mod applied;
 pub(crate) mod approve;
 mod arguments;
 mod ask;
@@ -34,7 +35,6 @@ mod banner;
 mod chat;
 mod commands;
 mod cost;
-pub(crate) mod diff;
 mod editor;
 pub(crate) mod picker;
 pub(crate) mod render;
