@@ -10,6 +10,7 @@
 // L0 leaves
 pub(crate) mod cancel;
 pub(crate) mod clock;
+pub(crate) mod diff;
 pub(crate) mod digest;
 pub(crate) mod fsx;
 pub(crate) mod http;

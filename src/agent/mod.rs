@@ -11,6 +11,8 @@
 //! - `run.rs` — `Run`, what one run carries, and its loop: submit, query, act
 //! - `compact.rs` — context management as steps of the run, and the manual `/compact` run
 //! - `batch.rs` — tool execution as a step of the run: batches, hooks, gate, approval
+//! - `freshness.rs` — read before write: a file's write refused unless its content was seen
+//! - `change.rs` — what a write or edit changed: its diff, or a summary
 //! - `conversation.rs` — the history, its session log and what context management keeps for it
 //! - `event.rs` — the closed `Event` enum front ends match, and the approval handshake
 //! - `gate.rs` — the port to the permission system (`Gate`, `EngineGate`)
@@ -23,9 +25,11 @@
 //! - `test_gate.rs` — (tests) the mode matrix alone, as a gate; each `x.rs` has its `x_tests.rs`
 
 mod batch;
+mod change;
 mod compact;
 pub(crate) mod conversation;
 pub(crate) mod event;
+mod freshness;
 pub(crate) mod gate;
 mod preview;
 pub(crate) mod prompt;
@@ -45,7 +49,7 @@ pub(crate) use crate::sync::lock;
 use crate::tools::Registry;
 pub(crate) use conversation::Conversation;
 use crossbeam_channel::{Receiver, Sender, bounded};
-pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, Stop};
+pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FileChange, Stop};
 pub(crate) use gate::{EngineGate, Gate, Verdict};
 use std::path::PathBuf;
 use std::sync::Arc;

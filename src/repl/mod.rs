@@ -21,13 +21,14 @@
 //! - `changes.rs` — `/diff`: what the session changed in the project's files so far
 //! - `ask.rs` — one-key questions: the trust gate, `continue?` and the choices of `/rewind`
 //! - `approve.rs` — the approval question of a tool call, with its preview
+//! - `applied.rs` — the diff of a change shown under its tool's line, and diff rows' colours
 //! - `arguments.rs` — a call's arguments as the approval question shows them
-//! - `diff.rs` — the line diff of edit previews
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
 //! - `picker.rs` — the picker of `/resume` and `/rewind`
 //! - `render.rs` — the turn renderer, colours and wrapping
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
 
+mod applied;
 pub(crate) mod approve;
 mod arguments;
 mod ask;
@@ -37,7 +38,6 @@ mod changes;
 mod chat;
 mod commands;
 mod cost;
-pub(crate) mod diff;
 mod editor;
 pub(crate) mod picker;
 pub(crate) mod render;

@@ -22,6 +22,7 @@ mod permissions;
 mod piped;
 mod print;
 mod project;
+mod read_before_write;
 mod repl;
 mod repl_edits;
 mod rewind;

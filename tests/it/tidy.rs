@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("cancel", 0),
     ("clock", 0),
     ("digest", 0),
+    ("diff", 0),
     ("sse", 0),
     ("text", 0),
     ("test_dir", 0),
