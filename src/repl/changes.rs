@@ -1,13 +1,14 @@
 //! `/diff`: what this session changed in the project so far — by the file tools, by commands or
 //! by hand — from the session's first checkpoint to the files now, git or not.
 //!
-//! Invariant: file content is untrusted: every line goes through `text::neutralize` before it
-//! reaches the terminal, and a file that is not text is described (its sizes), never printed.
-//! The diff text is made by `diff::unified_diff`; this file only chooses what to show and
-//! colours it.
+//! Invariant: file content is untrusted: every diff line is shown by `applied::diff_row`
+//! (revealed, wrapped, coloured as the approval diff), and a file that is not text is described
+//! (its sizes), never printed. The diff text is made by `diff::unified_diff`; this file only
+//! chooses what to show.
 
+use super::applied::diff_row;
 use super::chat::Chat;
-use super::render::{BOLD, CYAN, DIM, GREEN, RED, paint, wrap};
+use super::render::{BOLD, CYAN, DIM, RED, paint};
 use super::setup::Setup;
 use super::{say, say_wrapped};
 use crate::checkpoint::FileChange;
@@ -37,7 +38,7 @@ pub(super) fn show(chat: &mut Chat, setup: &Setup) {
         match body {
             Body::Diff { text, .. } => {
                 for line in text.lines() {
-                    say(&paint_line(setup.color, &wrap(&neutralize(line), width, 1), line));
+                    say(&diff_row(line, setup.color, width));
                 }
             }
             Body::Note(note) => say_wrapped(setup.color, CYAN, &neutralize(&format!("{shown}: {note}")), width, 2),
@@ -64,7 +65,7 @@ pub(super) fn body_of(change: &FileChange) -> Body {
         (Some(before), Some(after)) => {
             let old_label = if change.before.is_some() { format!("a/{label}") } else { "/dev/null".to_string() };
             let new_label = if change.after.is_some() { format!("b/{label}") } else { "/dev/null".to_string() };
-            let text = super::diff::unified_diff(&before, &after, &old_label, &new_label, CONTEXT);
+            let text = crate::diff::unified_diff(&before, &after, &old_label, &new_label, CONTEXT);
             let counted = |marker: char, header: &str| {
                 text.lines().filter(|line| line.starts_with(marker) && !line.starts_with(header)).count()
             };
@@ -87,22 +88,6 @@ pub(super) fn summary(rendered: &[(String, Body)]) -> String {
     });
     let files = if rendered.len() == 1 { "1 file".to_string() } else { format!("{} files", rendered.len()) };
     format!("{files} changed in this session: +{added} −{removed}")
-}
-
-/// One diff line (already neutralised and wrapped) in the approval diff's colours, chosen by the
-/// raw line's first character.
-fn paint_line(color: bool, shown: &str, raw: &str) -> String {
-    let code = if raw.starts_with("+++") || raw.starts_with("---") {
-        BOLD
-    } else {
-        match raw.as_bytes().first() {
-            Some(b'+') => GREEN,
-            Some(b'-') => RED,
-            Some(b'@') => CYAN,
-            _ => "",
-        }
-    };
-    if code.is_empty() { shown.to_string() } else { paint(color, code, shown) }
 }
 
 #[cfg(test)]
