@@ -28,6 +28,7 @@ fn a_turn_or_undo_names_its_point() {
 fn the_refusal_names_the_files_and_both_ways_out() {
     let plan = Plan {
         turn: 1,
+        rewind: false,
         restore: vec!["/p/a".into()],
         remove: vec![],
         hand_changed: vec!["/p/a".into(), "/p/b\x1b[2J".into()],

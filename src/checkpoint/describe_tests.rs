@@ -46,6 +46,7 @@ fn undo_goes_back_from_the_newest_rewind_or_turn_that_changed_something() {
 fn a_plan_says_what_goes_back_what_goes_and_what_cannot() {
     let plan = Plan {
         turn: 1,
+        rewind: false,
         restore: vec!["/p/a".into(), "/p/b".into()],
         remove: vec!["/p/new".into()],
         hand_changed: vec![],
@@ -59,7 +60,8 @@ fn a_plan_says_what_goes_back_what_goes_and_what_cannot() {
             "  cannot put back, too large to record (1): huge.bin".to_string(),
         ]
     );
-    let empty = Plan { turn: 1, restore: vec![], remove: vec![], hand_changed: vec![], not_covered: vec![] };
+    let empty =
+        Plan { turn: 1, rewind: false, restore: vec![], remove: vec![], hand_changed: vec![], not_covered: vec![] };
     assert_eq!(plan_lines(&empty, Path::new("/p")), vec!["  no file differs from then".to_string()]);
 }
 

@@ -31,8 +31,14 @@ pub(super) fn show(chat: &mut Chat, setup: &Setup) {
     if changes.is_empty() {
         return say(&paint(setup.color, DIM, "no file changed in this session"));
     }
-    let rendered: Vec<(String, Body)> =
-        changes.iter().map(|change| (display_path(&setup.root, &change.path), body_of(change))).collect();
+    let rendered: Vec<(String, Body)> = changes
+        .iter()
+        .map(|change| {
+            let shown = display_path(&setup.root, &change.path);
+            let body = body_of(change, &shown);
+            (shown, body)
+        })
+        .collect();
     say(&paint(setup.color, BOLD, &summary(&rendered)));
     for (shown, body) in &rendered {
         match body {
@@ -53,9 +59,9 @@ pub(super) enum Body {
     Note(String),
 }
 
-/// The body of one change: a unified diff when both sides are text, else what happened.
-pub(super) fn body_of(change: &FileChange) -> Body {
-    let label = change.path.display().to_string();
+/// The body of one change, its file shown as `label`: a unified diff when both sides are text,
+/// else what happened.
+pub(super) fn body_of(change: &FileChange, label: &str) -> Body {
     let text_of = |bytes: &Option<Vec<u8>>| match bytes {
         None => Some(String::new()),
         Some(bytes) if bytes.contains(&0) => None,

@@ -9,23 +9,29 @@ fn change(before: Option<&[u8]>, after: Option<&[u8]>) -> FileChange {
 
 #[test]
 fn text_changes_are_diffs_with_their_counts() {
-    let Body::Diff { text, added, removed } = body_of(&change(Some(b"one\ntwo\n"), Some(b"one\n2\n3\n"))) else {
+    let Body::Diff { text, added, removed } = body_of(&change(Some(b"one\ntwo\n"), Some(b"one\n2\n3\n")), "src/a.rs")
+    else {
         panic!("a diff")
     };
     assert_eq!((added, removed), (2, 1));
     assert!(text.starts_with("--- a/src/a.rs\n+++ b/src/a.rs\n"), "{text}");
-    let Body::Diff { text, added, removed } = body_of(&change(None, Some(b"new\n"))) else { panic!("a diff") };
+    let Body::Diff { text, added, removed } = body_of(&change(None, Some(b"new\n")), "src/a.rs") else {
+        panic!("a diff")
+    };
     assert_eq!((added, removed), (1, 0));
     assert!(text.starts_with("--- /dev/null\n+++ b/src/a.rs\n"), "{text}");
-    let Body::Diff { text, .. } = body_of(&change(Some(b"gone\n"), None)) else { panic!("a diff") };
+    let Body::Diff { text, .. } = body_of(&change(Some(b"gone\n"), None), "src/a.rs") else { panic!("a diff") };
     assert!(text.contains("+++ /dev/null"), "{text}");
 }
 
 #[test]
 fn binary_changes_are_described_never_printed() {
-    assert_eq!(body_of(&change(Some(b"a\0b"), Some(b"a\0bc"))), Body::Note("binary file changed: 3 → 4 bytes".into()));
-    assert_eq!(body_of(&change(None, Some(b"\0\0"))), Body::Note("created (binary, 2 bytes)".into()));
-    assert_eq!(body_of(&change(Some(&[0xff, 0xfe]), None)), Body::Note("deleted (binary, 2 bytes)".into()));
+    assert_eq!(
+        body_of(&change(Some(b"a\0b"), Some(b"a\0bc")), "src/a.rs"),
+        Body::Note("binary file changed: 3 → 4 bytes".into())
+    );
+    assert_eq!(body_of(&change(None, Some(b"\0\0")), "src/a.rs"), Body::Note("created (binary, 2 bytes)".into()));
+    assert_eq!(body_of(&change(Some(&[0xff, 0xfe]), None), "src/a.rs"), Body::Note("deleted (binary, 2 bytes)".into()));
 }
 
 #[test]

@@ -35,6 +35,7 @@ fn the_model_is_told_when_files_and_conversation_part_ways() {
         Point { turn: 2, rewind: false, prompt: "add the   flag".into(), ts: 0, changed: vec![], history_len: Some(2) };
     let plan = Plan {
         turn: 2,
+        rewind: false,
         restore: vec!["/p/a".into()],
         remove: vec!["/p/b".into()],
         hand_changed: vec![],
