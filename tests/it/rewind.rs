@@ -4,7 +4,7 @@
 //! deleted and created by bash), what the model is sent after a rewind, and that nothing of the
 //! user's git state moved.
 
-use crate::repl::{messages, start, text_reply, tool_reply};
+use crate::repl::{messages, text_reply, tool_reply};
 use crate::support::tmux::Tmux;
 use crate::support::{FakeModel, Provider, Reply, TestEnv, script};
 use serde_json::{Value, json};
