@@ -169,10 +169,14 @@ impl Agent {
             }
             // The turn's after-state, also when it was cancelled or failed part-way: what it
             // changed is then known, and the hand changes of the next pause are told apart.
-            if let Some(checkpoints) = conversation.checkpoints()
-                && let Err(problem) = checkpoints.end_turn()
-            {
-                outbox.notice(format!("checkpoint after the turn failed: {problem}"));
+            if let Some(checkpoints) = conversation.checkpoints() {
+                if let Err(problem) = checkpoints.end_turn() {
+                    outbox.notice(format!("checkpoint after the turn failed: {problem}"));
+                }
+                // What the checkpoints do not cover (a writable root too big to record), once.
+                for note in checkpoints.notes() {
+                    outbox.notice(note);
+                }
             }
             Event::Done { stop, answer }
         })
