@@ -212,6 +212,9 @@ fn a_restore_goes_two_turns_back_and_undoing_it_brings_the_turns_back() {
     );
     restore(&checkpoints, 1, true, &[]);
     assert_eq!((project.read("a.txt"), project.read("b.txt")), ("two\n".into(), "new in two\n".into()));
+    let undone = &checkpoints.points()[0];
+    assert_eq!((undone.turn, undone.rewind, undone.prompt.as_str()), (1, true, "undo of the rewind to turn 1"));
+    assert_eq!(undone.changed.len(), 2);
     assert!(checkpoints.plan(2, true).is_err(), "no rewind went to turn 2");
     assert!(checkpoints.plan(9, false).unwrap_err().contains("no turn 9"));
 }
