@@ -181,11 +181,13 @@ impl Keeper {
             None if plan.restore.is_empty() && plan.remove.is_empty() => return Ok(Report::default()),
             None => return Err(format!("nothing was recorded for turn {} to restore; plan again", plan.turn)),
         };
-        self.snapshot(Moment::PreRewind, plan.turn)?;
+        self.record_snapshot(Moment::PreRewind, plan.turn, plan.rewind)?;
         let mut report = apply_plan(&self.roots, &self.store, &target, plan, keep);
-        if let Err(error) = self.snapshot(Moment::PostRewind, plan.turn) {
-            let error =
-                format!("restored, but the result could not be recorded, so this rewind cannot be undone: {error}");
+        if let Err(error) = self.record_snapshot(Moment::PostRewind, plan.turn, plan.rewind) {
+            let error = format!(
+                "the files were restored, but their state after the rewind could not be recorded ({error}): undoing \
+                 it would not tell later edits from the rewind's"
+            );
             report.failed.push((self.roots.project.clone(), error));
         }
         Ok(report)
@@ -233,8 +235,12 @@ impl Keeper {
         }
     }
 
-    /// Records a snapshot of `moment` for `turn`.
+    /// Records a snapshot of `moment` for `turn` (`undo`: of a rewind that undoes one).
     fn snapshot(&mut self, moment: Moment, turn: u32) -> Result<(), String> {
+        self.record_snapshot(moment, turn, false)
+    }
+
+    fn record_snapshot(&mut self, moment: Moment, turn: u32, undo: bool) -> Result<(), String> {
         self.usable()?;
         let scanned = self.scan_now()?;
         let mut tree = scanned.tree;
@@ -245,7 +251,8 @@ impl Keeper {
             moment: moment.into(),
             ts: crate::session::now_s(),
             extra: tree.extra.clone(),
-            skipped: scanned.skipped,
+            skipped: self.skipped.iter().cloned().collect(),
+            undo,
             entries,
         };
         let record = Record::Snapshot(snapshot);

@@ -67,8 +67,15 @@ pub(crate) struct Snapshot {
     /// Extra roots skipped for holding too many files (never covered again in this session).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// For a rewind's snapshots: the rewind undid an earlier one.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub undo: bool,
     /// What differs from the previous snapshot: a key's entry now, or null when it is gone.
     pub entries: BTreeMap<String, Option<Entry>>,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// `Moment` as the log spells it.

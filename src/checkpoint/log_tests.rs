@@ -12,6 +12,7 @@ fn snapshot(turn: u32, moment: MomentName, entries: &[(&str, Option<Entry>)]) ->
         ts: 7,
         extra: Vec::new(),
         skipped: Vec::new(),
+        undo: false,
         entries: entries.iter().map(|(key, entry)| (key.to_string(), entry.clone())).collect(),
     })
 }
@@ -47,9 +48,14 @@ fn records_are_written_as_the_documented_json_lines() {
     if let Record::Snapshot(snapshot) = &mut covered {
         snapshot.extra = vec!["/w".into()];
         snapshot.skipped = vec!["/big".into()];
+        snapshot.undo = true;
     }
     let line = String::from_utf8(render(&covered)).unwrap();
-    assert!(line.contains(r#""moment":"after","ts":7,"extra":["/w"],"skipped":["/big"],"entries":{}"#), "{line}");
+    assert!(
+        line.contains(r#""moment":"after","ts":7,"extra":["/w"],"skipped":["/big"],"undo":true,"entries":{}"#),
+        "{line}"
+    );
+    assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), covered);
 }
 
 #[test]

@@ -45,13 +45,13 @@ pub(crate) struct Roots {
 
 impl Roots {
     pub(crate) fn new(coverage: &Coverage) -> Roots {
-        let canonical: Vec<PathBuf> = coverage
-            .extra
-            .iter()
-            .map(|root| std::fs::canonicalize(root).unwrap_or_else(|_| crate::fsx::clean_path(root)))
-            .collect();
-        let extra = plan_extra_roots(&coverage.project, &canonical);
-        Roots { project: coverage.project.clone(), extra, extra_cap: MAX_EXTRA_FILES }
+        // Restores open every directory from `/` refusing links, so the roots must be free of
+        // them (the project should be canonical already; a root that does not exist yet is
+        // only cleaned).
+        let canonical = |root: &PathBuf| std::fs::canonicalize(root).unwrap_or_else(|_| crate::fsx::clean_path(root));
+        let project = canonical(&coverage.project);
+        let extra = plan_extra_roots(&project, &coverage.extra.iter().map(canonical).collect::<Vec<_>>());
+        Roots { project, extra, extra_cap: MAX_EXTRA_FILES }
     }
 
     /// The path of `key`.

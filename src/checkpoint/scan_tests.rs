@@ -212,3 +212,18 @@ fn a_file_read_after_it_was_listed_is_recorded_as_read() {
     std::fs::remove_file(&path).unwrap();
     assert_eq!(read_entry(&path, None, "f.txt", &store, &StatCache::default()), Ok(None), "gone since it was listed");
 }
+
+#[test]
+fn roots_reached_through_links_are_resolved_so_restores_can_refuse_every_link() {
+    let base = TempDir::new("ck-scan-canonical");
+    base.mkdir("real/project");
+    base.mkdir("real/extra");
+    std::os::unix::fs::symlink(base.join("real"), base.join("via")).unwrap();
+    let coverage = Coverage {
+        project: base.join("via/project"),
+        extra: vec![base.join("via/extra"), base.join("via/missing/../later")],
+    };
+    let roots = Roots::new(&coverage);
+    assert_eq!(roots.project, base.join("real/project"));
+    assert_eq!(roots.extra, [base.join("real/extra"), base.join("via/later")]);
+}

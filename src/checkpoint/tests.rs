@@ -212,6 +212,9 @@ fn a_restore_goes_two_turns_back_and_undoing_it_brings_the_turns_back() {
     );
     restore(&checkpoints, 1, true, &[]);
     assert_eq!((project.read("a.txt"), project.read("b.txt")), ("two\n".into(), "new in two\n".into()));
+    let undone = &checkpoints.points()[0];
+    assert_eq!((undone.turn, undone.rewind, undone.prompt.as_str()), (1, true, "undo of the rewind to turn 1"));
+    assert_eq!(undone.changed.len(), 2);
     assert!(checkpoints.plan(2, true).is_err(), "no rewind went to turn 2");
     assert!(checkpoints.plan(9, false).unwrap_err().contains("no turn 9"));
 }
@@ -343,4 +346,27 @@ fn checkpoints_and_rewinds_leave_a_real_git_repository_untouched() {
     drop(checkpoints);
     assert_eq!(git_tree(project.path()), before);
     assert_eq!(project.read("a.txt"), "one\n");
+}
+
+#[test]
+fn files_under_an_extra_writable_root_are_restored_too() {
+    let base = TempDir::new("ck-extra");
+    let project = base.mkdir("project");
+    base.write("project/a.txt", "project\n");
+    base.write("cache/state.json", "{\"v\":1}\n");
+    let coverage = Coverage { project: project.clone(), extra: vec![base.join("cache")] };
+    let checkpoints = Checkpoints::open(coverage, SESSION);
+    turn(&checkpoints, "both", || {
+        base.write("cache/state.json", "{\"v\":2}\n");
+        base.write("cache/new/file", "new\n");
+        base.write("project/a.txt", "changed\n");
+    });
+    let changed = &checkpoints.points()[0].changed;
+    let cache = base.join("cache").to_string_lossy().into_owned();
+    assert_eq!(changed, &[format!("{cache}/new/file"), format!("{cache}/state.json"), "a.txt".to_string()]);
+    let report = restore(&checkpoints, 1, false, &[]);
+    assert_eq!(report.removed, vec![base.join("cache/new/file")]);
+    assert_eq!((base.read("cache/state.json"), base.read("project/a.txt")), ("{\"v\":1}\n".into(), "project\n".into()));
+    assert!(!base.join("cache/new").exists() && base.join("cache").is_dir(), "the root itself stays");
+    assert_eq!(checkpoints.notes(), Vec::<String>::new());
 }

@@ -237,7 +237,10 @@ impl<'a> Timeline<'a> {
                     points.push(Point {
                         turn: snapshot.turn,
                         rewind: true,
-                        prompt: format!("rewind to turn {}", snapshot.turn),
+                        prompt: match snapshot.undo {
+                            true => format!("undo of the rewind to turn {}", snapshot.turn),
+                            false => format!("rewind to turn {}", snapshot.turn),
+                        },
                         ts: snapshot.ts,
                         changed: self.next_changes(index, Some(MomentName::PostRewind)),
                         history_len: None,

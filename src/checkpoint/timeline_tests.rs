@@ -27,6 +27,7 @@ fn snap_covering(number: u32, moment: MomentName, extra: &[&str], entries: &[(&s
         ts: 200 + u64::from(number),
         extra: extra.iter().map(|root| root.to_string()).collect(),
         skipped: Vec::new(),
+        undo: false,
         entries: entries.iter().map(|(key, entry)| (key.to_string(), entry.clone())).collect(),
     })
 }
@@ -77,6 +78,7 @@ fn a_delta_applied_turns_one_state_into_the_other() {
         ts: 0,
         extra: vec!["/x".into()],
         skipped: Vec::new(),
+        undo: false,
         entries: delta,
     });
     assert_eq!(replayed.entries, new.entries);
