@@ -54,18 +54,18 @@ impl Sha256 {
     /// Adds the next piece of the data.
     pub(crate) fn update(&mut self, mut data: &[u8]) {
         self.total_len = self.total_len.wrapping_add(data.len() as u64);
-        if self.pending_len > 0 {
-            let take = (64 - self.pending_len).min(data.len());
-            self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&data[..take]);
-            self.pending_len += take;
-            data = &data[take..];
-            if self.pending_len < 64 {
-                return;
-            }
-            let block = self.pending;
-            compress(&mut self.state, &block);
-            self.pending_len = 0;
+        // The pending block is filled first, and compressed once full; then whole blocks go
+        // straight from `data`, and what is left waits for the next piece.
+        let take = (64 - self.pending_len).min(data.len());
+        self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&data[..take]);
+        self.pending_len += take;
+        data = &data[take..];
+        if self.pending_len < 64 {
+            return;
         }
+        let block = self.pending;
+        compress(&mut self.state, &block);
+        self.pending_len = 0;
         let mut blocks = data.chunks_exact(64);
         for block in &mut blocks {
             compress(&mut self.state, block);

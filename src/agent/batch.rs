@@ -203,7 +203,12 @@ impl Run<'_> {
             ),
             // A write the guard would refuse is not put to a person: it could not run anyway.
             Verdict::Ask { .. }
-                if let Some(message) = super::freshness::refusal(tool.as_ref(), &call.input, &self.tool_context()) =>
+                if let Some(message) = super::freshness::refusal(
+                    tool.as_ref(),
+                    &call.input,
+                    &agent.settings.root,
+                    &self.conversation.reads,
+                ) =>
             {
                 CallPlan::Refused { by: None, message }
             }

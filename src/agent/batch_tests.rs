@@ -232,8 +232,8 @@ fn the_bound_of_what_is_remembered_is_the_trackers() {
         let key = dir.join(format!("other-{n}"));
         tracker.remember(&key, crate::tools::reads::Fingerprint::Whole([0; 32]));
     }
-    let ctx = ToolContext { reads: tracker, ..ToolContext::new(dir.path().to_path_buf(), CancelToken::new()) };
-    let refused = crate::agent::freshness::refusal(&WriteFileTool, r#"{"path":"first.txt","content":"y"}"#, &ctx);
+    let refused =
+        crate::agent::freshness::refusal(&WriteFileTool, r#"{"path":"first.txt","content":"y"}"#, dir.path(), &tracker);
     let not_read =
         "first.txt exists and has not been read in this conversation: read it with read_file first, then write";
     assert_eq!(refused.as_deref(), Some(not_read), "the oldest fingerprint was dropped");

@@ -20,7 +20,7 @@ use super::change::{Side, TEXT_MAX_BYTES, describe_change};
 use super::event::FileChange;
 use crate::fsx::resolve_path;
 use crate::tools::reads::{Fingerprint, content_key, load_fingerprint};
-use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput, display_path, execute_caught};
+use crate::tools::{ReadTracker, Tool, ToolContext, ToolKind, ToolOutput, display_path, execute_caught};
 use std::path::{Path, PathBuf};
 
 /// A call that ran through the guard: its output, and what it changed.
@@ -57,10 +57,11 @@ pub(super) fn execute_guarded(tool: &dyn Tool, input_json: &str, ctx: &ToolConte
 /// Why a call of a writing tool would be refused now, before anyone is asked to approve it (a
 /// person should not approve a call that cannot run); `None` when it may go ahead. The check is
 /// made again when the call runs: the file may change while the question is on screen.
-pub(super) fn refusal(tool: &dyn Tool, input_json: &str, ctx: &ToolContext) -> Option<String> {
-    let target = target_of(tool, input_json, &ctx.root)?;
+/// `root` is the project root, `reads` the conversation's.
+pub(super) fn refusal(tool: &dyn Tool, input_json: &str, root: &Path, reads: &ReadTracker) -> Option<String> {
+    let target = target_of(tool, input_json, root)?;
     let before = load_on_disk(&target.key);
-    judge(&before, ctx.reads.last_seen(&target.key)).err().map(|refusal| refusal.message(&target.shown))
+    judge(&before, reads.last_seen(&target.key)).err().map(|refusal| refusal.message(&target.shown))
 }
 
 /// The file a writing call targets.

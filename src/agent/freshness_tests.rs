@@ -89,10 +89,10 @@ fn an_unread_file_is_refused_and_left_intact() {
     assert_eq!(project.dir.read("notes.txt"), "200 lines of notes\n");
     // Refused before anyone is asked, too.
     let input = json!({"path": "notes.txt", "content": "x"}).to_string();
-    assert_eq!(refusal(&WriteFileTool, &input, &project.ctx), Some(not_read));
+    assert_eq!(refusal(&WriteFileTool, &input, &project.ctx.root, &project.ctx.reads), Some(not_read));
     // Once read, the same write goes through.
     project.read("notes.txt");
-    assert_eq!(refusal(&WriteFileTool, &input, &project.ctx), None);
+    assert_eq!(refusal(&WriteFileTool, &input, &project.ctx.root, &project.ctx.reads), None);
     assert!(!project.write("notes.txt", "one line\n").output.is_error);
     assert_eq!(project.dir.read("notes.txt"), "one line\n");
 }
@@ -149,6 +149,9 @@ fn new_and_empty_files_are_free() {
     assert_eq!(project.dir.read("empty.txt"), "filled\n");
     project.dir.write("empty2.txt", "");
     assert!(!project.write("empty2.txt", "y\n").output.is_error);
+    // A path through a file is the tool's to report.
+    let through = project.write("empty.txt/x", "y");
+    assert!(through.output.content.starts_with("cannot create directory"), "{:?}", through.output);
     // A directory at the path is the tool's to report.
     project.dir.mkdir("a_dir");
     let guarded = project.write("a_dir", "x");
@@ -249,9 +252,12 @@ fn any_tool_that_declares_it_writes_its_path_is_guarded() {
     assert_eq!(project.dir.read("a.txt"), "mine\n");
     let opaque = project.call(&Declared(ToolKind::Opaque), json!({"path": "a.txt"}));
     assert_eq!((opaque.output, opaque.change), (ToolOutput::ok("ran"), None));
-    assert_eq!(refusal(&Declared(ToolKind::Opaque), r#"{"path":"a.txt"}"#, &project.ctx), None);
+    assert_eq!(
+        refusal(&Declared(ToolKind::Opaque), r#"{"path":"a.txt"}"#, &project.ctx.root, &project.ctx.reads),
+        None
+    );
     // Arguments without a path string are the tool's to refuse.
     let bad = execute_guarded(&WriteFileTool, r#"{"path": 3}"#, &project.ctx);
     assert!(bad.output.content.starts_with("invalid arguments for write_file"), "{:?}", bad.output);
-    assert_eq!(refusal(&WriteFileTool, "not json", &project.ctx), None);
+    assert_eq!(refusal(&WriteFileTool, "not json", &project.ctx.root, &project.ctx.reads), None);
 }

@@ -70,45 +70,47 @@ fn load_with_limits(path: &Path, keep_up_to: usize, limits: Limits) -> io::Resul
         let fingerprint = Fingerprint::Sampled { len: meta.len(), modified_ns, edges };
         return Ok(Fingerprinted { fingerprint, len: meta.len(), bytes: None });
     }
-    let mut hasher = Sha256::new();
-    let mut kept = Some(Vec::new());
-    let mut buffer = vec![0u8; 64 * 1024];
-    let mut len: u64 = 0;
-    loop {
-        let count = match file.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(count) => count,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
-        };
-        hasher.update(&buffer[..count]);
-        len += count as u64;
-        if len > keep_up_to as u64 {
-            kept = None;
+    let mut sink = Hashing { hasher: Sha256::new(), len: 0, kept: Some(Vec::new()), keep_up_to };
+    io::copy(&mut file, &mut sink)?;
+    Ok(Fingerprinted { fingerprint: Fingerprint::Whole(sink.hasher.finish()), len: sink.len, bytes: sink.kept })
+}
+
+/// Where a file is copied to be fingerprinted: it hashes every piece, counts them, and keeps
+/// them while they add up to at most `keep_up_to` bytes.
+struct Hashing {
+    hasher: Sha256,
+    len: u64,
+    kept: Option<Vec<u8>>,
+    keep_up_to: usize,
+}
+
+impl io::Write for Hashing {
+    fn write(&mut self, piece: &[u8]) -> io::Result<usize> {
+        self.hasher.update(piece);
+        self.len += piece.len() as u64;
+        if self.len > self.keep_up_to as u64 {
+            self.kept = None;
         }
-        if let Some(kept) = kept.as_mut() {
-            kept.extend_from_slice(&buffer[..count]);
+        if let Some(kept) = self.kept.as_mut() {
+            kept.extend_from_slice(piece);
         }
+        Ok(piece.len())
     }
-    Ok(Fingerprinted { fingerprint: Fingerprint::Whole(hasher.finish()), len, bytes: kept })
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The SHA-256 of the first and the last `edge` bytes of a file of `len` bytes.
 fn hash_edges(file: &mut File, len: u64, edge: u64) -> io::Result<[u8; 32]> {
     let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; edge as usize];
+    let mut buffer = Vec::new();
     for start in [0, len.saturating_sub(edge)] {
         file.seek(SeekFrom::Start(start))?;
-        let mut filled = 0;
-        while filled < buffer.len() {
-            match file.read(&mut buffer[filled..]) {
-                Ok(0) => break,
-                Ok(count) => filled += count,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => return Err(err),
-            }
-        }
-        hasher.update(&buffer[..filled]);
+        buffer.clear();
+        file.take(edge).read_to_end(&mut buffer)?;
+        hasher.update(&buffer);
     }
     Ok(hasher.finish())
 }
@@ -167,10 +169,8 @@ impl ReadTracker {
         let mut tracked = lock(&self.inner);
         tracked.recent.retain(|existing| existing != path);
         tracked.recent.push(path.to_path_buf());
-        if tracked.recent.len() > Self::CAPACITY {
-            let excess = tracked.recent.len() - Self::CAPACITY;
-            tracked.recent.drain(..excess);
-        }
+        let excess = tracked.recent.len().saturating_sub(Self::CAPACITY);
+        tracked.recent.drain(..excess);
     }
 
     /// Up to `count` most recently read paths, most recent last.

@@ -40,6 +40,14 @@ fn a_small_file_is_fingerprinted_by_the_hash_of_its_whole_content() {
     let loaded = load_fingerprint(&temp.join("big.bin"), big.len()).unwrap();
     assert_eq!(loaded, Fingerprinted { fingerprint: Fingerprint::Whole(sha256(&big)), len: 200_000, bytes: Some(big) });
     assert!(load_fingerprint(&temp.join("missing"), 10).is_err());
+    // A read that fails is an error, not a fingerprint of what was read before it failed.
+    assert!(load_fingerprint(temp.path(), 10).is_err(), "a directory opens, but does not read");
+}
+
+/// The limits the README documents: the whole file up to 64 MiB, else 1 MiB at each end.
+#[test]
+fn the_documented_limits() {
+    assert_eq!((WHOLE_HASH_MAX_BYTES, EDGE_BYTES), (64 << 20, 1 << 20));
 }
 
 /// Past the whole-hash limit: the length, the modification time and the two ends count; a change
@@ -50,14 +58,14 @@ fn a_huge_file_is_fingerprinted_by_its_length_time_and_ends() {
     let limits = Limits { whole_max: 100, edge: 10 };
     let original: Vec<u8> = (0..300u32).map(|n| b'a' + (n % 26) as u8).collect();
     let file = temp.write("huge.log", &original);
-    let when = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    let when = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::new(1_700_000_000, 5);
     let set_time =
         |at: std::time::SystemTime| File::options().write(true).open(&file).unwrap().set_modified(at).unwrap();
     set_time(when);
     let first = load_with_limits(&file, 1000, limits).unwrap();
     assert_eq!((first.len, first.bytes.as_ref()), (300, None), "a sampled file's bytes are never kept");
     let Fingerprint::Sampled { len, modified_ns, .. } = first.fingerprint else { panic!("{first:?}") };
-    assert_eq!((len, modified_ns), (300, 1_700_000_000_000_000_000));
+    assert_eq!((len, modified_ns), (300, 1_700_000_000_000_000_005));
     let changed = |at: usize, when: std::time::SystemTime| {
         let mut bytes = original.clone();
         bytes[at] = b'#';
