@@ -54,14 +54,14 @@ pub(super) fn show(chat: &mut Chat, setup: &Setup) {
 
 /// What is shown of one file: its diff (with the lines it adds and removes), or a note.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Body {
+enum Body {
     Diff { text: String, added: usize, removed: usize },
     Note(String),
 }
 
 /// The body of one change, its file shown as `label`: a unified diff when both sides are text,
 /// else what happened.
-pub(super) fn body_of(change: &FileChange, label: &str) -> Body {
+fn body_of(change: &FileChange, label: &str) -> Body {
     let text_of = |bytes: &Option<Vec<u8>>| match bytes {
         None => Some(String::new()),
         Some(bytes) if bytes.contains(&0) => None,
@@ -87,7 +87,7 @@ pub(super) fn body_of(change: &FileChange, label: &str) -> Body {
 }
 
 /// `3 files changed in this session: +12 −4`.
-pub(super) fn summary(rendered: &[(String, Body)]) -> String {
+fn summary(rendered: &[(String, Body)]) -> String {
     let (added, removed) = rendered.iter().fold((0, 0), |(added, removed), (_, body)| match body {
         Body::Diff { added: more, removed: fewer, .. } => (added + more, removed + fewer),
         Body::Note(_) => (added, removed),

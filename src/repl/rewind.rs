@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 /// What a `/rewind` restores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Restore {
+enum Restore {
     Both,
     Code,
     Conversation,
@@ -33,9 +33,9 @@ pub(super) enum Restore {
 /// What can be restored at a point: the code (its plan changes something) and the conversation
 /// (its prompt is still in the history, at this index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Offer {
-    pub code: bool,
-    pub conversation: Option<usize>,
+struct Offer {
+    code: bool,
+    conversation: Option<usize>,
 }
 
 /// `/rewind [N]`: the timeline (picker or list), then what to restore, then the hand-changed
@@ -184,7 +184,7 @@ fn ask_restore(offer: Offer, setup: &Setup, width: usize, interrupts: &Interrupt
 }
 
 /// The question and its keys for an offer; None (and nothing to ask) when it offers nothing.
-pub(super) fn question_for(offer: Offer) -> Option<(&'static str, &'static [(u8, &'static str)])> {
+fn question_for(offer: Offer) -> Option<(&'static str, &'static [(u8, &'static str)])> {
     match (offer.code, offer.conversation.is_some()) {
         (true, true) => Some((
             "restore [b]oth code and conversation, [c]ode only, con[v]ersation only? (any other key cancels)",
@@ -197,7 +197,7 @@ pub(super) fn question_for(offer: Offer) -> Option<(&'static str, &'static [(u8,
 }
 
 /// What a key answering `question_for(offer)` restores.
-pub(super) fn restore_for(offer: Offer, key: u8) -> Option<Restore> {
+fn restore_for(offer: Offer, key: u8) -> Option<Restore> {
     match (offer.code, offer.conversation.is_some(), key) {
         (true, true, b'b') => Some(Restore::Both),
         (true, true, b'c') | (true, false, b'y') => Some(Restore::Code),
@@ -259,7 +259,7 @@ fn rewind_conversation(chat: &mut Chat, setup: &Setup, start: usize, point: &Poi
 
 /// A prompt as the person typed it: without the note mewcode added for the model
 /// (`session::with_note`).
-pub(super) fn without_note(content: &str) -> &str {
+fn without_note(content: &str) -> &str {
     match content.rfind("\n\n[mewcode: ") {
         Some(at) if content.ends_with(']') => &content[..at],
         _ => content,
@@ -267,7 +267,7 @@ pub(super) fn without_note(content: &str) -> &str {
 }
 
 /// What the model must be told with the next prompt, when files and conversation part ways.
-pub(super) fn model_note(restore: Restore, point: &Point, plan: &Plan) -> Option<String> {
+fn model_note(restore: Restore, point: &Point, plan: &Plan) -> Option<String> {
     match restore {
         Restore::Both => None,
         Restore::Code => Some(code_note(point, plan)),
