@@ -90,3 +90,15 @@ fn a_stat_reads_size_times_inode_and_mode_from_metadata() {
     assert_eq!(stat.mtime_ns, modified.as_nanos() as i64);
     assert!(stat.ctime_ns >= stat.mtime_ns - 1_000_000_000);
 }
+
+#[test]
+fn keys_are_hashed_with_fnv_1a() {
+    let hash = |bytes: &[u8]| {
+        let mut hasher = Fnv::default();
+        hasher.write(bytes);
+        hasher.finish()
+    };
+    assert_eq!(hash(b""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+    assert_eq!(hash(b"foobar"), 0x8594_4171_f739_67e8);
+}

@@ -48,6 +48,10 @@ fn unreferenced_old_objects_and_their_cache_entries_go_the_rest_stays() {
     let garbage = object(&store, "garbage", day);
     let young = object(&store, "young", Duration::ZERO);
     project.write(".mewcode/checkpoints/objects/zz/not-an-object", "left alone");
+    // Named like an object, but not in a fan-out directory: not ours to judge.
+    let odd = format!(".mewcode/checkpoints/objects/{}/{}", &garbage.to_hex()[..3], &garbage.to_hex()[3..]);
+    project.write(&odd, "left alone");
+    std::fs::File::open(project.join(&odd)).unwrap().set_modified(SystemTime::now() - day).unwrap();
     let log = format!("{{\"kind\":\"snapshot\",\"entries\":{{\"a\":{{\"hash\":\"{}\"}}}}}}\n", referenced.to_hex());
     project.write(".mewcode/sessions/20250101-120000-abcd/checkpoints.jsonl", log);
     let mut cache = StatCache::default();
@@ -58,10 +62,13 @@ fn unreferenced_old_objects_and_their_cache_entries_go_the_rest_stays() {
     cache.save(project.path()).unwrap();
     assert_eq!(collect_garbage(project.path()), Ok(1));
     assert!(store.has(referenced, 10) && store.has(young, 5) && !store.object_path(garbage).exists());
-    assert!(project.join(".mewcode/checkpoints/objects/zz/not-an-object").exists());
+    assert!(project.join(".mewcode/checkpoints/objects/zz/not-an-object").exists() && project.join(&odd).exists());
     let cache = StatCache::load(project.path());
     assert_eq!((cache.lookup("r", &stat), cache.lookup("g", &stat)), (Some(referenced), None));
     assert_eq!(collect_garbage(project.path()), Ok(0));
+    std::fs::remove_file(project.join(".mewcode/checkpoints/stat-cache")).unwrap();
+    assert_eq!(collect_garbage(project.path()), Ok(0));
+    assert!(!project.join(".mewcode/checkpoints/stat-cache").exists(), "nothing removed, nothing rewritten");
 }
 
 #[test]
@@ -79,4 +86,23 @@ fn nothing_goes_when_a_log_cannot_be_read_or_the_store_is_a_link() {
     outside.write("objects/ab/cdef", "theirs");
     assert!(collect_garbage(other.path()).unwrap_err().contains("symbolic link"));
     assert_eq!(outside.read("objects/ab/cdef"), "theirs");
+}
+
+#[test]
+fn without_sessions_every_old_object_goes_and_a_session_without_checkpoints_names_none() {
+    let project = TempDir::new("ck-gc-sessions");
+    let store = Store::new(project.path());
+    let day = Duration::from_secs(86_400);
+    let first = object(&store, "first", day);
+    assert_eq!(collect_garbage(project.path()), Ok(1), "no sessions directory: nothing refers to it");
+    assert!(!store.object_path(first).exists());
+    let second = object(&store, "second", day);
+    project.mkdir(".mewcode/sessions/20250101-120000-abcd");
+    assert_eq!(collect_garbage(project.path()), Ok(1), "a session that never recorded a checkpoint");
+    assert!(!store.object_path(second).exists());
+    let third = object(&store, "third", day);
+    std::fs::remove_dir_all(project.join(".mewcode/sessions")).unwrap();
+    project.write(".mewcode/sessions", "not a directory");
+    assert!(collect_garbage(project.path()).unwrap_err().contains("cannot list"));
+    assert!(store.has(third, 5), "sessions that cannot be listed may name anything");
 }

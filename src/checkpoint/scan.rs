@@ -291,7 +291,7 @@ fn read_capped(path: &Path) -> std::io::Result<(Option<Vec<u8>>, Stat)> {
         return Err(std::io::Error::other("not a regular file"));
     }
     let stat = Stat::of(&meta);
-    let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0).min(MAX_FILE_BYTES as usize) + 1);
+    let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0).min(MAX_FILE_BYTES as usize));
     file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
     let fits = bytes.len() as u64 <= MAX_FILE_BYTES;
     Ok((fits.then_some(bytes), stat))

@@ -173,6 +173,10 @@ fn an_extra_root_is_covered_by_absolute_keys_without_the_project_inside_it_and_s
         (vec![big.clone()], vec![base.join("w").to_string_lossy().into_owned()])
     );
     assert_eq!(scanned.notes, [format!("{big} holds more than 2 files: checkpoints do not cover it in this session")]);
+    roots.extra_cap = 3;
+    let at_cap = scan_of(&roots, &StatCache::default());
+    assert_eq!((at_cap.skipped.len(), at_cap.tree.extra.len()), (0, 2), "a root of exactly the cap is covered");
+    roots.extra_cap = 2;
     let skipped = BTreeSet::from([big]);
     let again = scan(&roots, &skipped, &Store::new(&project), &StatCache::default(), &CancelToken::new()).unwrap();
     assert_eq!(

@@ -218,13 +218,16 @@ fn points_list_turns_and_rewinds_newest_first_with_what_each_changed() {
             point(1, false, "prompt 1", 101, &["a", "c"], Some(2)),
         ]
     );
-    let cut = [turn(1), snap(1, Before, &[("a", file("0"))]), turn(2), snap(2, Before, &[("a", file("1"))])];
+    let cut = [
+        turn(1),
+        snap(1, Before, &[("a", file("0"))]),
+        turn(2),
+        snap(2, Before, &[("a", file("1"))]),
+        snap(2, After, &[("b", file("b"))]),
+    ];
     let points = Timeline::new(&cut).points();
-    assert_eq!(
-        (points[0].changed.len(), points[1].changed.clone()),
-        (0, strings(&["a"])),
-        "a turn cut short by a kill"
-    );
+    let changes = (points[0].changed.clone(), points[1].changed.clone());
+    assert_eq!(changes, (strings(&["b"]), strings(&["a"])), "a turn cut short by a kill: until the next snapshot");
     let unfinished = [snap(1, PreRewind, &[("a", file("0"))]), snap(2, Before, &[("a", file("1"))])];
     assert_eq!(
         Timeline::new(&unfinished).points()[0].changed,
