@@ -231,3 +231,14 @@ fn roots_reached_through_links_are_resolved_so_restores_can_refuse_every_link() 
     assert_eq!(roots.project, base.join("real/project"));
     assert_eq!(roots.extra, [base.join("real/extra"), base.join("via/later")]);
 }
+
+#[test]
+fn a_file_that_grew_past_the_cap_after_it_was_listed_is_not_stored_cut() {
+    let project = TempDir::new("ck-scan-grew");
+    let path = project.join("grew.bin");
+    std::fs::File::create(&path).unwrap().set_len(MAX_FILE_BYTES + 1).unwrap();
+    let (bytes, stat) = read_capped(&path).unwrap();
+    assert_eq!((bytes.map(|bytes| bytes.len()), stat.size), (None, MAX_FILE_BYTES + 1));
+    std::fs::File::options().write(true).open(&path).unwrap().set_len(3).unwrap();
+    assert_eq!(read_capped(&path).unwrap().0, Some(vec![0, 0, 0]));
+}
