@@ -97,6 +97,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             unknown_tool_limit: 3,
             front_end: FrontEnd::Headless,
             turn_hooks: true,
+            checkpoints: None,
         },
         context: ContextConfig::default(),
     });

@@ -73,8 +73,36 @@ pub(crate) enum Command {
         json: String,
     },
     Doctor(Options),
+    /// `mewcode rewind`: list a session's turns, or put its files (and conversation) back.
+    Rewind {
+        options: Options,
+        json: bool,
+        request: RewindRequest,
+    },
     Version,
     Help,
+}
+
+/// What `mewcode rewind` was asked.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub(crate) struct RewindRequest {
+    /// None: list the turns; `Some(Turn(n))`: back to before turn n; `Some(Undo)`: the last
+    /// turn's changes (or the last rewind) put back.
+    pub target: Option<RewindTarget>,
+    /// Put the files back (`--code`, or neither flag).
+    pub code: bool,
+    /// Put the conversation back (`--conversation`, or neither flag).
+    pub conversation: bool,
+    /// What to do with files changed by hand since: None asks the caller to decide (the run
+    /// refuses when there are any), `Some(true)` keeps them, `Some(false)` overwrites them.
+    pub keep_changed: Option<bool>,
+}
+
+/// The point `mewcode rewind` goes back to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RewindTarget {
+    Turn(u32),
+    Undo,
 }
 
 /// A usage error: one line naming the flag; printed with a hint to run `mewcode --help`.
@@ -95,6 +123,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
     let mut positionals: Vec<String> = Vec::new();
     let mut json_flag = false;
     let mut url: Option<String> = None;
+    let mut rewind_flags: Vec<String> = Vec::new();
     let mut index = 0;
     let mut only_positionals = false;
     while index < args.len() {
@@ -188,8 +217,12 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             "-q" | "--quiet" => options.quiet = true,
             "--json" => json_flag = true,
             "--url" => url = Some(non_empty(&flag, value(&flag)?)?),
+            "--code" | "--conversation" | "--keep-changed" | "--overwrite-changed" => rewind_flags.push(flag.clone()),
             _ => return Err(UsageError(format!("unknown flag {arg}"))),
         }
+    }
+    if !rewind_flags.is_empty() && positionals.first().map(String::as_str) != Some("rewind") {
+        return Err(UsageError(format!("{} applies to mewcode rewind only", rewind_flags[0])));
     }
     let command = match positionals.first().map(String::as_str) {
         None => {
@@ -243,6 +276,11 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             reject_subcommand_flags(json_flag, &url, "doctor")?;
             Command::Doctor(options.clone())
         }
+        Some("rewind") => {
+            reject_subcommand_flags(false, &url, "rewind")?;
+            let request = parse_rewind(&positionals[1..], &rewind_flags)?;
+            Command::Rewind { options: options.clone(), json: json_flag, request }
+        }
         Some(other) => {
             let hint = if other.contains(' ') { "; to run a prompt use -p \"...\"" } else { "" };
             return Err(UsageError(format!("unknown command {other:?}{hint}")));
@@ -265,6 +303,7 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
         Command::Sessions { .. } => "sessions",
         Command::Check { .. } => "check",
         Command::Doctor(_) => "doctor",
+        Command::Rewind { .. } => "rewind",
         Command::Version | Command::Help => return Ok(()),
     };
     let print_only = |flag: &str, set: bool| -> Result<(), UsageError> {
@@ -278,7 +317,8 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     print_only("--output-format", options.output_format.is_some())?;
     print_only("--max-iterations", options.max_iterations.is_some())?;
     print_only("-q/--quiet", options.quiet)?;
-    if options.resume != Resume::No && !is_run {
+    let names_session = matches!(command, Command::Rewind { .. });
+    if options.resume != Resume::No && !(is_run || names_session) {
         return Err(UsageError(format!("--continue/--resume: not with {name}")));
     }
     if options.mode.is_some() && !(is_run || matches!(command, Command::Check { .. })) {
@@ -288,6 +328,41 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
         return Err(UsageError(format!("--provider/--model: not with {name}")));
     }
     Ok(())
+}
+
+/// `rewind [TURN|undo] [--code] [--conversation] [--keep-changed|--overwrite-changed]`.
+fn parse_rewind(words: &[String], flags: &[String]) -> Result<RewindRequest, UsageError> {
+    let target = match words {
+        [] => None,
+        [word] if word == "undo" => Some(RewindTarget::Undo),
+        [word] => match word.trim_start_matches('#').parse::<u32>() {
+            Ok(turn) if turn > 0 => Some(RewindTarget::Turn(turn)),
+            _ => return Err(UsageError(format!("rewind: expected a turn number or undo, got {word:?}"))),
+        },
+        _ => return Err(UsageError("rewind: expected at most one TURN (or undo)".to_string())),
+    };
+    let has = |flag: &str| flags.iter().any(|given| given == flag);
+    if has("--keep-changed") && has("--overwrite-changed") {
+        return Err(UsageError("rewind: --keep-changed and --overwrite-changed exclude each other".to_string()));
+    }
+    if target.is_none() && !flags.is_empty() {
+        return Err(UsageError(format!("rewind: {} needs a TURN (or undo) to restore", flags[0])));
+    }
+    let (code, conversation) = match (has("--code"), has("--conversation")) {
+        (false, false) => (true, target != Some(RewindTarget::Undo)),
+        chosen => chosen,
+    };
+    if target == Some(RewindTarget::Undo) && conversation {
+        return Err(UsageError("rewind undo: puts files back only; --conversation needs a TURN".to_string()));
+    }
+    let keep_changed = if has("--keep-changed") {
+        Some(true)
+    } else if has("--overwrite-changed") {
+        Some(false)
+    } else {
+        None
+    };
+    Ok(RewindRequest { target, code, conversation, keep_changed })
 }
 
 fn parse_mode(flag: &str, text: &str) -> Result<Mode, UsageError> {
@@ -333,6 +408,10 @@ USAGE
   mewcode mcp accept SERVER          accept a server's changed tool definitions (pinning)
   mewcode sessions [--json]          this project's sessions, newest first
   mewcode check TOOL JSON [--mode M] explain the permission decision for one tool call
+  mewcode rewind [-c|--resume ID] [--json]
+                                     a session's turns and the files each changed
+  mewcode rewind TURN|undo [--code] [--conversation] [--keep-changed|--overwrite-changed]
+                                     put files (and conversation) back as before TURN
   mewcode doctor                     config files, warnings, provider reachability
 
 OPTIONS

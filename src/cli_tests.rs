@@ -123,3 +123,55 @@ fn usage_errors_name_the_flag() {
         assert_eq!(error(line), expected, "{line}");
     }
 }
+
+#[test]
+fn rewind_lists_restores_a_turn_or_undoes() {
+    let request = |line: &str| match parse(line) {
+        Ok(Command::Rewind { request, .. }) => request,
+        other => panic!("{line}: {other:?}"),
+    };
+    assert_eq!(request("rewind").target, None);
+    assert_eq!(
+        request("rewind 3"),
+        RewindRequest { target: Some(RewindTarget::Turn(3)), code: true, conversation: true, keep_changed: None }
+    );
+    assert_eq!(
+        request("rewind #2 --code --keep-changed"),
+        RewindRequest {
+            target: Some(RewindTarget::Turn(2)),
+            code: true,
+            conversation: false,
+            keep_changed: Some(true)
+        }
+    );
+    assert_eq!(
+        request("rewind 2 --conversation --overwrite-changed"),
+        RewindRequest {
+            target: Some(RewindTarget::Turn(2)),
+            code: false,
+            conversation: true,
+            keep_changed: Some(false)
+        }
+    );
+    assert_eq!(
+        request("rewind undo"),
+        RewindRequest { target: Some(RewindTarget::Undo), code: true, conversation: false, keep_changed: None }
+    );
+    assert!(
+        matches!(parse("rewind -c --json"), Ok(Command::Rewind { json: true, options, .. }) if options.resume == Resume::Latest)
+    );
+    assert!(
+        matches!(parse("rewind --resume ID 1"), Ok(Command::Rewind { options, .. }) if options.resume == Resume::Id("ID".into()))
+    );
+    for (line, needle) in [
+        ("rewind 0", "expected a turn number or undo"),
+        ("rewind 1 2", "at most one TURN"),
+        ("rewind --code", "needs a TURN"),
+        ("rewind 1 --keep-changed --overwrite-changed", "exclude each other"),
+        ("rewind undo --conversation", "--conversation needs a TURN"),
+        ("doctor --code", "--code applies to mewcode rewind only"),
+        ("rewind --url x", "rewind"),
+    ] {
+        assert!(error(line).contains(needle), "{line}: {}", error(line));
+    }
+}

@@ -23,23 +23,75 @@ pub(crate) fn sha256_hex(data: &[u8]) -> String {
 
 /// The SHA-256 digest of `data`.
 pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
-    let mut state: [u32; 8] =
-        [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
-    let bit_length = (data.len() as u64).wrapping_mul(8);
-    let mut padded = data.to_vec();
-    padded.push(0x80);
-    while padded.len() % 64 != 56 {
-        padded.push(0);
+    let mut hasher = Sha256::new();
+    hasher.update(data);
+    hasher.finish()
+}
+
+/// SHA-256 over data given in pieces, so that a file is hashed without being held whole: the
+/// digest of the pieces is the digest of their concatenation, however they were cut.
+#[derive(Clone, Debug)]
+pub(crate) struct Sha256 {
+    state: [u32; 8],
+    /// The start of a block not yet compressed.
+    pending: [u8; 64],
+    pending_len: usize,
+    /// Bytes given so far.
+    total_len: u64,
+}
+
+impl Sha256 {
+    /// A hasher that has seen nothing.
+    pub(crate) fn new() -> Sha256 {
+        Sha256 {
+            state: [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19],
+            pending: [0; 64],
+            pending_len: 0,
+            total_len: 0,
+        }
     }
-    padded.extend_from_slice(&bit_length.to_be_bytes());
-    for block in padded.chunks_exact(64) {
-        compress(&mut state, block);
+
+    /// Adds the next piece of the data.
+    pub(crate) fn update(&mut self, mut data: &[u8]) {
+        self.total_len = self.total_len.wrapping_add(data.len() as u64);
+        // The pending block is filled first, and compressed once full; then whole blocks go
+        // straight from `data`, and what is left waits for the next piece.
+        let take = (64 - self.pending_len).min(data.len());
+        self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&data[..take]);
+        self.pending_len += take;
+        data = &data[take..];
+        if self.pending_len < 64 {
+            return;
+        }
+        let block = self.pending;
+        compress(&mut self.state, &block);
+        self.pending_len = 0;
+        let mut blocks = data.chunks_exact(64);
+        for block in &mut blocks {
+            compress(&mut self.state, block);
+        }
+        let rest = blocks.remainder();
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.pending_len = rest.len();
     }
-    let mut digest = [0u8; 32];
-    for (chunk, word) in digest.chunks_exact_mut(4).zip(state) {
-        chunk.copy_from_slice(&word.to_be_bytes());
+
+    /// The digest of everything given (FIPS 180-4 padding: a 1 bit, zeros, the length in bits).
+    pub(crate) fn finish(mut self) -> [u8; 32] {
+        let bit_length = self.total_len.wrapping_mul(8);
+        let mut tail = [0u8; 128];
+        tail[..self.pending_len].copy_from_slice(&self.pending[..self.pending_len]);
+        tail[self.pending_len] = 0x80;
+        let tail_len = if self.pending_len < 56 { 64 } else { 128 };
+        tail[tail_len - 8..tail_len].copy_from_slice(&bit_length.to_be_bytes());
+        for block in tail[..tail_len].chunks_exact(64) {
+            compress(&mut self.state, block);
+        }
+        let mut digest = [0u8; 32];
+        for (chunk, word) in digest.chunks_exact_mut(4).zip(self.state) {
+            chunk.copy_from_slice(&word.to_be_bytes());
+        }
+        digest
     }
-    digest
 }
 
 /// HMAC-SHA256 of `message` under `key` (RFC 2104; keys longer than a block are hashed first).

@@ -1,6 +1,6 @@
 //! Unit tests of `digest.rs`: the standard SHA-256 and HMAC test vectors.
 
-use super::{hmac_sha256, sha256_hex};
+use super::{Sha256, hmac_sha256, sha256, sha256_hex};
 
 #[test]
 fn standard_test_vectors() {
@@ -32,4 +32,31 @@ fn hmac_test_vectors() {
     for (key, message, expected) in cases {
         assert_eq!(hex(hmac_sha256(key, message)), expected, "key of {} bytes", key.len());
     }
+}
+
+/// Pieces of every size around the block boundaries give the digest of the whole: the padding
+/// lands in one block or two (55, 56, 63, 64 bytes pending), and a piece can fill the pending block
+/// exactly, cross it, or stop short of it.
+#[test]
+fn streamed_pieces_give_the_digest_of_the_whole() {
+    let data: Vec<u8> = (0..1000u32).map(|n| (n * 7 % 251) as u8).collect();
+    for len in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000] {
+        let whole = sha256(&data[..len]);
+        for piece in [1, 3, 55, 56, 63, 64, 65, 200] {
+            let mut hasher = Sha256::new();
+            for chunk in data[..len].chunks(piece) {
+                hasher.update(chunk);
+            }
+            assert_eq!(hasher.finish(), whole, "{len} bytes in pieces of {piece}");
+        }
+    }
+    // Known answers through the streaming path: "abc" in three pieces, and 56 bytes (padding in
+    // a second block).
+    let mut hasher = Sha256::new();
+    for piece in [&b"a"[..], b"", b"bc"] {
+        hasher.update(piece);
+    }
+    let hex = |bytes: [u8; 32]| bytes.iter().map(|byte| format!("{byte:02x}")).collect::<String>();
+    assert_eq!(hex(hasher.finish()), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_eq!(sha256_hex(&[b'a'; 56]), "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
 }

@@ -201,6 +201,84 @@ pub(crate) fn write_new_beneath(base: &Path, rel: &Path, bytes: &[u8]) -> io::Re
     Ok(path)
 }
 
+/// What `put_beneath` puts at a name.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Content<'a> {
+    /// A regular file with these bytes and permission bits (`mode & 0o7777`).
+    File { bytes: &'a [u8], mode: u32 },
+    /// A symbolic link to `target`, stored as given (never resolved).
+    Link { target: &'a Path },
+}
+
+/// Puts `content` at `root/rel` with one rename, for the files mewcode keeps (checkpoint
+/// objects) and those it puts back (a rewind). `root` is absolute and canonical (its own links
+/// make the call fail); the directories of `rel` are created beneath it as `create_dirs_beneath`
+/// does, and then walked from `/` without following a link, so nothing is written through a link
+/// planted on the way, even one pointing inside `root`. Whatever sits at the name (a file, a
+/// link: the link itself, never what it points to) is replaced whole; a directory there is not
+/// (an error). `durable`: the file is fsynced before the rename and the directory after, as
+/// `write_atomic` does; without it a crash still never leaves a torn file (the rename is atomic),
+/// but power loss may lose the file.
+pub(crate) fn put_beneath(root: &Path, rel: &Path, content: Content<'_>, durable: bool) -> io::Result<()> {
+    let (dir_rel, name) = split_file(rel)?;
+    let path = root.join(rel);
+    create_dirs_beneath(root, dir_rel)?;
+    let dir = Dir::open_no_symlinks(&root.join(dir_rel)).map_err(|err| with_path(&path, err))?;
+    let temp = OsString::from(temp_name(name));
+    let result = match content {
+        Content::File { bytes, mode } => write_temp(&dir, &temp, bytes, mode, durable),
+        Content::Link { target } => dir.symlink(target, &temp),
+    }
+    .and_then(|()| dir.rename(&temp, name));
+    if let Err(err) = result {
+        // The temporary entry is ours and useless now; failing to remove it changes nothing.
+        let _ = dir.remove_file(&temp);
+        return Err(with_path(&path, err));
+    }
+    if durable {
+        let _ = dir.sync();
+    }
+    Ok(())
+}
+
+fn write_temp(dir: &Dir, temp: &OsStr, bytes: &[u8], mode: u32, durable: bool) -> io::Result<()> {
+    let mut file = dir.create_new(temp)?;
+    file.write_all(bytes)?;
+    file.set_permissions(fs::Permissions::from_mode(mode & 0o7777))?;
+    if durable {
+        file.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Removes the file or link `root/rel` (a link itself, never what it points to), reaching its
+/// directory from `/` without following a link (`root` absolute and canonical, as for
+/// `put_beneath`). Nothing there, or a directory on the way missing, is success: it is gone.
+pub(crate) fn remove_beneath(root: &Path, rel: &Path) -> io::Result<()> {
+    remove_entry_beneath(root, rel, false)
+}
+
+/// Removes the directory `root/rel` when it is empty, as `remove_beneath` reaches it; one that
+/// holds anything (or is a link) stays and is an error.
+pub(crate) fn remove_empty_dir_beneath(root: &Path, rel: &Path) -> io::Result<()> {
+    remove_entry_beneath(root, rel, true)
+}
+
+fn remove_entry_beneath(root: &Path, rel: &Path, is_dir: bool) -> io::Result<()> {
+    let (dir_rel, name) = split_file(rel)?;
+    let path = root.join(rel);
+    let dir = match Dir::open_no_symlinks(&root.join(dir_rel)) {
+        Ok(dir) => dir,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => return Err(with_path(&path, err)),
+    };
+    let removed = if is_dir { dir.remove_dir(name) } else { dir.remove_file(name) };
+    match removed {
+        Err(err) if err.kind() != io::ErrorKind::NotFound => Err(with_path(&path, err)),
+        Ok(()) | Err(_) => Ok(()),
+    }
+}
+
 /// `create_dirs_beneath`, then that directory held open, walked from `/` without following a
 /// link (`base` resolved first: its own links are the user's). A link that appeared on the way
 /// since the check makes this fail: nothing is written.

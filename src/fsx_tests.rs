@@ -397,3 +397,69 @@ fn display_path_is_root_relative_inside_the_root() {
     assert_eq!(display_path(root, Path::new("/proj")), ".");
     assert_eq!(display_path(root, Path::new("/other/b.rs")), "/other/b.rs");
 }
+
+#[test]
+fn put_beneath_creates_files_links_and_directories_and_replaces_a_link_at_the_name_itself() {
+    let (_base, project, outside) = project_with_outside("put-beneath");
+    // The `*_beneath` writers of checkpoints take the root canonical.
+    let project = fs::canonicalize(project).unwrap();
+    put_beneath(&project, Path::new("new/dir/tool.sh"), Content::File { bytes: b"#!/bin/sh\n", mode: 0o755 }, true)
+        .unwrap();
+    assert_eq!(fs::read(project.join("new/dir/tool.sh")).unwrap(), b"#!/bin/sh\n");
+    assert_eq!(fs::metadata(project.join("new/dir/tool.sh")).unwrap().permissions().mode() & 0o7777, 0o755);
+    put_beneath(&project, Path::new("new/dir/tool.sh"), Content::File { bytes: b"x", mode: 0o600 }, false).unwrap();
+    assert_eq!(fs::metadata(project.join("new/dir/tool.sh")).unwrap().permissions().mode() & 0o7777, 0o600);
+    std::os::unix::fs::symlink(outside.join("keep.txt"), project.join("planted")).unwrap();
+    put_beneath(&project, Path::new("planted"), Content::File { bytes: b"mine", mode: 0o644 }, true).unwrap();
+    assert!(fs::symlink_metadata(project.join("planted")).unwrap().is_file());
+    put_beneath(&project, Path::new("link"), Content::Link { target: Path::new("../anywhere") }, true).unwrap();
+    assert_eq!(fs::read_link(project.join("link")).unwrap(), Path::new("../anywhere"));
+    put_beneath(&project, Path::new("link"), Content::Link { target: Path::new("new") }, true).unwrap();
+    assert_eq!(fs::read_link(project.join("link")).unwrap(), Path::new("new"));
+    let err = put_beneath(&project, Path::new("new"), Content::File { bytes: b"x", mode: 0o644 }, true).unwrap_err();
+    assert!(err.to_string().contains("new"), "a directory is not replaced: {err}");
+    let names: Vec<String> = fs::read_dir(project.join("new/dir"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["tool.sh"], "no temporary file left");
+    outside_untouched(&outside);
+}
+
+#[test]
+fn put_and_remove_beneath_never_go_through_a_linked_directory_even_one_inside_the_root() {
+    let (_base, project, outside) = project_with_outside("put-link-dir");
+    // The `*_beneath` writers of checkpoints take the root canonical.
+    let project = fs::canonicalize(project).unwrap();
+    fs::create_dir_all(project.join("inside")).unwrap();
+    std::os::unix::fs::symlink(&outside, project.join("out")).unwrap();
+    std::os::unix::fs::symlink(project.join("inside"), project.join("in")).unwrap();
+    for dir in ["out", "in"] {
+        let rel = Path::new(dir).join("keep.txt");
+        let err = put_beneath(&project, &rel, Content::File { bytes: b"payload", mode: 0o644 }, true).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{dir}: {err}");
+        assert!(remove_beneath(&project, &rel).is_err(), "{dir}");
+    }
+    assert!(!project.join("inside/keep.txt").exists());
+    outside_untouched(&outside);
+}
+
+#[test]
+fn remove_beneath_takes_files_and_links_and_empty_directories_only() {
+    let (_base, project, outside) = project_with_outside("remove-beneath");
+    // The `*_beneath` writers of checkpoints take the root canonical.
+    let project = fs::canonicalize(project).unwrap();
+    fs::create_dir_all(project.join("d/empty")).unwrap();
+    fs::write(project.join("d/f.txt"), "f").unwrap();
+    std::os::unix::fs::symlink(outside.join("keep.txt"), project.join("d/link")).unwrap();
+    remove_beneath(&project, Path::new("d/link")).unwrap();
+    remove_beneath(&project, Path::new("d/f.txt")).unwrap();
+    remove_beneath(&project, Path::new("d/f.txt")).unwrap();
+    remove_beneath(&project, Path::new("missing/dir/f.txt")).unwrap();
+    assert!(remove_beneath(&project, Path::new("d/empty")).is_err(), "not a directory");
+    fs::write(project.join("d/other"), "o").unwrap();
+    assert!(remove_empty_dir_beneath(&project, Path::new("d")).is_err(), "not empty");
+    remove_empty_dir_beneath(&project, Path::new("d/empty")).unwrap();
+    assert_eq!(fs::read_dir(project.join("d")).unwrap().count(), 1);
+    outside_untouched(&outside);
+}

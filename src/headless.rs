@@ -6,7 +6,7 @@
 //! neutralised there, so a hostile tool output cannot drive the user's terminal.
 #![expect(clippy::print_stderr, reason = "the -p front end: text mode's activity lines and notices go to stderr")]
 
-use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, Stop};
+use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, FileChange, Stop};
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
 use crate::msg::Usage;
@@ -128,7 +128,7 @@ impl Printer {
                 self.inputs.insert(id.clone(), input.clone());
                 self.line(json!({"type": "tool_start", "id": id, "name": name, "input": input, "preview": preview}));
             }
-            Event::ToolEnd { id, name, preview, output, is_error, refused_by, elapsed } => {
+            Event::ToolEnd { id, name, preview, output, is_error, refused_by, elapsed, change, .. } => {
                 let elapsed_ms = elapsed.as_millis() as u64;
                 let mark = if is_error { "✗" } else { "⎿" };
                 self.activity(&format!("  {mark} {preview}  ({elapsed_ms} ms)"));
@@ -140,10 +140,16 @@ impl Printer {
                         self.line(json!({"type": "approval_denied", "id": id, "name": name, "reason": output}));
                     }
                 }
-                self.line(json!({
+                let mut line = json!({
                     "type": "tool_end", "id": id, "name": name, "output": output, "preview": preview,
                     "is_error": is_error, "elapsed_ms": elapsed_ms
-                }));
+                });
+                if let Some(change) = change {
+                    // What a write or edit changed: the unified diff, and its figures.
+                    line["diff"] = json!(change.diff);
+                    line["change"] = change_json(&change);
+                }
+                self.line(line);
             }
             Event::Usage { usage, estimated } => {
                 self.usage.add(&usage);
@@ -293,6 +299,21 @@ fn failure_json(failure: &Failure) -> serde_json::Value {
     });
     if let Some(fix) = &failure.fix {
         object["fix"] = json!(fix);
+    }
+    object
+}
+
+/// The `change` object of a write's `tool_end`: the file, whether it was created, the lines added
+/// and removed, and the `summary` that stands in for a diff (binary or large files).
+fn change_json(change: &FileChange) -> serde_json::Value {
+    let mut object = json!({
+        "path": change.path,
+        "created": change.created,
+        "lines_added": change.lines_added,
+        "lines_removed": change.lines_removed,
+    });
+    if let Some(summary) = &change.summary {
+        object["summary"] = json!(summary);
     }
     object
 }

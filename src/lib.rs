@@ -10,6 +10,7 @@
 // L0 leaves
 pub(crate) mod cancel;
 pub(crate) mod clock;
+pub(crate) mod diff;
 pub(crate) mod digest;
 pub(crate) mod fsx;
 pub(crate) mod http;
@@ -36,6 +37,7 @@ pub(crate) mod msg;
 pub(crate) mod special_paths;
 pub(crate) mod warning;
 // L2 components
+pub(crate) mod checkpoint;
 pub(crate) mod config;
 pub(crate) mod confine;
 pub(crate) mod context;
@@ -71,7 +73,8 @@ pub use app::{Exit, main};
 /// the agent loop with an instant provider, tool and gate (`batch_speedup`, `iteration_overhead`),
 /// context management over a long history (`context_estimate`), the session log's writer, reader
 /// and listing (`session_bench`), the REPL renderer (`render_bench`), the SSE parser
-/// (`sse_bench`), the grep tool (`grep_bench`) and a confined `proc::run` (`sandbox_overhead`).
+/// (`sse_bench`), the grep tool (`grep_bench`), a confined `proc::run` (`sandbox_overhead`) and
+/// checkpoints of a large repository (`checkpoint_bench`).
 pub mod bench {
     pub use crate::agent::conversation::Conversation;
     pub use crate::agent::event::Event;
@@ -79,6 +82,7 @@ pub mod bench {
     pub use crate::agent::toolbox::{Environment, Toolbox};
     pub use crate::agent::{Agent, FrontEnd, Settings};
     pub use crate::cancel::CancelToken;
+    pub use crate::checkpoint::{Checkpoints, Coverage, stat_walk};
     pub use crate::config::sandbox::SandboxConfig;
     pub use crate::confine::{Paths, Sandbox};
     pub use crate::context::offload::Offloader;

@@ -8,11 +8,12 @@
 //! `Toolbox`, which a sub-agent shares with its parent. Execution is a method of the `Run`: the
 //! hook trail, the outbox and the conversation's session are the run's.
 
+use super::freshness::{Guarded, execute_guarded};
 use super::run::Run;
 use super::{Agent, Approval, ApprovalRequest, Event, FrontEnd, POLL, Verdict, preview};
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
-use crate::tools::{Tool, ToolContext, ToolOutput, execute_caught};
+use crate::tools::{Tool, ToolContext, ToolOutput};
 use crossbeam_channel::{RecvTimeoutError, bounded};
 use std::ops::Range;
 use std::sync::Arc;
@@ -80,9 +81,12 @@ impl Run<'_> {
                     CallPlan::Run { .. } => (true, None),
                 })
                 .collect();
+            if decisions.iter().any(|decision| matches!(decision, CallPlan::Run { tool, .. } if !tool.read_only())) {
+                self.checkpoint_before_change();
+            }
             completed &= self.announce(&calls[batch.clone()]);
             let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context());
-            for (offset, (output, elapsed)) in timed.into_iter().enumerate() {
+            for (offset, Ran { output, elapsed, approved_by_user, change }) in timed.into_iter().enumerate() {
                 let call = &calls[batch.start + offset];
                 let (ran, refused_by) = marks[offset];
                 if ran {
@@ -96,6 +100,8 @@ impl Run<'_> {
                     is_error: output.is_error,
                     refused_by,
                     elapsed,
+                    approved_by_user,
+                    change,
                 };
                 outputs[batch.start + offset] = Some(output);
                 completed &= self.emit(end);
@@ -116,6 +122,17 @@ impl Run<'_> {
             })
             .collect();
         (results, completed)
+    }
+
+    /// Before the first call of the turn that may change files: the state of everything the
+    /// turn may change is recorded (once per turn; later calls cost nothing). A checkpoint that
+    /// fails does not stop the work, but the person is told that this turn cannot be rewound.
+    fn checkpoint_before_change(&self) {
+        if let Some(checkpoints) = self.conversation.checkpoints()
+            && let Err(problem) = checkpoints.before_change()
+        {
+            self.notice(format!("checkpoint failed: {problem}; this turn's changes cannot be rewound"));
+        }
     }
 
     /// What every tool call of this run runs with.
@@ -184,6 +201,17 @@ impl Run<'_> {
                 RefusedBy::Approval,
                 &format!("{reason}; {}", agent.way_to_allow(call, tool.as_ref())),
             ),
+            // A write the guard would refuse is not put to a person: it could not run anyway.
+            Verdict::Ask { .. }
+                if let Some(message) = super::freshness::refusal(
+                    tool.as_ref(),
+                    &call.input,
+                    &agent.settings.root,
+                    &self.conversation.reads,
+                ) =>
+            {
+                CallPlan::Refused { by: None, message }
+            }
             Verdict::Ask { reason } => match self.ask_human(call, tool.rule_name(), &reason) {
                 Approval::Once => CallPlan::Run { tool, approved_by_user: true },
                 Approval::Always => {
@@ -255,16 +283,33 @@ impl Agent {
     }
 }
 
-/// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise.
-fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext) -> Vec<(ToolOutput, Duration)> {
-    let run_one = |call: &ToolCall, decision: CallPlan| -> (ToolOutput, Duration) {
+/// One call of a batch as it ran (or was refused).
+struct Ran {
+    output: ToolOutput,
+    elapsed: Duration,
+    /// A person approved it at the prompt.
+    approved_by_user: bool,
+    /// What it changed (a writing tool's successful call).
+    change: Option<Box<super::event::FileChange>>,
+}
+
+/// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise. Every
+/// call goes through the read-before-write guard (`freshness.rs`).
+fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext) -> Vec<Ran> {
+    let failed = |message: String| Ran {
+        output: ToolOutput::error(message),
+        elapsed: Duration::ZERO,
+        approved_by_user: false,
+        change: None,
+    };
+    let run_one = |call: &ToolCall, decision: CallPlan| -> Ran {
         match decision {
-            CallPlan::Refused { message, .. } => (ToolOutput::error(message), Duration::ZERO),
+            CallPlan::Refused { message, .. } => failed(message),
             CallPlan::Run { tool, approved_by_user } => {
                 let started = Instant::now();
                 let ctx = ToolContext { approved_by_user, ..ctx.clone() };
-                let output = execute_caught(tool.as_ref(), &call.input, &ctx);
-                (output, started.elapsed())
+                let Guarded { output, change } = execute_guarded(tool.as_ref(), &call.input, &ctx);
+                Ran { output, elapsed: started.elapsed(), approved_by_user, change }
             }
         }
     };
@@ -286,10 +331,8 @@ fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext) ->
         handles
             .into_iter()
             .map(|handle| match handle {
-                Ok(handle) => {
-                    handle.join().unwrap_or_else(|_| (ToolOutput::error("tool thread failed"), Duration::ZERO))
-                }
-                Err(err) => (ToolOutput::error(format!("could not start a tool thread: {err}")), Duration::ZERO),
+                Ok(handle) => handle.join().unwrap_or_else(|_| failed("tool thread failed".to_string())),
+                Err(err) => failed(format!("could not start a tool thread: {err}")),
             })
             .collect()
     })

@@ -9,6 +9,7 @@
 //! they were counted for; switching the agent (`/model`) keeps all of it.
 
 use super::usage::PromptMeter;
+use crate::checkpoint::{Checkpoints, Coverage};
 use crate::context;
 use crate::msg::{History, Message};
 use crate::session::{self, Owner, SessionError, SessionWriter};
@@ -32,6 +33,19 @@ pub struct Conversation {
     pub(super) meter: PromptMeter,
     /// The files read in this conversation, most recent last (compaction re-attaches them).
     pub(super) reads: ReadTracker,
+    /// The checkpoints of its session: opened by the first run of a logged conversation whose
+    /// agent keeps them (`Settings::checkpoints`).
+    checkpoints: Option<Attached>,
+}
+
+/// A session's checkpoints as a conversation holds them (shared with the REPL's `/rewind`).
+#[derive(Clone)]
+struct Attached(Arc<Checkpoints>);
+
+impl std::fmt::Debug for Attached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Checkpoints")
+    }
 }
 
 /// A session opened again as the conversation that continues it, and what its front end tells
@@ -147,6 +161,52 @@ impl Conversation {
         if let Some(log) = self.log.as_mut() {
             log.set_model(model);
         }
+    }
+
+    /// The session's checkpoints, once a run opened them.
+    pub(crate) fn checkpoints(&self) -> Option<Arc<Checkpoints>> {
+        self.checkpoints.as_ref().map(|attached| Arc::clone(&attached.0))
+    }
+
+    /// Opens the session's checkpoints over `coverage`, once, when the conversation is logged
+    /// (they live beside its log and go when the session is pruned).
+    pub(crate) fn open_checkpoints(&mut self, coverage: &Coverage) {
+        if self.checkpoints.is_none() && self.log.is_some() {
+            let checkpoints = Checkpoints::open(coverage.clone(), &self.session_id);
+            self.checkpoints = Some(Attached(Arc::new(checkpoints)));
+        }
+    }
+
+    /// Rewinds the conversation to its first `len` messages (the point before a turn's prompt):
+    /// the log gets a compact marker and the kept messages, so a resume continues from here; the
+    /// context estimate is counted again and the files read are forgotten (the model no longer
+    /// remembers reading them). Returns the log's notice if it failed.
+    pub(crate) fn rewind_to(&mut self, len: usize) -> Option<String> {
+        let kept: Vec<Message> = self.history.iter().take(len).cloned().collect();
+        let (snapshot, notice) = self.install(kept);
+        self.context.estimate.reset();
+        self.context.offload.reset_scan();
+        self.context.estimate.update(&snapshot);
+        self.context.compacted_at = None;
+        self.meter = PromptMeter::default();
+        self.reads = ReadTracker::new();
+        notice
+    }
+
+    /// Where turn `prompt` began in the history: the index of its user message, looked for at
+    /// `recorded` first (the length the history had when the turn began), then as the latest
+    /// user message that starts with the prompt. None when the history no longer holds it (a
+    /// compaction summarised it away).
+    pub(crate) fn turn_start(&self, recorded: usize, prompt: &str) -> Option<usize> {
+        let opens = |message: &Message| {
+            message.role == crate::msg::Role::User
+                && message.tool_results.is_empty()
+                && message.content.starts_with(prompt.lines().next().unwrap_or(""))
+        };
+        if self.history.get(recorded).is_some_and(opens) {
+            return Some(recorded);
+        }
+        self.history.iter().rposition(opens)
     }
 
     /// The answer of the last completed turn: the text of the last assistant message.

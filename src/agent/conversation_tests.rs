@@ -67,3 +67,18 @@ fn the_history_and_the_log_change_together() {
     let unlogged = Conversation::unlogged(vec![Message::user("x")]);
     assert!(!unlogged.is_logged() && !unlogged.session_id().is_empty());
 }
+
+/// A resumed session starts with nothing read: the files may have changed while it was closed,
+/// so every file must be read again before it is written.
+#[test]
+fn a_resumed_conversation_has_read_nothing() {
+    let temp = TempDir::new("conversation-reads");
+    let file = temp.write("notes.txt", "notes\n");
+    let before = Conversation::new("20261204-100000-dddd");
+    crate::tools::reads::record_read(&before.reads, &file);
+    assert!(before.reads.last_seen(&file).is_some());
+    let refused = SessionError::NotFound { id: "20261204-100000-dddd".into() };
+    let history = before.history().to_vec();
+    let (resumed, _) = Conversation::continuing("20261204-100000-dddd", Err(refused), history, false);
+    assert_eq!((resumed.reads.last_seen(&file), resumed.reads.recent(10)), (None, Vec::new()));
+}

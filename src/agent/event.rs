@@ -40,6 +40,11 @@ pub enum Event {
         /// starts with that refusal's prefix).
         refused_by: Option<crate::permission::RefusedBy>,
         elapsed: Duration,
+        /// True when a person approved the call at the prompt (and so saw its diff there).
+        approved_by_user: bool,
+        /// What the call changed, when it was a successful call of a tool that writes the file at
+        /// its `path` (`ToolKind::WritesPath`: write_file, edit_file). Boxed: most calls have none.
+        change: Option<Box<FileChange>>,
     },
     /// Token usage of the last model response; `estimated` when the server sent none and the
     /// figures were estimated from characters (shown with a `~`).
@@ -57,6 +62,27 @@ pub enum Event {
     /// final answer when `stop` is `Completed`, its last words otherwise; empty when it wrote
     /// none, or the run never reached it).
     Done { stop: Stop, answer: String },
+}
+
+/// What a successful write or edit did to its file, for the front ends to show: the REPL prints
+/// the diff under the tool's line, stream-json's `tool_end` carries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileChange {
+    /// The path as the tools show it (relative to the project root when inside it).
+    pub path: String,
+    /// The file did not exist before (or was not a regular file); otherwise it was overwritten.
+    pub created: bool,
+    /// Lines the change added.
+    pub lines_added: usize,
+    /// Lines the change removed.
+    pub lines_removed: usize,
+    /// The unified diff (`a/PATH` or `/dev/null`, `b/PATH`, 3 lines of context). A diff over
+    /// about 256 KiB is cut at a line and ends with a line `… diff cut at 256 KiB: N more lines`.
+    /// Empty when nothing changed, or when `summary` stands in for it.
+    pub diff: String,
+    /// One line in place of a diff, for a binary file or one too large to diff (over 1 MiB
+    /// before or after): `binary file: 12 B → 14 B`.
+    pub summary: Option<String>,
 }
 
 /// The lifecycle of one compaction: `Started`, then `Finished` or `Failed`.

@@ -11,6 +11,8 @@
 //! - `run.rs` — `Run`, what one run carries, and its loop: submit, query, act
 //! - `compact.rs` — context management as steps of the run, and the manual `/compact` run
 //! - `batch.rs` — tool execution as a step of the run: batches, hooks, gate, approval
+//! - `freshness.rs` — read before write: a file's write refused unless its content was seen
+//! - `change.rs` — what a write or edit changed: its diff, or a summary
 //! - `conversation.rs` — the history, its session log and what context management keeps for it
 //! - `event.rs` — the closed `Event` enum front ends match, and the approval handshake
 //! - `gate.rs` — the port to the permission system (`Gate`, `EngineGate`)
@@ -23,9 +25,11 @@
 //! - `test_gate.rs` — (tests) the mode matrix alone, as a gate; each `x.rs` has its `x_tests.rs`
 
 mod batch;
+mod change;
 mod compact;
 pub(crate) mod conversation;
 pub(crate) mod event;
+mod freshness;
 pub(crate) mod gate;
 mod preview;
 pub(crate) mod prompt;
@@ -45,7 +49,7 @@ pub(crate) use crate::sync::lock;
 use crate::tools::Registry;
 pub(crate) use conversation::Conversation;
 use crossbeam_channel::{Receiver, Sender, bounded};
-pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, Stop};
+pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FileChange, Stop};
 pub(crate) use gate::{EngineGate, Gate, Verdict};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -74,6 +78,10 @@ pub struct Settings {
     /// for sub-agents, whose run is one tool call of the parent (its Pre/PostToolUse hooks fire
     /// around it); their own tool calls get Pre/PostToolUse all the same.
     pub turn_hooks: bool,
+    /// What the checkpoints of this agent's conversations cover (SPEC: never lose the user's
+    /// work): the state of these roots is recorded before the first change of every turn. None
+    /// for sub-agents (read-only) and where no session is kept.
+    pub checkpoints: Option<crate::checkpoint::Coverage>,
 }
 
 /// The front end an agent's runs report to, which decides what a call that needs approval
@@ -152,9 +160,23 @@ impl Agent {
                 // A user turn (not a sub-agent's run inside one): today's date and git state.
                 agent.toolbox.environment.refresh();
             }
+            if let Some(coverage) = &agent.settings.checkpoints {
+                conversation.open_checkpoints(coverage);
+            }
             let (stop, answer) = run::Run::new(&agent, conversation, mode, outbox).turns(prompt);
             if let Some(notice) = close(conversation, stop) {
                 outbox.notice(notice);
+            }
+            // The turn's after-state, also when it was cancelled or failed part-way: what it
+            // changed is then known, and the hand changes of the next pause are told apart.
+            if let Some(checkpoints) = conversation.checkpoints() {
+                if let Err(problem) = checkpoints.end_turn() {
+                    outbox.notice(format!("checkpoint after the turn failed: {problem}"));
+                }
+                // What the checkpoints do not cover (a writable root too big to record), once.
+                for note in checkpoints.notes() {
+                    outbox.notice(note);
+                }
             }
             Event::Done { stop, answer }
         })

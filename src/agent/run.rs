@@ -116,6 +116,9 @@ impl<'a> Run<'a> {
                 return Err(self.fail(Failure::hook(RefusedBy::Hook.text(&refusal))));
             }
         }
+        if let Some(checkpoints) = self.conversation.checkpoints() {
+            checkpoints.begin_turn(&prompt, self.conversation.history().len());
+        }
         self.push(Message::user(prompt));
         Ok(())
     }

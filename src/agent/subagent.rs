@@ -53,6 +53,7 @@ impl TaskTool {
                 unknown_tool_limit: SUBAGENT_UNKNOWN_TOOL_LIMIT,
                 front_end: FrontEnd::Headless,
                 turn_hooks: false,
+                checkpoints: None,
             },
             // A sub-agent's conversation is short-lived: no window (no summaries), no sessions
             // directory (no offloads); a prompt-too-long ends it with an error result.

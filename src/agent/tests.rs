@@ -178,6 +178,7 @@ pub(super) fn settings(max_iterations: u32, front_end: FrontEnd) -> Settings {
         unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
         front_end,
         turn_hooks: true,
+        checkpoints: None,
     }
 }
 

@@ -10,6 +10,7 @@
 //! - `wiring.rs` — the agent of a run: its guard (gate, sandbox), its wiring and `build_agent`
 //! - `repl_host.rs` — what the REPL asks of the program (`repl::Host`), answered with the run's wiring
 //! - `sessions.rs` — which session a run logs to, and `mewcode sessions`
+//! - `rewind.rs` — `mewcode rewind`: a session's turns, and files and conversation put back
 //! - `setup.rs` — choosing the provider (configured, environment, local probe, else the guide)
 //! - `commands.rs` — doctor, check and the mcp subcommands
 //! - `stdin.rs` — piped stdin as (part of) the prompt
@@ -18,6 +19,7 @@
 
 mod commands;
 mod repl_host;
+mod rewind;
 mod run;
 mod search_path;
 mod sessions;
@@ -190,6 +192,9 @@ pub fn main(args: &[String]) -> Exit {
         Command::Sessions { options, json } => Launch::start(options, env, |launch| run_sessions(&launch, json)),
         Command::Check { options, tool, json } => {
             Launch::start(options, env, |launch| run_check(&launch, &tool, &json))
+        }
+        Command::Rewind { options, json, request } => {
+            Launch::start(options, env, |launch| rewind::run_rewind(&launch, json, &request))
         }
     }
 }

@@ -105,6 +105,10 @@ pub(super) fn build_agent(
             unknown_tool_limit: UNKNOWN_TOOL_LIMIT,
             front_end,
             turn_hooks: true,
+            checkpoints: Some(crate::checkpoint::Coverage {
+                project: workspace.root.clone(),
+                extra: sandbox.extra_writable(),
+            }),
         },
         context: context_config,
     }))

@@ -118,6 +118,12 @@ impl Sandbox {
         Sandbox { config, paths, status, built: Mutex::new(None), cgroups: cgroup::Cgroups::default() }
     }
 
+    /// The paths the user made writable for commands besides the project (`sandbox.writable`):
+    /// what checkpoints cover besides the project.
+    pub(crate) fn extra_writable(&self) -> Vec<std::path::PathBuf> {
+        self.config.writable.clone()
+    }
+
     /// An unconfined sandbox (`mode: off`), for tests and tools built without a config.
     pub fn off() -> Sandbox {
         let config = SandboxConfig { mode: SandboxMode::Off, ..SandboxConfig::default() };

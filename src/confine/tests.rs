@@ -199,7 +199,9 @@ fn secrets_are_unreadable_and_the_rest_of_home_is_readable() {
     let world = World::new("secrets");
     let home = world.home.display();
     let script =
-        format!("cat {home}/notes.txt; cat {home}/.ssh/id_ed25519; ls {home}/.ssh; ls {home} | sort | tr '\\n' ,");
+        // Each command's errors go to stdout in order: the capture merges two pipes read by two
+        // threads, and cat writes its message in pieces, so stderr could land mid-line.
+        format!("cat {home}/notes.txt; cat {home}/.ssh/id_ed25519 2>&1; ls {home}/.ssh 2>&1; ls {home} | sort | tr '\\n' ,");
     for (flavour, sandbox) in world.flavours(&SandboxConfig::default()) {
         let (_, output) = world.run(&sandbox, &script);
         assert!(output.contains("public notes"), "{flavour}: {output}");

@@ -12,12 +12,13 @@
 //! blanks visible), and a prompt taller than the screen says that its start is above it.
 //! Previews read files but never write them; the edit itself is the tool's job.
 
+use super::applied::diff_row;
 use super::arguments::render_arguments;
-use super::diff::unified_diff;
-use super::render::{BOLD, CYAN, DIM, GREEN, RED, YELLOW, display_width, paint, wrap};
+use super::render::{BOLD, DIM, GREEN, RED, YELLOW, display_width, paint, wrap};
 use super::terminal::{Interrupts, Screen};
 use super::terminal::{Key, read_key, read_keys};
 use crate::agent::{Approval, ApprovalRequest};
+use crate::diff::unified_diff;
 use crate::text::reveal;
 use serde_json::Value;
 use std::io::Write;
@@ -213,18 +214,7 @@ fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool,
         rows.push(wrap(line, width, 6));
     }
     if let Some(diff) = preview {
-        for line in diff.lines() {
-            let code = match line.as_bytes().first() {
-                _ if line.starts_with("+++") || line.starts_with("---") => BOLD,
-                Some(b'+') => GREEN,
-                Some(b'-') => RED,
-                Some(b'@') => CYAN,
-                Some(_) | None => "",
-            };
-            // A CRLF file's lines keep their `\r`; it is a line ending, not content to show.
-            let shown = wrap_diff_line(&reveal(line.strip_suffix('\r').unwrap_or(line)), width);
-            rows.push(if code.is_empty() { shown } else { paint(color, code, &shown) });
-        }
+        rows.extend(diff.lines().map(|line| diff_row(line, color, width)));
     }
     let legend = legend(width);
     let height = rows.iter().map(|row| row.split('\n').count()).sum::<usize>() + legend.split('\n').count();
@@ -333,21 +323,6 @@ fn apply_edit(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Str
         _ if replace_all => Ok(text.replace(old, new)),
         count => Err(format!("old_string matches {count} times and replace_all is not set")),
     }
-}
-
-/// One diff line word-wrapped to `width`: a `+`, `-` or ` ` line's marker starts every row it
-/// takes; headers and notes get an indented continuation.
-fn wrap_diff_line(line: &str, width: usize) -> String {
-    let marker = match line.chars().next() {
-        Some(marker @ ('+' | '-' | ' ')) if !line.starts_with("+++") && !line.starts_with("---") => marker,
-        Some(_) | None => return wrap(line, width, 4),
-    };
-    let body = &line[marker.len_utf8()..];
-    wrap(body, width.saturating_sub(1), 0)
-        .split('\n')
-        .map(|row| format!("{marker}{row}"))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[cfg(test)]

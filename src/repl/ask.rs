@@ -45,6 +45,25 @@ pub(super) fn ask_continue(color: bool, width: usize, interrupts: &Interrupts) -
     yes
 }
 
+/// A one-key question with several answers (`answers`: the key and the word echoed for it);
+/// the key chosen, or None for any other key, Ctrl-C or a closed stdin (echoed as `cancelled`).
+pub(super) fn ask_choice(
+    question: &str,
+    answers: &[(u8, &str)],
+    color: bool,
+    width: usize,
+    interrupts: &Interrupts,
+) -> Option<u8> {
+    print!("{} ", paint(color, BOLD, question));
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let chosen = match read_key(interrupts) {
+        Key::Byte(byte) => answers.iter().find(|(key, _)| *key == byte.to_ascii_lowercase()),
+        Key::Interrupted | Key::Closed => None,
+    };
+    say_answer(question, chosen.map_or("cancelled", |(_, word)| word), width);
+    chosen.map(|(key, _)| *key)
+}
+
 /// The answer to a one-key question, after the question when it fits on its line, else on the
 /// lines below (wrapped), so the terminal never breaks it mid-word.
 fn say_answer(question: &str, answer: &str, width: usize) {

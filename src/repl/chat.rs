@@ -39,6 +39,9 @@ pub(crate) struct Chat {
     pub context_estimated: bool,
     /// A note for the model to add to the next prompt (a resumed session's stale-files note).
     pub note: Option<String>,
+    /// Text put in the next input line for the person to edit or send (the prompt of the turn a
+    /// `/rewind` went back to).
+    pub draft: Option<String>,
     /// The session list was just shown: a bare number on the next line picks one.
     pub picking: bool,
     /// The terminal's size when the last input was read.
@@ -59,6 +62,7 @@ impl Chat {
             context_used: 0,
             context_estimated: false,
             note: None,
+            draft: None,
             picking: false,
             screen,
         }
@@ -75,6 +79,25 @@ impl Chat {
             context_estimated: self.context_estimated,
             session_estimated: self.usage_estimated,
         }
+    }
+
+    /// Adds `text` to the note the model reads with the next prompt (after any note already
+    /// waiting there).
+    pub(super) fn add_note(&mut self, text: &str) {
+        self.note = Some(match self.note.take() {
+            Some(earlier) => format!("{earlier} {text}"),
+            None => text.to_string(),
+        });
+    }
+
+    /// The checkpoints of the conversation on screen, opened when no run has yet (a resumed
+    /// session before its first prompt); None between a run's start and end, or when the
+    /// conversation is not saved (checkpoints live beside its log).
+    pub(super) fn checkpoints(&mut self) -> Option<Arc<crate::checkpoint::Checkpoints>> {
+        let coverage = self.agent.settings.checkpoints.clone()?;
+        let conversation = self.conversation.as_mut()?;
+        conversation.open_checkpoints(&coverage);
+        conversation.checkpoints()
     }
 
     /// `/clear`: a new conversation (its log is created at the first prompt); the agent stays.

@@ -13,7 +13,7 @@ use super::cost::{Cost, render_cost};
 use super::render::{DIM, RED, human_count, paint, wrap};
 use super::setup::Setup;
 use super::turn::{TurnContext, TurnEnd, run_compact};
-use super::{say, say_wrapped, sessions};
+use super::{changes, rewind, say, say_wrapped, sessions};
 use crate::config::price::price_for;
 use crate::config::{ProviderConfig, WindowSource};
 use crate::mode::Mode;
@@ -37,6 +37,12 @@ enum Command {
     /// `/mcp reconnect NAME`: disconnect (if connected) and connect the server again.
     McpReconnect(String),
     Cost,
+    /// `/rewind` picks a point of the session's timeline; `/rewind N` goes to before turn N.
+    Rewind(Option<String>),
+    /// `/undo`: the last turn's changes (or the last rewind) put back.
+    Undo,
+    /// `/diff`: what the session changed so far.
+    Diff,
     Exit,
 }
 
@@ -59,6 +65,9 @@ const COMMANDS: &[(&str, &str)] = &[
     ("/tools", "list the tools the model can use"),
     ("/mcp [reconnect NAME]", "show the MCP servers (starting, connected, failed) and their tools, or reconnect one"),
     ("/cost", "tokens used this session, and their cost when the model's price is known"),
+    ("/diff", "what this session changed in the project's files so far (by any tool or command)"),
+    ("/rewind [N]", "put the code, the conversation or both back as they were before a turn"),
+    ("/undo", "put back the files the last turn changed (or undo the last rewind)"),
     ("/exit", "leave mewcode (Ctrl-D does too)"),
 ];
 
@@ -128,6 +137,9 @@ pub(super) fn run(
                 say_wrapped(color, "", line, width, 4);
             }
         }
+        Command::Rewind(choice) => rewind::rewind(chat, setup, choice.as_deref(), context.interrupts),
+        Command::Undo => rewind::undo(chat, setup, context.interrupts),
+        Command::Diff => changes::show(chat, setup),
         Command::Exit => return Some(ReplEnd::Exited),
     }
     None
@@ -287,6 +299,9 @@ fn parse_command(line: &str) -> Result<Command, String> {
         "/clear" | "/new" => no_argument(Command::Clear),
         "/tools" => no_argument(Command::Tools),
         "/cost" => no_argument(Command::Cost),
+        "/rewind" => Ok(Command::Rewind(argument.map(str::to_string))),
+        "/undo" => no_argument(Command::Undo),
+        "/diff" => no_argument(Command::Diff),
         "/exit" | "/quit" => no_argument(Command::Exit),
         other => Err(format!("unknown command {other}; /help lists the commands")),
     }

@@ -148,8 +148,9 @@ impl LineEditor {
         lock(&self.shared).bypass_in_cycle = allowed;
     }
 
-    /// Shows the status line and the prompt and reads one input.
-    pub(crate) fn read(&mut self, figures: StatusFigures) -> Input {
+    /// Shows the status line and the prompt and reads one input; `draft` is already in the
+    /// input line, to edit or send (a rewound prompt).
+    pub(crate) fn read(&mut self, figures: StatusFigures, draft: Option<&str>) -> Input {
         let width = self.width();
         let prompt = {
             let mut shared = lock(&self.shared);
@@ -158,7 +159,11 @@ impl LineEditor {
             shared.interrupted_with_text = false;
             prompt_text(&shared)
         };
-        match self.editor.readline(&prompt) {
+        let read = match draft {
+            Some(draft) => self.editor.readline_with_initial(&prompt, (draft, "")),
+            None => self.editor.readline(&prompt),
+        };
+        match read {
             Ok(line) => Input::Line(join_continuations(&line)),
             Err(ReadlineError::Interrupted) => {
                 Input::Interrupted { had_text: lock(&self.shared).interrupted_with_text }

@@ -17,27 +17,31 @@
 //! - `banner.rs` — the banner said at start-up
 //! - `background.rs` — MCP servers and late warnings, said before the next prompt
 //! - `cost.rs` — `/cost`: tokens and what they cost
-//! - `ask.rs` — one-key questions: the trust gate and `continue?`
+//! - `rewind.rs` — `/rewind` and `/undo`: code, conversation or both put back from checkpoints
+//! - `changes.rs` — `/diff`: what the session changed in the project's files so far
+//! - `ask.rs` — one-key questions: the trust gate, `continue?` and the choices of `/rewind`
 //! - `approve.rs` — the approval question of a tool call, with its preview
+//! - `applied.rs` — the diff of a change shown under its tool's line, and diff rows' colours
 //! - `arguments.rs` — a call's arguments as the approval question shows them
-//! - `diff.rs` — the line diff of edit previews
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
-//! - `picker.rs` — the `/resume` picker
+//! - `picker.rs` — the picker of `/resume` and `/rewind`
 //! - `render.rs` — the turn renderer, colours and wrapping
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
 
+mod applied;
 pub(crate) mod approve;
 mod arguments;
 mod ask;
 mod background;
 mod banner;
+mod changes;
 mod chat;
 mod commands;
 mod cost;
-pub(crate) mod diff;
 mod editor;
 pub(crate) mod picker;
 pub(crate) mod render;
+mod rewind;
 pub(crate) mod sessions;
 mod setup;
 mod terminal;
@@ -112,7 +116,7 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
         // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
         // as a signal; it counts as one pressed at an empty prompt.
         let input = if interrupts.count() == seen_presses {
-            editor.read(chat.status_figures())
+            editor.read(chat.status_figures(), chat.draft.take().as_deref())
         } else {
             Input::Interrupted { had_text: false }
         };

@@ -1,4 +1,4 @@
-//! The `/resume` picker: a list that typing filters, the arrow keys move through, Enter picks
+//! The picker of `/resume` and `/rewind`: a list that typing filters, the arrow keys move through, Enter picks
 //! from and Esc leaves, drawn in place below the prompt.
 //!
 //! Invariant: the state machine (`Picker::press`), the key decoding (`parse_keys`) and the
@@ -9,7 +9,7 @@
 //! numbered list is the fallback.
 
 use super::render::{BOLD, DIM, display_width, paint};
-use super::terminal::Interrupts;
+use super::terminal::{Interrupts, Screen};
 use super::terminal::{KeyReader, Keys};
 use std::io::Write;
 
@@ -50,14 +50,22 @@ pub(crate) enum Picked {
 /// selected row among the matches.
 #[derive(Clone, Debug)]
 pub(crate) struct Picker {
+    /// What is picked, and the keys (one line, dim).
+    title: String,
     items: Vec<String>,
     filter: String,
     selected: usize,
 }
 
 impl Picker {
+    /// The sessions picker of `/resume`.
     pub(crate) fn new(items: Vec<String>) -> Picker {
-        Picker { items, filter: String::new(), selected: 0 }
+        Picker::titled("resume a session: type to filter · ↑/↓ move · Enter resumes · Esc cancels", items)
+    }
+
+    /// A picker headed by `title` (what Enter does, and the keys).
+    pub(crate) fn titled(title: &str, items: Vec<String>) -> Picker {
+        Picker { title: title.to_string(), items, filter: String::new(), selected: 0 }
     }
 
     /// Indexes of the items that contain the filter as typed (ignoring case and blanks at its
@@ -104,12 +112,10 @@ impl Picker {
         let matches = self.matches();
         let room = height.saturating_sub(4).max(1);
         let first = (self.selected + 1).saturating_sub(room);
-        let mut rows = vec![
-            paint(color, DIM, &fit("resume a session: type to filter · ↑/↓ move · Enter resumes · Esc cancels", width)),
-            fit(&format!("filter: {}", self.filter), width),
-        ];
+        let mut rows =
+            vec![paint(color, DIM, &fit(&self.title, width)), fit(&format!("filter: {}", self.filter), width)];
         if matches.is_empty() {
-            rows.push(paint(color, DIM, &fit(&format!("  no session matches {:?}", self.filter), width)));
+            rows.push(paint(color, DIM, &fit(&format!("  nothing matches {:?}", self.filter), width)));
         }
         for (row, &index) in matches.iter().enumerate().skip(first).take(room) {
             let line = fit(&format!("{} {}", if row == self.selected { "›" } else { " " }, self.items[index]), width);
@@ -206,10 +212,10 @@ fn parse_keys(bytes: &[u8]) -> Vec<PickerKey> {
     keys
 }
 
-/// Runs the picker on the terminal until a pick, Esc or Ctrl-C, then erases it.
-pub(crate) fn run(items: Vec<String>, width: usize, height: usize, color: bool, interrupts: &Interrupts) -> Picked {
+/// Runs `picker` on a terminal of `screen`'s size until a pick, Esc or Ctrl-C, then erases it.
+pub(crate) fn run(mut picker: Picker, screen: Screen, color: bool, interrupts: &Interrupts) -> Picked {
+    let Screen { width, height } = screen;
     let Some(mut reader) = KeyReader::open(interrupts) else { return Picked::Unavailable };
-    let mut picker = Picker::new(items);
     let mut stdout = std::io::stdout().lock();
     let mut drawn = draw(&mut stdout, &picker.render(width, height, color), 0);
     let outcome = 'keys: loop {

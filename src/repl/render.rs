@@ -9,7 +9,7 @@
 //! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY
 //! and `TERM` is not dumb: `app::plan_terminal_style`).
 
-use crate::agent::Stop;
+use crate::agent::{FileChange, Stop};
 use crate::mode::Mode;
 use crate::msg::Usage;
 use crate::text::neutralize;
@@ -82,6 +82,10 @@ pub struct ToolEnd<'a> {
     pub result: &'a str,
     pub is_error: bool,
     pub elapsed: Duration,
+    /// What a write or edit changed, shown under the result (`applied.rs`).
+    pub change: Option<&'a FileChange>,
+    /// A person approved the call at the prompt (and saw its diff there).
+    pub approved_by_user: bool,
 }
 
 struct RunningTool {
@@ -185,9 +189,10 @@ impl<W: Write> Renderer<W> {
         self.out.flush()
     }
 
-    /// A tool ended: `● name arguments  (12 ms)` and its result's first line.
+    /// A tool ended: `● name arguments  (12 ms)`, its result's first line, and what a write or
+    /// edit changed.
     pub fn tool_end(&mut self, end: &ToolEnd, now: Instant) -> io::Result<()> {
-        let ToolEnd { id, name, result, is_error, elapsed } = *end;
+        let ToolEnd { id, name, result, is_error, elapsed, change, approved_by_user } = *end;
         self.clear_spinner()?;
         self.end_line()?;
         let started = self.tools.iter().position(|tool| tool.id == id).map(|index| self.tools.remove(index));
@@ -198,6 +203,10 @@ impl<W: Write> Renderer<W> {
         if !result.is_empty() {
             let result = format!("  ⎿ {}", neutralize(result));
             self.wrapped_line(if is_error { RED } else { DIM }, &result, 4)?;
+        }
+        if let Some(change) = change {
+            let rows = super::applied::render_applied(change, approved_by_user, self.color, self.width);
+            self.out.write_all(rows.as_bytes())?;
         }
         if let Some(tool) = self.tools.first() {
             let label = if self.tools.len() == 1 {

@@ -40,7 +40,15 @@ fn escape_sequences_in_text_and_tool_output_are_inert() {
     let mut renderer = plain(80);
     renderer.text("\x1b[2Jhi\r[y] yes once", now).unwrap();
     renderer.tool_start("1", "task", "\x1b]0;title\x07", now).unwrap();
-    let end = ToolEnd { id: "1", name: "task", result: "\x1b[2J", is_error: false, elapsed: Duration::from_millis(3) };
+    let end = ToolEnd {
+        id: "1",
+        name: "task",
+        result: "\x1b[2J",
+        is_error: false,
+        elapsed: Duration::from_millis(3),
+        change: None,
+        approved_by_user: false,
+    };
     renderer.tool_end(&end, now).unwrap();
     let text = output(renderer);
     assert!(!text.contains('\x1b') && !text.contains('\r') && !text.contains('\x07'), "{text:?}");
@@ -60,15 +68,54 @@ fn tool_lines_pair_starts_with_ends_and_show_elapsed_time() {
         result: "fn main() {}",
         is_error: false,
         elapsed: Duration::from_millis(12),
+        change: None,
+        approved_by_user: false,
     };
-    let second =
-        ToolEnd { id: "b", name: "grep", result: "no match", is_error: true, elapsed: Duration::from_millis(1500) };
+    let second = ToolEnd {
+        id: "b",
+        name: "grep",
+        result: "no match",
+        is_error: true,
+        elapsed: Duration::from_millis(1500),
+        change: None,
+        approved_by_user: false,
+    };
     renderer.tool_end(&first, now).unwrap();
     renderer.tool_end(&second, now).unwrap();
     assert_eq!(
         output(renderer),
         "Let me look.\n● read_file src/main.rs  (12 ms)\n  ⎿ fn main() {}\n● grep fn main  (1.5 s)\n  ⎿ no match\n"
     );
+}
+
+/// A write that ran unasked shows its diff under its result; one a person approved, its counts.
+#[test]
+fn a_change_is_shown_under_its_tool_line() {
+    let now = Instant::now();
+    let mut renderer = plain(80);
+    let change = crate::agent::FileChange {
+        path: "a.txt".into(),
+        created: false,
+        lines_added: 1,
+        lines_removed: 1,
+        diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n".into(),
+        summary: None,
+    };
+    for approved_by_user in [false, true] {
+        renderer.tool_start("e", "edit_file", "a.txt", now).unwrap();
+        let end = ToolEnd {
+            id: "e",
+            name: "edit_file",
+            result: "edited a.txt: 1 replacement (first at line 1)",
+            is_error: false,
+            elapsed: Duration::from_millis(2),
+            change: Some(&change),
+            approved_by_user,
+        };
+        renderer.tool_end(&end, now).unwrap();
+    }
+    let line = "● edit_file a.txt  (2 ms)\n  ⎿ edited a.txt: 1 replacement (first at line 1)\n";
+    assert_eq!(output(renderer), format!("{line}    @@ -1 +1 @@\n    -old\n    +new\n{line}    +1 −1\n"));
 }
 
 #[test]
@@ -216,10 +263,19 @@ fn a_whole_turn_renders_as_the_golden_file_in_colour() {
         result: "fn main() {}",
         is_error: false,
         elapsed: Duration::from_millis(4),
+        change: None,
+        approved_by_user: false,
     };
     renderer.tool_end(&read, now).unwrap();
-    let grep =
-        ToolEnd { id: "b", name: "grep", result: "bad regex", is_error: true, elapsed: Duration::from_millis(1500) };
+    let grep = ToolEnd {
+        id: "b",
+        name: "grep",
+        result: "bad regex",
+        is_error: true,
+        elapsed: Duration::from_millis(1500),
+        change: None,
+        approved_by_user: false,
+    };
     renderer.tool_end(&grep, now).unwrap();
     renderer.retry("rate limited (429), retrying in 2 s (attempt 2 of 4)", now).unwrap();
     renderer.text("main is in src/main.rs.", now).unwrap();

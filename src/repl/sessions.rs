@@ -13,7 +13,7 @@ use super::chat::Chat;
 use super::picker::{self, Picked};
 use super::render::{DIM, RED, YELLOW, paint};
 use super::setup::{Setup, Start};
-use super::terminal::{Interrupts, Screen};
+use super::terminal::Interrupts;
 use super::{say, say_wrapped};
 use crate::agent::Conversation;
 use crate::session::{self, SessionInfo};
@@ -48,8 +48,7 @@ pub(crate) fn choose(chat: &mut Chat, setup: &Setup, interrupts: &Interrupts) {
             neutralize(&format!("{mark}{}", session::render_line(info)))
         })
         .collect();
-    let Screen { width, height } = chat.screen;
-    match picker::run(items, width, height, setup.color, interrupts) {
+    match picker::run(picker::Picker::new(items), chat.screen, setup.color, interrupts) {
         Picked::Item(index) => resume(chat, setup, &sessions[index].id),
         Picked::Cancelled => say(&paint(setup.color, DIM, "(resume cancelled)")),
         Picked::Unavailable => chat.picking = list(chat, setup, false),

@@ -85,8 +85,11 @@ fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, contex
             Ok(Event::Restart { restart, max, reason }) => renderer.restart(restart, max, &reason, now),
             Ok(Event::Retry(notice)) => renderer.retry(&notice.describe(), now),
             Ok(Event::ToolStart { id, name, preview, .. }) => renderer.tool_start(&id, &name, &preview, now),
-            Ok(Event::ToolEnd { id, name, preview, is_error, elapsed, .. }) => {
-                renderer.tool_end(&ToolEnd { id: &id, name: &name, result: &preview, is_error, elapsed }, now)
+            Ok(Event::ToolEnd { id, name, preview, is_error, elapsed, change, approved_by_user, .. }) => {
+                let change = change.as_deref();
+                let end =
+                    ToolEnd { id: &id, name: &name, result: &preview, is_error, elapsed, change, approved_by_user };
+                renderer.tool_end(&end, now)
             }
             Ok(Event::Usage { usage, estimated }) => {
                 chat.usage.add(&usage);

@@ -225,8 +225,9 @@ fn plan_cleanup(names: &[String], now_local_s: i64, keep: Option<&str>) -> Vec<S
         .collect()
 }
 
-/// Removes old sessions (but `keep`) on a background thread named `session-cleanup`; the caller
-/// joins it and reports an error once (as the seed printed its one cleanup failure line).
+/// Removes old sessions (but `keep`) on a background thread named `session-cleanup`, then the
+/// checkpoint objects only they referred to; the caller joins it and reports an error once (as
+/// the seed printed its one cleanup failure line).
 pub(crate) fn spawn_cleanup(
     sessions_dir: PathBuf,
     keep: Option<String>,
@@ -235,7 +236,17 @@ pub(crate) fn spawn_cleanup(
     let now_local = utc + crate::sys::local_utc_offset_s(utc);
     std::thread::Builder::new()
         .name("session-cleanup".into())
-        .spawn(move || clean_expired(&sessions_dir, now_local, keep.as_deref()))
+        .spawn(move || {
+            let removed = clean_expired(&sessions_dir, now_local, keep.as_deref());
+            // Only when sessions went (reading every log is not free); a failure waits for the
+            // next cleanup that removes one: the objects are garbage, not damage.
+            if matches!(removed, Ok(count) if count > 0)
+                && let Ok(root) = project_root(&sessions_dir)
+            {
+                let _ = crate::checkpoint::collect_garbage(root);
+            }
+            removed
+        })
         .ok()
 }
 

@@ -118,6 +118,27 @@ impl Dir {
         if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
     }
 
+    /// Removes the empty directory `name` from this directory (a symlink named `name` is not
+    /// followed: removing it fails with `ENOTDIR`).
+    pub(crate) fn remove_dir(&self, name: &OsStr) -> io::Result<()> {
+        let name = component_name(name)?;
+        // SAFETY: the descriptor is ours and open; `name` is a NUL-terminated string alive for
+        // the whole call, which keeps no pointer to it.
+        let rc = unsafe { libc::unlinkat(self.fd.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
+        if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+
+    /// Creates the symbolic link `name` here, pointing at `target` (stored as given, never
+    /// resolved); fails if anything by that name exists.
+    pub(crate) fn symlink(&self, target: &Path, name: &OsStr) -> io::Result<()> {
+        let name = component_name(name)?;
+        let target = c_name(target.as_os_str())?;
+        // SAFETY: the descriptor is ours and open; both strings are NUL-terminated and alive for
+        // the whole call, which keeps neither.
+        let rc = unsafe { libc::symlinkat(target.as_ptr(), self.fd.as_raw_fd(), name.as_ptr()) };
+        if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+
     /// Flushes the directory itself (its entries) to disk. An `O_PATH` descriptor cannot be
     /// synced, so the same directory is opened for reading through `.` first.
     pub(crate) fn sync(&self) -> io::Result<()> {

@@ -72,3 +72,23 @@ fn a_file_opened_for_append_is_never_reached_through_a_link() {
     assert_eq!(text, "one\ntwo\n", "appended, and readable through the same descriptor");
     assert_eq!(std::fs::read_to_string(base.join("outside")).unwrap(), "secret");
 }
+
+#[test]
+fn links_are_made_as_given_and_only_empty_directories_removed_never_through_a_link() {
+    let base = TempDir::new("sys-dir-link");
+    std::fs::create_dir_all(base.join("d/full")).unwrap();
+    std::fs::create_dir_all(base.join("d/empty")).unwrap();
+    std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+    std::fs::write(base.join("d/full/f"), "x").unwrap();
+    std::os::unix::fs::symlink(base.join("elsewhere"), base.join("d/to-dir")).unwrap();
+    let dir = Dir::open_no_symlinks(&base.join("d")).unwrap();
+    dir.symlink(Path::new("../nowhere"), OsStr::new("new-link")).unwrap();
+    assert_eq!(std::fs::read_link(base.join("d/new-link")).unwrap(), Path::new("../nowhere"));
+    assert_eq!(dir.symlink(Path::new("x"), OsStr::new("new-link")).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+    assert!(dir.remove_dir(OsStr::new("full")).is_err(), "a directory with a file stays");
+    assert!(dir.remove_dir(OsStr::new("to-dir")).is_err(), "a link is not followed");
+    assert!(base.join("elsewhere").is_dir() && base.join("d/full/f").is_file());
+    dir.remove_dir(OsStr::new("empty")).unwrap();
+    assert!(!base.join("d/empty").exists());
+    assert!(dir.remove_dir(OsStr::new("../elsewhere")).is_err(), "one plain name only");
+}

@@ -17,6 +17,7 @@
 //! - `glob.rs` — `glob`: files matching a pattern, newest first
 //! - `grep/` — `grep`: contents searched with a regex, in parallel, and its output
 //! - `bash.rs` — `bash`: a confined shell command and its merged output
+//! - `reads.rs` — what the conversation read: recent paths, and each file's fingerprint
 //! - `walk.rs` — the parallel `.gitignore`-aware walker of `glob` and `grep`
 //! - `test_support.rs` — test-only: a tool context in a `TempDir`, calling a tool
 
@@ -25,6 +26,7 @@ mod edit_file;
 mod glob;
 mod grep;
 mod read_file;
+pub(crate) mod reads;
 #[cfg(test)]
 mod test_support;
 pub(crate) mod walk;
@@ -36,6 +38,7 @@ pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
 pub use grep::GrepTool;
 pub(crate) use read_file::ReadFileTool;
+pub use reads::ReadTracker;
 pub(crate) use write_file::WriteFileTool;
 
 use crate::cancel::CancelToken;
@@ -43,10 +46,9 @@ use crate::confine::Sandbox;
 use crate::msg::ToolDefinition;
 use crate::permission::read_filter::{FileGate, ReadFilter};
 use crate::permission::sandbox::SandboxDenial;
-use crate::sync::lock;
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The built-ins' names and kinds: the permission engine's table, where rules read them too.
 pub(crate) use crate::permission::kind::{BASH, EDIT_FILE, GLOB, GREP, READ_FILE, ToolKind, WRITE_FILE};
@@ -135,40 +137,6 @@ pub(crate) fn skipped_note(skipped: usize) -> String {
         0 => String::new(),
         1 => "1 file skipped: outside the project or protected\n".to_string(),
         _ => format!("{skipped} files skipped: outside the project or protected\n"),
-    }
-}
-
-/// The paths `read_file` read successfully, most recent last, each at most once (a re-read moves
-/// the path to the end). Bounded to `ReadTracker::CAPACITY` entries, dropping the oldest.
-#[derive(Clone, Debug, Default)]
-pub struct ReadTracker {
-    paths: Arc<Mutex<Vec<PathBuf>>>,
-}
-
-impl ReadTracker {
-    /// How many distinct paths are remembered; compaction needs only the last few.
-    const CAPACITY: usize = 64;
-
-    /// An empty tracker.
-    pub fn new() -> ReadTracker {
-        ReadTracker::default()
-    }
-
-    /// Records that `path` (absolute, cleaned) was read just now.
-    pub fn record(&self, path: &Path) {
-        let mut paths = lock(&self.paths);
-        paths.retain(|existing| existing != path);
-        paths.push(path.to_path_buf());
-        if paths.len() > Self::CAPACITY {
-            let excess = paths.len() - Self::CAPACITY;
-            paths.drain(..excess);
-        }
-    }
-
-    /// Up to `count` most recently read paths, most recent last.
-    pub fn recent(&self, count: usize) -> Vec<PathBuf> {
-        let paths = lock(&self.paths);
-        paths[paths.len().saturating_sub(count)..].to_vec()
     }
 }
 

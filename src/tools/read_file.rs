@@ -4,7 +4,8 @@
 //! buffer, lines are cut at `MAX_LINE_CHARS` while reading (a 1 GB single-line file is never held
 //! whole), and at most `limit` lines or about `MAX_OUTPUT_BYTES` of output are kept. Binary files (a NUL byte in the first 8 KB, or a
 //! first 8 KB that is mostly not UTF-8) and directories are refused; stray invalid bytes in a text
-//! file are shown as U+FFFD. A successful read is recorded in `ToolContext::reads`.
+//! file are shown as U+FFFD. A successful read is recorded in `ToolContext::reads`, with the fingerprint of the
+//! whole file (any window of it counts as a read: the agent may now change it).
 //!
 //! `offset` is the 1-based number of the first line shown (0 counts as 1); `limit` is how many
 //! lines to show (default `DEFAULT_LIMIT`). Line endings (`\n`, `\r\n`) are not shown.
@@ -90,7 +91,7 @@ impl Tool for ReadFileTool {
         }
         match read_window(&path, window) {
             Ok(text) => {
-                ctx.reads.record(&path);
+                super::reads::record_read(&ctx.reads, &path);
                 ToolOutput::ok(text)
             }
             Err(message) => ToolOutput::error(message),

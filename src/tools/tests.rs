@@ -1,7 +1,9 @@
-//! Unit tests of `tools/mod.rs`: the registry, tool sources and views, read tracking, paths.
+//! Unit tests of `tools/mod.rs`: the registry, tool sources and views, paths.
 
 use super::*;
 use crate::permission::kind::{BUILTIN_NAMES, ToolNames};
+use crate::sync::lock;
+use std::sync::Mutex;
 
 fn ctx() -> ToolContext {
     ToolContext::new(std::env::temp_dir(), CancelToken::new())
@@ -136,20 +138,4 @@ fn a_read_only_view_follows_its_sources_and_leaves_out_writers_and_the_excluded(
     *lock(&source.0) = vec![Arc::new(Panicking), Arc::new(WriteFileTool)];
     view.refresh();
     assert_eq!(names(&view), ["read_file", "grep", "panicking"]);
-}
-
-#[test]
-fn read_tracker_keeps_the_most_recent_distinct_paths() {
-    let tracker = ReadTracker::new();
-    for index in 0..(ReadTracker::CAPACITY + 10) {
-        tracker.record(Path::new(&format!("/p/{index}")));
-    }
-    tracker.record(Path::new("/p/20"));
-    let recent = tracker.recent(3);
-    let last = ReadTracker::CAPACITY + 9;
-    let expected: Vec<PathBuf> =
-        [format!("/p/{}", last - 1), format!("/p/{last}"), "/p/20".to_string()].iter().map(PathBuf::from).collect();
-    assert_eq!(recent, expected);
-    assert_eq!(tracker.recent(1000).len(), ReadTracker::CAPACITY);
-    assert_eq!(ctx().reads.recent(5), Vec::<PathBuf>::new());
 }

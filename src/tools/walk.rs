@@ -10,7 +10,9 @@
 //! - Symlinked directories are not followed (no loops, no escaping the project through a link);
 //!   symlinks to regular files are visited like files, marked `is_symlink` so that the callers'
 //!   `permission::FileGate` resolves them (and only them). Other file types (sockets, fifos) are
-//!   not visited.
+//!   not visited. `walk_with` can instead visit every link unresolved (`WalkOptions::all_links`:
+//!   the checkpoints record links as links), prune more directories and read each entry's own
+//!   metadata; `walk_parallel`, which grep and glob call, keeps the choices above.
 //! - Paths ignored by `.gitignore` files: the one in each visited directory, plus those in the
 //!   directories between `ignore_root` and the start directory, whether or not a `.git` exists.
 //!   Not read: `.git/info/exclude`, the global excludes file, `.ignore`. Hidden files are visited.
@@ -43,7 +45,7 @@ const MAX_THREADS: usize = 12;
 const FILE_BATCH: usize = 32;
 
 /// A file found by the walk.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct WalkEntry {
     /// The file's path (the start directory joined with `rel`).
     pub path: PathBuf,
@@ -53,6 +55,10 @@ pub(crate) struct WalkEntry {
     /// True when the directory entry is a symlink (to a file). Plain entries need no resolving:
     /// the walk only descends real directories, so they are where their directory is.
     pub is_symlink: bool,
+    /// The entry's own metadata (a link's, not its target's) when `WalkOptions::metadata` asks
+    /// for it and it could be read: taken through the directory's descriptor while it is being
+    /// listed, which spares the kernel a lookup of the whole path per file.
+    pub metadata: Option<std::fs::Metadata>,
 }
 
 /// Walks `start` in parallel, calling `visit` with a worker's own state for every file that is not
@@ -72,12 +78,44 @@ where
     M: Fn() -> S + Sync,
     V: Fn(&mut S, &WalkEntry) + Sync,
 {
+    let options = WalkOptions { start, ignore_root, all_links: false, metadata: false, prune: None };
+    walk_with(&options, cancel, make_state, visit)
+}
+
+/// What a walk covers beyond `walk_parallel`'s fixed choices (grep and glob take those): the
+/// checkpoints' scan records every link as a link and leaves heavy directories out.
+pub(crate) struct WalkOptions<'a> {
+    /// Where the walk starts.
+    pub start: &'a Path,
+    /// Where `.gitignore` files start to apply (see `walk_parallel`).
+    pub ignore_root: &'a Path,
+    /// Visit every symbolic link as an entry of its own (`is_symlink`), whatever it points to (a
+    /// file, a directory, nothing), without following it. Off: only links to files, as files.
+    pub all_links: bool,
+    /// Fill `WalkEntry::metadata`.
+    pub metadata: bool,
+    /// Directories not entered besides ignored ones: true for (its path, its name) prunes it.
+    pub prune: Option<&'a Prune<'a>>,
+}
+
+/// Decides from a directory's path and name that a walk does not enter it.
+pub(crate) type Prune<'a> = dyn Fn(&Path, &str) -> bool + Sync + 'a;
+
+/// `walk_parallel` with `options`.
+pub(crate) fn walk_with<S, M, V>(options: &WalkOptions<'_>, cancel: &CancelToken, make_state: M, visit: V) -> Vec<S>
+where
+    S: Send,
+    M: Fn() -> S + Sync,
+    V: Fn(&mut S, &WalkEntry) + Sync,
+{
+    let WalkOptions { start, ignore_root, .. } = *options;
     if !start.is_dir() {
         let mut state = make_state();
         if start.is_file() {
             let rel = start.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
             let is_symlink = start.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink());
-            visit(&mut state, &WalkEntry { path: start.to_path_buf(), rel, is_symlink });
+            let metadata = options.metadata.then(|| start.symlink_metadata().ok()).flatten();
+            visit(&mut state, &WalkEntry { path: start.to_path_buf(), rel, is_symlink, metadata });
         }
         return vec![state];
     }
@@ -86,7 +124,7 @@ where
     let first = DirJob { path: start.to_path_buf(), rel_base, rel_start: String::new(), ignores };
     // Unbounded: producers are the consumers, so a bound could deadlock every worker on send.
     let (jobs_tx, jobs_rx) = crossbeam_channel::unbounded();
-    let shared = Shared { jobs_tx, jobs_rx, pending: AtomicUsize::new(1), threads, cancel };
+    let shared = Shared { jobs_tx, jobs_rx, pending: AtomicUsize::new(1), threads, cancel, options };
     let _ = shared.jobs_tx.send(Job::Dir(first));
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -337,7 +375,15 @@ fn preload_ignores(ignore_root: &Path, start: &Path) -> (Option<Arc<IgnoreNode>>
 }
 
 fn join_rel(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") }
+    if prefix.is_empty() {
+        return name.to_string();
+    }
+    // Twice per entry of every walk: plain pushes, not the formatting machinery.
+    let mut joined = String::with_capacity(prefix.len() + 1 + name.len());
+    joined.push_str(prefix);
+    joined.push('/');
+    joined.push_str(name);
+    joined
 }
 
 struct DirJob {
@@ -362,6 +408,7 @@ struct Shared<'a> {
     pending: AtomicUsize,
     threads: usize,
     cancel: &'a CancelToken,
+    options: &'a WalkOptions<'a>,
 }
 
 impl Shared<'_> {
@@ -445,12 +492,16 @@ where
         let path = entry.path();
         let is_dir = file_type.is_dir();
         let is_symlink = file_type.is_symlink();
-        // A link is visited only when it leads to a file; dangling links and loops fail `is_file`.
-        let is_file = file_type.is_file() || (is_symlink && path.is_file());
+        // A link is visited only when it leads to a file (dangling links and loops fail
+        // `is_file`), unless every link is wanted: then it is not even resolved.
+        let is_file = file_type.is_file() || (is_symlink && (shared.options.all_links || path.is_file()));
         if !is_dir && !is_file {
             continue;
         }
         let name = name.to_string_lossy();
+        if is_dir && shared.options.prune.is_some_and(|prune| prune(&path, &name)) {
+            continue;
+        }
         let rel_base = join_rel(&dir.rel_base, &name);
         if is_ignored(ignores.as_ref(), &rel_base, is_dir) {
             continue;
@@ -459,7 +510,8 @@ where
         if is_dir {
             shared.send(Job::Dir(DirJob { path, rel_base, rel_start, ignores: ignores.clone() }));
         } else {
-            files.push(WalkEntry { path, rel: rel_start, is_symlink });
+            let metadata = shared.options.metadata.then(|| entry.metadata().ok()).flatten();
+            files.push(WalkEntry { path, rel: rel_start, is_symlink, metadata });
         }
     }
     if files.len() <= FILE_BATCH {

@@ -227,3 +227,50 @@ fn walk_reraises_a_visitor_panic_instead_of_hanging() {
     });
     assert!(outcome.is_err());
 }
+
+#[test]
+fn walk_with_options_visits_every_link_unresolved_prunes_and_reads_metadata() {
+    let project = TempDir::new("walk-options");
+    project.write("real/f.txt", "12345");
+    project.write("heavy/x.txt", "x");
+    project.write("many/a", "a");
+    for index in 0..40 {
+        project.write(format!("many/f{index:02}"), "many");
+    }
+    std::os::unix::fs::symlink(project.join("real"), project.join("dir-link")).unwrap();
+    std::os::unix::fs::symlink("missing", project.join("dangling")).unwrap();
+    std::os::unix::fs::symlink("real/f.txt", project.join("file-link")).unwrap();
+    let prune = |path: &Path, name: &str| name == "heavy" && path.parent() == Some(project.path());
+    let options = WalkOptions {
+        start: project.path(),
+        ignore_root: project.path(),
+        all_links: true,
+        metadata: true,
+        prune: Some(&prune),
+    };
+    let states = walk_with(&options, &CancelToken::new(), Vec::new, |found: &mut Vec<WalkEntry>, entry| {
+        found.push(entry.clone())
+    });
+    let mut files: Vec<WalkEntry> = states.into_iter().flatten().collect();
+    files.sort_by(|left, right| left.rel.cmp(&right.rel));
+    let few: Vec<(&str, bool)> = files
+        .iter()
+        .filter(|entry| !entry.rel.starts_with("many/"))
+        .map(|entry| (entry.rel.as_str(), entry.is_symlink))
+        .collect();
+    assert_eq!(few, [("dangling", true), ("dir-link", true), ("file-link", true), ("real/f.txt", false)]);
+    assert_eq!(files.iter().filter(|entry| entry.rel.starts_with("many/")).count(), 41, "batched files too");
+    for entry in &files {
+        let metadata = entry.metadata.as_ref().unwrap_or_else(|| panic!("{} has no metadata", entry.rel));
+        assert_eq!(
+            metadata.file_type().is_symlink(),
+            entry.is_symlink,
+            "{}: the entry's own, not its target's",
+            entry.rel
+        );
+    }
+    let real = files.iter().find(|entry| entry.rel == "real/f.txt").unwrap();
+    assert_eq!(real.metadata.as_ref().unwrap().len(), 5);
+    let plain = walk_files(project.path(), project.path(), &CancelToken::new());
+    assert!(plain.iter().all(|entry| entry.metadata.is_none()), "walk_parallel reads no metadata");
+}

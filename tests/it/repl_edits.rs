@@ -1,6 +1,7 @@
 //! REPL approvals of real edits: the diff preview, and `y` / `n` / `a` / `t` answered with one
 //! key, with "always" persisted by the permission engine (and the saved rule and file named), and
-//! the line typed after `t` reaching the model as the refusal.
+//! the line typed after `t` reaching the model as the refusal. The model reads the file first: a
+//! file it has not read is refused before anyone is asked (`read_before_write.rs`).
 
 use crate::repl::{messages, start, text_reply, tool_reply};
 use crate::support::{FakeModel, Provider, TestEnv};
@@ -14,6 +15,7 @@ const EDITED: &str = "fn greet() {\n    println!(\"hello there\");\n}\n";
 fn edit_answered_with(label: &str, key: &str) -> (Value, FakeModel, crate::support::TestEnv) {
     let model = FakeModel::start();
     let input = json!({"path": "src/greet.rs", "old_string": "hello world", "new_string": "hello there"});
+    model.push(tool_reply("r1", "read_file", json!({"path": "src/greet.rs"})));
     model.push(tool_reply("t1", "edit_file", input));
     model.push(text_reply("All done."));
     let env = TestEnv::with_model(label, &model, Provider::anthropic());
@@ -35,7 +37,7 @@ fn edit_answered_with(label: &str, key: &str) -> (Value, FakeModel, crate::suppo
     }
     tmux.keys(&[key]);
     tmux.wait_for("All done.");
-    (last_tool_result(&model, 1), model, env)
+    (last_tool_result(&model, 2), model, env)
 }
 
 /// The first tool result of the last message of the `index`th request.
@@ -73,6 +75,7 @@ fn n_refuses_the_edit_and_the_model_is_told_denied_by_user() {
 fn t_refuses_and_the_model_reads_what_to_do_instead() {
     let model = FakeModel::start();
     let input = json!({"path": "src/greet.rs", "old_string": "hello world", "new_string": "hello there"});
+    model.push(tool_reply("r1", "read_file", json!({"path": "src/greet.rs"})));
     model.push(tool_reply("t1", "edit_file", input));
     model.push(text_reply("Understood."));
     let env = TestEnv::with_model("edit-tell", &model, Provider::anthropic());
@@ -88,7 +91,7 @@ fn t_refuses_and_the_model_reads_what_to_do_instead() {
     tmux.wait_for("not there");
     tmux.keys(&["Enter"]);
     tmux.wait_for("Understood.");
-    let result = last_tool_result(&model, 1);
+    let result = last_tool_result(&model, 2);
     assert_eq!(result["is_error"], true, "{result}");
     assert_eq!(result_text(&result), "denied by user: say hello mewcode, not there");
     assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), ORIGINAL);
@@ -100,8 +103,10 @@ fn t_refuses_and_the_model_reads_what_to_do_instead() {
 fn a_applies_the_edit_persists_the_rule_and_the_same_call_no_longer_asks() {
     let model = FakeModel::start();
     let input = json!({"path": "src/greet.rs", "old_string": "hello world", "new_string": "hello there"});
+    model.push(tool_reply("r1", "read_file", json!({"path": "src/greet.rs"})));
     model.push(tool_reply("t1", "edit_file", input.clone()));
     model.push(text_reply("First done."));
+    // The same call again: the agent's own edit kept the file fresh, so it needs no read.
     model.push(tool_reply("t2", "edit_file", input));
     model.push(text_reply("Second done."));
     let env = TestEnv::with_model("edit-always", &model, Provider::anthropic());
@@ -125,7 +130,7 @@ fn a_applies_the_edit_persists_the_rule_and_the_same_call_no_longer_asks() {
     tmux.keys(&["Enter"]);
     // No key is sent: had it asked again, this would time out waiting on the approval.
     tmux.wait_for("Second done.");
-    let second_result = messages(&model, 3).last().unwrap()["content"][0].clone();
+    let second_result = messages(&model, 4).last().unwrap()["content"][0].clone();
     let text = second_result.to_string();
     assert!(!text.contains("denied") && !text.contains("needs approval"), "{text}");
 }

@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("cancel", 0),
     ("clock", 0),
     ("digest", 0),
+    ("diff", 0),
     ("sse", 0),
     ("text", 0),
     ("test_dir", 0),
@@ -32,6 +33,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("special_paths", 1),
     // What a simple command does (wrappers, builtins, expansion): on the shell reader, under permission.
     ("command", 1),
+    ("checkpoint", 2),
     ("config", 2),
     ("confine", 2),
     ("llm", 2),

@@ -1,11 +1,12 @@
-//! A line diff (Myers' O(ND) algorithm) and its unified-diff rendering, for approval previews.
+//! A line diff (Myers' O(ND) algorithm) and its unified-diff rendering: the approval preview of
+//! an edit, and the change an applied edit made (`agent/freshness.rs`), shown by both front ends.
 //!
 //! Invariant: pure and bounded. Common leading and trailing lines are trimmed first (an edit
 //! touches a few lines of a big file), and the search for a shortest edit script gives up after
 //! `MAX_EDIT_DISTANCE` steps, falling back to "delete the rest, insert the rest": the result is
 //! always a correct diff, only sometimes not the shortest. Lines keep their `\n`, so a missing
 //! final newline is a change and is shown with git's `\ No newline at end of file` marker. This
-//! module does not colour or neutralise; the approval renderer does.
+//! module does not colour or neutralise; the front ends do.
 
 use std::fmt::Write;
 
