@@ -1,6 +1,6 @@
-//! Starting mewcode as users of other agents do: `mewcode "task"` opens the REPL with the task
-//! as its first message, `--append-system-prompt` reaches the system prompt, and a flag from
-//! another agent is answered with mewcode's name for it.
+//! The habits users bring from other agents: `mewcode "task"` opens the REPL with the task as
+//! its first message, `--append-system-prompt` reaches the system prompt, a flag from another
+//! agent is answered with mewcode's name for it, and Ctrl-J adds a line to the prompt.
 
 use crate::repl::{messages, text_reply};
 use crate::support::tmux::Tmux;
@@ -10,7 +10,7 @@ use crate::support::{FakeModel, Provider, TestEnv};
 fn a_task_on_the_command_line_is_the_repls_first_message() {
     let model = FakeModel::start();
     model.push(text_reply("On it."));
-    let env = TestEnv::with_model("start-task", &model, Provider::anthropic());
+    let env = TestEnv::with_model("habit-task", &model, Provider::anthropic());
     let tmux = Tmux::start(&env, &["fix the failing test"], &[]);
     let screen = tmux.wait_for("On it.");
     assert!(screen.contains("› fix the failing test"), "{screen}");
@@ -24,7 +24,7 @@ fn a_task_on_the_command_line_is_the_repls_first_message() {
 fn appended_system_prompt_text_reaches_the_model() {
     let model = FakeModel::start();
     model.push(text_reply("Terse."));
-    let env = TestEnv::with_model("start-append", &model, Provider::anthropic());
+    let env = TestEnv::with_model("habit-append", &model, Provider::anthropic());
     let run = env.run(&["-p", "hi", "--append-system-prompt", "Answer in one word."]);
     assert_eq!(run.code, 0, "{run:?}");
     let request = &model.requests()[0];
@@ -34,11 +34,29 @@ fn appended_system_prompt_text_reaches_the_model() {
 
 #[test]
 fn another_agents_flag_is_answered_with_mewcodes_name_for_it() {
-    let env = TestEnv::new("start-flags");
+    let env = TestEnv::new("habit-flags");
     let run = env.run(&["--max-turns", "3"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert_eq!(run.stderr, "mewcode: unknown flag --max-turns; mewcode's is --max-iterations N (see mewcode --help)\n");
     let typo = env.run(&["doctr"]);
     assert_eq!(typo.code, 2, "{typo:?}");
     assert!(typo.stderr.contains("did you mean doctor?"), "{typo:?}");
+}
+
+#[test]
+fn ctrl_j_adds_a_line_and_enter_sends_both() {
+    let model = FakeModel::start();
+    model.push(text_reply("Two lines read."));
+    let env = TestEnv::with_model("habit-ctrl-j", &model, Provider::anthropic());
+    let tmux = Tmux::start(&env, &[], &[]);
+    tmux.wait_for_prompt();
+    tmux.type_text("first line");
+    tmux.keys(&["C-j"]);
+    tmux.type_text("second line");
+    let screen = tmux.wait_for("second line");
+    assert!(!screen.contains("Two lines read."), "Ctrl-J must not send: {screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Two lines read.");
+    let sent = messages(&model, 0);
+    assert!(sent[0].to_string().contains("first line\\nsecond line"), "{sent:?}");
 }
