@@ -17,6 +17,7 @@
 //! - `banner.rs` — the banner said at start-up
 //! - `background.rs` — MCP servers and late warnings, said before the next prompt
 //! - `cost.rs` — `/cost`: tokens and what they cost
+//! - `status.rs` — `/status`: model, window, project, mode, sandbox, MCP, tokens, session
 //! - `rewind.rs` — `/rewind` and `/undo`: code, conversation or both put back from checkpoints
 //! - `changes.rs` — `/diff`: what the session changed in the project's files so far
 //! - `ask.rs` — one-key questions: the trust gate, `continue?` and the choices of `/rewind`
@@ -44,6 +45,7 @@ pub(crate) mod render;
 mod rewind;
 pub(crate) mod sessions;
 mod setup;
+mod status;
 mod terminal;
 mod turn;
 

@@ -1,6 +1,7 @@
 //! The habits users bring from other agents: `mewcode "task"` opens the REPL with the task as
 //! its first message, `--append-system-prompt` reaches the system prompt, a flag from another
-//! agent is answered with mewcode's name for it, and Ctrl-J adds a line to the prompt.
+//! agent is answered with mewcode's name for it, Ctrl-J adds a line to the prompt, and
+//! `/status` says where the session stands.
 
 use crate::repl::{messages, text_reply};
 use crate::support::tmux::Tmux;
@@ -59,4 +60,20 @@ fn ctrl_j_adds_a_line_and_enter_sends_both() {
     tmux.wait_for("Two lines read.");
     let sent = messages(&model, 0);
     assert!(sent[0].to_string().contains("first line\\nsecond line"), "{sent:?}");
+}
+
+#[test]
+fn status_says_where_the_session_stands() {
+    let model = FakeModel::start();
+    let env = TestEnv::with_model("habit-status", &model, Provider::anthropic());
+    let tmux = Tmux::start(&env, &["--mode", "plan"], &[]);
+    tmux.wait_for_prompt();
+    tmux.type_text("/status");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("session   not saved yet");
+    for line in ["model     fake · test-model", "mode      plan", "mcp       no MCP servers configured", "sandbox   "] {
+        assert!(screen.contains(line), "missing {line:?} in:\n{screen}");
+    }
+    let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(joined.contains(&format!("project {}", env.project.display())), "{screen}");
 }
