@@ -40,6 +40,10 @@ pub(crate) struct Options {
     pub max_iterations: Option<u32>,
     pub trust: bool,
     pub quiet: bool,
+    /// `mewcode "task"`: the REPL's first message (a `-p` run's prompt when stdin is piped).
+    pub first_prompt: Option<String>,
+    /// `--append-system-prompt TEXT`: added after the system prompt's stable part.
+    pub append_system_prompt: Option<String>,
 }
 
 /// What to do.
@@ -126,10 +130,13 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
     let mut rewind_flags: Vec<String> = Vec::new();
     let mut index = 0;
     let mut only_positionals = false;
+    // The first positional came after `--`: a prompt, even when it reads like a command.
+    let mut quoted_first = false;
     while index < args.len() {
         let arg = &args[index];
         index += 1;
         if only_positionals || !arg.starts_with('-') || arg == "-" {
+            quoted_first |= positionals.is_empty() && only_positionals;
             positionals.push(arg.clone());
             continue;
         }
@@ -213,18 +220,34 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
                 }
                 options.max_iterations = Some(count);
             }
+            "--append-system-prompt" => options.append_system_prompt = Some(non_empty(&flag, value(&flag)?)?),
             "--trust" => options.trust = true,
             "-q" | "--quiet" => options.quiet = true,
             "--json" => json_flag = true,
             "--url" => url = Some(non_empty(&flag, value(&flag)?)?),
             "--code" | "--conversation" | "--keep-changed" | "--overwrite-changed" => rewind_flags.push(flag.clone()),
-            _ => return Err(UsageError(format!("unknown flag {arg}"))),
+            _ => return Err(UsageError(unknown_flag(&flag))),
         }
     }
     if !rewind_flags.is_empty() && positionals.first().map(String::as_str) != Some("rewind") {
         return Err(UsageError(format!("{} applies to mewcode rewind only", rewind_flags[0])));
     }
-    let command = match positionals.first().map(String::as_str) {
+    let first = positionals.first().map(String::as_str);
+    let command = match first {
+        Some(_) if quoted_first || !SUBCOMMANDS.contains(&first.unwrap_or("")) => {
+            let prompt = positionals.join(" ");
+            if let Some(command) = near_subcommand(&prompt).filter(|_| !quoted_first) {
+                return Err(UsageError(format!(
+                    "unknown command {prompt:?} (did you mean {command}?); to start with it as the prompt: mewcode -- {prompt}"
+                )));
+            }
+            if options.prompt.is_some() {
+                return Err(UsageError("give the prompt once: -p PROMPT, or mewcode \"PROMPT\"".to_string()));
+            }
+            reject_subcommand_flags(json_flag, &url, "")?;
+            options.first_prompt = Some(prompt);
+            Command::Run(options.clone())
+        }
         None => {
             reject_subcommand_flags(json_flag, &url, "")?;
             Command::Run(options.clone())
@@ -281,13 +304,65 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             let request = parse_rewind(&positionals[1..], &rewind_flags)?;
             Command::Rewind { options: options.clone(), json: json_flag, request }
         }
-        Some(other) => {
-            let hint = if other.contains(' ') { "; to run a prompt use -p \"...\"" } else { "" };
-            return Err(UsageError(format!("unknown command {other:?}{hint}")));
-        }
+        Some(other) => return Err(UsageError(format!("unknown command {other:?}"))),
     };
     check_flag_scope(&command, &options)?;
     Ok(command)
+}
+
+/// The subcommands; any other first word starts the REPL with the words as its first message.
+const SUBCOMMANDS: &[&str] = &["mcp", "sessions", "check", "doctor", "rewind"];
+
+/// Flags of the agents users come from, and what mewcode calls the same thing.
+const KNOWN_ELSEWHERE: &[(&str, &str)] = &[
+    ("--max-turns", "--max-iterations N"),
+    ("--permission-mode", "--mode MODE"),
+    ("--dangerously-skip-permissions", "--mode bypass"),
+    ("--yolo", "--mode bypass"),
+    ("--dangerously-bypass-approvals-and-sandbox", "--mode bypass"),
+    ("--full-auto", "--mode acceptEdits"),
+    ("--cd", "-C DIR"),
+    ("-m", "--model MODEL"),
+    ("--system-prompt", "--append-system-prompt TEXT (the built-in prompt stays)"),
+    ("--debug", "doctor (config, warnings, provider reachability)"),
+];
+
+/// The usage error of an unknown flag: mewcode's name for a flag other agents have, or the
+/// flag it most likely misspells.
+fn unknown_flag(flag: &str) -> String {
+    if let Some((_, ours)) = KNOWN_ELSEWHERE.iter().find(|(theirs, _)| *theirs == flag) {
+        return format!("unknown flag {flag}; mewcode's is {ours}");
+    }
+    let ours = HELP.split_whitespace().filter(|word| word.starts_with("--") && word.len() > 3);
+    let closest = ours.map(|word| word.trim_end_matches(',')).min_by_key(|word| distance(word, flag));
+    match closest {
+        Some(word) if distance(word, flag) <= 2 => format!("unknown flag {flag} (did you mean {word}?)"),
+        _ => format!("unknown flag {flag}"),
+    }
+}
+
+/// The subcommand a one-word first argument most likely misspells (at most two edits away).
+fn near_subcommand(word: &str) -> Option<&'static str> {
+    if word.contains(char::is_whitespace) {
+        return None;
+    }
+    SUBCOMMANDS.iter().copied().find(|command| distance(command, word) <= 2)
+}
+
+/// The edit distance between two words (Levenshtein, by characters).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb)).min(row[j] + 1).min(above + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// Rejects flags that make no sense for the chosen command, so a typo never silently does less.
@@ -317,6 +392,9 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     print_only("--output-format", options.output_format.is_some())?;
     print_only("--max-iterations", options.max_iterations.is_some())?;
     print_only("-q/--quiet", options.quiet)?;
+    if options.append_system_prompt.is_some() && !is_run {
+        return Err(UsageError(format!("--append-system-prompt: not with {name}")));
+    }
     let names_session = matches!(command, Command::Rewind { .. });
     if options.resume != Resume::No && !(is_run || names_session) {
         return Err(UsageError(format!("--continue/--resume: not with {name}")));
@@ -398,6 +476,7 @@ mewcode — a terminal AI coding agent
 
 USAGE
   mewcode [OPTIONS]                  interactive REPL
+  mewcode [OPTIONS] \"TASK\"           the REPL, starting with TASK as the first message
   mewcode [OPTIONS] -p PROMPT        run one task to completion, print the answer, exit;
                                      piped stdin is added below PROMPT (text only, capped)
   mewcode [OPTIONS] -p [-]           read the prompt from stdin (also when stdin is piped)
@@ -424,6 +503,8 @@ OPTIONS
   -c, --continue       resume the most recent session of this project
   --resume [ID]        resume session ID (no ID, REPL only: pick one in the picker)
   --max-iterations N   (-p) the iteration cap (default 25; any positive number)
+  --append-system-prompt TEXT
+                       add TEXT after the system prompt (the REPL and -p)
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity, notices or error line on stderr
   -V, --version        print the version

@@ -39,6 +39,8 @@ fn print_mode_with_every_option() {
         max_iterations: Some(5),
         trust: true,
         quiet: true,
+        first_prompt: None,
+        append_system_prompt: None,
     };
     assert_eq!(command, Command::Run(expected));
 }
@@ -111,7 +113,13 @@ fn usage_errors_name_the_flag() {
         ("mcp call gh", "mcp call: expected SERVER|URL TOOL [JSON]"),
         ("check Bash", "check: expected TOOL JSON"),
         ("doctor extra", "doctor: unexpected argument \"extra\""),
-        ("frob", "unknown command \"frob\""),
+        ("doctr", "unknown command \"doctr\" (did you mean doctor?); to start with it as the prompt: mewcode -- doctr"),
+        ("--max-turns 3", "unknown flag --max-turns; mewcode's is --max-iterations N"),
+        ("--dangerously-skip-permissions", "unknown flag --dangerously-skip-permissions; mewcode's is --mode bypass"),
+        ("--max-iteration 3", "unknown flag --max-iteration (did you mean --max-iterations?)"),
+        ("--contineu", "unknown flag --contineu (did you mean --continue?)"),
+        ("-p x fix it", "give the prompt once: -p PROMPT, or mewcode \"PROMPT\""),
+        ("doctor --append-system-prompt x", "--append-system-prompt: not with doctor"),
         ("doctor --output-format json", "--output-format: only with -p, not with doctor"),
         ("sessions -q", "-q/--quiet: only with -p, not with sessions"),
         ("doctor --json", "--json: only with mcp list or sessions, not with doctor"),
@@ -174,4 +182,32 @@ fn rewind_lists_restores_a_turn_or_undoes() {
     ] {
         assert!(error(line).contains(needle), "{line}: {}", error(line));
     }
+}
+
+#[test]
+fn words_that_are_no_command_start_the_repl_with_them_as_the_first_message() {
+    let first = |line: &str| match parse(line) {
+        Ok(Command::Run(options)) => (options.first_prompt, options.prompt),
+        other => panic!("{line}: {other:?}"),
+    };
+    assert_eq!(first("fix the bug"), (Some("fix the bug".into()), None));
+    assert_eq!(first("--mode plan \"fix the bug\""), (Some("\"fix the bug\"".into()), None));
+    assert_eq!(first("-- doctr"), (Some("doctr".into()), None));
+    assert_eq!(first("-- mcp list"), (Some("mcp list".into()), None));
+    assert_eq!(first("refactor"), (Some("refactor".into()), None));
+    assert!(matches!(parse("doctor"), Ok(Command::Doctor(_))));
+    let Ok(Command::Run(options)) = parse("--append-system-prompt be-terse -p x") else { panic!() };
+    assert_eq!(options.append_system_prompt.as_deref(), Some("be-terse"));
+}
+
+#[test]
+fn edit_distance_counts_insertions_deletions_and_changes() {
+    assert_eq!(distance("doctor", "doctor"), 0);
+    assert_eq!(distance("doctor", "doctr"), 1);
+    assert_eq!(distance("doctor", "dcotor"), 2);
+    assert_eq!(distance("", "abc"), 3);
+    assert_eq!(distance("kitten", "sitting"), 3);
+    assert_eq!(near_subcommand("sesions"), Some("sessions"));
+    assert_eq!(near_subcommand("fix it"), None);
+    assert_eq!(near_subcommand("refactor"), None);
 }

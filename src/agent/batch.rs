@@ -227,7 +227,7 @@ impl Run<'_> {
                     }
                     CallPlan::Run { tool, approved_by_user: true }
                 }
-                Approval::Deny => CallPlan::refused(RefusedBy::User, &reason),
+                Approval::Deny => CallPlan::refused(RefusedBy::User, &declined(&call.name, &reason)),
                 Approval::Redirect(instead) => CallPlan::refused(RefusedBy::User, &instead),
             },
         }
@@ -291,6 +291,15 @@ struct Ran {
     approved_by_user: bool,
     /// What it changed (a writing tool's successful call).
     change: Option<Box<super::event::FileChange>>,
+}
+
+/// What the model reads when the person said no at the approval question: that a person
+/// declined (not only the policy that asked), that nothing ran, and not to try it again.
+fn declined(tool: &str, reason: &str) -> String {
+    format!(
+        "the user declined this {tool} call, so it did not run (it needed approval: {reason}); do not retry it \
+         unchanged or another way: ask the user how to proceed"
+    )
 }
 
 /// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise. Every

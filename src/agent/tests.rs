@@ -382,7 +382,9 @@ fn approvals_yes_no_always() {
     let (conversation, _, _) = run(&fixture, Mode::Default, &[Approval::Once, Approval::Deny, Approval::Always]);
     let history = conversation.history();
     assert_eq!(history[2].tool_results[0].content, "write saw 0 writes");
-    assert!(history[4].tool_results[0].content.starts_with("denied by user: "), "{:?}", history[4]);
+    let declined = &history[4].tool_results[0].content;
+    assert!(declined.starts_with("denied by user: the user declined this write call, so it did not run"), "{declined}");
+    assert!(declined.contains("ask the user how to proceed"), "{declined}");
     assert_eq!(history[6].tool_results[0].content, "write saw 1 writes");
 }
 

@@ -26,7 +26,12 @@ use std::sync::Arc;
 /// `mewcode [-p PROMPT]`: the REPL, or a `-p` run when there is a prompt (or stdin is piped).
 pub(super) fn run(mut launch: Launch) -> Exit {
     if launch.options.prompt.is_none() && !std::io::stdin().is_terminal() {
-        launch.options.prompt = Some(PromptSource::Stdin);
+        // `mewcode "task" < file` with no terminal to talk on: a -p run of the task, with the
+        // piped text added below it, as `-p "task"` does.
+        launch.options.prompt = Some(match launch.options.first_prompt.take() {
+            Some(task) => PromptSource::Arg(task),
+            None => PromptSource::Stdin,
+        });
     }
     // Old sessions go while we start (but the one resumed); joined at the end (long done by then).
     let sessions_dir = crate::session::sessions_dir(&launch.workspace.root);
@@ -290,6 +295,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
     };
     let setup = repl::Setup {
         version: env!("CARGO_PKG_VERSION"),
+        first_prompt: options.first_prompt.clone(),
         root: workspace.root.clone(),
         providers: config.providers.clone(),
         provider,

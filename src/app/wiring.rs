@@ -98,7 +98,10 @@ pub(super) fn build_agent(
     Ok(Arc::new(Agent {
         toolbox,
         registry,
-        stable_prompt: prompt::stable_prompt(&workspace.instructions()),
+        stable_prompt: with_appended(
+            prompt::stable_prompt(&workspace.instructions()),
+            options.append_system_prompt.as_deref(),
+        ),
         settings: Settings {
             root: workspace.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),
@@ -112,6 +115,14 @@ pub(super) fn build_agent(
         },
         context: context_config,
     }))
+}
+
+/// The stable prompt with the user's `--append-system-prompt` text after it.
+fn with_appended(stable: String, appended: Option<&str>) -> String {
+    match appended {
+        Some(text) => format!("{stable}\n\n{text}"),
+        None => stable,
+    }
 }
 
 /// Whether (and from which estimate) a reported prompt far below the estimate means the server

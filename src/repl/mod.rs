@@ -109,6 +109,15 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
     let mut chat = Chat::start(&setup, editor.screen());
     print_banner(&setup, &chat);
     sessions::start(&mut chat, &setup, &interrupts);
+    if let Some(task) = setup.first_prompt.as_deref().filter(|task| !task.trim().is_empty()) {
+        // Shown as if typed at the prompt, and in the history for Up to bring back.
+        say(&format!("› {}", crate::text::neutralize(task)));
+        editor.remember(task);
+        let context = turn_context(&setup, chat.screen, &interrupts);
+        if let Some(end) = run_prompt(&mut chat, &setup, &context, task.trim_end()) {
+            return end;
+        }
+    }
     let mut last_interrupt: Option<Instant> = None;
     let mut seen_presses = interrupts.count();
     loop {

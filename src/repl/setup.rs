@@ -30,6 +30,8 @@ pub(crate) trait Host {
 /// Everything the REPL starts with.
 pub(crate) struct Setup<'a> {
     pub version: &'static str,
+    /// `mewcode "task"`: sent as the first message once the session is chosen.
+    pub first_prompt: Option<String>,
     /// The project root (approval previews read files relative to it).
     pub root: PathBuf,
     /// Every configured provider, for `/model`.

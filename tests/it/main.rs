@@ -31,6 +31,7 @@ mod script_errors;
 mod search_path;
 mod session;
 mod small_window;
+mod start_habits;
 mod terminal;
 mod tidy;
 mod walk;

@@ -66,7 +66,7 @@ fn n_refuses_the_edit_and_the_model_is_told_denied_by_user() {
     let (result, _model, env) = edit_answered_with("edit-no", "n");
     assert_eq!(result["is_error"], true, "{result}");
     let content = result_text(&result);
-    assert!(content.starts_with("denied by user:"), "{content}");
+    assert!(content.starts_with("denied by user: the user declined this edit_file call"), "{content}");
     assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), ORIGINAL);
 }
 
