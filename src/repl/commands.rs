@@ -154,7 +154,7 @@ fn say_help(color: bool, width: usize) {
     for line in render_help(width) {
         say(&line);
     }
-    let keys = "keys: Shift-Tab cycles the mode · `\\` at the end of a line, Ctrl-J or Alt-Enter continues it · \
+    let keys = "!command runs a shell command yourself (the model sees its output) · keys: Shift-Tab cycles the mode · `\\` at the end of a line, Ctrl-J or Alt-Enter continues it · \
                 Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits";
     say_wrapped(color, DIM, &format!("  {keys}"), width, 8);
 }

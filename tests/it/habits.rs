@@ -71,9 +71,33 @@ fn status_says_where_the_session_stands() {
     tmux.type_text("/status");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("session   not saved yet");
-    for line in ["model     fake · test-model", "mode      plan", "mcp       no MCP servers configured", "sandbox   "] {
+    for line in ["model     fake · test-model", "mode      plan", "mcp       no MCP servers configured", "sandbox   "]
+    {
         assert!(screen.contains(line), "missing {line:?} in:\n{screen}");
     }
     let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(joined.contains(&format!("project {}", env.project.display())), "{screen}");
+}
+
+#[test]
+fn bang_runs_the_persons_own_command_and_the_model_sees_its_output() {
+    let model = FakeModel::start();
+    model.push(text_reply("I see it."));
+    let env = TestEnv::with_model("habit-bang", &model, Provider::anthropic());
+    env.write("marker.txt", "found me\n");
+    let tmux = Tmux::start(&env, &[], &[]);
+    tmux.wait_for_prompt();
+    tmux.type_text("!cat marker.txt && echo done-$((40+2))");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("done-42");
+    assert!(model.requests().is_empty(), "a ! command is not a prompt");
+    tmux.type_text("what did it say?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("I see it.");
+    let sent = messages(&model, 0).last().unwrap().to_string();
+    assert!(
+        sent.contains("the user ran this shell command themselves: `cat marker.txt && echo done-$((40+2))`"),
+        "{sent}"
+    );
+    assert!(sent.contains("found me"), "{sent}");
 }
