@@ -13,23 +13,23 @@ use super::setup::Setup;
 use crate::text::neutralize;
 
 /// The figures `/status` shows.
-pub(super) struct Figures<'a> {
-    pub version: &'a str,
-    pub provider: &'a str,
-    pub model: &'a str,
-    pub context_used: u64,
-    pub context_window: u64,
+struct Figures<'a> {
+    version: &'a str,
+    provider: &'a str,
+    model: &'a str,
+    context_used: u64,
+    context_window: u64,
     /// The context figure is an estimate.
-    pub estimated: bool,
-    pub root: String,
-    pub mode: String,
-    pub sandbox: &'a str,
+    estimated: bool,
+    root: String,
+    mode: String,
+    sandbox: &'a str,
     /// The MCP servers' report (`/mcp`), empty when none is configured.
-    pub mcp: String,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
+    mcp: String,
+    tokens_in: u64,
+    tokens_out: u64,
     /// The session's id when it is saved.
-    pub session: Option<String>,
+    session: Option<String>,
 }
 
 /// `/status`.
@@ -61,7 +61,7 @@ pub(super) fn show(chat: &Chat, setup: &Setup) {
 }
 
 /// The lines of `/status`, label and value, labels aligned.
-pub(super) fn status_lines(figures: &Figures<'_>) -> Vec<String> {
+fn status_lines(figures: &Figures<'_>) -> Vec<String> {
     let window = figures.context_window.max(1);
     let percent = figures.context_used.saturating_mul(100) / window;
     let tilde = if figures.estimated { "~" } else { "" };
