@@ -13,7 +13,7 @@ use super::cost::{Cost, render_cost};
 use super::render::{DIM, RED, human_count, paint, wrap};
 use super::setup::Setup;
 use super::turn::{TurnContext, TurnEnd, run_compact};
-use super::{changes, rewind, say, say_wrapped, sessions};
+use super::{changes, rewind, say, say_wrapped, sessions, status};
 use crate::config::price::price_for;
 use crate::config::{ProviderConfig, WindowSource};
 use crate::mode::Mode;
@@ -37,6 +37,8 @@ enum Command {
     /// `/mcp reconnect NAME`: disconnect (if connected) and connect the server again.
     McpReconnect(String),
     Cost,
+    /// `/status`: where the session stands.
+    Status,
     /// `/rewind` picks a point of the session's timeline; `/rewind N` goes to before turn N.
     Rewind(Option<String>),
     /// `/undo`: the last turn's changes (or the last rewind) put back.
@@ -65,6 +67,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ("/tools", "list the tools the model can use"),
     ("/mcp [reconnect NAME]", "show the MCP servers (starting, connected, failed) and their tools, or reconnect one"),
     ("/cost", "tokens used this session, and their cost when the model's price is known"),
+    ("/status", "provider, model, context window, project, mode, sandbox, MCP servers, tokens, session"),
     ("/diff", "what this session changed in the project's files so far (by any tool or command)"),
     ("/rewind [N]", "put the code, the conversation or both back as they were before a turn"),
     ("/undo", "put back the files the last turn changed (or undo the last rewind)"),
@@ -140,6 +143,7 @@ pub(super) fn run(
         Command::Rewind(choice) => rewind::rewind(chat, setup, choice.as_deref(), context.interrupts),
         Command::Undo => rewind::undo(chat, setup, context.interrupts),
         Command::Diff => changes::show(chat, setup),
+        Command::Status => status::show(chat, setup),
         Command::Exit => return Some(ReplEnd::Exited),
     }
     None
@@ -150,7 +154,7 @@ fn say_help(color: bool, width: usize) {
     for line in render_help(width) {
         say(&line);
     }
-    let keys = "keys: Shift-Tab cycles the mode · `\\` at the end of a line or Alt-Enter continues it · \
+    let keys = "!command runs a shell command yourself (the model sees its output) · keys: Shift-Tab cycles the mode · `\\` at the end of a line, Ctrl-J or Alt-Enter continues it · \
                 Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits";
     say_wrapped(color, DIM, &format!("  {keys}"), width, 8);
 }
@@ -302,6 +306,7 @@ fn parse_command(line: &str) -> Result<Command, String> {
         "/rewind" => Ok(Command::Rewind(argument.map(str::to_string))),
         "/undo" => no_argument(Command::Undo),
         "/diff" => no_argument(Command::Diff),
+        "/status" => no_argument(Command::Status),
         "/exit" | "/quit" => no_argument(Command::Exit),
         other => Err(format!("unknown command {other}; /help lists the commands")),
     }

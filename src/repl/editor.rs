@@ -1,5 +1,5 @@
 //! The line editor: rustyline with persistent history, slash-command completion, multi-line
-//! input (a trailing `\` or Alt-Enter), Shift-Tab mode cycling and the status line as the first
+//! input (a trailing `\`, Ctrl-J or Alt-Enter), Shift-Tab mode cycling and the status line as the first
 //! line of the prompt.
 //!
 //! Shift-Tab reaches bypass only when the session allows it (`set_bypass_in_cycle`: started with
@@ -101,6 +101,9 @@ impl LineEditor {
         let cycle = CycleMode { shared: Arc::clone(&shared) };
         editor.bind_sequence(KeyEvent(KeyCode::BackTab, Modifiers::NONE), EventHandler::Conditional(Box::new(cycle)));
         editor.bind_sequence(KeyEvent(KeyCode::Enter, Modifiers::ALT), EventHandler::Simple(Cmd::Newline));
+        // Ctrl-J (a line feed) adds a line, as in Claude Code and Codex; Enter (a carriage
+        // return) sends.
+        editor.bind_sequence(KeyEvent::ctrl('J'), EventHandler::Simple(Cmd::Newline));
         let interrupt = RecordInterrupt { shared: Arc::clone(&shared) };
         editor.bind_sequence(KeyEvent::ctrl('C'), EventHandler::Conditional(Box::new(interrupt)));
         if let Some(parent) = history.parent() {

@@ -17,6 +17,8 @@
 //! - `banner.rs` — the banner said at start-up
 //! - `background.rs` — MCP servers and late warnings, said before the next prompt
 //! - `cost.rs` — `/cost`: tokens and what they cost
+//! - `shell.rs` — `!command`: the person's own shell command, confined, output to the model
+//! - `status.rs` — `/status`: model, window, project, mode, sandbox, MCP, tokens, session
 //! - `rewind.rs` — `/rewind` and `/undo`: code, conversation or both put back from checkpoints
 //! - `changes.rs` — `/diff`: what the session changed in the project's files so far
 //! - `ask.rs` — one-key questions: the trust gate, `continue?` and the choices of `/rewind`
@@ -44,6 +46,8 @@ pub(crate) mod render;
 mod rewind;
 pub(crate) mod sessions;
 mod setup;
+mod shell;
+mod status;
 mod terminal;
 mod turn;
 
@@ -159,6 +163,9 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
         let context = turn_context(&setup, chat.screen, &interrupts);
         let end = if std::mem::take(&mut chat.picking) && trimmed.parse::<usize>().is_ok() {
             sessions::pick(&mut chat, &setup, trimmed);
+            None
+        } else if let Some(command) = trimmed.strip_prefix('!') {
+            shell::run(&mut chat, &setup, command, &interrupts);
             None
         } else if trimmed.starts_with('/') {
             let end = commands::run(trimmed, &mut chat, &setup, &providers, &context);

@@ -1,0 +1,99 @@
+//! `/status`: where the session stands, on one screen — version, provider and model, how full
+//! the window is, the project root, the mode, the sandbox, the MCP servers, the tokens used and
+//! the session's id.
+//!
+//! Invariant: it reads and prints only; what it shows from outside mewcode (paths, server
+//! names and their errors) is neutralised. The lines are made by a pure function of the figures
+//! (`status_lines`), so what `/status` says is tested without a terminal.
+
+use super::chat::Chat;
+use super::render::human_count;
+use super::say_wrapped;
+use super::setup::Setup;
+use crate::text::neutralize;
+
+/// The figures `/status` shows.
+struct Figures<'a> {
+    version: &'a str,
+    provider: &'a str,
+    model: &'a str,
+    context_used: u64,
+    context_window: u64,
+    /// The context figure is an estimate.
+    estimated: bool,
+    root: String,
+    mode: String,
+    sandbox: &'a str,
+    /// The MCP servers' report (`/mcp`), empty when none is configured.
+    mcp: String,
+    tokens_in: u64,
+    tokens_out: u64,
+    /// The session's id when it is saved.
+    session: Option<String>,
+}
+
+/// `/status`.
+pub(super) fn show(chat: &Chat, setup: &Setup) {
+    let root = setup.root.display().to_string();
+    let session = chat
+        .conversation
+        .as_ref()
+        .filter(|conversation| conversation.is_logged())
+        .map(|conversation| conversation.session_id().to_string());
+    let figures = Figures {
+        version: setup.version,
+        provider: &chat.provider.name,
+        model: &chat.provider.model,
+        context_used: chat.context_used,
+        context_window: chat.provider.context_window,
+        estimated: chat.context_estimated,
+        root,
+        mode: chat.mode.to_string(),
+        sandbox: &setup.sandbox.0,
+        mcp: setup.host.mcp_status(),
+        tokens_in: chat.usage.input_tokens,
+        tokens_out: chat.usage.output_tokens,
+        session,
+    };
+    for line in status_lines(&figures) {
+        say_wrapped(setup.color, "", &neutralize(&line), chat.screen.width, 10);
+    }
+}
+
+/// The lines of `/status`, label and value, labels aligned.
+fn status_lines(figures: &Figures<'_>) -> Vec<String> {
+    let window = figures.context_window.max(1);
+    let percent = figures.context_used.saturating_mul(100) / window;
+    let tilde = if figures.estimated { "~" } else { "" };
+    let mcp_lines: Vec<&str> = figures.mcp.lines().filter(|line| !line.trim().is_empty()).collect();
+    let mcp = match mcp_lines.as_slice() {
+        [] => "none configured".to_string(),
+        lines => lines.join("; "),
+    };
+    let rows = [
+        ("version", format!("mewcode {}", figures.version)),
+        ("model", format!("{} · {}", figures.provider, figures.model)),
+        (
+            "context",
+            format!(
+                "{tilde}{} of {} tokens ({tilde}{percent}%)",
+                human_count(figures.context_used),
+                human_count(figures.context_window)
+            ),
+        ),
+        ("project", figures.root.clone()),
+        ("mode", figures.mode.clone()),
+        ("sandbox", figures.sandbox.to_string()),
+        ("mcp", mcp),
+        (
+            "tokens",
+            format!("{} in · {} out this session", human_count(figures.tokens_in), human_count(figures.tokens_out)),
+        ),
+        ("session", figures.session.clone().unwrap_or_else(|| "not saved yet (starts with the first prompt)".into())),
+    ];
+    rows.into_iter().map(|(label, value)| format!("{label:<10}{value}")).collect()
+}
+
+#[cfg(test)]
+#[path = "status_tests.rs"]
+mod tests;
