@@ -243,11 +243,14 @@ fn hook_stopped(reason: &str) -> String {
     format!("the run was stopped: {reason}")
 }
 
+/// What the conversation says of a turn the person cancelled.
+const CANCELLED_NOTE: &str = "(cancelled by the user)";
+
 /// The assistant note that closes a run that ended with `stop`; none for a natural finish.
 fn tail_note(stop: Stop) -> Option<&'static str> {
     match stop {
         Stop::Completed => None,
-        Stop::Cancelled => Some("(cancelled by the user)"),
+        Stop::Cancelled => Some(CANCELLED_NOTE),
         Stop::IterationLimit => Some("(stopped: iteration limit reached; send a message to continue)"),
         Stop::UnknownTools => Some("(stopped: repeated calls to tools that do not exist)"),
         Stop::Failed => Some("(the request failed; this turn was interrupted)"),

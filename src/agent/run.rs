@@ -37,6 +37,8 @@ pub(super) struct Run<'a> {
     fixed_chars: u64,
     /// The last text the model wrote in this run (`Done`'s answer).
     answer: String,
+    /// The text a cancelled response had streamed so far: kept in the conversation.
+    cut_text: std::cell::RefCell<String>,
 }
 
 /// One completed model turn.
@@ -77,6 +79,7 @@ impl<'a> Run<'a> {
             paused: false,
             fixed_chars,
             answer: String::new(),
+            cut_text: std::cell::RefCell::default(),
         }
     }
 
@@ -97,6 +100,12 @@ impl<'a> Run<'a> {
             }
             Err(stop) => stop,
         };
+        // The answer the person saw begin stays in the conversation, marked as cut, so the
+        // model knows what it had said when the next prompt refers to it.
+        let cut = self.cut_text.take();
+        if stop == Stop::Cancelled && !cut.trim().is_empty() {
+            self.push(Message::assistant(format!("{}\n\n{}", cut.trim_end(), super::CANCELLED_NOTE)));
+        }
         (stop, self.answer)
     }
 
@@ -345,9 +354,19 @@ impl<'a> Run<'a> {
     }
 
     /// Streams one model turn, forwarding text to the front end; returns the completed attempt.
+    /// A cancelled attempt's text is kept in `cut_text`.
     fn stream(&self, request: Request) -> Result<Turn, LlmError> {
-        let stream = self.agent.toolbox.provider.stream(request, self.outbox.cancel.clone());
         let mut turn = Turn::default();
+        let streamed = self.receive(request, &mut turn);
+        if matches!(streamed, Err(LlmError::Cancelled)) {
+            *self.cut_text.borrow_mut() = std::mem::take(&mut turn.text);
+        }
+        streamed.map(|()| turn)
+    }
+
+    /// The events of one model turn, gathered into `turn` and forwarded to the front end.
+    fn receive(&self, request: Request, turn: &mut Turn) -> Result<(), LlmError> {
+        let stream = self.agent.toolbox.provider.stream(request, self.outbox.cancel.clone());
         let mut silent_since_cancel = Duration::ZERO;
         loop {
             let event = match stream.recv_timeout(POLL) {
@@ -393,7 +412,7 @@ impl<'a> Run<'a> {
                     self.emit(Event::Usage { usage, estimated: false });
                 }
                 StreamEvent::Restart { restart, max, reason } => {
-                    turn = Turn::default();
+                    *turn = Turn::default();
                     self.emit(Event::Restart { restart, max, reason });
                 }
                 StreamEvent::Retry(notice) => {
@@ -403,7 +422,7 @@ impl<'a> Run<'a> {
                     turn.thinking = completion.thinking;
                     turn.dropped_tool_calls = completion.dropped_tool_calls;
                     turn.paused = completion.stop_reason == StopReason::PauseTurn;
-                    return Ok(turn);
+                    return Ok(());
                 }
                 StreamEvent::Error(err) => return Err(err),
             }

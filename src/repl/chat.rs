@@ -11,6 +11,7 @@ use super::cost::Spent;
 use super::render::StatusFigures;
 use super::setup::Setup;
 use super::terminal::Screen;
+use super::typeahead::Kept;
 use crate::agent::{Agent, Conversation};
 use crate::config::ProviderConfig;
 use crate::config::price::price_for;
@@ -42,6 +43,8 @@ pub(crate) struct Chat {
     /// Text put in the next input line for the person to edit or send (the prompt of the turn a
     /// `/rewind` went back to).
     pub draft: Option<String>,
+    /// Messages typed and sent with Enter while a turn ran: the next prompt, in order.
+    pub queued: Vec<String>,
     /// The session list was just shown: a bare number on the next line picks one.
     pub picking: bool,
     /// The terminal's size when the last input was read.
@@ -63,6 +66,7 @@ impl Chat {
             context_estimated: false,
             note: None,
             draft: None,
+            queued: Vec::new(),
             picking: false,
             screen,
         }
@@ -88,6 +92,28 @@ impl Chat {
             Some(earlier) => format!("{earlier} {text}"),
             None => text.to_string(),
         });
+    }
+
+    /// Keeps what was typed during a turn: lines sent with Enter are queued and the rest is the
+    /// next input line's start — unless the turn was stopped, when all of it is put in the input
+    /// line to edit (nothing is sent that the person did not see the answer to).
+    pub(super) fn keep_typed(&mut self, kept: Kept, stopped: bool) {
+        if stopped {
+            let lines: Vec<String> = self.queued.drain(..).chain(self.draft.take()).chain(kept.into_draft()).collect();
+            self.draft = (!lines.is_empty()).then(|| lines.join("\n"));
+        } else {
+            self.queued.extend(kept.queued);
+            self.draft = match (self.draft.take(), kept.draft) {
+                (Some(earlier), Some(draft)) => Some(format!("{earlier}\n{draft}")),
+                (earlier, draft) => draft.or(earlier),
+            };
+        }
+    }
+
+    /// The queued messages as the next prompt (one message: they were meant to be read
+    /// together), or None.
+    pub(super) fn take_queued(&mut self) -> Option<String> {
+        (!self.queued.is_empty()).then(|| self.queued.drain(..).collect::<Vec<_>>().join("\n"))
     }
 
     /// The checkpoints of the conversation on screen, opened when no run has yet (a resumed

@@ -13,6 +13,7 @@
 //! - `chat.rs` — the state between prompts: conversation, provider, agent, mode, accounting
 //! - `commands.rs` — the slash commands: parsing, help, completion and what each does
 //! - `turn.rs` — one turn: the agent's events rendered, approvals answered, Ctrl-C cancels
+//! - `typeahead.rs` — keys typed during a turn: Esc stops it, text is queued or kept
 //! - `sessions.rs` — session logs, `/resume` and the start-up choice
 //! - `banner.rs` — the banner said at start-up
 //! - `background.rs` — MCP servers and late warnings, said before the next prompt
@@ -50,6 +51,7 @@ mod shell;
 mod status;
 mod terminal;
 mod turn;
+mod typeahead;
 
 pub(crate) use ask::ask_trust;
 pub(crate) use editor::LineEditor;
@@ -128,7 +130,11 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
         say_background_news(&setup, &chat);
         // A Ctrl-C pressed between two prompts (while the editor was not reading keys) arrived
         // as a signal; it counts as one pressed at an empty prompt.
-        let input = if interrupts.count() == seen_presses {
+        // Messages typed during the last turn and sent with Enter go first, as if typed now.
+        let input = if let Some(queued) = chat.take_queued() {
+            say(&format!("› {}", crate::text::neutralize(&queued)));
+            Input::Line(queued)
+        } else if interrupts.count() == seen_presses {
             editor.read(chat.status_figures(), chat.draft.take().as_deref())
         } else {
             Input::Interrupted { had_text: false }

@@ -1,4 +1,4 @@
-//! The terminal outside the line editor: echo off while a turn runs, reading one key (for
+//! The terminal outside the line editor: type-ahead mode while a turn runs, reading one key (for
 //! approvals and `continue?`) without rustyline, the Ctrl-C presses the signal handler counts,
 //! and the screen's size.
 //!
@@ -59,9 +59,15 @@ pub(super) struct ModeGuard {
 }
 
 impl ModeGuard {
-    /// Turns echo off until the guard is dropped (nothing happens when stdin is no terminal).
-    pub(super) fn without_echo() -> ModeGuard {
-        ModeGuard::switch(TerminalMode::without_echo)
+    /// Type-ahead mode until the guard is dropped (nothing happens when stdin is no terminal):
+    /// see `TerminalMode::typeahead`.
+    pub(super) fn typeahead() -> ModeGuard {
+        ModeGuard::switch(TerminalMode::typeahead)
+    }
+
+    /// The mode was changed (stdin is a terminal), so it will be restored.
+    pub(super) fn is_active(&self) -> bool {
+        self.saved.is_some()
     }
 
     fn switch(change: impl Fn(&TerminalMode) -> TerminalMode) -> ModeGuard {
@@ -81,10 +87,31 @@ impl Drop for ModeGuard {
     }
 }
 
-/// Throws away keys typed while a turn ran, so they neither answer a question nor reach the
-/// next prompt (a Shift-Tab pressed mid-turn must not change the mode afterwards).
-pub(super) fn discard_typeahead() {
-    let _ = sys::discard_pending_input(STDIN);
+/// Stdin's bytes as they are typed, read without waiting (in a mode whose reads return at once:
+/// `ModeGuard::typeahead`).
+pub(super) struct TerminalInput {
+    stdin: std::fs::File,
+}
+
+impl TerminalInput {
+    /// A duplicate of stdin's descriptor; `None` when it cannot be made.
+    pub(super) fn open() -> Option<TerminalInput> {
+        let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+        Some(TerminalInput { stdin: std::fs::File::from(stdin) })
+    }
+
+    /// The bytes typed since the last read; `None` when there are none (or stdin is gone).
+    pub(super) fn read_now(&mut self) -> Option<Vec<u8>> {
+        let mut buffer = [0u8; 256];
+        loop {
+            match self.stdin.read(&mut buffer) {
+                Ok(0) => return None,
+                Ok(count) => return Some(buffer[..count].to_vec()),
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+    }
 }
 
 /// What `read_key` got.

@@ -4,13 +4,16 @@
 //! Invariant: the REPL only sends (the user message, approval answers, a cancel) and reads
 //! events; the agent owns the loop and, until the run ends, the conversation (taken out of the
 //! chat's `Option`, put back when the run ends). The main thread never blocks for more than
-//! `TICK` without looking at the interrupt counter, so Ctrl-C is acted on at once whatever the agent is doing.
-//! Echo is off while the turn runs and typeahead is discarded at its end.
+//! `TICK` without looking at the interrupt counter and the keys typed, so Ctrl-C and Esc are acted
+//! on at once whatever the agent is doing. Keys typed meanwhile are not echoed but kept
+//! (`typeahead.rs`): a line ended with Enter is queued as the next message, the rest is the next
+//! input line's start.
 
 use super::approve;
 use super::chat::Chat;
 use super::render::{Renderer, ToolEnd};
-use super::terminal::{Interrupts, ModeGuard, Screen, discard_typeahead};
+use super::terminal::{Interrupts, Screen};
+use super::typeahead::{Reader, Typed};
 use crate::agent::{CompactPhase, Event, Running, Stop};
 use crate::cancel::CancelToken;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
@@ -46,32 +49,42 @@ pub(super) struct TurnContext<'a> {
 pub(super) fn run_turn(chat: &mut Chat, prompt: &str, context: &TurnContext) -> TurnEnd {
     let Some(conversation) = chat.conversation.take() else { return TurnEnd::Quit };
     let cancel = CancelToken::new();
-    let _echo = ModeGuard::without_echo();
+    let keys = Reader::open();
     let running = chat.agent.run(conversation, prompt.to_string(), chat.mode, cancel.clone());
-    settle(chat, running, &cancel, context)
+    settle(chat, running, keys, &cancel, context)
 }
 
 /// `/compact`: compacts the conversation now, rendered like a turn (Ctrl-C cancels it).
 pub(super) fn run_compact(chat: &mut Chat, context: &TurnContext) -> TurnEnd {
     let Some(conversation) = chat.conversation.take() else { return TurnEnd::Quit };
     let cancel = CancelToken::new();
-    let _echo = ModeGuard::without_echo();
+    let keys = Reader::open();
     let running = chat.agent.compact(conversation, chat.mode, cancel.clone());
-    settle(chat, running, &cancel, context)
+    settle(chat, running, keys, &cancel, context)
 }
 
 /// Renders the run to its end and gives the conversation back to the chat; a user who quits
 /// while it winds down leaves it with the run (everything is in the session log already).
-fn settle(chat: &mut Chat, running: Running, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
-    let end = drive(chat, running.events(), cancel, context);
+/// What was typed meanwhile goes to the chat: queued, or back to the input line when the turn
+/// was stopped (the person is then asked nothing on their behalf).
+fn settle(chat: &mut Chat, running: Running, mut keys: Reader, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
+    let end = drive(chat, running.events(), &mut keys, cancel, context);
     if end != TurnEnd::Quit {
         chat.conversation = Some(running.finish());
     }
+    chat.keep_typed(keys.finish(), cancel.is_cancelled());
     end
 }
 
-/// Renders a run's events until it ends, answering approvals and turning Ctrl-C into `cancel`.
-fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
+/// Renders a run's events until it ends, answering approvals, turning Ctrl-C and Esc into
+/// `cancel` and keeping what is typed.
+fn drive(
+    chat: &mut Chat,
+    events: &Receiver<Event>,
+    keys: &mut Reader,
+    cancel: &CancelToken,
+    context: &TurnContext,
+) -> TurnEnd {
     let mut seen = context.interrupts.count();
     let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.screen.width);
     let mut stop = None;
@@ -100,6 +113,9 @@ fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, contex
             }
             Ok(Event::Notice(text)) => renderer.notice(&text, now),
             Ok(Event::Approval(request)) => {
+                // Keys typed before the question are the person's text, not its answer: kept.
+                let typed = keys.poll();
+                let _ = show_typed(&mut renderer, &typed, cancel, now);
                 let _ = renderer.pause(now);
                 let answer = approve::ask(
                     &request,
@@ -129,6 +145,8 @@ fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, contex
             // The run is over; without Done it was cut short, which counts as cancelled.
             Err(RecvTimeoutError::Disconnected) => break TurnEnd::Stopped(stop.unwrap_or(Stop::Cancelled)),
         };
+        let typed = keys.poll();
+        let _ = show_typed(&mut renderer, &typed, cancel, Instant::now());
         let presses = context.interrupts.count();
         if presses != seen {
             seen = presses;
@@ -141,6 +159,37 @@ fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, contex
         }
     };
     let _ = std::io::stdout().flush();
-    discard_typeahead();
     end
+}
+
+/// Acts on keys typed during the turn: Esc stops it (as a first Ctrl-C does; again, nothing
+/// more), a line sent with Enter is shown as queued.
+fn show_typed(
+    renderer: &mut Renderer<std::io::Stdout>,
+    typed: &[Typed],
+    cancel: &CancelToken,
+    now: Instant,
+) -> std::io::Result<()> {
+    for key in typed {
+        match key {
+            Typed::Interrupt if !cancel.is_cancelled() => {
+                cancel.cancel();
+                renderer.notice("interrupted (Esc); what was said so far is kept", now)?;
+            }
+            Typed::Interrupt => {}
+            Typed::Queued(line) => renderer.notice(&format!("queued: {}", one_line(line)), now)?,
+        }
+    }
+    Ok(())
+}
+
+/// A queued message as one line: its first line, and how many more it has.
+fn one_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    match lines.count() {
+        0 => first.to_string(),
+        1 => format!("{first} (+1 more line)"),
+        more => format!("{first} (+{more} more lines)"),
+    }
 }

@@ -140,11 +140,16 @@ impl TerminalMode {
         TerminalMode { termios }
     }
 
-    /// The mode while the agent works: like this one, without echo, so keys typed meanwhile do
-    /// not scribble over the streamed answer.
-    pub(crate) fn without_echo(&self) -> TerminalMode {
+    /// The mode while the agent works: keys typed meanwhile are read as they come (no line
+    /// buffering) and not echoed (they would scribble over the streamed answer); Enter stays a
+    /// carriage return (no CR→NL), so it differs from Ctrl-J; signals kept; reads never wait.
+    pub(crate) fn typeahead(&self) -> TerminalMode {
         let mut termios = self.termios;
-        termios.c_lflag &= !libc::ECHO;
+        termios.c_lflag &= !(libc::ICANON | libc::ECHO);
+        termios.c_lflag |= libc::ISIG;
+        termios.c_iflag &= !libc::ICRNL;
+        termios.c_cc[libc::VMIN] = 0;
+        termios.c_cc[libc::VTIME] = 0;
         TerminalMode { termios }
     }
 }

@@ -34,4 +34,5 @@ mod session;
 mod small_window;
 mod terminal;
 mod tidy;
+mod typeahead;
 mod walk;
