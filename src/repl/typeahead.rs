@@ -50,7 +50,7 @@ enum Escape {
     /// Inside `ESC ]` … until BEL or `ESC \`.
     Osc,
     /// ESC inside an OSC (the start of its `ESC \` end).
-    OscEscape,
+    OscEnding,
 }
 
 /// The start and end markers of a bracketed paste, as their CSI parameters and final byte.
@@ -118,10 +118,10 @@ impl TypeAhead {
             Escape::Ss3 => self.escape = Escape::Outside,
             Escape::Osc => match byte {
                 0x07 => self.escape = Escape::Outside,
-                0x1b => self.escape = Escape::OscEscape,
+                0x1b => self.escape = Escape::OscEnding,
                 _ => {}
             },
-            Escape::OscEscape => self.escape = if byte == b'\\' { Escape::Outside } else { Escape::Osc },
+            Escape::OscEnding => self.escape = if byte == b'\\' { Escape::Outside } else { Escape::Osc },
         }
         None
     }
