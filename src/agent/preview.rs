@@ -8,7 +8,7 @@ use crate::msg::ToolCall;
 const MAX_CHARS: usize = 100;
 
 /// The most telling argument of a call (`path`, `command`, `pattern`, ...) or its compact JSON.
-pub(super) fn arguments(call: &ToolCall) -> String {
+pub(crate) fn arguments(call: &ToolCall) -> String {
     let value: Option<serde_json::Value> = serde_json::from_str(&call.input).ok();
     let main = value.as_ref().and_then(|value| {
         ["command", "path", "file_path", "pattern", "url", "query", "description", "prompt"]

@@ -1,6 +1,7 @@
 //! The line editor: rustyline with persistent history, slash-command completion, multi-line
 //! input (a trailing `\`, Ctrl-J or Alt-Enter), Shift-Tab mode cycling and the status line as the first
-//! line of the prompt.
+//! line of the prompt; long pastes folded into placeholders (expanded when the line is sent);
+//! Ctrl-G and Ctrl-O leave the line for a moment (`Input::Left`, acted on by `leave.rs`).
 //!
 //! Shift-Tab reaches bypass only when the session allows it (`set_bypass_in_cycle`: started with
 //! `--mode bypass`, or `bypass_in_mode_cycle: true` in the user's config); while bypass is on, the
@@ -44,9 +45,26 @@ pub(crate) enum Input {
     Interrupted { had_text: bool },
     /// Ctrl-D on an empty line, or stdin closed.
     Eof,
+    /// A key that leaves the line for something else (`Leave`); the line as it was, pastes
+    /// expanded, to put back afterwards.
+    Left(Leave, String),
     /// The terminal failed.
     Failed(String),
 }
+
+/// Keys that leave the input line for a moment and come back to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Leave {
+    /// Ctrl-G: edit the line in `$VISUAL`/`$EDITOR`.
+    ExternalEditor,
+    /// Ctrl-O: show the last tool output in full.
+    ExpandOutput,
+}
+
+/// A paste with more lines than this, or more characters than `PASTE_FOLD_CHARS`, is shown as a
+/// placeholder in the input line (and sent whole).
+const PASTE_FOLD_LINES: usize = 3;
+const PASTE_FOLD_CHARS: usize = 800;
 
 /// State shared between the prompt's key handlers and the REPL loop.
 struct Shared {
@@ -61,6 +79,12 @@ struct Shared {
     providers: Vec<String>,
     /// The MCP servers' progress, read at each repaint.
     mcp: Option<crate::mcp::Probe>,
+    /// The key that left the line, with the line then.
+    left: Option<(Leave, String)>,
+    /// A bracketed paste being received key by key.
+    pasting: Option<String>,
+    /// The pastes of this input folded into placeholders, in order: placeholder, text.
+    pastes: Vec<(String, String)>,
 }
 /// The rustyline editor and its shared state.
 pub(crate) struct LineEditor {
@@ -96,6 +120,9 @@ impl LineEditor {
             interrupted_with_text: false,
             providers: Vec::new(),
             mcp: None,
+            left: None,
+            pasting: None,
+            pastes: Vec::new(),
         }));
         editor.set_helper(Some(Helper { shared: Arc::clone(&shared) }));
         let cycle = CycleMode { shared: Arc::clone(&shared) };
@@ -103,7 +130,17 @@ impl LineEditor {
         editor.bind_sequence(KeyEvent(KeyCode::Enter, Modifiers::ALT), EventHandler::Simple(Cmd::Newline));
         // Ctrl-J (a line feed) adds a line, as in Claude Code and Codex; Enter (a carriage
         // return) sends.
-        editor.bind_sequence(KeyEvent::ctrl('J'), EventHandler::Simple(Cmd::Newline));
+        editor.bind_sequence(KeyEvent::ctrl('J'), pasted_or(&shared, Cmd::Newline));
+        for (key, leave) in [('G', Leave::ExternalEditor), ('O', Leave::ExpandOutput)] {
+            let handler = LeaveLine { shared: Arc::clone(&shared), leave };
+            editor.bind_sequence(KeyEvent::ctrl(key), EventHandler::Conditional(Box::new(handler)));
+        }
+        // A paste is received key by key (`Event::Any` sees every key no other binding takes)
+        // so that a long one can be folded into a placeholder at its end.
+        let paste = PasteKeys { shared: Arc::clone(&shared) };
+        editor.bind_sequence(KeyEvent(KeyCode::BracketedPasteStart, Modifiers::NONE), paste.handler());
+        editor.bind_sequence(KeyEvent(KeyCode::BracketedPasteEnd, Modifiers::NONE), paste.handler());
+        editor.bind_sequence(Event::Any, paste.handler());
         let interrupt = RecordInterrupt { shared: Arc::clone(&shared) };
         editor.bind_sequence(KeyEvent::ctrl('C'), EventHandler::Conditional(Box::new(interrupt)));
         if let Some(parent) = history.parent() {
@@ -160,17 +197,23 @@ impl LineEditor {
             shared.figures = figures;
             shared.width = width;
             shared.interrupted_with_text = false;
+            shared.left = None;
+            shared.pasting = None;
+            shared.pastes.clear();
             prompt_text(&shared)
         };
         let read = match draft {
             Some(draft) => self.editor.readline_with_initial(&prompt, (draft, "")),
             None => self.editor.readline(&prompt),
         };
+        let mut shared = lock(&self.shared);
+        let pastes = std::mem::take(&mut shared.pastes);
         match read {
-            Ok(line) => Input::Line(join_continuations(&line)),
-            Err(ReadlineError::Interrupted) => {
-                Input::Interrupted { had_text: lock(&self.shared).interrupted_with_text }
-            }
+            Ok(line) => Input::Line(expand_pastes(&join_continuations(&line), &pastes)),
+            Err(ReadlineError::Interrupted) => match shared.left.take() {
+                Some((leave, line)) => Input::Left(leave, expand_pastes(&line, &pastes)),
+                None => Input::Interrupted { had_text: shared.interrupted_with_text },
+            },
             Err(ReadlineError::Eof) => Input::Eof,
             Err(err) => Input::Failed(err.to_string()),
         }
@@ -205,6 +248,24 @@ fn prompt_text(shared: &Shared) -> String {
         mcp_starting,
     };
     format!("{}\n› ", render_status(&status, shared.width))
+}
+
+/// The line with each paste placeholder still in it replaced by its text.
+fn expand_pastes(line: &str, pastes: &[(String, String)]) -> String {
+    pastes.iter().fold(line.to_string(), |line, (placeholder, text)| line.replacen(placeholder.as_str(), text, 1))
+}
+
+/// What a finished paste puts in the line: itself, or a placeholder when it is long (the
+/// `number`th folded paste of this input).
+fn fold_paste(text: &str, number: usize) -> Option<String> {
+    let lines = text.lines().count();
+    if lines > PASTE_FOLD_LINES {
+        Some(format!("[Pasted text #{number} +{lines} lines]"))
+    } else if text.chars().count() > PASTE_FOLD_CHARS {
+        Some(format!("[Pasted text #{number} {} chars]", text.chars().count()))
+    } else {
+        None
+    }
 }
 
 /// Removes the backslash of each `\`-newline continuation; the newline stays.
@@ -286,6 +347,96 @@ impl ConditionalEventHandler for RecordInterrupt {
     fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
         lock(&self.shared).interrupted_with_text = !ctx.line().is_empty();
         Some(Cmd::Interrupt)
+    }
+}
+
+/// Ctrl-G, Ctrl-O: leaves the line (as an interrupt does) with what it held.
+struct LeaveLine {
+    shared: Arc<Mutex<Shared>>,
+    leave: Leave,
+}
+
+impl ConditionalEventHandler for LeaveLine {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        lock(&self.shared).left = Some((self.leave, ctx.line().to_string()));
+        Some(Cmd::Interrupt)
+    }
+}
+
+/// `cmd`, except inside a paste, where the key is the paste's text.
+fn pasted_or(shared: &Arc<Mutex<Shared>>, cmd: Cmd) -> EventHandler {
+    EventHandler::Conditional(Box::new(PasteKeys { shared: Arc::clone(shared) }.or(cmd)))
+}
+
+/// The keys of a bracketed paste: gathered between its start and end markers, then inserted
+/// whole, or as a placeholder when long (`fold_paste`).
+struct PasteKeys {
+    shared: Arc<Mutex<Shared>>,
+}
+
+impl PasteKeys {
+    fn handler(&self) -> EventHandler {
+        EventHandler::Conditional(Box::new(PasteKeys { shared: Arc::clone(&self.shared) }))
+    }
+
+    fn or(self, otherwise: Cmd) -> PasteOr {
+        PasteOr { keys: self, otherwise }
+    }
+}
+
+/// A binding of its own outside a paste, paste text inside one.
+struct PasteOr {
+    keys: PasteKeys,
+    otherwise: Cmd,
+}
+
+impl ConditionalEventHandler for PasteOr {
+    fn handle(&self, event: &Event, count: RepeatCount, positive: bool, ctx: &EventContext) -> Option<Cmd> {
+        self.keys.handle(event, count, positive, ctx).or_else(|| Some(self.otherwise.clone()))
+    }
+}
+
+impl ConditionalEventHandler for PasteKeys {
+    fn handle(&self, event: &Event, _: RepeatCount, _: bool, _: &EventContext) -> Option<Cmd> {
+        let Event::KeySeq(keys) = event else { return None };
+        let [KeyEvent(code, modifiers)] = keys.as_slice() else { return None };
+        let mut shared = lock(&self.shared);
+        match (code, shared.pasting.as_mut()) {
+            (KeyCode::BracketedPasteStart, _) => {
+                shared.pasting = Some(String::new());
+                Some(Cmd::Noop)
+            }
+            (KeyCode::BracketedPasteEnd, Some(_)) => {
+                let text = shared.pasting.take().unwrap_or_default().replace("\r\n", "\n");
+                let number = shared.pastes.len() + 1;
+                Some(match fold_paste(&text, number) {
+                    Some(placeholder) => {
+                        shared.pastes.push((placeholder.clone(), text));
+                        Cmd::Insert(1, placeholder)
+                    }
+                    None => Cmd::Insert(1, text),
+                })
+            }
+            (_, None) => None,
+            (KeyCode::Enter, Some(text)) => {
+                text.push('\n');
+                Some(Cmd::Noop)
+            }
+            (KeyCode::Char(c), Some(text)) if *modifiers == Modifiers::NONE || *modifiers == Modifiers::SHIFT => {
+                text.push(*c);
+                Some(Cmd::Noop)
+            }
+            (KeyCode::Char('J' | 'M'), Some(text)) if *modifiers == Modifiers::CTRL => {
+                text.push('\n');
+                Some(Cmd::Noop)
+            }
+            (KeyCode::Tab, Some(text)) => {
+                text.push('\t');
+                Some(Cmd::Noop)
+            }
+            // Other keys inside a paste (escape sequences, control keys) are not text.
+            (_, Some(_)) => Some(Cmd::Noop),
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 //! - `commands.rs` — the slash commands: parsing, help, completion and what each does
 //! - `turn.rs` — one turn: the agent's events rendered, approvals answered, Ctrl-C cancels
 //! - `typeahead.rs` — keys typed during a turn: Esc stops it, text is queued or kept
+//! - `leave.rs` — Ctrl-G (the line in the person's editor) and Ctrl-O (the last tool output whole)
 //! - `sessions.rs` — session logs, `/resume` and the start-up choice
 //! - `banner.rs` — the banner said at start-up
 //! - `background.rs` — MCP servers and late warnings, said before the next prompt
@@ -42,6 +43,7 @@ mod chat;
 mod commands;
 mod cost;
 mod editor;
+mod leave;
 pub(crate) mod picker;
 pub(crate) mod render;
 mod rewind;
@@ -62,7 +64,7 @@ use crate::agent::Stop;
 use background::say_background_news;
 use banner::print_banner;
 use chat::Chat;
-use editor::Input;
+use editor::{Input, Leave};
 use render::{DIM, paint, wrap};
 use std::time::{Duration, Instant};
 use terminal::Screen;
@@ -152,6 +154,19 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
                     }
                     PromptInterrupt::Exit => return ReplEnd::Exited,
                 }
+                continue;
+            }
+            Input::Left(leave, line) => {
+                let line = match leave {
+                    Leave::ExternalEditor => leave::edit_externally(&setup, &line),
+                    Leave::ExpandOutput => {
+                        leave::show_last_output(&chat, &setup);
+                        line
+                    }
+                };
+                chat.draft = Some(line).filter(|line| !line.is_empty());
+                // A Ctrl-C meant for the editor is not one at the prompt.
+                seen_presses = interrupts.count();
                 continue;
             }
             Input::Eof => return ReplEnd::Exited,

@@ -15,6 +15,7 @@ mod errors;
 mod habits;
 mod harness;
 mod hooks;
+mod input_line;
 mod llama_cpp_python;
 mod local_models;
 mod mcp;

@@ -92,6 +92,12 @@ impl Tmux {
         self.run(&["send-keys", "-t", "main", "-l", text]);
     }
 
+    /// Pastes `text` as a terminal does (bracketed, when the program asked for it).
+    pub fn paste(&self, text: &str) {
+        self.run(&["set-buffer", "-b", "paste", "--", text]);
+        self.run(&["paste-buffer", "-p", "-d", "-b", "paste", "-t", "main"]);
+    }
+
     /// The visible screen as plain text.
     pub fn screen(&self) -> String {
         self.capture(false)
