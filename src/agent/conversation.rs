@@ -141,6 +141,12 @@ impl Conversation {
         self.log = Some(log);
     }
 
+    /// What the conversation has read of the files (shared: a front end that shows the model a
+    /// file, as an `@` mention does, records it here as `read_file` would).
+    pub(crate) fn reads(&self) -> crate::tools::ReadTracker {
+        self.reads.clone()
+    }
+
     /// The messages so far.
     pub(crate) fn history(&self) -> &History {
         &self.history

@@ -79,6 +79,8 @@ struct Shared {
     providers: Vec<String>,
     /// The MCP servers' progress, read at each repaint.
     mcp: Option<crate::mcp::Probe>,
+    /// The project root, for `@path` completion.
+    root: Option<PathBuf>,
     /// The key that left the line, with the line then.
     left: Option<(Leave, String)>,
     /// A bracketed paste being received key by key.
@@ -120,6 +122,7 @@ impl LineEditor {
             interrupted_with_text: false,
             providers: Vec::new(),
             mcp: None,
+            root: None,
             left: None,
             pasting: None,
             pastes: Vec::new(),
@@ -181,6 +184,11 @@ impl LineEditor {
     /// Shows `mcp C/T` in the status line while some of these servers are starting.
     pub(crate) fn set_mcp_probe(&self, probe: crate::mcp::Probe) {
         lock(&self.shared).mcp = Some(probe);
+    }
+
+    /// Where `@path` completion looks.
+    pub(crate) fn set_root(&self, root: PathBuf) {
+        lock(&self.shared).root = Some(root);
     }
 
     /// Lets Shift-Tab reach bypass (the session started in it, or the user's config allows it).
@@ -283,7 +291,13 @@ impl Completer for Helper {
     type Candidate = String;
 
     fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
-        let providers = lock(&self.shared).providers.clone();
+        let (providers, root) = {
+            let shared = lock(&self.shared);
+            (shared.providers.clone(), shared.root.clone())
+        };
+        if let Some(completed) = root.and_then(|root| super::mentions::complete(&root, &line[..pos])) {
+            return Ok(completed);
+        }
         Ok(commands::complete(&line[..pos], &providers))
     }
 }

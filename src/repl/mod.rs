@@ -14,6 +14,7 @@
 //! - `commands.rs` — the slash commands: parsing, help, completion and what each does
 //! - `turn.rs` — one turn: the agent's events rendered, approvals answered, Ctrl-C cancels
 //! - `typeahead.rs` — keys typed during a turn: Esc stops it, text is queued or kept
+//! - `mentions.rs` — `@path`: completion, and the file's content sent with the prompt
 //! - `leave.rs` — Ctrl-G (the line in the person's editor) and Ctrl-O (the last tool output whole)
 //! - `sessions.rs` — session logs, `/resume` and the start-up choice
 //! - `banner.rs` — the banner said at start-up
@@ -44,6 +45,7 @@ mod commands;
 mod cost;
 mod editor;
 mod leave;
+mod mentions;
 pub(crate) mod picker;
 pub(crate) mod render;
 mod rewind;
@@ -114,6 +116,7 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
     editor.set_mode(setup.mode);
     editor.set_bypass_in_cycle(setup.bypass_in_cycle);
     editor.set_mcp_probe(setup.mcp_probe.clone());
+    editor.set_root(setup.root.clone());
     let mut chat = Chat::start(&setup, editor.screen());
     print_banner(&setup, &chat);
     sessions::start(&mut chat, &setup, &interrupts);
@@ -206,7 +209,8 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
 /// A prompt: its turn, then the turns the user asks for to continue after a cap; `Some` when
 /// the REPL ends.
 fn run_prompt(chat: &mut Chat, setup: &Setup, context: &TurnContext, line: &str) -> Option<ReplEnd> {
-    let mut prompt = sessions::prepare_prompt(chat, setup, line);
+    let attachments = mentions::attachments(chat, setup, line);
+    let mut prompt = sessions::prepare_prompt(chat, setup, line) + &attachments;
     loop {
         let end = run_turn(chat, &prompt, context);
         // A blank line between the answer and the next status line.

@@ -20,6 +20,7 @@ mod llama_cpp_python;
 mod local_models;
 mod mcp;
 mod mcp_config;
+mod mentions;
 mod permissions;
 mod piped;
 mod print;
