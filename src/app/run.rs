@@ -310,6 +310,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         background: Some(background_rx),
         sessions: repl::Sessions { dir: sessions_dir, owner: owner.clone(), start },
         sandbox: (guard.sandbox.summary(), guard.sandbox.status().clone()),
+        notify: config.notify,
         editor: ["VISUAL", "EDITOR"]
             .iter()
             .find_map(|name| launch.env.get(name).filter(|value| !value.trim().is_empty())),

@@ -52,10 +52,20 @@ pub(crate) struct ConfigFile {
     pub sandbox: Option<super::sandbox::SandboxEntry>,
     /// `bypass_in_mode_cycle:`, when the file has it.
     pub bypass_in_mode_cycle: Option<bool>,
+    /// `notify:`, when the file has it.
+    pub notify: Option<super::Notify>,
 }
 
-const TOP_KEYS: &[&str] =
-    &["default_provider", "providers", "mcp_servers", "mcpServers", "hooks", "sandbox", "bypass_in_mode_cycle"];
+const TOP_KEYS: &[&str] = &[
+    "default_provider",
+    "providers",
+    "mcp_servers",
+    "mcpServers",
+    "hooks",
+    "sandbox",
+    "bypass_in_mode_cycle",
+    "notify",
+];
 const PROVIDER_KEYS: &[&str] = &[
     "name",
     "protocol",
@@ -99,6 +109,12 @@ pub(crate) fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(Config
     let mut file = ConfigFile {
         default_provider: opt_string(&map, "default_provider", "", ctx)?,
         bypass_in_mode_cycle: opt_bool(&map, "bypass_in_mode_cycle", "", ctx)?,
+        notify: match opt_string(&map, "notify", "", ctx)? {
+            Some(name) => Some(super::Notify::parse(&name).ok_or_else(|| {
+                error(ctx, "notify", format!("unknown value {name:?}; expected {}", super::Notify::CHOICES))
+            })?),
+            None => None,
+        },
         ..ConfigFile::default()
     };
     match map.get("providers") {

@@ -12,6 +12,8 @@
 //! - `servers.rs` — the `mcp_servers`/`mcpServers` entries, a bad one skipped with a warning
 //! - `request.rs` — a provider's `temperature`, `top_p`, `headers` and `extra_body`
 //! - `sandbox.rs` — the `sandbox:` key, parsed and merged (a project may only tighten it)
+//! - `hooks.rs` — the hook events mewcode fires and one configured hook command
+//! - `notify.rs` — the `notify:` key: how a waiting approval calls the person (bell, OSC 9/777)
 //! - `price.rs` — what a model's tokens cost, for `/cost`
 //! - `expand.rs` — `${VAR}` expansion over a parsed YAML tree
 //! - `project.rs` — where the project root is, and the directories whose instruction files count
@@ -21,6 +23,8 @@
 pub(crate) mod error;
 pub(crate) mod expand;
 pub(crate) mod file;
+mod hooks;
+mod notify;
 pub(crate) mod price;
 pub(crate) mod project;
 pub(crate) mod request;
@@ -35,6 +39,8 @@ pub(crate) use error::ConfigError;
 use error::FileContext;
 use expand::Lookup;
 use file::{ConfigFile, ProviderEntry, parse_config_file};
+pub(crate) use hooks::{HookConfig, HookEvent};
+pub(crate) use notify::Notify;
 pub(crate) use request::RequestSettings;
 pub(crate) use sandbox::{SandboxConfig, SandboxLimits, SandboxMode};
 use std::path::{Path, PathBuf};
@@ -242,49 +248,6 @@ pub enum McpTransport {
     Http { url: String, headers: Vec<(String, String)>, ca_file: Option<PathBuf> },
 }
 
-/// The hook events of Claude Code's contract that mewcode fires.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum HookEvent {
-    PreToolUse,
-    PostToolUse,
-    UserPromptSubmit,
-    Stop,
-}
-
-impl HookEvent {
-    /// Parses the config name (`PreToolUse`, ...).
-    pub fn parse(name: &str) -> Option<HookEvent> {
-        match name {
-            "PreToolUse" => Some(HookEvent::PreToolUse),
-            "PostToolUse" => Some(HookEvent::PostToolUse),
-            "UserPromptSubmit" => Some(HookEvent::UserPromptSubmit),
-            "Stop" => Some(HookEvent::Stop),
-            _ => None,
-        }
-    }
-
-    /// The config and wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HookEvent::PreToolUse => "PreToolUse",
-            HookEvent::PostToolUse => "PostToolUse",
-            HookEvent::UserPromptSubmit => "UserPromptSubmit",
-            HookEvent::Stop => "Stop",
-        }
-    }
-}
-
-/// One hook command. `matcher` is matched against the tool's friendly name (empty or `*`:
-/// every tool); `timeout_s` None means the 60 s default.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HookConfig {
-    pub event: HookEvent,
-    pub matcher: String,
-    pub command: String,
-    pub timeout_s: Option<u64>,
-    pub source: String,
-}
-
 /// Which config level a file belongs to, lowest precedence first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Level {
@@ -327,6 +290,8 @@ pub(crate) struct Config {
     /// files (`config.yaml`, `--config`) can set it; a project's is ignored with a warning, since a
     /// repository must not bring bypass one keystroke closer.
     pub bypass_in_mode_cycle: bool,
+    /// `notify:`: how a waiting approval calls the person (the highest level that sets it).
+    pub notify: Notify,
 }
 
 /// Where to look and how.
@@ -457,6 +422,9 @@ fn merge(
             )),
             (Some(allowed), Level::User | Level::Invocation) => config.bypass_in_mode_cycle = allowed,
             (Some(false) | None, _) => {}
+        }
+        if let Some(notify) = file.notify {
+            config.notify = notify;
         }
         if let Some(name) = file.default_provider.filter(|name| !name.is_empty()) {
             config.default_provider = Some((name, display.clone()));

@@ -231,7 +231,14 @@ fn run_prompt(chat: &mut Chat, setup: &Setup, context: &TurnContext, line: &str)
 
 /// What a turn (or a `/compact`) renders with.
 fn turn_context<'a>(setup: &'a Setup, screen: Screen, interrupts: &'a Interrupts) -> TurnContext<'a> {
-    TurnContext { root: &setup.root, color: setup.color, animate: setup.animate, screen, interrupts }
+    TurnContext {
+        root: &setup.root,
+        color: setup.color,
+        animate: setup.animate,
+        screen,
+        interrupts,
+        notify: setup.notify,
+    }
 }
 
 /// One line of our own (already neutralised) on stdout, word-wrapped to `width` with continuation

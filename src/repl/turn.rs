@@ -42,6 +42,8 @@ pub(super) struct TurnContext<'a> {
     /// The terminal's size when the prompt was entered.
     pub screen: Screen,
     pub interrupts: &'a Interrupts,
+    /// How a waiting approval calls the person.
+    pub notify: crate::config::Notify,
 }
 
 /// Runs one user turn to its end: the agent owns the conversation meanwhile. Without a
@@ -117,6 +119,10 @@ fn drive(
                 let typed = keys.poll();
                 let _ = show_typed(&mut renderer, &typed, cancel, now);
                 let _ = renderer.pause(now);
+                // The person may be in another window: call them (a bell, or a notification).
+                let mut stdout = std::io::stdout();
+                let _ =
+                    stdout.write_all(context.notify.sequence(context.animate).as_bytes()).and_then(|()| stdout.flush());
                 let answer = approve::ask(
                     &request,
                     context.root,

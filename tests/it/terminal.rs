@@ -123,3 +123,39 @@ fn forty_columns_never_split_a_word() {
     assert!(split.is_empty(), "split words {split:?} in:\n{history}");
     assert!(history.lines().all(|line| line.chars().count() <= 40), "{history}");
 }
+
+/// The raw bytes of a session whose one turn waits for an approval (answered yes), with
+/// `notify_line` added to the user's config.
+fn raw_bytes_of_an_approval(label: &str, notify_line: &str) -> Vec<u8> {
+    let model = FakeModel::start();
+    model.push(tool_reply("call_1", "bash", json!({"command": "touch rang.txt"})));
+    model.push(text_reply("Done ringing."));
+    let env = TestEnv::with_model(label, &model, Provider::anthropic());
+    let config = std::fs::read_to_string(env.home.join("config.yaml")).unwrap();
+    env.write_home("config.yaml", &format!("{config}{notify_line}"));
+    let log = env.dir.path().join("pane.log");
+    let tmux = Tmux::start_with(&env, &[], &[], Pane { log: Some(log.clone()), ..Pane::default() });
+    tmux.wait_for_prompt();
+    tmux.type_text("ring");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("[a] always");
+    tmux.keys(&["y"]);
+    tmux.wait_for("Done ringing.");
+    tmux.wait_for_prompt();
+    std::fs::read(&log).unwrap()
+}
+
+#[test]
+fn a_waiting_approval_rings_the_bell_or_notifies_as_configured() {
+    let before_question = |raw: &[u8]| {
+        let text = String::from_utf8_lossy(raw).into_owned();
+        let question = text.find("[a] always").expect("the approval question");
+        text[..question].to_string()
+    };
+    let bell = raw_bytes_of_an_approval("notify-bell", "");
+    assert_eq!(before_question(&bell).matches('\x07').count(), 1, "one bell by default");
+    let osc = raw_bytes_of_an_approval("notify-osc9", "notify: osc9\n");
+    assert!(before_question(&osc).contains("\x1b]9;mewcode: an approval is waiting\x07"));
+    let off = raw_bytes_of_an_approval("notify-off", "notify: off\n");
+    assert!(!String::from_utf8_lossy(&off).contains('\x07'), "notify: off rings nothing");
+}
