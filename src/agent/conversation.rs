@@ -215,12 +215,6 @@ impl Conversation {
         self.history.iter().rposition(opens)
     }
 
-    /// The answer of the last completed turn: the text of the last assistant message.
-    pub(crate) fn last_answer(&self) -> Option<&str> {
-        let last = self.history.iter().rev().find(|message| message.role == crate::msg::Role::Assistant);
-        last.map(|message| message.content.as_str())
-    }
-
     /// Appends a message to the history and the log; a notice when the log failed (the first
     /// time only: the writer says it once). The history keeps it without spare capacity.
     pub(super) fn push(&mut self, mut message: Message) -> Option<String> {

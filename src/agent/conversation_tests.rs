@@ -32,7 +32,7 @@ fn the_history_and_the_log_change_together() {
     let (mut resumed, unsaved) = Conversation::continuing("20261204-100000-bbbb", Ok(reopened), logged, false);
     assert!(unsaved.is_none());
     assert_eq!((resumed.session_id(), resumed.is_logged()), ("20261204-100000-bbbb", true));
-    assert_eq!(resumed.last_answer(), Some("logged"));
+    assert_eq!(resumed.history().last().map(|message| message.content.as_str()), Some("logged"));
     resumed.push(Message::user("next"));
     // After `/model`, the log's assistant records name the new model.
     resumed.set_model("the-other-model");

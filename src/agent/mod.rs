@@ -51,7 +51,7 @@ pub(crate) use conversation::Conversation;
 use crossbeam_channel::{Receiver, Sender, bounded};
 pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FileChange, Stop};
 pub(crate) use gate::{EngineGate, Gate, Verdict};
-pub(crate) use preview::arguments as call_preview;
+pub(crate) use preview::{arguments as call_preview, result as result_preview};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;

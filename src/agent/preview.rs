@@ -24,7 +24,7 @@ pub(crate) fn arguments(call: &ToolCall) -> String {
 }
 
 /// The first line of a result, with a count of the lines left out.
-pub(super) fn result(content: &str) -> String {
+pub(crate) fn result(content: &str) -> String {
     let mut lines = content.lines().filter(|line| !line.trim().is_empty());
     let first = lines.next().unwrap_or("");
     let rest = lines.count();

@@ -17,6 +17,7 @@
 //! - `mentions.rs` — `@path`: completion, and the file's content sent with the prompt
 //! - `leave.rs` — Ctrl-G (the line in the person's editor) and Ctrl-O (the last tool output whole)
 //! - `sessions.rs` — session logs, `/resume` and the start-up choice
+//! - `replay.rs` — a resumed session's conversation shown again, newest part last
 //! - `banner.rs` — the banner said at start-up
 //! - `background.rs` — MCP servers and late warnings, said before the next prompt
 //! - `cost.rs` — `/cost`: tokens and what they cost
@@ -48,6 +49,7 @@ mod leave;
 mod mentions;
 pub(crate) mod picker;
 pub(crate) mod render;
+mod replay;
 mod rewind;
 pub(crate) mod sessions;
 mod setup;

@@ -157,11 +157,12 @@ fn resume(chat: &mut Chat, setup: &Setup, id: &str) {
     let count = conversation.history().len();
     chat.context_used = crate::context::estimate_messages(conversation.history());
     chat.context_estimated = true;
-    say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
-    if let Some(answer) = conversation.last_answer() {
-        let preview: String = answer.chars().take(300).collect();
-        say_wrapped(setup.color, DIM, &neutralize(&format!("last answer: {preview}")), width, 2);
+    // Where the person was: the conversation replayed, newest part last.
+    let transcript = super::replay::replay(conversation.history(), setup.color, width);
+    if !transcript.is_empty() {
+        say(transcript.strip_suffix('\n').unwrap_or(&transcript));
     }
+    say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
     if let Some(note) = &reopened.stale_note {
         say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
     }

@@ -226,6 +226,37 @@ fn repl_continue_resumes_the_latest_print_session() {
 }
 
 #[test]
+fn resuming_replays_the_conversation_with_the_newest_part_last() {
+    use crate::repl::{text_reply, tool_reply};
+    let model = FakeModel::start();
+    model.push(tool_reply("c1", "bash", serde_json::json!({ "command": "echo replayed-output" })));
+    model.push(text_reply("The command said replayed-output."));
+    model.push(text_reply("A second answer."));
+    let env = TestEnv::with_model("repl-replay", &model, Provider::anthropic());
+    let first = env.run(&["-p", "run the echo", "--mode", "bypass"]);
+    assert_eq!(first.code, 0, "{first:?}");
+    let second = env.run(&["-c", "-p", "and then?"]);
+    assert_eq!(second.code, 0, "{second:?}");
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--continue"], &[]);
+    let screen = tmux.wait_for("messages)");
+    let order = [
+        "› run the echo",
+        "● bash echo replayed-output",
+        "⎿ replayed-output",
+        "The command said replayed-output.",
+        "› and then?",
+        "A second answer.",
+        "(resumed session",
+    ];
+    let mut at = 0;
+    for piece in order {
+        let found =
+            screen[at..].find(piece).unwrap_or_else(|| panic!("{piece:?} missing or out of order in:\n{screen}"));
+        at += found + piece.len();
+    }
+}
+
+#[test]
 fn start_up_removes_sessions_older_than_30_days_and_nothing_else() {
     let model = FakeModel::start();
     model.push(openai("ok", &[]));
