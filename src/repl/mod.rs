@@ -12,6 +12,10 @@
 //! - `setup.rs` — what the REPL starts with (`Setup`) and asks of the program (`Host`)
 //! - `chat.rs` — the state between prompts: conversation, provider, agent, mode, accounting
 //! - `commands.rs` — the slash commands: parsing, help, completion and what each does
+//! - `custom.rs` — the person's own commands: shadowing, `$ARGUMENTS`/`$1`, sent as a prompt
+//! - `custom_files.rs` — those commands' Markdown files: folders, names, front matter, limits
+//! - `init.rs` — `/init`: a turn asking the model to write or improve AGENTS.md
+//! - `context_view.rs` — `/context`: what fills the context window, part by part
 //! - `turn.rs` — one turn: the agent's events rendered, approvals answered, Ctrl-C cancels
 //! - `sessions.rs` — session logs, `/resume` and the start-up choice
 //! - `banner.rs` — the banner said at start-up
@@ -39,8 +43,12 @@ mod banner;
 mod changes;
 mod chat;
 mod commands;
+mod context_view;
 mod cost;
+mod custom;
+mod custom_files;
 mod editor;
+mod init;
 pub(crate) mod picker;
 pub(crate) mod render;
 mod rewind;
@@ -52,6 +60,9 @@ mod terminal;
 mod turn;
 
 pub(crate) use ask::ask_trust;
+pub(crate) use custom_files::{
+    CommandDir, CustomCommand, describe_command_dirs, load_custom_commands, project_command_dirs,
+};
 pub(crate) use editor::LineEditor;
 pub(crate) use setup::{Background, Host, Sessions, Setup, Start};
 pub(crate) use terminal::Interrupts;
@@ -104,9 +115,18 @@ fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Instant
 const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
 /// Runs the REPL until the user leaves.
-pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> ReplEnd {
+pub(crate) fn run(mut editor: LineEditor, mut setup: Setup, interrupts: Interrupts) -> ReplEnd {
     let providers = setup.known_providers();
     editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
+    let shadowed = custom::drop_shadowed(&mut setup.custom_commands, commands::is_builtin);
+    setup.warnings.extend(shadowed);
+    editor.set_custom_commands(
+        setup
+            .custom_commands
+            .iter()
+            .map(|command| (command.name.clone(), custom::completion_display(command)))
+            .collect(),
+    );
     editor.set_mode(setup.mode);
     editor.set_bypass_in_cycle(setup.bypass_in_cycle);
     editor.set_mcp_probe(setup.mcp_probe.clone());
