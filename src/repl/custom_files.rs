@@ -15,7 +15,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A command file larger than this is not loaded (it is sent whole with every use).
-pub(crate) const MAX_COMMAND_BYTES: u64 = 64 * 1024;
+const MAX_COMMAND_BYTES: u64 = 64 * 1024;
 /// Subfolders deeper than this are not searched (a link loop ends here too).
 const MAX_DEPTH: usize = 4;
 /// Files looked at per folder, at most.

@@ -13,9 +13,12 @@ fn messages(warnings: &[Warning]) -> Vec<String> {
     warnings.iter().map(ToString::to_string).collect()
 }
 
+/// What a file parses to: (description, argument hint, body), or the problem.
+type Parsed<'a> = Result<(&'a str, &'a str, &'a str), &'a str>;
+
 #[test]
 fn parses_front_matter_and_body() {
-    let cases: &[(&str, Result<(&str, &str, &str), &str>)] = &[
+    let cases: &[(&str, Parsed)] = &[
         ("Fix issue $1.\n", Ok(("", "", "Fix issue $1."))),
         (
             "---\ndescription: Fix an issue\nargument-hint: [number]\n---\nFix $1\n",

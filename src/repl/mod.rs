@@ -138,7 +138,15 @@ pub(crate) fn run(mut editor: LineEditor, mut setup: Setup, interrupts: Interrup
         say(&format!("› {}", crate::text::neutralize(task)));
         editor.remember(task);
         let context = turn_context(&setup, chat.screen, &interrupts);
-        if let Some(end) = run_prompt(&mut chat, &setup, &context, task.trim_end()) {
+        // `mewcode "/init"` runs the command, as typed at the prompt would.
+        let end = if task.trim_start().starts_with('/') {
+            let end = commands::run(task.trim(), &mut chat, &setup, &providers, &context);
+            editor.set_mode(chat.mode);
+            end
+        } else {
+            run_prompt(&mut chat, &setup, &context, task.trim_end())
+        };
+        if let Some(end) = end {
             return end;
         }
     }
