@@ -236,8 +236,9 @@ impl Launch {
     }
 
     /// What the project's own files would enable once trusted (empty when trusted already or
-    /// when it brings nothing): its config entries and its settings' allow rules. Not the local
-    /// settings file's: those apply by mewcode's mark on it, never by trust.
+    /// when it brings nothing): its config entries, its settings' allow rules and its slash
+    /// commands. Not the local settings file's: those apply by mewcode's mark on it, never by
+    /// trust.
     fn untrusted_items(&self, config: &Config) -> Vec<String> {
         if self.project_trusted() {
             return Vec::new();
@@ -248,6 +249,8 @@ impl Launch {
                 items.extend(texts.allow.iter().map(|rule| format!("allow rule {rule} ({})", level.as_str())));
             }
         }
+        // The project's own slash commands send their text to the model as the person's prompt.
+        items.extend(crate::repl::describe_command_dirs(&crate::repl::project_command_dirs(&self.workspace.root)));
         items
     }
 

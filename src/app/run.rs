@@ -20,7 +20,7 @@ use crate::text::neutralize;
 use crate::warning::Warning;
 use crate::{config, confine, headless, mcp, repl};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// `mewcode [-p PROMPT]`: the REPL, or a `-p` run when there is a prompt (or stdin is piped).
@@ -282,6 +282,9 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         Ok(settled) => settled,
         Err(exit) => return exit,
     };
+    let dirs = command_dirs(launch, trusted_now || launch.project_trusted(), &mut warnings);
+    let (custom_commands, command_warnings) = repl::load_custom_commands(&dirs);
+    warnings.extend(command_warnings);
     let guard = match guard(launch, &config, owner, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
@@ -314,11 +317,56 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         editor: ["VISUAL", "EDITOR"]
             .iter()
             .find_map(|name| launch.env.get(name).filter(|value| !value.trim().is_empty())),
+        custom_commands,
+        instruction_files: instruction_files(launch),
     };
     match repl::run(editor, setup, interrupts) {
         repl::ReplEnd::Exited => Exit::Ok,
         repl::ReplEnd::Interrupted => Exit::Interrupted,
         repl::ReplEnd::Failed(message) => Exit::Runtime(message),
+    }
+}
+
+/// The folders of the person's own commands, first wins: the project's `.mewcode/commands` and
+/// `.claude/commands` (only when the project is trusted: else a warning says they wait), then
+/// `$MEWCODE_HOME/commands` and Codex's prompts (`$CODEX_HOME/prompts`, default
+/// `~/.codex/prompts`).
+fn command_dirs(launch: &Launch, trusted: bool, warnings: &mut Vec<Warning>) -> Vec<repl::CommandDir> {
+    let Launch { workspace, env, .. } = launch;
+    let home = env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
+    let project = repl::project_command_dirs(&workspace.root);
+    let mut dirs = Vec::new();
+    if trusted {
+        dirs.extend(project);
+    } else {
+        for line in repl::describe_command_dirs(&project) {
+            warnings.push(Warning::new("", format!("{line}: not loaded until you trust this project")));
+        }
+    }
+    let codex = env.get("CODEX_HOME").filter(|dir| !dir.is_empty()).map(PathBuf::from);
+    let codex = codex.or_else(|| home.as_ref().map(|home| home.join(".codex")));
+    for path in std::iter::once(workspace.home.join("commands")).chain(codex.map(|dir| dir.join("prompts"))) {
+        dirs.push(repl::CommandDir { label: tilde(&path, home.as_deref()), path, inside: None });
+    }
+    dirs
+}
+
+/// The instruction files in the system prompt and the characters each adds (for `/context`).
+fn instruction_files(launch: &Launch) -> Vec<(String, usize)> {
+    let home = launch.env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
+    let instructions = launch.workspace.instructions();
+    let personal = instructions
+        .personal
+        .iter()
+        .map(|text| (tilde(&launch.workspace.home.join("AGENTS.md"), home.as_deref()), text.chars().count()));
+    personal.chain(instructions.project.iter().map(|(rel, text)| (rel.clone(), text.chars().count()))).collect()
+}
+
+/// A path as people write it: `~/…` beneath the home directory.
+fn tilde(path: &Path, home: Option<&Path>) -> String {
+    match home.and_then(|home| path.strip_prefix(home).ok()) {
+        Some(rel) => format!("~/{}", rel.display()),
+        None => path.display().to_string(),
     }
 }
 

@@ -1,3 +1,5 @@
+//! Tests of `notify.rs`.
+
 use super::*;
 
 #[test]

@@ -96,13 +96,14 @@ pub struct ContextConfig {
 /// unanchored one (before the first answer, after a compaction) must add them, which matters in a
 /// small window where they are half of it.
 pub(crate) fn overhead_tokens(system: &System, tools: &[ToolDefinition]) -> u64 {
-    let tools: usize = tools
-        .iter()
-        .map(|tool| {
-            tool.name.chars().count() + tool.description.chars().count() + tool.input_schema.to_string().chars().count()
-        })
-        .sum();
-    tokens_for_chars((system.stable.chars().count() + system.environment.chars().count() + tools) as u64)
+    let tools: u64 = tools.iter().map(definition_chars).sum();
+    tokens_for_chars((system.stable.chars().count() + system.environment.chars().count()) as u64 + tools)
+}
+
+/// Characters of one tool definition as the model receives it: name, description and schema.
+pub(crate) fn definition_chars(tool: &ToolDefinition) -> u64 {
+    (tool.name.chars().count() + tool.description.chars().count() + tool.input_schema.to_string().chars().count())
+        as u64
 }
 
 /// The estimate at which automatic summarising starts (see `Limits::auto_threshold`).

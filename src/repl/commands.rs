@@ -1,10 +1,11 @@
-//! Slash commands (SPEC §9): each one's parsing, help line, completion and what it does, in
-//! this one file.
+//! Slash commands (SPEC §9): each built-in's parsing, help line, completion and what it does,
+//! in this one file; the person's own commands (`custom.rs`) are dispatched from here.
 //!
-//! Invariant: a line that starts with `/` is always a command, never sent to the model, so a
-//! typo like `/hepl` cannot leak into the conversation. Parsing and completion are pure
-//! functions of the text (and the provider names); `run` is the only part that prints or
-//! changes the chat.
+//! Invariant: a line that starts with `/` is always a command, never sent to the model as typed,
+//! so a typo like `/hepl` cannot leak into the conversation; a custom command sends its own
+//! prompt, and a built-in name always means the built-in. Parsing and completion are pure
+//! functions of the text (and the provider and command names); `run` is the only part that
+//! prints or changes the chat.
 
 use super::ReplEnd;
 use super::banner::BYPASS_WARNING;
@@ -13,7 +14,7 @@ use super::cost::{Cost, render_cost};
 use super::render::{DIM, RED, human_count, paint, wrap};
 use super::setup::Setup;
 use super::turn::{TurnContext, TurnEnd, run_compact};
-use super::{changes, rewind, say, say_wrapped, sessions, status};
+use super::{changes, context_view, custom, init, rewind, say, say_wrapped, sessions, status};
 use crate::config::price::price_for;
 use crate::config::{ProviderConfig, WindowSource};
 use crate::mode::Mode;
@@ -45,6 +46,10 @@ enum Command {
     Undo,
     /// `/diff`: what the session changed so far.
     Diff,
+    /// `/init`: a turn asking the model to write (or improve) the project's AGENTS.md.
+    Init,
+    /// `/context`: what fills the context window.
+    Context,
     Exit,
 }
 
@@ -56,23 +61,35 @@ struct ModelChoice {
     model: Option<String>,
 }
 
-/// Every command with its one-line help, in `/help` order.
-const COMMANDS: &[(&str, &str)] = &[
-    ("/help", "this list"),
-    ("/mode [NAME]", "show or set the permission mode (default, acceptEdits, plan, bypass); Shift-Tab cycles it"),
-    ("/model [PROVIDER[/MODEL]]", "list the configured providers, or switch provider and model"),
-    ("/compact", "summarise the conversation to free context"),
-    ("/resume [N|ID|all]", "pick one of this project's sessions, or continue one by number or id"),
-    ("/clear", "start a new conversation"),
-    ("/tools", "list the tools the model can use"),
-    ("/mcp [reconnect NAME]", "show the MCP servers (starting, connected, failed) and their tools, or reconnect one"),
-    ("/cost", "tokens used this session, and their cost when the model's price is known"),
-    ("/status", "provider, model, context window, project, mode, sandbox, MCP servers, tokens, session"),
-    ("/diff", "what this session changed in the project's files so far (by any tool or command)"),
-    ("/rewind [N]", "put the code, the conversation or both back as they were before a turn"),
-    ("/undo", "put back the files the last turn changed (or undo the last rewind)"),
-    ("/exit", "leave mewcode (Ctrl-D does too)"),
+/// Every built-in command: its names (aliases after the first), its arguments and its one-line
+/// help, in `/help` order. `parse_command` knows each name (a unit test holds them together).
+const COMMANDS: &[(&[&str], &str, &str)] = &[
+    (&["/help", "/?"], "", "this list"),
+    (&["/mode"], "[NAME]", "show or set the permission mode (default, acceptEdits, plan, bypass); Shift-Tab cycles it"),
+    (&["/model"], "[PROVIDER[/MODEL]]", "list the configured providers, or switch provider and model"),
+    (&["/init"], "", "ask the model to write an AGENTS.md for this project (or improve the one there is)"),
+    (&["/context"], "", "what fills the context window: system prompt, instruction files, tools, messages"),
+    (&["/compact"], "", "summarise the conversation to free context"),
+    (&["/resume"], "[N|ID|all]", "pick one of this project's sessions, or continue one by number or id"),
+    (&["/clear", "/new"], "", "start a new conversation"),
+    (&["/tools"], "", "list the tools the model can use"),
+    (
+        &["/mcp"],
+        "[reconnect NAME]",
+        "show the MCP servers (starting, connected, failed) and their tools, or reconnect one",
+    ),
+    (&["/cost"], "", "tokens used this session, and their cost when the model's price is known"),
+    (&["/status"], "", "provider, model, context window, project, mode, sandbox, MCP servers, tokens, session"),
+    (&["/diff"], "", "what this session changed in the project's files so far (by any tool or command)"),
+    (&["/rewind"], "[N]", "put the code, the conversation or both back as they were before a turn"),
+    (&["/undo"], "", "put back the files the last turn changed (or undo the last rewind)"),
+    (&["/exit", "/quit"], "", "leave mewcode (Ctrl-D does too)"),
 ];
+
+/// True when `name` (with its slash) is a built-in command or alias.
+pub(super) fn is_builtin(name: &str) -> bool {
+    COMMANDS.iter().any(|(names, _, _)| names.contains(&name))
+}
 
 /// Runs a slash command line; `Some` when the REPL ends. A line that does not parse is said in
 /// red and changes nothing.
@@ -83,6 +100,12 @@ pub(super) fn run(
     providers: &[ProviderConfig],
     context: &TurnContext,
 ) -> Option<ReplEnd> {
+    let name = line.split_whitespace().next().unwrap_or("/");
+    if !is_builtin(name)
+        && let Some(command) = setup.custom_commands.iter().find(|command| command.name == name)
+    {
+        return custom::run(command, &line[name.len()..], chat, setup, context);
+    }
     let command = match parse_command(line) {
         Ok(command) => command,
         Err(message) => {
@@ -93,7 +116,7 @@ pub(super) fn run(
     let color = setup.color;
     let width = chat.screen.width;
     match command {
-        Command::Help => say_help(color, width),
+        Command::Help => say_help(setup, width),
         Command::Mode(None) => say(&format!("mode: {}", chat.mode)),
         Command::Mode(Some(mode)) => {
             chat.mode = mode;
@@ -144,35 +167,53 @@ pub(super) fn run(
         Command::Undo => rewind::undo(chat, setup, context.interrupts),
         Command::Diff => changes::show(chat, setup),
         Command::Status => status::show(chat, setup),
+        Command::Init => return init::run(chat, setup, context),
+        Command::Context => context_view::show(chat, setup),
         Command::Exit => return Some(ReplEnd::Exited),
     }
     None
 }
 
-/// `/help`: the commands, then the keys.
-fn say_help(color: bool, width: usize) {
-    for line in render_help(width) {
+/// `/help`: the commands, the person's own, then the keys.
+fn say_help(setup: &Setup, width: usize) {
+    let color = setup.color;
+    let builtins = COMMANDS.iter().map(|(names, arguments, help)| (usage(names, arguments), help.to_string()));
+    for line in render_help(builtins, width) {
         say(&line);
+    }
+    if setup.custom_commands.is_empty() {
+        let hint = "  your own commands: Markdown files in .mewcode/commands/, .claude/commands/, \
+                    $MEWCODE_HOME/commands/ or ~/.codex/prompts/ (fix-issue.md is /fix-issue)";
+        say_wrapped(color, DIM, hint, width, 4);
+    } else {
+        say("your commands:");
+        for line in render_help(setup.custom_commands.iter().map(custom::help_row), width) {
+            say(&line);
+        }
     }
     let keys = "!command runs a shell command yourself (the model sees its output) · keys: Shift-Tab cycles the mode · `\\` at the end of a line, Ctrl-J or Alt-Enter continues it · \
                 Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits";
     say_wrapped(color, DIM, &format!("  {keys}"), width, 8);
 }
 
-/// `/help`: each command with its help, two columns on a wide terminal, the help below the
-/// command on a narrow one; word-wrapped either way.
-fn render_help(width: usize) -> Vec<String> {
+/// A built-in's usage as `/help` shows it: `/clear, /new`, `/mode [NAME]`.
+fn usage(names: &[&str], arguments: &str) -> String {
+    let names = names.join(", ");
+    if arguments.is_empty() { names } else { format!("{names} {arguments}") }
+}
+
+/// `/help`: each command (usage, help) with its help, two columns on a wide terminal, the help
+/// below the command on a narrow one; word-wrapped either way.
+fn render_help(rows: impl Iterator<Item = (String, String)>, width: usize) -> Vec<String> {
     const USAGE_COLUMNS: usize = 28;
-    COMMANDS
-        .iter()
-        .map(|(usage, help)| {
-            if width >= 2 * USAGE_COLUMNS + 8 {
-                wrap(&format!("  {usage:<USAGE_COLUMNS$} {help}"), width, USAGE_COLUMNS + 3)
-            } else {
-                format!("  {usage}\n{}", wrap(&format!("      {help}"), width, 6))
-            }
-        })
-        .collect()
+    rows.map(|(usage, help)| {
+        if width >= 2 * USAGE_COLUMNS + 8 {
+            wrap(&format!("  {usage:<USAGE_COLUMNS$} {help}"), width, USAGE_COLUMNS + 3)
+        } else {
+            format!("  {usage}\n{}", wrap(&format!("      {help}"), width, 6))
+        }
+    })
+    .collect()
 }
 
 /// `/model`: every provider, the current one marked, with its model and window.
@@ -307,6 +348,8 @@ fn parse_command(line: &str) -> Result<Command, String> {
         "/undo" => no_argument(Command::Undo),
         "/diff" => no_argument(Command::Diff),
         "/status" => no_argument(Command::Status),
+        "/init" => no_argument(Command::Init),
+        "/context" => no_argument(Command::Context),
         "/exit" | "/quit" => no_argument(Command::Exit),
         other => Err(format!("unknown command {other}; /help lists the commands")),
     }
@@ -323,15 +366,16 @@ fn parse_model_choice(text: &str) -> ModelChoice {
     }
 }
 
-/// Completions for the text before the cursor: command names after `/`, mode names after
-/// `/mode `, provider names after `/model `. Returns the byte offset where the replaced word
-/// starts and the candidates.
-pub(crate) fn complete(before_cursor: &str, providers: &[String]) -> (usize, Vec<String>) {
+/// Completions for the text before the cursor: command names (built-in, then `custom`) after
+/// `/`, mode names after `/mode `, provider names after `/model `. Returns the byte offset where
+/// the replaced word starts and the candidates.
+pub(crate) fn complete(before_cursor: &str, providers: &[String], custom: &[String]) -> (usize, Vec<String>) {
     if !before_cursor.starts_with('/') {
         return (0, Vec::new());
     }
     let Some((command, argument)) = before_cursor.split_once(' ') else {
-        let names = COMMANDS.iter().map(|(usage, _)| usage.split(' ').next().unwrap_or(usage));
+        let builtins = COMMANDS.iter().flat_map(|(names, _, _)| names.iter().copied());
+        let names = builtins.chain(custom.iter().map(String::as_str));
         return (0, names.filter(|name| name.starts_with(before_cursor)).map(String::from).collect());
     };
     if argument.contains(' ') {

@@ -23,6 +23,9 @@ fn parses_every_command() {
         ("/mcp", Ok(Command::Mcp)),
         ("/mcp reconnect slow", Ok(Command::McpReconnect("slow".into()))),
         ("/cost", Ok(Command::Cost)),
+        ("/new", Ok(Command::Clear)),
+        ("/init", Ok(Command::Init)),
+        ("/context", Ok(Command::Context)),
         ("/exit", Ok(Command::Exit)),
         ("/quit", Ok(Command::Exit)),
     ];
@@ -64,10 +67,40 @@ fn first_sentence_ends_at_a_real_sentence_end() {
 #[test]
 fn completes_names_modes_and_providers() {
     let providers = vec!["claude".to_string(), "local".to_string()];
-    assert_eq!(complete("/m", &providers), (0, vec!["/mode".into(), "/model".into(), "/mcp".into()]));
-    assert_eq!(complete("/he", &providers), (0, vec!["/help".into()]));
-    assert_eq!(complete("/mode a", &providers), (6, vec!["acceptEdits".into()]));
-    assert_eq!(complete("/model ", &providers), (7, providers.clone()));
-    assert_eq!(complete("hello /m", &providers), (0, vec![]));
-    assert_eq!(complete("/mode a b", &providers), (0, vec![]));
+    let none: &[String] = &[];
+    assert_eq!(complete("/m", &providers, none), (0, vec!["/mode".into(), "/model".into(), "/mcp".into()]));
+    assert_eq!(complete("/he", &providers, none), (0, vec!["/help".into()]));
+    assert_eq!(complete("/mode a", &providers, none), (6, vec!["acceptEdits".into()]));
+    assert_eq!(complete("/model ", &providers, none), (7, providers.clone()));
+    assert_eq!(complete("hello /m", &providers, none), (0, vec![]));
+    assert_eq!(complete("/mode a b", &providers, none), (0, vec![]));
+}
+
+#[test]
+fn completes_aliases_and_the_persons_own_commands_after_the_built_ins() {
+    let custom = vec!["/fix-issue".to_string(), "/frontend:review".to_string(), "/news".to_string()];
+    assert_eq!(complete("/f", &[], &custom), (0, vec!["/fix-issue".into(), "/frontend:review".into()]));
+    assert_eq!(complete("/ne", &[], &custom), (0, vec!["/new".into(), "/news".into()]));
+    assert_eq!(complete("/q", &[], &custom), (0, vec!["/quit".into()]));
+}
+
+#[test]
+fn every_name_help_lists_is_a_command_and_only_those_are_built_in() {
+    for (names, _, _) in COMMANDS {
+        for name in *names {
+            assert!(!parse_command(name).is_err_and(|err| err.starts_with("unknown command")), "{name}");
+            assert!(is_builtin(name), "{name}");
+        }
+    }
+    assert!(!is_builtin("/fix-issue"));
+    assert!(!is_builtin("/mode plan"));
+}
+
+#[test]
+fn help_shows_aliases_beside_their_command() {
+    let rows = COMMANDS.iter().map(|(names, arguments, help)| (usage(names, arguments), help.to_string()));
+    let help = render_help(rows, 120).join("\n");
+    for line in ["  /clear, /new ", "  /exit, /quit ", "  /init ", "  /context ", "  /mode [NAME] "] {
+        assert!(help.contains(line), "missing {line:?} in:\n{help}");
+    }
 }

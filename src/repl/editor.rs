@@ -22,7 +22,7 @@ use super::render::{BOLD, DIM, RED, Status, StatusFigures, paint, render_status}
 use super::terminal::Screen;
 use crate::agent::lock;
 use crate::mode::Mode;
-use rustyline::completion::Completer;
+use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
@@ -77,6 +77,8 @@ struct Shared {
     /// Set by the Ctrl-C handler: the line had text when Ctrl-C was pressed.
     interrupted_with_text: bool,
     providers: Vec<String>,
+    /// The person's own commands: (name, what Tab shows for it).
+    custom: Vec<(String, String)>,
     /// The MCP servers' progress, read at each repaint.
     mcp: Option<crate::mcp::Probe>,
     /// The project root, for `@path` completion.
@@ -121,6 +123,7 @@ impl LineEditor {
             color,
             interrupted_with_text: false,
             providers: Vec::new(),
+            custom: Vec::new(),
             mcp: None,
             root: None,
             left: None,
@@ -170,6 +173,11 @@ impl LineEditor {
     /// The provider names `/model` completes.
     pub(crate) fn set_providers(&mut self, providers: Vec<String>) {
         lock(&self.shared).providers = providers;
+    }
+
+    /// The person's own commands Tab completes: (name, the line shown in a list of candidates).
+    pub(crate) fn set_custom_commands(&mut self, custom: Vec<(String, String)>) {
+        lock(&self.shared).custom = custom;
     }
 
     /// The mode as the prompt's Shift-Tab left it.
@@ -288,17 +296,27 @@ struct Helper {
 impl rustyline::Helper for Helper {}
 
 impl Completer for Helper {
-    type Candidate = String;
+    type Candidate = Pair;
 
-    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
-        let (providers, root) = {
-            let shared = lock(&self.shared);
-            (shared.providers.clone(), shared.root.clone())
-        };
-        if let Some(completed) = root.and_then(|root| super::mentions::complete(&root, &line[..pos])) {
-            return Ok(completed);
+    /// An `@path` is completed with project paths; built-ins are listed by name; a custom
+    /// command with its argument hint and description.
+    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let shared = lock(&self.shared);
+        let mention = shared.root.as_deref().and_then(|root| super::mentions::complete(root, &line[..pos]));
+        if let Some((start, paths)) = mention {
+            let pairs = paths.into_iter().map(|path| Pair { display: path.clone(), replacement: path }).collect();
+            return Ok((start, pairs));
         }
-        Ok(commands::complete(&line[..pos], &providers))
+        let names: Vec<String> = shared.custom.iter().map(|(name, _)| name.clone()).collect();
+        let (start, candidates) = commands::complete(&line[..pos], &shared.providers, &names);
+        let pairs = candidates
+            .into_iter()
+            .map(|candidate| {
+                let display = shared.custom.iter().find(|(name, _)| *name == candidate).map(|(_, shown)| shown.clone());
+                Pair { display: display.unwrap_or_else(|| candidate.clone()), replacement: candidate }
+            })
+            .collect();
+        Ok((start, pairs))
     }
 }
 

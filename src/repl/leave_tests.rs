@@ -1,3 +1,5 @@
+//! Tests of `leave.rs`.
+
 use super::*;
 use crate::msg::{ToolCall, ToolResult};
 

@@ -1,3 +1,5 @@
+//! Tests of `mentions.rs`.
+
 use super::*;
 
 #[test]

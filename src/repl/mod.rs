@@ -12,6 +12,10 @@
 //! - `setup.rs` — what the REPL starts with (`Setup`) and asks of the program (`Host`)
 //! - `chat.rs` — the state between prompts: conversation, provider, agent, mode, accounting
 //! - `commands.rs` — the slash commands: parsing, help, completion and what each does
+//! - `custom.rs` — the person's own commands: shadowing, `$ARGUMENTS`/`$1`, sent as a prompt
+//! - `custom_files.rs` — those commands' Markdown files: folders, names, front matter, limits
+//! - `init.rs` — `/init`: a turn asking the model to write or improve AGENTS.md
+//! - `context_view.rs` — `/context`: what fills the context window, part by part
 //! - `turn.rs` — one turn: the agent's events rendered, approvals answered, Ctrl-C cancels
 //! - `typeahead.rs` — keys typed during a turn: Esc stops it, text is queued or kept
 //! - `mentions.rs` — `@path`: completion, and the file's content sent with the prompt
@@ -43,8 +47,12 @@ mod banner;
 mod changes;
 mod chat;
 mod commands;
+mod context_view;
 mod cost;
+mod custom;
+mod custom_files;
 mod editor;
+mod init;
 mod leave;
 mod mentions;
 pub(crate) mod picker;
@@ -60,6 +68,9 @@ mod turn;
 mod typeahead;
 
 pub(crate) use ask::ask_trust;
+pub(crate) use custom_files::{
+    CommandDir, CustomCommand, describe_command_dirs, load_custom_commands, project_command_dirs,
+};
 pub(crate) use editor::LineEditor;
 pub(crate) use setup::{Background, Host, Sessions, Setup, Start};
 pub(crate) use terminal::Interrupts;
@@ -112,9 +123,18 @@ fn plan_prompt_interrupt(had_text: bool, previous: Option<Instant>, now: Instant
 const CONTINUE_PROMPT: &str = "Continue from where you stopped.";
 
 /// Runs the REPL until the user leaves.
-pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) -> ReplEnd {
+pub(crate) fn run(mut editor: LineEditor, mut setup: Setup, interrupts: Interrupts) -> ReplEnd {
     let providers = setup.known_providers();
     editor.set_providers(providers.iter().map(|provider| provider.name.clone()).collect());
+    let shadowed = custom::drop_shadowed(&mut setup.custom_commands, commands::is_builtin);
+    setup.warnings.extend(shadowed);
+    editor.set_custom_commands(
+        setup
+            .custom_commands
+            .iter()
+            .map(|command| (command.name.clone(), custom::completion_display(command)))
+            .collect(),
+    );
     editor.set_mode(setup.mode);
     editor.set_bypass_in_cycle(setup.bypass_in_cycle);
     editor.set_mcp_probe(setup.mcp_probe.clone());
@@ -127,7 +147,15 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
         say(&format!("› {}", crate::text::neutralize(task)));
         editor.remember(task);
         let context = turn_context(&setup, chat.screen, &interrupts);
-        if let Some(end) = run_prompt(&mut chat, &setup, &context, task.trim_end()) {
+        // `mewcode "/init"` runs the command, as typed at the prompt would.
+        let end = if task.trim_start().starts_with('/') {
+            let end = commands::run(task.trim(), &mut chat, &setup, &providers, &context);
+            editor.set_mode(chat.mode);
+            end
+        } else {
+            run_prompt(&mut chat, &setup, &context, task.trim_end())
+        };
+        if let Some(end) = end {
             return end;
         }
     }

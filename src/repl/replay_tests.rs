@@ -1,3 +1,5 @@
+//! Tests of `replay.rs`.
+
 use super::*;
 use crate::msg::ToolCall;
 

@@ -65,6 +65,12 @@ pub(crate) struct Setup<'a> {
     pub notify: crate::config::Notify,
     /// The person's editor for Ctrl-G (`$VISUAL`, else `$EDITOR`; `vi` when neither is set).
     pub editor: Option<String>,
+    /// The person's own commands, loaded from the folders the wiring chose (a project's only
+    /// when it is trusted); those a built-in shadows are dropped when the REPL starts.
+    pub custom_commands: Vec<super::CustomCommand>,
+    /// The instruction files in the system prompt (`AGENTS.md`, …): the name shown and the
+    /// characters they add, for `/context`.
+    pub instruction_files: Vec<(String, usize)>,
 }
 
 impl Setup<'_> {

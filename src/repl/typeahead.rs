@@ -59,7 +59,7 @@ const PASTE_END: &[u8] = b"201~";
 
 /// The decoder of typed bytes.
 #[derive(Debug, Default)]
-pub(super) struct TypeAhead {
+struct TypeAhead {
     /// The line being typed, as bytes (UTF-8 may arrive split across reads).
     line: Vec<u8>,
     queued: Vec<String>,

@@ -1,3 +1,5 @@
+//! Tests of `typeahead.rs`.
+
 use super::*;
 
 fn feed_all(chunks: &[&[u8]]) -> (Vec<Typed>, Kept) {

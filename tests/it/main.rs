@@ -10,6 +10,7 @@ mod cli;
 mod confinement;
 mod connections;
 mod context;
+mod custom_commands;
 mod env_start;
 mod errors;
 mod habits;
