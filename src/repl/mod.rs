@@ -27,7 +27,10 @@
 //! - `arguments.rs` — a call's arguments as the approval question shows them
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
 //! - `picker.rs` — the picker of `/resume` and `/rewind`
-//! - `render.rs` — the turn renderer, colours and wrapping
+//! - `render.rs` — the turn renderer, colours and the status line
+//! - `wrap.rs` — word wrapping as text streams: margins, escapes that take no column
+//! - `markdown.rs` — the answer's markdown as it streams: headings, lists, quotes, code blocks
+//! - `inline.rs` — markdown inside a line: emphasis, code spans, links, escapes
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
 
 mod applied;
@@ -41,6 +44,8 @@ mod chat;
 mod commands;
 mod cost;
 mod editor;
+mod inline;
+mod markdown;
 pub(crate) mod picker;
 pub(crate) mod render;
 mod rewind;
@@ -50,6 +55,7 @@ mod shell;
 mod status;
 mod terminal;
 mod turn;
+mod wrap;
 
 pub(crate) use ask::ask_trust;
 pub(crate) use editor::LineEditor;
