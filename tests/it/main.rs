@@ -17,6 +17,7 @@ mod harness;
 mod hooks;
 mod llama_cpp_python;
 mod local_models;
+mod markdown;
 mod mcp;
 mod mcp_config;
 mod permissions;
