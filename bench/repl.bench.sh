@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The REPL's figures for `make bench` (run by bench/run.sh): time from launch to the first prompt
 # drawn in a real pseudo-terminal (tmux, median of several runs, tmux's own start-up measured
-# the same way and shown beside it), and the renderer's per-token cost on a 100 000-token answer.
+# the same way and shown beside it), the renderer's per-token cost on a 100 000-token answer, and
+# its markdown rendering in ms per KB of a streamed ~100 KB answer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$PWD/target/release/mewcode
@@ -43,3 +44,4 @@ echo "== REPL (median of $runs runs)"
 echo "launch to first prompt drawn (tmux): $(printf '%s\n' "${mewcode_us[@]}" | median | awk '{printf "%.1f", $1/1000}') ms" \
   "(tmux printing one line: $(printf '%s\n' "${tmux_us[@]}" | median | awk '{printf "%.1f", $1/1000}') ms)"
 cargo run --quiet --release --example render_bench
+cargo run --quiet --release --example markdown_bench

@@ -72,9 +72,9 @@ pub use app::{Exit, main};
 /// What the benchmarks (`examples/`, run by `make bench`) drive in-process, without the binary:
 /// the agent loop with an instant provider, tool and gate (`batch_speedup`, `iteration_overhead`),
 /// context management over a long history (`context_estimate`), the session log's writer, reader
-/// and listing (`session_bench`), the REPL renderer (`render_bench`), the SSE parser
-/// (`sse_bench`), the grep tool (`grep_bench`), a confined `proc::run` (`sandbox_overhead`) and
-/// checkpoints of a large repository (`checkpoint_bench`).
+/// and listing (`session_bench`), the REPL renderer and its markdown (`render_bench`,
+/// `markdown_bench`), the SSE parser (`sse_bench`), the grep tool (`grep_bench`), a confined
+/// `proc::run` (`sandbox_overhead`) and checkpoints of a large repository (`checkpoint_bench`).
 pub mod bench {
     pub use crate::agent::conversation::Conversation;
     pub use crate::agent::event::Event;

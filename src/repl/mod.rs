@@ -35,7 +35,10 @@
 //! - `arguments.rs` — a call's arguments as the approval question shows them
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
 //! - `picker.rs` — the picker of `/resume` and `/rewind`
-//! - `render.rs` — the turn renderer, colours and wrapping
+//! - `render.rs` — the turn renderer, colours and the status line
+//! - `wrap.rs` — word wrapping as text streams: margins, escapes that take no column
+//! - `markdown.rs` — the answer's markdown as it streams: headings, lists, quotes, code blocks
+//! - `inline.rs` — markdown inside a line: emphasis, code spans, links, escapes
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
 
 mod applied;
@@ -53,7 +56,9 @@ mod custom;
 mod custom_files;
 mod editor;
 mod init;
+mod inline;
 mod leave;
+mod markdown;
 mod mentions;
 pub(crate) mod picker;
 pub(crate) mod render;
@@ -66,6 +71,7 @@ mod status;
 mod terminal;
 mod turn;
 mod typeahead;
+mod wrap;
 
 pub(crate) use ask::ask_trust;
 pub(crate) use custom_files::{

@@ -1,6 +1,7 @@
-//! Rendering the agent's events as a scrolling transcript: streamed text word-wrapped as it
-//! arrives, thinking summarised in one dim line, tool lines with elapsed time, notices, errors
-//! and a one-line spinner while waiting; plus the status line shown above the prompt.
+//! Rendering the agent's events as a scrolling transcript: streamed text rendered as markdown
+//! (`markdown.rs`) and word-wrapped (`wrap.rs`) as it arrives, thinking summarised in one dim
+//! line, tool lines with elapsed time, notices, errors and a one-line spinner while waiting; plus
+//! the status line shown above the prompt.
 //!
 //! Invariant: append-only output. Nothing already printed is redrawn except the spinner's own
 //! line, which is only drawn at the start of an empty line and is wiped before anything else is
@@ -9,6 +10,8 @@
 //! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY
 //! and `TERM` is not dumb: `app::plan_terminal_style`).
 
+use super::markdown::Markdown;
+use super::wrap::Wrap;
 use crate::agent::{FileChange, Stop};
 use crate::mode::Mode;
 use crate::msg::Usage;
@@ -41,17 +44,10 @@ pub struct Renderer<W: Write> {
     color: bool,
     animate: bool,
     width: usize,
-    /// Display column of the cursor on the current line.
-    column: usize,
-    /// The word being received, held back until it is known whether it fits on this line.
-    word: String,
-    word_width: usize,
-    /// Blanks before that word, held back too: at a wrap they are dropped, not left dangling.
-    blanks: usize,
-    /// Columns of indentation a wrapped (continuation) line starts with (0 for answer text).
-    hang: usize,
-    /// A word was written on the current line (only then can a wrap make room).
-    word_on_line: bool,
+    /// The lines being written, word-wrapped (`wrap.rs`).
+    wrap: Wrap,
+    /// Answer text rendered as markdown as it streams (`markdown.rs`).
+    markdown: Markdown,
     /// Answer text was shown since the last iteration began (a restart voids it).
     shown_text: bool,
     spinner: Option<Spinner>,
@@ -101,12 +97,8 @@ impl<W: Write> Renderer<W> {
             color,
             animate,
             width: width.max(20),
-            column: 0,
-            word: String::new(),
-            word_width: 0,
-            blanks: 0,
-            hang: 0,
-            word_on_line: false,
+            wrap: Wrap::new(width.max(20)),
+            markdown: Markdown::new(color),
             shown_text: false,
             spinner: None,
             thinking: None,
@@ -114,8 +106,7 @@ impl<W: Write> Renderer<W> {
         }
     }
 
-    /// The writer back (the tests read what was written).
-    #[cfg(test)]
+    /// The writer back (the tests, and a replay rendered into memory, read what was written).
     pub(crate) fn into_inner(self) -> W {
         self.out
     }
@@ -128,7 +119,8 @@ impl<W: Write> Renderer<W> {
         self.out.flush()
     }
 
-    /// A fragment of answer text, printed at once (word-wrapped).
+    /// A fragment of answer text, printed at once as markdown (word-wrapped), but for what a
+    /// marker needs the next characters to decide (`markdown.rs`).
     pub fn text(&mut self, delta: &str, now: Instant) -> io::Result<()> {
         if self.thinking.is_some() {
             self.finish_thinking(now)?;
@@ -136,7 +128,7 @@ impl<W: Write> Renderer<W> {
         self.clear_spinner()?;
         self.shown_text = true;
         for c in neutralize(delta).chars() {
-            self.push_char(c)?;
+            self.markdown.push(c, &mut self.wrap, &mut self.out)?;
         }
         self.out.flush()
     }
@@ -252,7 +244,7 @@ impl<W: Write> Renderer<W> {
 
     /// Redraws the spinner if one is active and its period has passed.
     pub(crate) fn tick(&mut self, now: Instant) -> io::Result<()> {
-        if !self.animate || self.column != 0 {
+        if !self.animate || self.wrap.column() != 0 {
             return Ok(());
         }
         let Some(spinner) = &mut self.spinner else { return Ok(()) };
@@ -315,16 +307,11 @@ impl<W: Write> Renderer<W> {
         self.line(&paint(self.color, DIM, &text))
     }
 
-    /// Writes the pending word and, if the cursor is not at the start of a line, a newline.
+    /// Ends the answer's markdown (what it held is written), writes the pending word and, if the
+    /// cursor is not at the start of a line, a newline.
     fn end_line(&mut self) -> io::Result<()> {
-        self.flush_word()?;
-        self.blanks = 0;
-        if self.column > 0 {
-            self.out.write_all(b"\n")?;
-            self.column = 0;
-            self.word_on_line = false;
-        }
-        Ok(())
+        self.markdown.finish(&mut self.wrap, &mut self.out)?;
+        self.wrap.end_line(&mut self.out)
     }
 
     /// Writes a whole line of our own (already neutralised and painted).
@@ -337,72 +324,19 @@ impl<W: Write> Renderer<W> {
     /// continuation lines indented by `hang` columns.
     fn wrapped_line(&mut self, code: &str, text: &str, hang: usize) -> io::Result<()> {
         self.end_line()?;
-        self.hang = hang;
+        self.wrap.set_hang(&" ".repeat(hang), hang);
         if self.color {
             write!(self.out, "\x1b[{code}m")?;
         }
         for c in text.chars() {
-            self.push_char(c)?;
+            self.wrap.push(&mut self.out, c)?;
         }
-        self.flush_word()?;
+        self.wrap.flush_word(&mut self.out)?;
         if self.color {
             self.out.write_all(b"\x1b[0m")?;
         }
-        self.hang = 0;
+        self.wrap.set_hang("", 0);
         self.end_line()
-    }
-
-    fn push_char(&mut self, c: char) -> io::Result<()> {
-        match c {
-            '\n' => {
-                self.flush_word()?;
-                self.blanks = 0;
-                self.out.write_all(b"\n")?;
-                self.column = 0;
-                self.word_on_line = false;
-            }
-            ' ' | '\t' => {
-                self.flush_word()?;
-                self.blanks += if c == '\t' { 8 - (self.column + self.blanks) % 8 } else { 1 };
-            }
-            _ => {
-                let width = char_width(c);
-                // A word longer than a whole (continuation) line is the one thing split.
-                if self.word_width + width > self.width.saturating_sub(self.hang).max(1) {
-                    self.flush_word()?;
-                }
-                self.word.push(c);
-                self.word_width += width;
-            }
-        }
-        Ok(())
-    }
-
-    /// Writes the pending blanks and word, first moving to a new line if they do not fit (the
-    /// blanks are then dropped: a wrapped line does not start with the space that separated it).
-    fn flush_word(&mut self) -> io::Result<()> {
-        if self.word.is_empty() {
-            return Ok(());
-        }
-        if self.word_on_line && self.column + self.blanks + self.word_width > self.width {
-            self.out.write_all(b"\n")?;
-            for _ in 0..self.hang {
-                self.out.write_all(b" ")?;
-            }
-            self.column = self.hang;
-            self.blanks = 0;
-        }
-        let blanks = self.blanks.min(self.width.saturating_sub(self.word_width + self.column));
-        for _ in 0..blanks {
-            self.out.write_all(b" ")?;
-        }
-        self.out.write_all(self.word.as_bytes())?;
-        self.column += blanks + self.word_width;
-        self.word_on_line = true;
-        self.word.clear();
-        self.word_width = 0;
-        self.blanks = 0;
-        Ok(())
     }
 }
 
@@ -413,14 +347,17 @@ impl<W: Write> Renderer<W> {
 /// plain (neutralised, not yet painted): escapes would count as columns. No trailing newline is
 /// added.
 pub(crate) fn wrap(text: &str, width: usize, hang: usize) -> String {
-    let mut renderer = Renderer::new(Vec::new(), false, false, width);
-    renderer.hang = hang.min(renderer.width / 2);
+    let width = width.max(20);
+    let mut wrap = Wrap::new(width);
+    let hang = hang.min(width / 2);
+    wrap.set_hang(&" ".repeat(hang), hang);
+    let mut out = Vec::new();
     // Writing to a Vec cannot fail.
     for c in text.chars() {
-        let _ = renderer.push_char(c);
+        let _ = wrap.push(&mut out, c);
     }
-    let _ = renderer.flush_word();
-    String::from_utf8(renderer.out).unwrap_or_default()
+    let _ = wrap.flush_word(&mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `12 ms` under a second, `1.2 s` above.

@@ -3,9 +3,9 @@
 //! `REPLAY_MESSAGES` messages.
 //!
 //! Invariant: pure: it returns the text to print, every piece of it neutralised, wrapped to the
-//! width; what mewcode itself added to a prompt (notes, `@` attachments) is not shown as typed.
+//! width, answers rendered as the turn rendered them (markdown); what mewcode itself added to a prompt (notes, `@` attachments) is not shown as typed.
 
-use super::render::{DIM, GREEN, RED, paint, wrap};
+use super::render::{DIM, GREEN, RED, Renderer, paint, wrap};
 use crate::msg::{Message, Role, ToolResult};
 use crate::text::neutralize;
 
@@ -37,8 +37,7 @@ pub(super) fn replay(history: &[Message], color: bool, width: usize) -> String {
             Role::Assistant => {
                 let text = message.content.trim();
                 if !text.is_empty() {
-                    out.push_str(&wrap(&neutralize(text), width, 0));
-                    out.push('\n');
+                    out.push_str(&answer(text, color, width));
                 }
                 let results =
                     shown.get(index + 1).filter(|next| next.role == Role::Tool).map(|next| &next.tool_results);
@@ -53,6 +52,15 @@ pub(super) fn replay(history: &[Message], color: bool, width: usize) -> String {
         }
     }
     out
+}
+
+/// An answer as the turn rendered it (markdown and all), ending with a newline.
+fn answer(text: &str, color: bool, width: usize) -> String {
+    let mut renderer = Renderer::new(Vec::new(), color, false, width);
+    let now = std::time::Instant::now();
+    // Writing to memory cannot fail.
+    let _ = renderer.text(text, now).and_then(|()| renderer.pause(now));
+    String::from_utf8_lossy(&renderer.into_inner()).into_owned()
 }
 
 /// A call as the transcript showed it: `● name arguments` and its result's first line.

@@ -19,6 +19,7 @@ mod hooks;
 mod input_line;
 mod llama_cpp_python;
 mod local_models;
+mod markdown;
 mod mcp;
 mod mcp_config;
 mod mentions;
