@@ -68,6 +68,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ("/mcp [reconnect NAME]", "show the MCP servers (starting, connected, failed) and their tools, or reconnect one"),
     ("/cost", "tokens used this session, and their cost when the model's price is known"),
     ("/status", "provider, model, context window, project, mode, sandbox, MCP servers, tokens, session"),
+    ("/permissions [add|remove …]", "list the permission rules and their files; add allow|ask|deny RULE, remove N"),
     ("/diff", "what this session changed in the project's files so far (by any tool or command)"),
     ("/rewind [N]", "put the code, the conversation or both back as they were before a turn"),
     ("/undo", "put back the files the last turn changed (or undo the last rewind)"),
@@ -83,6 +84,10 @@ pub(super) fn run(
     providers: &[ProviderConfig],
     context: &TurnContext,
 ) -> Option<ReplEnd> {
+    if let Some(arguments) = super::permissions::arguments(line) {
+        super::permissions::run(arguments, chat, setup);
+        return None;
+    }
     let command = match parse_command(line) {
         Ok(command) => command,
         Err(message) => {
@@ -329,6 +334,9 @@ fn parse_model_choice(text: &str) -> ModelChoice {
 pub(crate) fn complete(before_cursor: &str, providers: &[String]) -> (usize, Vec<String>) {
     if !before_cursor.starts_with('/') {
         return (0, Vec::new());
+    }
+    if let Some(found) = super::permissions::complete(before_cursor) {
+        return found;
     }
     let Some((command, argument)) = before_cursor.split_once(' ') else {
         let names = COMMANDS.iter().map(|(usage, _)| usage.split(' ').next().unwrap_or(usage));

@@ -19,6 +19,7 @@
 //! - `cost.rs` — `/cost`: tokens and what they cost
 //! - `shell.rs` — `!command`: the person's own shell command, confined, output to the model
 //! - `status.rs` — `/status`: model, window, project, mode, sandbox, MCP, tokens, session
+//! - `permissions.rs` — `/permissions`: the rules in force and their files; adding, removing
 //! - `rewind.rs` — `/rewind` and `/undo`: code, conversation or both put back from checkpoints
 //! - `changes.rs` — `/diff`: what the session changed in the project's files so far
 //! - `ask.rs` — one-key questions: the trust gate, `continue?` and the choices of `/rewind`
@@ -41,7 +42,8 @@ mod chat;
 mod commands;
 mod cost;
 mod editor;
-pub(crate) mod picker;
+pub(crate) mod permissions;
+mod picker;
 pub(crate) mod render;
 mod rewind;
 pub(crate) mod sessions;
