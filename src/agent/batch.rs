@@ -284,8 +284,12 @@ impl Run<'_> {
 
 impl Agent {
     /// What would let a call that needs approval run without a person to ask (`-p`): the mode
-    /// that allows its class, and the exact allow rule an "always" answer would save.
+    /// that allows its class, and the exact allow rule an "always" answer would save; or that
+    /// no mode does (an ask rule asks in bypass too).
     fn way_to_allow(&self, call: &ToolCall, tool: &dyn Tool) -> String {
+        if !self.toolbox.gate.bypass_allows(call, tool) {
+            return "no mode allows it: only a person can, or a change of the rule that asks".to_string();
+        }
         let writes = tool.kind() == crate::tools::ToolKind::WritesPath;
         let mode = if writes { "--mode acceptEdits (or bypass)" } else { "--mode bypass" };
         match self.toolbox.gate.allowing_rules(call, tool).as_slice() {

@@ -74,6 +74,11 @@ pub trait Gate: Send + Sync {
     fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> bool {
         false
     }
+    /// Whether bypass mode would run this call: not when an ask rule or a deny names it. Yes by
+    /// default.
+    fn bypass_allows(&self, _call: &ToolCall, _tool: &dyn Tool) -> bool {
+        true
+    }
     /// The rules in force as `/permissions` lists them; `None` when this gate keeps no rules.
     fn rule_book(&self) -> Option<RuleBook> {
         None
@@ -308,6 +313,10 @@ impl Gate for EngineGate {
 
     fn hook_may_allow(&self, mode: Mode, call: &ToolCall, tool: &dyn Tool) -> bool {
         crate::permission::hook_may_allow(&self.decide(mode, call, tool))
+    }
+
+    fn bypass_allows(&self, call: &ToolCall, tool: &dyn Tool) -> bool {
+        self.decide(Mode::Bypass, call, tool).decision == Decision::Allow
     }
 
     fn rule_book(&self) -> Option<RuleBook> {

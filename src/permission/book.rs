@@ -105,7 +105,7 @@ const BUILT_IN: &[(RuleList, &str)] = &[
 ];
 
 /// What the session's edits grant does, as listed.
-pub(crate) const EDITS_GRANT: &str = "file edits (Edit, Write) without asking, as in acceptEdits mode";
+const EDITS_GRANT: &str = "file edits (Edit, Write) without asking, as in acceptEdits mode";
 
 /// The order of the effect groups in the listing: what refuses first.
 const GROUPS: [RuleList; 3] = [RuleList::Deny, RuleList::Ask, RuleList::Allow];

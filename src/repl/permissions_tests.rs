@@ -50,7 +50,7 @@ fn only_permissions_lines_are_taken() {
 
 #[test]
 fn completes_the_sub_commands_the_effects_and_the_scopes() {
-    let options = |line: &str| complete(line).map(|(start, found)| (start, found));
+    let options = complete;
     assert_eq!(options("/permissions "), Some((13, vec!["add".into(), "remove".into(), "list".into()])));
     assert_eq!(options("/permissions re"), Some((13, vec!["remove".into()])));
     assert_eq!(options("/permissions add a"), Some((17, vec!["allow".into(), "ask".into()])));

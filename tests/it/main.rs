@@ -20,6 +20,7 @@ mod local_models;
 mod mcp;
 mod mcp_config;
 mod permissions;
+mod permissions_command;
 mod piped;
 mod print;
 mod project;

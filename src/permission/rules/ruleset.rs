@@ -23,7 +23,7 @@ pub struct RuleTexts {
 
 impl RuleTexts {
     /// The texts of one list.
-    pub fn list(&self, list: RuleList) -> &Vec<String> {
+    pub(crate) fn list(&self, list: RuleList) -> &Vec<String> {
         match list {
             RuleList::Allow => &self.allow,
             RuleList::Ask => &self.ask,
@@ -32,7 +32,7 @@ impl RuleTexts {
     }
 
     /// The texts of one list, to change.
-    pub fn list_mut(&mut self, list: RuleList) -> &mut Vec<String> {
+    pub(crate) fn list_mut(&mut self, list: RuleList) -> &mut Vec<String> {
         match list {
             RuleList::Allow => &mut self.allow,
             RuleList::Ask => &mut self.ask,
