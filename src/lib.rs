@@ -78,7 +78,7 @@ pub use app::{Exit, main};
 pub mod bench {
     pub use crate::agent::conversation::Conversation;
     pub use crate::agent::event::Event;
-    pub use crate::agent::gate::{Gate, Remembered, Verdict};
+    pub use crate::agent::gate::{Gate, Verdict};
     pub use crate::agent::toolbox::{Environment, Toolbox};
     pub use crate::agent::{Agent, FrontEnd, Settings};
     pub use crate::cancel::CancelToken;

@@ -5,7 +5,7 @@
 //! too, so the figures are those of the product's path. Not an example itself (cargo builds
 //! only `examples/*.rs` and `examples/*/main.rs`).
 
-use mewcode::bench::{Gate, Mode, Remembered, Tool, ToolCall, Verdict};
+use mewcode::bench::{Gate, Mode, Tool, ToolCall, Verdict};
 
 /// Lets every call run and saves nothing.
 pub struct AllowAll;
@@ -13,9 +13,5 @@ pub struct AllowAll;
 impl Gate for AllowAll {
     fn check(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> Verdict {
         Verdict::Allow
-    }
-
-    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
-        Ok(None)
     }
 }

@@ -9,6 +9,7 @@
 //! hook trail, the outbox and the conversation's session are the run's.
 
 use super::freshness::{Guarded, execute_guarded};
+use super::gate::Always;
 use super::run::Run;
 use super::{Agent, Approval, ApprovalRequest, Event, FrontEnd, POLL, Verdict, preview};
 use crate::msg::{ToolCall, ToolResult};
@@ -212,24 +213,34 @@ impl Run<'_> {
             {
                 CallPlan::Refused { by: None, message }
             }
-            Verdict::Ask { reason } => match self.ask_human(call, tool.rule_name(), &reason) {
-                Approval::Once => CallPlan::Run { tool, approved_by_user: true },
-                Approval::Always => {
-                    // The person is told what was saved and where: an "always" that widened more
-                    // than they thought should be easy to find and undo.
-                    let notice = match gate.remember(call, tool.as_ref()) {
-                        Ok(Some(saved)) => Some(saved.describe()),
-                        Ok(None) => None,
-                        Err(problem) => Some(format!("could not save the rule: {problem}")),
-                    };
-                    if let Some(notice) = notice {
-                        self.notice(notice);
-                    }
-                    CallPlan::Run { tool, approved_by_user: true }
+            Verdict::Ask { reason } => {
+                let always = gate.always(mode, call, tool.as_ref());
+                self.put_to_person(call, tool, &reason, always)
+            }
+        }
+    }
+
+    /// Puts a call the gate asks about to the person, and plans it by the answer: "always" does
+    /// what `always` says (and the question said).
+    fn put_to_person(&mut self, call: &ToolCall, tool: Arc<dyn Tool>, reason: &str, always: Always) -> CallPlan {
+        let gate = &self.agent.toolbox.gate;
+        match self.ask_human(call, tool.rule_name(), reason, always.clone()) {
+            Approval::Once => CallPlan::Run { tool, approved_by_user: true },
+            Approval::Always => {
+                // The person is told what was saved and where: an "always" that widened more
+                // than they thought should be easy to find and undo.
+                let notice = match gate.remember(&always) {
+                    Ok(Some(saved)) => Some(saved.describe()),
+                    Ok(None) => None,
+                    Err(problem) => Some(format!("could not save the rule: {problem}")),
+                };
+                if let Some(notice) = notice {
+                    self.notice(notice);
                 }
-                Approval::Deny => CallPlan::refused(RefusedBy::User, &declined(&call.name, &reason)),
-                Approval::Redirect(instead) => CallPlan::refused(RefusedBy::User, &instead),
-            },
+                CallPlan::Run { tool, approved_by_user: true }
+            }
+            Approval::Deny => CallPlan::refused(RefusedBy::User, &declined(&call.name, reason)),
+            Approval::Redirect(instead) => CallPlan::refused(RefusedBy::User, &instead),
         }
     }
 
@@ -246,16 +257,17 @@ impl Run<'_> {
     }
 
     /// Asks the front end and waits for the answer or a cancel. A vanished front end is a "no".
-    fn ask_human(&self, call: &ToolCall, rule_name: &str, reason: &str) -> Approval {
+    fn ask_human(&self, call: &ToolCall, rule_name: &str, reason: &str, always: Always) -> Approval {
         // Capacity 1: the front end can answer without blocking even if we already stopped waiting.
         let (respond_tx, respond_rx) = bounded(1);
         let request = ApprovalRequest {
             call: call.clone(),
             rule_name: rule_name.to_string(),
             reason: reason.to_string(),
+            always,
             respond: respond_tx,
         };
-        if !self.emit(Event::Approval(request)) {
+        if !self.emit(Event::Approval(Box::new(request))) {
             return Approval::Deny;
         }
         let cancel = &self.outbox.cancel;
@@ -272,8 +284,12 @@ impl Run<'_> {
 
 impl Agent {
     /// What would let a call that needs approval run without a person to ask (`-p`): the mode
-    /// that allows its class, and the exact allow rule an "always" answer would save.
+    /// that allows its class, and the exact allow rule an "always" answer would save; or that
+    /// no mode does (an ask rule asks in bypass too).
     fn way_to_allow(&self, call: &ToolCall, tool: &dyn Tool) -> String {
+        if !self.toolbox.gate.bypass_allows(call, tool) {
+            return "no mode allows it: only a person can, or a change of the rule that asks".to_string();
+        }
         let writes = tool.kind() == crate::tools::ToolKind::WritesPath;
         let mode = if writes { "--mode acceptEdits (or bypass)" } else { "--mode bypass" };
         match self.toolbox.gate.allowing_rules(call, tool).as_slice() {

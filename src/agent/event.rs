@@ -51,8 +51,9 @@ pub enum Event {
     Usage { usage: Usage, estimated: bool },
     /// Something the user should know that is not part of the conversation.
     Notice(String),
-    /// A call needs the human's decision; answer on `respond` (capacity 1).
-    Approval(ApprovalRequest),
+    /// A call needs the human's decision; answer on `respond` (capacity 1). Boxed: the request
+    /// is the largest payload, and approvals are rare.
+    Approval(Box<ApprovalRequest>),
     /// A compaction started, finished or failed (SPEC §6).
     Compact(CompactPhase),
     /// The run failed (stream or infrastructure error, or a hook stopped it);
@@ -218,6 +219,8 @@ pub struct ApprovalRequest {
     pub rule_name: String,
     /// Why the engine asks.
     pub reason: String,
+    /// What answering "always" does for this call (the question says it).
+    pub always: super::gate::Always,
     pub respond: Sender<Approval>,
 }
 
@@ -226,7 +229,8 @@ pub struct ApprovalRequest {
 pub enum Approval {
     /// `y`: allow this call once.
     Once,
-    /// `a`: allow it and persist an exact rule.
+    /// `a`: allow it, and what the request's `always` says (save exact rules, or allow file
+    /// edits for the session).
     Always,
     /// `n`: refuse.
     Deny,

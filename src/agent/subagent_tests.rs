@@ -2,7 +2,6 @@
 //! PostToolUse hooks (real shell commands) and permission gate, with the scripted provider playing
 //! both the parent's and the sub-agent's turns in the order they are asked for.
 
-use crate::agent::gate::Remembered;
 use crate::agent::subagent::TaskTool;
 use crate::agent::test_gate::ModeMatrix;
 use crate::agent::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn, tool_turn};
@@ -212,10 +211,6 @@ impl Gate for AskingGate {
         let rule_name = tool.rule_name();
         lock(&self.modes).push((rule_name.to_string(), mode));
         if rule_name == "Task" { Verdict::Allow } else { Verdict::Ask { reason: format!("{rule_name} asks") } }
-    }
-
-    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
-        Err("a test gate remembers nothing".to_string())
     }
 }
 

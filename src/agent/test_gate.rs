@@ -3,7 +3,7 @@
 //! Invariant: it decides by the mode and what the tool declares (SPEC §5 layer 4) and nothing
 //! else, and it persists nothing; the real gate is `EngineGate` (`gate.rs`).
 
-use super::gate::{Gate, Remembered, Verdict};
+use super::gate::{Gate, Verdict};
 use crate::mode::Mode;
 use crate::msg::ToolCall;
 use crate::tools::{Tool, ToolKind};
@@ -22,10 +22,6 @@ impl Gate for ModeMatrix {
             (false, Mode::AcceptEdits) if file_write => Verdict::Allow,
             (false, _) => Verdict::Ask { reason: format!("{rule_name} changes things; mode {mode} asks first") },
         }
-    }
-
-    fn remember(&self, _call: &ToolCall, _tool: &dyn Tool) -> Result<Option<Remembered>, String> {
-        Ok(None)
     }
 
     fn hook_may_allow(&self, _mode: Mode, _call: &ToolCall, _tool: &dyn Tool) -> bool {

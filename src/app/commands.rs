@@ -103,7 +103,7 @@ pub(super) fn run_check(launch: &Launch, tool: &str, json: &str) -> Exit {
     let (owner, owner_warning) = session_owner(workspace);
     let mut warnings = Vec::from_iter(owner_warning);
     let rules = match launch.load_permissions(&owner, &mut warnings) {
-        Ok(rules) => rules,
+        Ok((rules, _)) => rules,
         Err(exit) => return exit,
     };
     say_warnings(&warnings);
@@ -167,7 +167,8 @@ fn settings_files(home: &Path, root: &Path, owner: &Owner) -> Vec<(String, PathB
                     Ok((_, mark)) => format!("found, IGNORED: its allow rules do not apply, as {}", mark.why()),
                     Err(message) => format!("found, unreadable: {message}"),
                 },
-                (Level::Project | Level::User, true) => "found".to_string(),
+                // `settings_paths` names no session file: the session's rules live in memory.
+                (Level::Project | Level::User | Level::Session, true) => "found".to_string(),
             };
             (level.as_str().to_string(), path, state)
         })

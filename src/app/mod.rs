@@ -30,6 +30,7 @@ mod wiring;
 use crate::agent::prompt;
 use crate::cli::{Command, HELP, Options, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, LoadOptions};
+use crate::permission::book::RuleFiles;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::store;
 use crate::session::Owner;
@@ -258,15 +259,27 @@ impl Launch {
     /// project file only when the project is trusted, and of the local file only when it carries
     /// this installation's mark (`store::load_local_rule_texts`: mewcode wrote it, and nothing
     /// changed it since), trusted or not: a command or a clone can write that file. A malformed
-    /// deny rule stops start-up.
-    fn load_permissions(&self, owner: &Owner, warnings: &mut Vec<Warning>) -> Result<Vec<(Level, RuleTexts)>, Exit> {
+    /// deny (or ask) rule stops start-up. With the texts come where they were read and which
+    /// allow rules do not apply (`RuleFiles`, for `/permissions`).
+    fn load_permissions(
+        &self,
+        owner: &Owner,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<(Vec<(Level, RuleTexts)>, RuleFiles), Exit> {
         let (root, home) = (&self.workspace.root, &self.workspace.home);
         let trusted = self.project_trusted();
+        let mut files = RuleFiles {
+            root: root.clone(),
+            user_home: Some(home.clone()),
+            project_trusted: trusted,
+            local_mark: store::Mark::Ours,
+        };
         let mut levels = Vec::new();
         for (level, path) in store::settings_paths(root, home) {
             // When its allow rules are ignored: the words before the list of them, and after.
             let (mut texts, ignored) = match level {
-                Level::User => (store::load_rule_texts(&path).map_err(Exit::Config)?, None),
+                // `settings_paths` names no session file: the session's rules live in memory.
+                Level::User | Level::Session => (store::load_rule_texts(&path).map_err(Exit::Config)?, None),
                 Level::Project => {
                     let ignored =
                         (!trusted).then(|| ("ignored until you trust this project", "; deny rules apply".to_string()));
@@ -274,6 +287,7 @@ impl Launch {
                 }
                 Level::Local => {
                     let (texts, mark) = store::load_local_rule_texts(&path, owner).map_err(Exit::Config)?;
+                    files.local_mark = mark;
                     (texts, (mark != store::Mark::Ours).then(|| ("ignored", unmarked_local(mark))))
                 }
             };
@@ -295,12 +309,13 @@ impl Launch {
                 .map_or(String::new(), |(_, path)| path.display().to_string());
             if problem.is_fatal() {
                 return Err(Exit::Config(format!(
-                    "{file}: {problem} (a broken deny rule would leave you unprotected)"
+                    "{file}: {problem} (a broken {} rule would leave you unprotected)",
+                    problem.list.as_str()
                 )));
             }
             warnings.push(Warning::new(file, problem.to_string()));
         }
-        Ok(levels)
+        Ok((levels, files))
     }
 }
 

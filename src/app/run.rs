@@ -173,13 +173,14 @@ fn read_prompt(source: PromptSource, window: u64) -> Result<String, Exit> {
 /// The guard of a run: rules (their warnings added to `warnings`), gate and sandbox. `owner`
 /// marks the local settings file (it tells mewcode's own from a planted one).
 fn guard(launch: &Launch, config: &Config, owner: &Owner, warnings: &mut Vec<Warning>) -> Result<Guard, Exit> {
-    let rules = launch.load_permissions(owner, warnings)?;
+    let (rules, files) = launch.load_permissions(owner, warnings)?;
     // Said here, after the trust question (whose answer reloads the warnings), for -p and REPL.
     warnings.extend(launch.env.path_warning());
     let (sandbox, session_tmp) = make_sandbox(launch, config, warnings);
     let home = launch.env.get("HOME").map(PathBuf::from);
     let gate = EngineGate::new(launch.workspace.root.clone(), home, owner.clone(), rules)
-        .with_read_only_commands(commands_run_in_view(&sandbox));
+        .with_read_only_commands(commands_run_in_view(&sandbox))
+        .with_rule_files(files);
     let gate: Arc<dyn Gate> = Arc::new(gate);
     Ok(Guard { gate, sandbox, _session_tmp: session_tmp })
 }

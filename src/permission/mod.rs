@@ -1,6 +1,7 @@
 //! The permission engine (SPEC §5): one pure decision per tool call, composed from the layers
 //! in a fixed order with short-circuit — plan mode's read-only restriction, blacklist (Bash),
-//! sandbox (file tools), rule deny, self-protection, rule allow, sensitive files, mode matrix.
+//! sandbox (file tools), rule deny, rule ask, self-protection, rule allow, sensitive files, mode
+//! matrix.
 //! When every command runs in the sandbox's namespace view ([`Engine::with_read_only_commands`]),
 //! the matrix's ask for a Bash command that only reads (`read_only/`) becomes an allow in the
 //! default and acceptEdits modes; every earlier layer keeps its say.
@@ -25,13 +26,16 @@
 //! - `read_only/` — which commands only read, so the mode matrix's ask may be lifted
 //! - `read_filter.rs` — the file decisions of `check`, made for each file a grep or glob walk meets
 //! - `kind.rs` — what a tool does with its arguments, and so what its rules match
-//! - `store.rs` — the settings files' rule texts, and saving "always allow" answers
+//! - `store.rs` — the settings files' rule texts, and changing their lists ("always", `/permissions`)
+//! - `book.rs` — the session's rules with their sources, numbered as `/permissions` lists them
 //! - `tests.rs` — unit tests of the engine
 //! - `sandbox_tests.rs` — unit tests of sandbox.rs
 //! - `read_filter_tests.rs` — unit tests of read_filter.rs
 //! - `store_tests.rs` — unit tests of store.rs
+//! - `book_tests.rs` — unit tests of book.rs
 
 pub(crate) mod blacklist;
+pub(crate) mod book;
 pub(crate) mod kind;
 pub(crate) mod policy;
 pub(crate) mod read_filter;
@@ -336,7 +340,7 @@ impl Engine {
         self.after_rules(mode, rules::check_rules(&self.rules, &view), class, protected, sensitive, None)
     }
 
-    /// Rule deny → self-protection → rule allow → sensitive files → mode matrix.
+    /// Rule deny → rule ask → self-protection → rule allow → sensitive files → mode matrix.
     fn after_rules(
         &self,
         mode: Mode,
@@ -349,6 +353,11 @@ impl Engine {
         let allowed_by = match decision {
             RuleDecision::Deny { level, rule } => {
                 return Check { decision: Decision::Deny, layer: Layer::Rule, level: Some(level), reason: rule };
+            }
+            // The user's own "ask me first": in every mode, bypass too, over every allow rule.
+            RuleDecision::Ask { level, rule } => {
+                let reason = format!("the ask rule {rule} ({}) asks first", level.as_str());
+                return Check { decision: Decision::Ask, layer: Layer::Rule, level: Some(level), reason };
             }
             RuleDecision::Allow { level, rule } => Some((level, rule)),
             RuleDecision::NoMatch => None,

@@ -6,7 +6,7 @@
 //!
 //! Invariant: a file a `FileGate` admits would pass the checks a `read_file` call on it meets
 //! before modes and approvals: it resolves inside the project root, it is not sensitive unless it
-//! is the search root itself (the engine already asked about that path), and no deny rule of
+//! is the search root itself (the engine already asked about that path), and no deny or ask rule of
 //! Read or Grep (and, for glob, Glob) names it at any level, in its resolved or its walked
 //! spelling. It is cheap by construction: only entries that are symlinks are resolved (a plain
 //! entry of a directory the walk reached without following a link is where that directory is,
@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The tools whose deny rules a walk may honour; the engine keeps only these for walks.
+/// The tools whose deny (and ask) rules a walk may honour; the engine keeps only these for walks.
 const WALK_RULE_TOOLS: [&str; 3] = ["Read", "Grep", "Glob"];
 
 /// Why a walk left a file out. The tools only count these; the variants are for tests and for
@@ -35,7 +35,7 @@ pub(crate) enum SkipReason {
     Outside,
     /// A sensitive file (`.env`, `*.key`, …) that the caller did not name as the search root.
     Sensitive,
-    /// A deny rule names the file.
+    /// A deny rule (or an ask rule: a walk cannot ask) names the file.
     Denied { level: Level, rule: String },
 }
 
@@ -56,12 +56,13 @@ impl ReadFilter {
         ReadFilter { root, home: None, deny: Arc::from([]) }
     }
 
-    /// The filter over `ruleset`'s deny rules of the walk tools, at every level.
+    /// The filter over `ruleset`'s deny and ask rules of the walk tools, at every level.
     pub(super) fn from_rules(root: PathBuf, home: Option<PathBuf>, ruleset: &RuleSet) -> ReadFilter {
         let deny: Vec<(Level, Rule)> = ruleset
             .levels
             .iter()
-            .flat_map(|(level, rules)| rules.deny.iter().map(move |rule| (*level, rule)))
+            // A walk cannot ask: a file an ask rule names is left out as a denied one is.
+            .flat_map(|(level, rules)| rules.deny.iter().chain(&rules.ask).map(move |rule| (*level, rule)))
             .filter(|(_, rule)| WALK_RULE_TOOLS.iter().any(|tool| rule.matches_tool(tool)))
             .map(|(level, rule)| (level, rule.clone()))
             .collect();

@@ -39,7 +39,11 @@ fn tree() -> Tree {
 }
 
 fn engine_denying(tree: &Tree, deny: &[&str]) -> Engine {
-    let texts = RuleTexts { allow: vec!["Read(**)".into()], deny: deny.iter().map(|rule| rule.to_string()).collect() };
+    let texts = RuleTexts {
+        allow: vec!["Read(**)".into()],
+        ask: Vec::new(),
+        deny: deny.iter().map(|rule| rule.to_string()).collect(),
+    };
     let (rules, problems) = RuleSet::from_texts(vec![(Level::Local, RuleTexts::default()), (Level::User, texts)]);
     assert_eq!(problems, Vec::new());
     Engine::new(tree.root.clone(), Some(tree.outside.clone()), rules)

@@ -1,5 +1,7 @@
-//! The three settings files (SPEC §1.2): reading their rule texts, and persisting "always allow"
-//! answers into `.mewcode/settings.local.yaml`, the one settings file mewcode writes itself.
+//! The three settings files (SPEC §1.2): reading their rule texts, and changing their lists —
+//! "always allow" answers and `/permissions add` / `remove`. `.mewcode/settings.local.yaml` is
+//! the file mewcode writes by itself; the project's and the user's files only change when the
+//! person says so at `/permissions`.
 //!
 //! Why the local file is marked: it lives in the project, where a command the model runs (or a
 //! clone) can write `Bash(*)` into it. So mewcode writes it with a first line
@@ -7,15 +9,18 @@
 //! (`session::Owner::file_mark`) of the file's path and every byte after that line. A local file
 //! without a matching mark is not mewcode's: its allow rules never apply, trusted project or not
 //! (the caller warns), and an "always" answer never builds on it: the file is moved aside to
-//! `settings.local.yaml.rejected` and a new one holds only the new rule.
+//! `settings.local.yaml.rejected` and a new one holds only the new rule. A rule is never removed
+//! from it either: marking what is left would adopt its allow rules.
 //!
 //! Invariant: reading never fails silently — unreadable YAML is an error naming the file; a
-//! missing file is simply empty. Persisting is idempotent (a rule already present is not added
-//! again), keeps the other keys of a file mewcode wrote, creates the file and its directory when
-//! missing, never loses the content of a file it did not write, and is atomic. Which levels'
-//! allow rules take effect (the trust gate, the mark) is decided by the caller.
+//! missing file is simply empty. Changing a list is idempotent (a rule already present is not
+//! added again), keeps the other keys of the file, creates the file and its directory when
+//! missing, never writes through a symbolic link, never loses the content of a file it did not
+//! write (an unmarked local file is set aside; a file whose comments re-encoding drops is kept
+//! as `<name>.bak`), and is atomic. Which levels' allow rules take effect (the trust gate, the
+//! mark) is decided by the caller.
 
-use super::rules::{Level, RuleTexts};
+use super::rules::{Level, RuleList, RuleTexts};
 use crate::fsx;
 use crate::session::Owner;
 use serde_yaml::{Mapping, Value};
@@ -23,6 +28,15 @@ use std::path::{Path, PathBuf};
 
 /// The local settings file, relative to the root: "always" answers land here.
 pub(crate) const LOCAL_SETTINGS: &str = ".mewcode/settings.local.yaml";
+
+/// The project's settings file, relative to the root (committed, shared with the team).
+pub(crate) const PROJECT_SETTINGS: &str = ".mewcode/settings.yaml";
+
+/// The user's settings file, relative to `$MEWCODE_HOME`.
+pub(crate) const USER_SETTINGS: &str = "settings.yaml";
+
+/// Where the previous content of a settings file goes when re-encoding it drops its comments.
+const BACKUP_SUFFIX: &str = ".bak";
 
 /// How the first line of a local settings file mewcode wrote starts; the mark follows.
 const MARK_PREFIX: &str = "# mewcode-mark: ";
@@ -70,12 +84,12 @@ impl Mark {
 pub(crate) fn settings_paths(root: &Path, home: &Path) -> [(Level, PathBuf); 3] {
     [
         (Level::Local, root.join(LOCAL_SETTINGS)),
-        (Level::Project, root.join(".mewcode/settings.yaml")),
-        (Level::User, home.join("settings.yaml")),
+        (Level::Project, root.join(PROJECT_SETTINGS)),
+        (Level::User, home.join(USER_SETTINGS)),
     ]
 }
 
-/// Reads one settings file's `permissions.allow` and `permissions.deny` lists. A missing file
+/// Reads one settings file's `permissions.allow`, `.ask` and `.deny` lists. A missing file
 /// is empty; anything unreadable is an error that names the file and the key.
 pub(crate) fn load_rule_texts(path: &Path) -> Result<RuleTexts, String> {
     let text = match std::fs::read_to_string(path) {
@@ -128,7 +142,7 @@ fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
         Value::Mapping(map) => match map.get("permissions") {
             None | Some(Value::Null) => return Ok(RuleTexts::default()),
             Some(Value::Mapping(permissions)) => permissions,
-            Some(_) => return Err("permissions: expected a mapping with allow and deny lists".to_string()),
+            Some(_) => return Err("permissions: expected a mapping with allow, ask and deny lists".to_string()),
         },
         _ => return Err("expected a mapping at the top level".to_string()),
     };
@@ -146,35 +160,101 @@ fn parse_rule_texts(text: &str) -> Result<RuleTexts, String> {
             Some(_) => Err(format!("permissions.{key}: expected a list of rule strings")),
         }
     };
-    Ok(RuleTexts { allow: list("allow")?, deny: list("deny")? })
+    Ok(RuleTexts { allow: list("allow")?, ask: list("ask")?, deny: list("deny")? })
 }
 
-/// What an "always" answer changed on disk.
+/// A change to one list of a settings file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RuleEdit<'a> {
+    /// Append these rules; those already in the list are skipped.
+    Add(&'a [String]),
+    /// Take this rule out of the list (every copy of it); an error when it is not there.
+    Remove(&'a str),
+}
+
+/// What a change of a settings file did on disk.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Saved {
-    /// How many of the rules were new (none when all were there already).
-    pub added: usize,
+    /// How many rules were added or removed (none when every added rule was there already).
+    pub changed: usize,
     /// Where the local file went when it was not mewcode's (its rules no longer apply), and why.
     pub set_aside: Option<(PathBuf, Mark)>,
+    /// Where the previous content went because it had comments, which re-encoding drops.
+    pub backup: Option<PathBuf>,
 }
 
-/// Adds allow rules to the local settings file under `root` (creating it), skipping those
-/// already present, and marks the result as this installation's (`owner`). A file there that
-/// is not mewcode's (`check_mark`) is never built on: its content is kept under a free
-/// `.rejected` name next to it and the new file holds only `rules`. The file must be a plain
+/// Changes one list of the local settings file under `root` (creating it) and marks the result
+/// as this installation's (`owner`). A file there that is not mewcode's (`check_mark`) is never
+/// built on: for an addition its content is kept under a free `.rejected` name next to it and
+/// the new file holds only the new rules; a removal from it is refused. The file must be a plain
 /// file inside the project: a repository can ship `.mewcode/settings.local.yaml` (or
 /// `.mewcode`) as a symlink to a file elsewhere, and answering "always" must not write through
 /// it.
-pub(crate) fn save_local_allow_rules(root: &Path, owner: &Owner, rules: &[String]) -> Result<Saved, String> {
+pub(crate) fn save_local_rules(
+    root: &Path,
+    owner: &Owner,
+    list: RuleList,
+    edit: RuleEdit<'_>,
+) -> Result<Saved, String> {
     let rel = LOCAL_SETTINGS;
     let path = root.join(rel);
     if owner.file_mark(&path, b"").is_none() {
         let message = "this installation has no key to mark it with (see the warning about sessions at start-up)";
         return Err(format!("{}: {message}", path.display()));
     }
-    let canonical_root =
-        super::sandbox::check_path(root, ".", None).map_err(|denial| format!("{}: {denial}", root.display()))?;
-    if let Err(denial) = super::sandbox::check_path(&canonical_root, rel, None) {
+    let (canonical_root, existing) = read_beneath(root, rel)?;
+    let plan = plan_local_save(&path, &existing, owner, list, edit)
+        .map_err(|message| format!("{}: {message}", path.display()))?;
+    let LocalSave::Write { text, changed, set_aside } = plan else {
+        return Ok(Saved { changed: 0, set_aside: None, backup: None });
+    };
+    prepare_dirs(&canonical_root, rel)?;
+    // The old content is kept before the name is reused, so a failure loses nothing.
+    let set_aside = match set_aside {
+        Some(mark) => Some((keep_rejected(&canonical_root, rel, &existing)?, mark)),
+        None => None,
+    };
+    fsx::write_atomic_beneath(&canonical_root, &path, text.as_bytes())
+        .map_err(|err| format!("{}: {err}", path.display()))?;
+    Ok(Saved { changed, set_aside, backup: None })
+}
+
+/// Changes one list of the settings file `base/rel` that mewcode does not mark: the project's
+/// (`base` the root, `rel` `PROJECT_SETTINGS`) or the user's (`base` `$MEWCODE_HOME`, created
+/// when missing, `rel` `USER_SETTINGS`). Only the `permissions` list changes, but the file is
+/// re-encoded: when it had comments, its previous content is kept as `<rel>.bak` first.
+pub(crate) fn save_plain_rules(base: &Path, rel: &str, list: RuleList, edit: RuleEdit<'_>) -> Result<Saved, String> {
+    let path = base.join(rel);
+    if !base.exists() {
+        std::fs::create_dir_all(base).map_err(|err| format!("{}: {err}", base.display()))?;
+    }
+    let (canonical_base, existing) = read_beneath(base, rel)?;
+    let (text, changed) =
+        edit_rules(&existing, list, edit).map_err(|message| format!("{}: {message}", path.display()))?;
+    if changed == 0 {
+        return Ok(Saved { changed, set_aside: None, backup: None });
+    }
+    prepare_dirs(&canonical_base, rel)?;
+    let backup = if has_comments(&existing) {
+        let backup = canonical_base.join(format!("{rel}{BACKUP_SUFFIX}"));
+        fsx::write_atomic_beneath(&canonical_base, &backup, existing.as_bytes())
+            .map_err(|err| format!("{}: {err}", backup.display()))?;
+        Some(backup)
+    } else {
+        None
+    };
+    fsx::write_atomic_beneath(&canonical_base, &canonical_base.join(rel), text.as_bytes())
+        .map_err(|err| format!("{}: {err}", path.display()))?;
+    Ok(Saved { changed, set_aside: None, backup })
+}
+
+/// The canonical `base` and the content of `base/rel` (empty when missing), once `rel` is known
+/// to stay beneath `base` and not to be a symbolic link.
+fn read_beneath(base: &Path, rel: &str) -> Result<(PathBuf, String), String> {
+    let path = base.join(rel);
+    let canonical_base =
+        super::sandbox::check_path(base, ".", None).map_err(|denial| format!("{}: {denial}", base.display()))?;
+    if let Err(denial) = super::sandbox::check_path(&canonical_base, rel, None) {
         return Err(format!("{}: {denial}; not writing through it", path.display()));
     }
     if std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.file_type().is_symlink()) {
@@ -185,38 +265,49 @@ pub(crate) fn save_local_allow_rules(root: &Path, owner: &Owner, rules: &[String
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(err) => return Err(format!("{}: {err}", path.display())),
     };
-    let plan =
-        plan_local_save(&path, &existing, owner, rules).map_err(|message| format!("{}: {message}", path.display()))?;
-    let LocalSave::Write { text, added, set_aside } = plan else { return Ok(Saved { added: 0, set_aside: None }) };
-    // Its directories (`.mewcode`) are mewcode's own: created beneath the root, never through a
-    // symbolic link (the check above allows one that stays inside the project).
-    let rel_dir = Path::new(rel).parent().unwrap_or(Path::new(""));
-    fsx::create_dirs_beneath(&canonical_root, rel_dir).map_err(|err| err.to_string())?;
-    // `.mewcode/settings.local.yaml` is the user's own: it must not show in `git status`.
-    fsx::ensure_gitignored_dir(&canonical_root, rel_dir)
-        .map_err(|err| format!("{}: {err}", canonical_root.join(rel_dir).display()))?;
-    // The old content is kept before the name is reused, so a failure loses nothing.
-    let set_aside = match set_aside {
-        Some(mark) => Some((keep_rejected(&canonical_root, rel, &existing)?, mark)),
-        None => None,
-    };
-    fsx::write_atomic_beneath(&canonical_root, &path, text.as_bytes())
-        .map_err(|err| format!("{}: {err}", path.display()))?;
-    Ok(Saved { added, set_aside })
+    Ok((canonical_base, existing))
 }
 
-/// What saving rules into the local file comes to (pure).
+/// Creates the directories of `rel` beneath `base` (`.mewcode`: mewcode's own, never through a
+/// symbolic link), with the `.gitignore` that keeps what mewcode writes there out of git.
+fn prepare_dirs(base: &Path, rel: &str) -> Result<(), String> {
+    let rel_dir = Path::new(rel).parent().unwrap_or(Path::new(""));
+    if rel_dir.as_os_str().is_empty() {
+        return Ok(());
+    }
+    fsx::create_dirs_beneath(base, rel_dir).map_err(|err| err.to_string())?;
+    // `.mewcode/settings.local.yaml` is the user's own: it must not show in `git status`.
+    fsx::ensure_gitignored_dir(base, rel_dir).map_err(|err| format!("{}: {err}", base.join(rel_dir).display()))
+}
+
+/// True when a YAML text has a comment, which re-encoding would drop (pure; a `#` inside a
+/// quoted rule is not one, but a line-based look is enough to decide on keeping a copy).
+fn has_comments(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim_start();
+        line.starts_with('#') || line.contains(" #")
+    })
+}
+
+/// What changing the local file comes to (pure).
 #[derive(Debug, PartialEq, Eq)]
 enum LocalSave {
-    /// Every rule is there already in mewcode's own file.
+    /// Every added rule is there already in mewcode's own file.
     Unchanged,
     /// Write `text` (marked); `set_aside` says why the old content must be kept first.
-    Write { text: String, added: usize, set_aside: Option<Mark> },
+    Write { text: String, changed: usize, set_aside: Option<Mark> },
 }
 
-/// Plans saving `rules` into the local file at `path` whose content is `existing` (empty when
-/// missing): built on only when it is mewcode's, else started anew (pure).
-fn plan_local_save(path: &Path, existing: &str, owner: &Owner, rules: &[String]) -> Result<LocalSave, String> {
+/// Plans a change of the local file at `path` whose content is `existing` (empty when missing):
+/// built on only when it is mewcode's, else started anew for an addition and refused for a
+/// removal (pure).
+fn plan_local_save(
+    path: &Path,
+    existing: &str,
+    owner: &Owner,
+    list: RuleList,
+    edit: RuleEdit<'_>,
+) -> Result<LocalSave, String> {
     let (body, set_aside) = if existing.trim().is_empty() {
         ("", None)
     } else {
@@ -225,12 +316,16 @@ fn plan_local_save(path: &Path, existing: &str, owner: &Owner, rules: &[String])
             unmarked @ (Mark::Missing | Mark::Wrong) => ("", Some(unmarked)),
         }
     };
-    let (body, added) = add_allow_rules(body, rules)?;
-    if added == 0 && set_aside.is_none() {
+    if let (Some(mark), RuleEdit::Remove(_)) = (set_aside, edit) {
+        return Err(format!("not changed: the file is not mewcode's, as {}; edit or delete it yourself", mark.why()));
+    }
+    let (body, changed) = edit_rules(body, list, edit)?;
+    if changed == 0 && set_aside.is_none() {
         return Ok(LocalSave::Unchanged);
     }
-    let text = render_marked(path, &body, owner).ok_or("this installation has no key to mark it with")?;
-    Ok(LocalSave::Write { text, added, set_aside })
+    let text = render_marked(path, &format!("{LOCAL_HEADER}{body}"), owner)
+        .ok_or("this installation has no key to mark it with")?;
+    Ok(LocalSave::Write { text, changed, set_aside })
 }
 
 /// Writes `content` (the local file that was not mewcode's) under the first free name of
@@ -249,35 +344,52 @@ fn keep_rejected(root: &Path, rel: &str, content: &str) -> Result<PathBuf, Strin
     Err(format!("{}: 99 rejected copies already; review and delete them", root.join(rel).display()))
 }
 
-/// The document with `rules` appended to `permissions.allow` (pure; idempotent), under mewcode's
-/// header comment.
-fn add_allow_rules(existing: &str, rules: &[String]) -> Result<(String, usize), String> {
+/// The document with `edit` made to `permissions.<list>` (pure; adding is idempotent), and how
+/// many rules it added or removed. A removal of a rule the list does not hold is an error.
+/// Re-encoding drops comments (the local file's header is written anew by its caller).
+fn edit_rules(existing: &str, list: RuleList, edit: RuleEdit<'_>) -> Result<(String, usize), String> {
+    let key = list.as_str();
     let mut root: Value = if existing.trim().is_empty() {
         Value::Mapping(Mapping::new())
     } else {
         serde_yaml::from_str(existing).map_err(|err| format!("invalid YAML, not changed: {err}"))?
     };
+    if root.is_null() {
+        root = Value::Mapping(Mapping::new());
+    }
     let Value::Mapping(map) = &mut root else { return Err("expected a mapping at the top level".to_string()) };
     let permissions = map.entry(Value::from("permissions")).or_insert_with(|| Value::Mapping(Mapping::new()));
     if permissions.is_null() {
         *permissions = Value::Mapping(Mapping::new());
     }
     let Value::Mapping(permissions) = permissions else { return Err("permissions: expected a mapping".to_string()) };
-    let allow = permissions.entry(Value::from("allow")).or_insert_with(|| Value::Sequence(Vec::new()));
-    if allow.is_null() {
-        *allow = Value::Sequence(Vec::new());
+    let rules = permissions.entry(Value::from(key)).or_insert_with(|| Value::Sequence(Vec::new()));
+    if rules.is_null() {
+        *rules = Value::Sequence(Vec::new());
     }
-    let Value::Sequence(allow) = allow else { return Err("permissions.allow: expected a list".to_string()) };
-    let mut added = 0;
-    for rule in rules {
-        if !allow.iter().any(|present| present.as_str() == Some(rule.as_str())) {
-            allow.push(Value::from(rule.as_str()));
-            added += 1;
+    let Value::Sequence(rules) = rules else { return Err(format!("permissions.{key}: expected a list")) };
+    let changed = match edit {
+        RuleEdit::Add(added) => {
+            let mut count = 0;
+            for rule in added {
+                if !rules.iter().any(|present| present.as_str() == Some(rule.as_str())) {
+                    rules.push(Value::from(rule.as_str()));
+                    count += 1;
+                }
+            }
+            count
         }
-    }
-    // Re-encoding drops comments, so the header is written anew each time.
+        RuleEdit::Remove(removed) => {
+            let before = rules.len();
+            rules.retain(|present| present.as_str() != Some(removed));
+            match before - rules.len() {
+                0 => return Err(format!("permissions.{key} does not hold {removed:?} (changed since start-up?)")),
+                count => count,
+            }
+        }
+    };
     let body = serde_yaml::to_string(&root).map_err(|err| format!("cannot encode: {err}"))?;
-    Ok((format!("{LOCAL_HEADER}{body}"), added))
+    Ok((body, changed))
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ fn fixture() -> Fixture {
 fn engine(root: &Path, allow: &[&str], deny: &[&str]) -> Engine {
     let texts = RuleTexts {
         allow: allow.iter().map(|s| s.to_string()).collect(),
+        ask: Vec::new(),
         deny: deny.iter().map(|s| s.to_string()).collect(),
     };
     let (set, problems) = RuleSet::from_texts(vec![
@@ -295,8 +296,10 @@ fn always_allow_persists_one_exact_rule_per_subcommand() {
     assert_eq!(rules_for("Write", input("path", "./src/../src/a.rs")), vec!["Write(=src/a.rs)"]);
     assert_eq!(rules_for("mcp__x__y", "{}".into()), vec!["mcp__x__y"]);
     // The persisted rules allow exactly what was approved.
-    let texts =
-        RuleTexts { allow: rules_for("Bash", input("command", "git status && cargo test -- x*")), deny: Vec::new() };
+    let texts = RuleTexts {
+        allow: rules_for("Bash", input("command", "git status && cargo test -- x*")),
+        ..RuleTexts::default()
+    };
     let (set, _) = RuleSet::from_texts(vec![(Level::Local, texts)]);
     let approved = Engine::new(fx.root.clone(), None, set);
     let decide = |command: &str| {

@@ -1,7 +1,8 @@
 //! The approval prompt of SPEC §5 layer 5: what the call wants to do (for `write_file` and
 //! `edit_file` a unified diff of the change, computed in memory from the file on disk), why the
-//! engine asks, and `[y] yes once  [a] always  [n] no  [t] no, tell the model what to do`
-//! answered with a single key. After `t` the person types one line (`LineInput`), which the model
+//! engine asks, what `a` will do for this call (save exact rules, allow file edits for the
+//! session, or only this once), and `[y] yes once  [a] always  [n] no  [t] no, tell the model
+//! what to do` answered with a single key. After `t` the person types one line (`LineInput`), which the model
 //! reads as the refusal: `denied by user: <line>`.
 //!
 //! Invariant: the default is no — any key but `y`/`a`/`t`, Ctrl-C, or a closed terminal denies;
@@ -17,8 +18,10 @@ use super::arguments::render_arguments;
 use super::render::{BOLD, DIM, GREEN, RED, YELLOW, display_width, paint, wrap};
 use super::terminal::{Interrupts, Screen};
 use super::terminal::{Key, read_key, read_keys};
+use crate::agent::gate::Always;
 use crate::agent::{Approval, ApprovalRequest};
 use crate::diff::unified_diff;
+use crate::permission::store::LOCAL_SETTINGS;
 use crate::text::reveal;
 use serde_json::Value;
 use std::io::Write;
@@ -61,7 +64,7 @@ pub(crate) fn ask(
     }
     let (answer, echo, code) = match parse_answer(read_key(interrupts)) {
         Choice::Once => (Approval::Once, "yes, once", GREEN),
-        Choice::Always => (Approval::Always, "yes, always", GREEN),
+        Choice::Always => (Approval::Always, always_echo(&request.always), GREEN),
         Choice::Deny => (Approval::Deny, "no", RED),
         Choice::Tell => {
             let prompt = wrap(TELL_PROMPT, width, 0);
@@ -82,6 +85,15 @@ pub(crate) fn ask(
     let before = if display_width(echo) <= room { "" } else { "\n" };
     let _ = writeln!(out, "{before}{}", paint(color, code, echo)).and_then(|()| out.flush());
     answer
+}
+
+/// What is echoed after `a`: what it did.
+fn always_echo(always: &Always) -> &'static str {
+    match always {
+        Always::Save { .. } => "yes, always",
+        Always::EditsThisSession => "yes, edits for this session",
+        Always::Once { .. } => "yes, this time",
+    }
 }
 
 /// What a key at the approval prompt chooses.
@@ -216,6 +228,7 @@ fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool,
     if let Some(diff) = preview {
         rows.extend(diff.lines().map(|line| diff_row(line, color, width)));
     }
+    rows.push(paint(color, DIM, &wrap(&reveal(&render_always(&request.always)), width, 4)));
     let legend = legend(width);
     let height = rows.iter().map(|row| row.split('\n').count()).sum::<usize>() + legend.split('\n').count();
     if height > screen.height {
@@ -227,6 +240,18 @@ fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool,
     text.push_str(&paint(color, BOLD, &legend));
     text.push_str(ARROW);
     text
+}
+
+/// The line that says what `a` will do for this call: save exact rules (and where), allow file
+/// edits for the session, or run it this once (and why nothing more).
+fn render_always(always: &Always) -> String {
+    match always {
+        Always::Save { rules } => format!("  a: always (saved to {LOCAL_SETTINGS} as {})", rules.join(" and ")),
+        Always::EditsThisSession => {
+            "  a: always this session: file edits run without asking until you quit (nothing saved)".to_string()
+        }
+        Always::Once { why } => format!("  a: this time only ({why})"),
+    }
 }
 
 /// What is on disk at the path a write or edit targets.

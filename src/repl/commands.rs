@@ -80,6 +80,11 @@ const COMMANDS: &[(&[&str], &str, &str)] = &[
     ),
     (&["/cost"], "", "tokens used this session, and their cost when the model's price is known"),
     (&["/status"], "", "provider, model, context window, project, mode, sandbox, MCP servers, tokens, session"),
+    (
+        &["/permissions"],
+        "[add|remove …]",
+        "list the permission rules and their files; add allow|ask|deny RULE, remove N",
+    ),
     (&["/diff"], "", "what this session changed in the project's files so far (by any tool or command)"),
     (&["/rewind"], "[N]", "put the code, the conversation or both back as they were before a turn"),
     (&["/undo"], "", "put back the files the last turn changed (or undo the last rewind)"),
@@ -100,6 +105,10 @@ pub(super) fn run(
     providers: &[ProviderConfig],
     context: &TurnContext,
 ) -> Option<ReplEnd> {
+    if let Some(arguments) = super::permissions::arguments(line) {
+        super::permissions::run(arguments, chat, setup);
+        return None;
+    }
     let name = line.split_whitespace().next().unwrap_or("/");
     if !is_builtin(name)
         && let Some(command) = setup.custom_commands.iter().find(|command| command.name == name)
@@ -372,6 +381,9 @@ fn parse_model_choice(text: &str) -> ModelChoice {
 pub(crate) fn complete(before_cursor: &str, providers: &[String], custom: &[String]) -> (usize, Vec<String>) {
     if !before_cursor.starts_with('/') {
         return (0, Vec::new());
+    }
+    if let Some(found) = super::permissions::complete(before_cursor) {
+        return found;
     }
     let Some((command, argument)) = before_cursor.split_once(' ') else {
         let builtins = COMMANDS.iter().flat_map(|(names, _, _)| names.iter().copied());

@@ -88,7 +88,10 @@ fn completes_aliases_and_the_persons_own_commands_after_the_built_ins() {
 fn every_name_help_lists_is_a_command_and_only_those_are_built_in() {
     for (names, _, _) in COMMANDS {
         for name in *names {
-            assert!(!parse_command(name).is_err_and(|err| err.starts_with("unknown command")), "{name}");
+            // `/permissions` is read by its own file before the others are parsed.
+            let handled = super::super::permissions::arguments(name).is_some()
+                || !parse_command(name).is_err_and(|err| err.starts_with("unknown command"));
+            assert!(handled, "{name}");
             assert!(is_builtin(name), "{name}");
         }
     }

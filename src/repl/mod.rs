@@ -27,6 +27,7 @@
 //! - `cost.rs` — `/cost`: tokens and what they cost
 //! - `shell.rs` — `!command`: the person's own shell command, confined, output to the model
 //! - `status.rs` — `/status`: model, window, project, mode, sandbox, MCP, tokens, session
+//! - `permissions.rs` — `/permissions`: the rules in force and their files; adding, removing
 //! - `rewind.rs` — `/rewind` and `/undo`: code, conversation or both put back from checkpoints
 //! - `changes.rs` — `/diff`: what the session changed in the project's files so far
 //! - `ask.rs` — one-key questions: the trust gate, `continue?` and the choices of `/rewind`
@@ -60,6 +61,7 @@ mod inline;
 mod leave;
 mod markdown;
 mod mentions;
+pub(crate) mod permissions;
 pub(crate) mod picker;
 pub(crate) mod render;
 mod replay;

@@ -137,7 +137,7 @@ fn ctx_denying(project: &TempDir, deny: &str) -> ToolContext {
     use crate::permission::Engine;
     use crate::permission::rules::{Level, RuleSet, RuleTexts};
     let (rules, _) =
-        RuleSet::from_texts(vec![(Level::Project, RuleTexts { allow: Vec::new(), deny: vec![deny.into()] })]);
+        RuleSet::from_texts(vec![(Level::Project, RuleTexts { deny: vec![deny.into()], ..RuleTexts::default() })]);
     let engine = Engine::new(project.path().to_path_buf(), None, rules);
     ToolContext { read_filter: Some(engine.read_filter()), ..project.ctx() }
 }

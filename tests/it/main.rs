@@ -24,6 +24,7 @@ mod mcp;
 mod mcp_config;
 mod mentions;
 mod permissions;
+mod permissions_command;
 mod piped;
 mod print;
 mod project;

@@ -1,5 +1,5 @@
 //! REPL approvals of real edits: the diff preview, and `y` / `n` / `a` / `t` answered with one
-//! key, with "always" persisted by the permission engine (and the saved rule and file named), and
+//! key, with "always" granting file edits for the session (said before and after the key), and
 //! the line typed after `t` reaching the model as the refusal. The model reads the file first: a
 //! file it has not read is refused before anyone is asked (`read_before_write.rs`).
 
@@ -97,35 +97,40 @@ fn t_refuses_and_the_model_reads_what_to_do_instead() {
     assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), ORIGINAL);
 }
 
-/// `a` applies the edit, writes the exact rule to `.mewcode/settings.local.yaml`, and a second
-/// identical call in the same session runs without asking.
+/// `a` applies the edit and grants file edits for the rest of the session, as Claude Code's
+/// "allow all edits during this session" does: the question says so, nothing is saved, a second
+/// identical call runs without asking, and `/permissions` lists the grant, whose removal makes
+/// edits ask again.
 #[test]
-fn a_applies_the_edit_persists_the_rule_and_the_same_call_no_longer_asks() {
+fn a_applies_the_edit_and_grants_edits_for_the_session_only() {
     let model = FakeModel::start();
     let input = json!({"path": "src/greet.rs", "old_string": "hello world", "new_string": "hello there"});
+    let back = json!({"path": "src/greet.rs", "old_string": "hello there", "new_string": "hello world"});
     model.push(tool_reply("r1", "read_file", json!({"path": "src/greet.rs"})));
     model.push(tool_reply("t1", "edit_file", input.clone()));
     model.push(text_reply("First done."));
-    // The same call again: the agent's own edit kept the file fresh, so it needs no read.
-    model.push(tool_reply("t2", "edit_file", input));
+    // The agent's own edit kept the file fresh, so these need no read.
+    model.push(tool_reply("t2", "edit_file", back));
     model.push(text_reply("Second done."));
+    model.push(tool_reply("t3", "edit_file", input));
+    model.push(text_reply("Third asked."));
     let env = TestEnv::with_model("edit-always", &model, Provider::anthropic());
     env.write("src/greet.rs", ORIGINAL);
     let tmux = start(&env, &[]);
     tmux.type_text("greet them differently");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("[y] yes once  [a] always  [n] no");
+    let question = tmux.wait_for("[y] yes once  [a] always  [n] no");
+    let joined = question.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        joined.contains("a: always this session: file edits run without asking until you quit (nothing saved)"),
+        "{question}"
+    );
     tmux.keys(&["a"]);
     let screen = tmux.wait_for("First done.");
-    // The person is told which rule was saved, and where (the path may wrap on screen, under a
-    // hanging indent).
     let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
-    let local = env.project.join(".mewcode/settings.local.yaml");
-    let expected = format!("saved allow rule Edit(=src/greet.rs) to {}", local.display());
-    assert!(joined.contains(&expected), "{expected:?} not in:\n{screen}");
+    assert!(joined.contains("file edits run without asking for the rest of this session"), "{screen}");
     assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), EDITED);
-    let rules = std::fs::read_to_string(env.project.join(".mewcode/settings.local.yaml")).unwrap();
-    assert!(rules.contains("Edit(=src/greet.rs)"), "{rules}");
+    assert!(!env.project.join(".mewcode/settings.local.yaml").exists(), "nothing is saved");
     tmux.type_text("once more");
     tmux.keys(&["Enter"]);
     // No key is sent: had it asked again, this would time out waiting on the approval.
@@ -133,4 +138,27 @@ fn a_applies_the_edit_persists_the_rule_and_the_same_call_no_longer_asks() {
     let second_result = messages(&model, 4).last().unwrap()["content"][0].clone();
     let text = second_result.to_string();
     assert!(!text.contains("denied") && !text.contains("needs approval"), "{text}");
+    assert_eq!(std::fs::read_to_string(env.project.join("src/greet.rs")).unwrap(), ORIGINAL);
+    // The grant is listed for this session; removing it makes the next edit ask.
+    tmux.wait_for_prompt();
+    tmux.type_text("/permissions");
+    tmux.keys(&["Enter"]);
+    let listing = tmux.wait_for("files:");
+    let line = listing.lines().find(|line| line.contains("file edits (Edit, Write)")).unwrap();
+    assert!(line.ends_with("← this session (\"always\" to an edit)"), "{line:?}");
+    let number = line.split_whitespace().next().unwrap();
+    tmux.type_text(&format!("/permissions remove {number}"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("removed the session's grant of file edits: edits ask again");
+    tmux.type_text("and again");
+    tmux.keys(&["Enter"]);
+    tmux.wait_until("the edit asked again", |screen| {
+        screen
+            .lines()
+            .rev()
+            .find(|line| !line.trim().is_empty())
+            .is_some_and(|line| line.ends_with("tell the model what to do ›"))
+    });
+    tmux.keys(&["n"]);
+    tmux.wait_for("Third asked.");
 }

@@ -182,6 +182,6 @@ pub fn judged_programs(parsed: &ParsedCommand) -> BTreeSet<String> {
 /// An engine in `root` whose only rules allow each of `programs` (`Bash(NAME)`, `Bash(NAME *)`).
 pub fn engine_allowing<'a>(root: &Path, programs: impl IntoIterator<Item = &'a str>) -> Engine {
     let allow = programs.into_iter().flat_map(|name| [format!("Bash({name})"), format!("Bash({name} *)")]).collect();
-    let (set, _) = RuleSet::from_texts(vec![(Level::User, RuleTexts { allow, deny: Vec::new() })]);
+    let (set, _) = RuleSet::from_texts(vec![(Level::User, RuleTexts { allow, ..RuleTexts::default() })]);
     Engine::new(root.to_path_buf(), None, set)
 }

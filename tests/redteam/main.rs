@@ -294,6 +294,7 @@ impl Plant {
     fn engine(&self) -> Engine {
         let texts = RuleTexts {
             allow: ALLOW.iter().map(|rule| rule.to_string()).collect(),
+            ask: Vec::new(),
             deny: DENY.iter().map(|rule| rule.to_string()).collect(),
         };
         let (set, problems) = RuleSet::from_texts(vec![(Level::User, texts)]);

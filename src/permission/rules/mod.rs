@@ -13,12 +13,12 @@
 //! absolute paths, `~/…` ones paths under the home directory). Other tools (Task, MCP, unknown
 //! names) have no target, so only bare rules apply to them; a pattern on them is an error.
 //!
-//! Invariant: a deny matching at ANY level wins over every allow; levels only label the
-//! decision. Glob matching compiles to the linear-time `regex` crate, never a backtracking
+//! Invariant: a deny matching at ANY level wins over every ask and allow, and an ask over every
+//! allow; levels only label the decision. Glob matching compiles to the linear-time `regex` crate, never a backtracking
 //! matcher, so hostile targets cannot blow up a check.
 //!
 //! - `mod.rs` — one rule: its syntax, its matcher, the level it came from
-//! - `ruleset.rs` — the rules of the three levels and the decision over them
+//! - `ruleset.rs` — the rules of every level and the decision over them
 //! - `command_rules.rs` — how Bash rules meet a compound command: every sub-command, every spelling
 //! - `tests.rs` — unit tests of the syntax, the matchers and the decision
 
@@ -36,6 +36,9 @@ pub enum Level {
     Project,
     /// `$MEWCODE_HOME/settings.yaml`.
     User,
+    /// Added for this session only (`/permissions add … --session`, or an "always" that lasts
+    /// the session): no file, gone when mewcode exits.
+    Session,
 }
 
 impl Level {
@@ -44,15 +47,29 @@ impl Level {
             Level::Local => "local",
             Level::Project => "project",
             Level::User => "user",
+            Level::Session => "session",
         }
     }
 }
 
-/// Which list a rule sits in.
+/// Which list a rule sits in: what it does to a call it matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleList {
     Allow,
+    /// Ask a person, whatever allow rules or the mode say (Claude Code's `ask` list).
+    Ask,
     Deny,
+}
+
+impl RuleList {
+    /// The key of the list in a settings file, and the word `/permissions` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleList::Allow => "allow",
+            RuleList::Ask => "ask",
+            RuleList::Deny => "deny",
+        }
+    }
 }
 
 /// The target kind of the tool a rule names (by its friendly name).

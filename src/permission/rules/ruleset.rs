@@ -1,7 +1,7 @@
-//! The three rule levels and the decision over them: deny at any level wins, then allow at any
-//! level, else no match.
+//! The rule levels and the decision over them: deny at any level wins, then ask at any level,
+//! then allow at any level, else no match.
 //!
-//! Invariant: a malformed deny rule is reported as fatal (SPEC: it stops start-up, because
+//! Invariant: a malformed deny or ask rule is reported as fatal (SPEC: it stops start-up, because
 //! skipping it would silently drop the user's protection); a malformed allow rule is a warning
 //! and skipped. Two well-formed allow rules load and apply but warn, because they grant more
 //! than they seem to: a negated one (everything it does not name) and an unanchored regex
@@ -17,14 +17,46 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RuleTexts {
     pub allow: Vec<String>,
+    pub ask: Vec<String>,
     pub deny: Vec<String>,
+}
+
+impl RuleTexts {
+    /// The texts of one list.
+    pub(crate) fn list(&self, list: RuleList) -> &Vec<String> {
+        match list {
+            RuleList::Allow => &self.allow,
+            RuleList::Ask => &self.ask,
+            RuleList::Deny => &self.deny,
+        }
+    }
+
+    /// The texts of one list, to change.
+    pub(crate) fn list_mut(&mut self, list: RuleList) -> &mut Vec<String> {
+        match list {
+            RuleList::Allow => &mut self.allow,
+            RuleList::Ask => &mut self.ask,
+            RuleList::Deny => &mut self.deny,
+        }
+    }
 }
 
 /// The parsed rules of one level.
 #[derive(Clone, Debug, Default)]
 pub struct LevelRules {
     pub allow: Vec<Rule>,
+    pub ask: Vec<Rule>,
     pub deny: Vec<Rule>,
+}
+
+impl LevelRules {
+    fn list(&self, list: RuleList) -> &Vec<Rule> {
+        match list {
+            RuleList::Allow => &self.allow,
+            RuleList::Ask => &self.ask,
+            RuleList::Deny => &self.deny,
+        }
+    }
 }
 
 /// All rules, nearest level first.
@@ -46,7 +78,7 @@ pub struct RuleProblem {
 /// What loading did with a rule that has a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effect {
-    /// A malformed deny rule: start-up must stop.
+    /// A malformed deny or ask rule: start-up must stop.
     Fatal,
     /// A malformed allow rule: left out of the rule set.
     Skipped,
@@ -55,7 +87,7 @@ pub enum Effect {
 }
 
 impl RuleProblem {
-    /// True when start-up must stop (a deny rule that cannot be parsed).
+    /// True when start-up must stop (a deny or ask rule that cannot be parsed).
     pub fn is_fatal(&self) -> bool {
         self.effect == Effect::Fatal
     }
@@ -63,11 +95,7 @@ impl RuleProblem {
 
 impl std::fmt::Display for RuleProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let list = match self.list {
-            RuleList::Allow => "allow",
-            RuleList::Deny => "deny",
-        };
-        write!(f, "{} {list} rule {:?}: {}", self.level.as_str(), self.text, self.message)?;
+        write!(f, "{} {} rule {:?}: {}", self.level.as_str(), self.list.as_str(), self.text, self.message)?;
         match self.effect {
             Effect::Fatal => Ok(()),
             Effect::Skipped => f.write_str("; rule skipped"),
@@ -83,7 +111,9 @@ impl RuleSet {
         let mut set = RuleSet::default();
         for (level, texts) in levels {
             let mut rules = LevelRules::default();
-            for (list, sources) in [(RuleList::Allow, &texts.allow), (RuleList::Deny, &texts.deny)] {
+            for (list, sources) in
+                [(RuleList::Allow, &texts.allow), (RuleList::Ask, &texts.ask), (RuleList::Deny, &texts.deny)]
+            {
                 for text in sources {
                     match parse_rule(text) {
                         Ok(rule) => {
@@ -100,6 +130,7 @@ impl RuleSet {
                             }
                             match list {
                                 RuleList::Allow => rules.allow.push(rule),
+                                RuleList::Ask => rules.ask.push(rule),
                                 RuleList::Deny => rules.deny.push(rule),
                             }
                         }
@@ -108,7 +139,7 @@ impl RuleSet {
                             list,
                             text: text.clone(),
                             message: error.to_string(),
-                            effect: if list == RuleList::Deny { Effect::Fatal } else { Effect::Skipped },
+                            effect: if list == RuleList::Allow { Effect::Skipped } else { Effect::Fatal },
                         }),
                     }
                 }
@@ -138,8 +169,19 @@ fn allow_rule_warning(rule: &Rule) -> Option<String> {
 /// The outcome of layer 3.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum RuleDecision {
-    Deny { level: Level, rule: String },
-    Allow { level: Level, rule: String },
+    Deny {
+        level: Level,
+        rule: String,
+    },
+    /// An ask rule matched: a person decides, whatever allow rules and the mode say.
+    Ask {
+        level: Level,
+        rule: String,
+    },
+    Allow {
+        level: Level,
+        rule: String,
+    },
     NoMatch,
 }
 
@@ -187,24 +229,29 @@ pub(crate) struct CallView<'a> {
     pub target: CallTarget<'a>,
 }
 
-/// Layer 3: deny at any level wins, then allow at any level, else no match.
+/// Layer 3: deny at any level wins, then ask at any level, then allow at any level, else no
+/// match. An ask rule names a call as a deny rule would (any sub-command, any spelling): it is
+/// the user's protection too.
 pub(crate) fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecision {
     let rules = |list: RuleList| {
         ruleset.levels.iter().flat_map(move |(level, rules)| {
-            let chosen = match list {
-                RuleList::Allow => &rules.allow,
-                RuleList::Deny => &rules.deny,
-            };
-            chosen.iter().filter(|rule| rule.matches_tool(call.tool)).map(move |rule| (*level, rule))
+            rules.list(list).iter().filter(|rule| rule.matches_tool(call.tool)).map(move |rule| (*level, rule))
         })
     };
-    let decide_deny = |level: Level, rule: &Rule| RuleDecision::Deny { level, rule: rule.text.clone() };
+    let decide = |list: RuleList, level: Level, rule: &Rule| match list {
+        RuleList::Deny => RuleDecision::Deny { level, rule: rule.text.clone() },
+        RuleList::Ask => RuleDecision::Ask { level, rule: rule.text.clone() },
+        RuleList::Allow => RuleDecision::Allow { level, rule: rule.text.clone() },
+    };
+    let protective = [RuleList::Deny, RuleList::Ask];
     match &call.target {
         CallTarget::Command { command, root } => {
             let analysis = super::command_rules::analyze(command, root);
-            for (level, rule) in rules(RuleList::Deny) {
-                if analysis.deny_targets.iter().any(|target| pattern_matches(rule, target)) {
-                    return decide_deny(level, rule);
+            for list in protective {
+                for (level, rule) in rules(list) {
+                    if analysis.deny_targets.iter().any(|target| pattern_matches(rule, target)) {
+                        return decide(list, level, rule);
+                    }
                 }
             }
             let allow: Vec<(Level, &Rule)> = rules(RuleList::Allow).collect();
@@ -213,9 +260,11 @@ pub(crate) fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecisio
                 .map_or(RuleDecision::NoMatch, |(level, rule)| RuleDecision::Allow { level, rule: rule.text.clone() })
         }
         CallTarget::Path(target) => {
-            for (level, rule) in rules(RuleList::Deny) {
-                if [&target.resolved, &target.lexical].iter().any(|path| path_rule_matches(rule, target, path)) {
-                    return decide_deny(level, rule);
+            for list in protective {
+                for (level, rule) in rules(list) {
+                    if [&target.resolved, &target.lexical].iter().any(|path| path_rule_matches(rule, target, path)) {
+                        return decide(list, level, rule);
+                    }
                 }
             }
             for (level, rule) in rules(RuleList::Allow) {
@@ -225,15 +274,10 @@ pub(crate) fn check_rules(ruleset: &RuleSet, call: &CallView<'_>) -> RuleDecisio
             }
             RuleDecision::NoMatch
         }
-        CallTarget::None => {
-            if let Some((level, rule)) = rules(RuleList::Deny).next() {
-                return decide_deny(level, rule);
-            }
-            match rules(RuleList::Allow).next() {
-                Some((level, rule)) => RuleDecision::Allow { level, rule: rule.text.clone() },
-                None => RuleDecision::NoMatch,
-            }
-        }
+        CallTarget::None => [RuleList::Deny, RuleList::Ask, RuleList::Allow]
+            .into_iter()
+            .find_map(|list| rules(list).next().map(|(level, rule)| decide(list, level, rule)))
+            .unwrap_or(RuleDecision::NoMatch),
     }
 }
 

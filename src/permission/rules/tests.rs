@@ -128,7 +128,7 @@ fn ruleset(levels: &[(Level, &[&str], &[&str])]) -> RuleSet {
         .iter()
         .map(|(level, allow, deny)| {
             let to_strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
-            (*level, RuleTexts { allow: to_strings(allow), deny: to_strings(deny) })
+            (*level, RuleTexts { allow: to_strings(allow), ask: Vec::new(), deny: to_strings(deny) })
         })
         .collect();
     let (set, problems) = RuleSet::from_texts(texts);
@@ -208,22 +208,60 @@ fn deny_at_any_level_wins_and_levels_are_reported() {
 }
 
 #[test]
-fn malformed_rules_are_reported_deny_ones_as_fatal() {
+fn an_ask_rule_beats_every_allow_and_a_deny_beats_it_in_every_sub_command() {
+    let project = temp_root();
+    let root = project.path().to_path_buf();
+    let texts = |allow: &[&str], ask: &[&str], deny: &[&str]| {
+        let to_strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+        RuleTexts { allow: to_strings(allow), ask: to_strings(ask), deny: to_strings(deny) }
+    };
+    let (set, problems) = RuleSet::from_texts(vec![
+        (Level::Session, texts(&[], &["mcp__github__*"], &[])),
+        (Level::Local, texts(&["Bash(npm *)", "Read(**)", "mcp__github__*"], &[], &[])),
+        (Level::Project, texts(&[], &["Bash(npm publish *)", "Read(secrets/**)"], &["Bash(npm publish --force *)"])),
+    ]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let bash = |command: &'static str| {
+        check_rules(&set, &CallView { tool: "Bash", target: CallTarget::Command { command, root: &root } })
+    };
+    let asked = |level, rule: &str| RuleDecision::Ask { level, rule: rule.to_string() };
+    assert_eq!(bash("npm test"), RuleDecision::Allow { level: Level::Local, rule: "Bash(npm *)".into() });
+    assert_eq!(bash("npm publish"), asked(Level::Project, "Bash(npm publish *)"));
+    assert_eq!(bash("npm test && npm publish --tag x"), asked(Level::Project, "Bash(npm publish *)"));
+    assert_eq!(
+        bash("npm publish --force now"),
+        RuleDecision::Deny { level: Level::Project, rule: "Bash(npm publish --force *)".into() }
+    );
+    assert_eq!(check_rules(&set, &path_call("Read", &root, "secrets/a")), asked(Level::Project, "Read(secrets/**)"));
+    assert!(matches!(check_rules(&set, &path_call("Read", &root, "src/a")), RuleDecision::Allow { .. }));
+    let mcp = CallView { tool: "mcp__github__search", target: CallTarget::None };
+    assert_eq!(check_rules(&set, &mcp), asked(Level::Session, "mcp__github__*"));
+}
+
+#[test]
+fn malformed_rules_are_reported_deny_and_ask_ones_as_fatal() {
     let (set, problems) = RuleSet::from_texts(vec![(
         Level::Project,
         RuleTexts {
             allow: vec!["Bash(".into(), "Bash(!rm *)".into()],
+            ask: vec!["Bash(=a".into()],
             deny: vec!["Read(~[)".into(), "Read(.env)".into()],
         },
     )]);
     let summary: Vec<(RuleList, Effect)> = problems.iter().map(|problem| (problem.list, problem.effect)).collect();
     assert_eq!(
         summary,
-        vec![(RuleList::Allow, Effect::Skipped), (RuleList::Allow, Effect::Applied), (RuleList::Deny, Effect::Fatal)]
+        vec![
+            (RuleList::Allow, Effect::Skipped),
+            (RuleList::Allow, Effect::Applied),
+            (RuleList::Ask, Effect::Fatal),
+            (RuleList::Deny, Effect::Fatal)
+        ]
     );
     assert!(problems[0].to_string().ends_with("; rule skipped"), "{}", problems[0]);
-    assert!(problems[2].to_string().starts_with("project deny rule \"Read(~[)\": invalid regex"));
-    assert!(problems[2].is_fatal() && !problems[1].is_fatal() && !problems[0].is_fatal());
+    assert!(problems[2].to_string().starts_with("project ask rule \"Bash(=a\": unbalanced"), "{}", problems[2]);
+    assert!(problems[3].to_string().starts_with("project deny rule \"Read(~[)\": invalid regex"));
+    assert!(problems[3].is_fatal() && problems[2].is_fatal() && !problems[1].is_fatal() && !problems[0].is_fatal());
     assert_eq!(set.levels[0].1.allow.len(), 1);
     assert_eq!(set.levels[0].1.deny.len(), 1);
 }
@@ -232,8 +270,10 @@ fn malformed_rules_are_reported_deny_ones_as_fatal() {
 fn a_negated_allow_rule_is_reported_as_applied_and_is_applied() {
     // The seed (and SPEC) accept `!inner` in allow lists; the start-up report must say the rule
     // is in force, because it is.
-    let (set, problems) =
-        RuleSet::from_texts(vec![(Level::User, RuleTexts { allow: vec!["Bash(!rm *)".into()], deny: vec![] })]);
+    let (set, problems) = RuleSet::from_texts(vec![(
+        Level::User,
+        RuleTexts { allow: vec!["Bash(!rm *)".into()], ..RuleTexts::default() },
+    )]);
     assert_eq!(problems.len(), 1);
     assert_eq!(problems[0].effect, Effect::Applied);
     let report = problems[0].to_string();
@@ -264,8 +304,10 @@ fn only_unanchored_allow_regexes_are_reported() {
     ];
     let deny = ["Bash(~curl)"];
     let to_strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
-    let (set, problems) =
-        RuleSet::from_texts(vec![(Level::Project, RuleTexts { allow: to_strings(&allow), deny: to_strings(&deny) })]);
+    let (set, problems) = RuleSet::from_texts(vec![(
+        Level::Project,
+        RuleTexts { allow: to_strings(&allow), ask: Vec::new(), deny: to_strings(&deny) },
+    )]);
     let reported: Vec<&str> = problems.iter().map(|problem| problem.text.as_str()).collect();
     assert_eq!(
         reported,
@@ -426,6 +468,7 @@ fn compound_commands_need_every_part_allowed() {
         let got = match check_rules(&set, &view) {
             RuleDecision::Allow { .. } => 'A',
             RuleDecision::Deny { .. } => 'D',
+            RuleDecision::Ask { .. } => 'Q',
             RuleDecision::NoMatch => 'N',
         };
         if got != *expected {

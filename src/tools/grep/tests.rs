@@ -253,7 +253,7 @@ fn guarded_tree() -> (TempDir, TempDir) {
 fn deny_ctx(project: &TempDir, deny: &[&str]) -> ToolContext {
     use crate::permission::Engine;
     use crate::permission::rules::{Level, RuleSet, RuleTexts};
-    let texts = RuleTexts { allow: Vec::new(), deny: deny.iter().map(|rule| rule.to_string()).collect() };
+    let texts = RuleTexts { deny: deny.iter().map(|rule| rule.to_string()).collect(), ..RuleTexts::default() };
     let (rules, _) = RuleSet::from_texts(vec![(Level::User, texts)]);
     let engine = Engine::new(project.path().to_path_buf(), None, rules);
     ToolContext { read_filter: Some(engine.read_filter()), ..project.ctx() }
