@@ -6,6 +6,9 @@
 //! `--mode bypass`, or `bypass_in_mode_cycle: true` in the user's config); while bypass is on, the
 //! status line says `BYPASS` in bold red and the `›` is red.
 //!
+//! A line is used without the escape sequences no binding took (`escapes::strip_escapes`): under
+//! `TERM=dumb` rustyline reads plain lines, where Shift-Tab arrives as `ESC [ Z` in the text.
+//!
 //! The status line reads the MCP servers' progress (`mcp 1/2`) whenever it is drawn: at each
 //! prompt and at each repaint (Shift-Tab). Rustyline's external printer, which could print above
 //! a waiting prompt, is deliberately not used: once created, rustyline 17 waits in `select` on
@@ -17,6 +20,7 @@
 //! is padded), so a mode change repaints in place instead of printing a new prompt below.
 
 use super::commands;
+use super::escapes::strip_escapes;
 use super::render::{BOLD, DIM, RED, Status, StatusFigures, paint, render_status};
 use super::terminal::Screen;
 use crate::agent::lock;
@@ -167,7 +171,7 @@ impl LineEditor {
             None => self.editor.readline(&prompt),
         };
         match read {
-            Ok(line) => Input::Line(join_continuations(&line)),
+            Ok(line) => Input::Line(join_continuations(&strip_escapes(&line))),
             Err(ReadlineError::Interrupted) => {
                 Input::Interrupted { had_text: lock(&self.shared).interrupted_with_text }
             }

@@ -26,6 +26,7 @@
 //! - `applied.rs` — the diff of a change shown under its tool's line, and diff rows' colours
 //! - `arguments.rs` — a call's arguments as the approval question shows them
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
+//! - `escapes.rs` — escape sequences no key binding took, removed from a typed line
 //! - `picker.rs` — the picker of `/resume` and `/rewind`
 //! - `render.rs` — the turn renderer, colours and wrapping
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
@@ -41,6 +42,7 @@ mod chat;
 mod commands;
 mod cost;
 mod editor;
+mod escapes;
 pub(crate) mod picker;
 pub(crate) mod render;
 mod rewind;
