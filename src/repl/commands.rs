@@ -4,18 +4,19 @@
 //! Invariant: a line that starts with `/` is always a command, never sent to the model, so a
 //! typo like `/hepl` cannot leak into the conversation. Parsing and completion are pure
 //! functions of the text (and the provider names); `run` is the only part that prints or
-//! changes the chat.
+//! changes the chat. Everything it says is word-wrapped to the screen.
 
 use super::ReplEnd;
-use super::banner::BYPASS_WARNING;
+use super::banner::say_bypass;
 use super::chat::Chat;
 use super::cost::{Cost, render_cost};
-use super::render::{DIM, RED, human_count, paint, wrap};
+use super::render::{DIM, RED, human_count, wrap};
 use super::setup::Setup;
 use super::turn::{TurnContext, TurnEnd, run_compact};
 use super::{changes, rewind, say, say_wrapped, sessions, status};
 use crate::config::price::price_for;
 use crate::config::{ProviderConfig, WindowSource};
+use crate::glyphs::Glyphs;
 use crate::mode::Mode;
 use crate::text::neutralize;
 
@@ -86,20 +87,20 @@ pub(super) fn run(
     let command = match parse_command(line) {
         Ok(command) => command,
         Err(message) => {
-            say(&paint(setup.color, RED, &message));
+            say_wrapped(setup.color, RED, &message, chat.screen.width, 2);
             return None;
         }
     };
     let color = setup.color;
     let width = chat.screen.width;
     match command {
-        Command::Help => say_help(color, width),
+        Command::Help => say_help(color, setup.glyphs, width),
         Command::Mode(None) => say(&format!("mode: {}", chat.mode)),
         Command::Mode(Some(mode)) => {
             chat.mode = mode;
             say(&format!("mode: {mode}"));
             if mode == Mode::Bypass {
-                say(&paint(color, RED, BYPASS_WARNING));
+                say_bypass(setup, width);
             }
         }
         Command::Model(None) => list_models(chat, providers, color),
@@ -119,13 +120,16 @@ pub(super) fn run(
             say_wrapped(color, "", &neutralize(report.trim_end()), width, 4);
         }
         Command::McpReconnect(name) => match setup.host.mcp_reconnect(&name) {
-            Ok(()) => say(&paint(color, DIM, &neutralize(&format!("reconnecting mcp server {name}…")))),
-            Err(message) => say(&paint(color, RED, &neutralize(&format!("/mcp reconnect: {message}")))),
+            Ok(()) => {
+                let text = format!("reconnecting mcp server {name}{}", setup.glyphs.ellipsis);
+                say_wrapped(color, DIM, &neutralize(&text), width, 2);
+            }
+            Err(message) => say_wrapped(color, RED, &neutralize(&format!("/mcp reconnect: {message}")), width, 2),
         },
         Command::Clear => {
             // A new session (its log is created at the first prompt); the agent stays.
             chat.clear();
-            say(&paint(color, DIM, "(new conversation)"));
+            say_wrapped(color, DIM, "(new conversation)", width, 0);
         }
         Command::Tools => {
             for definition in chat.agent.registry.definitions() {
@@ -135,7 +139,13 @@ pub(super) fn run(
         }
         Command::Cost => {
             let price = price_for(chat.provider.price, &chat.provider.model);
-            let cost = Cost { usage: &chat.usage, estimated: chat.usage_estimated, model: &chat.provider.model, price };
+            let cost = Cost {
+                usage: &chat.usage,
+                estimated: chat.usage_estimated,
+                model: &chat.provider.model,
+                price,
+                separator: setup.glyphs.separator,
+            };
             for line in render_cost(&cost, &chat.earlier).lines() {
                 say_wrapped(color, "", line, width, 4);
             }
@@ -150,13 +160,18 @@ pub(super) fn run(
 }
 
 /// `/help`: the commands, then the keys.
-fn say_help(color: bool, width: usize) {
+fn say_help(color: bool, glyphs: &Glyphs, width: usize) {
     for line in render_help(width) {
         say(&line);
     }
-    let keys = "!command runs a shell command yourself (the model sees its output) · keys: Shift-Tab cycles the mode · `\\` at the end of a line, Ctrl-J or Alt-Enter continues it · \
-                Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits";
-    say_wrapped(color, DIM, &format!("  {keys}"), width, 8);
+    let keys = [
+        "!command runs a shell command yourself (the model sees its output)",
+        "keys: Shift-Tab cycles the mode",
+        "`\\` at the end of a line, Ctrl-J or Alt-Enter continues it",
+        "Ctrl-C cancels a turn",
+        "Ctrl-C twice or Ctrl-D at an empty prompt exits",
+    ];
+    say_wrapped(color, DIM, &format!("  {}", keys.join(glyphs.separator)), width, 8);
 }
 
 /// `/help`: each command with its help, two columns on a wide terminal, the help below the
@@ -199,11 +214,8 @@ fn list_models(chat: &Chat, providers: &[ProviderConfig], color: bool) {
 fn switch_model(choice: &ModelChoice, chat: &mut Chat, setup: &Setup, providers: &[ProviderConfig]) {
     let Some(provider) = providers.iter().find(|provider| provider.name == choice.provider) else {
         let names: Vec<&str> = providers.iter().map(|provider| provider.name.as_str()).collect();
-        say(&paint(
-            setup.color,
-            RED,
-            &neutralize(&format!("/model: no provider named {:?} (configured: {})", choice.provider, names.join(", "))),
-        ));
+        let message = format!("/model: no provider named {:?} (configured: {})", choice.provider, names.join(", "));
+        say_wrapped(setup.color, RED, &neutralize(&message), chat.screen.width, 2);
         return;
     };
     let mut provider = provider.clone();
@@ -218,7 +230,7 @@ fn switch_model(choice: &ModelChoice, chat: &mut Chat, setup: &Setup, providers:
         }
     }
     if let Some(notice) = setup.host.discover(&mut provider) {
-        say(&paint(setup.color, DIM, &neutralize(&notice)));
+        say_wrapped(setup.color, DIM, &neutralize(&notice), chat.screen.width, 2);
     }
     match setup.host.connect(&provider) {
         Ok(agent) => {
@@ -227,13 +239,15 @@ fn switch_model(choice: &ModelChoice, chat: &mut Chat, setup: &Setup, providers:
             if let Some(conversation) = &mut chat.conversation {
                 conversation.set_model(&provider.model);
             }
-            say(&neutralize(&format!(
-                "now using {} · {} (context window {}, {})",
+            let text = format!(
+                "now using {}{}{} (context window {}, {})",
                 provider.name,
+                setup.glyphs.separator,
                 provider.model,
                 human_count(provider.context_window),
                 provider.window_source.describe()
-            )));
+            );
+            say_wrapped(setup.color, "", &neutralize(&text), chat.screen.width, 2);
             chat.provider = provider;
         }
         Err(message) => say_wrapped(setup.color, RED, &neutralize(&format!("/model: {message}")), chat.screen.width, 2),

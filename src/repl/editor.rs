@@ -4,7 +4,7 @@
 //!
 //! Shift-Tab reaches bypass only when the session allows it (`set_bypass_in_cycle`: started with
 //! `--mode bypass`, or `bypass_in_mode_cycle: true` in the user's config); while bypass is on, the
-//! status line says `BYPASS` in bold red and the `›` is red.
+//! status line says `BYPASS` in bold red and the `›` is red (`>` when the locale is not UTF-8).
 //!
 //! A line is used without the escape sequences no binding took (`escapes::strip_escapes`): under
 //! `TERM=dumb` rustyline reads plain lines, where Shift-Tab arrives as `ESC [ Z` in the text.
@@ -24,6 +24,7 @@ use super::escapes::strip_escapes;
 use super::render::{BOLD, DIM, RED, Status, StatusFigures, paint, render_status};
 use super::terminal::Screen;
 use crate::agent::lock;
+use crate::glyphs::Glyphs;
 use crate::mode::Mode;
 use rustyline::completion::Completer;
 use rustyline::error::ReadlineError;
@@ -60,6 +61,7 @@ struct Shared {
     figures: StatusFigures,
     width: usize,
     color: bool,
+    glyphs: &'static Glyphs,
     /// Set by the Ctrl-C handler: the line had text when Ctrl-C was pressed.
     interrupted_with_text: bool,
     providers: Vec<String>,
@@ -77,7 +79,7 @@ impl LineEditor {
     /// Opens the terminal and loads the history at `history` (missing is fine). Opening the
     /// terminal installs rustyline's own SIGINT handler, so an interrupt handler of ours must be
     /// installed after this call.
-    pub(crate) fn open(history: PathBuf, color: bool) -> Result<LineEditor, String> {
+    pub(crate) fn open(history: PathBuf, color: bool, glyphs: &'static Glyphs) -> Result<LineEditor, String> {
         let config = Config::builder()
             .auto_add_history(false)
             .max_history_size(2000)
@@ -97,6 +99,7 @@ impl LineEditor {
             figures: StatusFigures::default(),
             width: 80,
             color,
+            glyphs,
             interrupted_with_text: false,
             providers: Vec::new(),
             mcp: None,
@@ -188,7 +191,7 @@ impl LineEditor {
     }
 }
 
-/// The plain prompt: the status line, then `› ` on the next line.
+/// The plain prompt: the status line, then `› ` (the locale's prompt mark) on the next line.
 fn prompt_text(shared: &Shared) -> String {
     let figures = &shared.figures;
     let mcp_starting = shared
@@ -208,7 +211,7 @@ fn prompt_text(shared: &Shared) -> String {
         session_estimated: figures.session_estimated,
         mcp_starting,
     };
-    format!("{}\n› ", render_status(&status, shared.width))
+    format!("{}\n{} ", render_status(&status, shared.glyphs, shared.width), shared.glyphs.prompt)
 }
 
 /// Removes the backslash of each `\`-newline continuation; the newline stays.
@@ -246,10 +249,11 @@ impl Highlighter for Helper {
         let text = prompt_text(&shared);
         match (text.split_once('\n'), shared.mode) {
             (Some((status, rest)), Mode::Bypass) if shared.color => {
-                let (figures, mode) = status.rsplit_once(" · ").unwrap_or(("", status));
+                let separator = shared.glyphs.separator;
+                let (figures, mode) = status.rsplit_once(separator).unwrap_or(("", status));
                 let loud = format!("{BOLD};{RED}");
                 Cow::Owned(format!(
-                    "{} · {}\n{}",
+                    "{}{separator}{}\n{}",
                     paint(true, DIM, figures),
                     paint(true, &loud, mode),
                     paint(true, RED, rest)

@@ -117,7 +117,8 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
     sessions::start(&mut chat, &setup, &interrupts);
     if let Some(task) = setup.first_prompt.as_deref().filter(|task| !task.trim().is_empty()) {
         // Shown as if typed at the prompt, and in the history for Up to bring back.
-        say(&format!("› {}", crate::text::neutralize(task)));
+        let typed = format!("{} {}", setup.glyphs.prompt, crate::text::neutralize(task));
+        say_wrapped(setup.color, "", &typed, chat.screen.width, 2);
         editor.remember(task);
         let context = turn_context(&setup, chat.screen, &interrupts);
         if let Some(end) = run_prompt(&mut chat, &setup, &context, task.trim_end()) {
@@ -143,7 +144,7 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
                 match plan_prompt_interrupt(had_text, last_interrupt, now) {
                     PromptInterrupt::ClearLine => {}
                     PromptInterrupt::Warn => {
-                        say(&paint(setup.color, DIM, "(Ctrl-C again or Ctrl-D to exit)"));
+                        say_wrapped(setup.color, DIM, "(Ctrl-C again or Ctrl-D to exit)", chat.screen.width, 0);
                         last_interrupt = Some(now);
                     }
                     PromptInterrupt::Exit => return ReplEnd::Exited,
@@ -208,7 +209,14 @@ fn run_prompt(chat: &mut Chat, setup: &Setup, context: &TurnContext, line: &str)
 
 /// What a turn (or a `/compact`) renders with.
 fn turn_context<'a>(setup: &'a Setup, screen: Screen, interrupts: &'a Interrupts) -> TurnContext<'a> {
-    TurnContext { root: &setup.root, color: setup.color, animate: setup.animate, screen, interrupts }
+    TurnContext {
+        root: &setup.root,
+        color: setup.color,
+        animate: setup.animate,
+        glyphs: setup.glyphs,
+        screen,
+        interrupts,
+    }
 }
 
 /// One line of our own (already neutralised) on stdout, word-wrapped to `width` with continuation

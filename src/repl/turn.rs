@@ -13,6 +13,7 @@ use super::render::{Renderer, ToolEnd};
 use super::terminal::{Interrupts, ModeGuard, Screen, discard_typeahead};
 use crate::agent::{CompactPhase, Event, Running, Stop};
 use crate::cancel::CancelToken;
+use crate::glyphs::Glyphs;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::Write;
 use std::path::Path;
@@ -36,6 +37,8 @@ pub(super) struct TurnContext<'a> {
     pub color: bool,
     /// Stdout is a terminal: show the spinner.
     pub animate: bool,
+    /// The symbols of our own output.
+    pub glyphs: &'static Glyphs,
     /// The terminal's size when the prompt was entered.
     pub screen: Screen,
     pub interrupts: &'a Interrupts,
@@ -73,7 +76,8 @@ fn settle(chat: &mut Chat, running: Running, cancel: &CancelToken, context: &Tur
 /// Renders a run's events until it ends, answering approvals and turning Ctrl-C into `cancel`.
 fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, context: &TurnContext) -> TurnEnd {
     let mut seen = context.interrupts.count();
-    let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.screen.width);
+    let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.screen.width)
+        .with_glyphs(context.glyphs);
     let mut stop = None;
     let end = loop {
         let now = Instant::now();
@@ -101,14 +105,7 @@ fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, contex
             Ok(Event::Notice(text)) => renderer.notice(&text, now),
             Ok(Event::Approval(request)) => {
                 let _ = renderer.pause(now);
-                let answer = approve::ask(
-                    &request,
-                    context.root,
-                    context.color,
-                    context.screen,
-                    context.interrupts,
-                    &mut std::io::stdout(),
-                );
+                let answer = approve::ask(&request, context, &mut std::io::stdout());
                 // The agent may have stopped waiting (cancelled); a lost answer is then moot.
                 let _ = request.respond.send(answer);
                 Ok(())
@@ -137,7 +134,8 @@ fn drive(chat: &mut Chat, events: &Receiver<Event>, cancel: &CancelToken, contex
                 break TurnEnd::Quit;
             }
             cancel.cancel();
-            let _ = renderer.notice("cancelling… (Ctrl-C again to quit)", Instant::now());
+            let notice = format!("cancelling{} (Ctrl-C again to quit)", context.glyphs.ellipsis);
+            let _ = renderer.notice(&notice, Instant::now());
         }
     };
     let _ = std::io::stdout().flush();
