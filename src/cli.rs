@@ -472,7 +472,7 @@ fn reject_subcommand_flags(json: bool, url: &Option<String>, name: &str) -> Resu
 
 /// The `--help` text.
 pub(crate) const HELP: &str = "\
-mewcode — a terminal AI coding agent
+mewcode - a terminal AI coding agent
 
 USAGE
   mewcode [OPTIONS]                  interactive REPL
@@ -518,7 +518,7 @@ ENVIRONMENT
   TERM=dumb            no escape sequences at all (no colours, spinner or cursor movement)
 
 EXIT CODES
-  0 done · 1 runtime failure · 2 usage or config error · 3 stopped by a limit (-p) · 130 interrupted
+  0 done, 1 runtime failure, 2 usage or config error, 3 stopped by a limit (-p), 130 interrupted
 ";
 
 #[cfg(test)]

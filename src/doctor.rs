@@ -10,6 +10,7 @@
 use crate::config::{Config, Level, ProviderConfig, WindowSource};
 use crate::confine::{Sandbox, Status};
 use crate::context::Limits;
+use crate::glyphs::Glyphs;
 use crate::http::net::NetEnv;
 use crate::llm::capabilities::{self, Capabilities};
 use crate::llm::discovery::{self, Discovered};
@@ -45,6 +46,8 @@ pub(crate) struct Input<'a> {
     pub sandbox: &'a Sandbox,
     /// Colour escapes allowed (an unconfined sandbox is shown in red).
     pub color: bool,
+    /// The locale's symbols.
+    pub glyphs: &'static Glyphs,
     /// Proxy and CA settings for the window discovery and the test request.
     pub net: &'a NetEnv,
 }
@@ -158,7 +161,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
                     server.models.join(", ")
                 ));
                 if let (Some(provider), Some(found)) = (&input.local_provider, findings.first()) {
-                    out.push_str(&render_findings(provider, found));
+                    out.push_str(&render_findings(provider, found, input.glyphs));
                 }
             }
             None => match (&input.local_provider, findings.first()) {
@@ -167,7 +170,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
                         "  none configured; a run would use {} from {} (model {})\n",
                         provider.base_url, provider.source, provider.model
                     ));
-                    out.push_str(&render_findings(provider, found));
+                    out.push_str(&render_findings(provider, found, input.glyphs));
                 }
                 _ => {
                     out.push_str("  none configured, and no local Ollama/vLLM server answered: see `mewcode --help`\n")
@@ -177,7 +180,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
     }
     for (index, provider) in input.config.providers.iter().enumerate() {
         let marker = if input.selected == Some(provider.name.as_str()) { "*" } else { " " };
-        out.push_str(&render_provider(marker, provider));
+        out.push_str(&render_provider(marker, provider, input.glyphs));
         if provider.base_url.to_ascii_lowercase().starts_with("https://") {
             let roots =
                 crate::http::roots::roots_in_use(input.net.ssl_cert_file.as_deref(), provider.ca_file.as_deref());
@@ -193,7 +196,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
                 };
                 let mut names: Vec<String> = models.iter().take(5).map(|name| neutralize(name)).collect();
                 if models.len() > 5 {
-                    names.push("…".to_string());
+                    names.push(input.glyphs.ellipsis.to_string());
                 }
                 let names = if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) };
                 format!("reachable ({} models{names}{listed})", models.len())
@@ -207,7 +210,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
         };
         out.push_str(&format!("      endpoint: {status}\n"));
         if let Some(found) = found {
-            out.push_str(&render_findings(provider, found));
+            out.push_str(&render_findings(provider, found, input.glyphs));
         }
     }
     out.push_str("\nMCP servers\n");
@@ -263,7 +266,7 @@ fn render_sandbox(sandbox: &Sandbox, color: bool) -> String {
 }
 
 /// The window the server reports, the test request's result and the settings they suggest.
-fn render_findings(provider: &ProviderConfig, found: &Findings) -> String {
+fn render_findings(provider: &ProviderConfig, found: &Findings, glyphs: &Glyphs) -> String {
     let mut out = String::new();
     let mut recommended = Vec::new();
     match (&found.window, &provider.window_source) {
@@ -311,7 +314,7 @@ fn render_findings(provider: &ProviderConfig, found: &Findings) -> String {
     }
     match &found.capabilities {
         Some(Ok(capabilities)) => {
-            out.push_str(&format!("      test request: {}\n", capabilities.describe()));
+            out.push_str(&format!("      test request: {}\n", capabilities.describe(glyphs.separator)));
             recommended.extend(capabilities.recommendations());
         }
         Some(Err(message)) => out.push_str(&format!("      test request: FAILED: {}\n", neutralize(message))),
@@ -353,7 +356,7 @@ fn max_tokens_clamp(max_tokens: u32, window: u64, compact_at: Option<f64>) -> Op
     })
 }
 
-fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
+fn render_provider(marker: &str, provider: &ProviderConfig, glyphs: &Glyphs) -> String {
     let key = if provider.api_key.is_empty() {
         if provider.is_loopback() {
             "none (local)".to_string()
@@ -361,7 +364,7 @@ fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
             format!("MISSING: set {}", provider.api_key_hint)
         }
     } else {
-        format!("{} (from {})", mask_key(&provider.api_key), provider.api_key_hint)
+        format!("{} (from {})", mask_key(&provider.api_key, glyphs.ellipsis), provider.api_key_hint)
     };
     format!(
         "{marker} {}  {} {}  {}\n      key: {key}\n      max_tokens {}{}  (from {})\n",
@@ -370,21 +373,21 @@ fn render_provider(marker: &str, provider: &ProviderConfig) -> String {
         provider.model,
         provider.base_url,
         provider.max_tokens,
-        if provider.thinking { " · thinking" } else { "" },
+        if provider.thinking { format!("{}thinking", glyphs.separator) } else { String::new() },
         provider.source,
     )
 }
 
 /// Shows a key's first three and last four characters only when it is long enough that this
 /// reveals nothing useful; short keys are fully masked.
-fn mask_key(key: &str) -> String {
+fn mask_key(key: &str, ellipsis: &str) -> String {
     let chars: Vec<char> = key.chars().collect();
     if chars.len() < 16 {
         return "*".repeat(chars.len().clamp(4, 8));
     }
     let head: String = chars[..3].iter().collect();
     let tail: String = chars[chars.len() - 4..].iter().collect();
-    format!("{head}…{tail}")
+    format!("{head}{ellipsis}{tail}")
 }
 
 #[cfg(test)]

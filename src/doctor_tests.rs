@@ -1,6 +1,7 @@
 //! Unit tests of `doctor.rs`: TLS roots, window advice, token clamping and masked keys.
 
 use super::*;
+use crate::glyphs::UNICODE;
 
 fn local() -> ProviderConfig {
     ProviderConfig {
@@ -34,7 +35,7 @@ fn tls_roots_list_the_given_files_and_the_bundle() {
 fn an_assumed_ollama_window_recommends_raising_it_on_the_server() {
     let assumed = Discovered { window: 4096, endpoint: "POST /api/show".into(), note: Some("assumed".into()) };
     assert_eq!(
-        render_findings(&local(), &findings(Some(Some(assumed)))),
+        render_findings(&local(), &findings(Some(Some(assumed))), &UNICODE),
         "      window: 4096 from POST /api/show; assumed\n      max_tokens 8192 does not fit the 4096-token window: \
          requests ask for at most 3584, less as the conversation grows (never below 256)\n      \
          recommended settings for provider local:\n        \
@@ -46,7 +47,7 @@ fn an_assumed_ollama_window_recommends_raising_it_on_the_server() {
 #[test]
 fn a_window_nobody_reports_is_shown_as_the_default_and_asked_for() {
     assert_eq!(
-        render_findings(&local(), &findings(Some(None))),
+        render_findings(&local(), &findings(Some(None)), &UNICODE),
         "      window: the server reported none, so 128000 (the openai default) is assumed\n      \
          recommended settings for provider local:\n        context_window: <the server's window>   # this \
          server does not report it\n"
@@ -55,7 +56,7 @@ fn a_window_nobody_reports_is_shown_as_the_default_and_asked_for() {
     configured.window_source = WindowSource::Configured;
     configured.context_window = 32768;
     assert_eq!(
-        render_findings(&configured, &findings(None)),
+        render_findings(&configured, &findings(None), &UNICODE),
         "      window: 32768 (configured)\n      max_tokens 8192 is lowered once the conversation passes about 20480 \
          tokens (compaction starts at 23211; never below 2048)\n"
     );
@@ -96,15 +97,16 @@ fn doctor_says_when_max_tokens_will_be_clamped_to_the_window() {
     let mut small = local();
     small.context_window = 4096;
     small.window_source = WindowSource::Configured;
-    let shown = render_findings(&small, &findings(None));
+    let shown = render_findings(&small, &findings(None), &UNICODE);
     assert!(shown.contains("max_tokens 8192 does not fit the 4096-token window"), "{shown}");
     assert!(shown.contains(&format!("max_tokens: {at_start}   # what fits the window")), "{shown}");
 }
 
 #[test]
 fn keys_are_masked() {
-    assert_eq!(mask_key("sk-ant-api03-abcdefghijklmnopWXYZ"), "sk-…WXYZ");
-    assert_eq!(mask_key("short"), "*****");
-    assert_eq!(mask_key("ab"), "****");
-    assert!(!mask_key("0123456789abcdef").contains("456"));
+    assert_eq!(mask_key("sk-ant-api03-abcdefghijklmnopWXYZ", "…"), "sk-…WXYZ");
+    assert_eq!(mask_key("sk-ant-api03-abcdefghijklmnopWXYZ", "..."), "sk-...WXYZ");
+    assert_eq!(mask_key("short", "…"), "*****");
+    assert_eq!(mask_key("ab", "…"), "****");
+    assert!(!mask_key("0123456789abcdef", "…").contains("456"));
 }

@@ -8,6 +8,7 @@
 
 use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, FileChange, Stop};
 use crate::cancel::CancelToken;
+use crate::glyphs::Glyphs;
 use crate::mode::Mode;
 use crate::msg::Usage;
 use crate::permission::RefusedBy;
@@ -32,6 +33,8 @@ pub(crate) struct Options {
     pub quiet: bool,
     /// stderr is a terminal and NO_COLOR is unset: dim the activity lines.
     pub color: bool,
+    /// The locale's symbols, for the activity lines.
+    pub glyphs: &'static Glyphs,
     /// stdout is a terminal: neutralise the final text too.
     pub stdout_is_terminal: bool,
     /// The session this run is logged in (`session_id` of the json formats); none when the log
@@ -122,7 +125,7 @@ impl Printer {
                 }));
             }
             Event::ToolStart { id, name, preview, input } => {
-                self.activity(&format!("● {name} {preview}"));
+                self.activity(&format!("{} {name} {preview}", self.options.glyphs.tool));
                 // The arguments as an object when they are JSON (they should be), else as text.
                 let input = serde_json::from_str::<serde_json::Value>(&input).unwrap_or(json!(input));
                 self.inputs.insert(id.clone(), input.clone());
@@ -130,7 +133,7 @@ impl Printer {
             }
             Event::ToolEnd { id, name, preview, output, is_error, refused_by, elapsed, change, .. } => {
                 let elapsed_ms = elapsed.as_millis() as u64;
-                let mark = if is_error { "✗" } else { "⎿" };
+                let mark = if is_error { self.options.glyphs.error } else { self.options.glyphs.result };
                 self.activity(&format!("  {mark} {preview}  ({elapsed_ms} ms)"));
                 if let Some(by) = refused_by {
                     let input = self.inputs.get(&id).cloned().unwrap_or(serde_json::Value::Null);

@@ -32,6 +32,7 @@ pub(crate) mod text;
 pub(crate) mod url;
 // L1 vocabulary
 pub(crate) mod command;
+pub(crate) mod glyphs;
 pub(crate) mod mode;
 pub(crate) mod msg;
 pub(crate) mod special_paths;

@@ -212,7 +212,7 @@ fn render_list_json(statuses: &[ServerStatus]) -> Value {
 
 fn first_line(text: &str, max_chars: usize) -> String {
     let line = text.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or("");
-    truncate_chars(line, max_chars, "…")
+    truncate_chars(line, max_chars, "...")
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ fn listing_shows_tools_flags_and_failures() {
     ];
     assert_eq!(
         render_list_text(&statuses),
-        "bad (stdio: nope --x): failed: cannot start\n  stderr: boom␛[2J\n\
+        "bad (stdio: nope --x): failed: cannot start\n  stderr: boom^[[2J\n\
          good (http: http://127.0.0.1:1/mcp): connected, protocol 2025-11-25, server fx 1.0, 1 tool\n  mcp__good__echo  read-only  Echo.\n  hints: trusted (your own config): read-only tools run without asking\n"
     );
     let listed = render_list_json(&statuses);

@@ -3,7 +3,8 @@
 //! Invariant: after `neutralize`, a string contains no C0 control character except `\n` and
 //! `\t`, no DEL and no C1 control, so it cannot move the cursor, clear the screen, change colours,
 //! set the window title or retype a prompt line (`\r`). Each removed character is shown visibly
-//! (`ESC` as `␛`, others as `^X` or `\u{..}`), so nothing is silently hidden either.
+//! and in ASCII, whatever the locale: C0 controls and DEL in caret notation as `cat -v` shows
+//! them (`ESC` as `^[`), others as `\u{..}`; so nothing is silently hidden either.
 //!
 //! `reveal` goes further for text a person must judge exactly (an approval prompt): it also
 //! spells out every character that shows as nothing or as a plain space while being something
@@ -24,7 +25,7 @@ pub(crate) fn neutralize(text: &str) -> String {
         if !is_dangerous(c) {
             out.push(c);
         } else if c == '\u{1b}' {
-            out.push('␛');
+            out.push_str("^[");
         } else if (c as u32) < 0x20 {
             out.push('^');
             out.push(char::from(b'@' + c as u8));

@@ -5,11 +5,11 @@ use super::*;
 #[test]
 fn escapes_and_controls_become_visible() {
     assert_eq!(neutralize("plain\ttext\nline"), "plain\ttext\nline");
-    assert_eq!(neutralize("\x1b[2J\x1b[Hcleared"), "␛[2J␛[Hcleared");
+    assert_eq!(neutralize("\x1b[2J\x1b[Hcleared"), "^[[2J^[[Hcleared");
     assert_eq!(neutralize("fake\r[y] yes once"), "fake^M[y] yes once");
     assert_eq!(neutralize("bell\x07 del\x7f"), "bell^G del^?");
     assert_eq!(neutralize("c1\u{9b}31m"), "c1\\u{9b}31m");
-    assert_eq!(neutralize("title\x1b]0;pwned\x07"), "title␛]0;pwned^G");
+    assert_eq!(neutralize("title\x1b]0;pwned\x07"), "title^[]0;pwned^G");
     assert_eq!(neutralize("rtl\u{202e}txt"), "rtl\\u{202e}txt");
     assert_eq!(neutralize("ünïcödé ✓"), "ünïcödé ✓");
 }
@@ -22,7 +22,7 @@ fn reveal_spells_out_what_looks_like_nothing_or_a_space() {
     };
     check("plain ascii\ttext", "plain ascii\ttext");
     check("ünïcödé ✓ 日本", "ünïcödé ✓ 日本");
-    check("\x1b[2Kclear\r", "␛[2Kclear^M");
+    check("\x1b[2Kclear\r", "^[[2Kclear^M");
     check("zero\u{200b}width\u{200d}joiner\u{2060}\u{feff}", "zero\\u{200b}width\\u{200d}joiner\\u{2060}\\u{feff}");
     check(
         "bidi\u{202e}override\u{2067}isolate\u{200f}mark\u{61c}",

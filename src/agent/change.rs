@@ -73,7 +73,7 @@ fn summarize(before: Side, after: Side) -> String {
     match before {
         Side::Absent => format!("{kind}: created, {}", human_bytes(size(after))),
         Side::Bytes(_) | Side::Large { .. } => {
-            format!("{kind}: {} → {}", human_bytes(size(before)), human_bytes(size(after)))
+            format!("{kind}: {} -> {}", human_bytes(size(before)), human_bytes(size(after)))
         }
     }
 }
@@ -114,7 +114,7 @@ fn cap(diff: String) -> String {
         diff.as_bytes()[..MAX_DIFF_BYTES].iter().rposition(|&byte| byte == b'\n').map_or(0, |newline| newline + 1);
     let more = diff[cut..].lines().count();
     let mut kept = diff[..cut].to_string();
-    kept.push_str(&format!("… diff cut at {} KiB: {more} more lines\n", MAX_DIFF_BYTES / 1024));
+    kept.push_str(&format!("... diff cut at {} KiB: {more} more lines\n", MAX_DIFF_BYTES / 1024));
     kept
 }
 

@@ -46,16 +46,16 @@ fn binary_and_large_files_get_a_summary_instead_of_a_diff() {
     let summary = |before, after| describe_change("f", before, after).and_then(|change| change.summary);
     let binary = Side::Bytes(b"\x00\x01\x02");
     let not_utf8 = Side::Bytes(b"caf\xe9\n");
-    assert_eq!(summary(binary, Side::Bytes(b"text")), Some("binary file: 3 B → 4 B".into()));
-    assert_eq!(summary(Side::Bytes(b"text"), not_utf8), Some("binary file: 4 B → 5 B".into()));
+    assert_eq!(summary(binary, Side::Bytes(b"text")), Some("binary file: 3 B -> 4 B".into()));
+    assert_eq!(summary(Side::Bytes(b"text"), not_utf8), Some("binary file: 4 B -> 5 B".into()));
     assert_eq!(summary(Side::Absent, binary), Some("binary file: created, 3 B".into()));
     let large = Side::Large { len: 5 * 1024 * 1024 + 200 * 1024 };
-    assert_eq!(summary(large, Side::Bytes(b"ok\n")), Some("too large to diff: 5.2 MiB → 3 B".into()));
-    assert_eq!(summary(Side::Bytes(b"ok\n"), large), Some("too large to diff: 3 B → 5.2 MiB".into()));
+    assert_eq!(summary(large, Side::Bytes(b"ok\n")), Some("too large to diff: 5.2 MiB -> 3 B".into()));
+    assert_eq!(summary(Side::Bytes(b"ok\n"), large), Some("too large to diff: 3 B -> 5.2 MiB".into()));
     assert_eq!(summary(Side::Absent, large), Some("too large to diff: created, 5.2 MiB".into()));
-    assert_eq!(summary(large, binary), Some("binary file: 5.2 MiB → 3 B".into()));
+    assert_eq!(summary(large, binary), Some("binary file: 5.2 MiB -> 3 B".into()));
     let whole = describe_change("f", binary, binary).unwrap();
-    assert_eq!(whole, change("f", false, (0, 0), "", Some("binary file: 3 B → 3 B")));
+    assert_eq!(whole, change("f", false, (0, 0), "", Some("binary file: 3 B -> 3 B")));
 }
 
 #[test]
@@ -95,7 +95,7 @@ fn a_huge_diff_is_cut_at_a_line_and_says_how_many_more_lines() {
     assert!(described.diff.len() <= MAX_DIFF_BYTES + 100, "{}", described.diff.len());
     let note = described.diff.lines().last().unwrap();
     // 3 header lines and 4000 added lines in all; all but the kept ones (note aside) are counted.
-    assert_eq!(note, format!("… diff cut at 256 KiB: {} more lines", 4003 - (kept_lines - 1)));
+    assert_eq!(note, format!("... diff cut at 256 KiB: {} more lines", 4003 - (kept_lines - 1)));
     let before_note = &described.diff[..described.diff.len() - note.len() - 1];
     assert!(before_note.ends_with("é\n"), "cut at a line end");
     assert!(before_note.len() <= MAX_DIFF_BYTES && before_note.len() > MAX_DIFF_BYTES - 110);

@@ -102,9 +102,9 @@ impl CompactPhase {
     /// One line for the user.
     pub(crate) fn describe(&self) -> String {
         match self {
-            CompactPhase::Started { trigger } => format!("compacting the conversation ({})…", trigger.as_str()),
+            CompactPhase::Started { trigger } => format!("compacting the conversation ({})...", trigger.as_str()),
             CompactPhase::Finished { before_tokens, after_tokens, .. } => {
-                format!("compacted the conversation: about {before_tokens} → {after_tokens} tokens")
+                format!("compacted the conversation: about {before_tokens} -> {after_tokens} tokens")
             }
             CompactPhase::Failed { trigger, reason } => format!("compaction ({}) failed: {reason}", trigger.as_str()),
         }

@@ -38,8 +38,8 @@ fn one_line(text: &str) -> String {
     if flat.chars().count() <= MAX_CHARS {
         return flat.to_string();
     }
-    let cut: String = flat.chars().take(MAX_CHARS - 1).collect();
-    format!("{cut}…")
+    let cut: String = flat.chars().take(MAX_CHARS - 3).collect();
+    format!("{cut}...")
 }
 
 #[cfg(test)]

@@ -91,6 +91,7 @@ pub(super) fn run_doctor(launch: &Launch) -> Exit {
         mcp_report,
         sandbox: &sandbox,
         color: env.terminal_style(std::io::stdout().is_terminal()).color,
+        glyphs: env.glyphs(),
         net: &net,
     };
     doctor::run(&input);

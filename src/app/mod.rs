@@ -30,6 +30,7 @@ mod wiring;
 use crate::agent::prompt;
 use crate::cli::{Command, HELP, Options, UsageError, parse_args};
 use crate::config::{self, Config, ConfigError, LoadOptions};
+use crate::glyphs::Glyphs;
 use crate::permission::book::RuleFiles;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
 use crate::permission::store;
@@ -136,27 +137,53 @@ impl Env {
     }
 }
 
-/// What may be written to a terminal: colour (SGR) escapes, and cursor movement (the spinner's
-/// redraws, the line editor's repainting, the `/resume` picker).
+/// What may be written to a terminal: colour (SGR) escapes, cursor movement (the spinner's
+/// redraws, the line editor's repainting, the `/resume` picker), and which symbols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TerminalStyle {
     pub color: bool,
     pub cursor: bool,
+    /// Unicode symbols when the locale is UTF-8, else ASCII (`locale_is_utf8`).
+    pub glyphs: &'static Glyphs,
 }
 
-/// The one decision about escapes, for every front end: none unless the stream is a terminal;
-/// `TERM=dumb` means neither colour nor cursor movement (SPEC §1.1; rustyline then reads plain
-/// lines too, by the same test); `NO_COLOR` with any non-empty value (no-color.org) means no
-/// colour, and leaves line editing as it is.
-fn plan_terminal_style(is_terminal: bool, term: Option<&str>, no_color: Option<&str>) -> TerminalStyle {
+/// The one decision about escapes and symbols, for every front end: no escapes unless the
+/// stream is a terminal; `TERM=dumb` means neither colour nor cursor movement (SPEC §1.1;
+/// rustyline then reads plain lines too, by the same test); `NO_COLOR` with any non-empty value
+/// (no-color.org) means no colour, and leaves line editing as it is. The symbols follow the
+/// locale alone (`utf8`): a pipe or a file gets the bytes the terminal would.
+fn plan_terminal_style(is_terminal: bool, term: Option<&str>, no_color: Option<&str>, utf8: bool) -> TerminalStyle {
     let capable = is_terminal && term != Some("dumb");
-    TerminalStyle { color: capable && no_color.is_none_or(str::is_empty), cursor: capable }
+    TerminalStyle { color: capable && no_color.is_none_or(str::is_empty), cursor: capable, glyphs: Glyphs::pick(utf8) }
+}
+
+/// Whether the locale's character set is UTF-8, the way the C library decides it: the first
+/// non-empty of `LC_ALL`, `LC_CTYPE` and `LANG` names the locale (none: the C locale), and its
+/// codeset — between the `.` and an `@modifier` — is UTF-8 when it reads `UTF-8` or `utf8` in
+/// any case. `C`, `POSIX` and a locale without a codeset (`en_US`, ISO-8859-1 by default) are not.
+fn locale_is_utf8(lc_all: Option<&str>, lc_ctype: Option<&str>, lang: Option<&str>) -> bool {
+    let Some(locale) = [lc_all, lc_ctype, lang].into_iter().flatten().find(|value| !value.is_empty()) else {
+        return false;
+    };
+    let name = locale.split('@').next().unwrap_or(locale);
+    let Some((_, codeset)) = name.split_once('.') else { return false };
+    codeset.eq_ignore_ascii_case("utf-8") || codeset.eq_ignore_ascii_case("utf8")
 }
 
 impl Env {
-    /// `plan_terminal_style` for a stream, with this environment's `TERM` and `NO_COLOR`.
+    /// `plan_terminal_style` for a stream, with this environment's `TERM`, `NO_COLOR` and locale.
     pub(crate) fn terminal_style(&self, is_terminal: bool) -> TerminalStyle {
-        plan_terminal_style(is_terminal, self.get("TERM").as_deref(), self.get("NO_COLOR").as_deref())
+        plan_terminal_style(is_terminal, self.get("TERM").as_deref(), self.get("NO_COLOR").as_deref(), self.utf8())
+    }
+
+    /// The symbols of this environment's locale (what `terminal_style` picks, for output that
+    /// is not about a terminal's escapes).
+    pub(crate) fn glyphs(&self) -> &'static Glyphs {
+        Glyphs::pick(self.utf8())
+    }
+
+    fn utf8(&self) -> bool {
+        locale_is_utf8(self.get("LC_ALL").as_deref(), self.get("LC_CTYPE").as_deref(), self.get("LANG").as_deref())
     }
 }
 

@@ -15,6 +15,7 @@ use crate::checkpoint::describe::{plan_lines, render_point, report_lines, undo_t
 use crate::checkpoint::{Checkpoints, Coverage, Plan, Point, Report};
 use crate::cli::{Resume, RewindRequest, RewindTarget};
 use crate::fsx::display_path;
+use crate::glyphs::Glyphs;
 use crate::session;
 use crate::text::neutralize;
 use std::path::{Path, PathBuf};
@@ -42,7 +43,7 @@ pub(super) fn run_rewind(launch: &Launch, json: bool, request: &RewindRequest) -
     let checkpoints = Checkpoints::open(Coverage { project: root.clone(), extra }, &id);
     let points = checkpoints.points();
     let Some(target) = request.target else {
-        print_points(&points, root, &id, json);
+        print_points(&points, root, &id, json, launch.env.glyphs());
         return Exit::Ok;
     };
     let point = match find_point(&points, target) {
@@ -129,7 +130,7 @@ fn rewind_log(dir: &Path, id: &str, point: &Point, owner: &session::Owner) -> Re
 }
 
 /// The timeline, newest first: one line per point, or a JSON array.
-fn print_points(points: &[Point], root: &Path, id: &str, json: bool) {
+fn print_points(points: &[Point], root: &Path, id: &str, json: bool, glyphs: &Glyphs) {
     if json {
         let list: Vec<serde_json::Value> = points
             .iter()
@@ -152,7 +153,7 @@ fn print_points(points: &[Point], root: &Path, id: &str, json: bool) {
     }
     println!("session {id} (newest first):");
     for point in points {
-        println!("{}", neutralize(&render_point(point, root)));
+        println!("{}", neutralize(&render_point(point, root, glyphs.undo)));
     }
 }
 

@@ -122,6 +122,7 @@ fn run_print(
         format: options.output_format.unwrap_or(OutputFormat::Text),
         quiet: options.quiet,
         color: env.terminal_style(std::io::stderr().is_terminal()).color,
+        glyphs: env.glyphs(),
         stdout_is_terminal: std::io::stdout().is_terminal(),
         session_id: conversation.is_logged().then(|| conversation.session_id().to_string()),
         notices,
@@ -268,7 +269,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
     };
     let style = env.terminal_style(std::io::stdout().is_terminal());
     let color = style.color;
-    let mut editor = match repl::LineEditor::open(workspace.home.join("history"), color) {
+    let mut editor = match repl::LineEditor::open(workspace.home.join("history"), color, style.glyphs) {
         Ok(editor) => editor,
         Err(message) => return Exit::Runtime(message),
     };
@@ -309,6 +310,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         warnings,
         color,
         animate: style.cursor,
+        glyphs: style.glyphs,
         host: &host,
         mcp_probe: mcp.probe(),
         background: Some(background_rx),

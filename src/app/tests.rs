@@ -4,12 +4,46 @@ use super::*;
 
 #[test]
 fn escapes_need_a_terminal_that_is_not_dumb_and_colour_needs_no_no_color() {
-    let style = |color, cursor| TerminalStyle { color, cursor };
-    assert_eq!(plan_terminal_style(true, Some("xterm-256color"), None), style(true, true));
-    assert_eq!(plan_terminal_style(true, Some("xterm"), Some("")), style(true, true));
-    assert_eq!(plan_terminal_style(true, Some("xterm"), Some("1")), style(false, true));
-    assert_eq!(plan_terminal_style(true, Some("dumb"), None), style(false, false));
-    assert_eq!(plan_terminal_style(false, Some("xterm"), None), style(false, false));
+    let style = |color, cursor| TerminalStyle { color, cursor, glyphs: &crate::glyphs::UNICODE };
+    assert_eq!(plan_terminal_style(true, Some("xterm-256color"), None, true), style(true, true));
+    assert_eq!(plan_terminal_style(true, Some("xterm"), Some(""), true), style(true, true));
+    assert_eq!(plan_terminal_style(true, Some("xterm"), Some("1"), true), style(false, true));
+    assert_eq!(plan_terminal_style(true, Some("dumb"), None, true), style(false, false));
+    assert_eq!(plan_terminal_style(false, Some("xterm"), None, true), style(false, false));
+    // The symbols follow the locale alone, terminal or not.
+    assert_eq!(plan_terminal_style(true, Some("xterm"), None, false).glyphs, &crate::glyphs::ASCII);
+    assert_eq!(plan_terminal_style(false, Some("dumb"), None, true).glyphs, &crate::glyphs::UNICODE);
+}
+
+#[test]
+fn the_locale_is_utf8_only_when_its_codeset_says_so() {
+    let utf8 = |lc_all, lc_ctype, lang| locale_is_utf8(lc_all, lc_ctype, lang);
+    // One variable at a time, as LANG.
+    for (lang, expected) in [
+        ("C.UTF-8", true),
+        ("en_US.UTF-8", true),
+        ("en_US.utf8", true),
+        ("de_DE.Utf-8", true),
+        ("sr_RS.UTF-8@latin", true),
+        ("en_US.UTF-8@euro", true),
+        ("C", false),
+        ("POSIX", false),
+        ("en_US", false),
+        ("en_US.ISO-8859-1", false),
+        ("de_DE@euro", false),
+        ("ja_JP.eucJP", false),
+        ("en_US.UTF-16", false),
+        ("", false),
+    ] {
+        assert_eq!(utf8(None, None, Some(lang)), expected, "LANG={lang}");
+    }
+    assert!(!utf8(None, None, None), "nothing set is the C locale");
+    // The first non-empty of LC_ALL, LC_CTYPE, LANG decides; the others are not looked at.
+    assert!(!utf8(Some("C"), Some("en_US.UTF-8"), Some("en_US.UTF-8")));
+    assert!(utf8(Some("en_US.UTF-8"), Some("C"), Some("C")));
+    assert!(!utf8(None, Some("POSIX"), Some("C.UTF-8")));
+    assert!(utf8(Some(""), Some(""), Some("C.UTF-8")), "empty values are skipped");
+    assert!(!utf8(Some(""), Some("C"), Some("C.UTF-8")));
 }
 
 #[test]

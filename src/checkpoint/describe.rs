@@ -14,15 +14,16 @@ use std::path::{Path, PathBuf};
 /// Files of a list shown by name before the rest is counted.
 const NAMES_SHOWN: usize = 8;
 
-/// One line of the timeline: `#3  14:02  fix the parser  (2 files: src/a.rs, b.rs)`.
-pub(crate) fn render_point(point: &Point, root: &Path) -> String {
+/// One line of the timeline: `#3  14:02  fix the parser  (2 files: src/a.rs, b.rs)`; a rewind
+/// starts with `undo_mark` (one column: the front end's symbol for it) where a turn has `#`.
+pub(crate) fn render_point(point: &Point, root: &Path, undo_mark: &str) -> String {
     let time = render_time(to_local(point.ts));
     let files = match point.changed.len() {
         0 => "no file changed".to_string(),
         count => format!("{count} {}: {}", if count == 1 { "file" } else { "files" }, name_list(&point.changed, root)),
     };
     if point.rewind {
-        format!("↺   {time}  rewind to before turn {}  ({files}; pick to undo it)", point.turn)
+        format!("{undo_mark}   {time}  rewind to before turn {}  ({files}; pick to undo it)", point.turn)
     } else {
         format!("#{:<3}{time}  {}  ({files})", point.turn, one_line(&point.prompt))
     }

@@ -15,13 +15,14 @@ fn point(turn: u32, rewind: bool, changed: &[&str]) -> Point {
 
 #[test]
 fn a_turn_reads_as_its_number_prompt_and_files_relative_to_the_project() {
-    let line = render_point(&point(3, false, &["/p/src/a.rs", "/elsewhere/b"]), Path::new("/p"));
+    let line = render_point(&point(3, false, &["/p/src/a.rs", "/elsewhere/b"]), Path::new("/p"), "<");
     assert!(line.starts_with("#3  "), "{line}");
     assert!(line.contains("fix the parser and more"), "{line}");
     assert!(line.ends_with("(2 files: src/a.rs, /elsewhere/b)"), "{line}");
-    let quiet = render_point(&point(1, false, &[]), Path::new("/p"));
+    let quiet = render_point(&point(1, false, &[]), Path::new("/p"), "<");
     assert!(quiet.ends_with("(no file changed)"), "{quiet}");
-    let rewind = render_point(&point(2, true, &["/p/x"]), Path::new("/p"));
+    let rewind = render_point(&point(2, true, &["/p/x"]), Path::new("/p"), "<");
+    assert!(rewind.starts_with("<   "), "{rewind}");
     assert!(rewind.contains("rewind to before turn 2"), "{rewind}");
     assert!(rewind.contains("1 file: x; pick to undo it"), "{rewind}");
 }

@@ -194,7 +194,7 @@ impl Sandbox {
             Status::Off { .. } => (Err("off".to_string()), Err("off".to_string())),
         };
         let mut lines = vec![match &view {
-            Ok(()) => "view:          on — / read-only (no write, chmod, chown, xattr or utimes outside), private /tmp /run /dev/shm, minimal /dev, fresh /proc, control paths read-only".to_string(),
+            Ok(()) => "view:          on: / read-only (no write, chmod, chown, xattr or utimes outside), private /tmp /run /dev/shm, minimal /dev, fresh /proc, control paths read-only".to_string(),
             Err(reason) => format!("view:          MISSING ({reason}): modes and times outside can change (owners, attributes and flags are refused outright), control files in the project and secrets under other mounts are not held, no process or size caps"),
         }];
         lines.push(match &abi {

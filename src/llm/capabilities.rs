@@ -54,8 +54,8 @@ pub(crate) struct Capabilities {
 
 impl Capabilities {
     /// One line for doctor: `tool calls structured, streamed in 4 fragments · reasoning in
-    /// reasoning_content · usage sent`.
-    pub(crate) fn describe(&self) -> String {
+    /// reasoning_content · usage sent`, its parts joined by `separator` (doctor's symbol).
+    pub(crate) fn describe(&self, separator: &str) -> String {
         let calls = match &self.tool_calls {
             ToolCallShape::Structured { fragments: 0 | 1 } => {
                 "tool calls structured, arguments in one piece".to_string()
@@ -75,7 +75,7 @@ impl Capabilities {
             format!("reasoning in {}", self.reasoning.join(" and "))
         };
         let usage = if self.usage { "usage sent" } else { "NO usage (mewcode estimates it, shown with ~)" };
-        format!("{calls} · {reasoning} · {usage}")
+        format!("{calls}{separator}{reasoning}{separator}{usage}")
     }
 
     /// Provider settings worth writing down, as `key: value  # why` lines.

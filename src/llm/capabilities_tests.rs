@@ -49,7 +49,7 @@ fn vllm_streams_structured_call_fragments_with_reasoning_content_and_usage() {
         }
     );
     assert_eq!(
-        capabilities.describe(),
+        capabilities.describe(" · "),
         "tool calls structured, arguments streamed in 2 fragments · reasoning in reasoning_content · usage sent"
     );
     assert!(capabilities.recommendations().is_empty());
@@ -73,7 +73,7 @@ fn text_tool_calls_and_think_tags_without_usage_are_reported_with_the_setting_to
     assert_eq!(capabilities.reasoning, ["<think> in content"]);
     assert!(!capabilities.usage);
     assert_eq!(capabilities.recommendations(), ["text_tool_calls: auto   # the server writes tool calls as text"]);
-    assert!(capabilities.describe().contains("NO usage"), "{}", capabilities.describe());
+    assert!(capabilities.describe(" · ").contains("NO usage"), "{}", capabilities.describe(" · "));
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn analyze_reads_ollama_and_llama_cpp_shapes() {
     assert_eq!(capabilities.reasoning, ["reasoning"]);
     assert!(capabilities.usage);
     assert_eq!(
-        capabilities.describe(),
+        capabilities.describe(" · "),
         "tool calls structured, arguments in one piece · reasoning in reasoning · usage sent"
     );
     // A bare JSON call in the content (llama.cpp without a tool-aware template), zero usage.
@@ -138,8 +138,8 @@ fn analyze_reads_ollama_and_llama_cpp_shapes() {
     assert!(capabilities.cut_off);
     assert!(capabilities.recommendations().is_empty());
     assert!(
-        capabilities.describe().starts_with("no tool call before the probe's 512-token cap"),
+        capabilities.describe(" · ").starts_with("no tool call before the probe's 512-token cap"),
         "{}",
-        capabilities.describe()
+        capabilities.describe(" · ")
     );
 }

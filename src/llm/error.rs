@@ -193,7 +193,7 @@ pub(crate) fn parse_error_value(status: Option<u16>, value: &serde_json::Value) 
         message = value.get("detail").map(detail_text).unwrap_or_default();
     }
     if message.is_empty() {
-        message = truncate_chars(&value.to_string(), MAX_MESSAGE_CHARS, "…");
+        message = truncate_chars(&value.to_string(), MAX_MESSAGE_CHARS, "...");
     }
     let error_type = field("type");
     // Anthropic's envelope says `"type": "error"`; that names the envelope, not the error.
@@ -205,7 +205,7 @@ pub(crate) fn parse_error_value(status: Option<u16>, value: &serde_json::Value) 
     };
     let code = field("code");
     let status = status.or_else(|| code.parse::<u16>().ok().filter(|code| (400..600).contains(code)));
-    classify(status, &error_type, &code, &truncate_chars(message.trim(), MAX_MESSAGE_CHARS, "…"))
+    classify(status, &error_type, &code, &truncate_chars(message.trim(), MAX_MESSAGE_CHARS, "..."))
 }
 
 /// Classifies an error a server wrote outside the JSON `data:` path of a 200 stream: the data of
@@ -216,7 +216,7 @@ pub(crate) fn parse_stray_error(text: &str) -> LlmError {
     match serde_json::from_str::<serde_json::Value>(text.trim()) {
         Ok(value) if value.is_object() => parse_error_value(None, &value),
         Ok(serde_json::Value::String(message)) => {
-            classify(None, "", "", &truncate_chars(message.trim(), MAX_MESSAGE_CHARS, "…"))
+            classify(None, "", "", &truncate_chars(message.trim(), MAX_MESSAGE_CHARS, "..."))
         }
         _ => classify(None, "", "", &summarize_raw_body(text, 200)),
     }
@@ -432,7 +432,7 @@ fn summarize_raw_body(body: &str, status: u16) -> String {
     if collapsed.is_empty() {
         format!("HTTP {status} with an unreadable body")
     } else {
-        truncate_chars(&collapsed, 300, "…")
+        truncate_chars(&collapsed, 300, "...")
     }
 }
 

@@ -299,7 +299,7 @@ fn message_prefers_error_message_then_message_then_raw_body() {
     assert_eq!(message(404, "<html><body><h1>Not Found</h1><p>nope</p></body></html>"), "Not Found nope");
     assert_eq!(message(400, ""), "HTTP 400 with an empty body");
     let long = "x".repeat(5000);
-    assert_eq!(message(400, &long).chars().count(), 301);
+    assert_eq!(message(400, &long), format!("{}...", "x".repeat(300)));
 }
 
 #[test]

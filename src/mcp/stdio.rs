@@ -265,7 +265,10 @@ fn read_stdout(stdout: std::process::ChildStdout, route: &Route, child: &Mutex<C
         let messages = match parse_incoming(text) {
             Ok(messages) => messages,
             Err(reason) => {
-                log_line(log, &format!("[mewcode] stdout line skipped, {reason}: {}", truncate_chars(text, 200, "…")));
+                log_line(
+                    log,
+                    &format!("[mewcode] stdout line skipped, {reason}: {}", truncate_chars(text, 200, "...")),
+                );
                 continue;
             }
         };
@@ -323,7 +326,7 @@ fn drain_stderr(stderr: std::process::ChildStderr, head: &Mutex<Vec<String>>, lo
         log_line(log, text);
         let mut head = lock(head);
         if head.len() < STDERR_HEAD_LINES && !text.trim().is_empty() {
-            head.push(truncate_chars(text, 300, "…"));
+            head.push(truncate_chars(text, 300, "..."));
         }
     }
 }

@@ -94,13 +94,13 @@ pub enum Which {
 const BUILT_IN: &[(RuleList, &str)] = &[
     (
         RuleList::Deny,
-        "catastrophic commands (recursive deletes of / or home, disk wipes, downloads run by a shell…), in every mode",
+        "catastrophic commands (recursive deletes of / or home, disk wipes, downloads run by a shell...), in every mode",
     ),
     (RuleList::Deny, "file tools outside the project (the sandbox), in every mode"),
-    (RuleList::Ask, "writes to control files (.mewcode/, .mewcode.yaml, .git/, AGENTS.md…), outside bypass mode"),
+    (RuleList::Ask, "writes to control files (.mewcode/, .mewcode.yaml, .git/, AGENTS.md...), outside bypass mode"),
     (
         RuleList::Ask,
-        "sensitive files (.env, .env.*, *.pem, *.key, id_rsa*, .netrc…) unless an allow rule names them, outside bypass mode",
+        "sensitive files (.env, .env.*, *.pem, *.key, id_rsa*, .netrc...) unless an allow rule names them, outside bypass mode",
     ),
 ];
 

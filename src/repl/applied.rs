@@ -9,6 +9,7 @@
 
 use super::render::{BOLD, CYAN, DIM, GREEN, RED, paint, wrap};
 use crate::agent::FileChange;
+use crate::glyphs::Glyphs;
 use crate::text::reveal;
 
 /// Diff lines shown under an applied change before the rest is folded into a count.
@@ -18,14 +19,20 @@ const INDENT: &str = "    ";
 
 /// The rows that show `change` under its tool's line, each ending with a newline (empty when
 /// there is nothing to show). `approved`: the person approved it at the prompt.
-pub(super) fn render_applied(change: &FileChange, approved: bool, color: bool, width: usize) -> String {
+pub(super) fn render_applied(
+    change: &FileChange,
+    approved: bool,
+    color: bool,
+    glyphs: &Glyphs,
+    width: usize,
+) -> String {
     let inner = width.saturating_sub(INDENT.len());
     let mut rows: Vec<String> = Vec::new();
     if let Some(summary) = &change.summary {
         rows.push(paint(color, DIM, &wrap(&reveal(summary), inner, 2)));
     } else if approved {
         let added = paint(color, GREEN, &format!("+{}", change.lines_added));
-        let removed = paint(color, RED, &format!("−{}", change.lines_removed));
+        let removed = paint(color, RED, &format!("{}{}", glyphs.minus, change.lines_removed));
         rows.push(format!("{added} {removed}"));
     } else if change.diff.is_empty() {
         rows.push(paint(color, DIM, "(no change: the file already had this content)"));
@@ -36,7 +43,8 @@ pub(super) fn render_applied(change: &FileChange, approved: bool, color: bool, w
             rows.push(diff_row(line, color, inner));
         }
         if body.len() > SHOWN_DIFF_LINES {
-            rows.push(paint(color, DIM, &format!("… {} more lines", body.len() - SHOWN_DIFF_LINES)));
+            let more = body.len() - SHOWN_DIFF_LINES;
+            rows.push(paint(color, DIM, &format!("{} {more} more lines", glyphs.ellipsis)));
         }
     }
     let mut text = String::new();

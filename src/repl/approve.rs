@@ -18,9 +18,11 @@ use super::arguments::render_arguments;
 use super::render::{BOLD, DIM, GREEN, RED, YELLOW, display_width, paint, wrap};
 use super::terminal::{Interrupts, Screen};
 use super::terminal::{Key, read_key, read_keys};
+use super::turn::TurnContext;
 use crate::agent::gate::Always;
 use crate::agent::{Approval, ApprovalRequest};
 use crate::diff::unified_diff;
+use crate::glyphs::Glyphs;
 use crate::permission::store::LOCAL_SETTINGS;
 use crate::text::reveal;
 use serde_json::Value;
@@ -29,12 +31,15 @@ use std::path::Path;
 
 /// The key legend the prompt ends with (then ` › `, and the answer is echoed after it).
 const KEYS: &str = "[y] yes once  [a] always  [n] no  [t] no, tell the model what to do";
-/// What follows the legend on its line.
-const ARROW: &str = " › ";
+
+/// What follows the legend on its line: the prompt's mark between blanks.
+fn arrow(glyphs: &Glyphs) -> String {
+    format!(" {} ", glyphs.prompt)
+}
 
 /// The legend word-wrapped to `width`, leaving room for the arrow on its last line.
-fn legend(width: usize) -> String {
-    wrap(KEYS, width.saturating_sub(display_width(ARROW)), 0)
+fn legend(width: usize, glyphs: &Glyphs) -> String {
+    wrap(KEYS, width.saturating_sub(display_width(&arrow(glyphs))), 0)
 }
 
 /// Files larger than this are not read for a preview.
@@ -43,22 +48,16 @@ const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
 const DIFF_CONTEXT: usize = 3;
 /// The longest line `t` takes (bytes); what is typed beyond it is dropped.
 const MAX_REDIRECT_BYTES: usize = 2000;
-/// Shown after `t`, before the line is typed.
-const TELL_PROMPT: &str = "tell the model what to do instead (Enter sends, empty is a plain no) › ";
+/// Shown after `t`, before the line is typed (then the prompt's mark).
+const TELL_PROMPT: &str = "tell the model what to do instead (Enter sends, empty is a plain no)";
 
 /// Shows the request on `out` (word-wrapped to the screen's width), waits for one key and
 /// returns the answer (echoed).
-pub(crate) fn ask(
-    request: &ApprovalRequest,
-    root: &Path,
-    color: bool,
-    screen: Screen,
-    interrupts: &Interrupts,
-    out: &mut impl Write,
-) -> Approval {
+pub(super) fn ask(request: &ApprovalRequest, context: &TurnContext, out: &mut impl Write) -> Approval {
+    let TurnContext { root, color, glyphs, screen, interrupts, .. } = *context;
     let width = screen.width;
     let preview = load_edit_preview(root, &request.call.name, &request.call.input);
-    let text = render_request(request, preview.as_deref(), color, screen);
+    let text = render_request(request, preview.as_deref(), color, glyphs, screen);
     if write!(out, "{text}").and_then(|()| out.flush()).is_err() {
         return Approval::Deny;
     }
@@ -67,7 +66,7 @@ pub(crate) fn ask(
         Choice::Always => (Approval::Always, always_echo(&request.always), GREEN),
         Choice::Deny => (Approval::Deny, "no", RED),
         Choice::Tell => {
-            let prompt = wrap(TELL_PROMPT, width, 0);
+            let prompt = wrap(&format!("{TELL_PROMPT} {} ", glyphs.prompt), width, 0);
             let _ = write!(out, "{}\n{}", paint(color, RED, "no"), paint(color, BOLD, &prompt));
             let _ = out.flush();
             let (answer, echo) = match read_redirect(interrupts, out) {
@@ -79,9 +78,9 @@ pub(crate) fn ask(
         }
     };
     // The answer goes after the legend when it fits there, else on a line of its own.
-    let legend = legend(width);
+    let legend = legend(width, glyphs);
     let last_line = legend.rsplit('\n').next().unwrap_or_default();
-    let room = width.saturating_sub(display_width(last_line) + display_width(ARROW) + 1);
+    let room = width.saturating_sub(display_width(last_line) + display_width(&arrow(glyphs)) + 1);
     let before = if display_width(echo) <= room { "" } else { "\n" };
     let _ = writeln!(out, "{before}{}", paint(color, code, echo)).and_then(|()| out.flush());
     answer
@@ -214,31 +213,38 @@ impl LineInput {
 /// its `+`/`-`/` ` marker on each row, so every row on screen says which side it belongs to. A
 /// prompt taller than the screen says so above the legend: its first rows (the tool, the start of
 /// the command) are above the screen then, and must not pass unread.
-fn render_request(request: &ApprovalRequest, preview: Option<&str>, color: bool, screen: Screen) -> String {
+fn render_request(
+    request: &ApprovalRequest,
+    preview: Option<&str>,
+    color: bool,
+    glyphs: &Glyphs,
+    screen: Screen,
+) -> String {
     let width = screen.width;
     let mut rows: Vec<String> = Vec::new();
-    let title = format!("⚠ {} needs your approval ({})", request.call.name, request.rule_name);
+    let title = format!("{} {} needs your approval ({})", glyphs.warning, request.call.name, request.rule_name);
     rows.push(paint(color, YELLOW, &paint(color, BOLD, &wrap(&reveal(&title), width, 2))));
     rows.push(paint(color, DIM, &wrap(&reveal(&format!("  reason: {}", request.reason)), width, 4)));
     let hidden: &[&str] = if preview.is_some() { &["old_string", "new_string", "content"] } else { &[] };
     // Already revealed, line by line (see `arguments`).
-    for line in render_arguments(&request.call.input, hidden).lines() {
+    for line in render_arguments(&request.call.input, hidden, glyphs).lines() {
         rows.push(wrap(line, width, 6));
     }
     if let Some(diff) = preview {
         rows.extend(diff.lines().map(|line| diff_row(line, color, width)));
     }
     rows.push(paint(color, DIM, &wrap(&reveal(&render_always(&request.always)), width, 4)));
-    let legend = legend(width);
+    let legend = legend(width, glyphs);
     let height = rows.iter().map(|row| row.split('\n').count()).sum::<usize>() + legend.split('\n').count();
     if height > screen.height {
-        let note = format!("  ↑ {height} rows: this request starts above the screen; scroll up to read all of it");
+        let note =
+            format!("  {} {height} rows: this request starts above the screen; scroll up to read all of it", glyphs.up);
         rows.push(paint(color, YELLOW, &wrap(&note, width, 4)));
     }
     let mut text = rows.join("\n");
     text.push('\n');
     text.push_str(&paint(color, BOLD, &legend));
-    text.push_str(ARROW);
+    text.push_str(&arrow(glyphs));
     text
 }
 

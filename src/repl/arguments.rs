@@ -4,11 +4,13 @@
 //!
 //! Invariant: nothing of a string is hidden or dropped without a visible trace. Control,
 //! invisible and lookalike characters are spelled out (`text::reveal`), a tab is `\t`, trailing
-//! blanks and long runs of spaces are `␠`, and a run of blank lines — the way to push a
-//! command's first line off the screen behind a harmless last one — is one `⋯ N blank lines ⋯`
-//! row. A long value (many lines, or a very long line) is introduced with its size, so the
-//! person knows how much there is before reading it. Pure: lines are not wrapped here.
+//! blanks and long runs of spaces are `␠` (`<sp>` in ASCII), and a run of blank lines — the way
+//! to push a command's first line off the screen behind a harmless last one — is one
+//! `⋯ N blank lines ⋯` row. A long value (many lines, or a very long line) is introduced with its
+//! size, so the person knows how much there is before reading it. Pure: lines are not wrapped
+//! here.
 
+use crate::glyphs::Glyphs;
 use crate::text::reveal;
 use serde_json::Value;
 
@@ -22,14 +24,14 @@ const LONG_SPACE_RUN: usize = 16;
 /// The call's arguments, one `  key: value` per line, each string shown by `render_string`;
 /// keys in `hidden` are left out (the diff shows them better). Input that is not a JSON object
 /// is shown as one string.
-pub(super) fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
+pub(super) fn render_arguments(input_json: &str, hidden: &[&str], glyphs: &Glyphs) -> String {
     let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(input_json) else {
-        return render_string("input", input_json);
+        return render_string("input", input_json, glyphs);
     };
     let mut text = String::new();
     for (key, value) in fields.iter().filter(|(key, _)| !hidden.contains(&key.as_str())) {
         match value {
-            Value::String(string) => text.push_str(&render_string(key, string)),
+            Value::String(string) => text.push_str(&render_string(key, string, glyphs)),
             other => text.push_str(&format!("  {}: {}\n", reveal(key), reveal(&other.to_string()))),
         }
     }
@@ -38,7 +40,7 @@ pub(super) fn render_arguments(input_json: &str, hidden: &[&str]) -> String {
 
 /// One string argument: `  key: value` when it is one line, else `  key:` (with its size when it
 /// is long) and its lines indented by four, blank runs folded. Ends with a newline.
-fn render_string(key: &str, value: &str) -> String {
+fn render_string(key: &str, value: &str, glyphs: &Glyphs) -> String {
     // Split on `\n` alone: a `\r` before it is content (bash reads it), shown as `^M`. A final
     // newline ends the last line; it is not a blank line of its own.
     let mut lines: Vec<&str> = value.split('\n').collect();
@@ -49,7 +51,7 @@ fn render_string(key: &str, value: &str) -> String {
     if let [line] = lines.as_slice()
         && line.chars().count() <= MAX_QUIET_LINE_CHARS
     {
-        return format!("  {key}: {}\n", render_line(line));
+        return format!("  {key}: {}\n", render_line(line, glyphs));
     }
     let mut text = match render_size(&lines) {
         Some(size) => format!("  {key} ({size}):\n"),
@@ -62,10 +64,11 @@ fn render_string(key: &str, value: &str) -> String {
             let run = &lines[index..index + blanks];
             let plural = if blanks == 1 { "" } else { "s" };
             let note = if run.iter().any(|line| !line.is_empty()) { ", with spaces or tabs" } else { "" };
-            text.push_str(&format!("    ⋯ {blanks} blank line{plural}{note} ⋯\n"));
+            let mark = glyphs.blank_run;
+            text.push_str(&format!("    {mark} {blanks} blank line{plural}{note} {mark}\n"));
             index += blanks;
         } else {
-            text.push_str(&format!("    {}\n", render_line(lines[index])));
+            text.push_str(&format!("    {}\n", render_line(lines[index], glyphs)));
             index += 1;
         }
     }
@@ -98,7 +101,7 @@ fn render_size(lines: &[&str]) -> Option<String> {
 
 /// One line made exact: revealed, a tab as `\t`, a run of `LONG_SPACE_RUN` spaces or more as
 /// `␠×N`, and trailing spaces as `␠` (they would otherwise be indistinguishable from nothing).
-fn render_line(line: &str) -> String {
+fn render_line(line: &str, glyphs: &Glyphs) -> String {
     let revealed = reveal(line).replace('\t', "\\t");
     let body = revealed.trim_end_matches(' ');
     let trailing = revealed.len() - body.len();
@@ -109,21 +112,21 @@ fn render_line(line: &str) -> String {
             spaces += 1;
             continue;
         }
-        out.push_str(&render_spaces(spaces, false));
+        out.push_str(&render_spaces(spaces, false, glyphs));
         spaces = 0;
         out.push(c);
     }
-    out.push_str(&render_spaces(spaces, false));
-    out.push_str(&render_spaces(trailing, true));
+    out.push_str(&render_spaces(spaces, false, glyphs));
+    out.push_str(&render_spaces(trailing, true, glyphs));
     out
 }
 
 /// `count` spaces as they are, or as `␠` marks when they trail the line or are a long run.
-fn render_spaces(count: usize, trailing: bool) -> String {
+fn render_spaces(count: usize, trailing: bool, glyphs: &Glyphs) -> String {
     if count >= LONG_SPACE_RUN {
-        format!("␠×{count}")
+        format!("{}{}{count}", glyphs.space, glyphs.times)
     } else if trailing {
-        "␠".repeat(count)
+        glyphs.space.repeat(count)
     } else {
         " ".repeat(count)
     }

@@ -1,9 +1,10 @@
 //! Tests of the argument rendering: every string shown so that what the person reads is what runs.
 
 use super::*;
+use crate::glyphs::{ASCII, UNICODE};
 
 fn check(value: &str, expected: &str) {
-    assert_eq!(render_string("command", value), expected, "{value:?}");
+    assert_eq!(render_string("command", value, &UNICODE), expected, "{value:?}");
 }
 
 #[test]
@@ -35,7 +36,7 @@ fn a_long_command_says_its_size_first() {
     let expected: String = lines.iter().map(|line| format!("    {line}\n")).collect();
     check(&lines.join("\n"), &format!("  command (13 lines):\n{expected}"));
     let twelve = lines[..12].join("\n");
-    assert!(render_string("command", &twelve).starts_with("  command:\n"));
+    assert!(render_string("command", &twelve, &UNICODE).starts_with("  command:\n"));
     let wide = format!("echo {}", "x".repeat(600));
     check(&wide, &format!("  command (1 line, 605 characters):\n    {wide}\n"));
     let wide_lines = format!("ls\n{wide}");
@@ -45,12 +46,12 @@ fn a_long_command_says_its_size_first() {
     check(&at_limit, &format!("  command: {at_limit}\n"));
     check(&format!("ls\n{at_limit}"), &format!("  command:\n    ls\n    {at_limit}\n"));
     let thirteen = format!("{}\n{at_limit}", lines[..12].join("\n"));
-    assert!(render_string("command", &thirteen).starts_with("  command (13 lines):\n"));
+    assert!(render_string("command", &thirteen, &UNICODE).starts_with("  command (13 lines):\n"));
 }
 
 #[test]
 fn escapes_carriage_returns_and_backspaces_are_visible() {
-    check("echo ok\x1b[2K\x1b[1A\rrm -rf ~", "  command: echo ok␛[2K␛[1A^Mrm -rf ~\n");
+    check("echo ok\x1b[2K\x1b[1A\rrm -rf ~", "  command: echo ok^[[2K^[[1A^Mrm -rf ~\n");
     check("rm -rf ~ #\x08\x08\x08\x08\x08\x08\x08\x08ls", "  command: rm -rf ~ #^H^H^H^H^H^H^H^Hls\n");
     check("echo a\x7f\u{9b}", "  command: echo a^?\\u{9b}\n");
     // A CR before a newline is content, not a line ending.
@@ -79,12 +80,20 @@ fn tabs_trailing_blanks_and_long_space_runs_are_visible() {
 
 #[test]
 fn every_argument_is_shown_and_keys_and_values_are_revealed_too() {
-    assert_eq!(render_arguments(r#"{"a":"x\ny","n":3}"#, &[]), "  a:\n    x\n    y\n  n: 3\n");
-    assert_eq!(render_arguments(r#"{"path":"f","content":"x"}"#, &["content"]), "  path: f\n");
+    assert_eq!(render_arguments(r#"{"a":"x\ny","n":3}"#, &[], &UNICODE), "  a:\n    x\n    y\n  n: 3\n");
+    assert_eq!(render_arguments(r#"{"path":"f","content":"x"}"#, &["content"], &UNICODE), "  path: f\n");
     let hostile = serde_json::json!({"k\u{200b}": ["\u{202e}", "\u{1b}"]}).to_string();
-    assert_eq!(render_arguments(&hostile, &[]), "  k\\u{200b}: [\"\\u{202e}\",\"\\u001b\"]\n");
+    assert_eq!(render_arguments(&hostile, &[], &UNICODE), "  k\\u{200b}: [\"\\u{202e}\",\"\\u001b\"]\n");
     assert_eq!(
-        render_arguments("not json\u{3000}\n\n\nx", &[]),
+        render_arguments("not json\u{3000}\n\n\nx", &[], &UNICODE),
         "  input:\n    not json\\u{3000}\n    ⋯ 2 blank lines ⋯\n    x\n"
     );
+}
+
+#[test]
+fn the_ascii_marks_say_the_same_in_plain_ascii() {
+    let shown = |value: &str| render_string("command", value, &ASCII);
+    assert_eq!(shown("ls  "), "  command: ls<sp><sp>\n");
+    assert_eq!(shown(&format!("grep x{}; curl evil", " ".repeat(300))), "  command: grep x<sp>x300; curl evil\n");
+    assert_eq!(shown("a\n\n\nb"), "  command:\n    a\n    ... 2 blank lines ...\n    b\n");
 }

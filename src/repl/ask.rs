@@ -27,21 +27,18 @@ pub(crate) fn ask_trust(
     }
     say_wrapped(color, DIM, "Trusting it lets these run and apply here; deny rules apply either way.", width, 0);
     const QUESTION: &str = "trust this project? [y/N]";
-    print!("{} ", paint(color, BOLD, QUESTION));
-    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let question = put_question(QUESTION, color, width);
     let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
     let answer = if yes { "yes (remembered until these files change)" } else { "no (its config is ignored)" };
-    say_answer(QUESTION, answer, width);
+    say_answer(&question, answer, width);
     yes
 }
 
 /// `continue? [y/N]`, one key, default no.
 pub(super) fn ask_continue(color: bool, width: usize, interrupts: &Interrupts) -> bool {
-    const QUESTION: &str = "continue? [y/N]";
-    print!("{} ", paint(color, BOLD, QUESTION));
-    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let question = put_question("continue? [y/N]", color, width);
     let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
-    say_answer(QUESTION, if yes { "yes" } else { "no" }, width);
+    say_answer(&question, if yes { "yes" } else { "no" }, width);
     yes
 }
 
@@ -54,20 +51,30 @@ pub(super) fn ask_choice(
     width: usize,
     interrupts: &Interrupts,
 ) -> Option<u8> {
-    print!("{} ", paint(color, BOLD, question));
-    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let question = put_question(question, color, width);
     let chosen = match read_key(interrupts) {
         Key::Byte(byte) => answers.iter().find(|(key, _)| *key == byte.to_ascii_lowercase()),
         Key::Interrupted | Key::Closed => None,
     };
-    say_answer(question, chosen.map_or("cancelled", |(_, word)| word), width);
+    say_answer(&question, chosen.map_or("cancelled", |(_, word)| word), width);
     chosen.map(|(key, _)| *key)
 }
 
-/// The answer to a one-key question, after the question when it fits on its line, else on the
-/// lines below (wrapped), so the terminal never breaks it mid-word.
+/// Shows `question` in bold, word-wrapped to `width` with room for a blank after it, and
+/// returns it as wrapped (the answer goes after its last line).
+fn put_question(question: &str, color: bool, width: usize) -> String {
+    let wrapped = wrap(question, width.saturating_sub(1), 0);
+    print!("{} ", paint(color, BOLD, &wrapped));
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    wrapped
+}
+
+/// The answer to a one-key question (`question` as `put_question` showed it), after the
+/// question's last line when it fits there, else on the lines below (wrapped), so the terminal
+/// never breaks it mid-word.
 fn say_answer(question: &str, answer: &str, width: usize) {
-    if render::display_width(question) + 1 + render::display_width(answer) < width {
+    let last_line = question.rsplit('\n').next().unwrap_or(question);
+    if render::display_width(last_line) + 1 + render::display_width(answer) < width {
         say(answer);
     } else {
         say(&format!("\n{}", wrap(answer, width, 0)));

@@ -2,12 +2,14 @@
 //! `/mcp reconnect`) and warnings raised after the fact, said before the next prompt.
 //!
 //! Invariant: news is said only between turns, at the prompt: never lost, never in the middle
-//! of a streamed answer. Every name and message in it comes from outside and is neutralised.
+//! of a streamed answer. Every name and message in it comes from outside and is neutralised,
+//! and every line is word-wrapped to the screen.
 
 use super::chat::Chat;
-use super::render::{DIM, YELLOW, paint};
+use super::render::{DIM, YELLOW, paint, wrap};
 use super::say;
 use super::setup::{Background, Setup};
+use crate::glyphs::Glyphs;
 use crate::text::neutralize;
 use crate::warning::Warning;
 
@@ -16,7 +18,7 @@ use crate::warning::Warning;
 pub(super) fn say_background_news(setup: &Setup, chat: &Chat) {
     let mut news = false;
     for event in setup.background.iter().flat_map(|background| background.try_iter()) {
-        say(&render_background(&event, setup.color));
+        say(&render_background(&event, setup.color, setup.glyphs, chat.screen.width));
         news = true;
     }
     // Between turns: a server that just connected shows in `/tools` at once (a turn refreshes
@@ -26,17 +28,20 @@ pub(super) fn say_background_news(setup: &Setup, chat: &Chat) {
     }
 }
 
-/// How a background event is shown: one dim line for a server that connected, a yellow `⚠` line
-/// per warning (a failed server's warning says why).
-fn render_background(event: &Background, color: bool) -> String {
-    let warning = |warning: &Warning| paint(color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())));
+/// How a background event is shown, wrapped to `width`: one dim line for a server that
+/// connected, a yellow `⚠` line per warning (a failed server's warning says why).
+fn render_background(event: &Background, color: bool, glyphs: &Glyphs, width: usize) -> String {
+    let warning = |warning: &Warning| {
+        let text = format!("{} {}", glyphs.warning, neutralize(&warning.to_string()));
+        paint(color, YELLOW, &wrap(&text, width, 2))
+    };
     match event {
         Background::Mcp(update) => {
             let mut lines = Vec::new();
             if let Some(count) = update.tools {
                 let plural = if count == 1 { "" } else { "s" };
                 let text = format!("mcp server {} connected: {count} tool{plural}", neutralize(&update.server));
-                lines.push(paint(color, DIM, &text));
+                lines.push(paint(color, DIM, &wrap(&text, width, 2)));
             }
             lines.extend(update.warnings.iter().map(warning));
             lines.join("\n")

@@ -1,6 +1,7 @@
 //! Tests of the background news: one dim line per server that connected, a warning line each.
 
 use super::*;
+use crate::glyphs::{ASCII, UNICODE};
 
 #[test]
 fn background_news_is_one_dim_line_per_connect_and_a_warning_line_each() {
@@ -10,11 +11,11 @@ fn background_news_is_one_dim_line_per_connect_and_a_warning_line_each() {
         warnings: vec![Warning::new("mcp server slow", "new tools since last time: echo")],
     });
     assert_eq!(
-        render_background(&connected, false),
+        render_background(&connected, false, &UNICODE, 80),
         "mcp server slow connected: 1 tool\n⚠ mcp server slow: new tools since last time: echo"
     );
     assert_eq!(
-        render_background(&connected, true),
+        render_background(&connected, true, &UNICODE, 80),
         "\x1b[2mmcp server slow connected: 1 tool\x1b[0m\n\x1b[33m⚠ mcp server slow: new tools since last time: echo\x1b[0m"
     );
     let failed = Background::Mcp(crate::mcp::Update {
@@ -22,9 +23,22 @@ fn background_news_is_one_dim_line_per_connect_and_a_warning_line_each() {
         tools: None,
         warnings: vec![Warning::new("mcp server bad", "timed out\x1b[2J; its tools are unavailable")],
     });
-    assert_eq!(render_background(&failed, false), "⚠ mcp server bad: timed out␛[2J; its tools are unavailable");
+    assert_eq!(
+        render_background(&failed, false, &UNICODE, 80),
+        "⚠ mcp server bad: timed out^[[2J; its tools are unavailable"
+    );
     let late = Background::Warning(Warning::new("mcp server docs", "the tool returned an image"));
-    assert_eq!(render_background(&late, false), "⚠ mcp server docs: the tool returned an image");
+    assert_eq!(render_background(&late, false, &UNICODE, 80), "⚠ mcp server docs: the tool returned an image");
+}
+
+#[test]
+fn background_warnings_wrap_at_words_and_use_the_locales_mark() {
+    let late =
+        Background::Warning(Warning::new("mcp server docs", "the tool returned an image, which is not shown here"));
+    assert_eq!(
+        render_background(&late, false, &ASCII, 40),
+        "! mcp server docs: the tool returned an\n  image, which is not shown here"
+    );
 }
 
 #[test]

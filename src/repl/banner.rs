@@ -13,26 +13,32 @@ use crate::confine::Status;
 use crate::mode::Mode;
 use crate::text::neutralize;
 
-/// Said when a session starts in bypass or `/mode bypass` turns it on.
-pub(super) const BYPASS_WARNING: &str =
-    "⚠ BYPASS: tool calls run without asking (the blacklist, the sandbox and deny rules still apply)";
+/// Said when a session starts in bypass or `/mode bypass` turns it on (after the warning mark).
+const BYPASS_WARNING: &str =
+    "BYPASS: tool calls run without asking (the blacklist, the sandbox and deny rules still apply)";
+
+/// The bypass warning, red and wrapped to `width`.
+pub(super) fn say_bypass(setup: &Setup, width: usize) {
+    say_wrapped(setup.color, RED, &format!("{} {BYPASS_WARNING}", setup.glyphs.warning), width, 2);
+}
 
 /// Says the banner, wrapped to the screen.
 pub(super) fn print_banner(setup: &Setup, chat: &Chat) {
     let width = chat.screen.width;
-    let title = format!(
-        "mewcode {} · {} · {} · mode {}",
-        setup.version,
+    let glyphs = setup.glyphs;
+    let title = [
+        format!("mewcode {}", setup.version),
         neutralize(&chat.provider.name),
         neutralize(&chat.provider.model),
-        chat.mode.shown()
-    );
+        format!("mode {}", chat.mode.shown()),
+    ]
+    .join(glyphs.separator);
     say_wrapped(setup.color, BOLD, &title, width, 2);
     if chat.mode == Mode::Bypass {
-        say_wrapped(setup.color, RED, BYPASS_WARNING, width, 0);
+        say_bypass(setup, width);
     }
-    let keys = "/help for commands · Shift-Tab cycles the mode · Ctrl-C cancels · Ctrl-D exits";
-    say_wrapped(setup.color, DIM, keys, width, 0);
+    let keys = ["/help for commands", "Shift-Tab cycles the mode", "Ctrl-C cancels", "Ctrl-D exits"];
+    say_wrapped(setup.color, DIM, &keys.join(glyphs.separator), width, 0);
     let (summary, status) = &setup.sandbox;
     let colour = match status {
         Status::Confined { view: Ok(()), .. } => DIM,
@@ -42,6 +48,6 @@ pub(super) fn print_banner(setup: &Setup, chat: &Chat) {
     };
     say_wrapped(setup.color, colour, &neutralize(summary), width, 2);
     for warning in &setup.warnings {
-        say_wrapped(setup.color, YELLOW, &format!("⚠ {}", neutralize(&warning.to_string())), width, 2);
+        say_wrapped(setup.color, YELLOW, &format!("{} {}", glyphs.warning, neutralize(&warning.to_string())), width, 2);
     }
 }

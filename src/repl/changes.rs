@@ -8,11 +8,12 @@
 
 use super::applied::diff_row;
 use super::chat::Chat;
-use super::render::{BOLD, CYAN, DIM, RED, paint};
+use super::render::{BOLD, CYAN, DIM, RED};
 use super::setup::Setup;
 use super::{say, say_wrapped};
 use crate::checkpoint::FileChange;
 use crate::fsx::display_path;
+use crate::glyphs::Glyphs;
 use crate::text::neutralize;
 
 /// Lines of context around each change.
@@ -22,24 +23,30 @@ const CONTEXT: usize = 3;
 pub(super) fn show(chat: &mut Chat, setup: &Setup) {
     let width = chat.screen.width;
     let Some(checkpoints) = chat.checkpoints() else {
-        return say(&paint(setup.color, DIM, "no change recorded yet: checkpoints start with the first prompt"));
+        return say_wrapped(
+            setup.color,
+            DIM,
+            "no change recorded yet: checkpoints start with the first prompt",
+            chat.screen.width,
+            2,
+        );
     };
     let changes = match checkpoints.session_changes() {
         Ok(changes) => changes,
         Err(message) => return say_wrapped(setup.color, RED, &neutralize(&format!("/diff: {message}")), width, 2),
     };
     if changes.is_empty() {
-        return say(&paint(setup.color, DIM, "no file changed in this session"));
+        return say_wrapped(setup.color, DIM, "no file changed in this session", chat.screen.width, 2);
     }
     let rendered: Vec<(String, Body)> = changes
         .iter()
         .map(|change| {
             let shown = display_path(&setup.root, &change.path);
-            let body = body_of(change, &shown);
+            let body = body_of(change, &shown, setup.glyphs);
             (shown, body)
         })
         .collect();
-    say(&paint(setup.color, BOLD, &summary(&rendered)));
+    say_wrapped(setup.color, BOLD, &summary(&rendered, setup.glyphs), width, 2);
     for (shown, body) in &rendered {
         match body {
             Body::Diff { text, .. } => {
@@ -61,7 +68,7 @@ enum Body {
 
 /// The body of one change, its file shown as `label`: a unified diff when both sides are text,
 /// else what happened.
-fn body_of(change: &FileChange, label: &str) -> Body {
+fn body_of(change: &FileChange, label: &str, glyphs: &Glyphs) -> Body {
     let text_of = |bytes: &Option<Vec<u8>>| match bytes {
         None => Some(String::new()),
         Some(bytes) if bytes.contains(&0) => None,
@@ -80,20 +87,22 @@ fn body_of(change: &FileChange, label: &str) -> Body {
         _ => Body::Note(match (&change.before, &change.after) {
             (None, Some(after)) => format!("created (binary, {} bytes)", after.len()),
             (Some(before), None) => format!("deleted (binary, {} bytes)", before.len()),
-            (Some(before), Some(after)) => format!("binary file changed: {} → {} bytes", before.len(), after.len()),
+            (Some(before), Some(after)) => {
+                format!("binary file changed: {} {} {} bytes", before.len(), glyphs.arrow, after.len())
+            }
             (None, None) => "unchanged".to_string(),
         }),
     }
 }
 
 /// `3 files changed in this session: +12 −4`.
-fn summary(rendered: &[(String, Body)]) -> String {
+fn summary(rendered: &[(String, Body)], glyphs: &Glyphs) -> String {
     let (added, removed) = rendered.iter().fold((0, 0), |(added, removed), (_, body)| match body {
         Body::Diff { added: more, removed: fewer, .. } => (added + more, removed + fewer),
         Body::Note(_) => (added, removed),
     });
     let files = if rendered.len() == 1 { "1 file".to_string() } else { format!("{} files", rendered.len()) };
-    format!("{files} changed in this session: +{added} −{removed}")
+    format!("{files} changed in this session: +{added} {}{removed}", glyphs.minus)
 }
 
 #[cfg(test)]

@@ -5,13 +5,13 @@
 //! so a typo like `/hepl` cannot leak into the conversation; a custom command sends its own
 //! prompt, and a built-in name always means the built-in. Parsing and completion are pure
 //! functions of the text (and the provider and command names); `run` is the only part that
-//! prints or changes the chat.
+//! prints or changes the chat. Everything it says is word-wrapped to the screen.
 
 use super::ReplEnd;
-use super::banner::BYPASS_WARNING;
+use super::banner::say_bypass;
 use super::chat::Chat;
 use super::cost::{Cost, render_cost};
-use super::render::{DIM, RED, human_count, paint, wrap};
+use super::render::{DIM, RED, human_count, wrap};
 use super::setup::Setup;
 use super::turn::{TurnContext, TurnEnd, run_compact};
 use super::{changes, context_view, custom, init, rewind, say, say_wrapped, sessions, status};
@@ -80,11 +80,7 @@ const COMMANDS: &[(&[&str], &str, &str)] = &[
     ),
     (&["/cost"], "", "tokens used this session, and their cost when the model's price is known"),
     (&["/status"], "", "provider, model, context window, project, mode, sandbox, MCP servers, tokens, session"),
-    (
-        &["/permissions"],
-        "[add|remove …]",
-        "list the permission rules and their files; add allow|ask|deny RULE, remove N",
-    ),
+    (&["/permissions"], "[add|remove]", "list the permission rules and their files; add allow|ask|deny RULE, remove N"),
     (&["/diff"], "", "what this session changed in the project's files so far (by any tool or command)"),
     (&["/rewind"], "[N]", "put the code, the conversation or both back as they were before a turn"),
     (&["/undo"], "", "put back the files the last turn changed (or undo the last rewind)"),
@@ -118,7 +114,7 @@ pub(super) fn run(
     let command = match parse_command(line) {
         Ok(command) => command,
         Err(message) => {
-            say(&paint(setup.color, RED, &message));
+            say_wrapped(setup.color, RED, &message, chat.screen.width, 2);
             return None;
         }
     };
@@ -131,7 +127,7 @@ pub(super) fn run(
             chat.mode = mode;
             say(&format!("mode: {mode}"));
             if mode == Mode::Bypass {
-                say(&paint(color, RED, BYPASS_WARNING));
+                say_bypass(setup, width);
             }
         }
         Command::Model(None) => list_models(chat, providers, color),
@@ -151,13 +147,16 @@ pub(super) fn run(
             say_wrapped(color, "", &neutralize(report.trim_end()), width, 4);
         }
         Command::McpReconnect(name) => match setup.host.mcp_reconnect(&name) {
-            Ok(()) => say(&paint(color, DIM, &neutralize(&format!("reconnecting mcp server {name}…")))),
-            Err(message) => say(&paint(color, RED, &neutralize(&format!("/mcp reconnect: {message}")))),
+            Ok(()) => {
+                let text = format!("reconnecting mcp server {name}{}", setup.glyphs.ellipsis);
+                say_wrapped(color, DIM, &neutralize(&text), width, 2);
+            }
+            Err(message) => say_wrapped(color, RED, &neutralize(&format!("/mcp reconnect: {message}")), width, 2),
         },
         Command::Clear => {
             // A new session (its log is created at the first prompt); the agent stays.
             chat.clear();
-            say(&paint(color, DIM, "(new conversation)"));
+            say_wrapped(color, DIM, "(new conversation)", width, 0);
         }
         Command::Tools => {
             for definition in chat.agent.registry.definitions() {
@@ -167,7 +166,13 @@ pub(super) fn run(
         }
         Command::Cost => {
             let price = price_for(chat.provider.price, &chat.provider.model);
-            let cost = Cost { usage: &chat.usage, estimated: chat.usage_estimated, model: &chat.provider.model, price };
+            let cost = Cost {
+                usage: &chat.usage,
+                estimated: chat.usage_estimated,
+                model: &chat.provider.model,
+                price,
+                separator: setup.glyphs.separator,
+            };
             for line in render_cost(&cost, &chat.earlier).lines() {
                 say_wrapped(color, "", line, width, 4);
             }
@@ -200,9 +205,17 @@ fn say_help(setup: &Setup, width: usize) {
             say(&line);
         }
     }
-    let keys = "!command runs a shell command yourself (the model sees its output) · keys: Shift-Tab cycles the mode · `\\` at the end of a line, Ctrl-J or Alt-Enter continues it · \
-                Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D at an empty prompt exits";
-    say_wrapped(color, DIM, &format!("  {keys}"), width, 8);
+    let keys = [
+        "!command runs a shell command yourself (the model sees its output)",
+        "@path sends a file with the prompt (Tab completes it)",
+        "keys: Shift-Tab cycles the mode",
+        "`\\` at the end of a line, Ctrl-J or Alt-Enter continues it",
+        "Ctrl-G edits the line in $EDITOR",
+        "Ctrl-O shows the last tool output whole",
+        "Esc or Ctrl-C stops a turn (keep typing meanwhile: Enter queues a message)",
+        "Ctrl-C twice or Ctrl-D at an empty prompt exits",
+    ];
+    say_wrapped(color, DIM, &format!("  {}", keys.join(setup.glyphs.separator)), width, 8);
 }
 
 /// A built-in's usage as `/help` shows it: `/clear, /new`, `/mode [NAME]`.
@@ -249,11 +262,8 @@ fn list_models(chat: &Chat, providers: &[ProviderConfig], color: bool) {
 fn switch_model(choice: &ModelChoice, chat: &mut Chat, setup: &Setup, providers: &[ProviderConfig]) {
     let Some(provider) = providers.iter().find(|provider| provider.name == choice.provider) else {
         let names: Vec<&str> = providers.iter().map(|provider| provider.name.as_str()).collect();
-        say(&paint(
-            setup.color,
-            RED,
-            &neutralize(&format!("/model: no provider named {:?} (configured: {})", choice.provider, names.join(", "))),
-        ));
+        let message = format!("/model: no provider named {:?} (configured: {})", choice.provider, names.join(", "));
+        say_wrapped(setup.color, RED, &neutralize(&message), chat.screen.width, 2);
         return;
     };
     let mut provider = provider.clone();
@@ -268,7 +278,7 @@ fn switch_model(choice: &ModelChoice, chat: &mut Chat, setup: &Setup, providers:
         }
     }
     if let Some(notice) = setup.host.discover(&mut provider) {
-        say(&paint(setup.color, DIM, &neutralize(&notice)));
+        say_wrapped(setup.color, DIM, &neutralize(&notice), chat.screen.width, 2);
     }
     match setup.host.connect(&provider) {
         Ok(agent) => {
@@ -277,13 +287,15 @@ fn switch_model(choice: &ModelChoice, chat: &mut Chat, setup: &Setup, providers:
             if let Some(conversation) = &mut chat.conversation {
                 conversation.set_model(&provider.model);
             }
-            say(&neutralize(&format!(
-                "now using {} · {} (context window {}, {})",
+            let text = format!(
+                "now using {}{}{} (context window {}, {})",
                 provider.name,
+                setup.glyphs.separator,
                 provider.model,
                 human_count(provider.context_window),
                 provider.window_source.describe()
-            )));
+            );
+            say_wrapped(setup.color, "", &neutralize(&text), chat.screen.width, 2);
             chat.provider = provider;
         }
         Err(message) => say_wrapped(setup.color, RED, &neutralize(&format!("/model: {message}")), chat.screen.width, 2),

@@ -12,6 +12,7 @@ use super::render::{DIM, human_count};
 use super::setup::Setup;
 use super::{say, say_wrapped};
 use crate::context::{auto_threshold, definition_chars, message_chars, tokens_for_chars};
+use crate::glyphs::Glyphs;
 use crate::mode::Mode;
 use crate::msg::{Message, Role};
 use crate::text::neutralize;
@@ -32,7 +33,7 @@ struct View {
 /// `/context`.
 pub(super) fn show(chat: &Chat, setup: &Setup) {
     let view = gather(chat, setup);
-    let lines = render_context(&view);
+    let lines = render_context(&view, setup.glyphs);
     let width = chat.screen.width;
     let (table, note) = lines.split_at(lines.len().saturating_sub(1));
     for line in table {
@@ -85,18 +86,24 @@ fn gather(chat: &Chat, setup: &Setup) -> View {
 
 /// The table: a title, a row per part (tokens, % of the window), the total and the free
 /// space, then one line of notes (how figures are made, the server's last count, compaction).
-fn render_context(view: &View) -> Vec<String> {
+fn render_context(view: &View, glyphs: &Glyphs) -> Vec<String> {
     const LABEL: usize = 30;
     let window = view.window.max(1);
     let percent = |tokens: u64| format!("{:.1}%", tokens as f64 * 100.0 / window as f64);
     let row = |label: &str, tokens: u64| format!("  {label:<LABEL$} {:>8} {:>7}", human_count(tokens), percent(tokens));
     let mut lines = vec![
-        format!("context window of {} · {}: {} tokens", view.provider, view.model, human_count(view.window)),
+        format!(
+            "context window of {}{}{}: {} tokens",
+            view.provider,
+            glyphs.separator,
+            view.model,
+            human_count(view.window)
+        ),
         format!("  {:<LABEL$} {:>8} {:>7}", "part", "tokens", "window"),
     ];
     lines.extend(view.parts.iter().map(|(label, tokens)| row(label, *tokens)));
     let used: u64 = view.parts.iter().map(|(_, tokens)| tokens).sum();
-    lines.push(format!("  {}", "─".repeat(LABEL + 17)));
+    lines.push(format!("  {}", glyphs.rule.repeat(LABEL + 17)));
     lines.push(row("total (estimated)", used));
     lines.push(row("free", view.window.saturating_sub(used)));
     let mut note = "estimated at 3.5 characters a token".to_string();

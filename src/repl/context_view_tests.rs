@@ -30,7 +30,7 @@ fn the_table_has_a_row_per_part_the_total_and_the_free_space() {
         "(estimated at 3.5 characters a token; the server counted 3.6k in the last request; automatic compaction \
          starts at 160.0k)",
     ];
-    assert_eq!(render_context(&view), expected);
+    assert_eq!(render_context(&view, &crate::glyphs::UNICODE), expected);
 }
 
 #[test]
@@ -43,7 +43,7 @@ fn a_context_over_the_window_has_nothing_free() {
         measured: None,
         compact_at: None,
     };
-    let lines = render_context(&view);
+    let lines = render_context(&view, &crate::glyphs::UNICODE);
     assert_eq!(lines[lines.len() - 2], "  free                                  0    0.0%");
     assert_eq!(lines[lines.len() - 1], "(estimated at 3.5 characters a token)");
 }

@@ -44,6 +44,8 @@ pub(crate) struct Cost<'a> {
     pub model: &'a str,
     /// `config::price::price_for` the provider in use.
     pub price: Option<Price>,
+    /// Between the figures of a line (`glyphs.separator`).
+    pub separator: &'a str,
 }
 
 /// `/cost`: the session's tokens and, when the model's price is known, what they cost; `~` and a
@@ -54,8 +56,10 @@ pub(crate) fn render_cost(cost: &Cost, earlier: &Spent) -> String {
     let prompt_tokens = usage.input_tokens + usage.cache_write + usage.cache_read;
     let hit_rate = (usage.cache_read * 100).checked_div(prompt_tokens).unwrap_or(0);
     let mark = if cost.estimated { "~" } else { "" };
+    let separator = cost.separator;
     let mut text = format!(
-        "this session: {mark}{} input · {mark}{} output · {} cache write · {} cache read ({hit_rate}% of prompt tokens from cache)",
+        "this session: {mark}{} input{separator}{mark}{} output{separator}{} cache write{separator}{} cache read \
+         ({hit_rate}% of prompt tokens from cache)",
         usage.input_tokens, usage.output_tokens, usage.cache_write, usage.cache_read
     );
     let model = neutralize(cost.model);
@@ -85,7 +89,8 @@ pub(crate) fn render_cost(cost: &Cost, earlier: &Spent) -> String {
             (Some(_) | None, _) => String::new(),
         };
         text.push_str(&format!(
-            "\nsince mewcode started ({} sessions): {mark}{} input · {mark}{} output · {} cache write · {} cache read{usd}",
+            "\nsince mewcode started ({} sessions): {mark}{} input{separator}{mark}{} output{separator}{} cache write\
+             {separator}{} cache read{usd}",
             earlier.sessions + 1,
             total.input_tokens,
             total.output_tokens,

@@ -6,7 +6,7 @@ use crate::config::price::price_for;
 #[test]
 fn cost_marks_estimated_figures_and_prices_known_models() {
     let usage = Usage { input_tokens: 1_200, output_tokens: 30, cache_write: 0, cache_read: 0 };
-    let local = Cost { usage: &usage, estimated: false, model: "qwen3", price: None };
+    let local = Cost { usage: &usage, estimated: false, model: "qwen3", price: None, separator: " · " };
     assert_eq!(
         render_cost(&local, &Spent::default()),
         "this session: 1200 input · 30 output · 0 cache write · 0 cache read (0% of prompt tokens from cache)\n  \
@@ -35,12 +35,13 @@ fn cost_after_clear_is_the_new_sessions_with_the_process_total_below() {
         estimated: false,
         model: "claude-sonnet-4-5",
         price: price_for(None, "claude-sonnet-4-5"),
+        separator: " | ",
     };
     let text = render_cost(&cost, &earlier);
-    assert!(text.starts_with("this session: 10 input · 2 output ·"), "{text}");
+    assert!(text.starts_with("this session: 10 input | 2 output |"), "{text}");
     assert!(
         text.ends_with(
-            "\nsince mewcode started (2 sessions): 1000010 input · 2 output · 0 cache write · 0 cache read, about $3.00"
+            "\nsince mewcode started (2 sessions): 1000010 input | 2 output | 0 cache write | 0 cache read, about $3.00"
         ),
         "{text}"
     );

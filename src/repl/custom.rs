@@ -92,7 +92,7 @@ fn uses_positional(body: &str) -> bool {
 /// escapes `"`, `\`, `$` and `` ` ``; elsewhere a backslash escapes the next character.
 fn split_arguments(text: &str) -> Result<Vec<String>, String> {
     let unclosed = |quote: char| {
-        format!("unclosed {quote} in the arguments ($1…$9 split them as a shell does: close it, or write \\{quote})")
+        format!("unclosed {quote} in the arguments ($1...$9 split them as a shell does: close it, or write \\{quote})")
     };
     let mut words = Vec::new();
     let mut word = String::new();

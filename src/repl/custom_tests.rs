@@ -38,7 +38,7 @@ fn arguments_fill_the_placeholders() {
 fn an_unclosed_quote_is_an_error_only_when_words_are_needed() {
     assert_eq!(
         expand("Fix $1", "don't"),
-        Err("unclosed ' in the arguments ($1…$9 split them as a shell does: close it, or write \\')".to_string())
+        Err("unclosed ' in the arguments ($1...$9 split them as a shell does: close it, or write \\')".to_string())
     );
     assert!(expand("Fix $1", "\"open").unwrap_err().starts_with("unclosed \""));
     assert_eq!(expand("Say $ARGUMENTS", "don't"), Ok("Say don't".to_string()));

@@ -5,7 +5,10 @@
 //!
 //! Shift-Tab reaches bypass only when the session allows it (`set_bypass_in_cycle`: started with
 //! `--mode bypass`, or `bypass_in_mode_cycle: true` in the user's config); while bypass is on, the
-//! status line says `BYPASS` in bold red and the `›` is red.
+//! status line says `BYPASS` in bold red and the `›` is red (`>` when the locale is not UTF-8).
+//!
+//! A line is used without the escape sequences no binding took (`escapes::strip_escapes`): under
+//! `TERM=dumb` rustyline reads plain lines, where Shift-Tab arrives as `ESC [ Z` in the text.
 //!
 //! The status line reads the MCP servers' progress (`mcp 1/2`) whenever it is drawn: at each
 //! prompt and at each repaint (Shift-Tab). Rustyline's external printer, which could print above
@@ -18,9 +21,11 @@
 //! is padded), so a mode change repaints in place instead of printing a new prompt below.
 
 use super::commands;
+use super::escapes::strip_escapes;
 use super::render::{BOLD, DIM, RED, Status, StatusFigures, paint, render_status};
 use super::terminal::Screen;
 use crate::agent::lock;
+use crate::glyphs::Glyphs;
 use crate::mode::Mode;
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
@@ -74,6 +79,7 @@ struct Shared {
     figures: StatusFigures,
     width: usize,
     color: bool,
+    glyphs: &'static Glyphs,
     /// Set by the Ctrl-C handler: the line had text when Ctrl-C was pressed.
     interrupted_with_text: bool,
     providers: Vec<String>,
@@ -101,7 +107,7 @@ impl LineEditor {
     /// Opens the terminal and loads the history at `history` (missing is fine). Opening the
     /// terminal installs rustyline's own SIGINT handler, so an interrupt handler of ours must be
     /// installed after this call.
-    pub(crate) fn open(history: PathBuf, color: bool) -> Result<LineEditor, String> {
+    pub(crate) fn open(history: PathBuf, color: bool, glyphs: &'static Glyphs) -> Result<LineEditor, String> {
         let config = Config::builder()
             .auto_add_history(false)
             .max_history_size(2000)
@@ -121,6 +127,7 @@ impl LineEditor {
             figures: StatusFigures::default(),
             width: 80,
             color,
+            glyphs,
             interrupted_with_text: false,
             providers: Vec::new(),
             custom: Vec::new(),
@@ -225,9 +232,9 @@ impl LineEditor {
         let mut shared = lock(&self.shared);
         let pastes = std::mem::take(&mut shared.pastes);
         match read {
-            Ok(line) => Input::Line(expand_pastes(&join_continuations(&line), &pastes)),
+            Ok(line) => Input::Line(expand_pastes(&join_continuations(&strip_escapes(&line)), &pastes)),
             Err(ReadlineError::Interrupted) => match shared.left.take() {
-                Some((leave, line)) => Input::Left(leave, expand_pastes(&line, &pastes)),
+                Some((leave, line)) => Input::Left(leave, expand_pastes(&strip_escapes(&line), &pastes)),
                 None => Input::Interrupted { had_text: shared.interrupted_with_text },
             },
             Err(ReadlineError::Eof) => Input::Eof,
@@ -243,7 +250,7 @@ impl LineEditor {
     }
 }
 
-/// The plain prompt: the status line, then `› ` on the next line.
+/// The plain prompt: the status line, then `› ` (the locale's prompt mark) on the next line.
 fn prompt_text(shared: &Shared) -> String {
     let figures = &shared.figures;
     let mcp_starting = shared
@@ -263,7 +270,7 @@ fn prompt_text(shared: &Shared) -> String {
         session_estimated: figures.session_estimated,
         mcp_starting,
     };
-    format!("{}\n› ", render_status(&status, shared.width))
+    format!("{}\n{} ", render_status(&status, shared.glyphs, shared.width), shared.glyphs.prompt)
 }
 
 /// The line with each paste placeholder still in it replaced by its text.
@@ -335,10 +342,11 @@ impl Highlighter for Helper {
         let text = prompt_text(&shared);
         match (text.split_once('\n'), shared.mode) {
             (Some((status, rest)), Mode::Bypass) if shared.color => {
-                let (figures, mode) = status.rsplit_once(" · ").unwrap_or(("", status));
+                let separator = shared.glyphs.separator;
+                let (figures, mode) = status.rsplit_once(separator).unwrap_or(("", status));
                 let loud = format!("{BOLD};{RED}");
                 Cow::Owned(format!(
-                    "{} · {}\n{}",
+                    "{}{separator}{}\n{}",
                     paint(true, DIM, figures),
                     paint(true, &loud, mode),
                     paint(true, RED, rest)

@@ -35,7 +35,7 @@ fn init_prompt(existing: &[&str]) -> String {
         "Look at this project and write an AGENTS.md file at its root: the instructions a coding agent (or a new \
          contributor) needs to work here.\n\n\
          Explore first: the README, the build and package files (Cargo.toml, package.json, pyproject.toml, go.mod, \
-         Makefile, …), the CI configuration, the layout of the source and test directories, and a few \
+         Makefile, ...), the CI configuration, the layout of the source and test directories, and a few \
          representative source files. Then write a concise file (about 150 lines at most) with:\n\
          - the commands to build, run, test (the whole suite and a single test), lint and format, exactly as this \
          project runs them;\n\
@@ -48,7 +48,7 @@ fn init_prompt(existing: &[&str]) -> String {
     );
     if has_agents {
         prompt.push_str(
-            "\n\nAn AGENTS.md already exists: read it first and improve it rather than overwrite it blindly — keep \
+            "\n\nAn AGENTS.md already exists: read it first and improve it rather than overwrite it blindly - keep \
              what is right, correct what is out of date, add what is missing, with targeted edits.",
         );
     }

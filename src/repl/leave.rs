@@ -81,8 +81,9 @@ pub(super) fn show_last_output(chat: &Chat, setup: &Setup) {
     let Some(shown) = last_outputs(history) else {
         return say(&paint(setup.color, DIM, "(no tool output yet in this conversation)"));
     };
+    let rule = setup.glyphs.rule.repeat(2);
     for (title, content, is_error) in shown {
-        say(&paint(setup.color, DIM, &neutralize(&title)));
+        say(&paint(setup.color, DIM, &format!("{rule} {} {rule}", neutralize(&title))));
         let lines: Vec<&str> = content.lines().collect();
         let text = neutralize(&lines[..lines.len().min(EXPAND_MAX_LINES)].join("\n"));
         say_wrapped(setup.color, if is_error { RED } else { "" }, &text, chat.screen.width, 0);
@@ -104,8 +105,8 @@ fn last_outputs(history: &[Message]) -> Option<Vec<(String, String, bool)>> {
         .map(|result| {
             let call = calls.and_then(|calls| calls.iter().find(|call| call.id == result.tool_call_id));
             let title = match call {
-                Some(call) => format!("── {}({}) ──", call.name, crate::agent::call_preview(call)),
-                None => format!("── {} ──", result.tool_call_id),
+                Some(call) => format!("{}({})", call.name, crate::agent::call_preview(call)),
+                None => result.tool_call_id.clone(),
             };
             (title, result.content.clone(), result.is_error)
         })

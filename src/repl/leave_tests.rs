@@ -13,8 +13,8 @@ fn the_last_round_of_results_is_shown_under_its_calls() {
     ]);
     let history = vec![Message::user("hi"), asked, results, Message::assistant("done")];
     let shown = last_outputs(&history).unwrap();
-    assert_eq!(shown[0], ("── bash(ls) ──".to_string(), "a\nb".to_string(), false));
-    assert_eq!(shown[1], ("── lost ──".to_string(), "x".to_string(), true));
+    assert_eq!(shown[0], ("bash(ls)".to_string(), "a\nb".to_string(), false));
+    assert_eq!(shown[1], ("lost".to_string(), "x".to_string(), true));
     assert_eq!(last_outputs(&[Message::user("hi")]), None);
 }
 

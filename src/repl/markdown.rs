@@ -15,10 +15,13 @@
 use super::inline::{Emit, Inline, Style};
 use super::render::{DIM, char_width, display_width, paint};
 use super::wrap::Wrap;
+use crate::glyphs::Glyphs;
 use std::io::{self, Write};
 
 /// A line start held longer than this is text (bounds the work on a line of 100 000 `-`).
 const MAX_HEAD: usize = 256;
+/// A bullet item's marker as parsed (any of `-`, `*`, `+`); drawn as `Glyphs::bullet`.
+const BULLET: &str = "-";
 /// The longest rule drawn for `---`.
 const RULE_COLUMNS: usize = 80;
 /// Columns of a tab in a code block.
@@ -35,6 +38,8 @@ pub(super) struct Markdown {
     pen: Pen,
     /// Display column inside a code line (for tab stops).
     code_column: usize,
+    /// The symbols of bullets, quote bars and rules.
+    glyphs: &'static Glyphs,
 }
 
 enum Line {
@@ -127,7 +132,8 @@ enum Block {
         len: usize,
         info: usize,
     },
-    /// A list item: its marker as shown (`•`, `1.`) and where its text starts.
+    /// A list item: its marker (`BULLET` for a bullet, shown as the glyph; `1.`) and where its
+    /// text starts.
     Item {
         marker: String,
         text: usize,
@@ -146,8 +152,9 @@ struct Head {
 }
 
 impl Markdown {
-    pub(super) fn new(color: bool) -> Markdown {
+    pub(super) fn new(color: bool, glyphs: &'static Glyphs) -> Markdown {
         Markdown {
+            glyphs,
             head: String::new(),
             line: Line::Start,
             fence: None,
@@ -211,7 +218,7 @@ impl Markdown {
                 CodeLine::Close => {
                     let (quotes, indent) = (fence.quotes, fence.indent);
                     self.fence = None;
-                    self.dim_line(quotes, indent, "──", wrap, out)
+                    self.dim_line(quotes, indent, &self.glyphs.rule.repeat(2), wrap, out)
                 }
                 CodeLine::Content { text } => {
                     let (quotes, indent) = (fence.quotes, fence.indent);
@@ -243,7 +250,7 @@ impl Markdown {
             Block::Rule => {
                 let (first, _) = self.margin(quotes, indent, "", wrap.width());
                 let columns = wrap.width().saturating_sub(first.1 + 1).clamp(3, RULE_COLUMNS);
-                self.dim_line(quotes, indent, &"─".repeat(columns), wrap, out)
+                self.dim_line(quotes, indent, &self.glyphs.rule.repeat(columns), wrap, out)
             }
             Block::Heading { text } => {
                 self.pen.base = Style::BOLD;
@@ -253,7 +260,10 @@ impl Markdown {
                 self.line = Line::FenceInfo(Fence { ch, len, indent, quotes, info });
                 Ok(())
             }
-            Block::Item { marker, text } => self.start_text(quotes, indent, &marker, text, wrap, out),
+            Block::Item { marker, text } => {
+                let marker = if marker == BULLET { self.glyphs.bullet.to_string() } else { marker };
+                self.start_text(quotes, indent, &marker, text, wrap, out)
+            }
             Block::Paragraph { text } => self.start_text(quotes, indent, "", text, wrap, out),
         }
     }
@@ -283,7 +293,8 @@ impl Markdown {
             Line::FenceInfo(fence) => {
                 // The fence line is shown as a dim rule with its language (its info string).
                 let info = self.head[fence.info..].trim();
-                let label = if info.is_empty() { "──".to_string() } else { format!("── {info}") };
+                let lead = self.glyphs.rule.repeat(2);
+                let label = if info.is_empty() { lead } else { format!("{lead} {info}") };
                 let (quotes, indent) = (fence.quotes, fence.indent);
                 self.fence = Some(fence);
                 self.dim_line(quotes, indent, &label, wrap, out)?;
@@ -345,7 +356,7 @@ impl Markdown {
         let budget = (width / 2).saturating_sub(marker_columns);
         let quotes = quotes.min(budget / 2);
         let indent = indent.min(budget - quotes * 2);
-        let bars = format!("{} ", paint(self.pen.color, DIM, "│")).repeat(quotes);
+        let bars = format!("{} ", paint(self.pen.color, DIM, self.glyphs.bar)).repeat(quotes);
         let lead = format!("{bars}{}", " ".repeat(indent));
         let columns = quotes * 2 + indent;
         let first = if marker.is_empty() { lead.clone() } else { format!("{lead}{marker} ") };
@@ -418,13 +429,13 @@ fn read_block(rest: &str, at: usize, complete: bool) -> Block {
                 (false, _) => Block::Undecided,
                 (true, true) => Block::Rule,
                 (true, false) if first != b'_' && (bytes.len() == 1 || blank_after(1)) => {
-                    Block::Item { marker: "•".to_string(), text: at + bytes.len().min(2) }
+                    Block::Item { marker: BULLET.to_string(), text: at + bytes.len().min(2) }
                 }
                 (true, false) => Block::Paragraph { text: at },
             }
         }
-        b'-' | b'*' | b'+' if blank_after(1) => Block::Item { marker: "•".to_string(), text: at + 2 },
-        b'+' if bytes.len() == 1 => undecided_or(Block::Item { marker: "•".to_string(), text: at + 1 }),
+        b'-' | b'*' | b'+' if blank_after(1) => Block::Item { marker: BULLET.to_string(), text: at + 2 },
+        b'+' if bytes.len() == 1 => undecided_or(Block::Item { marker: BULLET.to_string(), text: at + 1 }),
         b'0'..=b'9' => {
             let digits = bytes.iter().take_while(|byte| byte.is_ascii_digit()).count();
             let delimiter = bytes.get(digits).copied();

@@ -13,7 +13,7 @@ use std::time::Instant;
 fn render(input: &str, color: bool, width: usize) -> String {
     let mut wrap = Wrap::new(width);
     let mut out = Vec::new();
-    let mut markdown = Markdown::new(color);
+    let mut markdown = Markdown::new(color, &crate::glyphs::UNICODE);
     for c in input.chars() {
         markdown.push(c, &mut wrap, &mut out).unwrap();
     }
@@ -231,7 +231,7 @@ fn colour_off_writes_no_escape_and_no_emphasis_marker() {
 #[test]
 fn a_models_escape_bytes_stay_inert_inside_markdown() {
     let output = stream(["**\x1b[2J", "bold** `\x1b]0;t\x07`\n```\n\x1b[H\r\n```"], true, 40);
-    assert_eq!(strip_escapes(&output), "␛[2Jbold ␛]0;t^G\n──\n␛[H^M\n──\n");
+    assert_eq!(strip_escapes(&output), "^[[2Jbold ^[]0;t^G\n──\n^[[H^M\n──\n");
     assert!(!output.contains("\x1b[2J") && !output.contains("\x1b]") && !output.contains('\r'), "{output:?}");
 }
 
@@ -242,7 +242,7 @@ fn line_starts_are_classified_from_as_few_characters_as_possible() {
     assert_eq!(head("*"), Block::Undecided);
     assert_eq!(head("**b"), Block::Paragraph { text: 0 });
     assert_eq!(head("- "), Block::Undecided);
-    assert_eq!(head("- x"), Block::Item { marker: "•".to_string(), text: 2 });
+    assert_eq!(head("- x"), Block::Item { marker: BULLET.to_string(), text: 2 });
     assert_eq!(head("12"), Block::Undecided);
     assert_eq!(head("12. x"), Block::Item { marker: "12.".to_string(), text: 4 });
     assert_eq!(head("##"), Block::Undecided);
@@ -251,7 +251,7 @@ fn line_starts_are_classified_from_as_few_characters_as_possible() {
     assert_eq!(head("```"), Block::Fence { ch: b'`', len: 3, info: 3 });
     assert_eq!(
         read_head(">  - x", false),
-        Head { quotes: 1, indent: 1, block: Block::Item { marker: "•".into(), text: 5 } }
+        Head { quotes: 1, indent: 1, block: Block::Item { marker: BULLET.into(), text: 5 } }
     );
     assert_eq!(read_head("---", true).block, Block::Rule);
     let fence = Fence { ch: b'`', len: 3, indent: 2, quotes: 0, info: 5 };

@@ -63,24 +63,36 @@ pub(super) fn attachments(chat: &Chat, setup: &Setup, prompt: &str) -> String {
     let mut attached = String::new();
     for (index, word) in mentions.iter().enumerate() {
         if index == MAX_MENTIONS {
-            say(&paint(setup.color, DIM, &format!("  ⎿ only the first {MAX_MENTIONS} @ mentions are attached")));
+            say(&paint(
+                setup.color,
+                DIM,
+                &format!("  {} only the first {MAX_MENTIONS} @ mentions are attached", setup.glyphs.result),
+            ));
             break;
         }
         let path = setup.root.join(word);
         let shown = neutralize(word);
         let block = if path.is_dir() {
             let listing = list_directory(&path);
-            say(&paint(setup.color, DIM, &format!("  ⎿ @{shown}: directory listed")));
+            say(&paint(setup.color, DIM, &format!("  {} @{shown}: directory listed", setup.glyphs.result)));
             format!("<mentioned-directory path=\"{word}\">\n{listing}</mentioned-directory>")
         } else {
             match read_mentioned(chat, setup, word) {
                 Ok(content) => {
                     let lines = content.lines().count();
-                    say(&paint(setup.color, DIM, &format!("  ⎿ @{shown}: attached ({lines} lines)")));
+                    say(&paint(
+                        setup.color,
+                        DIM,
+                        &format!("  {} @{shown}: attached ({lines} lines)", setup.glyphs.result),
+                    ));
                     format!("<mentioned-file path=\"{word}\">\n{content}\n</mentioned-file>")
                 }
                 Err(reason) => {
-                    say(&paint(setup.color, RED, &format!("  ⎿ @{shown}: not attached: {}", neutralize(&reason))));
+                    say(&paint(
+                        setup.color,
+                        RED,
+                        &format!("  {} @{shown}: not attached: {}", setup.glyphs.result, neutralize(&reason)),
+                    ));
                     continue;
                 }
             }

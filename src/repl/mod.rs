@@ -35,6 +35,7 @@
 //! - `applied.rs` — the diff of a change shown under its tool's line, and diff rows' colours
 //! - `arguments.rs` — a call's arguments as the approval question shows them
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
+//! - `escapes.rs` — escape sequences no key binding took, removed from a typed line
 //! - `picker.rs` — the picker of `/resume` and `/rewind`
 //! - `render.rs` — the turn renderer, colours and the status line
 //! - `wrap.rs` — word wrapping as text streams: margins, escapes that take no column
@@ -56,6 +57,7 @@ mod cost;
 mod custom;
 mod custom_files;
 mod editor;
+mod escapes;
 mod init;
 mod inline;
 mod leave;
@@ -152,7 +154,8 @@ pub(crate) fn run(mut editor: LineEditor, mut setup: Setup, interrupts: Interrup
     sessions::start(&mut chat, &setup, &interrupts);
     if let Some(task) = setup.first_prompt.as_deref().filter(|task| !task.trim().is_empty()) {
         // Shown as if typed at the prompt, and in the history for Up to bring back.
-        say(&format!("› {}", crate::text::neutralize(task)));
+        let typed = format!("{} {}", setup.glyphs.prompt, crate::text::neutralize(task));
+        say_wrapped(setup.color, "", &typed, chat.screen.width, 2);
         editor.remember(task);
         let context = turn_context(&setup, chat.screen, &interrupts);
         // `mewcode "/init"` runs the command, as typed at the prompt would.
@@ -175,7 +178,7 @@ pub(crate) fn run(mut editor: LineEditor, mut setup: Setup, interrupts: Interrup
         // as a signal; it counts as one pressed at an empty prompt.
         // Messages typed during the last turn and sent with Enter go first, as if typed now.
         let input = if let Some(queued) = chat.take_queued() {
-            say(&format!("› {}", crate::text::neutralize(&queued)));
+            say(&format!("{} {}", setup.glyphs.prompt, crate::text::neutralize(&queued)));
             Input::Line(queued)
         } else if interrupts.count() == seen_presses {
             editor.read(chat.status_figures(), chat.draft.take().as_deref())
@@ -190,7 +193,7 @@ pub(crate) fn run(mut editor: LineEditor, mut setup: Setup, interrupts: Interrup
                 match plan_prompt_interrupt(had_text, last_interrupt, now) {
                     PromptInterrupt::ClearLine => {}
                     PromptInterrupt::Warn => {
-                        say(&paint(setup.color, DIM, "(Ctrl-C again or Ctrl-D to exit)"));
+                        say_wrapped(setup.color, DIM, "(Ctrl-C again or Ctrl-D to exit)", chat.screen.width, 0);
                         last_interrupt = Some(now);
                     }
                     PromptInterrupt::Exit => return ReplEnd::Exited,
@@ -273,6 +276,7 @@ fn turn_context<'a>(setup: &'a Setup, screen: Screen, interrupts: &'a Interrupts
         root: &setup.root,
         color: setup.color,
         animate: setup.animate,
+        glyphs: setup.glyphs,
         screen,
         interrupts,
         notify: setup.notify,

@@ -11,6 +11,7 @@ use super::chat::Chat;
 use super::render::{DIM, RED};
 use super::say_wrapped;
 use super::setup::Setup;
+use crate::glyphs::Glyphs;
 use crate::mode::Mode;
 use crate::permission::book::{Entry, RuleBook, Source, Which};
 use crate::permission::rules::{Level, RuleList};
@@ -53,7 +54,7 @@ pub(super) fn run(arguments: &str, chat: &Chat, setup: &Setup) {
     let Some(book) = gate.rule_book() else { return say_error("this session keeps no permission rules") };
     let outcome = match request {
         Request::List => {
-            for (line, hang, code) in render_listing(&book, chat.mode) {
+            for (line, hang, code) in render_listing(&book, chat.mode, setup.glyphs) {
                 say_wrapped(color, code, &neutralize(&line), width, hang);
             }
             return;
@@ -115,11 +116,12 @@ fn parse_add(rest: &str) -> Result<Request, String> {
 }
 
 /// The lines of the listing (pure): each with the indent of its continuation rows and its colour.
-fn render_listing(book: &RuleBook, mode: Mode) -> Vec<(String, usize, &'static str)> {
+fn render_listing(book: &RuleBook, mode: Mode, glyphs: &Glyphs) -> Vec<(String, usize, &'static str)> {
     let files = book.files();
     let mut lines = Vec::new();
-    let granted = if book.edits_granted() { " · file edits granted for this session" } else { "" };
-    lines.push((format!("mode: {mode}{granted} (Shift-Tab or /mode changes it)"), 4, ""));
+    let granted = if book.edits_granted() { "file edits granted for this session" } else { "" };
+    let separator = if granted.is_empty() { "" } else { glyphs.separator };
+    lines.push((format!("mode: {mode}{separator}{granted} (Shift-Tab or /mode changes it)"), 4, ""));
     let entries = book.listing();
     for list in [RuleList::Deny, RuleList::Ask, RuleList::Allow] {
         lines.push((format!("{}:", list.as_str()), 4, ""));
@@ -130,7 +132,7 @@ fn render_listing(book: &RuleBook, mode: Mode) -> Vec<(String, usize, &'static s
                 Source::EditsGrant => ("this session (\"always\" to an edit)".to_string(), ""),
                 Source::BuiltIn => ("built-in, cannot be removed".to_string(), DIM),
             };
-            lines.push((format!("  {:>3}  {}  ← {source}", entry.number, entry.text), 9, code));
+            lines.push((format!("  {:>3}  {}  {} {source}", entry.number, entry.text, glyphs.from), 9, code));
         }
     }
     lines.push(("files:".to_string(), 4, ""));

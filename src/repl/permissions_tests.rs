@@ -85,7 +85,8 @@ fn the_listing_groups_by_effect_and_names_each_rules_file() {
         vec![(Level::Local, texts(&["Bash(=touch made)"], &[])), (Level::User, texts(&[], &["Bash(rm *)"]))],
     );
     book.grant_edits();
-    let lines: Vec<String> = render_listing(&book, Mode::Default).into_iter().map(|(line, ..)| line).collect();
+    let lines: Vec<String> =
+        render_listing(&book, Mode::Default, &crate::glyphs::UNICODE).into_iter().map(|(line, ..)| line).collect();
     let expected_start = [
         "mode: default · file edits granted for this session (Shift-Tab or /mode changes it)",
         "deny:",

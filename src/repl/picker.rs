@@ -6,11 +6,13 @@
 //! than the screen minus one and no row reaches the last column, so moving the cursor up by the
 //! rows drawn always lands on the first of them (nothing scrolled, nothing auto-wrapped). The
 //! picker is only started where cursor movement is allowed (a terminal, `TERM` not dumb); the
-//! numbered list is the fallback.
+//! numbered list is the fallback. A row's aside (a session's time) is kept whole at its right
+//! end; its text is what gets cut.
 
-use super::render::{BOLD, DIM, display_width, paint};
+use super::render::{BOLD, DIM, char_width, display_width, paint};
 use super::terminal::{Interrupts, Screen};
 use super::terminal::{KeyReader, Keys};
+use crate::glyphs::Glyphs;
 use std::io::Write;
 
 /// One key the picker understands.
@@ -46,34 +48,53 @@ pub(crate) enum Picked {
     Unavailable,
 }
 
-/// The picker's state: the items (plain, neutralised lines), the filter typed so far and the
-/// selected row among the matches.
+/// One item of a picker: its text (plain, neutralised, one line) and an aside shown at the
+/// right end of its row (empty for none), which is never cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Item {
+    pub text: String,
+    pub aside: String,
+}
+
+impl Item {
+    /// An item without an aside.
+    pub(crate) fn plain(text: String) -> Item {
+        Item { text, aside: String::new() }
+    }
+}
+
+/// Columns an item's text keeps at least before its aside is dropped on a narrow screen.
+const MIN_TEXT_COLUMNS: usize = 12;
+
+/// The picker's state: the items, the filter typed so far and the selected row among the
+/// matches.
 #[derive(Clone, Debug)]
 pub(crate) struct Picker {
     /// What is picked, and the keys (one line, dim).
     title: String,
-    items: Vec<String>,
+    items: Vec<Item>,
     filter: String,
     selected: usize,
+    glyphs: &'static Glyphs,
 }
 
 impl Picker {
-    /// The sessions picker of `/resume`.
-    pub(crate) fn new(items: Vec<String>) -> Picker {
-        Picker::titled("resume a session: type to filter · ↑/↓ move · Enter resumes · Esc cancels", items)
+    /// A picker headed by what Enter does (`resume`, `picks`) after the usual keys: `title`
+    /// says what is picked (`resume a session`).
+    pub(crate) fn new(title: &str, enter: &str, items: Vec<Item>, glyphs: &'static Glyphs) -> Picker {
+        let keys = ["type to filter", &format!("{} move", glyphs.up_down), &format!("Enter {enter}"), "Esc cancels"];
+        let title = format!("{title}: {}", keys.join(glyphs.separator));
+        Picker { title, items, filter: String::new(), selected: 0, glyphs }
     }
 
-    /// A picker headed by `title` (what Enter does, and the keys).
-    pub(crate) fn titled(title: &str, items: Vec<String>) -> Picker {
-        Picker { title: title.to_string(), items, filter: String::new(), selected: 0 }
-    }
-
-    /// Indexes of the items that contain the filter as typed (ignoring case and blanks at its
-    /// ends), in list order. A phrase, not separate words: `task 1` must not match every line
-    /// whose date has a 1 in it.
+    /// Indexes of the items whose text or aside contains the filter as typed (ignoring case
+    /// and blanks at its ends), in list order. A phrase, not separate words: `task 1` must not
+    /// match every line whose date has a 1 in it.
     pub(crate) fn matches(&self) -> Vec<usize> {
         let filter = self.filter.trim().to_lowercase();
-        (0..self.items.len()).filter(|&index| self.items[index].to_lowercase().contains(&filter)).collect()
+        let found =
+            |item: &Item| item.text.to_lowercase().contains(&filter) || item.aside.to_lowercase().contains(&filter);
+        (0..self.items.len()).filter(|&index| found(&self.items[index])).collect()
     }
 
     /// Applies one key.
@@ -112,42 +133,67 @@ impl Picker {
         let matches = self.matches();
         let room = height.saturating_sub(4).max(1);
         let first = (self.selected + 1).saturating_sub(room);
-        let mut rows =
-            vec![paint(color, DIM, &fit(&self.title, width)), fit(&format!("filter: {}", self.filter), width)];
+        let fit = |text: &str| cut(text, width.saturating_sub(1), self.glyphs.ellipsis);
+        let mut rows = vec![paint(color, DIM, &fit(&self.title)), fit(&format!("filter: {}", self.filter))];
         if matches.is_empty() {
-            rows.push(paint(color, DIM, &fit(&format!("  nothing matches {:?}", self.filter), width)));
+            rows.push(paint(color, DIM, &fit(&format!("  nothing matches {:?}", self.filter))));
         }
         for (row, &index) in matches.iter().enumerate().skip(first).take(room) {
-            let line = fit(&format!("{} {}", if row == self.selected { "›" } else { " " }, self.items[index]), width);
+            let mark = if row == self.selected { self.glyphs.prompt } else { " " };
+            let line = render_item(&self.items[index], mark, width, self.glyphs);
             rows.push(if row == self.selected { paint(color, BOLD, &line) } else { line });
         }
         let (above, below) = (first, matches.len().saturating_sub(first + room));
         if above + below > 0 {
             let text =
                 format!("  ({above} above, {below} below; {} of {} shown)", matches.len().min(room), matches.len());
-            rows.push(paint(color, DIM, &fit(&text, width)));
+            rows.push(paint(color, DIM, &fit(&text)));
         }
         rows
     }
 }
 
-/// `text` cut to fit in `width - 1` columns, with `…` where it was cut.
-fn fit(text: &str, width: usize) -> String {
+/// One item's row, under `width` columns: `mark`, its text cut to the room left and padded,
+/// then its aside at the right end. A screen too narrow to keep `MIN_TEXT_COLUMNS` of the text
+/// beside the aside shows both one after the other, cut at the end like any line.
+fn render_item(item: &Item, mark: &str, width: usize, glyphs: &Glyphs) -> String {
     let limit = width.saturating_sub(1);
-    if display_width(text) <= limit {
+    let head = format!("{mark} ");
+    let aside = display_width(&item.aside);
+    let fixed = display_width(&head) + 2 + aside;
+    if item.aside.is_empty() || limit < fixed + MIN_TEXT_COLUMNS {
+        let line = if item.aside.is_empty() {
+            format!("{head}{}", item.text)
+        } else {
+            format!("{head}{}  {}", item.text, item.aside)
+        };
+        return cut(&line, limit, glyphs.ellipsis);
+    }
+    let room = limit - fixed;
+    let text = cut(&item.text, room, glyphs.ellipsis);
+    let padding = " ".repeat(room.saturating_sub(display_width(&text)));
+    format!("{head}{text}{padding}  {}", item.aside)
+}
+
+/// `text` cut to fit in `columns` columns, ending with `ellipsis` where it was cut.
+fn cut(text: &str, columns: usize, ellipsis: &str) -> String {
+    if display_width(text) <= columns {
         return text.to_string();
     }
+    let room = columns.saturating_sub(display_width(ellipsis));
     let mut out = String::new();
     let mut used = 0;
     for c in text.chars() {
-        let next = super::render::char_width(c);
-        if used + next + 1 > limit {
+        let next = char_width(c);
+        if used + next > room {
             break;
         }
         out.push(c);
         used += next;
     }
-    out.push('…');
+    if display_width(ellipsis) <= columns {
+        out.push_str(ellipsis);
+    }
     out
 }
 

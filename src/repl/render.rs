@@ -8,11 +8,13 @@
 //! written, so the cost of a token does not depend on how long the answer already is. All model
 //! and tool text goes through `text::neutralize` before it reaches the writer. Colour escapes are
 //! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY
-//! and `TERM` is not dumb: `app::plan_terminal_style`).
+//! and `TERM` is not dumb: `app::plan_terminal_style`). Every symbol of ours comes from the
+//! renderer's `Glyphs` (ASCII when the locale is not UTF-8).
 
 use super::markdown::Markdown;
 use super::wrap::Wrap;
 use crate::agent::{FileChange, Stop};
+use crate::glyphs::{self, Glyphs};
 use crate::mode::Mode;
 use crate::msg::Usage;
 use crate::text::neutralize;
@@ -34,7 +36,6 @@ pub(crate) fn paint(color: bool, code: &str, text: &str) -> String {
 
 /// How often the spinner may redraw its line.
 const SPINNER_PERIOD: Duration = Duration::from_millis(80);
-const SPINNER_FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /// Characters of thinking kept for its one-line summary.
 const THINKING_PREVIEW_CHARS: usize = 200;
 
@@ -43,6 +44,7 @@ pub struct Renderer<W: Write> {
     out: W,
     color: bool,
     animate: bool,
+    glyphs: &'static Glyphs,
     width: usize,
     /// The lines being written, word-wrapped (`wrap.rs`).
     wrap: Wrap,
@@ -90,20 +92,27 @@ struct RunningTool {
 }
 
 impl<W: Write> Renderer<W> {
-    /// A renderer for a terminal `width` columns wide (at least 20 are assumed).
+    /// A renderer for a terminal `width` columns wide (at least 20 are assumed), drawing
+    /// Unicode symbols (`with_glyphs` chooses others).
     pub fn new(out: W, color: bool, animate: bool, width: usize) -> Renderer<W> {
         Renderer {
             out,
             color,
             animate,
+            glyphs: &glyphs::UNICODE,
             width: width.max(20),
             wrap: Wrap::new(width.max(20)),
-            markdown: Markdown::new(color),
+            markdown: Markdown::new(color, &glyphs::UNICODE),
             shown_text: false,
             spinner: None,
             thinking: None,
             tools: Vec::new(),
         }
+    }
+
+    /// The same renderer drawing the symbols of `glyphs`.
+    pub(crate) fn with_glyphs(self, glyphs: &'static Glyphs) -> Renderer<W> {
+        Renderer { glyphs, markdown: Markdown::new(self.color, glyphs), ..self }
     }
 
     /// The writer back (the tests, and a replay rendered into memory, read what was written).
@@ -152,7 +161,8 @@ impl<W: Write> Renderer<W> {
     pub fn restart(&mut self, restart: u32, max: u32, reason: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
         let void = if self.shown_text { "; the partial answer above is void" } else { "" };
-        let line = format!("⟲ connection lost ({}), retrying ({restart}/{max}){void}", neutralize(reason));
+        let line =
+            format!("{} connection lost ({}), retrying ({restart}/{max}){void}", self.glyphs.retry, neutralize(reason));
         self.wrapped_line(YELLOW, &line, 2)?;
         self.shown_text = false;
         self.start_spinner("reconnecting", now);
@@ -164,7 +174,7 @@ impl<W: Write> Renderer<W> {
     /// waits to retry rather than for the model.
     pub fn retry(&mut self, description: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
-        self.wrapped_line(YELLOW, &format!("⟲ {}", neutralize(description)), 2)?;
+        self.wrapped_line(YELLOW, &format!("{} {}", self.glyphs.retry, neutralize(description)), 2)?;
         self.start_spinner("waiting to retry", now);
         self.out.flush()
     }
@@ -189,15 +199,15 @@ impl<W: Write> Renderer<W> {
         self.end_line()?;
         let started = self.tools.iter().position(|tool| tool.id == id).map(|index| self.tools.remove(index));
         let call = started.map_or_else(|| name.to_string(), |tool| tool.preview);
-        let bullet = paint(self.color, if is_error { RED } else { GREEN }, "●");
+        let bullet = paint(self.color, if is_error { RED } else { GREEN }, self.glyphs.tool);
         let time = paint(self.color, DIM, &format!("({})", format_elapsed(elapsed)));
         self.line(&format!("{bullet} {}  {time}", neutralize(call.trim_end())))?;
         if !result.is_empty() {
-            let result = format!("  ⎿ {}", neutralize(result));
+            let result = format!("  {} {}", self.glyphs.result, neutralize(result));
             self.wrapped_line(if is_error { RED } else { DIM }, &result, 4)?;
         }
         if let Some(change) = change {
-            let rows = super::applied::render_applied(change, approved_by_user, self.color, self.width);
+            let rows = super::applied::render_applied(change, approved_by_user, self.color, self.glyphs, self.width);
             self.out.write_all(rows.as_bytes())?;
         }
         if let Some(tool) = self.tools.first() {
@@ -214,14 +224,14 @@ impl<W: Write> Renderer<W> {
     /// Something the user should know, dimmed.
     pub(crate) fn notice(&mut self, text: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
-        self.wrapped_line(DIM, &format!("· {}", neutralize(text)), 2)?;
+        self.wrapped_line(DIM, &format!("{} {}", self.glyphs.notice, neutralize(text)), 2)?;
         self.out.flush()
     }
 
     /// A failure, in red.
     pub fn error(&mut self, text: &str, now: Instant) -> io::Result<()> {
         self.settle(now)?;
-        self.wrapped_line(RED, &format!("✗ error: {}", neutralize(text)), 2)?;
+        self.wrapped_line(RED, &format!("{} error: {}", self.glyphs.error, neutralize(text)), 2)?;
         self.out.flush()
     }
 
@@ -251,13 +261,17 @@ impl<W: Write> Renderer<W> {
         if spinner.last_draw.is_some_and(|last| now.duration_since(last) < SPINNER_PERIOD) {
             return Ok(());
         }
-        spinner.frame = (spinner.frame + 1) % SPINNER_FRAMES.len();
+        let frames = self.glyphs.spinner;
+        spinner.frame = (spinner.frame + 1) % frames.len().max(1);
         spinner.last_draw = Some(now);
         let seconds = now.duration_since(spinner.since).as_secs_f64();
-        let mut text = format!("{} {} {seconds:.1}s", SPINNER_FRAMES[spinner.frame], spinner.label);
+        let frame = frames.get(spinner.frame).copied().unwrap_or(' ');
+        let mut text = format!("{frame} {} {seconds:.1}s", spinner.label);
         let limit = self.width.saturating_sub(1);
         if display_width(&text) > limit {
-            text = text.chars().take(limit.saturating_sub(1)).collect::<String>() + "…";
+            let ellipsis = self.glyphs.ellipsis;
+            let kept = limit.saturating_sub(display_width(ellipsis));
+            text = text.chars().take(kept).collect::<String>() + ellipsis;
         }
         let width = display_width(&text);
         let padding = " ".repeat(spinner.drawn_width.saturating_sub(width));
@@ -297,11 +311,12 @@ impl<W: Write> Renderer<W> {
         self.end_line()?;
         let seconds = now.duration_since(thinking.since).as_secs_f64();
         let first = thinking.preview.split('\n').map(str::trim).find(|line| !line.is_empty()).unwrap_or("");
-        let head = format!("✻ thought for {seconds:.1}s ({} chars)", thinking.chars);
-        let room = self.width.saturating_sub(display_width(&head) + 4);
+        let head = format!("{} thought for {seconds:.1}s ({} chars)", self.glyphs.thought, thinking.chars);
+        // `head: summary…` stays under the width: two columns for `: `, one kept free.
+        let room = self.width.saturating_sub(display_width(&head) + 3 + display_width(self.glyphs.ellipsis));
         let mut summary: String = neutralize(first).chars().take(room).collect();
         if summary.chars().count() < thinking.chars {
-            summary.push('…');
+            summary.push_str(self.glyphs.ellipsis);
         }
         let text = if summary.is_empty() { head } else { format!("{head}: {summary}") };
         self.line(&paint(self.color, DIM, &text))
@@ -397,11 +412,12 @@ pub(crate) struct StatusFigures {
     pub session_estimated: bool,
 }
 
-/// The plain status line: `provider · model · ctx N% of W · T tokens · C cached · mode M`, at
-/// most `width - 1` columns (token figures are dropped first). Estimated figures carry a `~`;
-/// `mcp C/T` follows while MCP servers start. The mode comes last (bypass as `BYPASS`), padded to
-/// the longest mode name, so that the line keeps its width when Shift-Tab changes the mode.
-pub(crate) fn render_status(status: &Status, width: usize) -> String {
+/// The plain status line: `provider · model · ctx N% of W · T tokens · C cached · mode M` (the
+/// separator is `glyphs.separator`), at most `width - 1` columns (token figures are dropped
+/// first). Estimated figures carry a `~`; `mcp C/T` follows while MCP servers start. The mode
+/// comes last (bypass as `BYPASS`), padded to the longest mode name, so that the line keeps its
+/// width when Shift-Tab changes the mode.
+pub(crate) fn render_status(status: &Status, glyphs: &Glyphs, width: usize) -> String {
     let percent = if status.context_window == 0 {
         0
     } else {
@@ -423,7 +439,8 @@ pub(crate) fn render_status(status: &Status, width: usize) -> String {
         parts.push(format!("mcp {connected}/{configured}"));
     }
     loop {
-        let line = format!("{} · {mode}", parts.join(" · "));
+        let separator = glyphs.separator;
+        let line = format!("{}{separator}{mode}", parts.join(separator));
         if display_width(&line) < width || parts.len() <= 1 {
             return line;
         }

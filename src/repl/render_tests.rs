@@ -2,6 +2,7 @@
 //! animation) renderer, and the spinner's wipe-before-write rule.
 
 use super::*;
+use crate::glyphs::{ASCII, UNICODE};
 
 fn plain(width: usize) -> Renderer<Vec<u8>> {
     Renderer::new(Vec::new(), false, false, width)
@@ -52,7 +53,7 @@ fn escape_sequences_in_text_and_tool_output_are_inert() {
     renderer.tool_end(&end, now).unwrap();
     let text = output(renderer);
     assert!(!text.contains('\x1b') && !text.contains('\r') && !text.contains('\x07'), "{text:?}");
-    assert_eq!(text, "␛[2Jhi^M[y] yes once\n● task ␛]0;title^G  (3 ms)\n  ⎿ ␛[2J\n");
+    assert_eq!(text, "^[[2Jhi^M[y] yes once\n● task ^[]0;title^G  (3 ms)\n  ⎿ ^[[2J\n");
 }
 
 #[test]
@@ -177,6 +178,56 @@ fn the_spinner_draws_only_its_own_line_and_is_wiped_before_text() {
 }
 
 #[test]
+fn an_ascii_renderer_writes_only_ascii_of_its_own() {
+    let start = Instant::now();
+    let mut renderer = Renderer::new(Vec::new(), false, true, 40).with_glyphs(&ASCII);
+    renderer.iteration(start).unwrap();
+    for frame in 0..5 {
+        renderer.tick(start + Duration::from_millis(100 * frame)).unwrap();
+    }
+    renderer.thinking("Let me weigh a very long chain of considerations first", start).unwrap();
+    renderer.retry("rate limited (429), retrying in 5 s", start).unwrap();
+    renderer.tool_start("a", "read_file", "src/main.rs", start).unwrap();
+    let end = ToolEnd {
+        id: "a",
+        name: "read_file",
+        result: "fn main() {}",
+        is_error: false,
+        elapsed: Duration::from_millis(3),
+        change: None,
+        approved_by_user: false,
+    };
+    renderer.tool_end(&end, start).unwrap();
+    renderer.notice("compacting the conversation", start).unwrap();
+    renderer.error("boom", start).unwrap();
+    let text = output(renderer);
+    assert!(text.is_ascii(), "{text}");
+    // The spinner turns through `|/-\`.
+    for frame in ["\r/ waiting", "\r- waiting", "\r\\ waiting", "\r| waiting"] {
+        assert!(text.contains(frame), "{frame:?} in {text:?}");
+    }
+    assert!(text.contains("* thought for 0.0s (54 chars): Let m...\n"), "{text:?}");
+    assert!(text.contains("\n~ rate limited (429), retrying in 5 s\n"), "{text:?}");
+    assert!(text.contains("\n* read_file src/main.rs  (3 ms)\n  |_ fn main() {}\n"), "{text:?}");
+    assert!(text.contains("\n- compacting the conversation\nx error: boom\n"), "{text:?}");
+    let status = Status {
+        provider: "local",
+        model: "qwen",
+        mode: Mode::Default,
+        context_used: 1_300,
+        context_window: 4_096,
+        session: Usage::default(),
+        context_estimated: false,
+        session_estimated: false,
+        mcp_starting: None,
+    };
+    assert_eq!(
+        render_status(&status, &ASCII, 120),
+        "local | qwen | ctx 32% of 4.1k | 0 tokens | 0 cached | mode default    "
+    );
+}
+
+#[test]
 fn colour_only_when_asked() {
     let now = Instant::now();
     let mut coloured = Renderer::new(Vec::new(), true, false, 80);
@@ -197,19 +248,19 @@ fn status_line_keeps_its_width_across_modes_and_drops_figures_when_narrow() {
         session_estimated: false,
         mcp_starting: None,
     };
-    let line = render_status(&status, 120);
+    let line = render_status(&status, &UNICODE, 120);
     assert_eq!(line, "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mode default    ");
     status.mode = Mode::AcceptEdits;
-    assert_eq!(display_width(&render_status(&status, 120)), display_width(&line));
-    assert_eq!(render_status(&status, 60), "fake · test-model · ctx 15% of 200.0k · mode acceptEdits");
+    assert_eq!(display_width(&render_status(&status, &UNICODE, 120)), display_width(&line));
+    assert_eq!(render_status(&status, &UNICODE, 60), "fake · test-model · ctx 15% of 200.0k · mode acceptEdits");
     status.mode = Mode::Bypass;
     assert_eq!(
-        render_status(&status, 120),
+        render_status(&status, &UNICODE, 120),
         "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mode BYPASS     "
     );
     status.mcp_starting = Some((1, 2));
     assert_eq!(
-        render_status(&status, 120),
+        render_status(&status, &UNICODE, 120),
         "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mcp 1/2 · mode BYPASS     "
     );
 }
@@ -228,7 +279,7 @@ fn status_line_marks_estimated_figures_and_shows_a_small_window() {
         mcp_starting: None,
     };
     assert_eq!(
-        render_status(&status, 120),
+        render_status(&status, &UNICODE, 120),
         "local · qwen · ctx ~32% of 4.1k · ~1.3k tokens · 0 cached · mode default    "
     );
 }

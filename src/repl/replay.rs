@@ -6,6 +6,7 @@
 //! width, answers rendered as the turn rendered them (markdown); what mewcode itself added to a prompt (notes, `@` attachments) is not shown as typed.
 
 use super::render::{DIM, GREEN, RED, Renderer, paint, wrap};
+use crate::glyphs::Glyphs;
 use crate::msg::{Message, Role, ToolResult};
 use crate::text::neutralize;
 
@@ -15,11 +16,11 @@ const REPLAY_MESSAGES: usize = 60;
 const PROMPT_LINES: usize = 3;
 
 /// The transcript of `history`, ready to print.
-pub(super) fn replay(history: &[Message], color: bool, width: usize) -> String {
+pub(super) fn replay(history: &[Message], color: bool, glyphs: &'static Glyphs, width: usize) -> String {
     let skipped = history.len().saturating_sub(REPLAY_MESSAGES);
     let mut out = String::new();
     if skipped > 0 {
-        out.push_str(&paint(color, DIM, &format!("(… {skipped} earlier messages not shown)")));
+        out.push_str(&paint(color, DIM, &format!("({} {skipped} earlier messages not shown)", glyphs.ellipsis)));
         out.push('\n');
     }
     let shown = &history[skipped..];
@@ -30,21 +31,22 @@ pub(super) fn replay(history: &[Message], color: bool, width: usize) -> String {
                 if !typed.trim().is_empty() {
                     out.push('\n');
                     let prompt = neutralize(&fold_lines(typed)).replace('\n', "\n  ");
-                    out.push_str(&wrap(&format!("› {prompt}"), width, 2));
+                    out.push_str(&wrap(&format!("{} {prompt}", glyphs.prompt), width, 2));
                     out.push('\n');
                 }
             }
             Role::Assistant => {
                 let text = message.content.trim();
                 if !text.is_empty() {
-                    out.push_str(&answer(text, color, width));
+                    out.push_str(&answer(text, color, glyphs, width));
                 }
                 let results =
                     shown.get(index + 1).filter(|next| next.role == Role::Tool).map(|next| &next.tool_results);
                 for call in &message.tool_calls {
                     let result =
                         results.and_then(|results| results.iter().find(|result| result.tool_call_id == call.id));
-                    out.push_str(&tool_lines(&call.name, &crate::agent::call_preview(call), result, color, width));
+                    let arguments = crate::agent::call_preview(call);
+                    out.push_str(&tool_lines(&call.name, &arguments, result, (color, glyphs), width));
                 }
             }
             // Shown under their calls.
@@ -55,8 +57,8 @@ pub(super) fn replay(history: &[Message], color: bool, width: usize) -> String {
 }
 
 /// An answer as the turn rendered it (markdown and all), ending with a newline.
-fn answer(text: &str, color: bool, width: usize) -> String {
-    let mut renderer = Renderer::new(Vec::new(), color, false, width);
+fn answer(text: &str, color: bool, glyphs: &'static Glyphs, width: usize) -> String {
+    let mut renderer = Renderer::new(Vec::new(), color, false, width).with_glyphs(glyphs);
     let now = std::time::Instant::now();
     // Writing to memory cannot fail.
     let _ = renderer.text(text, now).and_then(|()| renderer.pause(now));
@@ -64,16 +66,23 @@ fn answer(text: &str, color: bool, width: usize) -> String {
 }
 
 /// A call as the transcript showed it: `● name arguments` and its result's first line.
-fn tool_lines(name: &str, arguments: &str, result: Option<&ToolResult>, color: bool, width: usize) -> String {
+fn tool_lines(
+    name: &str,
+    arguments: &str,
+    result: Option<&ToolResult>,
+    style: (bool, &Glyphs),
+    width: usize,
+) -> String {
+    let (color, glyphs) = style;
     let failed = result.is_some_and(|result| result.is_error);
-    let bullet = paint(color, if failed { RED } else { GREEN }, "●");
+    let bullet = paint(color, if failed { RED } else { GREEN }, glyphs.tool);
     let mut lines = format!("{bullet} {}\n", neutralize(format!("{name} {arguments}").trim_end()));
     let preview = match result {
         Some(result) => crate::agent::result_preview(&result.content),
         None => "(no result)".to_string(),
     };
     if !preview.is_empty() {
-        let text = wrap(&format!("  ⎿ {}", neutralize(&preview)), width, 4);
+        let text = wrap(&format!("  {} {}", glyphs.result, neutralize(&preview)), width, 4);
         lines.push_str(&paint(color, if failed { RED } else { DIM }, &text));
         lines.push('\n');
     }

@@ -21,7 +21,7 @@ fn conversation() -> Vec<Message> {
 
 #[test]
 fn prompts_answers_and_calls_come_back_in_order_without_what_mewcode_added() {
-    let text = replay(&conversation(), false, 80);
+    let text = replay(&conversation(), false, &crate::glyphs::UNICODE, 80);
     let expected = "\n› list the files\nLet me look.\n● bash ls\n  ⎿ a.txt (+1 lines)\nThere are two files.\n\n› one\n  two\n  three\n  (+2 more lines)\n";
     assert_eq!(text, expected);
 }
@@ -31,8 +31,10 @@ fn only_the_newest_messages_are_replayed_and_model_text_is_neutralised() {
     let mut history: Vec<Message> =
         (0..(REPLAY_MESSAGES + 5)).map(|n| Message::assistant(format!("answer {n}"))).collect();
     history.push(Message::assistant("evil \x1b]0;title\x07 text"));
-    let text = replay(&history, false, 80);
+    let text = replay(&history, false, &crate::glyphs::UNICODE, 80);
     assert!(text.starts_with("(… 6 earlier messages not shown)\n"), "{text}");
     assert!(!text.contains("answer 5\n") && text.contains("answer 6\n"), "{text}");
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+    let ascii = replay(&conversation(), false, &crate::glyphs::ASCII, 80);
+    assert!(ascii.is_ascii() && ascii.contains("> list the files\n"), "{ascii}");
 }

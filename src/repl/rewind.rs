@@ -11,11 +11,11 @@
 
 use super::ask::ask_choice;
 use super::chat::Chat;
-use super::picker::{self, Picked, Picker};
-use super::render::{DIM, GREEN, RED, YELLOW, paint};
+use super::picker::{self, Item, Picked, Picker};
+use super::render::{DIM, GREEN, RED, YELLOW};
+use super::say_wrapped;
 use super::setup::Setup;
 use super::terminal::Interrupts;
-use super::{say, say_wrapped};
 use crate::checkpoint::describe::{name_list, one_line, plan_lines, render_point, report_lines, undo_target};
 use crate::checkpoint::{Checkpoints, Plan, Point};
 use crate::fsx::display_path;
@@ -44,7 +44,7 @@ pub(super) fn rewind(chat: &mut Chat, setup: &Setup, choice: Option<&str>, inter
     let Some(checkpoints) = opened(chat, setup) else { return };
     let points = checkpoints.points();
     if points.is_empty() {
-        say(&paint(setup.color, DIM, "nothing to rewind yet: no turn of this session has ended"));
+        say_wrapped(setup.color, DIM, "nothing to rewind yet: no turn of this session has ended", chat.screen.width, 2);
         return;
     }
     let index = match choice {
@@ -53,10 +53,14 @@ pub(super) fn rewind(chat: &mut Chat, setup: &Setup, choice: Option<&str>, inter
             Err(message) => return say_wrapped(setup.color, RED, &message, chat.screen.width, 2),
         },
         None if setup.animate => {
-            let items = points.iter().map(|point| render_point(point, &setup.root)).collect();
-            match picker::run(Picker::titled(PICKER_TITLE, items), chat.screen, setup.color, interrupts) {
+            let items = points
+                .iter()
+                .map(|point| Item::plain(neutralize(&render_point(point, &setup.root, setup.glyphs.undo))))
+                .collect();
+            let picker = Picker::new("rewind to before", "picks", items, setup.glyphs);
+            match picker::run(picker, chat.screen, setup.color, interrupts) {
                 Picked::Item(index) => index,
-                Picked::Cancelled => return say(&paint(setup.color, DIM, "(rewind cancelled)")),
+                Picked::Cancelled => return say_wrapped(setup.color, DIM, "(rewind cancelled)", chat.screen.width, 2),
                 Picked::Unavailable => return list(&points, setup, chat.screen.width),
             }
         }
@@ -97,7 +101,13 @@ pub(super) fn undo(chat: &mut Chat, setup: &Setup, interrupts: &Interrupts) {
     let Some(checkpoints) = opened(chat, setup) else { return };
     let points = checkpoints.points();
     let Some(point) = undo_target(&points) else {
-        return say(&paint(setup.color, DIM, "nothing to undo: no turn of this session changed a file"));
+        return say_wrapped(
+            setup.color,
+            DIM,
+            "nothing to undo: no turn of this session changed a file",
+            chat.screen.width,
+            2,
+        );
     };
     let plan = match checkpoints.plan(point.turn, point.rewind) {
         Ok(plan) => plan,
@@ -106,7 +116,13 @@ pub(super) fn undo(chat: &mut Chat, setup: &Setup, interrupts: &Interrupts) {
         }
     };
     if !changes_anything(&plan) {
-        return say(&paint(setup.color, DIM, "nothing to undo: the files are already as they were"));
+        return say_wrapped(
+            setup.color,
+            DIM,
+            "nothing to undo: the files are already as they were",
+            chat.screen.width,
+            2,
+        );
     }
     say_wrapped(setup.color, "", &neutralize(&describe_undo(point)), chat.screen.width, 2);
     show_plan(&plan, setup, chat.screen.width);
@@ -120,17 +136,15 @@ fn opened(chat: &mut Chat, setup: &Setup) -> Option<std::sync::Arc<Checkpoints>>
     let checkpoints = chat.checkpoints();
     if checkpoints.is_none() {
         let why = "nothing recorded yet: checkpoints start with the first prompt of a saved session";
-        say(&paint(setup.color, DIM, why));
+        say_wrapped(setup.color, DIM, why, chat.screen.width, 2);
     }
     checkpoints
 }
 
-const PICKER_TITLE: &str = "rewind to before: type to filter · ↑/↓ move · Enter picks · Esc cancels";
-
 /// The numbered timeline for a terminal without the picker, newest first.
 fn list(points: &[Point], setup: &Setup, width: usize) {
     for point in points {
-        say_wrapped(setup.color, "", &neutralize(&render_point(point, &setup.root)), width, 6);
+        say_wrapped(setup.color, "", &neutralize(&render_point(point, &setup.root, setup.glyphs.undo)), width, 6);
     }
     say_wrapped(setup.color, DIM, "/rewind N goes back to before turn N", width, 0);
 }
@@ -213,8 +227,8 @@ fn restore_code(checkpoints: &Checkpoints, plan: &Plan, setup: &Setup, chat: &Ch
     let mut keep: Vec<PathBuf> = Vec::new();
     if !plan.hand_changed.is_empty() {
         let shown: Vec<String> = plan.hand_changed.iter().map(|path| display_path(&setup.root, path)).collect();
-        let warning =
-            format!("⚠ changed outside mewcode since then ({}): {}", shown.len(), name_list(&shown, Path::new("")));
+        let names = name_list(&shown, Path::new(""));
+        let warning = format!("{} changed outside mewcode since then ({}): {names}", setup.glyphs.warning, shown.len());
         say_wrapped(setup.color, YELLOW, &neutralize(&warning), width, 2);
         let answers: &[(u8, &str)] = &[(b'o', "overwrite them too"), (b'k', "keep them as they are")];
         let question = "[o]verwrite them too, or [k]eep them? (any other key cancels)";
@@ -230,7 +244,7 @@ fn restore_code(checkpoints: &Checkpoints, plan: &Plan, setup: &Setup, chat: &Ch
                 let code = if line.starts_with("failed") { RED } else { GREEN };
                 say_wrapped(setup.color, code, &neutralize(&line), width, 2);
             }
-            say(&paint(setup.color, DIM, "(/undo puts the files back as they were before this)"));
+            say_wrapped(setup.color, DIM, "(/undo puts the files back as they were before this)", chat.screen.width, 2);
             true
         }
         Err(message) => {
@@ -245,7 +259,13 @@ fn rewind_conversation(chat: &mut Chat, setup: &Setup, start: usize, point: &Poi
     let Some(conversation) = chat.conversation.as_mut() else { return };
     let prompt = conversation.history().get(start).map(|message| without_note(&message.content).to_string());
     if let Some(notice) = conversation.rewind_to(start) {
-        say_wrapped(setup.color, YELLOW, &neutralize(&format!("⚠ {notice}")), chat.screen.width, 2);
+        say_wrapped(
+            setup.color,
+            YELLOW,
+            &neutralize(&format!("{} {notice}", setup.glyphs.warning)),
+            chat.screen.width,
+            2,
+        );
     }
     chat.context_used = crate::context::estimate_messages(conversation.history());
     chat.context_estimated = true;
@@ -253,7 +273,7 @@ fn rewind_conversation(chat: &mut Chat, setup: &Setup, start: usize, point: &Poi
         "(conversation rewound to before turn {}: {} messages kept; its prompt is in the input line)",
         point.turn, start
     );
-    say(&paint(setup.color, DIM, &message));
+    say_wrapped(setup.color, DIM, &message, chat.screen.width, 2);
     chat.draft = prompt;
 }
 
@@ -287,7 +307,7 @@ fn code_note(point: &Point, plan: &Plan) -> String {
     } else {
         format!(
             "to their state before the user's message \"{}\"",
-            crate::text::truncate_chars(&one_line(&point.prompt), 80, "…")
+            crate::text::truncate_chars(&one_line(&point.prompt), 80, "...")
         )
     };
     format!(

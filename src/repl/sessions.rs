@@ -1,8 +1,9 @@
 //! The REPL's sessions: a log per conversation, created at its first prompt; `/clear` ends it,
 //! `/resume` (and `--resume` without an id) opens the picker (`picker.rs`) on a terminal that
-//! allows cursor movement, else lists this project's sessions numbered, newest first, as many as
-//! fit one screen (`/resume all` lists every one); a bare number on the next line, `/resume N`
-//! or `/resume ID` continues one.
+//! allows cursor movement — each session as its first prompt and how long ago it was last
+//! written (`render_ago`) — else lists this project's sessions numbered, newest first, as many
+//! as fit one screen (`/resume all` lists every one); a bare number on the next line,
+//! `/resume N` or `/resume ID` continues one.
 //!
 //! Invariant: the log a conversation appends to is its own session's: a resume builds a new
 //! `Conversation` from the reopened log, `/clear` starts one with a fresh id whose log is
@@ -10,8 +11,8 @@
 //! conversation goes on unsaved. The agent is never rebuilt for a session change.
 
 use super::chat::Chat;
-use super::picker::{self, Picked};
-use super::render::{DIM, RED, YELLOW, paint};
+use super::picker::{self, Item, Picked};
+use super::render::{DIM, RED, YELLOW};
 use super::setup::{Setup, Start};
 use super::terminal::Interrupts;
 use super::{say, say_wrapped};
@@ -41,17 +42,40 @@ pub(crate) fn choose(chat: &mut Chat, setup: &Setup, interrupts: &Interrupts) {
         return;
     }
     let current = current_id(chat);
-    let items = sessions
-        .iter()
-        .map(|info| {
-            let mark = if current.as_deref() == Some(info.id.as_str()) { "*" } else { " " };
-            neutralize(&format!("{mark}{}", session::render_line(info)))
-        })
-        .collect();
-    match picker::run(picker::Picker::new(items), chat.screen, setup.color, interrupts) {
+    let now_s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |now| now.as_secs());
+    let items = sessions.iter().map(|info| picker_item(info, current.as_deref(), now_s)).collect();
+    let picker = picker::Picker::new("resume a session", "resumes", items, setup.glyphs);
+    match picker::run(picker, chat.screen, setup.color, interrupts) {
         Picked::Item(index) => resume(chat, setup, &sessions[index].id),
-        Picked::Cancelled => say(&paint(setup.color, DIM, "(resume cancelled)")),
+        Picked::Cancelled => say_wrapped(setup.color, DIM, "(resume cancelled)", chat.screen.width, 2),
         Picked::Unavailable => chat.picking = list(chat, setup, false),
+    }
+}
+
+/// A session as the picker shows it: `*` when it is the one on screen, a flag when this
+/// installation did not create it, its title (its first prompt; its id when it has none), and
+/// when it was last written, relative to `now_s`.
+fn picker_item(info: &SessionInfo, current: Option<&str>, now_s: u64) -> Item {
+    let mark = if current == Some(info.id.as_str()) { "*" } else { " " };
+    let flag = if info.owned { "" } else { "[not created here] " };
+    let title = if info.title.trim().is_empty() { &info.id } else { &info.title };
+    Item { text: neutralize(&format!("{mark} {flag}{title}")), aside: render_ago(info.modified_ms / 1000, now_s) }
+}
+
+/// How long ago `then_s` was at `now_s` (Unix seconds), in the fewest words: `just now`, `3m ago`,
+/// `2h ago`, `yesterday` (24 to 48 hours), `5d ago` (up to a week), then the local date
+/// `2026-01-04`. A time after `now_s` (a skewed clock) is `just now`.
+fn render_ago(then_s: u64, now_s: u64) -> String {
+    const MINUTE: u64 = 60;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
+    match now_s.saturating_sub(then_s) {
+        age if age < MINUTE => "just now".to_string(),
+        age if age < HOUR => format!("{}m ago", age / MINUTE),
+        age if age < DAY => format!("{}h ago", age / HOUR),
+        age if age < 2 * DAY => "yesterday".to_string(),
+        age if age < 7 * DAY => format!("{}d ago", age / DAY),
+        _ => crate::clock::local_date(then_s),
     }
 }
 
@@ -63,7 +87,7 @@ pub(crate) fn prepare_prompt(chat: &mut Chat, setup: &Setup, prompt: &str) -> St
     if let Some(conversation) = chat.conversation.as_mut().filter(|conversation| !conversation.is_logged())
         && let Err(err) = conversation.create_log(&sessions.dir, prompt, &chat.provider.model, &sessions.owner)
     {
-        let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
+        let message = neutralize(&format!("{} {err}; this conversation is not saved", setup.glyphs.warning));
         say_wrapped(setup.color, YELLOW, &message, chat.screen.width, 2)
     }
     session::with_note(prompt, chat.note.take().as_deref())
@@ -95,7 +119,8 @@ pub(crate) fn list(chat: &Chat, setup: &Setup, all: bool) -> bool {
     }
     if shown < sessions.len() {
         let older = sessions.len() - shown;
-        say(&paint(setup.color, DIM, &format!("… {older} older: /resume all lists every one")));
+        let text = format!("{} {older} older: /resume all lists every one", setup.glyphs.ellipsis);
+        say_wrapped(setup.color, DIM, &text, screen.width, 2);
     }
     say_wrapped(setup.color, DIM, "type its number to resume one (or /resume N, /resume ID later)", screen.width, 0);
     true
@@ -145,12 +170,13 @@ fn resume(chat: &mut Chat, setup: &Setup, id: &str) {
         }
     };
     let width = chat.screen.width;
+    let warning = setup.glyphs.warning;
     for note in &reopened.notes {
-        say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
+        say_wrapped(setup.color, YELLOW, &neutralize(&format!("{warning} {note}")), width, 2);
     }
     let conversation = reopened.conversation;
     if let Some(err) = reopened.unsaved {
-        let message = neutralize(&format!("⚠ {err}; this conversation is not saved"));
+        let message = neutralize(&format!("{warning} {err}; this conversation is not saved"));
         say_wrapped(setup.color, YELLOW, &message, width, 2);
     }
     chat.start_accounting();
@@ -158,13 +184,13 @@ fn resume(chat: &mut Chat, setup: &Setup, id: &str) {
     chat.context_used = crate::context::estimate_messages(conversation.history());
     chat.context_estimated = true;
     // Where the person was: the conversation replayed, newest part last.
-    let transcript = super::replay::replay(conversation.history(), setup.color, width);
+    let transcript = super::replay::replay(conversation.history(), setup.color, setup.glyphs, width);
     if !transcript.is_empty() {
         say(transcript.strip_suffix('\n').unwrap_or(&transcript));
     }
-    say(&paint(setup.color, DIM, &format!("(resumed session {id}: {count} messages)")));
+    say_wrapped(setup.color, DIM, &format!("(resumed session {id}: {count} messages)"), width, 2);
     if let Some(note) = &reopened.stale_note {
-        say_wrapped(setup.color, YELLOW, &format!("⚠ {note}"), width, 2);
+        say_wrapped(setup.color, YELLOW, &neutralize(&format!("{warning} {note}")), width, 2);
     }
     chat.note = reopened.stale_note;
     chat.conversation = Some(conversation);

@@ -6,6 +6,7 @@
 
 use crate::agent::Agent;
 use crate::config::ProviderConfig;
+use crate::glyphs::Glyphs;
 use crate::mode::Mode;
 use crate::session;
 use crate::warning::Warning;
@@ -49,6 +50,8 @@ pub(crate) struct Setup<'a> {
     /// Cursor movement allowed (stdout is a TTY, `TERM` not dumb): the spinner and the
     /// `/resume` picker.
     pub animate: bool,
+    /// The symbols of our own output: Unicode, or ASCII when the locale is not UTF-8.
+    pub glyphs: &'static Glyphs,
     /// The program that started the REPL: agents for `/model`, windows, MCP servers.
     pub host: &'a dyn Host,
     /// The servers' progress for the status line (`mcp 1/2` while some are starting).

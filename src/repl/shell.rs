@@ -8,10 +8,10 @@
 //! bounded (`NOTE_CHARS`, the tail kept).
 
 use super::chat::Chat;
-use super::render::{DIM, RED, paint};
+use super::render::{DIM, RED};
+use super::say_wrapped;
 use super::setup::Setup;
 use super::terminal::Interrupts;
-use super::{say, say_wrapped};
 use crate::cancel::CancelToken;
 use crate::text::neutralize;
 use crate::tools::{BASH, ToolContext, ToolOutput, execute_caught};
@@ -26,10 +26,10 @@ const POLL: Duration = Duration::from_millis(25);
 pub(super) fn run(chat: &mut Chat, setup: &Setup, command: &str, interrupts: &Interrupts) {
     let command = command.trim();
     if command.is_empty() {
-        return say(&paint(setup.color, DIM, "(! runs a shell command: !ls, !git status)"));
+        return say_wrapped(setup.color, DIM, "(! runs a shell command: !ls, !git status)", chat.screen.width, 2);
     }
     let Some(tool) = chat.agent.registry.get(BASH.name) else {
-        return say(&paint(setup.color, RED, "no bash tool in this session"));
+        return say_wrapped(setup.color, RED, "no bash tool in this session", chat.screen.width, 2);
     };
     let cancel = CancelToken::new();
     // The person typed it: no approval, and git is not hardened against the repository's own

@@ -30,6 +30,8 @@ struct Figures<'a> {
     tokens_out: u64,
     /// The session's id when it is saved.
     session: Option<String>,
+    /// Between two figures of one line (`glyphs.separator`).
+    separator: &'a str,
 }
 
 /// `/status`.
@@ -54,6 +56,7 @@ pub(super) fn show(chat: &Chat, setup: &Setup) {
         tokens_in: chat.usage.input_tokens,
         tokens_out: chat.usage.output_tokens,
         session,
+        separator: setup.glyphs.separator,
     };
     for line in status_lines(&figures) {
         say_wrapped(setup.color, "", &neutralize(&line), chat.screen.width, 10);
@@ -72,7 +75,7 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
     };
     let rows = [
         ("version", format!("mewcode {}", figures.version)),
-        ("model", format!("{} · {}", figures.provider, figures.model)),
+        ("model", format!("{}{}{}", figures.provider, figures.separator, figures.model)),
         (
             "context",
             format!(
@@ -87,7 +90,12 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
         ("mcp", mcp),
         (
             "tokens",
-            format!("{} in · {} out this session", human_count(figures.tokens_in), human_count(figures.tokens_out)),
+            format!(
+                "{} in{}{} out this session",
+                human_count(figures.tokens_in),
+                figures.separator,
+                human_count(figures.tokens_out)
+            ),
         ),
         ("session", figures.session.clone().unwrap_or_else(|| "not saved yet (starts with the first prompt)".into())),
     ];

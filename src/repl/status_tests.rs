@@ -17,6 +17,7 @@ fn figures(mcp: &str, session: Option<&str>) -> Figures<'static> {
         tokens_in: 12_345,
         tokens_out: 678,
         session: session.map(String::from),
+        separator: " · ",
     }
 }
 

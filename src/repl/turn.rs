@@ -16,6 +16,7 @@ use super::terminal::{Interrupts, Screen};
 use super::typeahead::{Reader, Typed};
 use crate::agent::{CompactPhase, Event, Running, Stop};
 use crate::cancel::CancelToken;
+use crate::glyphs::Glyphs;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::Write;
 use std::path::Path;
@@ -39,6 +40,8 @@ pub(super) struct TurnContext<'a> {
     pub color: bool,
     /// Stdout is a terminal: show the spinner.
     pub animate: bool,
+    /// The symbols of our own output.
+    pub glyphs: &'static Glyphs,
     /// The terminal's size when the prompt was entered.
     pub screen: Screen,
     pub interrupts: &'a Interrupts,
@@ -88,7 +91,8 @@ fn drive(
     context: &TurnContext,
 ) -> TurnEnd {
     let mut seen = context.interrupts.count();
-    let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.screen.width);
+    let mut renderer = Renderer::new(std::io::stdout(), context.color, context.animate, context.screen.width)
+        .with_glyphs(context.glyphs);
     let mut stop = None;
     let end = loop {
         let now = Instant::now();
@@ -123,14 +127,7 @@ fn drive(
                 let mut stdout = std::io::stdout();
                 let _ =
                     stdout.write_all(context.notify.sequence(context.animate).as_bytes()).and_then(|()| stdout.flush());
-                let answer = approve::ask(
-                    &request,
-                    context.root,
-                    context.color,
-                    context.screen,
-                    context.interrupts,
-                    &mut std::io::stdout(),
-                );
+                let answer = approve::ask(&request, context, &mut std::io::stdout());
                 // The agent may have stopped waiting (cancelled); a lost answer is then moot.
                 let _ = request.respond.send(answer);
                 Ok(())
@@ -161,7 +158,8 @@ fn drive(
                 break TurnEnd::Quit;
             }
             cancel.cancel();
-            let _ = renderer.notice("cancelling… (Ctrl-C again to quit)", Instant::now());
+            let notice = format!("cancelling{} (Ctrl-C again to quit)", context.glyphs.ellipsis);
+            let _ = renderer.notice(&notice, Instant::now());
         }
     };
     let _ = std::io::stdout().flush();

@@ -181,7 +181,7 @@ fn help_lists_new_quit_and_the_persons_commands_with_their_files() {
     tmux.type_text("/help");
     tmux.keys(&["Enter"]);
     tmux.wait_for("your commands:");
-    let screen = tmux.wait_until("the keys after /help", |screen| screen.contains("Ctrl-C cancels a turn"));
+    let screen = tmux.wait_until("the keys after /help", |screen| screen.contains("Ctrl-D at an empty prompt exits"));
     let row = |usage: &str, help: &str| format!("  {usage:<28} {help}");
     for needle in [
         row("/clear, /new", "start a new conversation"),

@@ -9,6 +9,7 @@ mod attack_classes;
 mod cli;
 mod confinement;
 mod connections;
+mod consoles;
 mod context;
 mod custom_commands;
 mod env_start;

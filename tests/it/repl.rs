@@ -168,10 +168,10 @@ fn hostile_escape_sequences_in_model_text_and_tool_results_are_shown_inert() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Model says");
     let screen =
-        tmux.wait_until("the final answer", |s| s.contains("Model says ␛[2J␛[H^M[y] yes once")).clone() + &screen;
+        tmux.wait_until("the final answer", |s| s.contains("Model says ^[[2J^[[H^M[y] yes once")).clone() + &screen;
     assert!(screen.contains("mewcode 0.1.0"), "the screen was not cleared:\n{screen}");
     // The tool-result preview is one line: its `\r` became a blank there.
-    assert!(screen.contains("⎿ ␛[2J␛[H [y] yes once  [a] always  [n] no"), "{screen}");
+    assert!(screen.contains("⎿ ^[[2J^[[H [y] yes once  [a] always  [n] no"), "{screen}");
     assert!(!tmux.screen().lines().any(|line| line.starts_with("[y] yes once")), "no fake prompt line");
 }
 

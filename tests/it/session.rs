@@ -685,16 +685,20 @@ fn the_resume_picker_filters_by_typing_moves_with_arrows_and_esc_cancels() {
     let pane = crate::support::tmux::Pane { rows: 20, ..Default::default() };
     let tmux = crate::support::tmux::Tmux::start_with(&env, &["--resume"], &[], pane);
     let screen = tmux.wait_for("(0 above, 21 below; 16 of 37 shown)");
-    assert!(screen.lines().any(|line| line.starts_with("› ") && line.ends_with("task 37")), "{screen}");
+    // Each row is the session's first prompt and how long ago it was written.
+    assert!(
+        screen.lines().any(|line| line.starts_with("›   [not created here] task 37 ") && line.ends_with("m ago")),
+        "{screen}"
+    );
     tmux.type_text("task 1");
     tmux.wait_for("filter: task 1");
     tmux.keys(&["Down", "Down"]);
     let selected = |screen: &str| screen.lines().find(|line| line.starts_with("› ")).map(str::to_string);
     let screen =
-        tmux.wait_until("task 17 selected", |screen| selected(screen).is_some_and(|line| line.ends_with("task 17")));
-    assert_eq!(screen.lines().filter(|line| line.contains("test-model")).count(), 10, "task 10 to 19:\n{screen}");
+        tmux.wait_until("task 17 selected", |screen| selected(screen).is_some_and(|line| line.contains(" task 17 ")));
+    assert_eq!(screen.lines().filter(|line| line.ends_with("m ago")).count(), 10, "task 10 to 19:\n{screen}");
     tmux.keys(&["Up"]);
-    tmux.wait_until("task 18 selected", |screen| selected(screen).is_some_and(|line| line.ends_with("task 18")));
+    tmux.wait_until("task 18 selected", |screen| selected(screen).is_some_and(|line| line.contains(" task 18 ")));
     tmux.keys(&["Escape"]);
     let screen = tmux.wait_for("(resume cancelled)");
     assert!(!screen.contains("filter:"), "the picker is erased:\n{screen}");

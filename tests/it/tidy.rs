@@ -29,6 +29,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("shell", 0),
     ("msg", 1),
     ("mode", 1),
+    ("glyphs", 1),
     ("warning", 1),
     ("special_paths", 1),
     // What a simple command does (wrappers, builtins, expansion): on the shell reader, under permission.
