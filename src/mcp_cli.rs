@@ -62,7 +62,7 @@ pub(crate) fn call(
     let (mut manager, _) = Manager::start(std::slice::from_ref(server), options);
     let Some(client) = manager.client(&server.name) else {
         let (error, stderr) = match manager.statuses().into_iter().next().map(|status| status.state) {
-            Some(ServerState::Failed { error, stderr }) => (error, stderr),
+            Some(ServerState::Failed { error, stderr } | ServerState::Stopped { error, stderr }) => (error, stderr),
             Some(ServerState::Connected { .. } | ServerState::Starting) | None => {
                 ("not connected".to_string(), Vec::new())
             }
@@ -138,7 +138,8 @@ fn print_notice(message: &str) {
     eprintln!("mewcode: {}", neutralize(message));
 }
 
-/// One block per server: a header line, then its tools (or its error and first stderr lines).
+/// One block per server: a header line, then its tools (or its error and first stderr lines, or,
+/// for a server that stopped, why and its last stderr lines).
 pub(crate) fn render_list_text(statuses: &[ServerStatus]) -> String {
     if statuses.is_empty() {
         return "no MCP servers configured (add mcp_servers to $MEWCODE_HOME/config.yaml or .mewcode.yaml)\n"
@@ -174,6 +175,12 @@ pub(crate) fn render_list_text(statuses: &[ServerStatus]) -> String {
                     out.push_str(&format!("  stderr: {line}\n"));
                 }
             }
+            ServerState::Stopped { error, stderr } => {
+                out.push_str(&format!("{head}: stopped: {error}; /mcp reconnect {} starts it again\n", status.name));
+                for line in stderr.iter().skip(stderr.len().saturating_sub(5)) {
+                    out.push_str(&format!("  stderr: {line}\n"));
+                }
+            }
         }
     }
     neutralize(&out)
@@ -200,6 +207,11 @@ fn render_list_json(statuses: &[ServerStatus]) -> Value {
                 ServerState::Starting => server["status"] = json!("starting"),
                 ServerState::Failed { error, stderr } => {
                     server["status"] = json!("failed");
+                    server["error"] = json!(error);
+                    server["stderr"] = json!(stderr);
+                }
+                ServerState::Stopped { error, stderr } => {
+                    server["status"] = json!("stopped");
                     server["error"] = json!(error);
                     server["stderr"] = json!(stderr);
                 }

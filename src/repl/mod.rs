@@ -26,6 +26,7 @@
 //! - `applied.rs` — the diff of a change shown under its tool's line, and diff rows' colours
 //! - `arguments.rs` — a call's arguments as the approval question shows them
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
+//! - `repaint.rs` — the status line redrawn above the waiting prompt when MCP servers change
 //! - `picker.rs` — the picker of `/resume` and `/rewind`
 //! - `render.rs` — the turn renderer, colours and wrapping
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
@@ -43,6 +44,7 @@ mod cost;
 mod editor;
 pub(crate) mod picker;
 pub(crate) mod render;
+mod repaint;
 mod rewind;
 pub(crate) mod sessions;
 mod setup;
@@ -53,6 +55,7 @@ mod turn;
 
 pub(crate) use ask::ask_trust;
 pub(crate) use editor::LineEditor;
+pub(crate) use repaint::StatusWake;
 pub(crate) use setup::{Background, Host, Sessions, Setup, Start};
 pub(crate) use terminal::Interrupts;
 
@@ -110,6 +113,7 @@ pub(crate) fn run(mut editor: LineEditor, setup: Setup, interrupts: Interrupts) 
     editor.set_mode(setup.mode);
     editor.set_bypass_in_cycle(setup.bypass_in_cycle);
     editor.set_mcp_probe(setup.mcp_probe.clone());
+    editor.set_live_status(setup.animate);
     let mut chat = Chat::start(&setup, editor.screen());
     print_banner(&setup, &chat);
     sessions::start(&mut chat, &setup, &interrupts);

@@ -19,6 +19,7 @@ mod llama_cpp_python;
 mod local_models;
 mod mcp;
 mod mcp_config;
+mod mcp_live;
 mod permissions;
 mod piped;
 mod print;

@@ -37,6 +37,7 @@ mod listener;
 use super::McpError;
 use super::client::Transport;
 use super::jsonrpc::{Deadline, Incoming, TOOLS_LIST_CHANGED, parse_incoming};
+use super::lost::Lost;
 use crate::cancel::CancelToken;
 use crate::http::agent_config::{AgentConfig, agent_config};
 use crate::http::keep_alive::KeepAlive;
@@ -81,6 +82,8 @@ pub struct HttpTransport {
     /// the scripted servers of the unit tests answer only what they were told to expect).
     listen: bool,
     listener: Mutex<Option<listener::Listener>>,
+    /// Told by the client when a request fails at the network level.
+    lost: Lost,
 }
 
 /// The server endpoint and our session with it: everything an exchange needs, shared with the
@@ -136,7 +139,12 @@ impl HttpTransport {
             state: Mutex::new(SessionState::default()),
             tools_changed: AtomicBool::new(false),
         };
-        Ok(HttpTransport { endpoint: Arc::new(endpoint), listen: false, listener: Mutex::new(None) })
+        Ok(HttpTransport {
+            endpoint: Arc::new(endpoint),
+            listen: false,
+            listener: Mutex::new(None),
+            lost: Lost::default(),
+        })
     }
 
     /// The same transport, allowed to keep the server's standalone GET stream open once the
@@ -432,6 +440,7 @@ impl Transport for HttpTransport {
     }
 
     fn shutdown(&self, deadline: Instant) {
+        self.lost.silence();
         self.stop_listening((Instant::now() + LISTENER_JOIN).min(deadline));
         let (session_headers, has_session) = self.endpoint.session_headers();
         if !has_session {
@@ -457,6 +466,10 @@ impl Transport for HttpTransport {
 
     fn stderr_head(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    fn lost(&self) -> &Lost {
+        &self.lost
     }
 
     fn take_tools_changed(&self) -> bool {

@@ -1,0 +1,108 @@
+//! MCP servers as the person sees them change: a server that dies while the REPL waits at the
+//! prompt is shown stopped, with its last stderr line, without a key pressed, and the line being
+//! typed stays as it was; `/mcp` says so; the model's calls to its tools get a clear error at
+//! once; a reconnect shows in the status line as it happens. And `mewcode mcp add`, `remove` and
+//! `list`: the entries they write are what the next start loads.
+
+use crate::repl::{enter_until, start, text_reply, tool_reply};
+use crate::support::mcp_servers::fixture;
+use crate::support::{FakeModel, TestEnv};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::Command;
+
+/// The status line on the screen (the last line with the mode on it).
+fn status_line(screen: &str) -> String {
+    screen.lines().rev().find(|line| line.contains(" · mode ")).unwrap_or_default().to_string()
+}
+
+/// The screen with wrapped lines joined again (the REPL indents continuation lines).
+fn unwrapped(screen: &str) -> String {
+    regex::Regex::new(r"\n(?: {4}| )(\S)").unwrap().replace_all(screen, " $1").into_owned()
+}
+
+/// The text of the tool result the `index`th request carried to the model.
+fn tool_result(model: &FakeModel, index: usize) -> String {
+    let messages = crate::repl::messages(model, index);
+    let blocks = messages.last().unwrap()["content"].as_array().unwrap().clone();
+    let result = blocks.iter().find(|block| block["type"] == "tool_result").unwrap();
+    match &result["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|part| part["text"].as_str()).collect(),
+        other => other.to_string(),
+    }
+}
+
+#[test]
+fn a_server_that_dies_while_the_prompt_waits_is_shown_stopped_at_once() {
+    let model = FakeModel::start();
+    model.push(tool_reply("call-1", "mcp__crashy__echo", json!({"text": "still there?"})));
+    model.push(text_reply("The crashy server is down."));
+    let env = TestEnv::new("mcp-live-crash");
+    let fifo = env.dir.path().join("crash-now");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: test-model, api_key: k, base_url: \"{}\"}}\nmcp_servers:\n  crashy: {{type: stdio, command: python3, args: [\"{}\", exit-on, \"{}\"]}}\n",
+            model.url(),
+            fixture("raw_server.py").display(),
+            fifo.display()
+        ),
+    );
+    let tmux = start(&env, &[]);
+    enter_until(&tmux, "mcp server crashy connected: 1 tool");
+    tmux.wait_for_prompt();
+    // Half a command typed, then the server dies: nobody presses a key.
+    tmux.type_text("/mcp");
+    tmux.wait_until("the typed text", |screen| screen.lines().any(|line| line.trim_end() == "› /mcp"));
+    std::fs::OpenOptions::new().write(true).open(&fifo).unwrap().write_all(b"x").unwrap();
+    let screen = tmux.wait_until("the status line saying the server stopped", |screen| {
+        status_line(screen).contains("mcp 0/1 · crashy stopped: fatal: disk full · mode default")
+    });
+    let last_lines: Vec<&str> = screen.lines().filter(|line| !line.trim().is_empty()).rev().take(2).collect();
+    assert_eq!(last_lines[0].trim_end(), "› /mcp", "the line being typed is intact:\n{screen}");
+    assert!(last_lines[1].contains("crashy stopped"), "the status line is right above it:\n{screen}");
+    assert_eq!(screen.matches("crashy stopped").count(), 1, "repainted in place, not printed again:\n{screen}");
+
+    tmux.keys(&["Enter"]);
+    let screen = unwrapped(&tmux.wait_for("stderr: fatal: disk full"));
+    assert!(
+        screen.contains("crashy (stdio: python3 ")
+            && screen.contains(
+                "crash-now): stopped: the server is not running (it exited with exit status: 3); /mcp reconnect \
+                 crashy starts it again"
+            ),
+        "{screen}"
+    );
+    assert!(screen.contains("stderr: raw_server: loading the index\n  stderr: fatal: disk full"), "{screen}");
+    // The news is said before the next prompt too.
+    let screen = unwrapped(&tmux.wait_for("⚠ mcp server crashy: stopped: the server is not running"));
+    assert!(
+        screen.contains("(last stderr: fatal: disk full); its tools are unavailable until it is reconnected"),
+        "{screen}"
+    );
+
+    // The model still knows the tool; its call gets why at once.
+    tmux.type_text("use the echo tool");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("The crashy server is down.");
+    let result = tool_result(&model, 1);
+    assert!(
+        result.starts_with(
+            "mcp server crashy: the server is not running (it exited with exit status: 3); its last stderr line: \
+             fatal: disk full; its tools cannot be used until the user reconnects it"
+        ),
+        "{result}"
+    );
+
+    // A reconnect shows in the status line as soon as the server is up again, keys or not.
+    tmux.wait_for_prompt();
+    tmux.type_text("/mcp reconnect crashy");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("reconnecting mcp server crashy…");
+    tmux.wait_until("the status line without mcp", |screen| {
+        let line = status_line(screen);
+        screen.contains("reconnecting mcp server crashy…") && !line.contains("mcp ") && line.contains("cached · mode")
+    });
+}
