@@ -1,3 +1,5 @@
+//! Unit tests of `lost.rs`: one report, late hooks, silence, and which failures are losses.
+
 use super::*;
 use std::sync::Arc;
 

@@ -164,7 +164,7 @@ impl Tool for McpTool {
 
 /// What the model reads when a tool's server went away: how, its last stderr line, and that
 /// only the user can bring it back (so the model stops trying and says so).
-pub(crate) fn stopped_error(server: &str, err: &McpError, last_stderr: Option<&String>) -> String {
+fn stopped_error(server: &str, err: &McpError, last_stderr: Option<&String>) -> String {
     let mut message = call_error(server, err);
     if let Some(line) = last_stderr {
         message.push_str(&format!("; its last stderr line: {line}"));

@@ -20,8 +20,9 @@
 //! is padded), so a mode change repaints in place instead of printing a new prompt below.
 
 use super::commands;
-use super::render::{BOLD, DIM, McpFigures, RED, Status, StatusFigures, paint, render_status};
+use super::render::{BOLD, DIM, RED, paint};
 use super::repaint::{Painter, Plan, PromptView, StatusWake, repaint_bytes};
+use super::status_line::{McpFigures, Status, StatusFigures, render_status};
 use super::terminal::Screen;
 use crate::agent::lock;
 use crate::mode::Mode;

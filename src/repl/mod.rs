@@ -29,6 +29,7 @@
 //! - `repaint.rs` — the status line redrawn above the waiting prompt when MCP servers change
 //! - `picker.rs` — the picker of `/resume` and `/rewind`
 //! - `render.rs` — the turn renderer, colours and wrapping
+//! - `status_line.rs` — the status line above the prompt, fitted to the width
 //! - `terminal.rs` — terminal modes, one-key reads, the Ctrl-C counter, the screen's size
 
 mod applied;
@@ -50,6 +51,7 @@ pub(crate) mod sessions;
 mod setup;
 mod shell;
 mod status;
+mod status_line;
 mod terminal;
 mod turn;
 

@@ -1,6 +1,7 @@
 //! Rendering the agent's events as a scrolling transcript: streamed text word-wrapped as it
 //! arrives, thinking summarised in one dim line, tool lines with elapsed time, notices, errors
-//! and a one-line spinner while waiting; plus the status line shown above the prompt.
+//! and a one-line spinner while waiting; the colours and the widths (`display_width`) the other
+//! screens share. The status line is `status_line.rs`'s.
 //!
 //! Invariant: append-only output. Nothing already printed is redrawn except the spinner's own
 //! line, which is only drawn at the start of an empty line and is wiped before anything else is
@@ -10,8 +11,6 @@
 //! and `TERM` is not dumb: `app::plan_terminal_style`).
 
 use crate::agent::{FileChange, Stop};
-use crate::mode::Mode;
-use crate::msg::Usage;
 use crate::text::neutralize;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
@@ -427,142 +426,6 @@ pub(crate) fn wrap(text: &str, width: usize, hang: usize) -> String {
 fn format_elapsed(elapsed: Duration) -> String {
     let millis = elapsed.as_millis();
     if millis < 1000 { format!("{millis} ms") } else { format!("{:.1} s", elapsed.as_secs_f64()) }
-}
-
-/// What the status line shows.
-pub(crate) struct Status<'a> {
-    pub provider: &'a str,
-    pub model: &'a str,
-    pub mode: Mode,
-    /// Tokens of the last response (prompt plus output): how full the context is.
-    pub context_used: u64,
-    pub context_window: u64,
-    /// Everything used this session.
-    pub session: Usage,
-    /// `context_used` is an estimate from characters (the server sent no usage): shown `~`.
-    pub context_estimated: bool,
-    /// Some of `session` was estimated: shown `~`.
-    pub session_estimated: bool,
-    /// The MCP servers, while some are starting or after one stopped by itself.
-    pub mcp: Option<McpFigures>,
-}
-
-/// The MCP part of the status line: `mcp 1/2`, then the first server that stopped by itself
-/// with its last words (`fs stopped: out of memory`) and how many more stopped.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct McpFigures {
-    pub connected: usize,
-    pub configured: usize,
-    /// A server's name and its last stderr line (else why it stopped): the server's own text,
-    /// neutralised here.
-    pub stopped: Option<(String, String)>,
-    pub more_stopped: usize,
-}
-
-/// The fewest characters of a stopped server's last words worth showing; with less room, only
-/// `NAME stopped` is.
-const MIN_LAST_WORDS: usize = 8;
-
-/// The figures of the status line that do not change while the prompt is shown.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct StatusFigures {
-    pub provider: String,
-    pub model: String,
-    pub context_used: u64,
-    pub context_window: u64,
-    pub session: Usage,
-    /// `context_used` / `session` are (partly) estimated from characters.
-    pub context_estimated: bool,
-    pub session_estimated: bool,
-}
-
-/// The plain status line: `provider · model · ctx N% of W · T tokens · C cached · mode M`, at
-/// most `width - 1` columns. Estimated figures carry a `~`; `mcp C/T` follows while MCP servers
-/// start or when one stopped, and then the first stopped server with its last words. The mode
-/// comes last (bypass as `BYPASS`), padded to the longest mode name, so that the line keeps its
-/// width when Shift-Tab changes the mode. Too long, it loses first the token figures, then the
-/// stopped server's last words (cut, then dropped), then the MCP part, then the context figure
-/// and the model.
-pub(crate) fn render_status(status: &Status, width: usize) -> String {
-    let percent = if status.context_window == 0 {
-        0
-    } else {
-        (status.context_used * 100).div_ceil(status.context_window).min(999)
-    };
-    let mode = format!("mode {:<11}", status.mode.shown());
-    let mut parts = vec![
-        neutralize(status.provider),
-        neutralize(status.model),
-        format!(
-            "ctx {}{percent}% of {}",
-            if status.context_estimated { "~" } else { "" },
-            human_count(status.context_window)
-        ),
-        format!("{}{} tokens", if status.session_estimated { "~" } else { "" }, human_count(status.session.total())),
-        format!("{} cached", human_count(status.session.cache_read)),
-    ];
-    let mut mcp = status.mcp.as_ref().map(|mcp| format!("mcp {}/{}", mcp.connected, mcp.configured));
-    let stopped = status.mcp.as_ref().and_then(|mcp| {
-        let (name, words) = mcp.stopped.as_ref()?;
-        let more = if mcp.more_stopped > 0 { format!(" (+{} more)", mcp.more_stopped) } else { String::new() };
-        Some((format!("{} stopped", neutralize(name)), neutralize(words.trim()).replace('\t', " "), more))
-    });
-    // None: the last words whole; Some(room): cut to `room` columns (dropped below the minimum).
-    let mut words_room: Option<usize> = None;
-    loop {
-        let mut line = parts.join(" · ");
-        if let Some(mcp) = &mcp {
-            line.push_str(&format!(" · {mcp}"));
-            if let Some((head, words, more)) = &stopped {
-                let shown = match words_room {
-                    None => words.clone(),
-                    Some(room) if room >= MIN_LAST_WORDS => cut_to_width(words, room),
-                    Some(_) => String::new(),
-                };
-                let shown = if shown.is_empty() { shown } else { format!(": {shown}") };
-                line.push_str(&format!(" · {head}{shown}{more}"));
-            }
-        }
-        let line = format!("{line} · {mode}");
-        let excess = (display_width(&line) + 1).saturating_sub(width);
-        if excess == 0 {
-            return line;
-        }
-        let words_width = stopped.as_ref().map_or(0, |(_, words, _)| display_width(words));
-        match words_room {
-            _ if parts.len() > 3 => {
-                parts.pop();
-            }
-            None if mcp.is_some() && words_width > 0 => words_room = Some(words_width.saturating_sub(excess)),
-            Some(room) if mcp.is_some() && room >= MIN_LAST_WORDS => {
-                words_room = Some(room.saturating_sub(excess).min(room - 1));
-            }
-            _ if mcp.is_some() => mcp = None,
-            _ if parts.len() > 1 => {
-                parts.pop();
-            }
-            _ => return line,
-        }
-    }
-}
-
-/// `text` cut to at most `room` columns, an ellipsis marking the cut.
-fn cut_to_width(text: &str, room: usize) -> String {
-    if display_width(text) <= room {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let width = char_width(c);
-        if used + width + 1 > room {
-            break;
-        }
-        out.push(c);
-        used += width;
-    }
-    out.push('…');
-    out
 }
 
 /// `950`, `12.3k`, `4.5M`.

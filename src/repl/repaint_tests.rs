@@ -1,3 +1,5 @@
+//! Unit tests of `repaint.rs`: when the status line may be painted, the bytes, the thread.
+
 use super::*;
 
 /// A live view of a read on an 80-column terminal whose prompt and `line` were drawn at `at`.

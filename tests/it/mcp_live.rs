@@ -106,3 +106,89 @@ fn a_server_that_dies_while_the_prompt_waits_is_shown_stopped_at_once() {
         screen.contains("reconnecting mcp server crashy…") && !line.contains("mcp ") && line.contains("cached · mode")
     });
 }
+
+#[test]
+fn mcp_add_writes_entries_the_next_start_loads_and_refuses_a_duplicate() {
+    let env = TestEnv::new("mcp-add");
+    let raw = fixture("raw_server.py").display().to_string();
+    let user_config = env.write_home("config.yaml", "# my own settings\nbypass_in_mode_cycle: false\n");
+    let port = crate::support::project::closed_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    let added = env.run(&["mcp", "add", "echoes", "-e", "ECHO_MODE=plain", "--", "python3", &raw, "ok"]);
+    assert_eq!(added.code, 0, "{added:?}");
+    assert_eq!(
+        added.stdout,
+        format!(
+            "added MCP server echoes in {} (user scope):\n  echoes:\n    type: stdio\n    command: python3\n    args:\n    - {raw}\n    - ok\n    env:\n      ECHO_MODE: plain\ncheck it with: mewcode mcp list\n",
+            user_config.display()
+        )
+    );
+    let added = env.run(&["mcp", "add", "docs", "--url", &url, "--header", "Authorization: Bearer ${DOCS_TOKEN}"]);
+    assert_eq!(added.code, 0, "{added:?}");
+    let text = std::fs::read_to_string(&user_config).unwrap();
+    assert!(text.starts_with("# my own settings\nbypass_in_mode_cycle: false\nmcp_servers:\n  echoes:\n"), "{text}");
+    assert!(
+        text.ends_with(&format!(
+            "  docs:\n    type: http\n    url: {url}\n    headers:\n      Authorization: Bearer ${{DOCS_TOKEN}}\n"
+        )),
+        "{text}"
+    );
+
+    // A duplicate is refused and changes nothing; --force replaces it.
+    let duplicate = env.run(&["mcp", "add", "docs", "--", "python3", &raw, "ok"]);
+    assert_eq!(duplicate.code, 1, "{duplicate:?}");
+    assert_eq!(
+        duplicate.stderr,
+        format!(
+            "mewcode: mcp add: {}: an MCP server named \"docs\" is already configured here (--force replaces it)\n",
+            user_config.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&user_config).unwrap(), text);
+    let invalid = env.run(&["mcp", "add", "my docs", "--url", &url]);
+    assert_eq!((invalid.code, invalid.stdout.as_str()), (2, ""), "{invalid:?}");
+    assert!(invalid.stderr.contains("invalid server name \"my docs\""), "{invalid:?}");
+
+    // The next start loads both: the stdio one connects, the http one is tried at its URL.
+    let listed = env.run(&["mcp", "list"]);
+    assert_eq!(listed.code, 1, "the docs server is not running: {listed:?}");
+    assert!(
+        listed.stdout.contains(&format!("docs (http: {url}): failed: connection to 127.0.0.1 refused")),
+        "{listed:?}"
+    );
+    assert!(listed.stdout.contains(&format!("echoes (stdio: python3 {raw} ok): connected")), "{listed:?}");
+    assert!(listed.stdout.contains("mcp__echoes__echo"), "{listed:?}");
+    assert!(
+        listed.stderr.contains("undefined environment variables expanded to empty strings: DOCS_TOKEN"),
+        "{listed:?}"
+    );
+
+    // The project's scope: its own file, applied once trusted.
+    let project = env.run(&["mcp", "add", "--scope", "project", "team", "--", "python3", &raw, "ok"]);
+    assert_eq!(project.code, 0, "{project:?}");
+    assert!(project.stdout.contains("the project's config applies once you trust the project"), "{project:?}");
+    assert!(std::fs::read_to_string(env.project.join(".mewcode.yaml")).unwrap().starts_with("mcp_servers:\n  team:\n"));
+    let listed = env.run(&["mcp", "list", "--trust", "--json"]);
+    let servers: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let names: Vec<&str> =
+        servers["servers"].as_array().unwrap().iter().map(|server| server["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["docs", "echoes", "team"]);
+
+    // Removing: from the one file that has it; the rest of the file stays.
+    let removed = env.run(&["mcp", "remove", "docs"]);
+    assert_eq!(removed.code, 0, "{removed:?}");
+    assert_eq!(removed.stdout, format!("removed MCP server docs from {} (user scope)\n", user_config.display()));
+    let text = std::fs::read_to_string(&user_config).unwrap();
+    assert!(
+        text.starts_with("# my own settings\nbypass_in_mode_cycle: false\nmcp_servers:\n  echoes:\n")
+            && !text.contains("docs"),
+        "{text}"
+    );
+    let again = env.run(&["mcp", "remove", "docs"]);
+    assert_eq!(again.code, 1, "{again:?}");
+    assert!(again.stderr.contains("no MCP server named \"docs\" in"), "{again:?}");
+    let listed = env.run(&["mcp", "list"]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    assert!(!listed.stdout.contains("docs"), "{listed:?}");
+}
