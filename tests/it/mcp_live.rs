@@ -5,11 +5,17 @@
 //! `list`: the entries they write are what the next start loads.
 
 use crate::repl::{enter_until, start, text_reply, tool_reply};
-use crate::support::mcp_servers::fixture;
+use crate::support::mcp_servers::{HttpServer, fixture, python_sdk_available, require};
 use crate::support::{FakeModel, TestEnv};
+use mewcode::integration::{
+    CancelToken, Manager, McpServerConfig, McpTransport, Registry, ServerState, SpawnEnv, StartOptions, ToolContext,
+    Warning,
+};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The status line on the screen (the last line with the mode on it).
 fn status_line(screen: &str) -> String {
@@ -191,4 +197,73 @@ fn mcp_add_writes_entries_the_next_start_loads_and_refuses_a_duplicate() {
     let listed = env.run(&["mcp", "list"]);
     assert_eq!(listed.code, 0, "{listed:?}");
     assert!(!listed.stdout.contains("docs"), "{listed:?}");
+}
+
+/// An HTTP server of the Python SDK, reached at `url`.
+fn http_server(name: &str, url: &str) -> McpServerConfig {
+    McpServerConfig {
+        name: name.to_string(),
+        transport: McpTransport::Http { url: url.to_string(), headers: Vec::new(), ca_file: None },
+        timeout_s: Some(10),
+        source: "test".to_string(),
+        trust_hints: true,
+    }
+}
+
+/// Over HTTP there is no process to watch: a server that keeps a stream open (it declared
+/// `tools.listChanged`) is seen gone when that stream cannot be opened again, with no call; one
+/// that does not, at the first call that cannot reach it. Both are shown stopped, said once as a
+/// warning (what `-p` prints), and their tools answer at once.
+#[test]
+fn an_http_server_that_goes_away_is_shown_stopped() {
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let features = fixture("features_server.py");
+    let features = features.to_str().unwrap();
+    let listening = HttpServer::start("python3", &[features, "http", "{port}", "--list-changed"], &[]);
+    let plain = HttpServer::start("python3", &[features, "http", "{port}"], &[]);
+    let warnings: Arc<Mutex<Vec<Warning>>> = Arc::default();
+    let sink = Arc::clone(&warnings);
+    let options = StartOptions {
+        spawn: SpawnEnv { host_env: Vec::new(), cwd: std::env::temp_dir(), log_dir: None },
+        net: Default::default(),
+        warn: Arc::new(move |warning| sink.lock().unwrap().push(warning)),
+        pins: None,
+    };
+    let configs = [http_server("loud", &listening.url()), http_server("plain", &plain.url())];
+    let (mut manager, start_warnings) = Manager::start(&configs, &options);
+    assert_eq!(start_warnings, vec![]);
+    let mut registry = Registry::new();
+    manager.register_tools(&mut registry);
+    let ctx = ToolContext::new(std::env::temp_dir(), CancelToken::new());
+    let state = |name: &str| manager.statuses().into_iter().find(|status| status.name == name).unwrap().state;
+    assert!(matches!(state("loud"), ServerState::Connected { .. }));
+    drop(listening);
+    drop(plain);
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !matches!(state("loud"), ServerState::Stopped { .. }) {
+        assert!(Instant::now() < deadline, "the listening server was never seen gone: {:?}", state("loud"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(matches!(state("plain"), ServerState::Connected { .. }), "nothing told us yet");
+    let call = registry.get("mcp__plain__echo").unwrap().execute(r#"{"text":"x"}"#, &ctx);
+    assert!(call.is_error && call.content.contains("refused; is the server running?"), "{call:?}");
+    assert!(call.content.contains("its tools cannot be used until the user reconnects it"), "{call:?}");
+    assert!(matches!(state("plain"), ServerState::Stopped { error, .. } if error.contains("refused")));
+    // How the stream broke depends on the moment the process died: refused, reset, disconnected.
+    let gone = |text: &str| text.contains("127.0.0.1");
+    let again = registry.get("mcp__loud__echo").unwrap().execute(r#"{"text":"x"}"#, &ctx);
+    assert!(again.is_error && again.content.starts_with("mcp server loud: ") && gone(&again.content), "{again:?}");
+    assert!(
+        again
+            .content
+            .ends_with("its tools cannot be used until the user reconnects it (/mcp reconnect loud in the REPL)")
+    );
+    let said: Vec<String> = warnings.lock().unwrap().iter().map(ToString::to_string).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].starts_with("mcp server loud: stopped: ") && gone(&said[0]), "{said:?}");
+    assert!(said[1].starts_with("mcp server plain: stopped: connection to 127.0.0.1 refused"), "{said:?}");
+    manager.shutdown();
 }

@@ -15,7 +15,8 @@
 //!   until the response or the deadline, as long as each resumed stream brings something; a
 //!   stream without any event id cannot be resumed and fails the request.
 //! - A server that declares `tools.listChanged` gets a listener thread on its standalone GET
-//!   stream (`listener.rs`), resumed like a response stream.
+//!   stream (`listener.rs`), resumed like a response stream; a stream that cannot be opened
+//!   again because the server is gone reports the loss (`Lost`) at once.
 //! - Every exchange owns a ureq agent while it runs and a scoped watcher thread
 //!   (`mcp-http-cancel`) that shuts that agent down when the caller's cancel token fires or the
 //!   request's deadline passes, so an interrupted or timed-out call returns at once. The deadline
@@ -82,8 +83,6 @@ pub struct HttpTransport {
     /// the scripted servers of the unit tests answer only what they were told to expect).
     listen: bool,
     listener: Mutex<Option<listener::Listener>>,
-    /// Told by the client when a request fails at the network level.
-    lost: Lost,
 }
 
 /// The server endpoint and our session with it: everything an exchange needs, shared with the
@@ -98,6 +97,9 @@ struct Endpoint {
     state: Mutex<SessionState>,
     /// Set when `notifications/tools/list_changed` arrives on a stream, taken by the client.
     tools_changed: AtomicBool,
+    /// Told when the server is gone: by the client when a request fails at the network level,
+    /// by the listener when its stream cannot be opened again.
+    lost: Lost,
 }
 
 /// One request in flight: what `post` and `read_stream` need to route its stream.
@@ -138,13 +140,9 @@ impl HttpTransport {
             host: host_of(url),
             state: Mutex::new(SessionState::default()),
             tools_changed: AtomicBool::new(false),
-        };
-        Ok(HttpTransport {
-            endpoint: Arc::new(endpoint),
-            listen: false,
-            listener: Mutex::new(None),
             lost: Lost::default(),
-        })
+        };
+        Ok(HttpTransport { endpoint: Arc::new(endpoint), listen: false, listener: Mutex::new(None) })
     }
 
     /// The same transport, allowed to keep the server's standalone GET stream open once the
@@ -440,7 +438,7 @@ impl Transport for HttpTransport {
     }
 
     fn shutdown(&self, deadline: Instant) {
-        self.lost.silence();
+        self.endpoint.lost.silence();
         self.stop_listening((Instant::now() + LISTENER_JOIN).min(deadline));
         let (session_headers, has_session) = self.endpoint.session_headers();
         if !has_session {
@@ -469,7 +467,7 @@ impl Transport for HttpTransport {
     }
 
     fn lost(&self) -> &Lost {
-        &self.lost
+        &self.endpoint.lost
     }
 
     fn take_tools_changed(&self) -> bool {
