@@ -30,6 +30,7 @@
 //! - `error.rs` — `McpError`, every way talking to a server can fail
 //! - `jsonrpc.rs` — JSON-RPC framing, routing of what a server sends, the pending table
 //! - `lost.rs` — the one-time notice that a server went away by itself
+//! - `stop.rs` — what a server's loss does to its slot: stopped, and the news told
 //! - `client.rs` — the lifecycle over a `Transport`: initialize, tools/list, tools/call
 //! - `stdio.rs` — the stdio transport: a child process, one message per line
 //! - `http/` — the Streamable HTTP transport: one POST per message, JSON or SSE back
@@ -45,6 +46,7 @@ pub(crate) mod lost;
 pub(crate) mod pin;
 pub(crate) mod source;
 pub(crate) mod stdio;
+mod stop;
 pub(crate) mod tool;
 
 pub use error::McpError;
@@ -58,7 +60,7 @@ use crate::warning::Warning;
 use client::{Client, SessionInfo, Transport};
 use source::{PinPlace, ServerTools};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -308,8 +310,8 @@ impl Manager {
             }
             // After the connected news: a server that died meanwhile is reported stopped at once.
             if let Some(client) = client {
-                let report = Report { updates, warn: options.warn.clone() };
-                client.on_lost(stop_hook(&thread_slot, &client, report));
+                let report = stop::Report { updates, warn: options.warn.clone() };
+                client.on_lost(stop::stop_hook(&thread_slot, &client, report));
             }
             warnings
         };
@@ -429,52 +431,6 @@ impl Drop for Manager {
     fn drop(&mut self) {
         self.shutdown();
     }
-}
-
-/// Where a server's stop is told: the updates channel (the REPL), else the warning sink (`-p`).
-struct Report {
-    updates: Option<UpdateSink>,
-    warn: WarnSink,
-}
-
-/// The hook that moves `slot` from connected (with `client`) to stopped when its server goes
-/// away by itself, and tells `report`. It holds both weakly (the client owns the hook), and does
-/// nothing once the slot has moved on (reconnected, shut down).
-fn stop_hook(slot: &Arc<Slot>, client: &Arc<Client>, report: Report) -> lost::LostHook {
-    let (slot, client): (Weak<Slot>, Weak<Client>) = (Arc::downgrade(slot), Arc::downgrade(client));
-    Box::new(move |error: McpError| {
-        let Some(slot) = slot.upgrade() else { return };
-        let stderr = {
-            let mut state = lock(&slot.state);
-            let current = match &*state {
-                SlotState::Connected { client: current, .. } => Arc::as_ptr(current),
-                SlotState::Starting | SlotState::Failed { .. } | SlotState::Stopped { .. } => return,
-            };
-            if current != client.as_ptr() {
-                return;
-            }
-            let SlotState::Connected { client, tools, .. } = std::mem::replace(&mut *state, SlotState::Starting) else {
-                return;
-            };
-            let stderr = client.stderr_tail();
-            *state = SlotState::Stopped { client, tools, error: error.to_string(), stderr: stderr.clone() };
-            stderr
-        };
-        let name = &slot.config.name;
-        let mut message = format!("stopped: {error}");
-        if let Some(line) = stderr.last() {
-            message.push_str(&format!(" (last stderr: {line})"));
-        }
-        message.push_str("; its tools are unavailable");
-        match &report.updates {
-            Some(updates) => {
-                message.push_str(&format!(" until it is reconnected (/mcp reconnect {name})"));
-                let warning = Warning::new(format!("mcp server {name}"), message);
-                updates(Update { server: name.clone(), tools: None, warnings: vec![warning] });
-            }
-            None => (report.warn)(Warning::new(format!("mcp server {name}"), message)),
-        }
-    })
 }
 
 /// Connects one server within its budget: spawn or reach it, handshake, list tools. `cancel`
