@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 /// The `-p` output formats: the front end's own enum, named for the flag.
 pub(crate) use crate::headless::Format as OutputFormat;
+/// What `mcp add` and `mcp remove` take: their front end parses its own words (`mcp_cli`).
+pub(crate) use crate::mcp_cli::{AddRequest as McpAddRequest, Scope as McpScope};
 
 /// Where the prompt of a non-interactive run comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +68,17 @@ pub(crate) enum Command {
     McpAccept {
         options: Options,
         server: String,
+    },
+    /// Write a server's entry into the config file of a scope.
+    McpAdd {
+        options: Options,
+        request: McpAddRequest,
+    },
+    /// Remove a server's entry from the config file of a scope (None: the one that has it).
+    McpRemove {
+        options: Options,
+        server: String,
+        scope: Option<McpScope>,
     },
     Sessions {
         options: Options,
@@ -138,6 +151,14 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
         if only_positionals || !arg.starts_with('-') || arg == "-" {
             quoted_first |= positionals.is_empty() && only_positionals;
             positionals.push(arg.clone());
+            // `mcp add` takes the server's own command line, flags and all: its words are its own.
+            if !quoted_first
+                && let [first, second] = positionals.as_slice()
+                && first == "mcp"
+                && (second == "add" || second == "remove")
+            {
+                return parse_mcp_edit(second == "add", &args[index..], options, json_flag, url);
+            }
             continue;
         }
         if arg == "--" {
@@ -278,9 +299,11 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
                 Command::McpAccept { options: options.clone(), server: server.clone() }
             }
             Some(other) => {
-                return Err(UsageError(format!("mcp: unknown subcommand {other:?} (expected list, call or accept)")));
+                return Err(UsageError(format!(
+                    "mcp: unknown subcommand {other:?} (expected list, call, accept, add or remove)"
+                )));
             }
-            None => return Err(UsageError("mcp: expected list, call or accept".to_string())),
+            None => return Err(UsageError("mcp: expected list, call, accept, add or remove".to_string())),
         },
         Some("sessions") => {
             expect_count(&positionals, 1, "sessions")?;
@@ -305,6 +328,27 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             Command::Rewind { options: options.clone(), json: json_flag, request }
         }
         Some(other) => return Err(UsageError(format!("unknown command {other:?}"))),
+    };
+    check_flag_scope(&command, &options)?;
+    Ok(command)
+}
+
+/// `mcp add WORDS` (`add`) or `mcp remove WORDS`, with the options given before them.
+fn parse_mcp_edit(
+    add: bool,
+    words: &[String],
+    options: Options,
+    json: bool,
+    url: Option<String>,
+) -> Result<Command, UsageError> {
+    let what = if add { "mcp add" } else { "mcp remove" };
+    reject_subcommand_flags(json, &url, what)?;
+    let usage = |message: String| UsageError(format!("{what}: {message}"));
+    let command = if add {
+        Command::McpAdd { options: options.clone(), request: crate::mcp_cli::parse_add(words).map_err(usage)? }
+    } else {
+        let (server, scope) = crate::mcp_cli::parse_remove(words).map_err(usage)?;
+        Command::McpRemove { options: options.clone(), server, scope }
     };
     check_flag_scope(&command, &options)?;
     Ok(command)
@@ -375,6 +419,8 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
         Command::McpList { .. } => "mcp list",
         Command::McpCall { .. } => "mcp call",
         Command::McpAccept { .. } => "mcp accept",
+        Command::McpAdd { .. } => "mcp add",
+        Command::McpRemove { .. } => "mcp remove",
         Command::Sessions { .. } => "sessions",
         Command::Check { .. } => "check",
         Command::Doctor(_) => "doctor",
@@ -485,6 +531,12 @@ USAGE
   mewcode mcp call SERVER|URL TOOL [JSON]
                                      call one MCP tool by hand and print its result
   mewcode mcp accept SERVER          accept a server's changed tool definitions (pinning)
+  mewcode mcp add NAME [--scope user|project] [--env K=V]... -- COMMAND [ARGS...]
+  mewcode mcp add NAME [--scope user|project] [--header 'K: V']... --url URL
+                                     add an MCP server to your config.yaml (user, the default)
+                                     or the project's .mewcode.yaml; --force replaces one
+  mewcode mcp remove NAME [--scope user|project]
+                                     remove an MCP server from that config
   mewcode sessions [--json]          this project's sessions, newest first
   mewcode check TOOL JSON [--mode M] explain the permission decision for one tool call
   mewcode rewind [-c|--resume ID] [--json]

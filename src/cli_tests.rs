@@ -106,8 +106,8 @@ fn usage_errors_name_the_flag() {
         ("--max-iterations ten -p x", "--max-iterations: expected a number, got \"ten\""),
         ("--model", "--model: missing value"),
         ("--provider --model x", "--provider: missing value"),
-        ("mcp", "mcp: expected list, call or accept"),
-        ("mcp lst", "mcp: unknown subcommand \"lst\" (expected list, call or accept)"),
+        ("mcp", "mcp: expected list, call, accept, add or remove"),
+        ("mcp lst", "mcp: unknown subcommand \"lst\" (expected list, call, accept, add or remove)"),
         ("mcp accept", "mcp accept: expected SERVER"),
         ("mcp accept a b", "mcp accept: unexpected argument \"b\""),
         ("mcp call gh", "mcp call: expected SERVER|URL TOOL [JSON]"),
@@ -210,4 +210,36 @@ fn edit_distance_counts_insertions_deletions_and_changes() {
     assert_eq!(near_subcommand("sesions"), Some("sessions"));
     assert_eq!(near_subcommand("fix it"), None);
     assert_eq!(near_subcommand("refactor"), None);
+}
+
+#[test]
+fn mcp_add_takes_the_servers_command_line_whole_and_global_flags_before_it() {
+    let Command::McpAdd { options, request } = parse("-C /tmp mcp add fs -- npx -y pkg --root .").unwrap() else {
+        panic!()
+    };
+    assert_eq!(options.cwd, Some(PathBuf::from("/tmp")));
+    assert_eq!(request.name, "fs");
+    assert_eq!(
+        request.transport,
+        crate::config::McpTransport::Stdio {
+            command: "npx".into(),
+            args: vec!["-y".into(), "pkg".into(), "--root".into(), ".".into()],
+            env: Vec::new()
+        }
+    );
+    assert_eq!(
+        parse("mcp remove fs --scope project").unwrap(),
+        Command::McpRemove { options: Options::default(), server: "fs".into(), scope: Some(McpScope::Project) }
+    );
+    // The words are the subcommand's: a prompt that starts with them is quoted.
+    assert!(matches!(parse("-- mcp add fs").unwrap(), Command::Run(_)));
+    assert_eq!(error("mcp add"), "mcp add: expected NAME (mcp add NAME -- COMMAND [ARGS...])");
+    assert_eq!(
+        error("mcp add fs --json -- x"),
+        "mcp add: unknown flag --json (expected --scope, --env, --header, --url, --transport, --force; the server's own flags go after --)"
+    );
+    assert_eq!(error("--json mcp add fs -- x"), "--json: only with mcp list or sessions, not with mcp add");
+    assert_eq!(error("--mode plan mcp remove fs"), "--mode: not with mcp remove");
+    assert_eq!(error("mcp remove"), "mcp remove: expected NAME");
+    assert_eq!(error("mcp frob"), "mcp: unknown subcommand \"frob\" (expected list, call, accept, add or remove)");
 }

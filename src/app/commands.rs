@@ -1,4 +1,5 @@
-//! The subcommands that are not conversations: doctor, check, mcp list, mcp call and mcp accept.
+//! The subcommands that are not conversations: doctor, check, mcp list, mcp call, mcp accept,
+//! mcp add and mcp remove.
 //!
 //! Invariant: none of them runs a tool; `check` only explains a decision.
 #![expect(clippy::print_stdout, reason = "doctor, check and the mcp subcommands print their answer on stdout")]
@@ -251,5 +252,32 @@ pub(super) fn run_mcp_call(launch: &Launch, target: &str, tool: &str, input: Opt
         mcp_cli::CallOutcome::ToolError => Exit::Failed,
         mcp_cli::CallOutcome::Interrupted => Exit::Interrupted,
         mcp_cli::CallOutcome::Failed(message) => Exit::Runtime(message),
+    }
+}
+
+/// The config files `mcp add` and `mcp remove` edit, of this launch.
+fn config_files(launch: &Launch) -> mcp_cli::ConfigFiles {
+    mcp_cli::ConfigFiles {
+        user: config::edit::user_config_path(&launch.workspace.home),
+        project: config::edit::project_config_path(&launch.workspace.root),
+        root: launch.workspace.root.clone(),
+    }
+}
+
+/// `mewcode mcp add`: the server's entry written into the scope's config file. Exit 1 when it
+/// could not be (a duplicate name without --force, a file that does not parse, a write error).
+pub(super) fn run_mcp_add(launch: &Launch, request: &mcp_cli::AddRequest) -> Exit {
+    match mcp_cli::add(request, &config_files(launch)) {
+        Ok(()) => Exit::Ok,
+        Err(message) => Exit::Runtime(format!("mcp add: {message}")),
+    }
+}
+
+/// `mewcode mcp remove`: the server's entry removed from the scope's config file (without a
+/// scope, from the one file that has it). Exit 1 when there is none to remove.
+pub(super) fn run_mcp_remove(launch: &Launch, name: &str, scope: Option<mcp_cli::Scope>) -> Exit {
+    match mcp_cli::remove(name, scope, &config_files(launch)) {
+        Ok(()) => Exit::Ok,
+        Err(message) => Exit::Runtime(format!("mcp remove: {message}")),
     }
 }

@@ -37,7 +37,7 @@ use crate::permission::store;
 use crate::session::Owner;
 use crate::text::neutralize;
 use crate::warning::Warning;
-use commands::{run_check, run_doctor, run_mcp_accept, run_mcp_call, run_mcp_list};
+use commands::{run_check, run_doctor, run_mcp_accept, run_mcp_add, run_mcp_call, run_mcp_list, run_mcp_remove};
 use run::run;
 use sessions::run_sessions;
 use std::collections::HashMap;
@@ -216,6 +216,10 @@ pub fn main(args: &[String]) -> Exit {
         }
         Command::McpAccept { options, server } => {
             Launch::start(options, env, |launch| run_mcp_accept(&launch, &server))
+        }
+        Command::McpAdd { options, request } => Launch::start(options, env, |launch| run_mcp_add(&launch, &request)),
+        Command::McpRemove { options, server, scope } => {
+            Launch::start(options, env, |launch| run_mcp_remove(&launch, &server, scope))
         }
         Command::Sessions { options, json } => Launch::start(options, env, |launch| run_sessions(&launch, json)),
         Command::Check { options, tool, json } => {

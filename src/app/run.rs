@@ -291,7 +291,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
-    let (mcp, background_rx) = start_mcp_in_background(launch, &config);
+    let (mcp, background_rx) = start_mcp_in_background(launch, &config, editor.status_wake());
     let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp };
     let host = super::repl_host::ReplHost { launch, wiring: &wiring };
     let agent = match repl::Host::connect(&host, &provider) {
@@ -402,12 +402,14 @@ fn settle_trust(
 }
 
 /// The REPL does not wait for MCP servers (SPEC §7): they connect in the background, and their
-/// outcome and any later warning reach the REPL on the returned channel, said before the next
-/// prompt. Unbounded: a few messages per server, and a connect or tool thread must never wait
-/// for the person.
+/// outcome (connected, failed, stopped later) and any later warning reach the REPL on the
+/// returned channel, said before the next prompt; each outcome also wakes the status line
+/// (`status_wake`), which is redrawn at once while the prompt waits. Unbounded: a few messages
+/// per server, and a connect, reader or tool thread must never wait for the person.
 fn start_mcp_in_background(
     launch: &Launch,
     config: &Config,
+    status_wake: repl::StatusWake,
 ) -> (mcp::Manager, crossbeam_channel::Receiver<repl::Background>) {
     let (background_tx, background_rx) = crossbeam_channel::unbounded();
     let mut mcp_options = mcp_options(launch, true);
@@ -417,6 +419,7 @@ fn start_mcp_in_background(
     });
     let updates: mcp::UpdateSink = Arc::new(move |update| {
         let _ = background_tx.send(repl::Background::Mcp(update));
+        status_wake.wake();
     });
     (mcp::Manager::spawn(&config.mcp_servers, &mcp_options, Some(updates)), background_rx)
 }

@@ -10,6 +10,7 @@
 //! - `file.rs` — one config file (or `.mcp.json`) parsed into its entries, before any merge
 //! - `value.rs` — typed reads of one YAML value, each naming its key path
 //! - `servers.rs` — the `mcp_servers`/`mcpServers` entries, a bad one skipped with a warning
+//! - `edit.rs` — one file's MCP servers added or removed in its text (`mewcode mcp add|remove`)
 //! - `request.rs` — a provider's `temperature`, `top_p`, `headers` and `extra_body`
 //! - `sandbox.rs` — the `sandbox:` key, parsed and merged (a project may only tighten it)
 //! - `hooks.rs` — the hook events mewcode fires and one configured hook command
@@ -20,6 +21,7 @@
 //! - `trust.rs` — the trust gate's memory: trusted roots and their files' fingerprints
 //! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests loading and merging
 
+pub(crate) mod edit;
 pub(crate) mod error;
 pub(crate) mod expand;
 pub(crate) mod file;
@@ -308,6 +310,8 @@ pub(crate) struct LoadOptions<'a> {
     pub lookup: Lookup<'a>,
 }
 
+/// The user's config file name under `$MEWCODE_HOME`.
+const USER_CONFIG: &str = "config.yaml";
 /// The project config file name under the root.
 const PROJECT_CONFIG: &str = ".mewcode.yaml";
 /// The project's MCP servers in Claude Code's shape (`mcpServers`), under the root; read behind
@@ -320,7 +324,7 @@ pub(crate) fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>
     let mut config = Config::default();
     let mut files: Vec<(Level, String, PathBuf, ConfigFile)> = Vec::new();
     let mut candidates = vec![
-        (Level::User, options.home.join("config.yaml"), options.home.join("config.yaml").display().to_string()),
+        (Level::User, options.home.join(USER_CONFIG), options.home.join(USER_CONFIG).display().to_string()),
         (Level::Project, options.root.join(PROJECT_MCP_JSON), PROJECT_MCP_JSON.to_string()),
         (Level::Project, options.root.join(PROJECT_CONFIG), PROJECT_CONFIG.to_string()),
     ];

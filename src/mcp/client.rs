@@ -7,10 +7,13 @@
 //! cancelled with `notifications/cancelled` (never `initialize`). `tools/call` carries its id as
 //! `_meta.progressToken`, so the server's progress notifications can push its deadline back
 //! (`jsonrpc::Deadline`). A session the server forgot is re-initialised once and the request
-//! retried. Transports do the IO; this file decides.
+//! retried. A request that fails because the server itself is gone (`lost::is_loss`) reports
+//! the loss (`Lost`), so the manager shows the server stopped. Transports do the IO; this file
+//! decides.
 
 use super::McpError;
 use super::jsonrpc::{encode_notification, encode_request};
+use super::lost::{Lost, LostHook, is_loss};
 use crate::cancel::CancelToken;
 use crate::sync::lock;
 use serde_json::{Value, json};
@@ -47,6 +50,13 @@ pub trait Transport: Send + Sync {
     fn shutdown(&self, deadline: Instant);
     /// The first lines the server wrote to stderr (stdio), for error reports.
     fn stderr_head(&self) -> Vec<String>;
+    /// The last lines the server wrote to stderr (stdio): why it stopped.
+    fn stderr_tail(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Whether the server went away by itself; the stdio transport reports its process's exit
+    /// there, the client a request that failed for good; `shutdown` silences it.
+    fn lost(&self) -> &Lost;
     /// Whether the server sent `notifications/tools/list_changed` since the last call (which
     /// clears the flag).
     fn take_tools_changed(&self) -> bool;
@@ -156,6 +166,22 @@ impl Client {
         self.transport.stderr_head()
     }
 
+    /// The last lines of the server's stderr.
+    pub(crate) fn stderr_tail(&self) -> Vec<String> {
+        self.transport.stderr_tail()
+    }
+
+    /// Calls `hook` once if the server goes away by itself (at once if it already has); never
+    /// after `shutdown`.
+    pub(crate) fn on_lost(&self, hook: LostHook) {
+        self.transport.lost().watch(hook);
+    }
+
+    /// Why the server went away by itself, if it did.
+    pub(crate) fn lost_reason(&self) -> Option<McpError> {
+        self.transport.lost().reason()
+    }
+
     /// Ends the session; the server is stopped by `deadline` at the latest.
     pub fn shutdown(&self, deadline: Instant) {
         self.transport.shutdown(deadline);
@@ -170,17 +196,23 @@ impl Client {
         cancel: &CancelToken,
         progress: bool,
     ) -> Result<Value, McpError> {
-        match self.send(method, params, deadline, cancel, progress) {
+        let outcome = match self.send(method, params, deadline, cancel, progress) {
             Err(McpError::SessionExpired) => {
-                {
+                let reinitialised = {
                     let _one_at_a_time = lock(&self.reinitialising);
                     self.transport.reset_session();
-                    self.initialize(deadline, cancel)?;
-                }
-                self.send(method, params, deadline, cancel, progress)
+                    self.initialize(deadline, cancel)
+                };
+                reinitialised.and_then(|_| self.send(method, params, deadline, cancel, progress))
             }
             other => other,
+        };
+        if let Err(error) = &outcome
+            && is_loss(error)
+        {
+            self.transport.lost().report(error.clone());
         }
+        outcome
     }
 
     /// One request with a fresh id (with `progress`, also its progress token); a timeout is told

@@ -9,6 +9,7 @@ use std::sync::Arc;
 struct Scripted {
     answers: Mutex<VecDeque<Result<Value, McpError>>>,
     log: Arc<Mutex<Vec<String>>>,
+    lost: Lost,
 }
 
 impl Transport for Scripted {
@@ -38,6 +39,9 @@ impl Transport for Scripted {
     fn stderr_head(&self) -> Vec<String> {
         Vec::new()
     }
+    fn lost(&self) -> &Lost {
+        &self.lost
+    }
     fn take_tools_changed(&self) -> bool {
         false
     }
@@ -47,7 +51,7 @@ impl Transport for Scripted {
 }
 
 fn client(answers: Vec<Result<Value, McpError>>) -> (Client, Arc<Mutex<Vec<String>>>) {
-    let transport = Scripted { answers: Mutex::new(answers.into()), log: Arc::default() };
+    let transport = Scripted { answers: Mutex::new(answers.into()), log: Arc::default(), lost: Lost::default() };
     let log = transport.log.clone();
     (Client::new(Box::new(transport), Duration::from_secs(5)), log)
 }
@@ -235,4 +239,24 @@ fn a_listed_tool_with_contradictory_hints_is_not_read_only() {
     let (tools, _) = parse_tools_page(&page).unwrap();
     let summary: Vec<(&str, bool)> = tools.iter().map(|tool| (tool.name.as_str(), tool.read_only)).collect();
     assert_eq!(summary, vec![("rm", false), ("cat", true), ("odd", false)]);
+}
+
+#[test]
+fn a_call_that_fails_because_the_server_is_gone_reports_the_loss_once_and_a_failed_call_does_not() {
+    let refused = McpError::Network { message: "connection to h refused; is the server running?".into() };
+    let (client, _) = client(vec![
+        Err(McpError::Rpc { code: -32602, message: "bad params".into() }),
+        Err(refused.clone()),
+        Err(refused.clone()),
+    ]);
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&heard);
+    client.on_lost(Box::new(move |error| lock(&sink).push(error)));
+    let cancel = CancelToken::new();
+    assert!(client.call_tool("echo", json!({}), &cancel).is_err());
+    assert_eq!(client.lost_reason(), None, "a JSON-RPC error is one call's failure");
+    assert_eq!(client.call_tool("echo", json!({}), &cancel), Err(refused.clone()));
+    assert_eq!(client.call_tool("echo", json!({}), &cancel), Err(refused.clone()));
+    assert_eq!(*lock(&heard), vec![refused.clone()]);
+    assert_eq!(client.lost_reason(), Some(refused));
 }

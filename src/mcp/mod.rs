@@ -16,6 +16,11 @@
 //! - A server's tools reach the registry through its `source::ServerTools`, which lists them again
 //!   after `notifications/tools/list_changed` when the registry refreshes (between turns), and
 //!   applies tool-definition pinning (`pin`) to every listing.
+//! - A connected server that goes away by itself (its process exits: the stdio reader's EOF; a
+//!   request fails at the network level) moves to `Stopped` with its last stderr lines, the
+//!   moment it is seen (`lost::Lost`), and is reported like a connect outcome (an `Update`, or a
+//!   warning when nobody listens for updates). Its tools stay registered and answer every call
+//!   at once with why; `reconnect` starts it again.
 //!
 //! Layout: `jsonrpc` (framing, routing, pending table) ← `client` (lifecycle over a `Transport`)
 //! ← `stdio` / `http` (the transports) ; `tool` (the `tools::Tool` adapter and result rendering);
@@ -24,6 +29,8 @@
 //! - `mod.rs` — the `Manager`: connect, status, reconnect, shutdown
 //! - `error.rs` — `McpError`, every way talking to a server can fail
 //! - `jsonrpc.rs` — JSON-RPC framing, routing of what a server sends, the pending table
+//! - `lost.rs` — the one-time notice that a server went away by itself
+//! - `stop.rs` — what a server's loss does to its slot: stopped, and the news told
 //! - `client.rs` — the lifecycle over a `Transport`: initialize, tools/list, tools/call
 //! - `stdio.rs` — the stdio transport: a child process, one message per line
 //! - `http/` — the Streamable HTTP transport: one POST per message, JSON or SSE back
@@ -35,9 +42,11 @@ pub(crate) mod client;
 mod error;
 pub(crate) mod http;
 pub(crate) mod jsonrpc;
+pub(crate) mod lost;
 pub(crate) mod pin;
 pub(crate) mod source;
 pub(crate) mod stdio;
+mod stop;
 pub(crate) mod tool;
 
 pub use error::McpError;
@@ -92,12 +101,15 @@ pub struct ServerStatus {
     pub hints_note: String,
 }
 
-/// Starting (the REPL does not wait), connected with its tools, or failed with why.
+/// Starting (the REPL does not wait), connected with its tools, failed to connect with why
+/// (and its first stderr lines), or stopped after it had connected, with why (and its last
+/// stderr lines).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ServerState {
     Starting,
     Connected { session: SessionInfo, tools: Vec<ToolStatus> },
     Failed { error: String, stderr: Vec<String> },
+    Stopped { error: String, stderr: Vec<String> },
 }
 
 /// One registered tool.
@@ -120,12 +132,22 @@ pub struct Update {
     pub warnings: Vec<Warning>,
 }
 
-/// How many servers are configured, connected and still starting.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How many servers are configured, connected and still starting, and which stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Progress {
     pub configured: usize,
     pub connected: usize,
     pub starting: usize,
+    /// Servers that connected, then went away by itself, in name order.
+    pub stopped: Vec<StoppedServer>,
+}
+
+/// A server that stopped by itself, as the status line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StoppedServer {
+    pub name: String,
+    /// Its last stderr line, else why it stopped (the server's text: neutralise it to show it).
+    pub last_words: String,
 }
 
 /// The MCP servers of a run. Each server is a `Slot` whose state moves from starting to
@@ -159,6 +181,10 @@ impl Probe {
             match &*lock(&slot.state) {
                 SlotState::Starting => progress.starting += 1,
                 SlotState::Connected { .. } => progress.connected += 1,
+                SlotState::Stopped { error, stderr, .. } => progress.stopped.push(StoppedServer {
+                    name: slot.config.name.clone(),
+                    last_words: stderr.last().unwrap_or(error).clone(),
+                }),
                 SlotState::Failed { .. } => {}
             }
         }
@@ -174,15 +200,31 @@ struct Slot {
 
 enum SlotState {
     Starting,
-    Connected { session: SessionInfo, client: Arc<Client>, tools: Arc<ServerTools> },
-    Failed { error: String, stderr: Vec<String> },
+    Connected {
+        session: SessionInfo,
+        client: Arc<Client>,
+        tools: Arc<ServerTools>,
+    },
+    Failed {
+        error: String,
+        stderr: Vec<String>,
+    },
+    /// It was connected, then went away by itself: `error` says how, `stderr` holds its last
+    /// lines. The client stays for its tools (which refuse at once) and the final shutdown.
+    Stopped {
+        client: Arc<Client>,
+        tools: Arc<ServerTools>,
+        error: String,
+        stderr: Vec<String>,
+    },
 }
 
 impl crate::tools::ToolSource for Slot {
-    /// A connected server's tools (listed again if they changed); none while starting or failed.
+    /// A connected server's tools (listed again if they changed); a stopped server's too, so a
+    /// call the model makes is answered with why it cannot run; none while starting or failed.
     fn tools(&self) -> Vec<Arc<dyn crate::tools::Tool>> {
         let tools = match &*lock(&self.state) {
-            SlotState::Connected { tools, .. } => Arc::clone(tools),
+            SlotState::Connected { tools, .. } | SlotState::Stopped { tools, .. } => Arc::clone(tools),
             SlotState::Starting | SlotState::Failed { .. } => return Vec::new(),
         };
         tools.tools()
@@ -242,7 +284,7 @@ impl Manager {
             std::mem::replace(&mut *state, SlotState::Starting)
         };
         let old_client = match previous {
-            SlotState::Connected { client, .. } => Some(client),
+            SlotState::Connected { client, .. } | SlotState::Stopped { client, .. } => Some(client),
             SlotState::Starting | SlotState::Failed { .. } => None,
         };
         self.start_connect(slot, old_client);
@@ -258,13 +300,18 @@ impl Manager {
                 client.shutdown(Instant::now() + SHUTDOWN_DEADLINE);
             }
             let (state, warnings) = connect(&thread_slot.config, &options, &cancel);
-            let tools = match &state {
-                SlotState::Connected { tools, .. } => Some(tools.current().len()),
-                SlotState::Starting | SlotState::Failed { .. } => None,
+            let (tools, client) = match &state {
+                SlotState::Connected { tools, client, .. } => (Some(tools.current().len()), Some(Arc::clone(client))),
+                SlotState::Starting | SlotState::Failed { .. } | SlotState::Stopped { .. } => (None, None),
             };
             *lock(&thread_slot.state) = state;
-            if let Some(updates) = updates {
+            if let Some(updates) = &updates {
                 updates(Update { server: thread_slot.config.name.clone(), tools, warnings: warnings.clone() });
+            }
+            // After the connected news: a server that died meanwhile is reported stopped at once.
+            if let Some(client) = client {
+                let report = stop::Report { updates, warn: options.warn.clone() };
+                client.on_lost(stop::stop_hook(&thread_slot, &client, report));
             }
             warnings
         };
@@ -308,6 +355,9 @@ impl Manager {
                     SlotState::Failed { error, stderr } => {
                         ServerState::Failed { error: error.clone(), stderr: stderr.clone() }
                     }
+                    SlotState::Stopped { error, stderr, .. } => {
+                        ServerState::Stopped { error: error.clone(), stderr: stderr.clone() }
+                    }
                 };
                 ServerStatus {
                     name: config.name.clone(),
@@ -326,7 +376,7 @@ impl Manager {
         let slot = self.servers.iter().find(|slot| slot.config.name == name)?;
         let tools = match &*lock(&slot.state) {
             SlotState::Connected { tools, .. } => Arc::clone(tools),
-            SlotState::Starting | SlotState::Failed { .. } => return None,
+            SlotState::Starting | SlotState::Failed { .. } | SlotState::Stopped { .. } => return None,
         };
         tools.current().iter().find_map(|tool| tool.blocked_reason())
     }
@@ -336,7 +386,7 @@ impl Manager {
         let slot = self.servers.iter().find(|slot| slot.config.name == name)?;
         match &*lock(&slot.state) {
             SlotState::Connected { client, .. } => Some(Arc::clone(client)),
-            SlotState::Starting | SlotState::Failed { .. } => None,
+            SlotState::Starting | SlotState::Failed { .. } | SlotState::Stopped { .. } => None,
         }
     }
 
@@ -355,7 +405,9 @@ impl Manager {
                     SlotState::Failed { error: "shut down".to_string(), stderr: Vec::new() },
                 );
                 match previous {
-                    SlotState::Connected { client, .. } => Some((slot.config.name.clone(), client)),
+                    SlotState::Connected { client, .. } | SlotState::Stopped { client, .. } => {
+                        Some((slot.config.name.clone(), client))
+                    }
                     SlotState::Starting | SlotState::Failed { .. } => None,
                 }
             })

@@ -6,8 +6,10 @@
 //!   (servers are trusted configuration, unlike bash); nothing here reads our own environment.
 //! - Two named threads per server, owned by the transport and joined by `shutdown`: the stdout
 //!   reader (routes responses, answers server requests, logs and skips non-JSON lines; at EOF it
-//!   fails every pending request so a dead server's calls end at once) and the stderr drain (a
-//!   full stderr pipe must never block the server).
+//!   fails every pending request so a dead server's calls end at once, and reports the loss
+//!   through `Lost` unless mewcode is shutting the server down) and the stderr drain (a full
+//!   stderr pipe must never block the server; it keeps the first and the last lines). A death
+//!   is seen when it happens, by the reader's EOF: nothing polls the child.
 //! - No orphans: `shutdown` closes stdin, waits until the deadline, then kills the child and its
 //!   process group (it is spawned as the leader of its own group, so helpers it starts go too,
 //!   and a Ctrl-C at the terminal reaches mewcode, not the servers). Dropping the transport
@@ -16,10 +18,12 @@
 use super::McpError;
 use super::client::Transport;
 use super::jsonrpc::{Deadline, Incoming, Pending, parse_incoming, wait};
+use super::lost::Lost;
 use crate::cancel::CancelToken;
 use crate::sync::lock;
 use crate::text::truncate_chars;
 use serde_json::Value;
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -29,8 +33,12 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How many stderr lines we keep for error reports.
-const STDERR_HEAD_LINES: usize = 10;
+/// How many of the first and of the last stderr lines we keep for error reports.
+const STDERR_LINES: usize = 10;
+/// How long the reader, at EOF on stdout, waits for the stderr drain to reach EOF too, so that
+/// the loss it reports carries the server's last words (a helper that inherited stderr can keep
+/// it open; then the lines read so far have to do).
+const STDERR_GRACE: Duration = Duration::from_secs(1);
 
 /// Where and how to spawn servers: values from the wiring layer.
 #[derive(Clone, Debug, Default)]
@@ -48,10 +56,36 @@ pub struct StdioTransport {
     child: Arc<Mutex<Child>>,
     stdin: Arc<Mutex<Option<ChildStdin>>>,
     pending: Arc<Pending>,
-    stderr_head: Arc<Mutex<Vec<String>>>,
+    stderr: Arc<Mutex<StderrLines>>,
     /// Set by the reader on `notifications/tools/list_changed`, taken by the client.
     tools_changed: Arc<AtomicBool>,
+    /// Told by the reader when the server exits by itself.
+    lost: Arc<Lost>,
     threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// What the server wrote to stderr: its first lines (why a start failed) and its last ones (why
+/// it stopped), each trimmed and capped, blank lines skipped.
+#[derive(Default)]
+struct StderrLines {
+    head: Vec<String>,
+    tail: VecDeque<String>,
+}
+
+impl StderrLines {
+    fn push(&mut self, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        let line = truncate_chars(line, 300, "...");
+        if self.head.len() < STDERR_LINES {
+            self.head.push(line.clone());
+        }
+        if self.tail.len() == STDERR_LINES {
+            self.tail.pop_front();
+        }
+        self.tail.push_back(line);
+    }
 }
 
 impl StdioTransport {
@@ -83,10 +117,13 @@ impl StdioTransport {
             child: Arc::new(Mutex::new(child)),
             stdin: Arc::new(Mutex::new(Some(stdin))),
             pending: Arc::new(Pending::default()),
-            stderr_head: Arc::new(Mutex::new(Vec::new())),
+            stderr: Arc::new(Mutex::new(StderrLines::default())),
             tools_changed: Arc::new(AtomicBool::new(false)),
+            lost: Arc::new(Lost::default()),
             threads: Mutex::new(Vec::new()),
         };
+        // Never sent on: the drain drops its end at EOF, which is what the reader waits for.
+        let (drained_tx, drained_rx) = crossbeam_channel::bounded::<()>(0);
         let reader = {
             let route = Route {
                 pending: transport.pending.clone(),
@@ -94,14 +131,23 @@ impl StdioTransport {
                 tools_changed: transport.tools_changed.clone(),
                 log: log.clone(),
             };
-            let child = transport.child.clone();
-            std::thread::Builder::new()
-                .name(format!("mcp-{name}-out"))
-                .spawn(move || read_stdout(stdout, &route, &child))
+            let (child, lost) = (transport.child.clone(), transport.lost.clone());
+            std::thread::Builder::new().name(format!("mcp-{name}-out")).spawn(move || {
+                read_stdout(stdout, &route);
+                // Stdout closed: the server is gone (or going). Its last stderr lines and its
+                // exit status make the report.
+                let _ = drained_rx.recv_timeout(STDERR_GRACE);
+                let error = McpError::Exited { detail: exit_detail(&child) };
+                route.pending.close(error.clone());
+                lost.report(error);
+            })
         };
         let drain = {
-            let (head, log) = (transport.stderr_head.clone(), log);
-            std::thread::Builder::new().name(format!("mcp-{name}-err")).spawn(move || drain_stderr(stderr, &head, &log))
+            let (lines, log) = (transport.stderr.clone(), log);
+            std::thread::Builder::new().name(format!("mcp-{name}-err")).spawn(move || {
+                drain_stderr(stderr, &lines, &log);
+                drop(drained_tx);
+            })
         };
         for thread in [reader, drain] {
             match thread {
@@ -153,6 +199,8 @@ impl Transport for StdioTransport {
     fn reset_session(&self) {}
 
     fn shutdown(&self, deadline: Instant) {
+        // The exit that follows is ours, not a loss to report.
+        self.lost.silence();
         // Closing stdin is the polite stop: well-behaved servers exit at EOF.
         lock(&self.stdin).take();
         loop {
@@ -188,7 +236,15 @@ impl Transport for StdioTransport {
     }
 
     fn stderr_head(&self) -> Vec<String> {
-        lock(&self.stderr_head).clone()
+        lock(&self.stderr).head.clone()
+    }
+
+    fn stderr_tail(&self) -> Vec<String> {
+        lock(&self.stderr).tail.iter().cloned().collect()
+    }
+
+    fn lost(&self) -> &Lost {
+        &self.lost
     }
 
     fn take_tools_changed(&self) -> bool {
@@ -246,8 +302,8 @@ struct Route {
     log: Log,
 }
 
-/// The stdout reader thread's body.
-fn read_stdout(stdout: std::process::ChildStdout, route: &Route, child: &Mutex<Child>) {
+/// The stdout reader thread's body, until EOF.
+fn read_stdout(stdout: std::process::ChildStdout, route: &Route) {
     let Route { pending, stdin, tools_changed, log } = route;
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
@@ -295,7 +351,6 @@ fn read_stdout(stdout: std::process::ChildStdout, route: &Route, child: &Mutex<C
             }
         }
     }
-    pending.close(McpError::Exited { detail: exit_detail(child) });
 }
 
 /// How the child ended, waiting briefly for its status after stdout closed.
@@ -311,8 +366,8 @@ fn exit_detail(child: &Mutex<Child>) -> String {
     }
 }
 
-/// The stderr drain thread's body: everything to the log, the first lines kept.
-fn drain_stderr(stderr: std::process::ChildStderr, head: &Mutex<Vec<String>>, log: &Log) {
+/// The stderr drain thread's body: everything to the log, the first and last lines kept.
+fn drain_stderr(stderr: std::process::ChildStderr, lines: &Mutex<StderrLines>, log: &Log) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     loop {
@@ -324,10 +379,7 @@ fn drain_stderr(stderr: std::process::ChildStderr, head: &Mutex<Vec<String>>, lo
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end();
         log_line(log, text);
-        let mut head = lock(head);
-        if head.len() < STDERR_HEAD_LINES && !text.trim().is_empty() {
-            head.push(truncate_chars(text, 300, "..."));
-        }
+        lock(lines).push(text);
     }
 }
 

@@ -75,3 +75,38 @@ fn a_missing_command_is_a_spawn_error_naming_it() {
     let err = StdioTransport::spawn("t", "/no/such/server", &[], &[], &spawn_env).err().unwrap();
     assert!(matches!(&err, McpError::Spawn { command, .. } if command == "/no/such/server"), "{err:?}");
 }
+
+#[test]
+fn a_server_that_exits_by_itself_is_reported_lost_once_with_its_last_stderr_lines() {
+    let transport = spawn_sh("for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo \"line $i\" >&2; done; echo '' >&2; exit 3");
+    let (heard_tx, heard_rx) = crossbeam_channel::unbounded();
+    transport.lost().watch(Box::new(move |error| {
+        let _ = heard_tx.send(error);
+    }));
+    let error = heard_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(error, McpError::Exited { detail: "it exited with exit status: 3".to_string() });
+    // Said when it happened, with everything it wrote: the first and the last ten lines.
+    assert_eq!(transport.stderr_head().first().map(String::as_str), Some("line 1"));
+    assert_eq!(transport.stderr_head().len(), 10);
+    let tail = transport.stderr_tail();
+    assert_eq!(
+        (tail.len(), tail.first().map(String::as_str), tail.last().map(String::as_str)),
+        (10, Some("line 3"), Some("line 12"))
+    );
+    assert_eq!(transport.lost().reason(), Some(error));
+    transport.shutdown(Instant::now());
+    assert!(heard_rx.try_recv().is_err(), "reported once");
+}
+
+#[test]
+fn a_server_mewcode_shuts_down_is_not_reported_lost() {
+    let transport = spawn_sh("cat >/dev/null");
+    let (heard_tx, heard_rx) = crossbeam_channel::unbounded();
+    transport.lost().watch(Box::new(move |error| {
+        let _ = heard_tx.send(error);
+    }));
+    // Shutdown joins the reader, which saw the EOF: whatever it reported is in the channel.
+    transport.shutdown(Instant::now() + Duration::from_secs(5));
+    assert!(heard_rx.try_recv().is_err());
+    assert_eq!(transport.lost().reason(), None);
+}

@@ -13,9 +13,12 @@
 //! flag was raised is blocked too) never reaches the server: the model sees a neutral description and an empty schema instead of
 //! the changed (untrusted) ones, and every call returns the reason; it counts as read-only so that
 //! the permission gate lets the call through to that refusal instead of asking about a tool that
-//! cannot run.
+//! cannot run. The same holds for a tool whose server stopped by itself (`Client::lost_reason`):
+//! every call returns at once why (how it ended, its last stderr line) and that the user can
+//! reconnect it; nothing waits on a dead server.
 
 use super::client::{Client, ToolInfo};
+use super::lost::is_loss;
 use super::{McpError, WarnSink};
 use crate::tools::{Tool, ToolContext, ToolOutput};
 use crate::warning::Warning;
@@ -126,12 +129,15 @@ impl Tool for McpTool {
     }
 
     fn permission_read_only(&self) -> bool {
-        self.is_blocked() || (self.info.read_only && self.hints_trusted)
+        self.is_blocked() || self.client.lost_reason().is_some() || (self.info.read_only && self.hints_trusted)
     }
 
     fn execute(&self, input_json: &str, ctx: &ToolContext) -> ToolOutput {
         if let Some(reason) = self.blocked_reason() {
             return ToolOutput::error(format!("mcp server {}: {reason}", self.server));
+        }
+        if let Some(lost) = self.client.lost_reason() {
+            return ToolOutput::error(stopped_error(&self.server, &lost, self.client.stderr_tail().last()));
         }
         let arguments = match parse_arguments(input_json) {
             Ok(arguments) => arguments,
@@ -148,9 +154,25 @@ impl Tool for McpTool {
                 }
                 ToolOutput { content: rendered.text, is_error: rendered.is_error }
             }
+            Err(err) if is_loss(&err) => {
+                ToolOutput::error(stopped_error(&self.server, &err, self.client.stderr_tail().last()))
+            }
             Err(err) => ToolOutput::error(call_error(&self.server, &err)),
         }
     }
+}
+
+/// What the model reads when a tool's server went away: how, its last stderr line, and that
+/// only the user can bring it back (so the model stops trying and says so).
+fn stopped_error(server: &str, err: &McpError, last_stderr: Option<&String>) -> String {
+    let mut message = call_error(server, err);
+    if let Some(line) = last_stderr {
+        message.push_str(&format!("; its last stderr line: {line}"));
+    }
+    message.push_str(&format!(
+        "; its tools cannot be used until the user reconnects it (/mcp reconnect {server} in the REPL)"
+    ));
+    message
 }
 
 /// The message the model reads when a call fails below the tool.

@@ -8,8 +8,8 @@
 //! This file changes no terminal state and prints nothing.
 
 use super::cost::Spent;
-use super::render::StatusFigures;
 use super::setup::Setup;
+use super::status_line::StatusFigures;
 use super::terminal::Screen;
 use super::typeahead::Kept;
 use crate::agent::{Agent, Conversation};

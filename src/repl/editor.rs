@@ -10,11 +10,14 @@
 //! A line is used without the escape sequences no binding took (`escapes::strip_escapes`): under
 //! `TERM=dumb` rustyline reads plain lines, where Shift-Tab arrives as `ESC [ Z` in the text.
 //!
-//! The status line reads the MCP servers' progress (`mcp 1/2`) whenever it is drawn: at each
-//! prompt and at each repaint (Shift-Tab). Rustyline's external printer, which could print above
-//! a waiting prompt, is deliberately not used: once created, rustyline 17 waits in `select` on
-//! the terminal even when keys are already in its read buffer, so a paste or fast typing stalls
-//! until the next key. Background messages are printed by the REPL before the next prompt.
+//! The status line reads the MCP servers' progress (`mcp 1/2`, a server that stopped) whenever
+//! it is drawn: at each prompt, at each repaint (Shift-Tab), and when the servers change while
+//! the prompt waits (`repaint.rs` redraws that one row: `status_wake` is what wakes it).
+//! Rustyline's external printer, which could print above a waiting prompt, is deliberately not
+//! used: once created, rustyline 17 waits in `select` on the terminal even when keys are already
+//! in its read buffer, so a paste or fast typing stalls until the next key. Background messages
+//! are printed by the REPL before the next prompt. The helper tells the painter what rustyline
+//! draws (`PromptView`), so it paints only where the status line is.
 //!
 //! Invariant: rustyline stays in this file. The status line is part of the prompt, and the
 //! prompt given to rustyline always has the same width as what `highlight_prompt` draws (the mode
@@ -22,14 +25,16 @@
 
 use super::commands;
 use super::escapes::strip_escapes;
-use super::render::{BOLD, DIM, RED, Status, StatusFigures, paint, render_status};
+use super::render::{BOLD, DIM, RED, paint};
+use super::repaint::{Painter, Plan, PromptView, StatusWake, repaint_bytes};
+use super::status_line::{McpFigures, Status, StatusFigures, render_status};
 use super::terminal::Screen;
 use crate::agent::lock;
 use crate::glyphs::Glyphs;
 use crate::mode::Mode;
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
-use rustyline::highlight::Highlighter;
+use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::Hinter;
 use rustyline::history::FileHistory;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
@@ -40,6 +45,7 @@ use rustyline::{
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// What the user did at the prompt.
 #[derive(Debug)]
@@ -95,12 +101,17 @@ struct Shared {
     pasting: Option<String>,
     /// The pastes of this input folded into placeholders, in order: placeholder, text.
     pastes: Vec<(String, String)>,
+    /// What rustyline has drawn, for the painter of the status line.
+    view: PromptView,
 }
+
 /// The rustyline editor and its shared state.
 pub(crate) struct LineEditor {
     editor: Editor<Helper, FileHistory>,
     shared: Arc<Mutex<Shared>>,
     history: PathBuf,
+    /// Redraws the status line while the prompt waits.
+    painter: Painter,
 }
 
 impl LineEditor {
@@ -136,6 +147,7 @@ impl LineEditor {
             left: None,
             pasting: None,
             pastes: Vec::new(),
+            view: PromptView::default(),
         }));
         editor.set_helper(Some(Helper { shared: Arc::clone(&shared) }));
         let cycle = CycleMode { shared: Arc::clone(&shared) };
@@ -156,12 +168,16 @@ impl LineEditor {
         editor.bind_sequence(Event::Any, paste.handler());
         let interrupt = RecordInterrupt { shared: Arc::clone(&shared) };
         editor.bind_sequence(KeyEvent::ctrl('C'), EventHandler::Conditional(Box::new(interrupt)));
+        let end_of_input = RecordEndOfInput { shared: Arc::clone(&shared) };
+        editor.bind_sequence(KeyEvent::ctrl('D'), EventHandler::Conditional(Box::new(end_of_input)));
         if let Some(parent) = history.parent() {
             let _ = std::fs::create_dir_all(parent);
         }
         // A missing or unreadable history only means starting without one.
         let _ = editor.load_history(&history);
-        Ok(LineEditor { editor, shared, history })
+        let painted = Arc::clone(&shared);
+        let painter = Painter::spawn(move |now| paint_status(&painted, now));
+        Ok(LineEditor { editor, shared, history, painter })
     }
 
     /// Terminal width in columns (80 when unknown).
@@ -196,7 +212,8 @@ impl LineEditor {
         lock(&self.shared).mode = mode;
     }
 
-    /// Shows `mcp C/T` in the status line while some of these servers are starting.
+    /// Shows `mcp C/T` in the status line while some of these servers are starting, and a
+    /// server that stopped.
     pub(crate) fn set_mcp_probe(&self, probe: crate::mcp::Probe) {
         lock(&self.shared).mcp = Some(probe);
     }
@@ -204,6 +221,18 @@ impl LineEditor {
     /// Where `@path` completion looks.
     pub(crate) fn set_root(&self, root: PathBuf) {
         lock(&self.shared).root = Some(root);
+    }
+
+    /// Lets the status line be redrawn while the prompt waits (the terminal takes cursor
+    /// movement).
+    pub(crate) fn set_live_status(&self, live: bool) {
+        lock(&self.shared).view.set_live(live);
+    }
+
+    /// What tells the editor that the status line's figures changed (an MCP server connected,
+    /// failed or stopped): while the prompt waits, it is redrawn at once.
+    pub(crate) fn status_wake(&self) -> StatusWake {
+        self.painter.waker()
     }
 
     /// Lets Shift-Tab reach bypass (the session started in it, or the user's config allows it).
@@ -223,6 +252,7 @@ impl LineEditor {
             shared.left = None;
             shared.pasting = None;
             shared.pastes.clear();
+            shared.view.begin(crate::sys::terminal_columns(STDOUT));
             prompt_text(&shared)
         };
         let read = match draft {
@@ -230,6 +260,7 @@ impl LineEditor {
             None => self.editor.readline(&prompt),
         };
         let mut shared = lock(&self.shared);
+        shared.view.end();
         let pastes = std::mem::take(&mut shared.pastes);
         match read {
             Ok(line) => Input::Line(expand_pastes(&join_continuations(&strip_escapes(&line)), &pastes)),
@@ -250,15 +281,43 @@ impl LineEditor {
     }
 }
 
+/// The terminal rustyline draws on.
+const STDOUT: i32 = 1;
+
+/// The painter's work at `now`: redraws the status line above the waiting prompt when it knows
+/// where that is; None when done (painted or not), Some after how long to ask again.
+fn paint_status(shared: &Mutex<Shared>, now: Instant) -> Option<Duration> {
+    let shared = lock(shared);
+    match shared.view.plan(now, crate::sys::terminal_columns(STDOUT)) {
+        Plan::Skip => None,
+        Plan::Wait(wait) => Some(wait),
+        Plan::Paint => {
+            let prompt = drawn_prompt(&shared);
+            let row = prompt.split('\n').next().unwrap_or_default();
+            let mut stdout = std::io::stdout().lock();
+            // Written while holding the lock the helper takes, so rustyline draws nothing
+            // between; a closed terminal is not worth failing over.
+            use std::io::Write;
+            let _ = stdout.write_all(repaint_bytes(row).as_bytes()).and_then(|()| stdout.flush());
+            None
+        }
+    }
+}
+
 /// The plain prompt: the status line, then `› ` (the locale's prompt mark) on the next line.
 fn prompt_text(shared: &Shared) -> String {
     let figures = &shared.figures;
-    let mcp_starting = shared
+    let mcp = shared
         .mcp
         .as_ref()
         .map(crate::mcp::Probe::progress)
-        .filter(|progress| progress.starting > 0)
-        .map(|progress| (progress.connected, progress.configured));
+        .filter(|progress| progress.starting > 0 || !progress.stopped.is_empty());
+    let mcp = mcp.map(|progress| McpFigures {
+        connected: progress.connected,
+        configured: progress.configured,
+        stopped: progress.stopped.first().map(|server| (server.name.clone(), server.last_words.clone())),
+        more_stopped: progress.stopped.len().saturating_sub(1),
+    });
     let status = Status {
         provider: &figures.provider,
         model: &figures.model,
@@ -268,7 +327,7 @@ fn prompt_text(shared: &Shared) -> String {
         session: figures.session,
         context_estimated: figures.context_estimated,
         session_estimated: figures.session_estimated,
-        mcp_starting,
+        mcp,
     };
     format!("{}\n{} ", render_status(&status, shared.glyphs, shared.width), shared.glyphs.prompt)
 }
@@ -308,7 +367,9 @@ impl Completer for Helper {
     /// An `@path` is completed with project paths; built-ins are listed by name; a custom
     /// command with its argument hint and description.
     fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
-        let shared = lock(&self.shared);
+        let mut shared = lock(&self.shared);
+        // Candidates (and perhaps a question) may appear below the prompt.
+        shared.view.asked_elsewhere(Instant::now());
         let mention = shared.root.as_deref().and_then(|root| super::mentions::complete(root, &line[..pos]));
         if let Some((start, paths)) = mention {
             let pairs = paths.into_iter().map(|path| Pair { display: path.clone(), replacement: path }).collect();
@@ -333,35 +394,53 @@ impl Hinter for Helper {
 
 impl Highlighter for Helper {
     fn highlight_prompt<'b, 's: 'b, 'p: 'b>(&'s self, prompt: &'p str, default: bool) -> Cow<'b, str> {
+        let mut shared = lock(&self.shared);
+        shared.view.drew_prompt(default, Instant::now());
         if !default {
             return Cow::Borrowed(prompt);
         }
-        // Same text as `prompt` but with the current mode (same width), dimmed when coloured;
-        // bypass is loud: its mode in bold red, and a red `›`.
-        let shared = lock(&self.shared);
-        let text = prompt_text(&shared);
-        match (text.split_once('\n'), shared.mode) {
-            (Some((status, rest)), Mode::Bypass) if shared.color => {
-                let separator = shared.glyphs.separator;
-                let (figures, mode) = status.rsplit_once(separator).unwrap_or(("", status));
-                let loud = format!("{BOLD};{RED}");
-                Cow::Owned(format!(
-                    "{}{separator}{}\n{}",
-                    paint(true, DIM, figures),
-                    paint(true, &loud, mode),
-                    paint(true, RED, rest)
-                ))
-            }
-            (Some((status, rest)), _) if shared.color => Cow::Owned(format!("{}\n{rest}", paint(true, DIM, status))),
-            (Some(_) | None, _) => Cow::Owned(text),
+        Cow::Owned(drawn_prompt(&shared))
+    }
+
+    fn highlight<'l>(&self, line: &'l str, _pos: usize) -> Cow<'l, str> {
+        lock(&self.shared).view.drew_input(line, Instant::now());
+        Cow::Borrowed(line)
+    }
+
+    /// Called before every cursor move and insertion, also those rustyline draws without a
+    /// full refresh: the painter learns the line's length here.
+    fn highlight_char(&self, line: &str, _pos: usize, _kind: CmdKind) -> bool {
+        lock(&self.shared).view.drew_input(line, Instant::now());
+        false
+    }
+}
+
+/// The prompt as drawn: the same text as `prompt_text` but with the current mode (same width),
+/// dimmed when coloured; bypass is loud: its mode in bold red, and a red `›`.
+fn drawn_prompt(shared: &Shared) -> String {
+    let text = prompt_text(shared);
+    match (text.split_once('\n'), shared.mode) {
+        (Some((status, rest)), Mode::Bypass) if shared.color => {
+            let separator = shared.glyphs.separator;
+            let (figures, mode) = status.rsplit_once(separator).unwrap_or(("", status));
+            let loud = format!("{BOLD};{RED}");
+            format!("{}{separator}{}\n{}", paint(true, DIM, figures), paint(true, &loud, mode), paint(true, RED, rest))
         }
+        (Some((status, rest)), _) if shared.color => format!("{}\n{rest}", paint(true, DIM, status)),
+        (Some(_) | None, _) => text,
     }
 }
 
 impl Validator for Helper {
     /// A trailing backslash continues the input on a new line.
     fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
-        if ctx.input().ends_with('\\') { Ok(ValidationResult::Incomplete) } else { Ok(ValidationResult::Valid(None)) }
+        if ctx.input().ends_with('\\') {
+            return Ok(ValidationResult::Incomplete);
+        }
+        // Submitted: rustyline moves below the input next, so the status line is no longer
+        // one row up.
+        lock(&self.shared).view.end();
+        Ok(ValidationResult::Valid(None))
     }
 }
 
@@ -385,7 +464,9 @@ struct RecordInterrupt {
 
 impl ConditionalEventHandler for RecordInterrupt {
     fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
-        lock(&self.shared).interrupted_with_text = !ctx.line().is_empty();
+        let mut shared = lock(&self.shared);
+        shared.interrupted_with_text = !ctx.line().is_empty();
+        shared.view.end();
         Some(Cmd::Interrupt)
     }
 }
@@ -477,6 +558,21 @@ impl ConditionalEventHandler for PasteKeys {
             // Other keys inside a paste (escape sequences, control keys) are not text.
             (_, Some(_)) => Some(Cmd::Noop),
         }
+    }
+}
+
+/// Ctrl-D: on an empty line it ends the input (the prompt is left), otherwise it deletes as
+/// usual.
+struct RecordEndOfInput {
+    shared: Arc<Mutex<Shared>>,
+}
+
+impl ConditionalEventHandler for RecordEndOfInput {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        if ctx.line().is_empty() {
+            lock(&self.shared).view.end();
+        }
+        None
     }
 }
 

@@ -36,8 +36,10 @@
 //! - `arguments.rs` — a call's arguments as the approval question shows them
 //! - `editor.rs` — the line editor (rustyline): history, completion, status line
 //! - `escapes.rs` — escape sequences no key binding took, removed from a typed line
+//! - `repaint.rs` — the status line redrawn above the waiting prompt when MCP servers change
 //! - `picker.rs` — the picker of `/resume` and `/rewind`
-//! - `render.rs` — the turn renderer, colours and the status line
+//! - `render.rs` — the turn renderer and colours
+//! - `status_line.rs` — the status line above the prompt, fitted to the width
 //! - `wrap.rs` — word wrapping as text streams: margins, escapes that take no column
 //! - `markdown.rs` — the answer's markdown as it streams: headings, lists, quotes, code blocks
 //! - `inline.rs` — markdown inside a line: emphasis, code spans, links, escapes
@@ -66,12 +68,14 @@ mod mentions;
 pub(crate) mod permissions;
 pub(crate) mod picker;
 pub(crate) mod render;
+mod repaint;
 mod replay;
 mod rewind;
 pub(crate) mod sessions;
 mod setup;
 mod shell;
 mod status;
+mod status_line;
 mod terminal;
 mod turn;
 mod typeahead;
@@ -82,6 +86,7 @@ pub(crate) use custom_files::{
     CommandDir, CustomCommand, describe_command_dirs, load_custom_commands, project_command_dirs,
 };
 pub(crate) use editor::LineEditor;
+pub(crate) use repaint::StatusWake;
 pub(crate) use setup::{Background, Host, Sessions, Setup, Start};
 pub(crate) use terminal::Interrupts;
 
@@ -149,6 +154,7 @@ pub(crate) fn run(mut editor: LineEditor, mut setup: Setup, interrupts: Interrup
     editor.set_bypass_in_cycle(setup.bypass_in_cycle);
     editor.set_mcp_probe(setup.mcp_probe.clone());
     editor.set_root(setup.root.clone());
+    editor.set_live_status(setup.animate);
     let mut chat = Chat::start(&setup, editor.screen());
     print_banner(&setup, &chat);
     sessions::start(&mut chat, &setup, &interrupts);

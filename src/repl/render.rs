@@ -1,7 +1,8 @@
 //! Rendering the agent's events as a scrolling transcript: streamed text rendered as markdown
 //! (`markdown.rs`) and word-wrapped (`wrap.rs`) as it arrives, thinking summarised in one dim
-//! line, tool lines with elapsed time, notices, errors and a one-line spinner while waiting; plus
-//! the status line shown above the prompt.
+//! line, tool lines with elapsed time, notices, errors and a one-line spinner while waiting; the
+//! colours and the widths (`display_width`) the other screens share. The status line is
+//! `status_line.rs`'s.
 //!
 //! Invariant: append-only output. Nothing already printed is redrawn except the spinner's own
 //! line, which is only drawn at the start of an empty line and is wiped before anything else is
@@ -15,8 +16,6 @@ use super::markdown::Markdown;
 use super::wrap::Wrap;
 use crate::agent::{FileChange, Stop};
 use crate::glyphs::{self, Glyphs};
-use crate::mode::Mode;
-use crate::msg::Usage;
 use crate::text::neutralize;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
@@ -379,73 +378,6 @@ pub(crate) fn wrap(text: &str, width: usize, hang: usize) -> String {
 fn format_elapsed(elapsed: Duration) -> String {
     let millis = elapsed.as_millis();
     if millis < 1000 { format!("{millis} ms") } else { format!("{:.1} s", elapsed.as_secs_f64()) }
-}
-
-/// What the status line shows.
-pub(crate) struct Status<'a> {
-    pub provider: &'a str,
-    pub model: &'a str,
-    pub mode: Mode,
-    /// Tokens of the last response (prompt plus output): how full the context is.
-    pub context_used: u64,
-    pub context_window: u64,
-    /// Everything used this session.
-    pub session: Usage,
-    /// `context_used` is an estimate from characters (the server sent no usage): shown `~`.
-    pub context_estimated: bool,
-    /// Some of `session` was estimated: shown `~`.
-    pub session_estimated: bool,
-    /// MCP servers connected and configured, while some are still starting: `mcp 1/2`.
-    pub mcp_starting: Option<(usize, usize)>,
-}
-
-/// The figures of the status line that do not change while the prompt is shown.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct StatusFigures {
-    pub provider: String,
-    pub model: String,
-    pub context_used: u64,
-    pub context_window: u64,
-    pub session: Usage,
-    /// `context_used` / `session` are (partly) estimated from characters.
-    pub context_estimated: bool,
-    pub session_estimated: bool,
-}
-
-/// The plain status line: `provider · model · ctx N% of W · T tokens · C cached · mode M` (the
-/// separator is `glyphs.separator`), at most `width - 1` columns (token figures are dropped
-/// first). Estimated figures carry a `~`; `mcp C/T` follows while MCP servers start. The mode
-/// comes last (bypass as `BYPASS`), padded to the longest mode name, so that the line keeps its
-/// width when Shift-Tab changes the mode.
-pub(crate) fn render_status(status: &Status, glyphs: &Glyphs, width: usize) -> String {
-    let percent = if status.context_window == 0 {
-        0
-    } else {
-        (status.context_used * 100).div_ceil(status.context_window).min(999)
-    };
-    let mode = format!("mode {:<11}", status.mode.shown());
-    let mut parts = vec![
-        neutralize(status.provider),
-        neutralize(status.model),
-        format!(
-            "ctx {}{percent}% of {}",
-            if status.context_estimated { "~" } else { "" },
-            human_count(status.context_window)
-        ),
-        format!("{}{} tokens", if status.session_estimated { "~" } else { "" }, human_count(status.session.total())),
-        format!("{} cached", human_count(status.session.cache_read)),
-    ];
-    if let Some((connected, configured)) = status.mcp_starting {
-        parts.push(format!("mcp {connected}/{configured}"));
-    }
-    loop {
-        let separator = glyphs.separator;
-        let line = format!("{}{separator}{mode}", parts.join(separator));
-        if display_width(&line) < width || parts.len() <= 1 {
-            return line;
-        }
-        parts.pop();
-    }
 }
 
 /// `950`, `12.3k`, `4.5M`.

@@ -1,8 +1,8 @@
-//! Tests of the event renderer and the status line: exact bytes for a plain (no colour, no
+//! Tests of the event renderer: exact bytes for a plain (no colour, no
 //! animation) renderer, and the spinner's wipe-before-write rule.
 
 use super::*;
-use crate::glyphs::{ASCII, UNICODE};
+use crate::glyphs::ASCII;
 
 fn plain(width: usize) -> Renderer<Vec<u8>> {
     Renderer::new(Vec::new(), false, false, width)
@@ -210,21 +210,6 @@ fn an_ascii_renderer_writes_only_ascii_of_its_own() {
     assert!(text.contains("\n~ rate limited (429), retrying in 5 s\n"), "{text:?}");
     assert!(text.contains("\n* read_file src/main.rs  (3 ms)\n  |_ fn main() {}\n"), "{text:?}");
     assert!(text.contains("\n- compacting the conversation\nx error: boom\n"), "{text:?}");
-    let status = Status {
-        provider: "local",
-        model: "qwen",
-        mode: Mode::Default,
-        context_used: 1_300,
-        context_window: 4_096,
-        session: Usage::default(),
-        context_estimated: false,
-        session_estimated: false,
-        mcp_starting: None,
-    };
-    assert_eq!(
-        render_status(&status, &ASCII, 120),
-        "local | qwen | ctx 32% of 4.1k | 0 tokens | 0 cached | mode default    "
-    );
 }
 
 #[test]
@@ -233,55 +218,6 @@ fn colour_only_when_asked() {
     let mut coloured = Renderer::new(Vec::new(), true, false, 80);
     coloured.error("x", now).unwrap();
     assert_eq!(output(coloured), "\x1b[31m✗ error: x\x1b[0m\n");
-}
-
-#[test]
-fn status_line_keeps_its_width_across_modes_and_drops_figures_when_narrow() {
-    let mut status = Status {
-        provider: "fake",
-        model: "test-model",
-        mode: Mode::Default,
-        context_used: 30_000,
-        context_window: 200_000,
-        session: Usage { input_tokens: 1200, output_tokens: 34, cache_write: 0, cache_read: 8000 },
-        context_estimated: false,
-        session_estimated: false,
-        mcp_starting: None,
-    };
-    let line = render_status(&status, &UNICODE, 120);
-    assert_eq!(line, "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mode default    ");
-    status.mode = Mode::AcceptEdits;
-    assert_eq!(display_width(&render_status(&status, &UNICODE, 120)), display_width(&line));
-    assert_eq!(render_status(&status, &UNICODE, 60), "fake · test-model · ctx 15% of 200.0k · mode acceptEdits");
-    status.mode = Mode::Bypass;
-    assert_eq!(
-        render_status(&status, &UNICODE, 120),
-        "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mode BYPASS     "
-    );
-    status.mcp_starting = Some((1, 2));
-    assert_eq!(
-        render_status(&status, &UNICODE, 120),
-        "fake · test-model · ctx 15% of 200.0k · 9.2k tokens · 8.0k cached · mcp 1/2 · mode BYPASS     "
-    );
-}
-
-#[test]
-fn status_line_marks_estimated_figures_and_shows_a_small_window() {
-    let status = Status {
-        provider: "local",
-        model: "qwen",
-        mode: Mode::Default,
-        context_used: 1_300,
-        context_window: 4_096,
-        session: Usage { input_tokens: 1_200, output_tokens: 100, cache_write: 0, cache_read: 0 },
-        context_estimated: true,
-        session_estimated: true,
-        mcp_starting: None,
-    };
-    assert_eq!(
-        render_status(&status, &UNICODE, 120),
-        "local · qwen · ctx ~32% of 4.1k · ~1.3k tokens · 0 cached · mode default    "
-    );
 }
 
 #[test]

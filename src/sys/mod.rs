@@ -8,7 +8,8 @@
 //! written next to it. Callers see ordinary functions returning `io::Result` or plain values.
 //! This file decides nothing: what to kill and which terminal mode to use is the caller's business.
 //!
-//! - `mod.rs` — signals, process and id probes, readiness waits, the terminal (termios), the UTC offset
+//! - `mod.rs` — signals, process and id probes, readiness waits, the terminal (termios, its
+//!   width), the UTC offset
 //! - `child.rs` — how a command's process starts: its session, its reaper, its confinement
 //! - `namespace.rs` — the namespaces and mounts that build a command's view
 //! - `landlock.rs` — Landlock: the ABI probe, the rights per ABI, rulesets
@@ -176,6 +177,15 @@ pub(crate) fn discard_pending_input(fd: i32) -> io::Result<()> {
     // SAFETY: tcflush takes two integers and touches no memory of ours.
     let rc = unsafe { libc::tcflush(fd, libc::TCIFLUSH) };
     if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+}
+
+/// The width in columns of the terminal on `fd` as the kernel has it now (it follows window
+/// resizes); None when `fd` is not a terminal or reports no size.
+pub(crate) fn terminal_columns(fd: i32) -> Option<usize> {
+    let mut size = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: TIOCGWINSZ writes one winsize into `size`, a valid, exclusively borrowed local.
+    let rc = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) };
+    (rc == 0 && size.ws_col > 0).then(|| usize::from(size.ws_col))
 }
 
 /// The local time zone's offset from UTC, in seconds, at the instant `epoch_s` (seconds since

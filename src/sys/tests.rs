@@ -54,4 +54,6 @@ fn a_descriptor_that_is_not_a_terminal_is_an_error() {
     use std::os::fd::AsRawFd;
     assert!(terminal_mode(file.as_raw_fd()).is_err());
     assert!(discard_pending_input(-1).is_err());
+    assert_eq!(terminal_columns(-1), None);
+    assert_eq!(terminal_columns(file.as_raw_fd()), None);
 }

@@ -23,6 +23,7 @@ mod local_models;
 mod markdown;
 mod mcp;
 mod mcp_config;
+mod mcp_live;
 mod mentions;
 mod permissions;
 mod permissions_command;

@@ -62,7 +62,9 @@ impl Started {
     fn tool_names(&self, server: &str) -> Vec<String> {
         match self.state(server) {
             ServerState::Connected { tools, .. } => tools.into_iter().map(|tool| tool.full_name).collect(),
-            ServerState::Failed { error, stderr } => panic!("{server} failed: {error} {stderr:?}"),
+            ServerState::Failed { error, stderr } | ServerState::Stopped { error, stderr } => {
+                panic!("{server} failed: {error} {stderr:?}")
+            }
             ServerState::Starting => panic!("{server} is still starting after Manager::start"),
         }
     }
@@ -221,7 +223,7 @@ fn failing_servers_are_isolated_and_startup_takes_the_slowest_budget_not_the_sum
         .into_iter()
         .filter_map(|status| match status.state {
             ServerState::Failed { error, .. } => Some((status.name, error)),
-            ServerState::Connected { .. } | ServerState::Starting => None,
+            ServerState::Connected { .. } | ServerState::Starting | ServerState::Stopped { .. } => None,
         })
         .collect();
     assert_eq!(failures.len(), 3, "{failures:?}");

@@ -4,12 +4,14 @@
 //!
 //! Invariant: the stream is resumed like a response stream (after the server's `retry:`, with
 //! `Last-Event-ID`); a 405 or any refusal ends the listener quietly, and so do
-//! `MAX_LISTEN_FAILURES` failures in a row; `shutdown` stops it (and waits a moment) before the
+//! `MAX_LISTEN_FAILURES` failures in a row; a stream that cannot be opened because the server is
+//! gone (refused, reset) ends it and reports the loss; `shutdown` stops it (and waits a moment) before the
 //! DELETE, and dropping the transport stops it without waiting.
 
 use super::{Body, DEFAULT_RETRY, Endpoint, HttpTransport, MAX_RETRY, MIN_RETRY, McpError};
 use crate::cancel::CancelToken;
 use crate::mcp::jsonrpc::{Incoming, TOOLS_LIST_CHANGED, parse_incoming};
+use crate::mcp::lost::is_loss;
 use crate::sse::SseReader;
 use crate::sync::lock;
 use std::sync::Arc;
@@ -87,6 +89,13 @@ impl Endpoint {
                 }
                 // 405 (the spec's "no stream here") or any other refusal: nothing to listen to.
                 Ok(None) => return,
+                // The server went away (refused, reset): it is lost, the moment it is seen.
+                Err(error) if is_loss(&error) => {
+                    if !stop.is_cancelled() {
+                        self.lost.report(error);
+                    }
+                    return;
+                }
                 Err(_) => {}
             }
             failures = if got_event { 0 } else { failures + 1 };

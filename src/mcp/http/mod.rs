@@ -15,7 +15,8 @@
 //!   until the response or the deadline, as long as each resumed stream brings something; a
 //!   stream without any event id cannot be resumed and fails the request.
 //! - A server that declares `tools.listChanged` gets a listener thread on its standalone GET
-//!   stream (`listener.rs`), resumed like a response stream.
+//!   stream (`listener.rs`), resumed like a response stream; a stream that cannot be opened
+//!   again because the server is gone reports the loss (`Lost`) at once.
 //! - Every exchange owns a ureq agent while it runs and a scoped watcher thread
 //!   (`mcp-http-cancel`) that shuts that agent down when the caller's cancel token fires or the
 //!   request's deadline passes, so an interrupted or timed-out call returns at once. The deadline
@@ -37,6 +38,7 @@ mod listener;
 use super::McpError;
 use super::client::Transport;
 use super::jsonrpc::{Deadline, Incoming, TOOLS_LIST_CHANGED, parse_incoming};
+use super::lost::Lost;
 use crate::cancel::CancelToken;
 use crate::http::agent_config::{AgentConfig, agent_config};
 use crate::http::keep_alive::KeepAlive;
@@ -95,6 +97,9 @@ struct Endpoint {
     state: Mutex<SessionState>,
     /// Set when `notifications/tools/list_changed` arrives on a stream, taken by the client.
     tools_changed: AtomicBool,
+    /// Told when the server is gone: by the client when a request fails at the network level,
+    /// by the listener when its stream cannot be opened again.
+    lost: Lost,
 }
 
 /// One request in flight: what `post` and `read_stream` need to route its stream.
@@ -135,6 +140,7 @@ impl HttpTransport {
             host: host_of(url),
             state: Mutex::new(SessionState::default()),
             tools_changed: AtomicBool::new(false),
+            lost: Lost::default(),
         };
         Ok(HttpTransport { endpoint: Arc::new(endpoint), listen: false, listener: Mutex::new(None) })
     }
@@ -432,6 +438,7 @@ impl Transport for HttpTransport {
     }
 
     fn shutdown(&self, deadline: Instant) {
+        self.endpoint.lost.silence();
         self.stop_listening((Instant::now() + LISTENER_JOIN).min(deadline));
         let (session_headers, has_session) = self.endpoint.session_headers();
         if !has_session {
@@ -457,6 +464,10 @@ impl Transport for HttpTransport {
 
     fn stderr_head(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    fn lost(&self) -> &Lost {
+        &self.endpoint.lost
     }
 
     fn take_tools_changed(&self) -> bool {

@@ -281,3 +281,19 @@ fn cancelling_a_stalled_call_returns_at_once() {
     assert_eq!(outcome, Err(McpError::Cancelled));
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
 }
+
+#[test]
+fn a_server_that_is_gone_is_reported_lost_by_the_call_that_finds_out() {
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let transport = HttpTransport::new(&format!("http://127.0.0.1:{port}/mcp"), &[], None, &NetEnv::default()).unwrap();
+    let client = Client::new(Box::new(transport), Duration::from_secs(5));
+    let (heard_tx, heard_rx) = crossbeam_channel::unbounded();
+    client.on_lost(Box::new(move |error| {
+        let _ = heard_tx.send(error);
+    }));
+    let refused = McpError::Network { message: "connection to 127.0.0.1 refused; is the server running?".into() };
+    assert_eq!(client.call_tool("echo", json!({}), &CancelToken::new()), Err(refused.clone()));
+    assert_eq!(heard_rx.try_recv(), Ok(refused.clone()));
+    assert_eq!(client.lost_reason(), Some(refused));
+}
