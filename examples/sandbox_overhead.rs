@@ -56,6 +56,7 @@ fn main() {
             tail_bytes: 1000,
             label: "bench",
             confinement,
+            watch: None,
         };
         let started = Instant::now();
         bench::run(job).unwrap();

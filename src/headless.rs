@@ -124,7 +124,8 @@ impl Printer {
                     "delay_ms": notice.delay.as_millis() as u64, "reason": notice.reason
                 }));
             }
-            Event::ToolStart { id, name, preview, input } => {
+            // The result carries the whole output; the live view (`live`) is the REPL's.
+            Event::ToolStart { id, name, preview, input, .. } => {
                 self.activity(&format!("{} {name} {preview}", self.options.glyphs.tool));
                 // The arguments as an object when they are JSON (they should be), else as text.
                 let input = serde_json::from_str::<serde_json::Value>(&input).unwrap_or(json!(input));

@@ -203,6 +203,7 @@ impl Hooks {
             tail_bytes: HOOK_OUTPUT_BYTES,
             label: "hook",
             confinement,
+            watch: None,
         };
         let (result, undone) = self.sandbox.run(job);
         let undone = undone.join("; ");

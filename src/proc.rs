@@ -46,7 +46,13 @@ pub struct Job<'a> {
     pub label: &'a str,
     /// The sandbox for the command; None runs it unconfined (still in its own session, reaped).
     pub confinement: Option<Confinement>,
+    /// Shown every chunk of output as it arrives (stdout and stderr alike), besides keeping it:
+    /// a front end's live view of a running command. Called on the drain threads.
+    pub watch: Option<Watch>,
 }
+
+/// What `Job::watch` calls with each chunk of output.
+pub(crate) type Watch = Arc<dyn Fn(&[u8]) + Send + Sync>;
 
 /// A child's output pipe, read on its own thread.
 type Pipe = Box<dyn Read + Send>;
@@ -72,7 +78,8 @@ pub struct Finished {
 
 /// Runs the job to its end. Errors only when the child or a reader thread cannot be started.
 pub fn run(job: Job<'_>) -> Result<Finished, String> {
-    let Job { mut command, stdin, timeout, cancel, merge_output, head_bytes, tail_bytes, label, confinement } = job;
+    let Job { mut command, stdin, timeout, cancel, merge_output, head_bytes, tail_bytes, label, confinement, watch } =
+        job;
     command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     sys::child::spawn_setup(&mut command, confinement);
@@ -99,9 +106,9 @@ pub fn run(job: Job<'_>) -> Result<Finished, String> {
     ];
     for (pipe, buffer, name) in pipes {
         let Some(pipe) = pipe else { continue };
-        let (buffer, done_tx) = (Arc::clone(buffer), done_tx.clone());
+        let (buffer, done_tx, watch) = (Arc::clone(buffer), done_tx.clone(), watch.clone());
         let spawned = std::thread::Builder::new().name(format!("{label}-{name}")).spawn(move || {
-            drain(pipe, &buffer);
+            drain(pipe, &buffer, watch.as_ref());
             let _ = done_tx.send(());
         });
         match spawned {
@@ -217,12 +224,17 @@ fn kill_and_reap(child: &mut Child) {
     let _ = child.wait();
 }
 
-fn drain(mut pipe: Box<dyn Read + Send>, output: &Mutex<CappedOutput>) {
+fn drain(mut pipe: Box<dyn Read + Send>, output: &Mutex<CappedOutput>, watch: Option<&Watch>) {
     let mut chunk = [0u8; 8192];
     loop {
         match pipe.read(&mut chunk) {
             Ok(0) => return,
-            Ok(read) => lock(output).push(&chunk[..read]),
+            Ok(read) => {
+                lock(output).push(&chunk[..read]);
+                if let Some(watch) = watch {
+                    watch(&chunk[..read]);
+                }
+            }
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => return,
         }

@@ -29,6 +29,7 @@ fn separate_buffers_stdin_and_exit_code() {
         tail_bytes: 1000,
         label: "test",
         confinement: None,
+        watch: None,
     };
     let finished = run(job).unwrap();
     assert_eq!((finished.stdout.as_str(), finished.stderr.as_str()), ("fed through stdin", "oops\n"));
@@ -51,6 +52,7 @@ fn a_child_that_ignores_stdin_and_hangs_is_killed_at_the_timeout() {
         tail_bytes: 10,
         label: "test",
         confinement: None,
+        watch: None,
     };
     let finished = run(job).unwrap();
     assert!(matches!(finished.ending, Ending::TimedOut));

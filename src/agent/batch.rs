@@ -14,7 +14,7 @@ use super::run::Run;
 use super::{Agent, Approval, ApprovalRequest, Event, FrontEnd, POLL, Verdict, preview};
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
-use crate::tools::{Tool, ToolContext, ToolOutput};
+use crate::tools::{LiveTail, Tool, ToolContext, ToolOutput};
 use crossbeam_channel::{RecvTimeoutError, bounded};
 use std::ops::Range;
 use std::sync::Arc;
@@ -85,8 +85,10 @@ impl Run<'_> {
             if decisions.iter().any(|decision| matches!(decision, CallPlan::Run { tool, .. } if !tool.read_only())) {
                 self.checkpoint_before_change();
             }
-            completed &= self.announce(&calls[batch.clone()]);
-            let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context());
+            // Each call's output as it comes, for the front end's live view.
+            let tails: Vec<LiveTail> = batch.clone().map(|_| LiveTail::new()).collect();
+            completed &= self.announce(&calls[batch.clone()], &tails);
+            let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context(), &tails);
             for (offset, Ran { output, elapsed, approved_by_user, change }) in timed.into_iter().enumerate() {
                 let call = &calls[batch.start + offset];
                 let (ran, refused_by) = marks[offset];
@@ -145,6 +147,7 @@ impl Run<'_> {
             reads: self.conversation.reads.clone(),
             approved_by_user: false,
             read_filter: self.agent.toolbox.gate.read_filter(),
+            progress: None,
         }
     }
 
@@ -245,12 +248,17 @@ impl Run<'_> {
     }
 
     /// Announces the calls of a batch before any of them runs; false when the front end is gone.
-    fn announce(&self, calls: &[ToolCall]) -> bool {
+    fn announce(&self, calls: &[ToolCall], tails: &[LiveTail]) -> bool {
         let mut delivered = true;
-        for call in calls {
+        for (call, tail) in calls.iter().zip(tails) {
             let preview = preview::arguments(call);
-            let start =
-                Event::ToolStart { id: call.id.clone(), name: call.name.clone(), preview, input: call.input.clone() };
+            let start = Event::ToolStart {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                preview,
+                input: call.input.clone(),
+                live: tail.clone(),
+            };
             delivered &= self.emit(start);
         }
         delivered
@@ -320,19 +328,19 @@ fn declined(tool: &str, reason: &str) -> String {
 
 /// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise. Every
 /// call goes through the read-before-write guard (`freshness.rs`).
-fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext) -> Vec<Ran> {
+fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext, tails: &[LiveTail]) -> Vec<Ran> {
     let failed = |message: String| Ran {
         output: ToolOutput::error(message),
         elapsed: Duration::ZERO,
         approved_by_user: false,
         change: None,
     };
-    let run_one = |call: &ToolCall, decision: CallPlan| -> Ran {
+    let run_one = |call: &ToolCall, decision: CallPlan, tail: &LiveTail| -> Ran {
         match decision {
             CallPlan::Refused { message, .. } => failed(message),
             CallPlan::Run { tool, approved_by_user } => {
                 let started = Instant::now();
-                let ctx = ToolContext { approved_by_user, ..ctx.clone() };
+                let ctx = ToolContext { approved_by_user, progress: Some(tail.progress()), ..ctx.clone() };
                 let Guarded { output, change } = execute_guarded(tool.as_ref(), &call.input, &ctx);
                 Ran { output, elapsed: started.elapsed(), approved_by_user, change }
             }
@@ -340,17 +348,23 @@ fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext) ->
     };
     let runnable = decisions.iter().filter(|decision| matches!(decision, CallPlan::Run { .. })).count();
     if runnable <= 1 {
-        return calls.iter().zip(decisions).map(|(call, decision)| run_one(call, decision)).collect();
+        return calls
+            .iter()
+            .zip(decisions)
+            .zip(tails)
+            .map(|((call, decision), tail)| run_one(call, decision, tail))
+            .collect();
     }
     std::thread::scope(|scope| {
         let handles: Vec<_> = calls
             .iter()
             .zip(decisions)
-            .map(|(call, decision)| {
+            .zip(tails)
+            .map(|((call, decision), tail)| {
                 let run_one = &run_one;
                 std::thread::Builder::new()
                     .name(format!("tool-{}", call.name))
-                    .spawn_scoped(scope, move || run_one(call, decision))
+                    .spawn_scoped(scope, move || run_one(call, decision, tail))
             })
             .collect();
         handles

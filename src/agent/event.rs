@@ -27,8 +27,9 @@ pub enum Event {
     /// happened and when (nothing to drop).
     Retry(RetryNotice),
     /// A tool call starts. `preview` is a one-line summary of its arguments, `input` the
-    /// arguments as the model sent them (JSON text).
-    ToolStart { id: String, name: String, preview: String, input: String },
+    /// arguments as the model sent them (JSON text), `live` the last lines of its output while
+    /// it runs (a command's; empty for tools that print nothing as they go).
+    ToolStart { id: String, name: String, preview: String, input: String, live: crate::tools::LiveTail },
     /// A tool call ended. `preview` is the first line(s) of its result, `output` all of it.
     ToolEnd {
         id: String,

@@ -95,6 +95,7 @@ impl World {
             tail_bytes: 10_000,
             label: "test",
             confinement: sandbox.confinement().unwrap(),
+            watch: None,
         };
         let finished = proc::run(job).unwrap();
         let code = match finished.ending {

@@ -63,7 +63,17 @@ struct Spinner {
     last_draw: Option<Instant>,
     /// Width of what is on screen now (0: nothing drawn).
     drawn_width: usize,
+    /// The output of the call the spinner is for, as it comes; its last lines are drawn under
+    /// the spinner.
+    live: Option<crate::tools::LiveTail>,
+    /// Lines the live tail had when it was last drawn (a change redraws at once).
+    drawn_added: u64,
+    /// Rows of output on screen now, below the spinner's line.
+    drawn_rows: usize,
 }
+
+/// Lines of a running command's output shown under the spinner.
+const LIVE_TAIL_LINES: usize = 4;
 
 struct Thinking {
     since: Instant,
@@ -252,14 +262,26 @@ impl<W: Write> Renderer<W> {
     }
 
     /// Redraws the spinner if one is active and its period has passed.
+    /// The output of the call that just started, as it comes: its last lines are drawn under
+    /// the spinner while it runs (only where the cursor may move).
+    pub(crate) fn watch(&mut self, live: crate::tools::LiveTail, now: Instant) -> io::Result<()> {
+        if let Some(spinner) = self.spinner.as_mut().filter(|_| self.animate) {
+            spinner.live = Some(live);
+        }
+        self.tick(now)
+    }
+
     pub(crate) fn tick(&mut self, now: Instant) -> io::Result<()> {
         if !self.animate || self.wrap.column() != 0 {
             return Ok(());
         }
         let Some(spinner) = &mut self.spinner else { return Ok(()) };
-        if spinner.last_draw.is_some_and(|last| now.duration_since(last) < SPINNER_PERIOD) {
+        let (added, tail) = spinner.live.as_ref().map_or((0, Vec::new()), |live| live.last(LIVE_TAIL_LINES));
+        let output_moved = added != spinner.drawn_added;
+        if !output_moved && spinner.last_draw.is_some_and(|last| now.duration_since(last) < SPINNER_PERIOD) {
             return Ok(());
         }
+        spinner.drawn_added = added;
         let frames = self.glyphs.spinner;
         spinner.frame = (spinner.frame + 1) % frames.len().max(1);
         spinner.last_draw = Some(now);
@@ -273,8 +295,24 @@ impl<W: Write> Renderer<W> {
             text = text.chars().take(kept).collect::<String>() + ellipsis;
         }
         let width = display_width(&text);
-        let padding = " ".repeat(spinner.drawn_width.saturating_sub(width));
-        write!(self.out, "\r{}{padding}\r", paint(self.color, DIM, &text))?;
+        if tail.is_empty() && spinner.drawn_rows == 0 {
+            let padding = " ".repeat(spinner.drawn_width.saturating_sub(width));
+            write!(self.out, "\r{}{padding}\r", paint(self.color, DIM, &text))?;
+        } else {
+            // The command's last lines below the spinner, each cut to the width (never wrapped,
+            // so the rows are known), then back up to the spinner's line.
+            write!(self.out, "\r\x1b[J{}", paint(self.color, DIM, &text))?;
+            for line in &tail {
+                let line = neutralize(line).replace('\t', "    ");
+                let cut = cut_to(&line, limit.saturating_sub(4), self.glyphs.ellipsis);
+                write!(self.out, "\r\n    {}", paint(self.color, DIM, &cut))?;
+            }
+            spinner.drawn_rows = tail.len();
+            if spinner.drawn_rows > 0 {
+                write!(self.out, "\x1b[{}A", spinner.drawn_rows)?;
+            }
+            write!(self.out, "\r")?;
+        }
         // The cursor is back at column 0 with the spinner text to its right; it is wiped before
         // anything else is written.
         spinner.drawn_width = width;
@@ -291,15 +329,23 @@ impl<W: Write> Renderer<W> {
     }
 
     fn start_spinner(&mut self, label: &str, now: Instant) {
-        self.spinner =
-            Some(Spinner { label: label.to_string(), since: now, frame: 0, last_draw: None, drawn_width: 0 });
+        self.spinner = Some(Spinner {
+            label: label.to_string(),
+            since: now,
+            frame: 0,
+            last_draw: None,
+            drawn_width: 0,
+            live: None,
+            drawn_added: 0,
+            drawn_rows: 0,
+        });
     }
 
     fn clear_spinner(&mut self) -> io::Result<()> {
-        if let Some(spinner) = self.spinner.take()
-            && spinner.drawn_width > 0
-        {
-            write!(self.out, "\r{}\r", " ".repeat(spinner.drawn_width))?;
+        match self.spinner.take() {
+            Some(spinner) if spinner.drawn_rows > 0 => write!(self.out, "\r\x1b[J")?,
+            Some(spinner) if spinner.drawn_width > 0 => write!(self.out, "\r{}\r", " ".repeat(spinner.drawn_width))?,
+            Some(_) | None => {}
         }
         Ok(())
     }
@@ -412,6 +458,24 @@ pub(crate) fn char_width(c: char) -> usize {
         | 0x20000..=0x3fffd => 2,
         _ => 1,
     }
+}
+
+/// `text` cut to `room` columns, `ellipsis` marking a cut.
+fn cut_to(text: &str, room: usize, ellipsis: &str) -> String {
+    if display_width(text) <= room {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let width = char_width(c);
+        if used + width + display_width(ellipsis) > room {
+            break;
+        }
+        out.push(c);
+        used += width;
+    }
+    out + ellipsis
 }
 
 #[cfg(test)]

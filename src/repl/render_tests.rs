@@ -303,3 +303,51 @@ fn tool_results_and_notices_wrap_under_their_own_text() {
     renderer.notice("the session log could not be written to disk", now).unwrap();
     assert_eq!(output(renderer), "· the session log could not be\n  written to disk\n");
 }
+
+#[test]
+fn a_running_commands_last_lines_show_under_the_spinner_and_go_with_it() {
+    let start = Instant::now();
+    let mut renderer = Renderer::new(Vec::new(), false, true, 40);
+    renderer.tool_start("c1", "bash", "make test", start).unwrap();
+    let live = crate::tools::LiveTail::new();
+    renderer.watch(live.clone(), start).unwrap();
+    let progress = live.progress();
+    for n in 1..=6 {
+        progress.line(&format!("line {n} \x1b[31mred\x1b[0m"));
+        // A new line is drawn at the next tick, whatever the spinner's period.
+        renderer.tick(start).unwrap();
+    }
+    let end = ToolEnd {
+        id: "c1",
+        name: "bash",
+        result: "ok",
+        is_error: false,
+        elapsed: Duration::from_millis(5),
+        change: None,
+        approved_by_user: false,
+    };
+    renderer.tool_end(&end, start + SPINNER_PERIOD * 7).unwrap();
+    let text = output(renderer);
+    // The last frame: the spinner, the last four lines (neutralised), back up four rows.
+    let last = text.rfind("\r\x1b[J").unwrap();
+    let frames = &text[..last];
+    let frame = &frames[frames.rfind("\r\x1b[J").unwrap()..];
+    assert!(frame.contains("running bash make test"), "{frame:?}");
+    assert!(frame.contains("\r\n    line 6 ^[[31mred^[[0m"), "{frame:?}");
+    assert!(!frame.contains("line 2"), "only the last four: {frame:?}");
+    assert!(frame.ends_with("\x1b[4A\r"), "{frame:?}");
+    // Wiped with everything below it before the tool's line.
+    assert!(text[last..].starts_with("\r\x1b[J● bash make test"), "{:?}", &text[last..]);
+}
+
+#[test]
+fn without_cursor_movement_no_live_lines_are_drawn() {
+    let now = Instant::now();
+    let mut renderer = plain(40);
+    renderer.tool_start("c1", "bash", "ls", now).unwrap();
+    let live = crate::tools::LiveTail::new();
+    renderer.watch(live.clone(), now).unwrap();
+    live.progress().line("a line");
+    renderer.tick(now + SPINNER_PERIOD).unwrap();
+    assert!(!output(renderer).contains("a line"));
+}

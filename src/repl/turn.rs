@@ -103,7 +103,9 @@ fn drive(
             Ok(Event::Thinking(text)) => renderer.thinking(&text, now),
             Ok(Event::Restart { restart, max, reason }) => renderer.restart(restart, max, &reason, now),
             Ok(Event::Retry(notice)) => renderer.retry(&notice.describe(), now),
-            Ok(Event::ToolStart { id, name, preview, .. }) => renderer.tool_start(&id, &name, &preview, now),
+            Ok(Event::ToolStart { id, name, preview, live, .. }) => {
+                renderer.tool_start(&id, &name, &preview, now).and_then(|()| renderer.watch(live, now))
+            }
             Ok(Event::ToolEnd { id, name, preview, is_error, elapsed, change, approved_by_user, .. }) => {
                 let change = change.as_deref();
                 let end =

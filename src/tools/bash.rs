@@ -23,7 +23,7 @@
 //! - Background jobs do not survive the call: when the shell exits its reaper kills whatever it
 //!   left running, including processes that called setsid (they are still its descendants).
 
-use super::{BASH, Tool, ToolContext, ToolKind, ToolOutput, lenient, parse_input};
+use super::{BASH, Progress, Tool, ToolContext, ToolKind, ToolOutput, lenient, parse_input};
 use crate::confine::Sandbox;
 use crate::proc::{self, Ending};
 use std::process::Command;
@@ -155,6 +155,7 @@ impl BashTool {
             tail_bytes: OUTPUT_TAIL_BYTES,
             label: "bash",
             confinement,
+            watch: ctx.progress.clone().map(watch_lines),
         };
         let (result, undone) = self.sandbox.run(job);
         match result {
@@ -212,6 +213,28 @@ fn render_result(text: String, ending: Ending, timeout: Duration, notes: &[Strin
     };
     content.push_str(&status_line);
     ToolOutput { content, is_error }
+}
+
+/// Bytes of one line handed to the live view; the rest of a longer line is not shown there.
+const LIVE_LINE_BYTES: usize = 1024;
+
+/// The command's output cut into lines for the live view: a line ends at `\n` or `\r` (a
+/// progress bar's redraw is a line of its own), blank lines are skipped.
+fn watch_lines(progress: Progress) -> proc::Watch {
+    let pending = std::sync::Mutex::new(Vec::<u8>::new());
+    Arc::new(move |chunk: &[u8]| {
+        let mut pending = crate::sync::lock(&pending);
+        for &byte in chunk {
+            if byte == b'\n' || byte == b'\r' {
+                if !pending.iter().all(u8::is_ascii_whitespace) {
+                    progress.line(&String::from_utf8_lossy(&pending));
+                }
+                pending.clear();
+            } else if pending.len() < LIVE_LINE_BYTES {
+                pending.push(byte);
+            }
+        }
+    })
 }
 
 #[cfg(test)]

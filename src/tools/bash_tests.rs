@@ -183,3 +183,30 @@ fn plan_timeout_reads_seconds_and_large_values_as_milliseconds() {
         assert_eq!(plan_timeout_s(requested), expected, "{requested:?}");
     }
 }
+
+#[test]
+fn the_live_view_gets_whole_lines_as_they_come_and_the_result_everything() {
+    use std::sync::Arc;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&seen);
+    let watch = watch_lines(Progress::new(move |line| sink.lock().unwrap().push(line.to_string())));
+    for chunk in [&b"fir"[..], b"st\nsec", b"ond\r\n\n   \n", b"50%\r100%\r", b"no end yet"] {
+        watch(chunk);
+    }
+    assert_eq!(*seen.lock().unwrap(), vec!["first", "second", "50%", "100%"]);
+
+    let project = TempDir::new("bash-live");
+    let lines = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&lines);
+    let ctx = ToolContext {
+        progress: Some(Progress::new(move |line| sink.lock().unwrap().push(line.into()))),
+        ..project.ctx()
+    };
+    let tool = BashTool::new(test_env(), std::sync::Arc::default());
+    let output = run(&tool, &ctx, json!({"command": "echo one; echo two >&2; echo three"}));
+    // stdout and stderr are drained apart: their lines may come in either order.
+    let mut lines = lines.lock().unwrap().clone();
+    lines.sort();
+    assert_eq!(lines, vec!["one", "three", "two"]);
+    assert!(output.content.ends_with("exit code: 0") && output.content.contains("two"), "{output:?}");
+}

@@ -18,6 +18,7 @@
 //! - `grep/` — `grep`: contents searched with a regex, in parallel, and its output
 //! - `bash.rs` — `bash`: a confined shell command and its merged output
 //! - `reads.rs` — what the conversation read: recent paths, and each file's fingerprint
+//! - `live.rs` — a running tool's output line by line, its last lines for the front end's live view
 //! - `walk.rs` — the parallel `.gitignore`-aware walker of `glob` and `grep`
 //! - `test_support.rs` — test-only: a tool context in a `TempDir`, calling a tool
 
@@ -25,6 +26,7 @@ mod bash;
 mod edit_file;
 mod glob;
 mod grep;
+mod live;
 mod read_file;
 pub(crate) mod reads;
 #[cfg(test)]
@@ -37,6 +39,7 @@ pub(crate) use bash::{BashTool, HARDENED_GIT, git_config_env};
 pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
 pub use grep::GrepTool;
+pub(crate) use live::{LiveTail, Progress};
 pub(crate) use read_file::ReadFileTool;
 pub use reads::ReadTracker;
 pub(crate) use write_file::WriteFileTool;
@@ -106,6 +109,9 @@ pub struct ToolContext {
     /// What the walks of grep and glob must leave out, from the permission engine (its deny
     /// rules); `None` still applies the built-in sandbox and sensitive-file checks.
     pub read_filter: Option<ReadFilter>,
+    /// Where a tool that works for a while shows its output as it comes (a command's lines):
+    /// the front end's live view. The result still carries the whole output.
+    pub progress: Option<Progress>,
 }
 
 impl ToolContext {
@@ -118,6 +124,7 @@ impl ToolContext {
             reads: ReadTracker::new(),
             approved_by_user: false,
             read_filter: None,
+            progress: None,
         }
     }
 

@@ -6,6 +6,7 @@ use crate::repl::{messages, text_reply, tool_reply};
 use crate::support::tmux::Tmux;
 use crate::support::{FakeModel, Provider, TestEnv};
 use serde_json::json;
+use std::io::Write;
 
 fn last_user_text(model: &FakeModel, request: usize) -> String {
     let sent = messages(model, request);
@@ -98,4 +99,27 @@ fn a_short_paste_is_inserted_as_it_is() {
     let screen = tmux.wait_for("lines");
     assert!(!screen.contains("[Pasted"), "{screen}");
     assert!(model.requests().is_empty(), "a newline in a paste does not send");
+}
+
+#[test]
+fn a_running_commands_output_appears_as_it_comes() {
+    let model = FakeModel::start();
+    let env = TestEnv::with_model("line-live", &model, Provider::anthropic());
+    let fifo = env.project.join("go");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let command = "for n in 1 2 3 4 5 6; do echo live-$n; done; read line < go; echo after-$line";
+    model.push(tool_reply("call_1", "bash", json!({ "command": command })));
+    model.push(text_reply("Command finished."));
+    let tmux = Tmux::start(&env, &["--mode", "bypass"], &[]);
+    tmux.wait_for_prompt();
+    tmux.type_text("run the slow command");
+    tmux.keys(&["Enter"]);
+    // The command waits on the fifo: what it printed so far is on screen, the last lines only.
+    let screen = tmux.wait_for("live-6");
+    assert!(screen.contains("live-3") && !screen.contains("live-2"), "{screen}");
+    assert!(screen.contains("running bash for n in"), "{screen}");
+    std::fs::OpenOptions::new().write(true).open(&fifo).unwrap().write_all(b"done\n").unwrap();
+    let screen = tmux.wait_for("Command finished.");
+    assert!(!screen.contains("live-6"), "the live lines are wiped when the command ends:\n{screen}");
+    assert!(screen.contains("live-1 (+7 lines)"), "the folded result line:\n{screen}");
 }
