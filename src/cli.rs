@@ -42,6 +42,8 @@ pub(crate) struct Options {
     pub max_iterations: Option<u32>,
     pub trust: bool,
     pub quiet: bool,
+    /// `--verbose`: tool output in full (the REPL's transcript, `-p` text's stderr).
+    pub verbose: bool,
     /// `mewcode "task"`: the REPL's first message (a `-p` run's prompt when stdin is piped).
     pub first_prompt: Option<String>,
     /// `--append-system-prompt TEXT`: added after the system prompt's stable part.
@@ -244,6 +246,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             "--append-system-prompt" => options.append_system_prompt = Some(non_empty(&flag, value(&flag)?)?),
             "--trust" => options.trust = true,
             "-q" | "--quiet" => options.quiet = true,
+            "--verbose" => options.verbose = true,
             "--json" => json_flag = true,
             "--url" => url = Some(non_empty(&flag, value(&flag)?)?),
             "--code" | "--conversation" | "--keep-changed" | "--overwrite-changed" => rewind_flags.push(flag.clone()),
@@ -438,6 +441,12 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     print_only("--output-format", options.output_format.is_some())?;
     print_only("--max-iterations", options.max_iterations.is_some())?;
     print_only("-q/--quiet", options.quiet)?;
+    if options.verbose && options.quiet {
+        return Err(UsageError("--verbose and --quiet contradict each other: pick one".to_string()));
+    }
+    if options.verbose && !is_run {
+        return Err(UsageError(format!("--verbose: not with {name}")));
+    }
     if options.append_system_prompt.is_some() && !is_run {
         return Err(UsageError(format!("--append-system-prompt: not with {name}")));
     }
@@ -559,6 +568,7 @@ OPTIONS
                        add TEXT after the system prompt (the REPL and -p)
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity, notices or error line on stderr
+  --verbose            tool output in full (the REPL; -p text mode, on stderr)
   -V, --version        print the version
   -h, --help           print this help
 

@@ -39,6 +39,7 @@ fn print_mode_with_every_option() {
         max_iterations: Some(5),
         trust: true,
         quiet: true,
+        verbose: false,
         first_prompt: None,
         append_system_prompt: None,
     };
@@ -242,4 +243,14 @@ fn mcp_add_takes_the_servers_command_line_whole_and_global_flags_before_it() {
     assert_eq!(error("--mode plan mcp remove fs"), "--mode: not with mcp remove");
     assert_eq!(error("mcp remove"), "mcp remove: expected NAME");
     assert_eq!(error("mcp frob"), "mcp: unknown subcommand \"frob\" (expected list, call, accept, add or remove)");
+}
+
+#[test]
+fn verbose_is_for_the_repl_and_p_and_never_with_quiet() {
+    let Command::Run(options) = parse("-p hi --verbose").unwrap() else { panic!() };
+    assert!(options.verbose);
+    assert!(matches!(parse("--verbose"), Ok(Command::Run(options)) if options.verbose && options.prompt.is_none()));
+    let both = parse("-p hi --verbose -q").unwrap_err();
+    assert!(both.0.contains("contradict"), "{both:?}");
+    assert!(parse("doctor --verbose").unwrap_err().0.contains("--verbose: not with"));
 }

@@ -31,6 +31,8 @@ pub(crate) struct Options {
     pub format: Format,
     /// No tool activity or notices on stderr (text mode).
     pub quiet: bool,
+    /// Each tool's output in full on stderr (text mode), not only its first line.
+    pub verbose: bool,
     /// stderr is a terminal and NO_COLOR is unset: dim the activity lines.
     pub color: bool,
     /// The locale's symbols, for the activity lines.
@@ -136,6 +138,10 @@ impl Printer {
                 let elapsed_ms = elapsed.as_millis() as u64;
                 let mark = if is_error { self.options.glyphs.error } else { self.options.glyphs.result };
                 self.activity(&format!("  {mark} {preview}  ({elapsed_ms} ms)"));
+                if self.options.verbose && output.lines().nth(1).is_some() {
+                    let shown = crate::text::first_lines(&output, crate::text::VERBOSE_LINES);
+                    self.activity(&format!("    {}", shown.replace('\n', "\n    ")));
+                }
                 if let Some(by) = refused_by {
                     let input = self.inputs.get(&id).cloned().unwrap_or(serde_json::Value::Null);
                     let denial = json!({"tool": name, "id": id, "input": input, "reason": output, "by": by.as_str()});

@@ -66,6 +66,20 @@ pub(crate) fn truncate_chars(text: &str, max_chars: usize, marker: &str) -> Stri
     }
 }
 
+/// Lines of a tool's output `--verbose` shows (the whole of it is in the session log).
+pub(crate) const VERBOSE_LINES: usize = 200;
+
+/// The first `count` lines of `text` (trailing blank lines dropped), then how many more there
+/// were.
+pub(crate) fn first_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let mut shown = lines[..lines.len().min(count)].join("\n");
+    if lines.len() > count {
+        shown.push_str(&format!("\n({} more lines)", lines.len() - count));
+    }
+    shown
+}
+
 /// Characters that look like nothing, or like an ASCII space, on a terminal: Unicode's
 /// default-ignorable code points (zero-width characters, joiners, bidi marks and isolates,
 /// variation selectors, Hangul fillers, tag characters), the line and paragraph separators, the

@@ -46,3 +46,10 @@ fn truncate_chars_cuts_on_a_character_boundary_and_marks_the_cut() {
     assert_eq!(truncate_chars("", 0, "…"), "");
     assert_eq!(truncate_chars("x", 0, "…"), "…");
 }
+
+#[test]
+fn first_lines_counts_what_it_leaves_out() {
+    assert_eq!(first_lines("a\nb\nc\n\n", 5), "a\nb\nc");
+    assert_eq!(first_lines("a\nb\nc\nd", 2), "a\nb\n(2 more lines)");
+    assert_eq!(first_lines("", 2), "");
+}

@@ -121,6 +121,7 @@ fn run_print(
     let output = headless::Options {
         format: options.output_format.unwrap_or(OutputFormat::Text),
         quiet: options.quiet,
+        verbose: options.verbose,
         color: env.terminal_style(std::io::stderr().is_terminal()).color,
         glyphs: env.glyphs(),
         stdout_is_terminal: std::io::stdout().is_terminal(),
@@ -317,6 +318,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         sessions: repl::Sessions { dir: sessions_dir, owner: owner.clone(), start },
         sandbox: (guard.sandbox.summary(), guard.sandbox.status().clone()),
         notify: config.notify,
+        verbose: options.verbose,
         editor: ["VISUAL", "EDITOR"]
             .iter()
             .find_map(|name| launch.env.get(name).filter(|value| !value.trim().is_empty())),

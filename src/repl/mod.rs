@@ -286,6 +286,7 @@ fn turn_context<'a>(setup: &'a Setup, screen: Screen, interrupts: &'a Interrupts
         screen,
         interrupts,
         notify: setup.notify,
+        verbose: setup.verbose,
     }
 }
 

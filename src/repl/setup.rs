@@ -64,6 +64,8 @@ pub(crate) struct Setup<'a> {
     /// How commands are confined: the summary line and the status (off and unavailable are
     /// shown in warning colours).
     pub sandbox: (String, crate::confine::Status),
+    /// `--verbose`: each tool's output in full under its line, not only its first line.
+    pub verbose: bool,
     /// How a waiting approval calls the person (`notify:`).
     pub notify: crate::config::Notify,
     /// The person's editor for Ctrl-G (`$VISUAL`, else `$EDITOR`; `vi` when neither is set).

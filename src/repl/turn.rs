@@ -47,6 +47,8 @@ pub(super) struct TurnContext<'a> {
     pub interrupts: &'a Interrupts,
     /// How a waiting approval calls the person.
     pub notify: crate::config::Notify,
+    /// `--verbose`: a tool's output in full under its line.
+    pub verbose: bool,
 }
 
 /// Runs one user turn to its end: the agent owns the conversation meanwhile. Without a
@@ -106,8 +108,14 @@ fn drive(
             Ok(Event::ToolStart { id, name, preview, live, .. }) => {
                 renderer.tool_start(&id, &name, &preview, now).and_then(|()| renderer.watch(live, now))
             }
-            Ok(Event::ToolEnd { id, name, preview, is_error, elapsed, change, approved_by_user, .. }) => {
+            Ok(Event::ToolEnd { id, name, preview, output, is_error, elapsed, change, approved_by_user, .. }) => {
                 let change = change.as_deref();
+                let preview = if context.verbose && output.lines().nth(1).is_some() {
+                    // Under the result's mark, each line indented as a wrapped one is.
+                    crate::text::first_lines(&output, crate::text::VERBOSE_LINES).replace('\n', "\n    ")
+                } else {
+                    preview
+                };
                 let end =
                     ToolEnd { id: &id, name: &name, result: &preview, is_error, elapsed, change, approved_by_user };
                 renderer.tool_end(&end, now)

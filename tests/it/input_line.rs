@@ -123,3 +123,26 @@ fn a_running_commands_output_appears_as_it_comes() {
     assert!(!screen.contains("live-6"), "the live lines are wiped when the command ends:\n{screen}");
     assert!(screen.contains("live-1 (+7 lines)"), "the folded result line:\n{screen}");
 }
+
+#[test]
+fn verbose_shows_each_tools_output_in_full_in_the_repl_and_on_stderr_with_p() {
+    let model = FakeModel::start();
+    let command = "for n in 1 2 3 4 5; do echo row-$n; done";
+    model.push(tool_reply("call_1", "bash", json!({ "command": command })));
+    model.push(text_reply("Five rows."));
+    model.push(tool_reply("call_2", "bash", json!({ "command": command })));
+    model.push(text_reply("Five rows again."));
+    let env = TestEnv::with_model("line-verbose", &model, Provider::anthropic());
+    let tmux = Tmux::start(&env, &["--mode", "bypass", "--verbose"], &[]);
+    tmux.wait_for_prompt();
+    tmux.type_text("count");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Five rows.");
+    assert!(screen.contains("  ⎿ row-1\n    row-2\n    row-3\n    row-4\n    row-5\n    exit code: 0"), "{screen}");
+    let run = env.run(&["-p", "count again", "--mode", "bypass", "--verbose"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("    row-4\n    row-5\n    exit code: 0"), "{}", run.stderr);
+    let both = env.run(&["-p", "x", "--verbose", "--quiet"]);
+    assert_eq!(both.code, 2, "{both:?}");
+    assert!(both.stderr.contains("--verbose and --quiet contradict each other"), "{}", both.stderr);
+}
