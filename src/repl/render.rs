@@ -271,6 +271,21 @@ impl<W: Write> Renderer<W> {
         self.tick(now)
     }
 
+    /// Text is held back (a word not known yet to fit on the line).
+    pub(crate) fn holds_text(&self) -> bool {
+        self.wrap.has_pending()
+    }
+
+    /// The stream paused: the word held back is shown as far as it came (where the cursor may
+    /// move, so that it can be moved to the next line if it outgrows this one).
+    pub(crate) fn show_held(&mut self) -> io::Result<()> {
+        if self.animate && self.spinner.is_none() {
+            self.wrap.show_pending(&mut self.out)?;
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn tick(&mut self, now: Instant) -> io::Result<()> {
         if !self.animate || self.wrap.column() != 0 {
             return Ok(());

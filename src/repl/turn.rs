@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 
 /// How often the loop wakes without events: the spinner's frame rate and the interrupt poll.
 const TICK: Duration = Duration::from_millis(50);
+/// How long a word the renderer holds back waits for the rest of it before it is shown.
+const HELD_TEXT_WAIT: Duration = Duration::from_millis(5);
 
 /// How a turn ended for the REPL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,7 +101,9 @@ fn drive(
     let end = loop {
         let now = Instant::now();
         // Write errors (a closed stdout) are ignored: the turn still runs to a valid end.
-        let _ = match events.recv_timeout(TICK) {
+        // Text held back waits only a moment: a pause in the stream shows it.
+        let wait = if renderer.holds_text() { HELD_TEXT_WAIT } else { TICK };
+        let _ = match events.recv_timeout(wait) {
             Ok(Event::Iter(_)) => renderer.iteration(now),
             Ok(Event::Text(text)) => renderer.text(&text, now),
             Ok(Event::Thinking(text)) => renderer.thinking(&text, now),
@@ -154,7 +158,7 @@ fn drive(
                 stop = Some(reason);
                 renderer.done(reason, now)
             }
-            Err(RecvTimeoutError::Timeout) => renderer.tick(now),
+            Err(RecvTimeoutError::Timeout) => renderer.show_held().and_then(|()| renderer.tick(now)),
             // The run is over; without Done it was cut short, which counts as cancelled.
             Err(RecvTimeoutError::Disconnected) => break TurnEnd::Stopped(stop.unwrap_or(Stop::Cancelled)),
         };

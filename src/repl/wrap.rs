@@ -3,7 +3,13 @@
 //! line that overflows is broken before the word, the continuation line starting with a margin
 //! (blanks under a list item's text, a block quote's bar).
 //!
-//! Invariant: append-only and display-width exact. Nothing written is taken back; a word's
+//! A pending word can be shown before it is complete when the stream pauses (`show_pending`, on
+//! a terminal that takes cursor movement): if it then grows past the line's end, the part shown
+//! is erased (backspaces over blanks: no escape sequence) and the whole word goes to the next
+//! line, so a slow stream shows its words at once and still wraps at word boundaries.
+//!
+//! Invariant: append-only and display-width exact. Nothing written is taken back (except a shown
+//! pending word, on its own line, as above); a word's
 //! columns are counted with `char_width`, while the style escapes held inside it (`style`)
 //! count for nothing. Where a styled span is broken over two lines, the style is reset before the
 //! line break and set again after the margin, so a margin never takes the span's colour. It does
@@ -32,6 +38,11 @@ pub(super) struct Wrap {
     written_style: String,
     /// ... and after the pending word.
     word_style: String,
+    /// Of the pending word, the bytes already on screen (`show_pending`), their columns, and the
+    /// blanks written before them.
+    shown: usize,
+    shown_width: usize,
+    shown_blanks: usize,
 }
 
 impl Wrap {
@@ -48,6 +59,9 @@ impl Wrap {
             word_on_line: false,
             written_style: String::new(),
             word_style: String::new(),
+            shown: 0,
+            shown_width: 0,
+            shown_blanks: 0,
         }
     }
 
@@ -55,9 +69,9 @@ impl Wrap {
         self.width
     }
 
-    /// The cursor's column, the pending word not counted.
+    /// The cursor's column: the pending word not counted, except the part of it on screen.
     pub(super) fn column(&self) -> usize {
-        self.column
+        if self.shown > 0 { self.column + self.shown_blanks + self.shown_width } else { self.column }
     }
 
     /// Continuation lines from now on start with `hang` (already painted), `hang_width` columns
@@ -147,6 +161,9 @@ impl Wrap {
         if self.word.is_empty() {
             return Ok(());
         }
+        if self.shown > 0 {
+            return self.finish_shown(out);
+        }
         if self.word_width > 0 {
             if self.word_on_line && self.column + self.blanks + self.word_width > self.width {
                 self.break_line(out)?;
@@ -161,6 +178,60 @@ impl Wrap {
         self.word_width = 0;
         self.written_style.clone_from(&self.word_style);
         Ok(())
+    }
+
+    /// True when a word is pending (held until it is known whether it fits).
+    pub(super) fn has_pending(&self) -> bool {
+        self.word_width > self.shown_width
+    }
+
+    /// Shows the pending word as far as it came, when it fits on this line (the stream paused):
+    /// the rest of it follows it there, or the whole word moves to the next line if it outgrows
+    /// this one (`finish_shown`).
+    pub(super) fn show_pending<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        if !self.has_pending() {
+            return Ok(());
+        }
+        let blanks = if self.shown == 0 { self.blanks } else { self.shown_blanks };
+        if self.column + blanks + self.word_width >= self.width {
+            return Ok(());
+        }
+        if self.shown == 0 {
+            for _ in 0..blanks {
+                out.write_all(b" ")?;
+            }
+            self.shown_blanks = blanks;
+        }
+        out.write_all(&self.word.as_bytes()[self.shown..])?;
+        self.shown = self.word.len();
+        self.shown_width = self.word_width;
+        Ok(())
+    }
+
+    /// Ends a word part of which is on screen: the rest follows it when it fits, else what was
+    /// shown is erased and the word is written as any other (on the next line).
+    fn finish_shown<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        let (shown, shown_width, shown_blanks) = (self.shown, self.shown_width, self.shown_blanks);
+        (self.shown, self.shown_width, self.shown_blanks) = (0, 0, 0);
+        if self.column + shown_blanks + self.word_width <= self.width {
+            out.write_all(&self.word.as_bytes()[shown..])?;
+            self.column += shown_blanks + self.word_width;
+            self.blanks = 0;
+            self.word_on_line = true;
+            self.word.clear();
+            self.word_width = 0;
+            self.written_style.clone_from(&self.word_style);
+            return Ok(());
+        }
+        // Back over it, blank it, back again: control bytes every terminal knows, no escape.
+        let back = "\x08".repeat(shown_blanks + shown_width);
+        write!(out, "{back}{}{back}", " ".repeat(shown_blanks + shown_width))?;
+        if self.word[..shown].contains('\x1b') {
+            // The part erased may have changed the style: back to the style of what stays.
+            write!(out, "\x1b[0m{}", self.written_style)?;
+        }
+        self.blanks = shown_blanks;
+        self.flush_word(out)
     }
 
     /// A wrap: the style in effect is reset around the line break and the margin.
@@ -188,3 +259,7 @@ impl Wrap {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "wrap_tests.rs"]
+mod tests;

@@ -132,3 +132,19 @@ fn no_color_writes_the_rendered_answer_without_a_single_escape_byte() {
     // The bytes are the lines shown (the terminal's own line ends aside), markers and all gone.
     assert_eq!(answer.replace("\r\n", "\n"), SHOWN.join("\n"), "{answer:?}");
 }
+
+#[test]
+fn the_last_word_of_a_paused_stream_shows_at_once() {
+    let model = FakeModel::start();
+    let (release, stalled) = crossbeam_channel::bounded::<()>(0);
+    let body = crate::repl::partial_text("The last word before the pause is unfinishe");
+    model.push(Reply::Stall { body: body.into_bytes(), release: stalled });
+    let env = TestEnv::with_model("markdown-pause", &model, Provider::anthropic());
+    let tmux = Tmux::start(&env, &[], &[]);
+    tmux.wait_for_prompt();
+    tmux.type_text("go");
+    tmux.keys(&["Enter"]);
+    // The stream stalls mid-word: the word is shown anyway, not held until the next delta.
+    tmux.wait_for("pause is unfinishe");
+    drop(release);
+}
