@@ -5,8 +5,10 @@
 //! `status_line.rs`'s.
 //!
 //! Invariant: append-only output. Nothing already printed is redrawn except the spinner's own
-//! line, which is only drawn at the start of an empty line and is wiped before anything else is
-//! written, so the cost of a token does not depend on how long the answer already is. All model
+//! line (with a running command's last output lines below it), which is only drawn at the start
+//! of an empty line and is wiped before anything else is written, and a word shown while the
+//! stream paused (`wrap.rs`), so the cost of a token does not depend on how long the answer
+//! already is. All model
 //! and tool text goes through `text::neutralize` before it reaches the writer. Colour escapes are
 //! emitted only when `color` is set, and the spinner only when `animate` is set (stdout is a TTY
 //! and `TERM` is not dumb: `app::plan_terminal_style`). Every symbol of ours comes from the
@@ -261,7 +263,6 @@ impl<W: Write> Renderer<W> {
         self.out.flush()
     }
 
-    /// Redraws the spinner if one is active and its period has passed.
     /// The output of the call that just started, as it comes: its last lines are drawn under
     /// the spinner while it runs (only where the cursor may move).
     pub(crate) fn watch(&mut self, live: crate::tools::LiveTail, now: Instant) -> io::Result<()> {
@@ -286,6 +287,8 @@ impl<W: Write> Renderer<W> {
         Ok(())
     }
 
+    /// Redraws the spinner (and the running call's last output lines under it) if one is
+    /// active and its period has passed or the output moved.
     pub(crate) fn tick(&mut self, now: Instant) -> io::Result<()> {
         if !self.animate || self.wrap.column() != 0 {
             return Ok(());

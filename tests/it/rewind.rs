@@ -87,7 +87,10 @@ fn make_repository(env: &TestEnv) {
     git(dir, &["add", "staged.txt"]);
 }
 
+/// Types `text` and Enter at the prompt (once the turn before has ended: typed earlier, a line
+/// would be queued behind the turn, which is not what these tests are about).
 fn type_line(tmux: &Tmux, text: &str) {
+    tmux.wait_for_prompt();
     tmux.type_text(text);
     tmux.keys(&["Enter"]);
 }
@@ -247,6 +250,7 @@ fn rewind_asks_about_files_changed_by_hand_and_keeps_them() {
     tmux.wait_for_prompt();
     type_line(&tmux, "write two files");
     tmux.wait_for("Written.");
+    tmux.wait_for_prompt();
     env.write("a.txt", "by hand\n");
     type_line(&tmux, "/rewind 1");
     tmux.wait_for("restore [b]oth code and conversation");
