@@ -47,6 +47,8 @@ fn editing_keys_work_on_whole_characters() {
     assert_eq!(cleared.draft.as_deref(), Some("kept"));
     let (_, controls) = feed_all(&[b"a\x01\x02\x0bb\x08c"]);
     assert_eq!(controls.draft.as_deref(), Some("ac"));
+    let (_, tabbed) = feed_all(&[b"col\tumn"]);
+    assert_eq!(tabbed.draft.as_deref(), Some("col\tumn"), "a tab is text");
 }
 
 #[test]

@@ -115,14 +115,11 @@ fn read_file_streams_a_huge_file_near_its_end_quickly() {
         std::io::Write::write_all(&mut file, chunk.as_bytes()).unwrap();
     }
     drop(file);
-    let started = std::time::Instant::now();
     let output = read(&project, json!({"path": "big.txt", "offset": lines - 2, "limit": 10}));
-    let elapsed = started.elapsed();
     assert_eq!(output.content.lines().count(), 3, "{}", output.content);
     assert!(output.content.starts_with(&format!("{:>6}\t", lines - 2)));
-    // Generous bound for slow debug builds on busy CI; a non-streaming read would still pass
-    // this, but the window and the note prove the line accounting.
-    assert!(elapsed < std::time::Duration::from_secs(10), "took {elapsed:?}");
+    // No timing here (a timed unit test fails on a busy machine): the window and the note prove
+    // the line accounting; the speed is `make bench`'s.
     let output = read(&project, json!({"path": "big.txt", "limit": 1}));
     assert!(output.content.ends_with(&format!("... {} more lines; use offset=2 to read further\n", lines - 1)));
 }
