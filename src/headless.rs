@@ -484,3 +484,7 @@ fn permission_mode(mode: Mode) -> &'static str {
         Mode::Default | Mode::AcceptEdits | Mode::Plan => mode.as_str(),
     }
 }
+
+#[cfg(test)]
+#[path = "headless_tests.rs"]
+mod tests;

@@ -163,3 +163,34 @@ fn text_to_a_pipe_prints_only_the_answer_at_the_end() {
     assert_eq!(run.stdout, "The whole answer.\n", "only the answer, once it is whole: {}", run.stderr);
     drop(release);
 }
+
+#[test]
+fn stream_json_init_names_each_mcp_server_with_its_status_and_its_tools() {
+    let model = FakeModel::start();
+    model.push(anthropic("Hello.", &[]));
+    let env = TestEnv::new("pv-mcp");
+    let raw = crate::support::mcp_servers::fixture("raw_server.py");
+    env.write_home(
+        "config.yaml",
+        &format!(
+            "providers:\n  - {{name: fake, protocol: anthropic, model: m, api_key: k, base_url: \"{}\"}}\n\
+             mcp_servers:\n  up: {{type: stdio, command: python3, args: [\"{}\", ok, \"0\"]}}\n  \
+             down: {{type: stdio, command: /nonexistent/mcp-server}}\n",
+            model.url(),
+            raw.display(),
+        ),
+    );
+    let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let init = &lines(&run.stdout)[0];
+    let mut servers = init["mcp_servers"].as_array().unwrap().clone();
+    servers.sort_by_key(|server| server["name"].as_str().unwrap().to_string());
+    assert_eq!(
+        servers,
+        [
+            serde_json::json!({"name": "down", "status": "failed"}),
+            serde_json::json!({"name": "up", "status": "connected"})
+        ]
+    );
+    assert!(init["tools"].as_array().unwrap().contains(&Value::from("mcp__up__echo")), "{init}");
+}
