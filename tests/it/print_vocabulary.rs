@@ -194,3 +194,18 @@ fn stream_json_init_names_each_mcp_server_with_its_status_and_its_tools() {
     );
     assert!(init["tools"].as_array().unwrap().contains(&Value::from("mcp__up__echo")), "{init}");
 }
+
+#[test]
+fn text_on_a_terminal_is_shown_once_with_tool_lines_between_the_steps() {
+    let model = FakeModel::start();
+    model.push(anthropic("Let me look.", &[("g", "glob", r#"{"pattern":"*.md"}"#)]));
+    model.push(anthropic("Found nothing.", &[]));
+    let env = TestEnv::with_model("pv-tty-steps", &model, Provider::anthropic());
+    let tmux = Tmux::start(&env, &["-p", "any docs?"], &[]);
+    let screen = tmux.wait_for("[exited 0]");
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).filter(|row| !row.is_empty()).collect();
+    assert_eq!(rows.len(), 5, "{screen}");
+    assert_eq!(rows[0], "Let me look.", "{screen}");
+    assert!(rows[1].ends_with("glob *.md") && rows[2].contains("no files match"), "{screen}");
+    assert_eq!(rows[3..], ["Found nothing.", "[exited 0]"], "the answer once, not again at the end:\n{screen}");
+}
