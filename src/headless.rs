@@ -4,11 +4,21 @@
 //! Invariant: stdout carries only the result (text), the one JSON object (json) or one JSON
 //! object per line (stream-json); tool activity and notices go to stderr in text mode and are
 //! neutralised there, so a hostile tool output cannot drive the user's terminal.
+//!
+//! json and stream-json speak Claude Code's vocabulary beside mewcode's own fields: the final
+//! object is `{"type":"result","subtype":…,"num_turns":…,"total_cost_usd":…}` with mewcode's
+//! `stop_reason`, `iterations` and `usage`; stream-json opens with a `system`/`init` event (so a
+//! killed run's session id is known) and ends with `done` then that `result` object.
+//!
+//! Text mode streams the answer as it arrives when stdout is a terminal (a failure is then said
+//! on stderr after it, on a line of its own); to a pipe it prints the answer whole at the end.
 #![expect(clippy::print_stderr, reason = "the -p front end: text mode's activity lines and notices go to stderr")]
 
 use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, FileChange, Stop};
 use crate::cancel::CancelToken;
+use crate::config::price::Price;
 use crate::glyphs::Glyphs;
+use crate::mcp::{ServerState, ServerStatus};
 use crate::mode::Mode;
 use crate::msg::Usage;
 use crate::permission::RefusedBy;
@@ -16,6 +26,7 @@ use crate::text::neutralize;
 use serde_json::json;
 use std::io::Write;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The three output formats of `-p`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +48,7 @@ pub(crate) struct Options {
     pub color: bool,
     /// The locale's symbols, for the activity lines.
     pub glyphs: &'static Glyphs,
-    /// stdout is a terminal: neutralise the final text too.
+    /// stdout is a terminal: neutralise the final text too, and stream it as it arrives.
     pub stdout_is_terminal: bool,
     /// The session this run is logged in (`session_id` of the json formats); none when the log
     /// could not be created.
@@ -45,6 +56,14 @@ pub(crate) struct Options {
     /// Notices from before the run (a resumed session's notes, a log that cannot be written),
     /// shown first like the agent's own.
     pub notices: Vec<String>,
+    /// The model (stream-json's `init`).
+    pub model: String,
+    /// The working directory (stream-json's `init`).
+    pub cwd: String,
+    /// The MCP servers as the run starts (stream-json's `init`).
+    pub mcp_servers: Vec<ServerStatus>,
+    /// The provider's price, when known (`total_cost_usd`).
+    pub price: Option<Price>,
 }
 
 /// What the run produced, for the exit code.
@@ -66,6 +85,10 @@ pub(crate) fn run(
     options: Options,
 ) -> RunReport {
     let notices = options.notices.clone();
+    let started = Instant::now();
+    if options.format == Format::StreamJson {
+        print_line(&init_json(agent, mode, &options));
+    }
     let mut printer = Printer {
         options,
         usage: Usage::default(),
@@ -74,6 +97,10 @@ pub(crate) fn run(
         error: None,
         inputs: Default::default(),
         denials: Vec::new(),
+        api_time: Duration::ZERO,
+        request_started: None,
+        streamed: false,
+        line_open: false,
     };
     for notice in notices {
         printer.event(Event::Notice(notice));
@@ -90,7 +117,7 @@ pub(crate) fn run(
     drop(running.finish());
     // A channel that closed without Done means the run was interrupted before it could say so.
     let (stop, answer) = done.unwrap_or((Stop::Cancelled, String::new()));
-    printer.finish(stop, &answer);
+    printer.finish(stop, &answer, started.elapsed());
     RunReport { stop, error: printer.error.map(|failure| failure.message) }
 }
 
@@ -105,17 +132,33 @@ struct Printer {
     inputs: std::collections::HashMap<String, serde_json::Value>,
     /// The refused calls, as the final json lists them.
     denials: Vec<serde_json::Value>,
+    /// Time spent waiting for the model (`duration_api_ms`): from each request to its usage.
+    api_time: Duration,
+    /// When the request under way was sent (its `Iter` event), until its usage arrives.
+    request_started: Option<Instant>,
+    /// Some answer text went to the terminal as it arrived (text mode on a terminal).
+    streamed: bool,
+    /// The streamed text does not end with a newline: a stderr line must start a new one.
+    line_open: bool,
 }
 
 impl Printer {
     fn event(&mut self, event: Event) {
         match event {
-            Event::Iter(iteration) => self.iterations = iteration,
-            Event::Text(text) => self.line(json!({"type": "text", "text": text})),
+            Event::Iter(iteration) => {
+                self.iterations = iteration;
+                self.request_started = Some(Instant::now());
+            }
+            Event::Text(text) => {
+                self.stream_text(&text);
+                self.line(json!({"type": "text", "text": text}));
+            }
             Event::Thinking(_) => {}
             Event::Restart { restart, max, reason } => {
                 let message =
                     format!("connection lost ({reason}), retrying ({restart}/{max}); the partial answer is void");
+                // The void part stays on the terminal; the retried answer starts on a line of its own.
+                self.end_line();
                 self.notice(&message);
                 self.line(json!({"type": "restart", "attempt": restart, "max": max, "reason": reason}));
             }
@@ -137,7 +180,10 @@ impl Printer {
             Event::ToolEnd { id, name, preview, output, is_error, refused_by, elapsed, change, .. } => {
                 let elapsed_ms = elapsed.as_millis() as u64;
                 let mark = if is_error { self.options.glyphs.error } else { self.options.glyphs.result };
-                self.activity(&format!("  {mark} {preview}  ({elapsed_ms} ms)"));
+                // A refusal is said whole: its end names the rule or flag that would allow the call.
+                let shown =
+                    if refused_by.is_some() { output.trim_end().replace('\n', "\n    ") } else { preview.clone() };
+                self.activity(&format!("  {mark} {shown}  ({elapsed_ms} ms)"));
                 if self.options.verbose && output.lines().nth(1).is_some() {
                     let shown = crate::text::first_lines(&output, crate::text::VERBOSE_LINES);
                     self.activity(&format!("    {}", shown.replace('\n', "\n    ")));
@@ -162,6 +208,9 @@ impl Printer {
                 self.line(line);
             }
             Event::Usage { usage, estimated } => {
+                if let Some(started) = self.request_started.take() {
+                    self.api_time += started.elapsed();
+                }
                 self.usage.add(&usage);
                 self.usage_estimated |= estimated;
                 let mut line = json!({"type": "usage", "usage": usage_json(&usage)});
@@ -172,7 +221,10 @@ impl Printer {
                 self.line(line);
             }
             Event::Notice(text) => {
-                self.notice(&text);
+                // The cap is said once, by the stop line at the end (with the way on).
+                if text != crate::agent::cap_notice(self.iterations) {
+                    self.notice(&text);
+                }
                 self.line(json!({"type": "notice", "text": text}));
             }
             Event::Approval(request) => {
@@ -192,12 +244,20 @@ impl Printer {
         }
     }
 
-    fn finish(&mut self, stop: Stop, result: &str) {
+    fn finish(&mut self, stop: Stop, result: &str, elapsed: Duration) {
         let mut summary = json!({
+            "type": "result",
+            "subtype": subtype(stop),
             "result": result,
             "session_id": self.options.session_id,
             "stop_reason": stop.as_str(),
             "iterations": self.iterations,
+            // Claude Code's name for the model requests of the run.
+            "num_turns": self.iterations,
+            "duration_ms": elapsed.as_millis() as u64,
+            "duration_api_ms": self.api_time.as_millis() as u64,
+            // From the provider's price (configured, else the built-in table); null when unknown.
+            "total_cost_usd": self.options.price.map(|price| price.cost(&self.usage)),
             "usage": usage_json(&self.usage),
             "is_error": !matches!(stop, Stop::Completed),
             // Every call the permission system refused: what a script must allow to go further.
@@ -227,10 +287,13 @@ impl Printer {
             // Only an answer goes to stdout (`ans=$(mewcode -p …)` must not capture a note as
             // one); why there is none goes to stderr, and the exit code says which (README).
             Format::Text if stop != Stop::Completed => {
+                self.end_line();
                 if let Some(reason) = self.stop_reason_line(stop) {
                     eprintln!("mewcode: {reason}");
                 }
             }
+            // The answer is on the terminal already: only its last line is ended.
+            Format::Text if self.streamed => self.end_line(),
             Format::Text => {
                 let text = if self.options.stdout_is_terminal { neutralize(result) } else { result.to_string() };
                 let mut stdout = std::io::stdout().lock();
@@ -239,10 +302,32 @@ impl Printer {
             }
             Format::Json => print_line(&summary),
             Format::StreamJson => {
-                let mut done = summary;
+                // mewcode's `done` first (SPEC §1.1), then Claude Code's `result` last.
+                let mut done = summary.clone();
                 done["type"] = json!("done");
                 print_line(&done);
+                print_line(&summary);
             }
+        }
+    }
+
+    /// Text mode on a terminal: the answer's text as it arrives (neutralised).
+    fn stream_text(&mut self, text: &str) {
+        if self.options.format != Format::Text || !self.options.stdout_is_terminal || text.is_empty() {
+            return;
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = write!(stdout, "{}", neutralize(text)).and_then(|()| stdout.flush());
+        self.streamed = true;
+        self.line_open = !text.ends_with('\n');
+    }
+
+    /// Ends the streamed text's open line, so what follows (stderr, or the prompt) starts on its own.
+    fn end_line(&mut self) {
+        if self.line_open {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout).and_then(|()| stdout.flush());
+            self.line_open = false;
         }
     }
 
@@ -264,7 +349,8 @@ impl Printer {
 
     /// A failure: its one line on stderr in every format (unless quiet), the `error` event in
     /// stream-json.
-    fn report(&self, failure: &Failure) {
+    fn report(&mut self, failure: &Failure) {
+        self.end_line();
         if !self.options.quiet {
             eprintln!("mewcode: error: {}", neutralize(&failure.message));
         }
@@ -281,14 +367,15 @@ impl Printer {
     }
 
     /// A tool activity line on stderr (text mode, unless quiet).
-    fn activity(&self, text: &str) {
+    fn activity(&mut self, text: &str) {
         if self.options.format == Format::Text && !self.options.quiet {
+            self.end_line();
             let text = neutralize(text);
             if self.options.color { eprintln!("\x1b[2m{text}\x1b[0m") } else { eprintln!("{text}") }
         }
     }
 
-    fn notice(&self, text: &str) {
+    fn notice(&mut self, text: &str) {
         self.activity(&format!("mewcode: {text}"));
     }
 }
@@ -352,3 +439,52 @@ fn compact_json(phase: &CompactPhase) -> serde_json::Value {
         }
     }
 }
+
+/// Claude Code's `subtype` of the result: `success`, `error_max_turns` at the iteration cap,
+/// `error_during_execution` for every other stop.
+fn subtype(stop: Stop) -> &'static str {
+    match stop {
+        Stop::Completed => "success",
+        Stop::IterationLimit => "error_max_turns",
+        Stop::UnknownTools | Stop::Cancelled | Stop::Failed => "error_during_execution",
+    }
+}
+
+/// stream-json's first line, Claude Code's `system`/`init`: the session (so a killed run can be
+/// resumed), the model, the working directory, the tools offered in `mode`, the MCP servers and
+/// the permission mode (Claude Code's names).
+fn init_json(agent: &Agent, mode: Mode, options: &Options) -> serde_json::Value {
+    let tools = if mode == Mode::Plan { agent.registry.read_only_definitions() } else { agent.registry.definitions() };
+    let tools: Vec<String> = tools.into_iter().map(|tool| tool.name).collect();
+    let servers: Vec<serde_json::Value> = options
+        .mcp_servers
+        .iter()
+        .map(|server| json!({"name": server.name, "status": server_status(&server.state)}))
+        .collect();
+    json!({
+        "type": "system", "subtype": "init", "session_id": options.session_id, "model": options.model,
+        "cwd": options.cwd, "tools": tools, "mcp_servers": servers, "permissionMode": permission_mode(mode)
+    })
+}
+
+/// An MCP server's state in Claude Code's words (`stopped`: it connected, then went away).
+fn server_status(state: &ServerState) -> &'static str {
+    match state {
+        ServerState::Starting => "pending",
+        ServerState::Connected { .. } => "connected",
+        ServerState::Failed { .. } => "failed",
+        ServerState::Stopped { .. } => "stopped",
+    }
+}
+
+/// A mode as Claude Code names it (`bypassPermissions` for mewcode's `bypass`).
+fn permission_mode(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Bypass => "bypassPermissions",
+        Mode::Default | Mode::AcceptEdits | Mode::Plan => mode.as_str(),
+    }
+}
+
+#[cfg(test)]
+#[path = "headless_tests.rs"]
+mod tests;

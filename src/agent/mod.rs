@@ -247,6 +247,12 @@ fn hook_stopped(reason: &str) -> String {
 /// What the conversation says of a turn the person cancelled.
 const CANCELLED_NOTE: &str = "(cancelled by the user)";
 
+/// The notice of a run stopped by the iteration cap of `max` iterations (the `-p` front end says
+/// the cap in its own stop line instead, with the way on).
+pub(crate) fn cap_notice(max: u32) -> String {
+    format!("stopped: reached the limit of {max} iterations")
+}
+
 /// The assistant note that closes a run that ended with `stop`; none for a natural finish.
 fn tail_note(stop: Stop) -> Option<&'static str> {
     match stop {

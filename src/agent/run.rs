@@ -95,7 +95,7 @@ impl<'a> Run<'a> {
         });
         let stop = match steps {
             Ok(()) => {
-                self.notice(format!("stopped: reached the limit of {} iterations", self.agent.settings.max_iterations));
+                self.notice(super::cap_notice(self.agent.settings.max_iterations));
                 Stop::IterationLimit
             }
             Err(stop) => stop,

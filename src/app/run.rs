@@ -127,6 +127,10 @@ fn run_print(
         stdout_is_terminal: std::io::stdout().is_terminal(),
         session_id: conversation.is_logged().then(|| conversation.session_id().to_string()),
         notices,
+        model: provider.model.clone(),
+        cwd: launch.workspace.cwd.display().to_string(),
+        mcp_servers: mcp.statuses(),
+        price: config::price::price_for(provider.price, &provider.model),
     };
     let outcome = headless::run(&agent, conversation, opened.prompt, options.mode.unwrap_or_default(), cancel, output);
     drop(agent);

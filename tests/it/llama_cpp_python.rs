@@ -85,8 +85,9 @@ fn a_tool_using_conversation_goes_on_past_the_first_call_as_it_did_on_the_real_s
     assert!(ends[1]["output"].as_str().unwrap().contains("outside the project"), "{}", ends[1]);
     let missing = ends[2]["output"].as_str().unwrap();
     assert!(missing.starts_with("file not found: ") && missing.ends_with("tmp/rec-notes.txt&#34;"), "{missing}");
-    let done = events.last().unwrap();
+    let done = &events[events.len() - 2];
     assert_eq!(done["type"], "done");
+    assert_eq!(events.last().unwrap()["subtype"], "error_max_turns");
     assert_eq!(done["stop_reason"], "iteration_limit");
     assert_eq!(done["iterations"], 3);
     // The server sends no usage: the figures are estimates, marked as such on every turn.

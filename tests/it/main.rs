@@ -29,6 +29,7 @@ mod permissions;
 mod permissions_command;
 mod piped;
 mod print;
+mod print_vocabulary;
 mod project;
 mod read_before_write;
 mod repl;

@@ -39,9 +39,14 @@ fn openai_text_answer_in_json_mode() {
     let mut output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let session_id = output["session_id"].take();
     assert!(crate::support::is_session_id(session_id.as_str().unwrap()), "{session_id}");
+    // The durations are measured: numbers, the model's share no more than the whole.
+    let (duration, api) = (output["duration_ms"].take(), output["duration_api_ms"].take());
+    assert!(api.as_u64().unwrap() <= duration.as_u64().unwrap(), "{api} > {duration}");
     assert_eq!(
         output,
         serde_json::json!({
+            "type": "result", "subtype": "success", "num_turns": 1, "duration_ms": null, "duration_api_ms": null,
+            "total_cost_usd": null,
             "result": "Olá!", "session_id": null, "stop_reason": "completed", "iterations": 1,
             "usage": {"input_tokens": 20, "output_tokens": 2, "cache_write": 0, "cache_read": 0}, "is_error": false,
             "permission_denials": []
@@ -57,7 +62,7 @@ fn openai_text_answer_in_json_mode() {
 }
 
 #[test]
-fn stream_json_emits_one_object_per_event_and_done_last() {
+fn stream_json_emits_one_object_per_event_and_done_then_result_last() {
     let model = FakeModel::start();
     model.push(Reply::fixture("anthropic-text.sse"));
     let env = TestEnv::with_model("p-stream", &model, Provider::of("anthropic").key("k-123"));
@@ -65,8 +70,8 @@ fn stream_json_emits_one_object_per_event_and_done_last() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<serde_json::Value> = run.stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     let kinds: Vec<&str> = lines.iter().map(|line| line["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds.first(), Some(&"text"));
-    assert_eq!(kinds.last(), Some(&"done"));
+    assert_eq!(kinds[..2], ["system", "text"]);
+    assert_eq!(kinds[kinds.len() - 2..], ["done", "result"]);
     assert!(kinds.contains(&"usage"));
     let text: String = lines.iter().filter(|l| l["type"] == "text").map(|l| l["text"].as_str().unwrap()).collect();
     assert!(text.starts_with("Olá!"));
