@@ -3,6 +3,7 @@
 //! Invariant: pure (argument strings in, a value or a one-line usage error out). It reads no
 //! environment and opens no file; `app.rs` decides what stdin being a pipe means.
 
+use crate::cli_suggest::{near_subcommand, unknown_flag};
 use crate::mode::Mode;
 use std::path::PathBuf;
 
@@ -250,7 +251,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             "--json" => json_flag = true,
             "--url" => url = Some(non_empty(&flag, value(&flag)?)?),
             "--code" | "--conversation" | "--keep-changed" | "--overwrite-changed" => rewind_flags.push(flag.clone()),
-            _ => return Err(UsageError(unknown_flag(&flag))),
+            _ => return Err(UsageError(unknown_flag(&flag, HELP))),
         }
     }
     if !rewind_flags.is_empty() && positionals.first().map(String::as_str) != Some("rewind") {
@@ -358,59 +359,7 @@ fn parse_mcp_edit(
 }
 
 /// The subcommands; any other first word starts the REPL with the words as its first message.
-const SUBCOMMANDS: &[&str] = &["mcp", "sessions", "check", "doctor", "rewind"];
-
-/// Flags of the agents users come from, and what mewcode calls the same thing.
-const KNOWN_ELSEWHERE: &[(&str, &str)] = &[
-    ("--max-turns", "--max-iterations N"),
-    ("--permission-mode", "--mode MODE"),
-    ("--dangerously-skip-permissions", "--mode bypass"),
-    ("--yolo", "--mode bypass"),
-    ("--dangerously-bypass-approvals-and-sandbox", "--mode bypass"),
-    ("--full-auto", "--mode acceptEdits"),
-    ("--cd", "-C DIR"),
-    ("-m", "--model MODEL"),
-    ("--system-prompt", "--append-system-prompt TEXT (the built-in prompt stays)"),
-    ("--debug", "doctor (config, warnings, provider reachability)"),
-];
-
-/// The usage error of an unknown flag: mewcode's name for a flag other agents have, or the
-/// flag it most likely misspells.
-fn unknown_flag(flag: &str) -> String {
-    if let Some((_, ours)) = KNOWN_ELSEWHERE.iter().find(|(theirs, _)| *theirs == flag) {
-        return format!("unknown flag {flag}; mewcode's is {ours}");
-    }
-    let ours = HELP.split_whitespace().filter(|word| word.starts_with("--") && word.len() > 3);
-    let closest = ours.map(|word| word.trim_end_matches(',')).min_by_key(|word| distance(word, flag));
-    match closest {
-        Some(word) if distance(word, flag) <= 2 => format!("unknown flag {flag} (did you mean {word}?)"),
-        _ => format!("unknown flag {flag}"),
-    }
-}
-
-/// The subcommand a one-word first argument most likely misspells (at most two edits away).
-fn near_subcommand(word: &str) -> Option<&'static str> {
-    if word.contains(char::is_whitespace) {
-        return None;
-    }
-    SUBCOMMANDS.iter().copied().find(|command| distance(command, word) <= 2)
-}
-
-/// The edit distance between two words (Levenshtein, by characters).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != *cb)).min(row[j] + 1).min(above + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
+pub(crate) const SUBCOMMANDS: &[&str] = &["mcp", "sessions", "check", "doctor", "rewind"];
 
 /// Rejects flags that make no sense for the chosen command, so a typo never silently does less.
 fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageError> {

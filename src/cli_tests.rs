@@ -202,18 +202,6 @@ fn words_that_are_no_command_start_the_repl_with_them_as_the_first_message() {
 }
 
 #[test]
-fn edit_distance_counts_insertions_deletions_and_changes() {
-    assert_eq!(distance("doctor", "doctor"), 0);
-    assert_eq!(distance("doctor", "doctr"), 1);
-    assert_eq!(distance("doctor", "dcotor"), 2);
-    assert_eq!(distance("", "abc"), 3);
-    assert_eq!(distance("kitten", "sitting"), 3);
-    assert_eq!(near_subcommand("sesions"), Some("sessions"));
-    assert_eq!(near_subcommand("fix it"), None);
-    assert_eq!(near_subcommand("refactor"), None);
-}
-
-#[test]
 fn mcp_add_takes_the_servers_command_line_whole_and_global_flags_before_it() {
     let Command::McpAdd { options, request } = parse("-C /tmp mcp add fs -- npx -y pkg --root .").unwrap() else {
         panic!()
