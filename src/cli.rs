@@ -49,6 +49,10 @@ pub(crate) struct Options {
     pub first_prompt: Option<String>,
     /// `--append-system-prompt TEXT`: added after the system prompt's stable part.
     pub append_system_prompt: Option<String>,
+    /// `--allowedTools RULES`: allow rules for this run only (checked with the engine's parser).
+    pub allowed_tools: Vec<String>,
+    /// `--disallowedTools RULES`: deny rules for this run only.
+    pub disallowed_tools: Vec<String>,
 }
 
 /// What to do.
@@ -245,6 +249,10 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
                 options.max_iterations = Some(count);
             }
             "--append-system-prompt" => options.append_system_prompt = Some(non_empty(&flag, value(&flag)?)?),
+            "--allowedTools" | "--allowed-tools" => options.allowed_tools.extend(rule_list(&flag, &value(&flag)?)?),
+            "--disallowedTools" | "--disallowed-tools" => {
+                options.disallowed_tools.extend(rule_list(&flag, &value(&flag)?)?);
+            }
             "--trust" => options.trust = true,
             "-q" | "--quiet" => options.quiet = true,
             "--verbose" => options.verbose = true,
@@ -399,6 +407,10 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     if options.append_system_prompt.is_some() && !is_run {
         return Err(UsageError(format!("--append-system-prompt: not with {name}")));
     }
+    let per_run_rules = !options.allowed_tools.is_empty() || !options.disallowed_tools.is_empty();
+    if per_run_rules && !is_run {
+        return Err(UsageError(format!("--allowedTools/--disallowedTools: not with {name}")));
+    }
     let names_session = matches!(command, Command::Rewind { .. });
     if options.resume != Resume::No && !(is_run || names_session) {
         return Err(UsageError(format!("--continue/--resume: not with {name}")));
@@ -450,6 +462,11 @@ fn parse_rewind(words: &[String], flags: &[String]) -> Result<RewindRequest, Usa
 fn parse_mode(flag: &str, text: &str) -> Result<Mode, UsageError> {
     Mode::parse(text)
         .ok_or_else(|| UsageError(format!("{flag}: expected default|acceptEdits|plan|bypass, got {text:?}")))
+}
+
+/// The rules of `--allowedTools` / `--disallowedTools`, each checked with the engine's parser.
+fn rule_list(flag: &str, text: &str) -> Result<Vec<String>, UsageError> {
+    crate::permission::rules::parse_rule_list(text).map_err(|message| UsageError(format!("{flag}: {message}")))
 }
 
 fn non_empty(flag: &str, value: String) -> Result<String, UsageError> {
@@ -515,6 +532,8 @@ OPTIONS
   --max-iterations N   (-p) the iteration cap (default 25; any positive number)
   --append-system-prompt TEXT
                        add TEXT after the system prompt (the REPL and -p)
+  --allowedTools RULES, --disallowedTools RULES
+                       allow / deny rules for this run only, e.g. 'Bash(git *),Edit'
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity, notices or error line on stderr
   --verbose            tool output in full (the REPL; -p text mode, on stderr)

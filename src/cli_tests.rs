@@ -24,7 +24,7 @@ fn the_help_states_the_agents_own_defaults() {
 #[test]
 fn print_mode_with_every_option() {
     let command = parse(
-        "-p hello --output-format stream-json --config x.yaml --provider p --model m --mode acceptEdits -C /tmp --max-iterations 5 --trust -q",
+        "-p hello --output-format stream-json --config x.yaml --provider p --model m --mode acceptEdits -C /tmp --max-iterations 5 --trust -q --allowedTools Edit,Read --disallowed-tools=Bash --allowed-tools Glob",
     )
     .unwrap();
     let expected = Options {
@@ -42,8 +42,21 @@ fn print_mode_with_every_option() {
         verbose: false,
         first_prompt: None,
         append_system_prompt: None,
+        allowed_tools: vec!["Edit".into(), "Read".into(), "Glob".into()],
+        disallowed_tools: vec!["Bash".into()],
     };
     assert_eq!(command, Command::Run(expected));
+}
+
+#[test]
+fn allowed_tools_take_rules_with_spaces_inside_their_parentheses_and_refuse_bad_ones() {
+    let args = |words: &[&str]| parse_args(&words.iter().map(|word| word.to_string()).collect::<Vec<_>>());
+    let Ok(Command::Run(options)) = args(&["-p", "x", "--allowedTools", "Bash(git log *) Edit"]) else { panic!() };
+    assert_eq!(options.allowed_tools, ["Bash(git log *)", "Edit"]);
+    let Err(UsageError(message)) = args(&["-p", "x", "--disallowedTools", "Bash(git"]) else { panic!() };
+    assert!(message.starts_with("--disallowedTools: \"Bash(git\" is not a rule"), "{message}");
+    let Err(UsageError(message)) = args(&["doctor", "--allowedTools", "Edit"]) else { panic!() };
+    assert_eq!(message, "--allowedTools/--disallowedTools: not with doctor");
 }
 
 #[test]
