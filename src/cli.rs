@@ -408,7 +408,7 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
         return Err(UsageError(format!("--append-system-prompt: not with {name}")));
     }
     let per_run_rules = !options.allowed_tools.is_empty() || !options.disallowed_tools.is_empty();
-    if per_run_rules && !is_run {
+    if per_run_rules && !(is_run || matches!(command, Command::Check { .. })) {
         return Err(UsageError(format!("--allowedTools/--disallowedTools: not with {name}")));
     }
     let names_session = matches!(command, Command::Rewind { .. });

@@ -36,6 +36,11 @@ fn allowed_tools_let_one_run_touch_without_asking_and_the_refusal_without_it_nam
     assert!(result.contains("exit code: 0"), "{result}");
     // For this run only: nothing was written to a settings file.
     assert!(!local.exists() && !user.exists());
+    // `mewcode check` explains the same decision, naming the level.
+    let check = env.run(&["check", "Bash", r#"{"command":"touch made"}"#, "--allowedTools", "Bash(touch *)"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let decision: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
+    assert_eq!((decision["decision"].as_str(), decision["level"].as_str()), (Some("allow"), Some("invocation")));
 }
 
 #[test]
