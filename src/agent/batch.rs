@@ -305,8 +305,8 @@ impl Agent {
         match self.toolbox.gate.allowing_rules(call, tool).as_slice() {
             [] => format!("run with {mode}"),
             rules => format!(
-                "run with {mode} or --allowedTools '{}', or add the allow rule {} to {}",
-                rules.join(","),
+                "run with {mode} or --allowedTools {}, or add the allow rule {} to {}",
+                shell_quoted(&rules.join(",")),
                 rules.join(" and "),
                 self.allow_rule_files()
             ),
@@ -324,6 +324,11 @@ impl Agent {
             .collect();
         if paths.is_empty() { crate::permission::store::LOCAL_SETTINGS.to_string() } else { paths.join(" or ") }
     }
+}
+
+/// `text` as one word of a POSIX shell: in single quotes, a quote inside closed and reopened.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// One call of a batch as it ran (or was refused).
