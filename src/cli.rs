@@ -3,6 +3,7 @@
 //! Invariant: pure (argument strings in, a value or a one-line usage error out). It reads no
 //! environment and opens no file; `app.rs` decides what stdin being a pipe means.
 
+use crate::cli_suggest::{near_subcommand, unknown_flag};
 use crate::mode::Mode;
 use std::path::PathBuf;
 
@@ -48,6 +49,10 @@ pub(crate) struct Options {
     pub first_prompt: Option<String>,
     /// `--append-system-prompt TEXT`: added after the system prompt's stable part.
     pub append_system_prompt: Option<String>,
+    /// `--allowedTools RULES`: allow rules for this run only (checked with the engine's parser).
+    pub allowed_tools: Vec<String>,
+    /// `--disallowedTools RULES`: deny rules for this run only.
+    pub disallowed_tools: Vec<String>,
 }
 
 /// What to do.
@@ -244,13 +249,17 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
                 options.max_iterations = Some(count);
             }
             "--append-system-prompt" => options.append_system_prompt = Some(non_empty(&flag, value(&flag)?)?),
+            "--allowedTools" | "--allowed-tools" => options.allowed_tools.extend(rule_list(&flag, &value(&flag)?)?),
+            "--disallowedTools" | "--disallowed-tools" => {
+                options.disallowed_tools.extend(rule_list(&flag, &value(&flag)?)?);
+            }
             "--trust" => options.trust = true,
             "-q" | "--quiet" => options.quiet = true,
             "--verbose" => options.verbose = true,
             "--json" => json_flag = true,
             "--url" => url = Some(non_empty(&flag, value(&flag)?)?),
             "--code" | "--conversation" | "--keep-changed" | "--overwrite-changed" => rewind_flags.push(flag.clone()),
-            _ => return Err(UsageError(unknown_flag(&flag))),
+            _ => return Err(UsageError(unknown_flag(&flag, HELP))),
         }
     }
     if !rewind_flags.is_empty() && positionals.first().map(String::as_str) != Some("rewind") {
@@ -358,59 +367,7 @@ fn parse_mcp_edit(
 }
 
 /// The subcommands; any other first word starts the REPL with the words as its first message.
-const SUBCOMMANDS: &[&str] = &["mcp", "sessions", "check", "doctor", "rewind"];
-
-/// Flags of the agents users come from, and what mewcode calls the same thing.
-const KNOWN_ELSEWHERE: &[(&str, &str)] = &[
-    ("--max-turns", "--max-iterations N"),
-    ("--permission-mode", "--mode MODE"),
-    ("--dangerously-skip-permissions", "--mode bypass"),
-    ("--yolo", "--mode bypass"),
-    ("--dangerously-bypass-approvals-and-sandbox", "--mode bypass"),
-    ("--full-auto", "--mode acceptEdits"),
-    ("--cd", "-C DIR"),
-    ("-m", "--model MODEL"),
-    ("--system-prompt", "--append-system-prompt TEXT (the built-in prompt stays)"),
-    ("--debug", "doctor (config, warnings, provider reachability)"),
-];
-
-/// The usage error of an unknown flag: mewcode's name for a flag other agents have, or the
-/// flag it most likely misspells.
-fn unknown_flag(flag: &str) -> String {
-    if let Some((_, ours)) = KNOWN_ELSEWHERE.iter().find(|(theirs, _)| *theirs == flag) {
-        return format!("unknown flag {flag}; mewcode's is {ours}");
-    }
-    let ours = HELP.split_whitespace().filter(|word| word.starts_with("--") && word.len() > 3);
-    let closest = ours.map(|word| word.trim_end_matches(',')).min_by_key(|word| distance(word, flag));
-    match closest {
-        Some(word) if distance(word, flag) <= 2 => format!("unknown flag {flag} (did you mean {word}?)"),
-        _ => format!("unknown flag {flag}"),
-    }
-}
-
-/// The subcommand a one-word first argument most likely misspells (at most two edits away).
-fn near_subcommand(word: &str) -> Option<&'static str> {
-    if word.contains(char::is_whitespace) {
-        return None;
-    }
-    SUBCOMMANDS.iter().copied().find(|command| distance(command, word) <= 2)
-}
-
-/// The edit distance between two words (Levenshtein, by characters).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != *cb)).min(row[j] + 1).min(above + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
+pub(crate) const SUBCOMMANDS: &[&str] = &["mcp", "sessions", "check", "doctor", "rewind"];
 
 /// Rejects flags that make no sense for the chosen command, so a typo never silently does less.
 fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageError> {
@@ -449,6 +406,10 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     }
     if options.append_system_prompt.is_some() && !is_run {
         return Err(UsageError(format!("--append-system-prompt: not with {name}")));
+    }
+    let per_run_rules = !options.allowed_tools.is_empty() || !options.disallowed_tools.is_empty();
+    if per_run_rules && !(is_run || matches!(command, Command::Check { .. })) {
+        return Err(UsageError(format!("--allowedTools/--disallowedTools: not with {name}")));
     }
     let names_session = matches!(command, Command::Rewind { .. });
     if options.resume != Resume::No && !(is_run || names_session) {
@@ -501,6 +462,11 @@ fn parse_rewind(words: &[String], flags: &[String]) -> Result<RewindRequest, Usa
 fn parse_mode(flag: &str, text: &str) -> Result<Mode, UsageError> {
     Mode::parse(text)
         .ok_or_else(|| UsageError(format!("{flag}: expected default|acceptEdits|plan|bypass, got {text:?}")))
+}
+
+/// The rules of `--allowedTools` / `--disallowedTools`, each checked with the engine's parser.
+fn rule_list(flag: &str, text: &str) -> Result<Vec<String>, UsageError> {
+    crate::permission::rules::parse_rule_list(text).map_err(|message| UsageError(format!("{flag}: {message}")))
 }
 
 fn non_empty(flag: &str, value: String) -> Result<String, UsageError> {
@@ -566,6 +532,8 @@ OPTIONS
   --max-iterations N   (-p) the iteration cap (default 25; any positive number)
   --append-system-prompt TEXT
                        add TEXT after the system prompt (the REPL and -p)
+  --allowedTools RULES, --disallowedTools RULES
+                       allow / deny rules for this run only, e.g. 'Bash(git *),Edit'
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity, notices or error line on stderr
   --verbose            tool output in full (the REPL; -p text mode, on stderr)

@@ -24,7 +24,7 @@ fn the_help_states_the_agents_own_defaults() {
 #[test]
 fn print_mode_with_every_option() {
     let command = parse(
-        "-p hello --output-format stream-json --config x.yaml --provider p --model m --mode acceptEdits -C /tmp --max-iterations 5 --trust -q",
+        "-p hello --output-format stream-json --config x.yaml --provider p --model m --mode acceptEdits -C /tmp --max-iterations 5 --trust -q --allowedTools Edit,Read --disallowed-tools=Bash --allowed-tools Glob",
     )
     .unwrap();
     let expected = Options {
@@ -42,8 +42,21 @@ fn print_mode_with_every_option() {
         verbose: false,
         first_prompt: None,
         append_system_prompt: None,
+        allowed_tools: vec!["Edit".into(), "Read".into(), "Glob".into()],
+        disallowed_tools: vec!["Bash".into()],
     };
     assert_eq!(command, Command::Run(expected));
+}
+
+#[test]
+fn allowed_tools_take_rules_with_spaces_inside_their_parentheses_and_refuse_bad_ones() {
+    let args = |words: &[&str]| parse_args(&words.iter().map(|word| word.to_string()).collect::<Vec<_>>());
+    let Ok(Command::Run(options)) = args(&["-p", "x", "--allowedTools", "Bash(git log *) Edit"]) else { panic!() };
+    assert_eq!(options.allowed_tools, ["Bash(git log *)", "Edit"]);
+    let Err(UsageError(message)) = args(&["-p", "x", "--disallowedTools", "Bash(git"]) else { panic!() };
+    assert!(message.starts_with("--disallowedTools: \"Bash(git\" is not a rule"), "{message}");
+    let Err(UsageError(message)) = args(&["doctor", "--allowedTools", "Edit"]) else { panic!() };
+    assert_eq!(message, "--allowedTools/--disallowedTools: not with doctor");
 }
 
 #[test]
@@ -199,18 +212,6 @@ fn words_that_are_no_command_start_the_repl_with_them_as_the_first_message() {
     assert!(matches!(parse("doctor"), Ok(Command::Doctor(_))));
     let Ok(Command::Run(options)) = parse("--append-system-prompt be-terse -p x") else { panic!() };
     assert_eq!(options.append_system_prompt.as_deref(), Some("be-terse"));
-}
-
-#[test]
-fn edit_distance_counts_insertions_deletions_and_changes() {
-    assert_eq!(distance("doctor", "doctor"), 0);
-    assert_eq!(distance("doctor", "doctr"), 1);
-    assert_eq!(distance("doctor", "dcotor"), 2);
-    assert_eq!(distance("", "abc"), 3);
-    assert_eq!(distance("kitten", "sitting"), 3);
-    assert_eq!(near_subcommand("sesions"), Some("sessions"));
-    assert_eq!(near_subcommand("fix it"), None);
-    assert_eq!(near_subcommand("refactor"), None);
 }
 
 #[test]

@@ -12,9 +12,10 @@
 //! `additionalContext` for UserPromptSubmit and PostToolUse. The hooks of one event run in
 //! parallel and their results are combined in config order (`combine`); deny beats ask beats
 //! allow. Invariant: a hook can never take the loop down, every hook is bounded by its timeout
-//! (60 s default), after which everything it started is killed, and a hook runs in the same
-//! sandbox as bash commands (`confine`): it is the user's command, but it reads what the model
-//! and the repository wrote. A hook's "allow" never overrides the blacklist, the sandbox or a deny
+//! (60 s default), after which everything it started is killed, and a project's hook runs in the
+//! same sandbox as bash commands (`confine`): the repository wrote it. The user's own hooks (user
+//! config, `--config`: `HookConfig::confined` false) run as the user, outside the sandbox, as
+//! Claude Code runs them: a log under `~` or a desktop notification must work. A hook's "allow" never overrides the blacklist, the sandbox or a deny
 //! rule: the agent applies it only where the mode would have asked a person.
 
 use crate::cancel::CancelToken;
@@ -179,9 +180,13 @@ impl Hooks {
 
     fn run_one(&self, hook: &HookConfig, input: &Value, cancel: &CancelToken) -> Run {
         let timeout_s = hook.timeout_s.unwrap_or(DEFAULT_HOOK_TIMEOUT_S);
+        // The user's own hooks run as the user (a log under `~`, a desktop notification); a
+        // project's run in the sandbox, as its commands do.
         let confinement = match self.sandbox.confinement() {
-            Ok(confinement) => confinement,
-            Err(message) => return Run::Warn(format!("not run: {message}")),
+            Ok(confinement) if hook.confined => confinement,
+            Ok(_) => None,
+            Err(message) if hook.confined => return Run::Warn(format!("not run: {message}")),
+            Err(_) => None,
         };
         let mut command = Command::new("sh");
         command
@@ -192,7 +197,7 @@ impl Hooks {
             .envs(self.env.iter().map(|(key, value)| (key, value)))
             .env("MEWCODE_PROJECT_DIR", &self.root)
             .env("CLAUDE_PROJECT_DIR", &self.root)
-            .envs(self.sandbox.env());
+            .envs(if hook.confined { self.sandbox.env() } else { Vec::new() });
         let job = proc::Job {
             command,
             stdin: Some(input.to_string().into_bytes()),
@@ -205,7 +210,7 @@ impl Hooks {
             confinement,
             watch: None,
         };
-        let (result, undone) = self.sandbox.run(job);
+        let (result, undone) = if hook.confined { self.sandbox.run(job) } else { (proc::run(job), Vec::new()) };
         let undone = undone.join("; ");
         let finished = match result {
             Ok(finished) => finished,

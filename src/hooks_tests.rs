@@ -8,7 +8,14 @@ fn origin<'a>(session_id: &'a str, cancel: &'a CancelToken) -> Origin<'a> {
 }
 
 fn hooks_in(dir: &std::path::Path, event: HookEvent, matcher: &str, command: &str, timeout_s: Option<u64>) -> Hooks {
-    let hook = HookConfig { event, matcher: matcher.into(), command: command.into(), timeout_s, source: "test".into() };
+    let hook = HookConfig {
+        event,
+        matcher: matcher.into(),
+        command: command.into(),
+        timeout_s,
+        source: "test".into(),
+        confined: true,
+    };
     let path = std::env::var("PATH").unwrap_or_default();
     Hooks::new(vec![hook], dir.to_path_buf(), vec![("PATH".into(), path)], Arc::default())
 }
@@ -222,6 +229,7 @@ fn hooks_of_one_event_run_in_parallel_and_combine_in_config_order() {
         command: command.into(),
         timeout_s: Some(20),
         source: "test".into(),
+        confined: true,
     };
     let path = std::env::var("PATH").unwrap_or_default();
     let hooks =

@@ -14,6 +14,7 @@ use super::run::Run;
 use super::{Agent, Approval, ApprovalRequest, Event, FrontEnd, POLL, Verdict, preview};
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
+use crate::permission::rules::Level;
 use crate::tools::{LiveTail, Tool, ToolContext, ToolOutput};
 use crossbeam_channel::{RecvTimeoutError, bounded};
 use std::ops::Range;
@@ -292,8 +293,9 @@ impl Run<'_> {
 
 impl Agent {
     /// What would let a call that needs approval run without a person to ask (`-p`): the mode
-    /// that allows its class, and the exact allow rule an "always" answer would save; or that
-    /// no mode does (an ask rule asks in bypass too).
+    /// that allows its class, the exact allow rule an "always" answer would save (as the flag
+    /// of this run and in the settings files that would keep it); or that no mode does (an ask
+    /// rule asks in bypass too).
     fn way_to_allow(&self, call: &ToolCall, tool: &dyn Tool) -> String {
         if !self.toolbox.gate.bypass_allows(call, tool) {
             return "no mode allows it: only a person can, or a change of the rule that asks".to_string();
@@ -302,9 +304,31 @@ impl Agent {
         let mode = if writes { "--mode acceptEdits (or bypass)" } else { "--mode bypass" };
         match self.toolbox.gate.allowing_rules(call, tool).as_slice() {
             [] => format!("run with {mode}"),
-            rules => format!("run with {mode}, or add the allow rule {}", rules.join(" and ")),
+            rules => format!(
+                "run with {mode} or --allowedTools {}, or add the allow rule {} to {}",
+                shell_quoted(&rules.join(",")),
+                rules.join(" and "),
+                self.allow_rule_files()
+            ),
         }
     }
+
+    /// The settings files an allow rule can be added to, nearest first (the project's would
+    /// need trusting; the person's own file and this checkout's do not).
+    fn allow_rule_files(&self) -> String {
+        let book = self.toolbox.gate.rule_book();
+        let paths: Vec<String> = [Level::Local, Level::User]
+            .into_iter()
+            .filter_map(|level| book.as_ref().and_then(|book| book.files().path(level)))
+            .map(|path| path.display().to_string())
+            .collect();
+        if paths.is_empty() { crate::permission::store::LOCAL_SETTINGS.to_string() } else { paths.join(" or ") }
+    }
+}
+
+/// `text` as one word of a POSIX shell: in single quotes, a quote inside closed and reopened.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// One call of a batch as it ran (or was refused).

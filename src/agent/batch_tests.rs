@@ -1,7 +1,7 @@
 //! Batch planning, and the read-before-write guard on the one path every call takes: real file
 //! tools in a temp project, a scripted model, approvals answered by the test.
 
-use super::plan_batches;
+use super::{plan_batches, shell_quoted};
 use crate::agent::tests::{Script, ScriptedProvider, settings, text_turn, tool_turn, toolbox};
 use crate::agent::{Agent, Approval, ApprovalRequest, Conversation, Event, FileChange, FrontEnd};
 use crate::cancel::CancelToken;
@@ -237,4 +237,10 @@ fn the_bound_of_what_is_remembered_is_the_trackers() {
     let not_read =
         "first.txt exists and has not been read in this conversation: read it with read_file first, then write";
     assert_eq!(refused.as_deref(), Some(not_read), "the oldest fingerprint was dropped");
+}
+
+#[test]
+fn a_suggested_flag_value_is_one_shell_word_even_with_a_quote_in_it() {
+    assert_eq!(shell_quoted("Bash(touch *)"), "'Bash(touch *)'");
+    assert_eq!(shell_quoted("Bash(echo 'hi')"), r"'Bash(echo '\''hi'\'')'");
 }

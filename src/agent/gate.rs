@@ -228,7 +228,8 @@ impl EngineGate {
         edit: RuleEdit<'_>,
     ) -> Result<Option<(PathBuf, Saved)>, String> {
         let saved = match book.files().file(level) {
-            None if level == Level::Session => None,
+            // The session's and this run's rules live in memory only.
+            None if matches!(level, Level::Session | Level::Invocation) => None,
             None => return Err(format!("the {} settings file is not known in this session", level.as_str())),
             Some((base, rel)) => {
                 let saved = if level == Level::Local {

@@ -64,6 +64,7 @@ fn hooks(dir: &Path, entries: &[(HookEvent, &str, &str, Option<u64>)]) -> Hooks 
             command: command.to_string(),
             timeout_s: *timeout_s,
             source: "test".into(),
+            confined: true,
         })
         .collect();
     let path = std::env::var("PATH").unwrap_or_default();

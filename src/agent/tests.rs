@@ -691,6 +691,7 @@ fn a_prompt_a_hook_blocks_never_reaches_the_model_nor_the_history() {
         command: "echo 'no secrets here' >&2; exit 2".into(),
         timeout_s: None,
         source: "test".into(),
+        confined: true,
     };
     let path = std::env::var("PATH").unwrap_or_default();
     let hooks = crate::hooks::Hooks::new(vec![hook], std::env::temp_dir(), vec![("PATH".into(), path)], Arc::default());

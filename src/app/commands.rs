@@ -170,7 +170,7 @@ fn settings_files(home: &Path, root: &Path, owner: &Owner) -> Vec<(String, PathB
                     Err(message) => format!("found, unreadable: {message}"),
                 },
                 // `settings_paths` names no session file: the session's rules live in memory.
-                (Level::Project | Level::User | Level::Session, true) => "found".to_string(),
+                (Level::Project | Level::User | Level::Session | Level::Invocation, true) => "found".to_string(),
             };
             (level.as_str().to_string(), path, state)
         })

@@ -310,7 +310,9 @@ impl Launch {
             // When its allow rules are ignored: the words before the list of them, and after.
             let (mut texts, ignored) = match level {
                 // `settings_paths` names no session file: the session's rules live in memory.
-                Level::User | Level::Session => (store::load_rule_texts(&path).map_err(Exit::Config)?, None),
+                Level::User | Level::Session | Level::Invocation => {
+                    (store::load_rule_texts(&path).map_err(Exit::Config)?, None)
+                }
                 Level::Project => {
                     let ignored =
                         (!trusted).then(|| ("ignored until you trust this project", "; deny rules apply".to_string()));
@@ -332,12 +334,16 @@ impl Launch {
             }
             levels.push((level, texts));
         }
+        let invocation = self.invocation_rules()?;
+        if invocation != RuleTexts::default() {
+            levels.insert(0, (Level::Invocation, invocation));
+        }
         let (_, problems) = RuleSet::from_texts(levels.clone());
         for problem in problems {
             let file = store::settings_paths(root, home)
                 .into_iter()
                 .find(|(level, _)| *level == problem.level)
-                .map_or(String::new(), |(_, path)| path.display().to_string());
+                .map_or_else(|| self.invocation_sources(), |(_, path)| path.display().to_string());
             if problem.is_fatal() {
                 return Err(Exit::Config(format!(
                     "{file}: {problem} (a broken {} rule would leave you unprotected)",
@@ -347,6 +353,26 @@ impl Launch {
             warnings.push(Warning::new(file, problem.to_string()));
         }
         Ok((levels, files))
+    }
+
+    /// The rules of this run only: the `permissions:` block of the `--config` file, then
+    /// `--allowedTools` (allow) and `--disallowedTools` (deny).
+    fn invocation_rules(&self) -> Result<RuleTexts, Exit> {
+        let mut texts = match &self.options.config {
+            Some(path) => store::load_rule_texts(path).map_err(Exit::Config)?,
+            None => RuleTexts::default(),
+        };
+        texts.allow.extend(self.options.allowed_tools.iter().cloned());
+        texts.deny.extend(self.options.disallowed_tools.iter().cloned());
+        Ok(texts)
+    }
+
+    /// Where this run's rules were given, for a message about one of them.
+    fn invocation_sources(&self) -> String {
+        match &self.options.config {
+            Some(path) => format!("{} or --allowedTools/--disallowedTools", path.display()),
+            None => "--allowedTools/--disallowedTools".to_string(),
+        }
     }
 }
 

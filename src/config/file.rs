@@ -54,6 +54,9 @@ pub(crate) struct ConfigFile {
     pub bypass_in_mode_cycle: Option<bool>,
     /// `notify:`, when the file has it.
     pub notify: Option<super::Notify>,
+    /// The file has a `permissions:` block (its rules are read by `permission::store`, and
+    /// apply only from a `--config` file).
+    pub has_permissions: bool,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -65,6 +68,7 @@ const TOP_KEYS: &[&str] = &[
     "sandbox",
     "bypass_in_mode_cycle",
     "notify",
+    "permissions",
 ];
 const PROVIDER_KEYS: &[&str] = &[
     "name",
@@ -115,6 +119,7 @@ pub(crate) fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(Config
             })?),
             None => None,
         },
+        has_permissions: map.contains_key("permissions"),
         ..ConfigFile::default()
     };
     match map.get("providers") {
@@ -397,7 +402,7 @@ fn parse_hook_event(
                 },
             };
             let (matcher, command, source) = (matcher.clone(), text.clone(), ctx.display.to_string());
-            hooks.push(HookConfig { event, matcher, command, timeout_s, source });
+            hooks.push(HookConfig { event, matcher, command, timeout_s, source, confined: true });
         }
     }
 }

@@ -41,4 +41,7 @@ pub struct HookConfig {
     pub command: String,
     pub timeout_s: Option<u64>,
     pub source: String,
+    /// Run inside the command sandbox: a project's hook (the repository wrote it). The user's
+    /// own hooks (user config, `--config`) run as the user, as Claude Code runs them.
+    pub confined: bool,
 }

@@ -361,6 +361,10 @@ pub(crate) fn load_config(options: &LoadOptions) -> Result<(Config, Vec<Warning>
                 Err(err) => return Err(err),
             };
             warnings.extend(file_warnings);
+            if file.has_permissions && level != Level::Invocation {
+                let message = "permissions: ignored here: permission rules go in settings.yaml (or a --config file)";
+                warnings.push(Warning::new(display.clone(), message.to_string()));
+            }
             files.push((level, display, dir, file));
         } else {
             let items = describe_untrusted(&text, &display, &dir, mcp_json);
@@ -451,7 +455,9 @@ fn merge(
         }
         let events: Vec<HookEvent> = file.hooks.iter().map(|hook| hook.event).collect();
         config.hooks.retain(|hook| !events.contains(&hook.event));
-        config.hooks.extend(file.hooks);
+        // Only a project's hooks stay in the sandbox: the user's own run as the user.
+        let confined = level == Level::Project;
+        config.hooks.extend(file.hooks.into_iter().map(|hook| HookConfig { confined, ..hook }));
     }
     config.mcp_servers.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some((name, file)) = &config.default_provider

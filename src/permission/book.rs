@@ -1,5 +1,6 @@
 //! The rule book of a session (`/permissions`): every rule in force with where it comes from —
-//! the user's, the project's and the local settings file, the session itself, the fixed
+//! the user's, the project's and the local settings file, the invocation (`--allowedTools`,
+//! `--disallowedTools`, a `--config` file's `permissions:`), the session itself, the fixed
 //! policies built into the engine — numbered in one listing, and the session's grant of file
 //! edits (an "always" answered to an edit). Adding and removing rules are planned here and
 //! applied to the texts the engine is built from.
@@ -35,13 +36,13 @@ impl RuleFiles {
     }
 
     /// The settings file of a level: the directory it is written beneath and its name there;
-    /// `None` for the session, and for the user's file when `$MEWCODE_HOME` is not known.
+    /// `None` for the session and the invocation (this run's flags), and for the user's file when `$MEWCODE_HOME` is not known.
     pub(crate) fn file(&self, level: Level) -> Option<(PathBuf, &'static str)> {
         match level {
             Level::Local => Some((self.root.clone(), store::LOCAL_SETTINGS)),
             Level::Project => Some((self.root.clone(), store::PROJECT_SETTINGS)),
             Level::User => self.user_home.clone().map(|home| (home, store::USER_SETTINGS)),
-            Level::Session => None,
+            Level::Session | Level::Invocation => None,
         }
     }
 
@@ -55,7 +56,7 @@ impl RuleFiles {
         match level {
             Level::Project if !self.project_trusted => Some("ignored until you trust this project".to_string()),
             Level::Local if self.local_mark != Mark::Ours => Some(format!("ignored: {}", self.local_mark.why())),
-            Level::Project | Level::Local | Level::User | Level::Session => None,
+            Level::Project | Level::Local | Level::User | Level::Session | Level::Invocation => None,
         }
     }
 }
@@ -111,7 +112,7 @@ const EDITS_GRANT: &str = "file edits (Edit, Write) without asking, as in accept
 const GROUPS: [RuleList; 3] = [RuleList::Deny, RuleList::Ask, RuleList::Allow];
 
 /// The order of the levels within a group: the nearest first.
-const LEVELS: [Level; 4] = [Level::Session, Level::Local, Level::Project, Level::User];
+const LEVELS: [Level; 5] = [Level::Session, Level::Invocation, Level::Local, Level::Project, Level::User];
 
 /// The rules in force, where they come from, and the session's grant of file edits.
 #[derive(Clone, Debug)]

@@ -155,6 +155,7 @@ fn render_listing(book: &RuleBook, mode: Mode, glyphs: &Glyphs) -> Vec<(String, 
 fn level_label(book: &RuleBook, level: Level) -> String {
     let files = book.files();
     match (level, files.path(level)) {
+        (Level::Invocation, _) => "this run (--allowedTools, --disallowedTools, --config)".to_string(),
         (Level::Session, _) | (_, None) => "this session".to_string(),
         (level, Some(path)) => {
             let shown = path.strip_prefix(&files.root).unwrap_or(&path).display().to_string();

@@ -82,7 +82,11 @@ fn the_listing_groups_by_effect_and_names_each_rules_file() {
     };
     let mut book = RuleBook::new(
         files,
-        vec![(Level::Local, texts(&["Bash(=touch made)"], &[])), (Level::User, texts(&[], &["Bash(rm *)"]))],
+        vec![
+            (Level::Invocation, texts(&["Bash(git *)"], &[])),
+            (Level::Local, texts(&["Bash(=touch made)"], &[])),
+            (Level::User, texts(&[], &["Bash(rm *)"])),
+        ],
     );
     book.grant_edits();
     let lines: Vec<String> =
@@ -101,7 +105,8 @@ fn the_listing_groups_by_effect_and_names_each_rules_file() {
         lines[at("allow:") + 1],
         "    6  file edits (Edit, Write) without asking, as in acceptEdits mode  ← this session (\"always\" to an edit)"
     );
-    assert_eq!(lines[at("allow:") + 2], "    7  Bash(=touch made)  ← local, .mewcode/settings.local.yaml");
+    assert_eq!(lines[at("allow:") + 2], "    7  Bash(git *)  ← this run (--allowedTools, --disallowedTools, --config)");
+    assert_eq!(lines[at("allow:") + 3], "    8  Bash(=touch made)  ← local, .mewcode/settings.local.yaml");
     assert_eq!(
         lines[at("files:") + 1],
         "  local    /p/.mewcode/settings.local.yaml (\"always\" answers are saved here)"

@@ -35,6 +35,7 @@ mod read_before_write;
 mod repl;
 mod repl_edits;
 mod rewind;
+mod run_permissions;
 mod sandbox;
 mod script_errors;
 mod search_path;

@@ -39,6 +39,9 @@ pub enum Level {
     /// Added for this session only (`/permissions add … --session`, or an "always" that lasts
     /// the session): no file, gone when mewcode exits.
     Session,
+    /// Given for this run only: `--allowedTools` / `--disallowedTools` and the `permissions:`
+    /// block of a `--config` file. Never written anywhere.
+    Invocation,
 }
 
 impl Level {
@@ -48,6 +51,7 @@ impl Level {
             Level::Project => "project",
             Level::User => "user",
             Level::Session => "session",
+            Level::Invocation => "invocation",
         }
     }
 }
@@ -131,6 +135,36 @@ impl fmt::Display for RuleError {
             RuleError::BadRegex(error) => write!(f, "invalid regex: {error}"),
         }
     }
+}
+
+/// Splits a list of rules as a command line gives them (`--allowedTools "Bash(git *),Edit"`):
+/// at commas and spaces outside parentheses, so `Bash(git log *)` stays one rule; each is
+/// checked with `parse_rule`. `Err` says which rule is wrong and why (pure).
+pub(crate) fn parse_rule_list(text: &str) -> Result<Vec<String>, String> {
+    let mut rules = Vec::new();
+    let (mut depth, mut current) = (0usize, String::new());
+    for ch in text.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0 && (ch == ',' || ch.is_whitespace()) {
+            rules.extend((!current.is_empty()).then(|| std::mem::take(&mut current)));
+        } else {
+            current.push(ch);
+        }
+    }
+    rules.extend((!current.is_empty()).then_some(current));
+    if rules.is_empty() {
+        return Err("expected one or more rules, like Bash(git *) or Edit".to_string());
+    }
+    for rule in &rules {
+        if let Err(error) = parse_rule(rule) {
+            return Err(format!("{rule:?} is not a rule: {error} (e.g. Bash(git *), Read(src/**), Edit)"));
+        }
+    }
+    Ok(rules)
 }
 
 /// Parses one rule text.

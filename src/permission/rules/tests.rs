@@ -491,3 +491,15 @@ fn many_subcommands_are_all_checked() {
     let view = CallView { tool: "Bash", target: CallTarget::Command { command: &long_allowed, root: &root } };
     assert_eq!(check_rules(&set, &view), RuleDecision::NoMatch);
 }
+
+#[test]
+fn a_rule_list_splits_at_commas_and_spaces_outside_parentheses() {
+    assert_eq!(
+        parse_rule_list("Bash(git log *), Edit Read(src/**)").unwrap(),
+        ["Bash(git log *)", "Edit", "Read(src/**)"]
+    );
+    assert_eq!(parse_rule_list(" Bash(touch *) ").unwrap(), ["Bash(touch *)"]);
+    assert!(parse_rule_list(" , ").unwrap_err().contains("expected one or more rules"));
+    let error = parse_rule_list("Edit,Bash(git").unwrap_err();
+    assert!(error.starts_with("\"Bash(git\" is not a rule: unbalanced parentheses"), "{error}");
+}
