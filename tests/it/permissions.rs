@@ -277,7 +277,8 @@ fn a_planted_local_settings_file_is_ignored_even_when_trusted_and_always_does_no
     model.push(anthropic("done", &[]));
     let run = env.run(&["-p", "go"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(!run.stderr.contains("settings.local.yaml"), "{}", run.stderr);
+    // No word about the file (the refusal line may name it as where an allow rule would go).
+    assert!(!run.stderr.contains("deny rules apply"), "{}", run.stderr);
     let results = model.requests().last().unwrap().tool_results();
     assert!(!results[0].starts_with("needs approval: ") && env.project.join("made").exists(), "{results:?}");
     assert!(results[1].starts_with("needs approval: ") && !env.project.join("other").exists(), "{results:?}");
