@@ -173,7 +173,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
                     out.push_str(&render_findings(provider, found, input.glyphs));
                 }
                 _ => {
-                    out.push_str("  none configured, and no local Ollama/vLLM server answered: see `mewcode --help`\n")
+                    out.push_str("  none configured, and no local server (Ollama, vLLM, llama.cpp, LM Studio) answered: see `mewcode --help`\n")
                 }
             },
         }

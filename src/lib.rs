@@ -58,6 +58,7 @@ pub(crate) mod repl;
 // L5 wiring
 pub(crate) mod app;
 pub(crate) mod cli;
+pub(crate) mod cli_help;
 
 // The external surface, grouped by the crates of this package that drive it: the binary, the
 // benchmarks, the red-team corpus and the integration suite. Each group re-exports whole items

@@ -71,11 +71,22 @@ impl Protocol {
         }
     }
 
-    /// The variable that points this protocol at another endpoint (as its SDKs read it).
-    pub(crate) fn base_url_env_var(self) -> &'static str {
+    /// The variables that point this protocol at another endpoint, in order of precedence: the
+    /// SDKs' spelling, then OpenAI's older `OPENAI_API_BASE` (aider's and LiteLLM's), so a key
+    /// never goes to the public endpoint when the user named another one.
+    pub(crate) fn base_url_env_vars(self) -> &'static [&'static str] {
         match self {
-            Protocol::Anthropic => "ANTHROPIC_BASE_URL",
-            Protocol::OpenAi => "OPENAI_BASE_URL",
+            Protocol::Anthropic => &["ANTHROPIC_BASE_URL"],
+            Protocol::OpenAi => &["OPENAI_BASE_URL", "OPENAI_API_BASE"],
+        }
+    }
+
+    /// The variable holding a gateway's bearer token, sent as `Authorization: Bearer` when no
+    /// API key applies (Claude Code's `ANTHROPIC_AUTH_TOKEN`).
+    pub(crate) fn token_env_var(self) -> Option<&'static str> {
+        match self {
+            Protocol::Anthropic => Some("ANTHROPIC_AUTH_TOKEN"),
+            Protocol::OpenAi => None,
         }
     }
 
@@ -143,6 +154,9 @@ pub(crate) struct ProviderConfig {
     pub model: String,
     /// The key to send; empty for keyless (loopback) endpoints.
     pub api_key: String,
+    /// Anthropic only: a gateway token sent as `Authorization: Bearer` when `api_key` is empty
+    /// (`ANTHROPIC_AUTH_TOKEN`); empty otherwise.
+    pub auth_token: String,
     /// Where the key comes from or should come from, for Auth errors and doctor: e.g.
     /// `providers[0].api_key in /home/u/.mewcode/config.yaml` or `the ANTHROPIC_API_KEY environment variable`.
     pub api_key_hint: String,
@@ -189,6 +203,7 @@ impl ProviderConfig {
             protocol,
             model: model.to_string(),
             api_key: String::new(),
+            auth_token: String::new(),
             api_key_hint: format!("the {} environment variable", protocol.key_env_var()),
             base_url: protocol.default_base_url().to_string(),
             context_window: protocol.default_context_window(),
@@ -401,7 +416,8 @@ pub(crate) fn select_provider(
         };
         return Err(format!("{origin}: no provider named {wanted:?} (configured: {})", names()));
     };
-    let warning = (provider.api_key.is_empty() && !provider.is_loopback()).then(|| {
+    let keyless = provider.api_key.is_empty() && provider.auth_token.is_empty();
+    let warning = (keyless && !provider.is_loopback()).then(|| {
         Warning::new(format!("provider {}", provider.name), format!("no API key: set {}", provider.api_key_hint))
     });
     Ok((provider.clone(), warning))
@@ -479,6 +495,12 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
     } else {
         (entry.api_key, config_key)
     };
+    let token_var = protocol.token_env_var().filter(|_| api_key.is_empty());
+    let auth_token = token_var.and_then(lookup).map(|token| token.trim().to_string()).unwrap_or_default();
+    let api_key_hint = match token_var {
+        Some(var) if !auth_token.is_empty() => format!("the {var} environment variable"),
+        _ => api_key_hint,
+    };
     let base_url = if entry.base_url.is_empty() {
         env_base_url(protocol, lookup).unwrap_or_else(|| protocol.default_base_url().to_string())
     } else {
@@ -492,6 +514,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
         protocol,
         model: entry.model,
         api_key,
+        auth_token,
         api_key_hint,
         context_window: if entry.context_window == 0 {
             protocol.default_context_window()
@@ -514,11 +537,20 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
     }
 }
 
-/// `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` when set and not empty, without a trailing slash.
+/// `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` (else `OPENAI_API_BASE`) when set and not empty,
+/// without a trailing slash.
 pub(crate) fn env_base_url(protocol: Protocol, lookup: Lookup) -> Option<String> {
-    lookup(protocol.base_url_env_var())
-        .map(|url| url.trim().trim_end_matches('/').to_string())
-        .filter(|url| !url.is_empty())
+    env_base_url_from(protocol, lookup).map(|(_, url)| url)
+}
+
+/// [`env_base_url`] with the variable it came from.
+pub(crate) fn env_base_url_from(protocol: Protocol, lookup: Lookup) -> Option<(&'static str, String)> {
+    protocol.base_url_env_vars().iter().find_map(|&var| {
+        lookup(var)
+            .map(|url| url.trim().trim_end_matches('/').to_string())
+            .filter(|url| !url.is_empty())
+            .map(|url| (var, url))
+    })
 }
 
 /// Lists what an untrusted project file declares, without expanding variables. A file that does

@@ -240,7 +240,11 @@ pub(crate) fn list_models(provider: &ProviderConfig, net: &NetEnv, budget: Durat
     let (config, _) = agent_config(&provider.base_url, net, &roots, Some(budget)).map_err(|err| err.to_string())?;
     let agent = config.new_agent();
     let mut request = agent.get(&url).config().timeout_global(Some(budget)).http_status_as_error(false).build();
-    if !provider.api_key.is_empty() {
+    if provider.api_key.is_empty() && !provider.auth_token.is_empty() {
+        request = request
+            .header("authorization", format!("Bearer {}", provider.auth_token))
+            .header("anthropic-version", "2023-06-01");
+    } else if !provider.api_key.is_empty() {
         request = match provider.protocol {
             Protocol::OpenAi => request.header("authorization", format!("Bearer {}", provider.api_key)),
             Protocol::Anthropic => {
