@@ -11,9 +11,10 @@ use crate::http::net::NetEnv;
 use crate::llm::discovery;
 use crate::llm::probe;
 use crate::llm::probe::DEFAULT_PROBE_PORTS;
+use crate::llm::window_cache::{self, WindowCache};
 use crate::warning::Warning;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The provider to use: the configured choice, else a local server found by the probe, else
 /// the setup guide (exit 2).
@@ -33,7 +34,7 @@ pub(super) fn choose_provider(
                 );
                 warnings.push(Warning::new("", message));
             }
-            discover_window(&mut provider, env, warnings);
+            discover_window(&mut provider, launch, warnings);
             return Ok(provider);
         }
         if let Some(name) = &options.provider {
@@ -54,7 +55,7 @@ pub(super) fn choose_provider(
             ),
         ));
         let mut provider = local_provider(&server.kind, &server.base_url, &model);
-        discover_window(&mut provider, env, warnings);
+        discover_window(&mut provider, launch, warnings);
         return Ok(provider);
     }
     let (mut provider, warning) = config::select_provider(config, options.provider.as_deref()).map_err(Exit::Config)?;
@@ -65,7 +66,7 @@ pub(super) fn choose_provider(
     if let Some(model) = options.model.clone().or(env_model) {
         provider.model = model;
     }
-    discover_window(&mut provider, env, warnings);
+    discover_window(&mut provider, launch, warnings);
     Ok(provider)
 }
 
@@ -162,12 +163,34 @@ fn model_from_server(provider: &ProviderConfig, env: &Env) -> Result<String, Exi
 }
 
 /// Asks an OpenAI-protocol server for its window when the config leaves it at 0 (bounded by
-/// `DISCOVERY_BUDGET`); a window nobody reported stays the default, with a warning saying so.
-pub(super) fn discover_window(provider: &mut ProviderConfig, env: &Env, warnings: &mut Vec<Warning>) {
-    let net = NetEnv::from_vars(env.pairs());
-    if let Some(notice) = discovery::resolve_window(provider, &net, discovery::DISCOVERY_BUDGET) {
+/// `DISCOVERY_BUDGET`, and not at all when `$MEWCODE_HOME/discovery.json` remembers a fresh
+/// answer); a window nobody reported stays the default, with a warning saying so the first
+/// time per endpoint.
+pub(super) fn discover_window(provider: &mut ProviderConfig, launch: &Launch, warnings: &mut Vec<Warning>) {
+    let (notice, failure) = resolve_window_cached(provider, launch);
+    if let Some(notice) = notice {
         warnings.push(Warning::new(format!("provider {}", provider.name), notice));
     }
+    warnings.extend(failure);
+}
+
+/// `discovery::resolve_window` with the cache of `$MEWCODE_HOME`, saved when it changed; the
+/// notice for the user, and a warning when the cache could not be written.
+pub(super) fn resolve_window_cached(
+    provider: &mut ProviderConfig,
+    launch: &Launch,
+) -> (Option<String>, Option<Warning>) {
+    let net = NetEnv::from_vars(launch.env.pairs());
+    let home = &launch.workspace.home;
+    let mut cache = WindowCache::load(home);
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs());
+    let notice = discovery::resolve_window(provider, &net, discovery::DISCOVERY_BUDGET, &mut cache, now);
+    let saved = std::fs::create_dir_all(home).and_then(|()| cache.save());
+    let failure = saved.err().map(|err| {
+        let path = home.join(window_cache::FILE_NAME);
+        Warning::new("", format!("cannot remember the context window in {}: {err}", path.display()))
+    });
+    (notice, failure)
 }
 
 /// The total time the local probe may take (SPEC §1.2).

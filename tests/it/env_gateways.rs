@@ -98,3 +98,56 @@ fn help_lists_the_environment_the_readme_says_is_enough() {
         assert!(run.stdout.contains(var), "--help lacks {var}");
     }
 }
+
+#[test]
+fn discovery_is_asked_on_the_first_run_only_and_its_assumption_said_once() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("openai-text.sse"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let base = format!("{}/v1", model.url());
+    let env = env_with("discovery-once", &[("OPENAI_BASE_URL", &base), ("MEWCODE_MODEL", "m")]);
+    let first = env.run(&["-p", "hi"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let asked = model.side_requests().len();
+    assert_eq!(asked, 5, "the first run asks every discovery endpoint");
+    assert!(first.stderr.contains("reported none"), "{}", first.stderr);
+    assert!(env.home.join("discovery.json").is_file());
+    let second = env.run(&["-p", "hi"]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(model.side_requests().len(), asked, "the second run asks nothing but the model");
+    assert_eq!(model.requests().len(), 2, "one model request per run");
+    assert!(!second.stderr.contains("context window"), "said once per endpoint: {}", second.stderr);
+    assert_eq!(second.stdout, first.stdout);
+}
+
+#[test]
+fn a_known_window_is_applied_from_the_cache_without_asking() {
+    let model = FakeModel::start();
+    model.route("GET", "/props", 200, r#"{"n_ctx":4096}"#);
+    model.push(Reply::fixture("openai-text.sse"));
+    model.push(Reply::fixture("openai-text.sse"));
+    let base = format!("{}/v1", model.url());
+    let env = env_with("discovery-window", &[("OPENAI_BASE_URL", &base), ("MEWCODE_MODEL", "m")]);
+    assert_eq!(env.run(&["-p", "hi"]).code, 0);
+    let asked = model.side_requests().len();
+    let second = env.run(&["-p", "hi", "--output-format", "json"]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(model.side_requests().len(), asked);
+    let cache = std::fs::read_to_string(env.home.join("discovery.json")).unwrap();
+    assert!(cache.contains("4096") && cache.contains("GET /props"), "{cache}");
+}
+
+#[test]
+fn a_refused_loopback_port_fails_at_once_naming_the_url() {
+    let url = format!("http://127.0.0.1:{}/v1", closed_port());
+    let env = env_with("refused-fast", &[("OPENAI_BASE_URL", &url), ("MEWCODE_MODEL", "m")]);
+    let started = std::time::Instant::now();
+    let run = env.run(&["-p", "hi"]);
+    let took = started.elapsed();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("connection to provider \"openai\" at {url} refused")), "{}", run.stderr);
+    assert!(!run.stderr.contains("retrying"), "not retried: {}", run.stderr);
+    // The old policy waited 1 + 2 + 4 s between four attempts; no retry means well under one.
+    assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
+    assert!(!run.stderr.contains("reported none"), "a server that is down reported nothing: {}", run.stderr);
+}
