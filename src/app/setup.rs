@@ -193,6 +193,23 @@ pub(super) fn resolve_window_cached(
     (notice, failure)
 }
 
+/// Drops the remembered window of `provider` (a request failed for the window), so the next
+/// start asks the server again; a warning when the cache could not be written.
+pub(super) fn forget_window(provider: &ProviderConfig, launch: &Launch) -> Vec<Warning> {
+    let home = &launch.workspace.home;
+    let mut cache = WindowCache::load(home);
+    if !cache.forget(&provider.base_url, &provider.model) {
+        return Vec::new();
+    }
+    match cache.save() {
+        Ok(()) => Vec::new(),
+        Err(err) => {
+            let path = home.join(window_cache::FILE_NAME);
+            vec![Warning::new("", format!("cannot forget the context window in {}: {err}", path.display()))]
+        }
+    }
+}
+
 /// The total time the local probe may take (SPEC §1.2).
 pub(super) const PROBE_BUDGET: Duration = Duration::from_millis(300);
 

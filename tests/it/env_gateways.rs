@@ -151,3 +151,27 @@ fn a_refused_loopback_port_fails_at_once_naming_the_url() {
     assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
     assert!(!run.stderr.contains("reported none"), "a server that is down reported nothing: {}", run.stderr);
 }
+
+#[test]
+fn a_request_that_fails_for_the_window_makes_the_next_run_ask_again() {
+    let model = FakeModel::start();
+    model.route("GET", "/props", 200, r#"{"n_ctx":4096}"#);
+    model.push(Reply::fixture("openai-text.sse"));
+    let too_long = r#"{"error":{"message":"This model's maximum context length is 2048 tokens. However, your messages resulted in 3000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+    model.push(Reply::status(400, too_long));
+    model.push(Reply::fixture("openai-text.sse"));
+    let base = format!("{}/v1", model.url());
+    let env = env_with("discovery-refresh", &[("OPENAI_BASE_URL", &base), ("MEWCODE_MODEL", "m")]);
+    assert_eq!(env.run(&["-p", "hi"]).code, 0);
+    let asked = model.side_requests().len();
+    assert_eq!(asked, 5);
+    let failed = env.run(&["-p", "hi"]);
+    assert_eq!(failed.code, 1, "{}", failed.stderr);
+    assert_eq!(model.side_requests().len(), asked, "the window came from the cache");
+    let cache = std::fs::read_to_string(env.home.join("discovery.json")).unwrap();
+    assert!(!cache.contains("4096"), "the window that failed is forgotten: {cache}");
+    assert_eq!(model.remaining(), 1, "the failure was not retried");
+    let again = env.run(&["-p", "hi"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(model.side_requests().len(), asked * 2, "the next run asks the server again");
+}
