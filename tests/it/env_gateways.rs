@@ -175,3 +175,12 @@ fn a_request_that_fails_for_the_window_makes_the_next_run_ask_again() {
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(model.side_requests().len(), asked * 2, "the next run asks the server again");
 }
+
+#[test]
+fn the_repl_banner_shows_the_endpoints_host() {
+    let model = FakeModel::start();
+    let env = TestEnv::with_model("banner-host", &model, crate::support::Provider::anthropic());
+    let tmux = crate::repl::start(&env, &[]);
+    let banner = tmux.wait_for(&format!("mode default · 127.0.0.1:{}", model.port()));
+    assert!(banner.contains("mewcode 0.1.0 · fake · test-model"), "{banner}");
+}
