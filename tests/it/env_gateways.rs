@@ -184,3 +184,23 @@ fn the_repl_banner_shows_the_endpoints_host() {
     let banner = tmux.wait_for(&format!("mode default · 127.0.0.1:{}", model.port()));
     assert!(banner.contains("mewcode 0.1.0 · fake · test-model"), "{banner}");
 }
+
+#[test]
+fn doctor_checks_a_gateway_with_its_bearer_token() {
+    let model = FakeModel::start();
+    model.route("GET", "/v1/models", 200, r#"{"data":[{"id":"claude-gw"}]}"#);
+    let url = model.url();
+    let env = env_with(
+        "auth-token-doctor",
+        &[("ANTHROPIC_AUTH_TOKEN", "gw-secret-token"), ("ANTHROPIC_BASE_URL", &url), ("ANTHROPIC_MODEL", "claude-gw")],
+    );
+    let run = env.run(&["doctor"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("gw-secret-token"), "the token is masked: {}", run.stdout);
+    let checks = model.side_requests();
+    assert!(!checks.is_empty(), "doctor asked the gateway");
+    assert!(
+        checks.iter().all(|request| request.header("authorization") == Some("Bearer gw-secret-token")),
+        "{checks:?}"
+    );
+}
