@@ -242,7 +242,7 @@ fn tried(ports: &[(u16, String)]) -> String {
     if each.is_empty() { "none (MEWCODE_PROBE_PORTS is empty)".to_string() } else { each.join(", ") }
 }
 
-fn setup_guide(user_config: &Path, ports: &[(u16, String)]) -> String {
+pub(super) fn setup_guide(user_config: &Path, ports: &[(u16, String)]) -> String {
     format!(
         "\
 mewcode needs a model. Nothing is configured, and no local server answered; tried
