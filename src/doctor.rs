@@ -173,7 +173,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
                     out.push_str(&render_findings(provider, found, input.glyphs));
                 }
                 _ => {
-                    out.push_str("  none configured, and no local Ollama/vLLM server answered: see `mewcode --help`\n")
+                    out.push_str("  none configured, and no local server (Ollama, vLLM, llama.cpp, LM Studio) answered: see `mewcode --help`\n")
                 }
             },
         }
@@ -357,7 +357,10 @@ fn max_tokens_clamp(max_tokens: u32, window: u64, compact_at: Option<f64>) -> Op
 }
 
 fn render_provider(marker: &str, provider: &ProviderConfig, glyphs: &Glyphs) -> String {
-    let key = if provider.api_key.is_empty() {
+    let key = if provider.api_key.is_empty() && !provider.auth_token.is_empty() {
+        let token = mask_key(&provider.auth_token, glyphs.ellipsis);
+        format!("bearer token {token} (from {})", provider.api_key_hint)
+    } else if provider.api_key.is_empty() {
         if provider.is_loopback() {
             "none (local)".to_string()
         } else {

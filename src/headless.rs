@@ -14,7 +14,7 @@
 //! on stderr after it, on a line of its own); to a pipe it prints the answer whole at the end.
 #![expect(clippy::print_stderr, reason = "the -p front end: text mode's activity lines and notices go to stderr")]
 
-use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, FileChange, Stop};
+use crate::agent::{Agent, Approval, CompactPhase, Conversation, Event, Failure, FailureKind, FileChange, Stop};
 use crate::cancel::CancelToken;
 use crate::config::price::Price;
 use crate::glyphs::Glyphs;
@@ -72,6 +72,8 @@ pub(crate) struct RunReport {
     pub stop: Stop,
     /// The error message when the run failed.
     pub error: Option<String>,
+    /// What failed, when the run failed (`app` forgets a discovered window that was too big).
+    pub kind: Option<FailureKind>,
 }
 
 /// Runs the agent on `prompt` in the conversation and prints as it goes. Returns when the run
@@ -118,7 +120,8 @@ pub(crate) fn run(
     // A channel that closed without Done means the run was interrupted before it could say so.
     let (stop, answer) = done.unwrap_or((Stop::Cancelled, String::new()));
     printer.finish(stop, &answer, started.elapsed());
-    RunReport { stop, error: printer.error.map(|failure| failure.message) }
+    let kind = printer.error.as_ref().map(|failure| failure.kind);
+    RunReport { stop, error: printer.error.map(|failure| failure.message), kind }
 }
 
 struct Printer {

@@ -58,6 +58,7 @@ pub(crate) mod repl;
 // L5 wiring
 pub(crate) mod app;
 pub(crate) mod cli;
+pub(crate) mod cli_help;
 pub(crate) mod cli_suggest;
 
 // The external surface, grouped by the crates of this package that drive it: the binary, the

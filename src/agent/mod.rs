@@ -49,7 +49,7 @@ pub(crate) use crate::sync::lock;
 use crate::tools::Registry;
 pub(crate) use conversation::Conversation;
 use crossbeam_channel::{Receiver, Sender, bounded};
-pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FileChange, Stop};
+pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, FileChange, Stop};
 pub(crate) use gate::{EngineGate, Gate, Verdict};
 pub(crate) use preview::{arguments as call_preview, result as result_preview};
 use std::path::PathBuf;

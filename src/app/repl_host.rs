@@ -7,11 +7,10 @@
 //! holds references only: it starts nothing and owns nothing.
 
 use super::Launch;
+use super::setup::resolve_window_cached;
 use super::wiring::{Wiring, build_agent};
 use crate::agent::{Agent, FrontEnd};
 use crate::config::ProviderConfig;
-use crate::http::net::NetEnv;
-use crate::llm::discovery::{DISCOVERY_BUDGET, resolve_window};
 use crate::{mcp_cli, repl};
 use std::sync::Arc;
 
@@ -28,8 +27,11 @@ impl repl::Host for ReplHost<'_> {
     }
 
     fn discover(&self, provider: &mut ProviderConfig) -> Option<String> {
-        let net = NetEnv::from_vars(self.launch.env.pairs());
-        resolve_window(provider, &net, DISCOVERY_BUDGET)
+        let (notice, failure) = resolve_window_cached(provider, self.launch);
+        match (notice, failure) {
+            (Some(notice), Some(failure)) => Some(format!("{notice}; {failure}")),
+            (notice, failure) => notice.or(failure.map(|failure| failure.to_string())),
+        }
     }
 
     fn mcp_status(&self) -> String {

@@ -6,15 +6,16 @@
 #![expect(clippy::print_stderr, reason = "start-up warnings of a run go to stderr before any front end is up")]
 
 use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
-use super::setup::choose_provider;
+use super::setup::{choose_provider, forget_window};
 use super::wiring::{Guard, Wiring, build_agent};
 use super::{Exit, Launch, say_warnings, stdin};
-use crate::agent::{EngineGate, FrontEnd, Gate, Stop};
+use crate::agent::{EngineGate, FailureKind, FrontEnd, Gate, Stop};
 use crate::cancel::CancelToken;
 use crate::cli::{OutputFormat, PromptSource, Resume, UsageError};
 use crate::config::{Config, ProviderConfig};
 use crate::confine::{Sandbox, SessionTmp};
 use crate::http::net::NetEnv;
+use crate::llm::ErrorKind;
 use crate::session::Owner;
 use crate::text::neutralize;
 use crate::warning::Warning;
@@ -133,6 +134,10 @@ fn run_print(
         price: config::price::price_for(provider.price, &provider.model),
     };
     let outcome = headless::run(&agent, conversation, opened.prompt, options.mode.unwrap_or_default(), cancel, output);
+    if outcome.kind == Some(FailureKind::Llm(ErrorKind::PromptTooLong)) {
+        // The window believed was too big: the next start asks the server again.
+        say_warnings(&forget_window(&provider, launch));
+    }
     drop(agent);
     drop(mcp); // ends every MCP session; children are killed after 5 s
     stop_exit(outcome.stop)

@@ -59,3 +59,17 @@ fn the_environment_everything_is_handed_has_only_absolute_path_entries() {
     let clean = Env::from_vars(vars(&[("PATH", "/usr/bin:/bin")]));
     assert_eq!((clean.get("PATH").as_deref(), clean.path_warning()), (Some("/usr/bin:/bin"), None));
 }
+
+#[test]
+fn the_probe_tries_ollama_vllm_llama_cpp_and_lm_studio_and_the_guide_names_them() {
+    let env = Env::from_vars(std::collections::HashMap::new());
+    let ports = setup::probe_ports(&env);
+    let numbers: Vec<u16> = ports.iter().map(|(port, _)| *port).collect();
+    assert_eq!(numbers, [11434, 8000, 8080, 1234]);
+    let guide = setup::setup_guide(std::path::Path::new("/h/config.yaml"), &ports);
+    for named in
+        ["ollama (127.0.0.1:11434)", "vllm (127.0.0.1:8000)", "llama.cpp (127.0.0.1:8080)", "lmstudio (127.0.0.1:1234)"]
+    {
+        assert!(guide.contains(named), "{named}: {guide}");
+    }
+}

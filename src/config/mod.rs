@@ -9,7 +9,8 @@
 //! - `error.rs` — `ConfigError` and `FileContext`: the file being read and an error naming its key path
 //! - `file.rs` — one config file (or `.mcp.json`) parsed into its entries, before any merge
 //! - `value.rs` — typed reads of one YAML value, each naming its key path
-//! - `servers.rs` — the `mcp_servers`/`mcpServers` entries, a bad one skipped with a warning
+//! - `servers.rs` — the MCP server entry types, and the `mcp_servers`/`mcpServers` entries of a
+//!   file, a bad one skipped with a warning
 //! - `edit.rs` — one file's MCP servers added or removed in its text (`mewcode mcp add|remove`)
 //! - `request.rs` — a provider's `temperature`, `top_p`, `headers` and `extra_body`
 //! - `sandbox.rs` — the `sandbox:` key, parsed and merged (a project may only tighten it)
@@ -45,6 +46,7 @@ pub(crate) use hooks::{HookConfig, HookEvent};
 pub(crate) use notify::Notify;
 pub(crate) use request::RequestSettings;
 pub(crate) use sandbox::{SandboxConfig, SandboxLimits, SandboxMode};
+pub use servers::{McpServerConfig, McpTransport};
 use std::path::{Path, PathBuf};
 
 /// The two wire protocols.
@@ -71,11 +73,22 @@ impl Protocol {
         }
     }
 
-    /// The variable that points this protocol at another endpoint (as its SDKs read it).
-    pub(crate) fn base_url_env_var(self) -> &'static str {
+    /// The variables that point this protocol at another endpoint, in order of precedence: the
+    /// SDKs' spelling, then OpenAI's older `OPENAI_API_BASE` (aider's and LiteLLM's), so a key
+    /// never goes to the public endpoint when the user named another one.
+    pub(crate) fn base_url_env_vars(self) -> &'static [&'static str] {
         match self {
-            Protocol::Anthropic => "ANTHROPIC_BASE_URL",
-            Protocol::OpenAi => "OPENAI_BASE_URL",
+            Protocol::Anthropic => &["ANTHROPIC_BASE_URL"],
+            Protocol::OpenAi => &["OPENAI_BASE_URL", "OPENAI_API_BASE"],
+        }
+    }
+
+    /// The variable holding a gateway's bearer token, sent as `Authorization: Bearer` when no
+    /// API key applies (Claude Code's `ANTHROPIC_AUTH_TOKEN`).
+    pub(crate) fn token_env_var(self) -> Option<&'static str> {
+        match self {
+            Protocol::Anthropic => Some("ANTHROPIC_AUTH_TOKEN"),
+            Protocol::OpenAi => None,
         }
     }
 
@@ -143,6 +156,9 @@ pub(crate) struct ProviderConfig {
     pub model: String,
     /// The key to send; empty for keyless (loopback) endpoints.
     pub api_key: String,
+    /// Anthropic only: a gateway token sent as `Authorization: Bearer` when `api_key` is empty
+    /// (`ANTHROPIC_AUTH_TOKEN`); empty otherwise.
+    pub auth_token: String,
     /// Where the key comes from or should come from, for Auth errors and doctor: e.g.
     /// `providers[0].api_key in /home/u/.mewcode/config.yaml` or `the ANTHROPIC_API_KEY environment variable`.
     pub api_key_hint: String,
@@ -189,6 +205,7 @@ impl ProviderConfig {
             protocol,
             model: model.to_string(),
             api_key: String::new(),
+            auth_token: String::new(),
             api_key_hint: format!("the {} environment variable", protocol.key_env_var()),
             base_url: protocol.default_base_url().to_string(),
             context_window: protocol.default_context_window(),
@@ -211,43 +228,6 @@ impl ProviderConfig {
     pub(crate) fn is_loopback(&self) -> bool {
         is_loopback_url(&self.base_url)
     }
-}
-
-/// An MCP server entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct McpServerConfig {
-    pub name: String,
-    pub transport: McpTransport,
-    /// Per-request timeout override in seconds (default 30).
-    pub timeout_s: Option<u64>,
-    /// The file it came from (display form).
-    pub source: String,
-    /// Whether its tools' `readOnlyHint` may let a call skip the approval. A server's hints are
-    /// its own claims (the MCP spec: untrusted unless the server is trusted), so only servers of
-    /// the user's own config (`$MEWCODE_HOME/config.yaml`, `--config`) are believed, unless
-    /// they say `trust_hints: false`; a repository's server (`.mewcode.yaml`, `.mcp.json`)
-    /// never is. Hints still decide which calls may run concurrently.
-    pub trust_hints: bool,
-}
-
-impl McpServerConfig {
-    /// Whose word its tools' `readOnlyHint`s are, for `/mcp` and `mcp list`.
-    pub(crate) fn hints_note(&self) -> String {
-        if self.trust_hints {
-            "trusted (your own config): read-only tools run without asking".to_string()
-        } else if self.source == PROJECT_CONFIG || self.source == PROJECT_MCP_JSON {
-            format!("not trusted (the project's {}): every call asks", self.source)
-        } else {
-            "not trusted (trust_hints: false): every call asks".to_string()
-        }
-    }
-}
-
-/// How to reach an MCP server.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum McpTransport {
-    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)> },
-    Http { url: String, headers: Vec<(String, String)>, ca_file: Option<PathBuf> },
 }
 
 /// Which config level a file belongs to, lowest precedence first.
@@ -405,7 +385,8 @@ pub(crate) fn select_provider(
         };
         return Err(format!("{origin}: no provider named {wanted:?} (configured: {})", names()));
     };
-    let warning = (provider.api_key.is_empty() && !provider.is_loopback()).then(|| {
+    let keyless = provider.api_key.is_empty() && provider.auth_token.is_empty();
+    let warning = (keyless && !provider.is_loopback()).then(|| {
         Warning::new(format!("provider {}", provider.name), format!("no API key: set {}", provider.api_key_hint))
     });
     Ok((provider.clone(), warning))
@@ -485,6 +466,12 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
     } else {
         (entry.api_key, config_key)
     };
+    let token_var = protocol.token_env_var().filter(|_| api_key.is_empty());
+    let auth_token = token_var.and_then(lookup).map(|token| token.trim().to_string()).unwrap_or_default();
+    let api_key_hint = match token_var {
+        Some(var) if !auth_token.is_empty() => format!("the {var} environment variable"),
+        _ => api_key_hint,
+    };
     let base_url = if entry.base_url.is_empty() {
         env_base_url(protocol, lookup).unwrap_or_else(|| protocol.default_base_url().to_string())
     } else {
@@ -498,6 +485,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
         protocol,
         model: entry.model,
         api_key,
+        auth_token,
         api_key_hint,
         context_window: if entry.context_window == 0 {
             protocol.default_context_window()
@@ -520,11 +508,20 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
     }
 }
 
-/// `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` when set and not empty, without a trailing slash.
+/// `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` (else `OPENAI_API_BASE`) when set and not empty,
+/// without a trailing slash.
 pub(crate) fn env_base_url(protocol: Protocol, lookup: Lookup) -> Option<String> {
-    lookup(protocol.base_url_env_var())
-        .map(|url| url.trim().trim_end_matches('/').to_string())
-        .filter(|url| !url.is_empty())
+    env_base_url_from(protocol, lookup).map(|(_, url)| url)
+}
+
+/// [`env_base_url`] with the variable it came from.
+pub(crate) fn env_base_url_from(protocol: Protocol, lookup: Lookup) -> Option<(&'static str, String)> {
+    protocol.base_url_env_vars().iter().find_map(|&var| {
+        lookup(var)
+            .map(|url| url.trim().trim_end_matches('/').to_string())
+            .filter(|url| !url.is_empty())
+            .map(|url| (var, url))
+    })
 }
 
 /// Lists what an untrusted project file declares, without expanding variables. A file that does

@@ -1,14 +1,52 @@
-//! The MCP servers of a config file: `mcp_servers` and `mcpServers` entries (stdio or http),
-//! checked one by one.
+//! The MCP servers of a config file: the entry types, and the `mcp_servers` and `mcpServers`
+//! entries (stdio or http), checked one by one.
 //!
 //! Invariant: a bad server entry never fails the file: it is skipped with a warning naming its
 //! key path, and the other servers load. A later entry of the same name replaces an earlier one.
 
 use super::error::FileContext;
 use super::value::{describe, kind, scalar_text, warn_unknown_keys};
-use super::{McpServerConfig, McpTransport};
+use super::{PROJECT_CONFIG, PROJECT_MCP_JSON};
 use crate::warning::Warning;
 use serde_yaml::{Mapping, Value};
+use std::path::PathBuf;
+
+/// An MCP server entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpServerConfig {
+    pub name: String,
+    pub transport: McpTransport,
+    /// Per-request timeout override in seconds (default 30).
+    pub timeout_s: Option<u64>,
+    /// The file it came from (display form).
+    pub source: String,
+    /// Whether its tools' `readOnlyHint` may let a call skip the approval. A server's hints are
+    /// its own claims (the MCP spec: untrusted unless the server is trusted), so only servers of
+    /// the user's own config (`$MEWCODE_HOME/config.yaml`, `--config`) are believed, unless
+    /// they say `trust_hints: false`; a repository's server (`.mewcode.yaml`, `.mcp.json`)
+    /// never is. Hints still decide which calls may run concurrently.
+    pub trust_hints: bool,
+}
+
+impl McpServerConfig {
+    /// Whose word its tools' `readOnlyHint`s are, for `/mcp` and `mcp list`.
+    pub(crate) fn hints_note(&self) -> String {
+        if self.trust_hints {
+            "trusted (your own config): read-only tools run without asking".to_string()
+        } else if self.source == PROJECT_CONFIG || self.source == PROJECT_MCP_JSON {
+            format!("not trusted (the project's {}): every call asks", self.source)
+        } else {
+            "not trusted (trust_hints: false): every call asks".to_string()
+        }
+    }
+}
+
+/// How to reach an MCP server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum McpTransport {
+    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)> },
+    Http { url: String, headers: Vec<(String, String)>, ca_file: Option<PathBuf> },
+}
 
 const STDIO_KEYS: &[&str] = &["type", "command", "args", "env", "timeout_s", "trust_hints"];
 const HTTP_KEYS: &[&str] = &["type", "url", "headers", "ca_file", "timeout_s", "trust_hints"];

@@ -342,6 +342,32 @@ fn base_url_variables_fill_only_providers_without_a_base_url() {
 }
 
 #[test]
+fn openai_api_base_is_read_below_openai_base_url() {
+    let fx = Fixture::new("env-api-base");
+    fx.write("home/config.yaml", "providers:\n  - {name: o, protocol: openai, model: m}\n");
+    let (config, _) = fx.load(false, None, &[("OPENAI_API_BASE", "http://litellm:4000/v1/")]).unwrap();
+    assert_eq!(config.providers[0].base_url, "http://litellm:4000/v1");
+    let both = [("OPENAI_BASE_URL", "http://first:1/v1"), ("OPENAI_API_BASE", "http://second:2/v1")];
+    let (config, _) = fx.load(false, None, &both).unwrap();
+    assert_eq!(config.providers[0].base_url, "http://first:1/v1");
+}
+
+#[test]
+fn the_auth_token_applies_to_anthropic_providers_without_a_key() {
+    let fx = Fixture::new("env-auth-token");
+    fx.write(
+        "home/config.yaml",
+        "providers:\n  - {name: a, protocol: anthropic, model: m}\n  - {name: k, protocol: anthropic, model: m, api_key: own}\n  - {name: o, protocol: openai, model: m}\n",
+    );
+    let (config, _) = fx.load(false, None, &[("ANTHROPIC_AUTH_TOKEN", "gw")]).unwrap();
+    let tokens: Vec<&str> = config.providers.iter().map(|provider| provider.auth_token.as_str()).collect();
+    assert_eq!(tokens, ["gw", "", ""]);
+    assert_eq!(config.providers[0].api_key_hint, "the ANTHROPIC_AUTH_TOKEN environment variable");
+    let (_, warning) = select_provider(&config, Some("a")).unwrap();
+    assert!(warning.is_none(), "a token is a credential: {warning:?}");
+}
+
+#[test]
 fn a_base_url_that_expands_to_nothing_is_an_error_naming_file_and_key() {
     let fx = Fixture::new("empty-base-url");
     fx.write("home/config.yaml", "providers:\n  - {name: a, protocol: openai, model: m, base_url: \"${UNSET}\"}\n");

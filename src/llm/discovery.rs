@@ -5,14 +5,16 @@
 //! Ollama's default window, capped by the model's trained `context_length`).
 //!
 //! Invariant: bounded and one-shot — every endpoint is asked at once, within one budget, at
-//! start-up (or on `/model`); a server that answers none keeps the protocol default and the
-//! caller gets a notice saying so. The parsers are pure. Nothing here ever fails a run: an
+//! start-up (or on `/model`), and only when `window_cache` holds no fresh answer for the
+//! endpoint and model; a server that reports none keeps the protocol default and the caller
+//! gets a notice saying so, once per endpoint. The parsers are pure. Nothing here ever fails a run: an
 //! unreadable CA file or a refused connection only means "not discovered".
 
 use crate::config::{Protocol, ProviderConfig, WindowSource};
 use crate::http::agent_config::agent_config;
 use crate::http::net::NetEnv;
 use crate::http::roots::read_ca_files;
+use crate::llm::window_cache::{Entry, WindowCache};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -164,52 +166,105 @@ fn wants_discovery(provider: &ProviderConfig) -> bool {
         && provider.base_url != Protocol::OpenAi.default_base_url()
 }
 
+/// What asking every endpoint found: the preferred window, and whether anything answered at
+/// all (a server that is down did not report "no window", it reported nothing).
+struct Asked {
+    found: Option<Discovered>,
+    answered: bool,
+}
+
 /// Asks every endpoint at once and returns the preferred answer, or None when none answered
 /// with a window within `budget`.
 pub(crate) fn discover_window(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Option<Discovered> {
+    ask(provider, net, budget).found
+}
+
+fn ask(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Asked {
+    let nothing = Asked { found: None, answered: false };
     let paths: Vec<&std::path::Path> =
         net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
-    let roots = read_ca_files(&paths).ok()?;
-    let (config, _) = agent_config(&provider.base_url, net, &roots, Some(budget)).ok()?;
+    let Ok(roots) = read_ca_files(&paths) else { return nothing };
+    let Ok((config, _)) = agent_config(&provider.base_url, net, &roots, Some(budget)) else { return nothing };
     let agent = config.new_agent();
-    let answers: Vec<Option<Discovered>> = std::thread::scope(|scope| {
+    let answers: Vec<Answer> = std::thread::scope(|scope| {
         let handles: Vec<_> = PROBES
             .iter()
             .map(|probe| {
                 let agent = agent.clone();
                 std::thread::Builder::new()
                     .name(format!("discover-{}", probe.label().rsplit('/').next().unwrap_or("probe")))
-                    .spawn_scoped(scope, move || {
-                        let body = fetch(&agent, provider, *probe, budget)?;
-                        probe.parse(&body, &provider.model)
-                    })
+                    .spawn_scoped(scope, move || fetch(&agent, provider, *probe, budget))
             })
             .collect();
-        handles.into_iter().map(|handle| handle.ok().and_then(|handle| handle.join().ok().flatten())).collect()
+        handles
+            .into_iter()
+            .map(|handle| handle.ok().and_then(|handle| handle.join().ok()).unwrap_or(Answer::None))
+            .collect()
     });
-    answers.into_iter().flatten().next()
+    let answered = answers.iter().any(|answer| !matches!(answer, Answer::None));
+    let found = PROBES.iter().zip(&answers).find_map(|(probe, answer)| match answer {
+        Answer::Ok(body) => probe.parse(body, &provider.model),
+        Answer::Status | Answer::None => None,
+    });
+    Asked { found, answered }
 }
 
-/// Discovers the window of `provider` when it wants it, and records the source. Returns a
-/// notice for the user when the window stays the protocol default or is an assumption.
-pub(crate) fn resolve_window(provider: &mut ProviderConfig, net: &NetEnv, budget: Duration) -> Option<String> {
+/// Discovers the window of `provider` when it wants it — from `cache` when it holds a fresh
+/// answer for this endpoint and model (no request at all), else by asking the server and
+/// recording what it said — and records the source. Returns a notice for the user when the
+/// window stays the protocol default or is an assumption, only the first time per endpoint
+/// (the cache remembers it was said); a server that did not answer is not remembered and
+/// gets a notice saying so every time.
+pub(crate) fn resolve_window(
+    provider: &mut ProviderConfig,
+    net: &NetEnv,
+    budget: Duration,
+    cache: &mut WindowCache,
+    now: u64,
+) -> Option<String> {
     if !wants_discovery(provider) {
         return None;
     }
-    match discover_window(provider, net, budget) {
-        Some(found) => {
-            let notice = found.note.as_ref().map(|note| {
-                format!(
-                    "context window {} for {} ({}: {note}); set context_window to override",
-                    found.window, provider.model, found.endpoint
-                )
-            });
-            provider.context_window = found.window;
-            provider.window_source = WindowSource::Discovered { endpoint: found.endpoint, note: found.note };
-            notice
+    let entry = match cache.fresh(&provider.base_url, &provider.model, now) {
+        Some(entry) => entry.clone(),
+        None => {
+            let asked = ask(provider, net, budget);
+            if !asked.answered {
+                return Some(unanswered_notice(provider));
+            }
+            let entry = Entry {
+                base_url: provider.base_url.clone(),
+                model: provider.model.clone(),
+                window: asked.found.as_ref().map(|found| found.window),
+                endpoint: asked.found.as_ref().map(|found| found.endpoint.clone()),
+                note: asked.found.and_then(|found| found.note),
+                checked_at: now,
+                warned: false,
+            };
+            cache.record(entry.clone());
+            entry
         }
-        None => Some(fallback_notice(provider)),
+    };
+    let notice = match (entry.window, &entry.endpoint) {
+        (Some(window), Some(endpoint)) => {
+            provider.context_window = window;
+            provider.window_source = WindowSource::Discovered { endpoint: endpoint.clone(), note: entry.note.clone() };
+            entry.note.as_ref().map(|note| {
+                format!(
+                    "context window {window} for {} ({endpoint}: {note}); set context_window to override",
+                    provider.model
+                )
+            })
+        }
+        _ => Some(fallback_notice(provider)),
+    };
+    if entry.warned {
+        return None;
     }
+    if notice.is_some() {
+        cache.mark_warned(&provider.base_url, &provider.model);
+    }
+    notice
 }
 
 /// The notice of a window nobody reported.
@@ -217,9 +272,19 @@ fn fallback_notice(provider: &ProviderConfig) -> String {
     let asked: Vec<&str> = PROBES.iter().map(|probe| probe.label()).collect();
     format!(
         "context window: {} reported none (asked {}), so the {} default of {} tokens is assumed; set \
-         context_window in the provider entry if the server's window is smaller",
+         context_window in the provider entry if the server's window is smaller (said once per endpoint)",
         provider.base_url,
         asked.join(", "),
+        provider.protocol.as_str(),
+        provider.context_window
+    )
+}
+
+/// The notice of a server that answered none of the discovery requests.
+fn unanswered_notice(provider: &ProviderConfig) -> String {
+    format!(
+        "context window: {} did not answer, so the {} default of {} tokens is assumed for now",
+        provider.base_url,
         provider.protocol.as_str(),
         provider.context_window
     )
@@ -240,7 +305,11 @@ pub(crate) fn list_models(provider: &ProviderConfig, net: &NetEnv, budget: Durat
     let (config, _) = agent_config(&provider.base_url, net, &roots, Some(budget)).map_err(|err| err.to_string())?;
     let agent = config.new_agent();
     let mut request = agent.get(&url).config().timeout_global(Some(budget)).http_status_as_error(false).build();
-    if !provider.api_key.is_empty() {
+    if provider.api_key.is_empty() && !provider.auth_token.is_empty() {
+        request = request
+            .header("authorization", format!("Bearer {}", provider.auth_token))
+            .header("anthropic-version", "2023-06-01");
+    } else if !provider.api_key.is_empty() {
         request = match provider.protocol {
             Protocol::OpenAi => request.header("authorization", format!("Bearer {}", provider.api_key)),
             Protocol::Anthropic => {
@@ -264,8 +333,18 @@ pub(crate) fn parse_model_ids(body: &str) -> Option<Vec<String>> {
     Some(data.iter().filter_map(|item| item.get("id")?.as_str().map(str::to_string)).collect())
 }
 
-/// One bounded request; the body of a 200 answer (capped at 1 MiB), else None.
-fn fetch(agent: &ureq::Agent, provider: &ProviderConfig, probe: Probe, budget: Duration) -> Option<String> {
+/// What one discovery request got.
+enum Answer {
+    /// A 200 answer's body (capped at 1 MiB).
+    Ok(String),
+    /// Another status, or a body that could not be read: the server is there.
+    Status,
+    /// No HTTP answer at all (refused, timed out, TLS).
+    None,
+}
+
+/// One bounded request.
+fn fetch(agent: &ureq::Agent, provider: &ProviderConfig, probe: Probe, budget: Duration) -> Answer {
     let url = probe.url(&provider.base_url);
     let bearer = (!provider.api_key.is_empty()).then(|| format!("Bearer {}", provider.api_key));
     let result = if probe == Probe::OllamaShow {
@@ -283,11 +362,14 @@ fn fetch(agent: &ureq::Agent, provider: &ProviderConfig, probe: Probe, budget: D
         }
         request.call()
     };
-    let mut response = result.ok()?;
+    let Ok(mut response) = result else { return Answer::None };
     if response.status().as_u16() != 200 {
-        return None;
+        return Answer::Status;
     }
-    response.body_mut().with_config().limit(1 << 20).read_to_string().ok()
+    match response.body_mut().with_config().limit(1 << 20).read_to_string() {
+        Ok(body) => Answer::Ok(body),
+        Err(_) => Answer::Status,
+    }
 }
 
 #[cfg(test)]

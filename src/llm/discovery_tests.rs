@@ -3,6 +3,11 @@
 use super::*;
 use crate::llm::test_server::routes::{Route, RouteServer, json};
 
+/// A cache with nothing in it (its file is never written by these tests).
+fn no_cache() -> WindowCache {
+    WindowCache::load(std::path::Path::new("/nonexistent/mewcode-home"))
+}
+
 fn provider(base_url: &str, model: &str) -> ProviderConfig {
     ProviderConfig { base_url: base_url.to_string(), ..ProviderConfig::with_defaults("local", Protocol::OpenAi, model) }
 }
@@ -12,7 +17,7 @@ fn provider(base_url: &str, model: &str) -> ProviderConfig {
 fn discover(routes: Vec<Route>, model: &str) -> (ProviderConfig, Option<String>, Vec<String>) {
     let server = RouteServer::start(routes);
     let mut provider = provider(&format!("{}/v1", server.root), model);
-    let notice = resolve_window(&mut provider, &NetEnv::default(), Duration::from_secs(5));
+    let notice = resolve_window(&mut provider, &NetEnv::default(), Duration::from_secs(5), &mut no_cache(), 0);
     let requests = server.received();
     (provider, notice, requests)
 }
@@ -89,12 +94,47 @@ fn a_server_that_reports_nothing_keeps_the_default_with_a_notice() {
 }
 
 #[test]
-fn a_closed_port_keeps_the_default_with_a_notice() {
+fn a_closed_port_keeps_the_default_with_a_notice_that_it_did_not_answer_and_is_not_remembered() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut provider = provider(&format!("http://127.0.0.1:{closed}/v1"), "m");
-    let notice = resolve_window(&mut provider, &NetEnv::default(), Duration::from_secs(2));
-    assert!(notice.unwrap().contains("reported none"));
+    let mut cache = no_cache();
+    let notice = resolve_window(&mut provider, &NetEnv::default(), Duration::from_secs(2), &mut cache, 0);
+    let notice = notice.unwrap();
+    assert!(notice.contains("did not answer") && !notice.contains("reported none"), "{notice}");
     assert_eq!(provider.window_source, WindowSource::Default);
+    assert_eq!(cache.fresh(&provider.base_url, "m", 0), None);
+}
+
+#[test]
+fn a_cached_answer_is_used_without_a_request_and_its_assumption_is_said_once() {
+    let server = RouteServer::start(vec![json("GET", "/v1/models", r#"{"data":[{"id":"m"}]}"#)]);
+    let mut cache = no_cache();
+    let mut first = provider(&format!("{}/v1", server.root), "m");
+    let net = NetEnv::default();
+    let notice = resolve_window(&mut first, &net, Duration::from_secs(5), &mut cache, 100);
+    assert!(notice.is_some_and(|notice| notice.contains("reported none")));
+    // `received` hands over what arrived since it was last called.
+    assert_eq!(server.received().len(), 5);
+    let mut again = provider(&format!("{}/v1", server.root), "m");
+    assert_eq!(resolve_window(&mut again, &net, Duration::from_secs(5), &mut cache, 200), None);
+    assert_eq!(server.received().len(), 0, "a fresh entry asks nothing");
+    let later = 100 + crate::llm::window_cache::MAX_AGE_S;
+    let notice = resolve_window(&mut again, &net, Duration::from_secs(5), &mut cache, later);
+    assert!(notice.is_some(), "a stale entry is asked again and said again");
+    assert_eq!(server.received().len(), 5);
+}
+
+#[test]
+fn a_cached_window_is_applied_with_its_source() {
+    let server = RouteServer::start(vec![json("GET", "/props", r#"{"n_ctx":4096}"#)]);
+    let mut cache = no_cache();
+    let net = NetEnv::default();
+    let mut first = provider(&format!("{}/v1", server.root), "m");
+    assert_eq!(resolve_window(&mut first, &net, Duration::from_secs(5), &mut cache, 0), None);
+    let mut again = provider(&format!("{}/v1", server.root), "m");
+    assert_eq!(resolve_window(&mut again, &net, Duration::from_secs(5), &mut cache, 1), None);
+    assert_eq!((again.context_window, again.window_source), (4096, discovered("GET /props", None)));
+    assert_eq!(server.received().len(), 5, "the second resolution asked nothing (received drains)");
 }
 
 #[test]
@@ -103,7 +143,7 @@ fn a_configured_window_or_the_public_endpoint_is_never_asked() {
     let mut configured = provider(&format!("{}/v1", server.root), "m");
     configured.context_window = 32768;
     configured.window_source = WindowSource::Configured;
-    assert_eq!(resolve_window(&mut configured, &NetEnv::default(), Duration::from_secs(5)), None);
+    assert_eq!(resolve_window(&mut configured, &NetEnv::default(), Duration::from_secs(5), &mut no_cache(), 0), None);
     assert_eq!(configured.context_window, 32768);
     assert!(server.received().is_empty());
     assert!(!wants_discovery(&ProviderConfig::with_defaults("gpt", Protocol::OpenAi, "gpt-4.1")));

@@ -25,6 +25,10 @@ pub enum LlmError {
     Request { status: u16, message: String },
     /// Connect, DNS, TLS, proxy, reset or idle-timeout failures; retried. Names the host.
     Network { message: String },
+    /// A connection refused by a loopback address with no proxy: no local server is running
+    /// there, which retrying for seconds cannot change; never retried (kind `network`). Names
+    /// the URL.
+    Refused { message: String },
     /// A malformed or truncated stream (bad JSON chunk, EOF before the terminal event); retried
     /// from scratch.
     Protocol { message: String },
@@ -41,7 +45,7 @@ impl std::fmt::Display for LlmError {
             LlmError::Server { status, message, .. } => write!(f, "server error {status}: {message}"),
             LlmError::Auth { status, message, fix } => write!(f, "authentication failed ({status}): {message}; {fix}"),
             LlmError::Request { status, message } => write!(f, "request rejected ({status}): {message}"),
-            LlmError::Network { message } => write!(f, "network error: {message}"),
+            LlmError::Network { message } | LlmError::Refused { message } => write!(f, "network error: {message}"),
             LlmError::Protocol { message } => write!(f, "malformed stream: {message}"),
             LlmError::Cancelled => write!(f, "cancelled"),
         }
@@ -92,7 +96,7 @@ impl LlmError {
             LlmError::Server { .. } => ErrorKind::Server,
             LlmError::Auth { .. } => ErrorKind::Auth,
             LlmError::Request { .. } => ErrorKind::Request,
-            LlmError::Network { .. } => ErrorKind::Network,
+            LlmError::Network { .. } | LlmError::Refused { .. } => ErrorKind::Network,
             LlmError::Protocol { .. } => ErrorKind::Protocol,
             LlmError::Cancelled => ErrorKind::Cancelled,
         }
@@ -109,6 +113,7 @@ impl LlmError {
                 Some("wait, then run again (or ask the provider for a higher limit)".into())
             }
             LlmError::Overloaded { .. } => Some("the server is busy: run again later".to_string()),
+            LlmError::Refused { .. } => Some("start the local server, or fix the provider's base_url".to_string()),
             LlmError::Network { .. } => Some(
                 "check that the provider's base_url is reachable from here (and HTTPS_PROXY / NO_PROXY)".to_string(),
             ),
@@ -245,9 +250,11 @@ pub(crate) fn is_retryable(error: &LlmError) -> bool {
         | LlmError::Server { .. }
         | LlmError::Network { .. }
         | LlmError::Protocol { .. } => true,
-        LlmError::PromptTooLong { .. } | LlmError::Auth { .. } | LlmError::Request { .. } | LlmError::Cancelled => {
-            false
-        }
+        LlmError::PromptTooLong { .. }
+        | LlmError::Auth { .. }
+        | LlmError::Request { .. }
+        | LlmError::Refused { .. }
+        | LlmError::Cancelled => false,
     }
 }
 
@@ -261,6 +268,7 @@ pub(crate) fn retry_after_of(error: &LlmError) -> Option<Duration> {
         | LlmError::Auth { .. }
         | LlmError::Request { .. }
         | LlmError::Network { .. }
+        | LlmError::Refused { .. }
         | LlmError::Protocol { .. }
         | LlmError::Cancelled => None,
     }

@@ -12,6 +12,7 @@ fn kind(error: &LlmError) -> String {
         LlmError::Auth { status, .. } => format!("Auth {status}"),
         LlmError::Request { status, .. } => format!("Request {status}"),
         LlmError::Network { .. } => "Network".to_string(),
+        LlmError::Refused { .. } => "Refused".to_string(),
         LlmError::Protocol { .. } => "Protocol".to_string(),
         LlmError::Cancelled => "Cancelled".to_string(),
     }
@@ -363,6 +364,7 @@ fn retryable_variants() {
         (LlmError::Auth { status: 401, message: String::new(), fix: String::new() }, false),
         (LlmError::Request { status: 400, message: String::new() }, false),
         (LlmError::Network { message: String::new() }, true),
+        (LlmError::Refused { message: String::new() }, false),
         (LlmError::Protocol { message: String::new() }, true),
         (LlmError::Cancelled, false),
     ];
@@ -383,6 +385,7 @@ fn every_error_has_a_stable_kind_and_the_fix_it_knows() {
         (LlmError::Server { status: 503, message: "down".into(), retry_after: None }, "server", true, None),
         (LlmError::Request { status: 400, message: "bad".into() }, "request", false, None),
         (LlmError::Network { message: "refused".into() }, "network", true, Some("base_url")),
+        (LlmError::Refused { message: "refused".into() }, "network", false, Some("start the local server")),
         (LlmError::Protocol { message: "bad chunk".into() }, "protocol", true, None),
         (LlmError::Cancelled, "cancelled", false, None),
     ];

@@ -31,7 +31,7 @@ use crate::http::net::NetEnv;
 use crate::http::read_capped;
 use crate::http::roots::{PemSource, read_ca_files};
 use crate::sse::{SseError, SseReader};
-use crate::url::host_of;
+use crate::url::{host_of, is_loopback_url};
 use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,6 +54,8 @@ pub(crate) struct HttpClient {
     host: String,
     /// `host:port` (the scheme's port when the URL names none), for "connection refused".
     endpoint: String,
+    /// The base URL, for the message of a refused loopback connection.
+    base_url: String,
     /// The provider's config name ("" when built without one), for "connection refused".
     provider: String,
     proxy: Option<String>,
@@ -110,6 +112,7 @@ impl HttpClient {
             config,
             host,
             endpoint,
+            base_url: base_url.to_string(),
             provider: String::new(),
             proxy: proxy_url,
             key_hint: key_hint.to_string(),
@@ -155,6 +158,22 @@ impl HttpClient {
                 network(format!("connecting to {host}{via} timed out after {} s", CONNECT_TIMEOUT.as_secs()))
             }
             ureq::Error::Timeout(timeout) => network(format!("talking to {host}{via} timed out ({timeout})")),
+            // A refused loopback port is a server that is not running, not a network blip:
+            // retrying for seconds cannot start it, so it fails at once.
+            ureq::Error::Io(io_error)
+                if io_error.kind() == std::io::ErrorKind::ConnectionRefused
+                    && self.proxy.is_none()
+                    && is_loopback_url(&self.base_url) =>
+            {
+                let provider =
+                    if self.provider.is_empty() { String::new() } else { format!("provider {:?} at ", self.provider) };
+                let message = format!(
+                    "connection to {provider}{} refused: no server is listening on that local port; start it or \
+                     check base_url",
+                    self.base_url
+                );
+                LlmError::Refused { message }
+            }
             ureq::Error::Io(io_error) => network(self.describe_io(&io_error, &via)),
             ureq::Error::ConnectionFailed => network(format!("could not connect to {host}{via}")),
             ureq::Error::ConnectProxyFailed(reason) => network(format!(

@@ -18,6 +18,7 @@
 //! - `content.rs` — the answer-text filter of local models: `<think>` and calls written as text
 //! - `text_calls.rs` — the recognisers of tool calls written as text
 //! - `discovery.rs` — asking an OpenAI-compatible server for its context window
+//! - `window_cache.rs` — what discovery learned per endpoint and model, kept under `$MEWCODE_HOME`
 //! - `capabilities.rs` — doctor's test request: what a server does with tools and reasoning
 //! - `probe.rs` — finding a local server, and checking that an endpoint answers
 //! - `test_server/` — test-only fakes: the scripted server, the route server, transcript replay
@@ -43,6 +44,7 @@ pub(crate) mod stream;
 #[cfg(test)]
 pub(crate) mod test_server;
 pub(crate) mod text_calls;
+pub(crate) mod window_cache;
 
 pub(crate) use error::{ErrorKind, LlmError};
 pub(crate) use retry::RetryNotice;

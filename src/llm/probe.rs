@@ -1,4 +1,5 @@
-//! Finding a model without configuration (local Ollama / vLLM) and checking that endpoints answer.
+//! Finding a model without configuration (local Ollama, vLLM, llama.cpp, LM Studio) and checking
+//! that endpoints answer.
 //!
 //! Invariant: every probe is bounded in time: the local probe runs all ports concurrently
 //! within one total budget (SPEC §1.2: ≤ 300 ms); the doctor check has its own short timeout.
@@ -11,14 +12,16 @@ use std::time::{Duration, Instant};
 /// A local server that answered the probe.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LocalServer {
-    /// "ollama" or "vllm" (from the port's conventional owner).
+    /// "ollama", "vllm", "llama.cpp" or "lmstudio" (from the port's conventional owner).
     pub kind: String,
     pub base_url: String,
     pub models: Vec<String>,
 }
 
-/// The conventional local ports, in order of preference.
-pub(crate) const DEFAULT_PROBE_PORTS: [(u16, &str); 2] = [(11434, "ollama"), (8000, "vllm")];
+/// The conventional local ports, in order of preference: Ollama's, vLLM's, llama.cpp's
+/// `llama-server`'s and LM Studio's.
+pub(crate) const DEFAULT_PROBE_PORTS: [(u16, &str); 4] =
+    [(11434, "ollama"), (8000, "vllm"), (8080, "llama.cpp"), (1234, "lmstudio")];
 
 /// Probes `127.0.0.1:{port}/v1/models` for every port concurrently; returns the first port in
 /// the given order that answered with at least one model within `budget`.
@@ -119,6 +122,8 @@ pub(crate) fn check_endpoint(provider: &ProviderConfig, timeout: Duration) -> Re
             request = request.header("anthropic-version", "2023-06-01");
             if !provider.api_key.is_empty() {
                 request = request.header("x-api-key", &provider.api_key);
+            } else if !provider.auth_token.is_empty() {
+                request = request.header("Authorization", &format!("Bearer {}", provider.auth_token));
             }
         }
         Protocol::OpenAi => {

@@ -50,6 +50,8 @@ impl HttpProvider {
                 headers.push(("anthropic-version".to_string(), ANTHROPIC_VERSION.to_string()));
                 if !self.config.api_key.is_empty() {
                     headers.push(("x-api-key".to_string(), self.config.api_key.clone()));
+                } else if !self.config.auth_token.is_empty() {
+                    headers.push(("authorization".to_string(), format!("Bearer {}", self.config.auth_token)));
                 }
                 let body = anthropic::encode_request(request, &self.config);
                 HttpCall {

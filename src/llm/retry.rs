@@ -111,7 +111,7 @@ impl RetryNotice {
             LlmError::RateLimited { .. } => (Some(429), "rate limited (429)".to_string()),
             LlmError::Overloaded { .. } => (Some(529), "server overloaded (529)".to_string()),
             LlmError::Server { status, .. } => (Some(*status), format!("server error ({status})")),
-            LlmError::Network { .. } => (None, "network error".to_string()),
+            LlmError::Network { .. } | LlmError::Refused { .. } => (None, "network error".to_string()),
             LlmError::Protocol { .. } => (None, "malformed stream".to_string()),
             LlmError::PromptTooLong { .. } | LlmError::Auth { .. } | LlmError::Request { .. } | LlmError::Cancelled => {
                 (None, "request failed".to_string())

@@ -1,4 +1,4 @@
-//! The banner the REPL opens with: version, provider, model and mode; the keys; how commands
+//! The banner the REPL opens with: version, provider, model, mode and endpoint; the keys; how commands
 //! are confined; the start-up warnings.
 //!
 //! Invariant: everything that can weaken the session is said before the first prompt, in a
@@ -22,6 +22,14 @@ pub(super) fn say_bypass(setup: &Setup, width: usize) {
     say_wrapped(setup.color, RED, &format!("{} {BYPASS_WARNING}", setup.glyphs.warning), width, 2);
 }
 
+/// The `host[:port]` a provider's requests go to (no scheme, path or user info), so a key sent
+/// to the wrong endpoint shows before the first prompt; the URL itself when it has no scheme.
+fn endpoint(base_url: &str) -> String {
+    let Some((_, rest)) = base_url.split_once("://") else { return base_url.to_string() };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority.rsplit_once('@').map_or(authority, |(_, host)| host).to_string()
+}
+
 /// Says the banner, wrapped to the screen.
 pub(super) fn print_banner(setup: &Setup, chat: &Chat) {
     let width = chat.screen.width;
@@ -31,6 +39,7 @@ pub(super) fn print_banner(setup: &Setup, chat: &Chat) {
         neutralize(&chat.provider.name),
         neutralize(&chat.provider.model),
         format!("mode {}", chat.mode.shown()),
+        neutralize(&endpoint(&chat.provider.base_url)),
     ]
     .join(glyphs.separator);
     say_wrapped(setup.color, BOLD, &title, width, 2);

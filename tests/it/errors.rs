@@ -40,7 +40,7 @@ fn a_404_from_an_anthropic_base_url_ending_in_v1_says_to_drop_it() {
 }
 
 #[test]
-fn a_refused_connection_names_the_provider_host_and_port() {
+fn a_refused_connection_names_the_provider_and_its_url() {
     let port = closed_port();
     let env = TestEnv::new("err-refused");
     let config = format!(
@@ -49,7 +49,7 @@ fn a_refused_connection_names_the_provider_host_and_port() {
     env.write_home("config.yaml", &config);
     let run = env.run(&["-p", "hi"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let expected = format!("connection to provider \"local\" at 127.0.0.1:{port} refused");
+    let expected = format!("connection to provider \"local\" at http://127.0.0.1:{port}/v1 refused");
     assert!(run.stderr.contains(&expected), "{}", run.stderr);
 }
 

@@ -12,6 +12,7 @@ mod connections;
 mod consoles;
 mod context;
 mod custom_commands;
+mod env_gateways;
 mod env_start;
 mod errors;
 mod habits;

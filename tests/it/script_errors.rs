@@ -102,10 +102,10 @@ fn prompt_too_long_is_kind_prompt_too_long_and_not_retryable() {
 }
 
 #[test]
-fn a_refused_connection_is_kind_network_and_retryable() {
+fn a_refused_loopback_connection_is_kind_network_and_not_retried() {
     let env = env_at("err-kind-network", "openai", &format!("http://127.0.0.1:{}/v1", closed_port()));
     let (error, _) = json_error(&env, 1);
-    assert_kind(&error, "network", true);
+    assert_kind(&error, "network", false);
     assert!(error["message"].as_str().unwrap().contains("refused"), "{error}");
     assert!(error["fix"].as_str().is_some_and(|fix| fix.contains("base_url")), "{error}");
 }

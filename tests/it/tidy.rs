@@ -50,6 +50,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("doctor", 4),
     ("mcp_cli", 4),
     ("cli", 5),
+    ("cli_help", 5),
     ("cli_suggest", 5),
     ("app", 5),
     ("main", 5),

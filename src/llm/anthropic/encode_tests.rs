@@ -11,6 +11,7 @@ fn config(thinking: bool) -> ProviderConfig {
         protocol: Protocol::Anthropic,
         model: "claude-sonnet-4-5".to_string(),
         api_key: String::new(),
+        auth_token: String::new(),
         api_key_hint: String::new(),
         base_url: "https://api.anthropic.com".to_string(),
         context_window: 200_000,

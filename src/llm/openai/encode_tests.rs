@@ -11,6 +11,7 @@ fn config() -> ProviderConfig {
         protocol: Protocol::OpenAi,
         model: "gpt-4.1".to_string(),
         api_key: String::new(),
+        auth_token: String::new(),
         api_key_hint: String::new(),
         base_url: "http://127.0.0.1:11434/v1".to_string(),
         context_window: 128_000,
