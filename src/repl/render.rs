@@ -15,6 +15,7 @@
 //! renderer's `Glyphs` (ASCII when the locale is not UTF-8).
 
 use super::markdown::Markdown;
+use super::status_line::cut_to_width;
 use super::wrap::Wrap;
 use crate::agent::{FileChange, Stop};
 use crate::glyphs::{self, Glyphs};
@@ -322,7 +323,7 @@ impl<W: Write> Renderer<W> {
             write!(self.out, "\r\x1b[J{}", paint(self.color, DIM, &text))?;
             for line in &tail {
                 let line = neutralize(line).replace('\t', "    ");
-                let cut = cut_to(&line, limit.saturating_sub(4), self.glyphs.ellipsis);
+                let cut = cut_to_width(&line, limit.saturating_sub(4), self.glyphs.ellipsis);
                 write!(self.out, "\r\n    {}", paint(self.color, DIM, &cut))?;
             }
             spinner.drawn_rows = tail.len();
@@ -476,24 +477,6 @@ pub(crate) fn char_width(c: char) -> usize {
         | 0x20000..=0x3fffd => 2,
         _ => 1,
     }
-}
-
-/// `text` cut to `room` columns, `ellipsis` marking a cut.
-fn cut_to(text: &str, room: usize, ellipsis: &str) -> String {
-    if display_width(text) <= room {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let width = char_width(c);
-        if used + width + display_width(ellipsis) > room {
-            break;
-        }
-        out.push(c);
-        used += width;
-    }
-    out + ellipsis
 }
 
 #[cfg(test)]

@@ -132,7 +132,7 @@ pub(crate) fn render_status(status: &Status, glyphs: &Glyphs, width: usize) -> S
 }
 
 /// `text` cut to at most `room` columns, an ellipsis marking the cut.
-fn cut_to_width(text: &str, room: usize, ellipsis: &str) -> String {
+pub(super) fn cut_to_width(text: &str, room: usize, ellipsis: &str) -> String {
     if display_width(text) <= room {
         return text.to_string();
     }
