@@ -7,7 +7,7 @@ MUSL_TARGET := x86_64-unknown-linux-musl
 TARGET_DIR := $(abspath $(or $(CARGO_TARGET_DIR),target))
 MUSL_BIN := $(TARGET_DIR)/$(MUSL_TARGET)/release/mewcode
 
-.PHONY: build run test lint doc musl bench clean
+.PHONY: build run install test lint doc musl bench clean
 
 build:
 	$(CARGO) build --release
@@ -15,6 +15,14 @@ build:
 # The REPL in the current directory (or the setup guide when no model is configured).
 run: build
 	$(TARGET_DIR)/release/mewcode $(ARGS)
+
+# `mewcode` on PATH: the release binary copied to $(PREFIX)/bin (default ~/.local/bin, no root
+# needed; `make install PREFIX=/usr/local` for everyone).
+PREFIX ?= $(HOME)/.local
+install: build
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 "$(TARGET_DIR)/release/mewcode" "$(DESTDIR)$(PREFIX)/bin/mewcode"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "note: $(PREFIX)/bin is not on your PATH; add it to run mewcode by name";; esac
 
 # Tests that could not run here list themselves in this file (tests/support/skip.rs).
 SKIP_LOG := $(TARGET_DIR)/skipped-tests.txt
