@@ -108,7 +108,9 @@ struct Producer {
 
 /// What the body thread hands the producer.
 enum BodyMessage {
-    Events(Vec<SseEvent>),
+    /// Events, with the body's lines so far that were not event-stream fields, if any (an old
+    /// llama.cpp's `error:` line before its `data: [DONE]`).
+    Events(Vec<SseEvent>, Option<String>),
     /// Clean end of the body, with the unterminated last event if there was one and the body's
     /// lines that were not event-stream fields (a server's non-standard error), if any.
     End(Option<SseEvent>, Option<String>),
@@ -239,7 +241,7 @@ impl Producer {
         loop {
             match body_rx.recv_timeout(CANCEL_POLL.min(deadline.saturating_duration_since(Instant::now()))) {
                 Ok(BodyMessage::End(..)) => return true,
-                Ok(BodyMessage::Events(_)) => {}
+                Ok(BodyMessage::Events(..)) => {}
                 Ok(BodyMessage::Failed(_)) | Err(RecvTimeoutError::Disconnected) => return false,
                 Err(RecvTimeoutError::Timeout) => {
                     if self.cancel.is_cancelled() || Instant::now() >= deadline {
@@ -276,7 +278,7 @@ impl Producer {
             }
             let at_end = matches!(message, BodyMessage::End(..));
             let step = match message {
-                BodyMessage::Events(events) => feed_all(decoder, &events, &mut out),
+                BodyMessage::Events(events, stray) => or_stray(feed_all(decoder, &events, &mut out), stray),
                 BodyMessage::End(remainder, stray) => end_of_body(decoder, remainder, stray, &mut out),
                 BodyMessage::Failed(error) => Err(error),
             };
@@ -323,7 +325,14 @@ fn end_of_body(
     stray: Option<String>,
     out: &mut Vec<StreamEvent>,
 ) -> Result<bool, LlmError> {
-    match complete_at_end(decoder, remainder, out) {
+    or_stray(complete_at_end(decoder, remainder, out), stray)
+}
+
+/// A stream found incomplete or malformed whose body carried a server's non-standard error text
+/// fails with that error, classified (and retried or not as it says), not as "malformed": also
+/// when the body went on to `[DONE]`, as old llama.cpp's does after its `error:` line.
+fn or_stray(step: Result<bool, LlmError>, stray: Option<String>) -> Result<bool, LlmError> {
+    match step {
         Err(LlmError::Protocol { .. }) if let Some(stray) = stray => Err(parse_stray_error(&stray)),
         other => other,
     }
@@ -361,10 +370,10 @@ fn read_body(exchange: &Exchange, url: &str, headers: &[(String, String)], body:
         let message = match stream.read_some(&mut events) {
             Ok(0) => BodyMessage::End(stream.finish(), stream.stray_text().map(str::to_string)),
             Ok(_) if events.is_empty() => continue, // a keep-alive or part of an event
-            Ok(_) => BodyMessage::Events(std::mem::take(&mut events)),
+            Ok(_) => BodyMessage::Events(std::mem::take(&mut events), stream.stray_text().map(str::to_string)),
             Err(error) => BodyMessage::Failed(exchange.read_error(error)),
         };
-        let last = !matches!(message, BodyMessage::Events(_));
+        let last = !matches!(message, BodyMessage::Events(..));
         if body_tx.send(message).is_err() || last {
             return;
         }

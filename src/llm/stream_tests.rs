@@ -454,6 +454,15 @@ fn a_non_standard_error_field_is_the_error() {
 }
 
 #[test]
+fn a_non_standard_error_field_then_done_is_the_error_not_a_malformed_stream() {
+    // Old llama.cpp: the error in its own `error:` field, then a normal end.
+    let body = format!(
+        "error: {{\"code\":400,\"message\":\"{LLAMA_OVERFLOW}\",\"type\":\"invalid_request_error\"}}\n\ndata: [DONE]\n\n"
+    );
+    assert_eq!(error_of(sse(&body)), prompt_too_long(LLAMA_OVERFLOW));
+}
+
+#[test]
 fn a_non_standard_error_field_after_partial_text_is_the_error() {
     let body =
         "data: {\"choices\":[{\"delta\":{\"content\":\"Here\"}}]}\n\nerror: {\"message\":\"slot unavailable\"}\n\n";
