@@ -19,6 +19,7 @@
 //! - `toolbox.rs` — model, gate, hooks and environment shared with sub-agents
 //! - `subagent.rs` — the `task` tool: a read-only sub-agent run
 //! - `prompt.rs` — the stable system prompt, instruction files and the environment part
+//! - `imports.rs` — `@path` imports in a project's instruction files, from inside the project only
 //! - `reminder.rs` — the per-iteration reminder after the history
 //! - `usage.rs` — estimated usage and the silent-truncation check
 //! - `preview.rs` — one-line previews of arguments and results
@@ -31,6 +32,7 @@ pub(crate) mod conversation;
 pub(crate) mod event;
 mod freshness;
 pub(crate) mod gate;
+mod imports;
 mod preview;
 pub(crate) mod prompt;
 mod reminder;

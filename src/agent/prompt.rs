@@ -56,8 +56,10 @@ pub(crate) fn load_instructions(root: &Path, cwd: &Path, home: &Path) -> Instruc
         });
         if let Some((path, content)) = found {
             let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+            instructions.files.push(path.clone());
+            // `@path` imports (Claude Code's), from inside the project only.
+            let content = super::imports::expand(&content, &dir, root, MAX_INSTRUCTIONS_BYTES, &mut instructions.files);
             instructions.project.push((rel, content));
-            instructions.files.push(path);
         }
     }
     instructions

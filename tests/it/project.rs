@@ -67,6 +67,21 @@ fn outside_git_the_working_directory_is_the_root() {
     assert!(sub.join(".mewcode/sessions").is_dir());
 }
 
+#[test]
+fn an_instruction_files_imports_reach_the_system_prompt_from_inside_the_project_only() {
+    let model = FakeModel::start();
+    model.push(Reply::fixture("anthropic-text.sse"));
+    let env = TestEnv::with_model("imports", &model, Provider::anthropic());
+    env.write("AGENTS.md", "Follow @docs/style.md and @../outside.md.\n");
+    env.write("docs/style.md", "Imported style rule.\n");
+    std::fs::write(env.project.parent().unwrap().join("outside.md"), "Outside secret.\n").unwrap();
+    let run = env.run(&["-p", "hello"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let system = model.requests()[0].json.as_ref().unwrap()["system"].to_string();
+    assert!(system.contains("Follow @docs/style.md and @../outside.md.\\nImported style rule."), "{system}");
+    assert!(!system.contains("Outside secret."), "{system}");
+}
+
 /// A fresh repository with one committed file, so `git status` starts empty.
 fn fresh_repo(env: &TestEnv) {
     git(&env.project, &["init", "-q"]);

@@ -1,0 +1,55 @@
+//! Tests of `imports.rs`.
+
+use super::*;
+use crate::test_dir::TempDir;
+
+fn project() -> (TempDir, PathBuf) {
+    let dir = TempDir::new("imports");
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("repo");
+    std::fs::create_dir_all(root.join("docs/deep")).unwrap();
+    (dir, root)
+}
+
+#[test]
+fn imports_bring_files_in_after_their_line_relative_to_the_importing_file() {
+    let (_dir, root) = project();
+    std::fs::write(root.join("docs/style.md"), "Use tabs.\nSee @deep/more.md.").unwrap();
+    std::fs::write(root.join("docs/deep/more.md"), "Short names.").unwrap();
+    let mut files = Vec::new();
+    let text = expand("Rules:\n- style: @docs/style.md\nEnd.", &root, &root, 10_000, &mut files);
+    assert_eq!(text, "Rules:\n- style: @docs/style.md\nUse tabs.\nSee @deep/more.md.\nShort names.\nEnd.");
+    assert_eq!(files, vec![root.join("docs/style.md"), root.join("docs/deep/more.md")]);
+}
+
+#[test]
+fn code_mail_addresses_home_paths_missing_files_and_links_out_are_not_imports() {
+    let (dir, root) = project();
+    std::fs::write(root.join("a.md"), "A").unwrap();
+    std::fs::write(dir.path().join("secret"), "key=1").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret"), root.join("link.md")).unwrap();
+    let text = "mail me@x.org, `@a.md` and ``` fenced:\n```\n@a.md\n```\n@~/notes.md @missing.md @link.md @../secret";
+    let mut files = Vec::new();
+    assert_eq!(expand(text, &root, &root, 10_000, &mut files), text);
+    assert!(files.is_empty(), "{files:?}");
+}
+
+#[test]
+fn a_cycle_stops_and_the_budget_holds() {
+    let (_dir, root) = project();
+    std::fs::write(root.join("a.md"), "A then @b.md").unwrap();
+    std::fs::write(root.join("b.md"), "B then @a.md").unwrap();
+    let mut files = Vec::new();
+    let text = expand("@a.md", &root, &root, 10_000, &mut files);
+    assert_eq!(text, "@a.md\nA then @b.md\nB then @a.md");
+    assert_eq!(expand("@a.md", &root, &root, 8, &mut Vec::new()), "@a.md\nA ");
+}
+
+#[test]
+fn imports_nest_only_so_deep() {
+    let (_dir, root) = project();
+    for n in 0..8 {
+        std::fs::write(root.join(format!("f{n}.md")), format!("level {n} @f{}.md", n + 1)).unwrap();
+    }
+    let text = expand("@f0.md", &root, &root, 10_000, &mut Vec::new());
+    assert!(text.contains("level 4") && !text.contains("level 5"), "{text}");
+}
