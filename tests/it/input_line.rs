@@ -2,20 +2,14 @@
 //! the saved text back, Ctrl-O shows the last tool output whole, and a long paste is shown as a
 //! placeholder but sent whole.
 
-use crate::repl::{messages, text_reply, tool_reply};
+use crate::repl::{messages, text_reply, tool_reply, user_text};
 use crate::support::tmux::Tmux;
 use crate::support::{FakeModel, Provider, TestEnv};
 use serde_json::json;
 use std::io::Write;
 
 fn last_user_text(model: &FakeModel, request: usize) -> String {
-    let sent = messages(model, request);
-    let last = sent.last().expect("a message");
-    match &last["content"] {
-        serde_json::Value::String(text) => text.clone(),
-        serde_json::Value::Array(blocks) => blocks.iter().filter_map(|block| block["text"].as_str()).collect(),
-        other => other.to_string(),
-    }
+    user_text(messages(model, request).last().expect("a message"))
 }
 
 #[test]

@@ -34,7 +34,7 @@ pub fn messages(model: &FakeModel, index: usize) -> Vec<Value> {
 }
 
 /// The text of a user message (a string or text blocks).
-fn user_text(message: &Value) -> String {
+pub fn user_text(message: &Value) -> String {
     match &message["content"] {
         Value::String(text) => text.clone(),
         Value::Array(blocks) => blocks.iter().filter_map(|block| block["text"].as_str()).collect(),

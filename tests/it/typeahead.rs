@@ -2,19 +2,10 @@
 //! partial answer, a line typed and sent with Enter is queued and becomes the next message, and
 //! text typed without Enter waits in the next input line.
 
-use crate::repl::{messages, partial_text, text_reply};
+use crate::repl::{messages, partial_text, text_reply, user_text};
 use crate::support::tmux::Tmux;
 use crate::support::{FakeModel, Provider, Reply, TestEnv};
-use serde_json::Value;
 use std::time::Duration;
-
-fn text_of(message: &Value) -> String {
-    match &message["content"] {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks.iter().filter_map(|block| block["text"].as_str()).collect(),
-        other => other.to_string(),
-    }
-}
 
 #[test]
 fn esc_stops_a_streaming_answer_keeps_it_and_what_was_typed_waits_in_the_input_line() {
@@ -41,8 +32,8 @@ fn esc_stops_a_streaming_answer_keeps_it_and_what_was_typed_waits_in_the_input_l
     let second = messages(&model, 1);
     assert_eq!(second.len(), 3, "{second:?}");
     assert_eq!(second[1]["role"], "assistant");
-    assert!(text_of(&second[1]).contains("A very long answer begins"), "{second:?}");
-    assert_eq!(text_of(&second[2]), "and the tests");
+    assert!(user_text(&second[1]).contains("A very long answer begins"), "{second:?}");
+    assert_eq!(user_text(&second[2]), "and the tests");
 }
 
 #[test]
@@ -76,6 +67,6 @@ fn a_line_typed_during_a_turn_is_queued_and_sent_next_and_the_rest_waits() {
     assert!(screen.contains("› next question"), "{screen}");
     assert!(screen.contains("mode default"), "{screen}");
     let second = messages(&model, 1);
-    assert_eq!(text_of(second.last().unwrap()), "next question");
+    assert_eq!(user_text(second.last().unwrap()), "next question");
     assert_eq!(model.requests().len(), 2);
 }
