@@ -210,7 +210,7 @@ impl Printer {
                 }
                 self.line(line);
             }
-            Event::Usage { usage, estimated } => {
+            Event::Usage { usage, estimated, compaction } => {
                 if let Some(started) = self.request_started.take() {
                     self.api_time += started.elapsed();
                 }
@@ -220,6 +220,10 @@ impl Printer {
                 if estimated {
                     // The server sent no usage; these figures are counted from characters.
                     line["estimated"] = json!(true);
+                }
+                if compaction {
+                    // A summary request's: counted in the totals, not the conversation's size.
+                    line["compaction"] = json!(true);
                 }
                 self.line(line);
             }

@@ -35,9 +35,10 @@ impl Agent {
         })
     }
 
-    /// Tokens every request carries besides the messages: system prompt and tool definitions.
-    fn overhead(&self, tools: &[ToolDefinition]) -> u64 {
-        context::overhead_tokens(&self.system(), tools)
+    /// `provider/model`: whose server a calibration's count came from.
+    fn model_key(&self) -> String {
+        let provider = &self.toolbox.provider;
+        format!("{}/{}", provider.name(), provider.model())
     }
 }
 
@@ -52,17 +53,37 @@ impl Run<'_> {
         }
     }
 
-    /// Before a request: layer 1, the estimate, and an automatic summary when it is due and the
-    /// breaker is closed. A failed summary is reported and the request goes ahead. Returns false
-    /// when the run was cancelled meanwhile.
-    pub(super) fn manage_context(&mut self, tools: &[ToolDefinition]) -> bool {
+    /// Tokens every request carries besides the messages (system prompt and tool definitions):
+    /// the server's own count of them once one calibrated it, else their characters over 3.5.
+    /// An anchored estimate already includes them; an unanchored one (before the first answer,
+    /// after a compaction) must add them.
+    pub(super) fn overhead(&self, tools: &[ToolDefinition]) -> u64 {
+        let computed = context::overhead_tokens(&self.agent.system(), tools);
+        self.conversation.context.calibration.fixed(&self.agent.model_key(), computed)
+    }
+
+    /// Learns from a server's prompt count for a request of `prompt_chars` characters (its
+    /// fixed part included), so later estimates use what the server really reads.
+    pub(super) fn calibrate(&mut self, reported: u64, prompt_chars: u64) {
+        let key = self.agent.model_key();
+        let messages = prompt_chars.saturating_sub(self.fixed_chars);
+        self.conversation.context.calibration.learn(&key, reported, messages, self.fixed_chars);
+    }
+
+    /// Before a request: layer 1, the estimate, and an automatic summary when it is due, the
+    /// breaker is closed and a summary can help (one that can only fail is not tried: the
+    /// request goes as it is and the server decides). A failed summary is reported and the
+    /// request goes ahead; a compaction that leaves the conversation over the whole window ends
+    /// the run with what is too big rather than sending it.
+    pub(super) fn manage_context(&mut self, tools: &[ToolDefinition]) -> Result<(), Stop> {
         let agent = self.agent;
         let limits = agent.context.limits();
         // Count first, then offload, so the characters layer 1 removes were counted before.
         self.conversation.count_new_messages();
         self.offload(&limits);
+        let overhead = self.overhead(tools);
         let state = &mut self.conversation.context;
-        let estimate = state.estimate.with_overhead(agent.overhead(tools));
+        let estimate = state.estimate.with_overhead(overhead);
         // In a small window the compacted conversation may sit near the threshold: summarise again
         // only once it grew, not on every iteration.
         let first = std::mem::take(&mut state.compact_first) && agent.context.window > 0;
@@ -70,11 +91,15 @@ impl Run<'_> {
             && (!context::should_summarize(estimate, &agent.context, &state.breaker)
                 || !context::grew_since_compaction(estimate, state.compacted_at, &limits))
         {
-            return true;
+            return Ok(());
         }
+        if self.hopeless(overhead, tools).is_some() {
+            return Ok(());
+        }
+        let latest = latest_user_tokens(self.conversation.history());
         let result = self.summarize(Trigger::Auto, tools);
         if self.outbox.cancel.is_cancelled() {
-            return false;
+            return Err(Stop::Cancelled);
         }
         let breaker = &mut self.conversation.context.breaker;
         breaker.record(Trigger::Auto, result.is_ok());
@@ -84,7 +109,14 @@ impl Run<'_> {
                 context::BREAKER_LIMIT
             ));
         }
-        true
+        let after = self.conversation.context.estimate.with_overhead(overhead);
+        if result.is_ok() && after >= limits.window {
+            // Named by the latest message as it was before the summary joined it.
+            let reason =
+                limits.explain_no_fit(overhead, latest, Some(after)).unwrap_or_else(|| self.too_big(overhead, after));
+            return Err(self.fail(Failure::prompt_too_long(reason)));
+        }
+        Ok(())
     }
 
     /// After a prompt-too-long: layer 1, then a summary that ignores the breaker. Ok means the
@@ -101,19 +133,51 @@ impl Run<'_> {
         let limits = agent.context.limits();
         self.conversation.count_new_messages();
         self.offload(&limits);
+        let overhead = self.overhead(tools);
+        if let Some(err) = self.hopeless(overhead, tools) {
+            // Nothing a summary could do: say what is too big, without asking for one.
+            let estimate = self.conversation.context.estimate.with_overhead(overhead);
+            return Err(match err {
+                SummaryError::DoesNotFit(reason) => reason,
+                _ => self.too_big(overhead, estimate),
+            });
+        }
         self.summarize(Trigger::Emergency, tools).map_err(|err| err.to_string())?;
-        let overhead = agent.overhead(tools);
         let estimate = self.conversation.context.estimate.with_overhead(overhead);
         if context::still_too_long(estimate, agent.context.window) {
-            let latest = latest_user_tokens(self.conversation.history());
-            return Err(limits.explain_no_fit(overhead, latest, Some(estimate)).unwrap_or_else(|| {
-                format!(
-                    "the conversation is still about {estimate} tokens after compaction and the context window is {}",
-                    limits.window
-                )
-            }));
+            return Err(self.too_big(overhead, estimate));
         }
         Ok(())
+    }
+
+    /// Why a conversation of about `estimate` tokens does not fit, naming its biggest part.
+    fn too_big(&self, overhead: u64, estimate: u64) -> String {
+        let limits = self.agent.context.limits();
+        let history = self.conversation.history();
+        let latest = latest_user_tokens(history);
+        limits.explain_no_fit(overhead, latest, Some(estimate)).unwrap_or_else(|| {
+            format!(
+                "the conversation is about {estimate} tokens ({overhead} for the system prompt and tools) and the \
+                 context window is {} tokens; {}",
+                limits.window,
+                biggest_message(history)
+            )
+        })
+    }
+
+    /// Why no summary can help this conversation now, before anything is asked of the model:
+    /// the latest message (always kept) cannot fit, there is nothing older than the part kept,
+    /// or what would be summarised is smaller than what a summary adds. None: one may help.
+    fn hopeless(&self, overhead: u64, tools: &[ToolDefinition]) -> Option<SummaryError> {
+        let limits = self.agent.context.limits();
+        let history = self.conversation.history();
+        if let Some(reason) = limits.explain_no_fit(overhead, latest_user_tokens(history), None) {
+            return Some(SummaryError::DoesNotFit(reason));
+        }
+        let Some(tail) = summary::plan_tail(history, &limits) else { return Some(SummaryError::TooShort) };
+        let older: u64 = history[..tail.start].iter().map(context::message_chars).sum();
+        let added = summary::recovery_attachment(&[], tools).chars().count() as u64 + summary::MIN_SUMMARY_CHARS;
+        (older <= added).then(|| SummaryError::NothingToGain { older: context::tokens_for_chars(older) })
     }
 
     /// After a main response: its usage covers the request's messages and the reply about to be
@@ -132,7 +196,7 @@ impl Run<'_> {
             return configured;
         }
         self.conversation.count_new_messages();
-        let estimate = self.conversation.context.estimate.with_overhead(agent.overhead(tools));
+        let estimate = self.conversation.context.estimate.with_overhead(self.overhead(tools));
         agent.context.limits().reply_max_tokens(configured, estimate)
     }
 
@@ -159,43 +223,85 @@ impl Run<'_> {
     }
 
     /// Layer 2: summarises the older part, rebuilds the history and resets the estimate. Sends
-    /// Started, then Finished or Failed.
+    /// Started, then Finished or Failed (a hopeless compaction sends only Failed). The kept part
+    /// is chosen before the summary is asked for, so that the result fits under the automatic
+    /// threshold: the recovery files go first, then the tail down to the latest user message.
+    /// A summary that would not make the conversation smaller is not installed.
     fn summarize(&mut self, trigger: Trigger, tools: &[ToolDefinition]) -> Result<(), SummaryError> {
-        self.emit(Event::Compact(CompactPhase::Started { trigger }));
         let agent = self.agent;
         let limits = agent.context.limits();
-        let overhead = agent.overhead(tools);
+        let overhead = self.overhead(tools);
         let snapshot = self.conversation.history().snapshot();
         self.conversation.context.estimate.update(&snapshot);
-        let state = &mut self.conversation.context;
-        let before_tokens = state.estimate.with_overhead(overhead);
-        // The latest message is always kept: if it cannot fit, no summary can help (and saying
-        // so beats "nothing to compact" for a one-message conversation).
-        let result = match limits.explain_no_fit(overhead, latest_user_tokens(&snapshot), None) {
-            Some(reason) => Err(SummaryError::DoesNotFit(reason)),
-            None => match summary::plan_tail(&snapshot, &limits) {
-                None => Err(SummaryError::TooShort),
-                Some(tail) => {
-                    let max_tokens = limits.summary_max_tokens(agent.toolbox.max_tokens);
-                    let transcript_chars = limits.summary_transcript_chars(max_tokens);
-                    let provider = agent.toolbox.provider.as_ref();
-                    let older = &snapshot[..tail.start];
-                    summary::summarize(provider, older, max_tokens, transcript_chars, &self.outbox.cancel)
-                        .map(|text| (text, tail))
-                }
-            },
+        let before_tokens = self.conversation.context.estimate.with_overhead(overhead);
+        if let Some(err) = self.hopeless(overhead, tools) {
+            self.emit(Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
+            return Err(err);
+        }
+        self.emit(Event::Compact(CompactPhase::Started { trigger }));
+        let configured = limits.summary_max_tokens(agent.toolbox.max_tokens);
+        // A file whose read stays in the tail is there verbatim: it is not read again.
+        let root = &agent.settings.root;
+        let in_tail = summary::plan_tail(&snapshot, &limits)
+            .map_or_else(Vec::new, |tail| summary::files_read_in(&snapshot[tail.start..], root));
+        let mut recent = self.conversation.reads.recent(summary::RECOVERY_FILES);
+        recent.retain(|path| !in_tail.contains(path));
+        let files = summary::load_recovery_files(&recent, root, &limits);
+        let threshold = context::auto_threshold(limits.window, agent.context.compact_at).unwrap_or(u64::MAX);
+        let plan = summary::plan_fit(&snapshot, &limits, &files, tools, threshold.saturating_sub(overhead), configured);
+        // The summary gets what the window leaves beside the rest, with a quarter to spare for
+        // the estimate's error: a summary that fills the window only moves the problem.
+        let room = match (limits.window, &plan) {
+            (0, _) | (_, None) => u64::from(configured),
+            (window, Some(plan)) => {
+                window.saturating_sub(limits.emergency_floor + overhead + plan.kept_tokens).saturating_mul(3) / 4
+            }
         };
-        let (text, tail) = match result {
-            Ok(done) => done,
+        let plan = match plan {
+            Some(plan) if room < summary::MIN_SUMMARY_TOKENS => {
+                Err(SummaryError::NoRoom { overhead, kept: plan.kept_tokens, window: limits.window })
+            }
+            Some(plan) => Ok(plan),
+            // `hopeless` found a tail; `plan_fit` starts from the same one.
+            None => Err(SummaryError::TooShort),
+        };
+        let plan = match plan {
+            Ok(plan) => plan,
             Err(err) => {
                 self.emit(Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
                 return Err(err);
             }
         };
-        let recent = self.conversation.reads.recent(summary::RECOVERY_FILES);
-        let files = summary::load_recovery_files(&recent, &agent.settings.root, &limits);
-        let attachment = summary::recovery_attachment(&files, tools);
-        let rebuilt = summary::build_history(&text, &attachment, &summary::tail_messages(&snapshot, tail));
+        let max_tokens = configured.min(room.try_into().unwrap_or(u32::MAX));
+        let transcript_chars = limits.summary_transcript_chars(max_tokens);
+        let provider = agent.toolbox.provider.as_ref();
+        let older = &snapshot[..plan.tail.start];
+        let made = summary::summarize(provider, older, max_tokens, transcript_chars, &self.outbox.cancel);
+        let rebuilt = made.and_then(|made| {
+            self.emit(Event::Usage { usage: made.usage, estimated: made.estimated, compaction: true });
+            let tail = summary::tail_messages(&snapshot, plan.tail);
+            let chars = |messages: &[Message]| messages.iter().map(context::message_chars).sum::<u64>();
+            let mut rebuilt = summary::build_history(&made.text, &plan.attachment, &tail);
+            if chars(&rebuilt) >= chars(&snapshot) {
+                // The re-read files would make it bigger than it was: without them.
+                rebuilt = summary::build_history(&made.text, &summary::recovery_attachment(&[], tools), &tail);
+            }
+            let (before, after) = (chars(&snapshot), chars(&rebuilt));
+            if after >= before {
+                return Err(SummaryError::WouldGrow {
+                    before: context::tokens_for_chars(before),
+                    after: context::tokens_for_chars(after),
+                });
+            }
+            Ok(rebuilt)
+        });
+        let rebuilt = match rebuilt {
+            Ok(rebuilt) => rebuilt,
+            Err(err) => {
+                self.emit(Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
+                return Err(err);
+            }
+        };
         drop(snapshot);
         // The one place compaction changes history; the session log gets a compact marker and
         // the new history, so a resume starts from the compacted conversation.
@@ -210,6 +316,13 @@ impl Run<'_> {
         let after_tokens = state.estimate.with_overhead(overhead);
         state.compacted_at = Some(after_tokens);
         self.emit(Event::Compact(CompactPhase::Finished { trigger, before_tokens, after_tokens, history }));
+        if after_tokens >= threshold && after_tokens < limits.window {
+            let big = biggest_message(self.conversation.history());
+            self.notice(format!(
+                "the conversation is still about {after_tokens} tokens after compaction, over the {threshold} at which \
+                 it compacts; {big}"
+            ));
+        }
         Ok(())
     }
 }
@@ -218,6 +331,36 @@ impl Run<'_> {
 fn latest_user_tokens(messages: &[Message]) -> u64 {
     let latest = messages.iter().rev().find(|message| message.role == crate::msg::Role::User);
     latest.map_or(0, |message| context::tokens_for_chars(context::message_chars(message)))
+}
+
+/// The largest message of a conversation, for the user: which one and its size.
+fn biggest_message(messages: &[Message]) -> String {
+    let latest_user = messages.iter().rposition(|message| message.role == crate::msg::Role::User);
+    let biggest = messages.iter().enumerate().max_by_key(|(_, message)| context::message_chars(message));
+    let Some((index, message)) = biggest else { return "the conversation is empty".to_string() };
+    let tokens = context::tokens_for_chars(context::message_chars(message));
+    let what = match message.role {
+        _ if Some(index) == latest_user => "the latest message".to_string(),
+        crate::msg::Role::User => format!("message {} (yours)", index + 1),
+        crate::msg::Role::Assistant => format!("message {} (the model's)", index + 1),
+        crate::msg::Role::Tool => {
+            let calls = messages[..index].iter().rev().find(|earlier| earlier.role == crate::msg::Role::Assistant);
+            let names: Vec<&str> = message
+                .tool_results
+                .iter()
+                .filter_map(|result| {
+                    let call = calls?.tool_calls.iter().find(|call| call.id == result.tool_call_id)?;
+                    Some(call.name.as_str())
+                })
+                .collect();
+            format!(
+                "message {} (the result of {})",
+                index + 1,
+                if names.is_empty() { "a tool".to_string() } else { names.join(", ") }
+            )
+        }
+    };
+    format!("the biggest part is {what}, about {tokens} tokens")
 }
 
 /// Maps the failure of an emergency compaction to what the run reports.

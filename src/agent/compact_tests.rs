@@ -50,6 +50,18 @@ fn read_turn(id: &str, input_tokens: u64) -> Script {
     ])
 }
 
+/// `read_turn` whose call carries `pad` characters of input, so the messages are as big as the
+/// usage says (a summary then has something to gain).
+fn padded_read_turn(id: &str, input_tokens: u64, pad: usize) -> Script {
+    let input = format!("{{\"pad\":\"{}\"}}", "p".repeat(pad));
+    let call = ToolCall { id: id.into(), name: "read".into(), input };
+    Script::Events(vec![
+        StreamEvent::ToolCalls(vec![call]),
+        StreamEvent::Usage(Usage { input_tokens, output_tokens: 10, cache_write: 0, cache_read: 0 }),
+        done(StopReason::ToolUse),
+    ])
+}
+
 fn summary_turn(text: &str) -> Script {
     Script::Events(vec![
         StreamEvent::Text(format!("<analysis>thinking</analysis><summary>{text}</summary>")),
@@ -227,7 +239,8 @@ fn manual_compaction_of_a_short_conversation_fails_and_keeps_the_history() {
     let mut conversation = Conversation::unlogged(vec![Message::user("hi"), Message::assistant("yo")]);
     let (events, stop) = collect(compact_now(&agent, &mut conversation));
     assert_eq!(stop, Stop::Failed);
-    assert_eq!(phases(&events), [("started", Trigger::Manual), ("failed", Trigger::Manual)]);
+    // Nothing could come of it, so nothing was started: only the reason.
+    assert_eq!(phases(&events), [("failed", Trigger::Manual)]);
     assert_eq!(conversation.history().len(), 2);
     assert!(provider.requests().is_empty());
 }
@@ -241,7 +254,8 @@ fn small_window_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
 fn a_small_window_compacts_a_three_message_conversation_and_restates_the_prompt() {
     // The first answer's usage (2 950 tokens) is over 4 096's threshold (2 902): the next
     // iteration compacts [prompt, call, result] and keeps the prompt verbatim.
-    let provider = ScriptedProvider::new(vec![read_turn("r1", 2_940), summary_turn("SMALL"), text_turn("done")]);
+    let provider =
+        ScriptedProvider::new(vec![padded_read_turn("r1", 2_940, 8_000), summary_turn("SMALL"), text_turn("done")]);
     let agent = small_window_agent(provider.clone());
     let mut conversation = Conversation::default();
     let (events, stop) = collect(submit(&agent, &mut conversation, "read the log", Mode::Default, CancelToken::new()));
@@ -427,4 +441,264 @@ fn only_a_prompt_too_long_with_a_window_is_compacted_and_sent_again() {
         events.iter().find_map(|event| if let Event::Error(failure) = event { Some(&failure.message) } else { None });
     let error = error.expect("the failure is reported");
     assert!(!error.contains("compaction"), "{error}");
+}
+
+/// The usage events of a run: (input tokens, estimated, compaction).
+fn usages(events: &[Event]) -> Vec<(u64, bool, bool)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Usage { usage, estimated, compaction } => Some((usage.input_tokens, *estimated, *compaction)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn notices(events: &[Event]) -> Vec<String> {
+    events.iter().filter_map(|event| if let Event::Notice(text) = event { Some(text.clone()) } else { None }).collect()
+}
+
+fn error_of(events: &[Event]) -> Option<Failure> {
+    events.iter().find_map(|event| if let Event::Error(failure) = event { Some(failure.clone()) } else { None })
+}
+
+#[test]
+fn a_first_message_over_the_threshold_goes_out_without_a_compaction_that_could_only_fail() {
+    // About 3 000 tokens: over 4 096's threshold (2 902), under the window. Nothing is older than
+    // it, so no summary could help: none is tried, nothing is reported, the request goes.
+    let provider = ScriptedProvider::new(vec![text_turn("read it all")]);
+    let agent = small_window_agent(provider.clone());
+    let prompt = "p".repeat(10_500);
+    let (events, stop) =
+        collect(submit(&agent, &mut Conversation::default(), &prompt, Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), []);
+    assert!(notices(&events).is_empty(), "{:?}", notices(&events));
+    assert_eq!(provider.requests().len(), 1);
+}
+
+#[test]
+fn after_compacting_a_conversation_still_over_the_threshold_names_its_biggest_message() {
+    // Earlier turns of 6 000 characters and a 10 000-character prompt (about 2 858 tokens, under
+    // the window but over the threshold with anything beside it): the summary is made and the
+    // user is told the latest message is what keeps it big; the request still goes.
+    let provider = ScriptedProvider::new(vec![summary_turn("S"), text_turn("ok")]);
+    let agent = small_window_agent(provider.clone());
+    let mut conversation =
+        Conversation::unlogged(vec![Message::user("a".repeat(3_000)), Message::assistant("b".repeat(3_000))]);
+    let (events, stop) =
+        collect(submit(&agent, &mut conversation, &"c".repeat(10_000), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
+    let notices = notices(&events);
+    assert!(
+        notices.iter().any(|text| text.contains("still about")
+            && text.contains("after compaction")
+            && text.contains("the biggest part is the latest message, about")),
+        "{notices:?}"
+    );
+    assert_eq!(provider.requests().len(), 2);
+    // The summary request's usage is counted, marked as a compaction's; the main one is not.
+    assert_eq!(usages(&events), [(999_999, false, true), (10, false, false)]);
+}
+
+#[test]
+fn a_compaction_that_leaves_the_conversation_over_the_window_ends_the_run_unsent() {
+    // A summary far over its output cap (a server that ignores max_tokens): the conversation it
+    // gives is smaller than before but over the whole window, so the main request is not sent.
+    let provider = ScriptedProvider::new(vec![summary_turn(&"s".repeat(6_000))]);
+    let agent = small_window_agent(provider.clone());
+    let mut conversation =
+        Conversation::unlogged(vec![Message::user("a".repeat(6_000)), Message::assistant("b".repeat(6_000))]);
+    let (events, stop) =
+        collect(submit(&agent, &mut conversation, &"c".repeat(9_000), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(provider.requests().len(), 1, "only the summary request");
+    let failure = error_of(&events).unwrap();
+    assert_eq!(failure.kind, FailureKind::Llm(crate::llm::ErrorKind::PromptTooLong));
+    assert!(failure.message.contains("4096 tokens"), "{}", failure.message);
+}
+
+#[test]
+fn a_compaction_that_would_grow_the_conversation_keeps_it_as_it_was() {
+    let provider = ScriptedProvider::new(vec![summary_turn(&"s".repeat(8_000))]);
+    let agent = scripted_agent(provider.clone());
+    let messages =
+        vec![Message::user("a".repeat(3_000)), Message::assistant("b"), Message::user("c"), Message::assistant("d")];
+    let mut conversation = Conversation::unlogged(messages.clone());
+    let (events, stop) = collect(compact_now(&agent, &mut conversation));
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(phases(&events), [("started", Trigger::Manual), ("failed", Trigger::Manual)]);
+    let reason = events.iter().find_map(|event| match event {
+        Event::Compact(CompactPhase::Failed { reason, .. }) => Some(reason.clone()),
+        _ => None,
+    });
+    assert!(reason.unwrap().contains("would not make the conversation smaller"));
+    assert_eq!(*conversation.history().snapshot(), messages);
+    assert_eq!(usages(&events), [(999_999, false, true)], "the request it cost is counted all the same");
+}
+
+#[test]
+fn a_compaction_with_less_to_summarise_than_a_summary_adds_asks_nothing() {
+    let provider = ScriptedProvider::new(Vec::new());
+    let agent = scripted_agent(provider.clone());
+    let mut conversation = Conversation::unlogged(vec![
+        Message::user("a".repeat(500)),
+        Message::assistant("b"),
+        Message::user("c"),
+        Message::assistant("d"),
+    ]);
+    let (events, stop) = collect(compact_now(&agent, &mut conversation));
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(phases(&events), [("failed", Trigger::Manual)]);
+    assert!(provider.requests().is_empty());
+    assert_eq!(conversation.history().len(), 4);
+}
+
+#[test]
+fn a_summary_without_usage_is_counted_as_estimated() {
+    let summary = Script::Events(vec![StreamEvent::Text("<summary>S</summary>".into()), done(StopReason::EndTurn)]);
+    let provider = ScriptedProvider::new(vec![summary]);
+    let agent = scripted_agent(provider.clone());
+    let mut conversation = old_conversation(4);
+    let (events, stop) = collect(compact_now(&agent, &mut conversation));
+    assert_eq!(stop, Stop::Completed);
+    let usage = usages(&events);
+    assert_eq!(usage.len(), 1);
+    let (input, estimated, compaction) = usage[0];
+    assert!(estimated && compaction);
+    // The transcript (four 20 000-character messages, each cut for the request) over 3.5.
+    assert!(input > 5_000, "{input}");
+}
+
+/// A tool whose description is `size` characters: a fixed part the characters overstate when
+/// the server's template drops descriptions.
+struct Wordy {
+    size: usize,
+}
+
+impl crate::tools::Tool for Wordy {
+    fn name(&self) -> &str {
+        "read"
+    }
+    fn rule_name(&self) -> &str {
+        "Read"
+    }
+    fn description(&self) -> &str {
+        Box::leak("w".repeat(self.size).into_boxed_str())
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object"})
+    }
+    fn read_only(&self) -> bool {
+        true
+    }
+    fn execute(&self, _input_json: &str, _ctx: &crate::tools::ToolContext) -> crate::tools::ToolOutput {
+        crate::tools::ToolOutput::ok("read")
+    }
+}
+
+fn usage_turn(text: &str, input_tokens: u64) -> Script {
+    Script::Events(vec![
+        StreamEvent::Text(text.into()),
+        StreamEvent::Usage(Usage { input_tokens, output_tokens: 5, cache_write: 0, cache_read: 0 }),
+        done(StopReason::EndTurn),
+    ])
+}
+
+#[test]
+fn the_servers_count_of_the_fixed_part_is_what_a_compacted_conversation_is_measured_by() {
+    // Tool descriptions of 7 000 characters (2 000 tokens by characters) that the server's
+    // template drops: it counts 1 300 tokens for a 3 500-character prompt, so the fixed part is
+    // about 300. After the compaction the conversation is measured with 300, not 2 000 (which
+    // would put it over the 4 096 window and end the run).
+    let provider =
+        ScriptedProvider::new(vec![usage_turn("first", 1_300), summary_turn("S"), usage_turn("second", 2_500)]);
+    let mut registry = Registry::new();
+    registry.register(Arc::new(Wordy { size: 7_000 }));
+    let agent = Arc::new(Agent {
+        toolbox: crate::agent::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
+        registry,
+        stable_prompt: "stable".into(),
+        settings: crate::agent::tests::settings(10, FrontEnd::Headless),
+        context: crate::context::ContextConfig { window: 4_096, compact_at: None, sessions_dir: None },
+    });
+    let mut conversation = Conversation::default();
+    let (events, stop) =
+        collect(submit(&agent, &mut conversation, &"h".repeat(3_500), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed, "{:?}", error_of(&events));
+    let (events, stop) =
+        collect(submit(&agent, &mut conversation, &"g".repeat(7_000), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed, "{:?}", error_of(&events));
+    assert_eq!(phases(&events), [("started", Trigger::Auto), ("finished", Trigger::Auto)]);
+    let after = events.iter().find_map(|event| match event {
+        Event::Compact(CompactPhase::Finished { after_tokens, .. }) => Some(*after_tokens),
+        _ => None,
+    });
+    let after = after.unwrap();
+    assert!((2_000..2_902).contains(&after), "{after}");
+    assert_eq!(provider.requests().len(), 3);
+}
+
+#[test]
+fn a_too_long_error_that_counts_the_prompt_calibrates_the_estimate() {
+    // The server refuses the first request and says it counted 1 000 tokens for it: the
+    // emergency compaction measures the fixed part by that count, not by its 2 000-token
+    // characters (which alone would say no compaction can fit).
+    let too_long = failing_turn(LlmError::PromptTooLong {
+        message: "Requested tokens (1000) exceed context window of 900".into(),
+    });
+    let provider = ScriptedProvider::new(vec![too_long, summary_turn("S"), text_turn("ok")]);
+    let mut registry = Registry::new();
+    registry.register(Arc::new(Wordy { size: 7_000 }));
+    let agent = Arc::new(Agent {
+        toolbox: crate::agent::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
+        registry,
+        stable_prompt: "stable".into(),
+        settings: crate::agent::tests::settings(10, FrontEnd::Headless),
+        context: crate::context::ContextConfig { window: 4_096, compact_at: None, sessions_dir: None },
+    });
+    let mut conversation =
+        Conversation::unlogged(vec![Message::user("a".repeat(1_400)), Message::assistant("b".repeat(1_400))]);
+    let (events, stop) = collect(submit(&agent, &mut conversation, "go on", Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed, "{:?}", error_of(&events));
+    assert_eq!(phases(&events), [("started", Trigger::Emergency), ("finished", Trigger::Emergency)]);
+}
+
+#[test]
+fn a_compaction_without_room_for_a_summary_says_so_without_asking_for_one() {
+    // A 12 500-character prompt (about 3 572 tokens) fits the 4 096 window, but with the
+    // attachment beside it there is no room left for a summary of the earlier turns.
+    let provider = ScriptedProvider::new(vec![text_turn("ok")]);
+    let agent = small_window_agent(provider.clone());
+    let mut conversation =
+        Conversation::unlogged(vec![Message::user("a".repeat(3_000)), Message::assistant("b".repeat(3_000))]);
+    let (events, stop) =
+        collect(submit(&agent, &mut conversation, &"c".repeat(12_500), Mode::Default, CancelToken::new()));
+    assert_eq!(phases(&events), [("started", Trigger::Auto), ("failed", Trigger::Auto)]);
+    let reason = events.iter().find_map(|event| match event {
+        Event::Compact(CompactPhase::Failed { reason, .. }) => Some(reason.clone()),
+        _ => None,
+    });
+    let reason = reason.unwrap();
+    assert!(reason.starts_with("no room for a summary") && reason.contains("4096-token"), "{reason}");
+    // The request goes as it is (the server decides), and only it was sent.
+    assert_eq!(stop, Stop::Completed);
+    assert_eq!(provider.requests().len(), 1);
+    assert!(!is_summary_request(&provider.requests()[0]));
+}
+
+#[test]
+fn the_summary_is_given_only_the_room_the_window_leaves() {
+    // An 11 000-character prompt (about 3 143 tokens) is kept: the summary's max_tokens is what the
+    // 4 096 window leaves beside it, the floor and the attachment, less a quarter.
+    let provider = ScriptedProvider::new(vec![summary_turn("S"), text_turn("ok")]);
+    let agent = small_window_agent(provider.clone());
+    let mut conversation =
+        Conversation::unlogged(vec![Message::user("a".repeat(3_000)), Message::assistant("b".repeat(3_000))]);
+    let (_, stop) = collect(submit(&agent, &mut conversation, &"c".repeat(11_000), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    let summary_request = &provider.requests()[0];
+    assert!(is_summary_request(summary_request));
+    assert!((128..512).contains(&summary_request.max_tokens), "{}", summary_request.max_tokens);
 }

@@ -48,8 +48,10 @@ pub enum Event {
         change: Option<Box<FileChange>>,
     },
     /// Token usage of the last model response; `estimated` when the server sent none and the
-    /// figures were estimated from characters (shown with a `~`).
-    Usage { usage: Usage, estimated: bool },
+    /// figures were estimated from characters (shown with a `~`). `compaction`: the response was
+    /// a summary request's, which costs like any other but says nothing of the conversation's
+    /// size.
+    Usage { usage: Usage, estimated: bool, compaction: bool },
     /// Something the user should know that is not part of the conversation.
     Notice(String),
     /// A call needs the human's decision; answer on `respond` (capacity 1). Boxed: the request

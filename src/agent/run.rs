@@ -34,7 +34,7 @@ pub(super) struct Run<'a> {
     /// it is, ending with that turn, so the model continues it.
     paused: bool,
     /// Characters every request carries besides the messages (system prompt and tools).
-    fixed_chars: u64,
+    pub(super) fixed_chars: u64,
     /// The last text the model wrote in this run (`Done`'s answer).
     answer: String,
     /// The text a cancelled response had streamed so far: kept in the conversation.
@@ -139,9 +139,7 @@ impl<'a> Run<'a> {
             return Err(Stop::Cancelled);
         }
         let tools = self.agent.tools_for(self.mode);
-        if !self.manage_context(&tools) {
-            return Err(Stop::Cancelled);
-        }
+        self.manage_context(&tools)?;
         // A paused turn is resent as it is; a reminder would open a user message after it.
         let reminder = if std::mem::take(&mut self.paused) {
             None
@@ -174,6 +172,12 @@ impl<'a> Run<'a> {
                 Ok(turn) => return Ok(Exchange { turn, covered, prompt_chars }),
                 Err(err) => err,
             };
+            if let LlmError::PromptTooLong { message } = &err
+                && let Some(reported) = crate::context::calibration::prompt_tokens_in_error(message)
+            {
+                // The server said how long it counted the prompt: later estimates use that.
+                self.calibrate(reported, prompt_chars);
+            }
             let can_compact = matches!(err, LlmError::PromptTooLong { .. }) && self.agent.context.window > 0;
             match err {
                 LlmError::Cancelled => return Err(Stop::Cancelled),
@@ -192,15 +196,18 @@ impl<'a> Run<'a> {
 
     /// The usage of an exchange: the server's, checked for a silently cut prompt, or an
     /// estimate when it sent none.
-    fn account(&self, exchange: &Exchange) -> Result<Usage, Stop> {
+    fn account(&mut self, exchange: &Exchange) -> Result<Usage, Stop> {
         let turn = &exchange.turn;
         if usage::is_missing(&turn.usage) {
             // No usage from the server: estimate it, so the anchor and the figures move.
             let estimate = usage::estimate_usage(exchange.prompt_chars, turn.output_chars);
-            self.emit(Event::Usage { usage: estimate, estimated: true });
+            self.emit(Event::Usage { usage: estimate, estimated: true, compaction: false });
             return Ok(estimate);
         }
-        let estimated = crate::context::tokens_for_chars(exchange.prompt_chars);
+        // The messages alone: a cut prompt loses messages, while a chat template that drops the
+        // tool definitions (llama-cpp-python's) only makes the fixed part smaller than its
+        // characters, which must not pass for a cut.
+        let estimated = crate::context::tokens_for_chars(exchange.prompt_chars.saturating_sub(self.fixed_chars));
         let reported = usage::reported_prompt(&turn.usage);
         let toolbox = &self.agent.toolbox;
         let cut = toolbox
@@ -208,7 +215,10 @@ impl<'a> Run<'a> {
             .and_then(|floor| usage::check_truncation(reported, estimated).filter(|cut| cut.estimated >= floor));
         match cut {
             Some(truncation) => Err(self.fail(Failure::prompt_too_long(truncation.message(toolbox.provider.name())))),
-            None => Ok(turn.usage),
+            None => {
+                self.calibrate(reported, exchange.prompt_chars);
+                Ok(turn.usage)
+            }
         }
     }
 
@@ -343,7 +353,7 @@ impl<'a> Run<'a> {
     }
 
     /// Reports a failure; the run stops as Failed.
-    fn fail(&self, failure: Failure) -> Stop {
+    pub(super) fn fail(&self, failure: Failure) -> Stop {
         self.emit(Event::Error(failure));
         Stop::Failed
     }
@@ -409,7 +419,7 @@ impl<'a> Run<'a> {
                 }
                 StreamEvent::Usage(usage) => {
                     turn.usage = usage;
-                    self.emit(Event::Usage { usage, estimated: false });
+                    self.emit(Event::Usage { usage, estimated: false, compaction: false });
                 }
                 StreamEvent::Restart { restart, max, reason } => {
                     *turn = Turn::default();

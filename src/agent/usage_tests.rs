@@ -30,7 +30,7 @@ fn usages(events: &[Event]) -> Vec<(Usage, bool)> {
     events
         .iter()
         .filter_map(
-            |event| if let Event::Usage { usage, estimated } = event { Some((*usage, *estimated)) } else { None },
+            |event| if let Event::Usage { usage, estimated, .. } = event { Some((*usage, *estimated)) } else { None },
         )
         .collect()
 }

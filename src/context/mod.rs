@@ -10,10 +10,12 @@
 //!
 //! - `mod.rs` — the estimate, the thresholds, the breaker and the per-conversation `State`
 //! - `limits.rs` — SPEC §6's figures scaled to the model's window
+//! - `calibration.rs` — the server's own counts: the fixed part as counted, the count in an error
 //! - `offload.rs` — layer 1: big tool results written to disk, a preview in their place
 //! - `summary.rs` — layer 2: the summary request, the recent tail and the rebuilt history
 //! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests `mod.rs` and holds the helpers they share
 
+pub(crate) mod calibration;
 pub(crate) mod limits;
 pub(crate) mod offload;
 pub(crate) mod summary;
@@ -228,6 +230,9 @@ pub(crate) struct State {
     pub estimate: Estimate,
     pub offload: offload::Offloader,
     pub breaker: Breaker,
+    /// What the server's counts said of the fixed part (kept across compactions: the estimate
+    /// is reset, the model and its template are not).
+    pub calibration: calibration::Calibration,
     /// The estimate right after the last compaction of this conversation (for
     /// `grew_since_compaction`).
     pub compacted_at: Option<u64>,

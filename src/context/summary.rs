@@ -14,7 +14,7 @@
 use super::{Limits, message_chars, tokens_for_chars};
 use crate::cancel::CancelToken;
 use crate::llm::{LlmError, Provider, StreamEvent};
-use crate::msg::{Message, Request, Role, System, ToolDefinition};
+use crate::msg::{Message, Request, Role, System, ToolDefinition, Usage};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -83,7 +83,7 @@ fn select_tail_start(messages: &[Message], limits: &Limits) -> usize {
         start -= 1;
         tokens += tokens_for_chars(message_chars(&messages[start]));
     }
-    while start > 0 && messages[start].role == Role::Tool {
+    while start > 0 && messages.get(start).is_some_and(|message| message.role == Role::Tool) {
         start -= 1;
     }
     start
@@ -132,6 +132,49 @@ pub(crate) fn plan_tail(messages: &[Message], limits: &Limits) -> Option<Tail> {
 pub(crate) fn tail_messages(messages: &[Message], tail: Tail) -> Vec<Message> {
     let restated = tail.restated.and_then(|index| messages.get(index)).cloned();
     restated.into_iter().chain(messages[tail.start..].iter().cloned()).collect()
+}
+
+/// What a compaction keeps: the tail and the recovery attachment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Fit {
+    pub tail: Tail,
+    pub attachment: String,
+    /// Tokens of what is kept besides the summary: the tail (with the restated message) and the
+    /// attachment.
+    pub kept_tokens: u64,
+}
+
+/// Chooses what a compaction keeps so that the result (a summary of at most `max_tokens`, the
+/// attachment and the tail) stays under `room` tokens of messages where it can: the planned
+/// tail with the recovery `files`; else without the files; else the tail cut down to the latest
+/// user message (and an answer that ends the conversation). The last choice stands when none
+/// fits; the caller then says what is too big. None: there is nothing to summarise.
+pub(crate) fn plan_fit(
+    messages: &[Message],
+    limits: &Limits,
+    files: &[(String, String)],
+    tools: &[ToolDefinition],
+    room: u64,
+    max_tokens: u32,
+) -> Option<Fit> {
+    let tail = plan_tail(messages, limits)?;
+    let fit = |tail: Tail, attachment: String| {
+        let kept: u64 = tail_messages(messages, tail).iter().map(message_chars).sum();
+        let kept_tokens = tokens_for_chars(kept + attachment.chars().count() as u64);
+        Fit { tail, attachment, kept_tokens }
+    };
+    let fits = |fit: &Fit| u64::from(max_tokens) + fit.kept_tokens < room;
+    let planned = fit(tail, recovery_attachment(files, tools));
+    if fits(&planned) {
+        return Some(planned);
+    }
+    let without_files = fit(tail, recovery_attachment(&[], tools));
+    if fits(&without_files) {
+        return Some(without_files);
+    }
+    let tight = Limits { tail_keep_tokens: 0, tail_keep_messages: 1, tail_budget: 0, ..*limits };
+    let shortest = plan_tail(messages, &tight).filter(|short| short.start > tail.start).unwrap_or(tail);
+    Some(fit(shortest, without_files.attachment))
 }
 
 /// The start index of each user-turn group (a group runs from one user message to the next;
@@ -273,6 +316,14 @@ pub(crate) fn summary_request(messages: &[Message], max_tokens: u32, transcript_
 pub(crate) enum SummaryError {
     /// There is nothing to summarise: only the latest user message (and its answer).
     TooShort,
+    /// What would be summarised (`older` tokens) is no bigger than what a summary adds.
+    NothingToGain { older: u64 },
+    /// The part a compaction must keep (`kept` tokens: the latest message, the attachment) and
+    /// the fixed part (`overhead`) leave no room for a summary in the `window`.
+    NoRoom { overhead: u64, kept: u64, window: u64 },
+    /// The summary was made, but the conversation it would give is no smaller than the one it
+    /// replaces (tokens before and after); the conversation is kept as it was.
+    WouldGrow { before: u64, after: u64 },
     /// The conversation cannot fit the window whatever is summarised: why, and what to do.
     DoesNotFit(String),
     /// Even with every older user turn dropped and the last one cut short, the summary request
@@ -288,6 +339,23 @@ impl std::fmt::Display for SummaryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SummaryError::TooShort => write!(f, "the conversation is too short to compact"),
+            SummaryError::NothingToGain { older } => write!(
+                f,
+                "nothing to gain: the part that would be summarised is only about {older} tokens, no more than a \
+                 summary adds"
+            ),
+            SummaryError::NoRoom { overhead, kept, window } => write!(
+                f,
+                "no room for a summary: the system prompt and tools take about {overhead} tokens and what must be \
+                 kept (the latest message, always kept) about {kept}, of a {window}-token context window; raise \
+                 context_window to the model's real context size, or save long text to a file and ask for it to be \
+                 read in parts"
+            ),
+            SummaryError::WouldGrow { before, after } => write!(
+                f,
+                "the summary would not make the conversation smaller (about {before} tokens of messages now, {after} \
+                 after), so it was kept as it is"
+            ),
             SummaryError::DoesNotFit(reason) => write!(f, "{reason}"),
             SummaryError::NothingLeft => {
                 write!(f, "the summary request is too long even with every turn dropped and the last one cut short")
@@ -300,6 +368,20 @@ impl std::fmt::Display for SummaryError {
 
 /// The smallest transcript a summary request is tried with before giving up.
 const MIN_TRANSCRIPT_CHARS: usize = 512;
+/// Characters any summary takes at least (a few lines under its nine headings): a part smaller
+/// than this plus the recovery attachment is not worth a summary request.
+pub(crate) const MIN_SUMMARY_CHARS: u64 = 400;
+/// The smallest output a summary request is given: less is no summary.
+pub(crate) const MIN_SUMMARY_TOKENS: u64 = 128;
+
+/// A summary the model wrote, and what its request cost.
+#[derive(Debug)]
+pub(crate) struct Made {
+    pub text: String,
+    /// The summary request's usage: the server's, or estimated from characters when it sent none.
+    pub usage: Usage,
+    pub estimated: bool,
+}
 
 /// Summarises `messages` with `provider` (output cap `max_tokens`, transcript within
 /// `transcript_chars`). On prompt-too-long the oldest user turns are dropped (SPEC's schedule);
@@ -312,17 +394,29 @@ pub(crate) fn summarize(
     max_tokens: u32,
     transcript_chars: usize,
     cancel: &CancelToken,
-) -> Result<String, SummaryError> {
+) -> Result<Made, SummaryError> {
     let starts = user_turn_starts(messages);
     let mut first_group = 0;
     let mut attempt = 0;
     let mut cap = transcript_chars;
     loop {
         let from = starts.get(first_group).copied().unwrap_or(messages.len());
-        match collect_text(provider, summary_request(&messages[from..], max_tokens, cap), cancel) {
-            Ok(raw) => {
-                let summary = extract_summary(&raw);
-                return if summary.is_empty() { Err(SummaryError::Empty) } else { Ok(summary) };
+        let request = summary_request(&messages[from..], max_tokens, cap);
+        let request_chars = request.messages.iter().map(message_chars).sum::<u64>() + SUMMARIZER_SYSTEM.len() as u64;
+        match collect_text(provider, request, cancel) {
+            Ok((raw, usage)) => {
+                let estimated = usage.total() == 0;
+                let usage = if estimated {
+                    Usage {
+                        input_tokens: tokens_for_chars(request_chars),
+                        output_tokens: tokens_for_chars(raw.chars().count() as u64),
+                        ..Usage::default()
+                    }
+                } else {
+                    usage
+                };
+                let text = extract_summary(&raw);
+                return if text.is_empty() { Err(SummaryError::Empty) } else { Ok(Made { text, usage, estimated }) };
             }
             Err(LlmError::PromptTooLong { .. }) => {
                 let groups_left = starts.len().saturating_sub(first_group);
@@ -342,18 +436,19 @@ pub(crate) fn summarize(
     }
 }
 
-/// Streams one request and returns its text (a restarted attempt's partial text is dropped).
-fn collect_text(provider: &dyn Provider, request: Request, cancel: &CancelToken) -> Result<String, LlmError> {
+/// Streams one request and returns its text (a restarted attempt's partial text is dropped)
+/// and the usage the server reported (zero when it sent none).
+fn collect_text(provider: &dyn Provider, request: Request, cancel: &CancelToken) -> Result<(String, Usage), LlmError> {
     let stream = provider.stream(request, cancel.clone());
     let mut text = String::new();
+    let mut usage = Usage::default();
     loop {
         match stream.recv_timeout(Duration::from_millis(25)) {
             Ok(StreamEvent::Text(delta)) => text.push_str(&delta),
             Ok(StreamEvent::Restart { .. }) => text.clear(),
-            Ok(
-                StreamEvent::Thinking(_) | StreamEvent::ToolCalls(_) | StreamEvent::Usage(_) | StreamEvent::Retry(_),
-            ) => {}
-            Ok(StreamEvent::Done(_)) => return Ok(text),
+            Ok(StreamEvent::Usage(reported)) => usage = reported,
+            Ok(StreamEvent::Thinking(_) | StreamEvent::ToolCalls(_) | StreamEvent::Retry(_)) => {}
+            Ok(StreamEvent::Done(_)) => return Ok((text, usage)),
             Ok(StreamEvent::Error(err)) => return Err(err),
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
                 if cancel.is_cancelled() {
@@ -392,6 +487,21 @@ pub(crate) fn load_recovery_files(recent_last: &[PathBuf], root: &Path, limits: 
     files
 }
 
+/// The files the `read_file` calls in `messages` read, resolved against `root` as the tool
+/// resolves them: their content is in those messages already.
+pub(crate) fn files_read_in(messages: &[Message], root: &Path) -> Vec<PathBuf> {
+    let path_of = |input: &str| -> Option<PathBuf> {
+        let input: serde_json::Value = serde_json::from_str(input).ok()?;
+        Some(crate::fsx::resolve_path(root, input.get("path")?.as_str()?))
+    };
+    let calls = messages.iter().flat_map(|message| &message.tool_calls);
+    calls.filter(|call| call.name == crate::tools::READ_FILE.name).filter_map(|call| path_of(&call.input)).collect()
+}
+
+/// Characters of a tool's description in the attachment's list (an MCP tool's first sentence
+/// can be a page).
+const TOOL_LINE_CHARS: usize = 120;
+
 /// The recovery attachment: the re-read files, the current tools and the boundary notice.
 pub(crate) fn recovery_attachment(files: &[(String, String)], tools: &[ToolDefinition]) -> String {
     let mut out = String::from("## Recently read files\n");
@@ -404,6 +514,7 @@ pub(crate) fn recovery_attachment(files: &[(String, String)], tools: &[ToolDefin
     out.push_str("\n## Available tools\n");
     for tool in tools {
         let first_sentence = tool.description.split(". ").next().unwrap_or("").trim_end_matches('.');
+        let first_sentence = crate::text::truncate_chars(first_sentence, TOOL_LINE_CHARS, "...");
         out.push_str(&format!("- {}: {first_sentence}\n", tool.name));
     }
     out.push('\n');

@@ -132,7 +132,7 @@ fn summary_request_drops_the_oldest_turns_until_it_fits_or_nothing_is_left() {
         let seen = crate::sync::lock(&provider.seen).clone();
         let firsts: Vec<usize> =
             seen.iter().map(|text| (0..10).find(|turn| text.contains(&format!("<t{turn}>"))).unwrap_or(99)).collect();
-        (result.map_err(|err| err.to_string()), firsts)
+        (result.map(|made| made.text).map_err(|err| err.to_string()), firsts)
     };
     // One turn at a time three times, then 20 % of the 7 left (2), then 20 % of 5 (1).
     assert_eq!(first_turn_sent(5), (Ok("ok".to_string()), vec![0, 1, 2, 3, 5, 6]));
@@ -150,7 +150,7 @@ fn a_single_turn_too_long_for_the_summary_request_is_cut_in_half_until_it_fits()
     let messages = vec![user("read it"), call("c"), results(&[("c", 8_000)])];
     let provider = TooLong { refusals: std::sync::Mutex::new(2), seen: std::sync::Mutex::new(Vec::new()) };
     let result = summarize(&provider, &messages, 100, 20_000, &crate::cancel::CancelToken::new());
-    assert_eq!(result.map_err(|err| err.to_string()), Ok("ok".to_string()));
+    assert_eq!(result.map(|made| made.text).map_err(|err| err.to_string()), Ok("ok".to_string()));
     let sizes: Vec<usize> = crate::sync::lock(&provider.seen).iter().map(|text| text.len()).collect();
     assert_eq!(sizes.len(), 3);
     assert!(sizes[0] > sizes[1] && sizes[1] > sizes[2], "{sizes:?}");
@@ -268,4 +268,67 @@ fn recovery_files_share_a_window_sized_budget() {
 #[test]
 fn a_summary_error_stays_small() {
     assert!(std::mem::size_of::<SummaryError>() <= 56);
+}
+
+#[test]
+fn a_fit_drops_the_recovery_files_then_the_tail_to_stay_under_the_room() {
+    let limits = Limits::for_window(8_192);
+    let messages = vec![
+        user(&"a".repeat(3_000)),
+        Message::assistant("b".repeat(3_000)),
+        user(&"c".repeat(700)),
+        Message::assistant("d".repeat(700)),
+        user("e"),
+    ];
+    let files = vec![("big.rs".to_string(), "f".repeat(3_500))];
+    let planned = plan_tail(&messages, &limits).unwrap();
+    // Room for everything: the planned tail and the files.
+    let roomy = plan_fit(&messages, &limits, &files, &[], 100_000, 512).unwrap();
+    assert_eq!(roomy.tail, planned);
+    assert!(roomy.attachment.contains("big.rs"));
+    let kept: u64 = tail_messages(&messages, planned).iter().map(message_chars).sum();
+    assert_eq!(roomy.kept_tokens, tokens_for_chars(kept + roomy.attachment.chars().count() as u64));
+    // Room for the tail only: the files go.
+    let no_files = plan_fit(&messages, &limits, &files, &[], roomy.kept_tokens + 512 - 500, 512).unwrap();
+    assert_eq!(no_files.tail, planned);
+    assert!(!no_files.attachment.contains("big.rs"));
+    assert!(no_files.kept_tokens < roomy.kept_tokens);
+    // Room for less: the tail shrinks to the latest user message.
+    let tight = plan_fit(&messages, &limits, &files, &[], 600, 512).unwrap();
+    assert!(tight.tail.start > planned.start, "{tight:?} vs {planned:?}");
+    assert_eq!(tail_messages(&messages, tight.tail).last().unwrap().content, "e");
+    assert!(tight.kept_tokens < no_files.kept_tokens);
+    // Nothing to summarise: none.
+    assert_eq!(plan_fit(&[user("only")], &limits, &files, &[], 100_000, 512), None);
+}
+
+#[test]
+fn the_attachments_tool_list_cuts_a_long_description() {
+    let tool = ToolDefinition {
+        name: "mcp__docs__search".into(),
+        description: "w".repeat(5_000),
+        input_schema: serde_json::json!({"type": "object"}),
+    };
+    let attachment = recovery_attachment(&[], &[tool]);
+    let line = attachment.lines().find(|line| line.starts_with("- mcp__docs__search: ")).unwrap();
+    assert!(line.len() < 200 && line.ends_with("..."), "{line}");
+}
+
+#[test]
+fn the_files_a_part_read_are_resolved_as_the_tool_resolves_them() {
+    let root = std::path::Path::new("/project");
+    let mut first = Message::assistant("");
+    first.tool_calls = vec![
+        crate::msg::ToolCall { id: "1".into(), name: "read_file".into(), input: r#"{"path":"src/../a.txt"}"#.into() },
+        crate::msg::ToolCall { id: "2".into(), name: "grep".into(), input: r#"{"path":"b.txt"}"#.into() },
+        crate::msg::ToolCall { id: "3".into(), name: "read_file".into(), input: "not json".into() },
+    ];
+    let mut second = Message::assistant("");
+    second.tool_calls = vec![crate::msg::ToolCall {
+        id: "4".into(),
+        name: "read_file".into(),
+        input: r#"{"path":"/etc/c.txt"}"#.into(),
+    }];
+    let read = files_read_in(&[first, user("x"), second], root);
+    assert_eq!(read, [std::path::PathBuf::from("/project/a.txt"), std::path::PathBuf::from("/etc/c.txt")]);
 }

@@ -124,11 +124,13 @@ fn drive(
                     ToolEnd { id: &id, name: &name, result: &preview, is_error, elapsed, change, approved_by_user };
                 renderer.tool_end(&end, now)
             }
-            Ok(Event::Usage { usage, estimated }) => {
+            Ok(Event::Usage { usage, estimated, compaction }) => {
                 chat.usage.add(&usage);
                 chat.usage_estimated |= estimated;
-                chat.context_used = usage.total();
-                chat.context_estimated = estimated;
+                if !compaction {
+                    chat.context_used = usage.total();
+                    chat.context_estimated = estimated;
+                }
                 Ok(())
             }
             Ok(Event::Notice(text)) => renderer.notice(&text, now),

@@ -205,6 +205,10 @@ fn slash_compact_in_the_repl_summarises_and_the_next_turn_carries_the_summary() 
     assert!(requests[4].body.contains("<summary> tags"));
     let next = messages(&model, 5);
     assert!(next[0].to_string().contains("REPL-SUMMARY"));
-    assert!(next[0].to_string().contains("### c.txt"), "the recovery attachment re-reads the files");
+    // a.txt was summarised, so the attachment reads it again; b.txt and c.txt are in the tail
+    // verbatim and are not read twice.
+    let first = next[0].to_string();
+    assert!(first.contains("### a.txt"), "the recovery attachment re-reads the summarised file");
+    assert!(!first.contains("### b.txt") && !first.contains("### c.txt"), "no file twice");
     assert!(next.last().unwrap().to_string().contains("go on"));
 }

@@ -190,7 +190,9 @@ fn three_messages_compact_automatically(protocol: &'static str, window: u64, pro
     let users: Vec<&Value> = after.iter().filter(|message| message["role"] == "user").collect();
     assert_eq!(users.len(), 1, "{after:?}");
     let text = users[0].to_string();
-    assert!(text.contains("NOTES-SUMMARY") && text.contains("### notes.txt"), "the recovery attachment re-reads it");
+    // The attachment re-reads notes.txt only when that leaves room under the threshold for a
+    // summary of its full size; the files go first when it does not (the latest message never).
+    assert!(text.contains("NOTES-SUMMARY") && text.contains("## Recently read files"), "{text}");
     let last_line = prompt.lines().last().unwrap();
     assert!(text.contains(last_line) && users[0]["content"].to_string().len() > prompt.len(), "the prompt is restated");
     assert!(!after.iter().any(|message| message.to_string().contains("call_notes")), "the tool round is summarised");
