@@ -181,6 +181,15 @@ fn three_messages_compact_automatically(protocol: &'static str, window: u64, pro
     assert!(!run.stdout.contains("large tool result(s) saved to"), "the result fits layer 1: {}", run.stdout);
     assert_eq!(compactions(&run.stdout), auto_compaction());
     assert!(run.stdout.contains("The notes are numbered lines."));
+    // The summary request's tokens are counted in the run's usage, marked as a compaction's.
+    let lines: Vec<Value> = run.stdout.lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
+    let usage_lines: Vec<&Value> = lines.iter().filter(|line| line["type"] == "usage").collect();
+    assert_eq!(usage_lines.len(), 3, "{usage_lines:?}");
+    assert_eq!(usage_lines[1]["compaction"], true, "{usage_lines:?}");
+    let input = |line: &Value| line["usage"]["input_tokens"].as_u64().unwrap();
+    let total: u64 = usage_lines.iter().map(|line| input(line)).sum();
+    let result = lines.iter().find(|line| line["type"] == "result").unwrap();
+    assert_eq!(result["usage"]["input_tokens"].as_u64(), Some(total), "{result}");
     assert_eq!(check_requests(&model, window), ["main", "summary", "main"]);
     let requests = model.requests();
     let summary_request = requests[1].body.clone();
