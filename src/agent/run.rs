@@ -63,6 +63,10 @@ struct Exchange {
     covered: usize,
     /// Characters of the whole request, for an estimate when the server sends none.
     prompt_chars: u64,
+    /// What the request carried besides the fixed part, for the server's tokenizer when it
+    /// sends no usage.
+    messages: std::sync::Arc<Vec<Message>>,
+    reminder: Option<String>,
 }
 
 impl<'a> Run<'a> {
@@ -165,11 +169,15 @@ impl<'a> Run<'a> {
                 max_tokens,
             };
             let covered = request.messages.len() + 1;
+            let sent = (std::sync::Arc::clone(&request.messages), request.reminder.clone());
             let reminder_chars = request.reminder.as_deref().map_or(0, |text| text.chars().count() as u64);
             let prompt_chars =
                 self.fixed_chars + reminder_chars + self.conversation.meter.message_chars(&request.messages);
             let err = match self.stream(request) {
-                Ok(turn) => return Ok(Exchange { turn, covered, prompt_chars }),
+                Ok(turn) => {
+                    let (messages, reminder) = sent;
+                    return Ok(Exchange { turn, covered, prompt_chars, messages, reminder });
+                }
                 Err(err) => err,
             };
             if let LlmError::PromptTooLong { message } = &err
@@ -199,8 +207,16 @@ impl<'a> Run<'a> {
     fn account(&mut self, exchange: &Exchange) -> Result<Usage, Stop> {
         let turn = &exchange.turn;
         if usage::is_missing(&turn.usage) {
-            // No usage from the server: estimate it, so the anchor and the figures move.
-            let estimate = usage::estimate_usage(exchange.prompt_chars, turn.output_chars);
+            // No usage from the server: estimate it, so the anchor and the figures move — by
+            // the server's own tokenizer where it offers one, else by characters.
+            let mut estimate = usage::estimate_usage(exchange.prompt_chars, turn.output_chars);
+            let text = || {
+                let tools = self.agent.tools_for(self.mode);
+                usage::request_text(&self.agent.system(), &exchange.messages, &tools, exchange.reminder.as_deref())
+            };
+            if let Some(counted) = self.agent.toolbox.provider.count_tokens(&text) {
+                estimate.input_tokens = counted;
+            }
             self.emit(Event::Usage { usage: estimate, estimated: true, compaction: false });
             return Ok(estimate);
         }

@@ -30,6 +30,33 @@ pub(crate) fn fixed_chars(system: &System, tools: &[ToolDefinition]) -> u64 {
     (system.stable.chars().count() + system.environment.chars().count() + tools) as u64
 }
 
+/// The text of a request as a tokenizer should count it: the system prompt, the tool
+/// definitions, every message's text, calls, results and reasoning, and the reminder — what the
+/// characters of `fixed_chars` and `message_chars` count, joined by newlines.
+pub(crate) fn request_text(
+    system: &System,
+    messages: &[Message],
+    tools: &[ToolDefinition],
+    reminder: Option<&str>,
+) -> String {
+    let mut parts: Vec<String> = vec![system.stable.clone(), system.environment.clone()];
+    for tool in tools {
+        parts.push(format!("{}\n{}\n{}", tool.name, tool.description, tool.input_schema));
+    }
+    for message in messages {
+        parts.push(message.content.clone());
+        parts.extend(message.tool_calls.iter().map(|call| format!("{}\n{}", call.name, call.input)));
+        parts.extend(message.tool_results.iter().map(|result| result.content.clone()));
+        parts.extend(message.thinking.iter().map(|block| match block {
+            crate::msg::ThinkingBlock::Signed { text, .. } => text.clone(),
+            crate::msg::ThinkingBlock::Redacted { data } => data.clone(),
+        }));
+    }
+    parts.extend(reminder.map(str::to_string));
+    parts.retain(|part| !part.is_empty());
+    parts.join("\n")
+}
+
 /// Counts the characters of a conversation's requests incrementally, across its runs: only the
 /// messages appended since the last request are counted. A replaced history (compaction:
 /// shorter, or another first message) is counted again from scratch. Each conversation has its

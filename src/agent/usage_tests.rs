@@ -208,3 +208,37 @@ fn estimates_use_the_one_chars_per_token_constant() {
     assert!(!is_missing(&usage(1, 0)));
     assert_eq!(reported_prompt(&usage(1_200, 300)), 1_500);
 }
+
+#[test]
+fn a_requests_text_for_the_tokenizer_holds_every_part_the_characters_count() {
+    let system = System { stable: "STABLE".into(), environment: "ENV".into() };
+    let tools = vec![ToolDefinition {
+        name: "read_file".into(),
+        description: "Reads".into(),
+        input_schema: serde_json::json!({"type": "object"}),
+    }];
+    let mut call = Message::assistant("thinking aloud");
+    call.tool_calls =
+        vec![crate::msg::ToolCall { id: "c1".into(), name: "read_file".into(), input: r#"{"path":"a"}"#.into() }];
+    let results = Message::tool_results(vec![crate::msg::ToolResult {
+        tool_call_id: "c1".into(),
+        content: "RESULT".into(),
+        is_error: false,
+    }]);
+    let text = request_text(&system, &[Message::user("PROMPT"), call, results], &tools, Some("REMINDER"));
+    for part in [
+        "STABLE",
+        "ENV",
+        "read_file",
+        "Reads",
+        r#"{"type":"object"}"#,
+        "PROMPT",
+        "thinking aloud",
+        r#"{"path":"a"}"#,
+        "RESULT",
+        "REMINDER",
+    ] {
+        assert!(text.contains(part), "{part} in {text}");
+    }
+    assert!(!text.contains("\n\n"), "empty parts are left out: {text:?}");
+}

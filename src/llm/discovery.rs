@@ -87,7 +87,7 @@ impl Probe {
 
 /// The server root for the non-OpenAI endpoints: the base URL without a trailing `/v1`
 /// (`http://127.0.0.1:11434/v1` → `http://127.0.0.1:11434`); a base without it is the root.
-fn server_root(base_url: &str) -> String {
+pub(crate) fn server_root(base_url: &str) -> String {
     let base = base_url.trim_end_matches('/');
     base.strip_suffix("/v1").unwrap_or(base).to_string()
 }

@@ -21,6 +21,7 @@
 //! - `window_cache.rs` — what discovery learned per endpoint and model, kept under `$MEWCODE_HOME`
 //! - `capabilities.rs` — doctor's test request: what a server does with tools and reasoning
 //! - `probe.rs` — finding a local server, and checking that an endpoint answers
+//! - `tokenize.rs` — the server's own token count, for servers that stream no usage
 //! - `test_server/` — test-only fakes: the scripted server, the route server, transcript replay
 
 use crate::cancel::CancelToken;
@@ -44,6 +45,7 @@ pub(crate) mod stream;
 #[cfg(test)]
 pub(crate) mod test_server;
 pub(crate) mod text_calls;
+pub(crate) mod tokenize;
 pub(crate) mod window_cache;
 
 pub(crate) use error::{ErrorKind, LlmError};
@@ -58,6 +60,11 @@ pub trait Provider: Send + Sync {
     /// Starts one streamed completion. Cancelling `cancel` makes the producer stop reading the
     /// HTTP body promptly and end the stream with `Error(LlmError::Cancelled)`.
     fn stream(&self, request: Request, cancel: CancelToken) -> Receiver<StreamEvent>;
+    /// The server's own token count of the text `text` makes, for a response that came without
+    /// usage; None where the server offers no tokenizer (the text is then never made).
+    fn count_tokens(&self, _text: &dyn Fn() -> String) -> Option<u64> {
+        None
+    }
 }
 
 /// Why the model stopped, normalised across protocols.

@@ -9,6 +9,7 @@ use super::retry::RetryPolicy;
 use super::settings::merge_headers;
 use super::stream::{Fallback, HttpCall, spawn_stream};
 use super::text_calls::ToolNames;
+use super::tokenize::Tokenizer;
 use super::{LlmError, Provider, StreamEvent, anthropic, openai};
 use crate::cancel::CancelToken;
 use crate::config::{Protocol, ProviderConfig};
@@ -28,6 +29,8 @@ struct HttpProvider {
     policy: RetryPolicy,
     /// Seeds the ids synthesised for OpenAI tool calls that arrive without one.
     calls: AtomicU64,
+    /// The server's tokenizer endpoints, for an OpenAI-compatible server of one's own.
+    tokenizer: Option<Tokenizer>,
 }
 
 /// Builds the provider for a config entry (TLS roots and proxy settings resolved now, so a bad
@@ -39,6 +42,7 @@ pub(crate) fn connect(config: &ProviderConfig, net: &NetEnv) -> Result<Arc<dyn P
         client,
         policy: RetryPolicy::default(),
         calls: AtomicU64::new(0),
+        tokenizer: Tokenizer::for_provider(config, net),
     }))
 }
 
@@ -115,6 +119,10 @@ impl Provider for HttpProvider {
                 spawn_stream(&self.config.name, client, call, make, policy, cancel)
             }
         }
+    }
+
+    fn count_tokens(&self, text: &dyn Fn() -> String) -> Option<u64> {
+        self.tokenizer.as_ref()?.count(&text())
     }
 }
 

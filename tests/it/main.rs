@@ -40,6 +40,7 @@ mod run_permissions;
 mod sandbox;
 mod script_errors;
 mod search_path;
+mod server_counts;
 mod session;
 mod small_window;
 mod terminal;

@@ -59,7 +59,7 @@ const LAYERS: &[(&str, u8)] = &[
 
 /// Third-party crates and the only places (path prefixes under src/) they may be used.
 const ROOMS: &[(&str, &[&str])] = &[
-    ("ureq", &["http/", "llm/http", "llm/discovery", "llm/probe", "mcp/http"]),
+    ("ureq", &["http/", "llm/http", "llm/discovery", "llm/probe", "llm/tokenize", "mcp/http"]),
     ("rustyline", &["repl/"]),
     ("serde_yaml", &["config/", "permission/store.rs"]),
     ("ctrlc", &["app/"]),

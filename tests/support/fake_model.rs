@@ -145,7 +145,8 @@ struct Shared {
     arrived: std::sync::Condvar,
     violations: Mutex<Vec<String>>,
     /// Answers to requests that are not model calls (GETs such as `/v1/models` and discovery's
-    /// `/props`, Ollama's `POST /api/show`), by method and path; they never consume the reply
+    /// `/props`, Ollama's `POST /api/show`, the tokenizers' `POST /tokenize` and
+    /// `/extras/tokenize/count`), by method and path; they never consume the reply
     /// queue. Anything else is a 404.
     routes: Mutex<Vec<(String, String, u16, String)>>,
     side_requests: Mutex<Vec<RecordedRequest>>,
@@ -281,7 +282,10 @@ fn accept_loop(server: &tiny_http::Server, shared: &Arc<Shared>) {
         // Only model calls take scripted replies; the rest (models lists, window discovery) is
         // answered from the routes so it never eats a reply meant for the model.
         let path = recorded.path.split('?').next().unwrap_or("");
-        let model_call = recorded.method == "POST" && !path.ends_with("/api/show");
+        let model_call = recorded.method == "POST"
+            && !path.ends_with("/api/show")
+            && !path.ends_with("/tokenize")
+            && !path.ends_with("/tokenize/count");
         if !model_call {
             let route = shared
                 .routes
