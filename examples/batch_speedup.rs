@@ -91,6 +91,7 @@ fn tool_phase(per_turn: usize) -> Duration {
         }),
         registry,
         stable_prompt: String::new(),
+        lean: Default::default(),
         settings: Settings {
             root: std::env::temp_dir(),
             max_iterations: 25,

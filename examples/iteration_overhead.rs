@@ -94,6 +94,7 @@ fn per_iteration(messages: usize) -> Duration {
         }),
         registry,
         stable_prompt: "s".into(),
+        lean: Default::default(),
         settings: Settings {
             root: std::env::temp_dir(),
             max_iterations: 24,
