@@ -11,7 +11,7 @@ use serde_yaml::{Mapping, Value};
 
 /// The window (tokens) below which requests are lean unless the config says otherwise: a 4k or
 /// 8k local model pays about 1 900 tokens for the full system prompt and tools on every turn.
-pub(crate) const DEFAULT_LEAN_BELOW: u64 = 16_384;
+const DEFAULT_LEAN_BELOW: u64 = 16_384;
 
 /// The tools a lean request leaves out unless `lean_tools` names them. The `task` sub-agent
 /// costs a definition on every turn and a second conversation in a window that has no room for
