@@ -5,6 +5,7 @@
 //! reaches the next request. `lean_below` and `lean_tools` change the choice; a bad value is an
 //! error naming the key.
 
+use crate::support::mcp_servers::{fixture, python_sdk_available, require};
 use crate::support::script::{anthropic, openai};
 use crate::support::{FakeModel, Provider, RecordedRequest, Reply, TestEnv};
 use serde_json::Value;
@@ -163,4 +164,28 @@ fn a_bad_lean_value_is_an_error_naming_the_key() {
         assert!(run.stderr.contains(expected), "{yaml}: {}", run.stderr);
     }
     assert!(model.requests().is_empty());
+}
+
+#[test]
+fn an_mcp_tool_description_is_cut_to_its_first_sentence_in_a_lean_request() {
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let features = fixture("features_server.py");
+    let description = format!("Echo the text back. {}", "It has a long story to tell. ".repeat(20));
+    let mcp = format!(
+        "mcp_servers:\n  feat: {{type: stdio, command: python3, args: [\"{}\", stdio], env: {{FEATURES_DESCRIPTION: \"{}\"}}}}\n",
+        features.display(),
+        description.trim()
+    );
+    let echo = |request: &RecordedRequest| {
+        let tools = tools(request);
+        let echo = tools.iter().map(definition).find(|tool| tool["name"] == "mcp__feat__echo").cloned();
+        echo.unwrap_or_else(|| panic!("no echo tool: {:?}", tool_names(request)))
+    };
+    let lean = echo(&first_request("openai", 4_096, &mcp));
+    assert_eq!(lean["description"], "Echo the text back.");
+    let full = echo(&first_request("openai", 131_072, &mcp));
+    assert_eq!(full["description"], description.trim());
+    assert_eq!(lean["parameters"], full["parameters"], "a server's schema is sent as it is");
 }
