@@ -96,3 +96,20 @@ fn a_large_window_gets_the_full_request() {
     assert_eq!(request.tools, agent.registry.definitions());
     assert!(request.tools.iter().any(|tool| tool.name == "task"));
 }
+
+#[test]
+fn a_sub_agent_of_a_lean_parent_sends_lean_requests() {
+    for parent_lean in [true, false] {
+        let provider = ScriptedProvider::new(vec![text_turn("the report")]);
+        let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
+        let task = crate::agent::subagent::TaskTool::new(toolbox(provider.clone(), 1000), &registry, parent_lean);
+        let ctx = crate::tools::ToolContext::new(std::env::temp_dir(), crate::cancel::CancelToken::new());
+        let output = crate::tools::Tool::execute(&task, r#"{"prompt": "find it"}"#, &ctx);
+        assert_eq!(output, crate::tools::ToolOutput::ok("the report"));
+        let request = &provider.requests()[0];
+        assert!(request.system.stable.starts_with("You are a research sub-agent"));
+        let expected =
+            if parent_lean { registry.lean_definitions(true, &[]) } else { registry.read_only_definitions() };
+        assert_eq!(request.tools, expected, "parent lean: {parent_lean}");
+    }
+}
