@@ -231,7 +231,7 @@ impl Agent {
     }
 
     /// True when the next request is lean: decided from the window the agent has now.
-    fn is_lean(&self) -> bool {
+    pub(crate) fn is_lean(&self) -> bool {
         self.lean.applies(self.context.window)
     }
 

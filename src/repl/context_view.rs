@@ -51,7 +51,8 @@ fn gather(chat: &Chat, setup: &Setup) -> View {
     // What the next request carries: the lean or the full form, as `Agent` picks it.
     let system = agent.system();
     let system_chars = (system.stable.chars().count() + system.environment.chars().count()) as u64;
-    let mut parts = vec![("system prompt".to_string(), tokens_for_chars(system_chars.saturating_sub(memory_chars)))];
+    let label = if agent.is_lean() { "system prompt (lean)" } else { "system prompt" };
+    let mut parts = vec![(label.to_string(), tokens_for_chars(system_chars.saturating_sub(memory_chars)))];
     for (file, chars) in &setup.instruction_files {
         parts.push((format!("memory: {file}"), tokens_for_chars(*chars as u64)));
     }

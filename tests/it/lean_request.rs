@@ -189,3 +189,36 @@ fn an_mcp_tool_description_is_cut_to_its_first_sentence_in_a_lean_request() {
     assert_eq!(full["description"], description.trim());
     assert_eq!(lean["parameters"], full["parameters"], "a server's schema is sent as it is");
 }
+
+#[test]
+fn the_repl_decides_per_request_from_the_window_of_the_model_in_use() {
+    let model = FakeModel::start();
+    model.push(crate::repl::text_reply("Small answer.")).push(crate::repl::text_reply("Big answer."));
+    let env = TestEnv::new("lean-repl");
+    let entry = |name: &str, window: u64| {
+        format!(
+            "  - {{name: {name}, protocol: anthropic, model: m, api_key: k, base_url: \"{}\", context_window: {window}}}\n",
+            model.url()
+        )
+    };
+    env.write_home("config.yaml", &format!("providers:\n{}{}", entry("small", 4_096), entry("big", 131_072)));
+    let tmux = crate::repl::start(&env, &[]);
+    tmux.type_text("/context");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("system prompt (lean)");
+    tmux.type_text("hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Small answer.");
+    tmux.type_text("/model big");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("now using big");
+    tmux.type_text("again");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Big answer.");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(!tool_names(&requests[0]).contains(&"task".to_string()), "4k: lean");
+    assert!(tool_names(&requests[1]).contains(&"task".to_string()), "128k after /model: full");
+    assert!(system_json(&requests[1]).contains("# How to work"));
+    assert!(!system_json(&requests[0]).contains("# How to work"));
+}
