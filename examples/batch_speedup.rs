@@ -91,7 +91,6 @@ fn tool_phase(per_turn: usize) -> Duration {
         }),
         registry,
         stable_prompt: String::new(),
-        lean: Default::default(),
         settings: Settings {
             root: std::env::temp_dir(),
             max_iterations: 25,
@@ -99,6 +98,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             front_end: FrontEnd::Headless,
             turn_hooks: true,
             checkpoints: None,
+            lean: Default::default(),
         },
         context: ContextConfig::default(),
     });

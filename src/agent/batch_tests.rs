@@ -66,7 +66,6 @@ fn project(label: &str, scripts: Vec<Script>, front_end: FrontEnd) -> (TempDir, 
         toolbox: toolbox(ScriptedProvider::new(scripts), crate::hooks::Hooks::default()),
         registry,
         stable_prompt: "stable".into(),
-        lean: Default::default(),
         settings: crate::agent::Settings { root: dir.path().to_path_buf(), ..settings(25, front_end) },
         context: crate::context::ContextConfig::default(),
     });

@@ -383,7 +383,6 @@ fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
         toolbox: crate::agent::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
         registry,
         stable_prompt: "stable".into(),
-        lean: Default::default(),
         settings: crate::agent::tests::settings(10, FrontEnd::Headless),
         context: crate::context::ContextConfig {
             window: WINDOW,

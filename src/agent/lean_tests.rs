@@ -4,7 +4,7 @@
 use super::*;
 use crate::agent::test_gate::ModeMatrix;
 use crate::agent::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn};
-use crate::agent::{Agent, FrontEnd, Toolbox};
+use crate::agent::{Agent, FrontEnd, Settings, Toolbox};
 use crate::confine::Sandbox;
 use crate::mode::Mode;
 use crate::tools::Registry;
@@ -61,8 +61,10 @@ fn agent(provider: Arc<ScriptedProvider>, window: u64) -> Arc<Agent> {
         toolbox: toolbox(provider, 8_192),
         registry,
         stable_prompt: "the full prompt".into(),
-        lean: Lean::below(16_384, "the lean prompt".into(), Vec::new()),
-        settings: settings(5, FrontEnd::Headless),
+        settings: Settings {
+            lean: Lean::below(16_384, "the lean prompt".into(), Vec::new()),
+            ..settings(5, FrontEnd::Headless)
+        },
         context: crate::context::ContextConfig { window, compact_at: None, sessions_dir: None },
     })
 }

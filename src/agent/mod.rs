@@ -88,6 +88,8 @@ pub struct Settings {
     /// work): the state of these roots is recorded before the first change of every turn. None
     /// for sub-agents (read-only) and where no session is kept.
     pub checkpoints: Option<crate::checkpoint::Coverage>,
+    /// When requests are lean (small windows) and what a lean one carries instead.
+    pub lean: Lean,
 }
 
 /// The front end an agent's runs report to, which decides what a call that needs approval
@@ -109,8 +111,6 @@ pub struct Agent {
     pub registry: Registry,
     /// The stable part of the system prompt (the environment part is the toolbox's).
     pub stable_prompt: String,
-    /// When requests are lean (small windows) and what a lean one carries instead.
-    pub lean: Lean,
     pub settings: Settings,
     /// Context management's settings: window, thresholds, sessions directory (the state it
     /// keeps between runs is the conversation's).
@@ -232,13 +232,13 @@ impl Agent {
 
     /// True when the next request is lean: decided from the window the agent has now.
     pub(crate) fn is_lean(&self) -> bool {
-        self.lean.applies(self.context.window)
+        self.settings.lean.applies(self.context.window)
     }
 
     /// The system prompt of every request: this agent's stable part (lean or full), the
     /// toolbox's environment.
     pub(crate) fn system(&self) -> System {
-        let stable = if self.is_lean() { &self.lean.prompt } else { &self.stable_prompt };
+        let stable = if self.is_lean() { &self.settings.lean.prompt } else { &self.stable_prompt };
         System { stable: stable.clone(), environment: self.toolbox.environment.text() }
     }
 
@@ -246,7 +246,7 @@ impl Agent {
     pub(crate) fn tools_for(&self, mode: Mode) -> Vec<ToolDefinition> {
         let read_only = mode == Mode::Plan;
         if self.is_lean() {
-            self.registry.lean_definitions(read_only, &self.lean.left_out())
+            self.registry.lean_definitions(read_only, &self.settings.lean.left_out())
         } else if read_only {
             self.registry.read_only_definitions()
         } else {

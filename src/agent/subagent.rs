@@ -51,12 +51,6 @@ impl TaskTool {
             toolbox: Arc::clone(&self.toolbox),
             registry: self.registry.clone(),
             stable_prompt: SUBAGENT_PROMPT.to_string(),
-            // Its prompt is short already; its tools take their lean form.
-            lean: Lean {
-                when: if self.lean { LeanWhen::Always } else { LeanWhen::Never },
-                prompt: SUBAGENT_PROMPT.to_string(),
-                keep: Vec::new(),
-            },
             settings: Settings {
                 root: root.to_path_buf(),
                 max_iterations: SUBAGENT_MAX_ITERATIONS,
@@ -64,6 +58,12 @@ impl TaskTool {
                 front_end: FrontEnd::Headless,
                 turn_hooks: false,
                 checkpoints: None,
+                // Its prompt is short already; its tools take their lean form.
+                lean: Lean {
+                    when: if self.lean { LeanWhen::Always } else { LeanWhen::Never },
+                    prompt: SUBAGENT_PROMPT.to_string(),
+                    keep: Vec::new(),
+                },
             },
             // A sub-agent's conversation is short-lived: no window (no summaries), no sessions
             // directory (no offloads); a prompt-too-long ends it with an error result.

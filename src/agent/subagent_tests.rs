@@ -43,7 +43,6 @@ fn family(scripts: Vec<crate::agent::tests::Script>, hooks: Hooks, gate: Arc<dyn
         toolbox,
         registry,
         stable_prompt: "stable".into(),
-        lean: Default::default(),
         settings: settings(25, front_end),
         context: crate::context::ContextConfig::default(),
     });

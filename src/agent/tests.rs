@@ -150,7 +150,6 @@ fn main_agent(toolbox: Arc<Toolbox>, registry: Registry, max_iterations: u32, fr
         toolbox,
         registry,
         stable_prompt: "stable".into(),
-        lean: Default::default(),
         settings: settings(max_iterations, front_end),
         context: crate::context::ContextConfig::default(),
     })
@@ -166,7 +165,6 @@ pub(super) fn windowed_agent(provider: Arc<ScriptedProvider>, max_iterations: u3
         toolbox: toolbox(provider, crate::hooks::Hooks::default()),
         registry,
         stable_prompt: "stable".into(),
-        lean: Default::default(),
         settings: settings(max_iterations, FrontEnd::Headless),
         context: crate::context::ContextConfig { window, compact_at: None, sessions_dir: None },
     })
@@ -181,6 +179,7 @@ pub(super) fn settings(max_iterations: u32, front_end: FrontEnd) -> Settings {
         front_end,
         turn_hooks: true,
         checkpoints: None,
+        lean: Lean::default(),
     }
 }
 

@@ -119,7 +119,6 @@ fn a_server_that_refuses_overlong_prompts_is_never_suspected_of_cutting_them() {
         }),
         registry: Registry::new(),
         stable_prompt: agent.stable_prompt.clone(),
-        lean: Default::default(),
         settings: settings(5, FrontEnd::Headless),
         context: ContextConfig::default(),
     });
@@ -148,7 +147,6 @@ fn a_prompt_well_inside_a_reported_window_is_never_called_cut() {
         toolbox: Arc::new(toolbox),
         registry: Registry::new(),
         stable_prompt: "stable".into(),
-        lean: Default::default(),
         settings: settings(5, FrontEnd::Headless),
         context: ContextConfig::default(),
     });

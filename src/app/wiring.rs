@@ -105,7 +105,6 @@ pub(super) fn build_agent(
         toolbox,
         registry,
         stable_prompt: with_appended(prompt::stable_prompt(&instructions), appended),
-        lean,
         settings: Settings {
             root: workspace.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),
@@ -116,6 +115,7 @@ pub(super) fn build_agent(
                 project: workspace.root.clone(),
                 extra: sandbox.extra_writable(),
             }),
+            lean,
         },
         context: context_config,
     }))
