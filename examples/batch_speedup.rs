@@ -98,6 +98,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             front_end: FrontEnd::Headless,
             turn_hooks: true,
             checkpoints: None,
+            lean: Default::default(),
         },
         context: ContextConfig::default(),
     });

@@ -101,6 +101,7 @@ fn per_iteration(messages: usize) -> Duration {
             front_end: FrontEnd::Headless,
             turn_hooks: true,
             checkpoints: None,
+            lean: Default::default(),
         },
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.
         context: ContextConfig { window: u64::MAX / 2, compact_at: None, sessions_dir: None },

@@ -461,7 +461,7 @@ fn subtype(stop: Stop) -> &'static str {
 /// resumed), the model, the working directory, the tools offered in `mode`, the MCP servers and
 /// the permission mode (Claude Code's names).
 fn init_json(agent: &Agent, mode: Mode, options: &Options) -> serde_json::Value {
-    let tools = if mode == Mode::Plan { agent.registry.read_only_definitions() } else { agent.registry.definitions() };
+    let tools = agent.tools_for(mode);
     let tools: Vec<String> = tools.into_iter().map(|tool| tool.name).collect();
     let servers: Vec<serde_json::Value> = options
         .mcp_servers

@@ -18,7 +18,8 @@
 //! - `gate.rs` — the port to the permission system (`Gate`, `EngineGate`)
 //! - `toolbox.rs` — model, gate, hooks and environment shared with sub-agents
 //! - `subagent.rs` — the `task` tool: a read-only sub-agent run
-//! - `prompt.rs` — the stable system prompt, instruction files and the environment part
+//! - `prompt.rs` — the stable system prompt (full and lean), instruction files and the environment part
+//! - `lean.rs` — the lean request for small windows: when, and what it leaves out
 //! - `imports.rs` — `@path` imports in a project's instruction files, from inside the project only
 //! - `reminder.rs` — the per-iteration reminder after the history
 //! - `usage.rs` — estimated usage and the silent-truncation check
@@ -33,6 +34,7 @@ pub(crate) mod event;
 mod freshness;
 pub(crate) mod gate;
 mod imports;
+mod lean;
 mod preview;
 pub(crate) mod prompt;
 mod reminder;
@@ -53,6 +55,7 @@ pub(crate) use conversation::Conversation;
 use crossbeam_channel::{Receiver, Sender, bounded};
 pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, FileChange, Stop};
 pub(crate) use gate::{EngineGate, Gate, Verdict};
+pub(crate) use lean::{Lean, LeanWhen};
 pub(crate) use preview::{arguments as call_preview, result as result_preview};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -85,6 +88,8 @@ pub struct Settings {
     /// work): the state of these roots is recorded before the first change of every turn. None
     /// for sub-agents (read-only) and where no session is kept.
     pub checkpoints: Option<crate::checkpoint::Coverage>,
+    /// When requests are lean (small windows) and what a lean one carries instead.
+    pub lean: Lean,
 }
 
 /// The front end an agent's runs report to, which decides what a call that needs approval
@@ -225,14 +230,28 @@ impl Agent {
         Running { events, worker }
     }
 
-    /// The system prompt of every request: this agent's stable part, the toolbox's environment.
-    fn system(&self) -> System {
-        System { stable: self.stable_prompt.clone(), environment: self.toolbox.environment.text() }
+    /// True when the next request is lean: decided from the window the agent has now.
+    pub(crate) fn is_lean(&self) -> bool {
+        self.settings.lean.applies(self.context.window)
     }
 
-    /// The tools offered in `mode` (plan: read-only only).
-    fn tools_for(&self, mode: Mode) -> Vec<ToolDefinition> {
-        if mode == Mode::Plan { self.registry.read_only_definitions() } else { self.registry.definitions() }
+    /// The system prompt of every request: this agent's stable part (lean or full), the
+    /// toolbox's environment.
+    pub(crate) fn system(&self) -> System {
+        let stable = if self.is_lean() { &self.settings.lean.prompt } else { &self.stable_prompt };
+        System { stable: stable.clone(), environment: self.toolbox.environment.text() }
+    }
+
+    /// The tools offered in `mode` (plan: read-only only), in the lean or the full form.
+    pub(crate) fn tools_for(&self, mode: Mode) -> Vec<ToolDefinition> {
+        let read_only = mode == Mode::Plan;
+        if self.is_lean() {
+            self.registry.lean_definitions(read_only, &self.settings.lean.left_out())
+        } else if read_only {
+            self.registry.read_only_definitions()
+        } else {
+            self.registry.definitions()
+        }
     }
 }
 

@@ -18,6 +18,25 @@ fn stable_prompt_carries_instructions_and_nothing_that_changes() {
 }
 
 #[test]
+fn lean_prompt_is_short_keeps_the_rules_and_the_same_instructions() {
+    let instructions = Instructions {
+        project: vec![("AGENTS.md".into(), "Use tabs.".into())],
+        personal: Some("Answer in French.".into()),
+        files: Vec::new(),
+    };
+    let lean = lean_prompt(&instructions);
+    let full = stable_prompt(&instructions);
+    assert!(lean.starts_with("You are mewcode"));
+    // The instructions follow the identity exactly as in the full prompt.
+    assert_eq!(lean.strip_prefix(LEAN_IDENTITY), full.strip_prefix(IDENTITY));
+    for rule in ["`denied by`", "`needs approval:`", "destructive", "data, not", "secrets"] {
+        assert!(LEAN_IDENTITY.contains(rule), "{rule}");
+    }
+    assert!(LEAN_IDENTITY.len() * 3 < IDENTITY.len(), "{} of {} chars", LEAN_IDENTITY.len(), IDENTITY.len());
+    assert!(LEAN_IDENTITY.is_ascii());
+}
+
+#[test]
 fn instructions_are_read_from_the_root_down_to_the_cwd_nearest_last() {
     let base = TempDir::new("instructions");
     let (root, home) = (base.join("repo"), base.join("home"));

@@ -8,7 +8,7 @@
 //! iteration budget, a stop after 2 all-unknown-tool iterations, no human to ask (an Ask is a
 //! refusal), no turn hooks, and its own conversation (hook context goes there, not to the parent).
 
-use super::{Agent, Conversation, Event, FrontEnd, Settings, Stop, Toolbox};
+use super::{Agent, Conversation, Event, FrontEnd, Lean, LeanWhen, Settings, Stop, Toolbox};
 use crate::mode::Mode;
 use crate::tools::{Registry, Tool, ToolContext, ToolOutput};
 use std::path::Path;
@@ -31,14 +31,18 @@ pub(crate) struct TaskTool {
     toolbox: Arc<Toolbox>,
     /// Read-only tools only (never `task` itself: no recursion).
     registry: Registry,
+    /// True when the parent's requests are lean (a small window): the sub-agent, whose own
+    /// window is unknown, runs on the same model and sends lean requests too.
+    lean: bool,
 }
 
 impl TaskTool {
     /// Builds the tool from the parent's toolbox (pass the very Arc the parent `Agent` gets) and
     /// the read-only tools of the parent's registry, sources included: an MCP server that connects
     /// after start-up (the REPL does not wait) lends its read-only tools to the next sub-agent.
-    pub(crate) fn new(toolbox: Arc<Toolbox>, main_registry: &Registry) -> TaskTool {
-        TaskTool { toolbox, registry: main_registry.read_only_view("task") }
+    /// `lean`: whether the parent's requests are lean.
+    pub(crate) fn new(toolbox: Arc<Toolbox>, main_registry: &Registry, lean: bool) -> TaskTool {
+        TaskTool { toolbox, registry: main_registry.read_only_view("task"), lean }
     }
 
     /// The sub-agent for one call: everything but its own limits comes from the parent.
@@ -54,6 +58,12 @@ impl TaskTool {
                 front_end: FrontEnd::Headless,
                 turn_hooks: false,
                 checkpoints: None,
+                // Its prompt is short already; its tools take their lean form.
+                lean: Lean {
+                    when: if self.lean { LeanWhen::Always } else { LeanWhen::Never },
+                    prompt: SUBAGENT_PROMPT.to_string(),
+                    keep: Vec::new(),
+                },
             },
             // A sub-agent's conversation is short-lived: no window (no summaries), no sessions
             // directory (no offloads); a prompt-too-long ends it with an error result.
@@ -86,6 +96,17 @@ impl Tool for TaskTool {
             },
             "required": ["prompt"]
         })
+    }
+
+    fn lean_description(&self) -> String {
+        "Give a self-contained research task to a read-only sub-agent; returns its report.".to_string()
+    }
+
+    fn lean_input_schema(&self) -> serde_json::Value {
+        crate::tools::lean::lean_schema(
+            self.input_schema(),
+            &[("description", "short label"), ("prompt", "the full task")],
+        )
     }
 
     fn read_only(&self) -> bool {

@@ -37,7 +37,7 @@ fn family(scripts: Vec<crate::agent::tests::Script>, hooks: Hooks, gate: Arc<dyn
     let mut registry = Registry::new();
     registry.register(Arc::new(LogTool { name: "read", read_only: true, delay: Duration::ZERO, log: log.clone() }));
     registry.register(Arc::new(LogTool { name: "write", read_only: false, delay: Duration::ZERO, log: log.clone() }));
-    let task = TaskTool::new(Arc::clone(&toolbox), &registry);
+    let task = TaskTool::new(Arc::clone(&toolbox), &registry, false);
     registry.register(Arc::new(task));
     let parent = Arc::new(Agent {
         toolbox,

@@ -179,6 +179,7 @@ pub(super) fn settings(max_iterations: u32, front_end: FrontEnd) -> Settings {
         front_end,
         turn_hooks: true,
         checkpoints: None,
+        lean: Lean::default(),
     }
 }
 

@@ -9,7 +9,7 @@
 use super::{Exit, Launch};
 use crate::agent::subagent::TaskTool;
 use crate::agent::toolbox::{Environment, Toolbox};
-use crate::agent::{Agent, FrontEnd, Gate, MAX_ITERATIONS, Settings, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::agent::{Agent, FrontEnd, Gate, Lean, MAX_ITERATIONS, Settings, UNKNOWN_TOOL_LIMIT, prompt};
 use crate::config::{self, HookConfig, ProviderConfig};
 use crate::confine::{Sandbox, SessionTmp};
 use crate::hooks::Hooks;
@@ -32,11 +32,13 @@ pub(super) struct Guard {
 
 /// What every agent of a run is assembled from besides the provider, the same for `-p` and the
 /// REPL (whose `/model` builds another on it): the hook commands, the guard (permission gate and
-/// sandbox) and the connected MCP servers.
+/// sandbox), the connected MCP servers and when requests are lean.
 pub(super) struct Wiring<'a> {
     pub hooks: &'a [HookConfig],
     pub guard: &'a Guard,
     pub mcp: &'a mcp::Manager,
+    /// `lean_below` / `lean_tools` from the config.
+    pub lean: &'a config::lean::LeanConfig,
 }
 
 /// The agent for a run: provider, tools, permission gate and the system prompt. It serves any
@@ -48,7 +50,7 @@ pub(super) fn build_agent(
     front_end: FrontEnd,
 ) -> Result<Arc<Agent>, Exit> {
     let Launch { workspace, options, env } = launch;
-    let Wiring { hooks, guard, mcp } = wiring;
+    let Wiring { hooks, guard, mcp, lean } = wiring;
     let sandbox = &guard.sandbox;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
@@ -81,8 +83,12 @@ pub(super) fn build_agent(
         environment,
         silent_truncation: silent_truncation(provider_config),
     });
-    // The same Arc as the agent's: the sub-agent runs with this agent's gate and hooks.
-    let task = TaskTool::new(Arc::clone(&toolbox), &registry);
+    let instructions = workspace.instructions();
+    let appended = options.append_system_prompt.as_deref();
+    let lean = Lean::below(lean.below, with_appended(prompt::lean_prompt(&instructions), appended), lean.tools.clone());
+    // The same Arc as the agent's: the sub-agent runs with this agent's gate and hooks, and on
+    // this agent's window (lean or not).
+    let task = TaskTool::new(Arc::clone(&toolbox), &registry, lean.applies(provider_config.context_window));
     registry.register(Arc::new(task));
     // Offloaded tool results live in each session's directory (SPEC §1.2), under the root so
     // read_file can read them back.
@@ -98,10 +104,7 @@ pub(super) fn build_agent(
     Ok(Arc::new(Agent {
         toolbox,
         registry,
-        stable_prompt: with_appended(
-            prompt::stable_prompt(&workspace.instructions()),
-            options.append_system_prompt.as_deref(),
-        ),
+        stable_prompt: with_appended(prompt::stable_prompt(&instructions), appended),
         settings: Settings {
             root: workspace.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),
@@ -112,6 +115,7 @@ pub(super) fn build_agent(
                 project: workspace.root.clone(),
                 extra: sandbox.extra_writable(),
             }),
+            lean,
         },
         context: context_config,
     }))

@@ -57,6 +57,8 @@ pub(crate) struct ConfigFile {
     /// The file has a `permissions:` block (its rules are read by `permission::store`, and
     /// apply only from a `--config` file).
     pub has_permissions: bool,
+    /// `lean_below:` and `lean_tools:`, as far as the file sets them.
+    pub lean: super::lean::LeanEntry,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -69,6 +71,8 @@ const TOP_KEYS: &[&str] = &[
     "bypass_in_mode_cycle",
     "notify",
     "permissions",
+    "lean_below",
+    "lean_tools",
 ];
 const PROVIDER_KEYS: &[&str] = &[
     "name",
@@ -120,6 +124,7 @@ pub(crate) fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(Config
             None => None,
         },
         has_permissions: map.contains_key("permissions"),
+        lean: super::lean::parse_lean(&map, ctx)?,
         ..ConfigFile::default()
     };
     match map.get("providers") {

@@ -16,6 +16,7 @@
 //! - `sandbox.rs` — the `sandbox:` key, parsed and merged (a project may only tighten it)
 //! - `hooks.rs` — the hook events mewcode fires and one configured hook command
 //! - `notify.rs` — the `notify:` key: how a waiting approval calls the person (bell, OSC 9/777)
+//! - `lean.rs` — `lean_below` and `lean_tools`: when requests are lean, and the optional tools they keep
 //! - `price.rs` — what a model's tokens cost, for `/cost`
 //! - `expand.rs` — `${VAR}` expansion over a parsed YAML tree
 //! - `project.rs` — where the project root is, and the directories whose instruction files count
@@ -27,6 +28,7 @@ pub(crate) mod error;
 pub(crate) mod expand;
 pub(crate) mod file;
 mod hooks;
+pub(crate) mod lean;
 mod notify;
 pub(crate) mod price;
 pub(crate) mod project;
@@ -274,6 +276,8 @@ pub(crate) struct Config {
     pub bypass_in_mode_cycle: bool,
     /// `notify:`: how a waiting approval calls the person (the highest level that sets it).
     pub notify: Notify,
+    /// `lean_below` / `lean_tools`: the highest level that sets each key.
+    pub lean: lean::LeanConfig,
 }
 
 /// Where to look and how.
@@ -415,6 +419,7 @@ fn merge(
         if let Some(notify) = file.notify {
             config.notify = notify;
         }
+        file.lean.apply(&mut config.lean);
         if let Some(name) = file.default_provider.filter(|name| !name.is_empty()) {
             config.default_provider = Some((name, display.clone()));
         }

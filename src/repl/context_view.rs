@@ -48,13 +48,16 @@ pub(super) fn show(chat: &Chat, setup: &Setup) {
 fn gather(chat: &Chat, setup: &Setup) -> View {
     let agent = &chat.agent;
     let memory_chars: u64 = setup.instruction_files.iter().map(|(_, chars)| *chars as u64).sum();
-    let system_chars = (agent.stable_prompt.chars().count() + agent.toolbox.environment.text().chars().count()) as u64;
-    let mut parts = vec![("system prompt".to_string(), tokens_for_chars(system_chars.saturating_sub(memory_chars)))];
+    // What the next request carries: the lean or the full form, as `Agent` picks it.
+    let system = agent.system();
+    let system_chars = (system.stable.chars().count() + system.environment.chars().count()) as u64;
+    let label = if agent.is_lean() { "system prompt (lean)" } else { "system prompt" };
+    let mut parts = vec![(label.to_string(), tokens_for_chars(system_chars.saturating_sub(memory_chars)))];
     for (file, chars) in &setup.instruction_files {
         parts.push((format!("memory: {file}"), tokens_for_chars(*chars as u64)));
     }
     let plan = chat.mode == Mode::Plan;
-    let tools = if plan { agent.registry.read_only_definitions() } else { agent.registry.definitions() };
+    let tools = agent.tools_for(chat.mode);
     let (mcp, builtin): (Vec<_>, Vec<_>) = tools.iter().partition(|tool| tool.name.starts_with("mcp__"));
     let read_only = if plan { " read-only" } else { "" };
     for (kind, tools) in [("built-in", &builtin), ("MCP", &mcp)] {

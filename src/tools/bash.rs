@@ -115,6 +115,14 @@ impl Tool for BashTool {
         })
     }
 
+    fn lean_description(&self) -> String {
+        "Run a bash command in the project root (sandboxed, no stdin); returns output and exit code.".to_string()
+    }
+
+    fn lean_input_schema(&self) -> serde_json::Value {
+        super::lean::lean_schema(self.input_schema(), &[("timeout", "seconds"), ("description", "shown to the user")])
+    }
+
     fn read_only(&self) -> bool {
         false
     }

@@ -65,6 +65,14 @@ impl Tool for EditFileTool {
         })
     }
 
+    fn lean_description(&self) -> String {
+        "Replace old_string (exact and unique, or replace_all) with new_string in a file read before.".to_string()
+    }
+
+    fn lean_input_schema(&self) -> serde_json::Value {
+        super::lean::lean_schema(self.input_schema(), &[])
+    }
+
     fn read_only(&self) -> bool {
         false
     }

@@ -67,6 +67,14 @@ impl Tool for GlobTool {
         })
     }
 
+    fn lean_description(&self) -> String {
+        "List files whose path matches a glob pattern, newest first; .gitignore respected.".to_string()
+    }
+
+    fn lean_input_schema(&self) -> serde_json::Value {
+        super::lean::lean_schema(self.input_schema(), &[("path", "directory")])
+    }
+
     fn read_only(&self) -> bool {
         true
     }

@@ -17,6 +17,7 @@
 //! - `glob.rs` — `glob`: files matching a pattern, newest first
 //! - `grep/` — `grep`: contents searched with a regex, in parallel, and its output
 //! - `bash.rs` — `bash`: a confined shell command and its merged output
+//! - `lean.rs` — the lean form of a definition (small windows): a first sentence, a schema's prose cut
 //! - `reads.rs` — what the conversation read: recent paths, and each file's fingerprint
 //! - `live.rs` — a running tool's output line by line, its last lines for the front end's live view
 //! - `walk.rs` — the parallel `.gitignore`-aware walker of `glob` and `grep`
@@ -26,6 +27,7 @@ mod bash;
 mod edit_file;
 mod glob;
 mod grep;
+pub(crate) mod lean;
 mod live;
 mod read_file;
 pub(crate) mod reads;
@@ -157,6 +159,18 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &str;
     /// The JSON Schema of the input object.
     fn input_schema(&self) -> serde_json::Value;
+    /// The description of the lean form (requests to a small window): one line, what a small
+    /// model needs, no examples. By default the first sentence of `description`, cut at
+    /// `lean::MAX_LEAN_DESCRIPTION` characters (an MCP tool's).
+    fn lean_description(&self) -> String {
+        lean::first_sentence(self.description(), lean::MAX_LEAN_DESCRIPTION)
+    }
+    /// The input schema of the lean form: the same property names, types and required list as
+    /// `input_schema`, with a few words of description at most (`lean::lean_schema`). By default
+    /// the full schema (a server's schema is not ours to rewrite).
+    fn lean_input_schema(&self) -> serde_json::Value {
+        self.input_schema()
+    }
     /// True when the tool never changes anything (it may then run concurrently with others).
     fn read_only(&self) -> bool;
     /// True when the permission check may treat a call as read-only (no approval in default
@@ -273,6 +287,18 @@ impl Registry {
     /// The definitions of the read-only tools only (plan mode, sub-agents).
     pub(crate) fn read_only_definitions(&self) -> Vec<ToolDefinition> {
         self.snapshot().iter().filter(|tool| tool.read_only()).map(|tool| definition_of(tool.as_ref())).collect()
+    }
+
+    /// The lean definitions (`Tool::lean_description`, `Tool::lean_input_schema`) of every tool
+    /// not named in `left_out`; with `read_only`, of the read-only ones only.
+    pub(crate) fn lean_definitions(&self, read_only: bool, left_out: &[&str]) -> Vec<ToolDefinition> {
+        let offered = |tool: &&Arc<dyn Tool>| (!read_only || tool.read_only()) && !left_out.contains(&tool.name());
+        let lean_definition = |tool: &Arc<dyn Tool>| ToolDefinition {
+            name: tool.name().to_string(),
+            description: tool.lean_description(),
+            input_schema: tool.lean_input_schema(),
+        };
+        self.snapshot().iter().filter(offered).map(lean_definition).collect()
     }
 
     /// The tool called `name`, if registered.

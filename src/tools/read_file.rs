@@ -74,6 +74,14 @@ impl Tool for ReadFileTool {
         })
     }
 
+    fn lean_description(&self) -> String {
+        "Read a text file; returns numbered lines, 2000 at most (offset and limit read further).".to_string()
+    }
+
+    fn lean_input_schema(&self) -> serde_json::Value {
+        super::lean::lean_schema(self.input_schema(), &[("offset", "first line, 1-based"), ("limit", "max lines")])
+    }
+
     fn read_only(&self) -> bool {
         true
     }

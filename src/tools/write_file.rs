@@ -47,6 +47,14 @@ impl Tool for WriteFileTool {
         })
     }
 
+    fn lean_description(&self) -> String {
+        "Write a whole file, creating it and its folders; use edit_file to change part of one.".to_string()
+    }
+
+    fn lean_input_schema(&self) -> serde_json::Value {
+        super::lean::lean_schema(self.input_schema(), &[])
+    }
+
     fn read_only(&self) -> bool {
         false
     }

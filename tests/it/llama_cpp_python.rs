@@ -19,7 +19,8 @@ fn replay(name: &str) -> Reply {
     Reply::Sse { body: recorded(name), chunk: None, pause: std::time::Duration::ZERO }
 }
 
-/// The provider entry the recording was made with, pointed at `model`.
+/// The provider entry the recording was made with, pointed at `model`; the recording was made
+/// with the full request (before lean requests), so this replay asks for the full form.
 fn recording_env(model: &FakeModel, label: &str) -> TestEnv {
     let env = TestEnv::new(label);
     env.write_home(
@@ -27,7 +28,7 @@ fn recording_env(model: &FakeModel, label: &str) -> TestEnv {
         &format!(
             "providers:\n  - name: llamacpp\n    protocol: openai\n    model: smollm2\n    base_url: \"{}/v1\"\n    \
              context_window: 8192\n    temperature: 0\n    extra_body:\n      \
-             tool_choice: {{type: function, function: {{name: read_file}}}}\n",
+             tool_choice: {{type: function, function: {{name: read_file}}}}\nlean_below: 0\n",
             model.url()
         ),
     );

@@ -19,6 +19,7 @@ mod habits;
 mod harness;
 mod hooks;
 mod input_line;
+mod lean_request;
 mod llama_cpp_python;
 mod local_models;
 mod markdown;

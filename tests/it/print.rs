@@ -222,9 +222,9 @@ fn a_local_server_without_usage_gets_usage_estimated_and_its_window_asked() {
     let usage = lines.iter().find(|line| line["type"] == "usage").expect("a usage line");
     assert_eq!(usage["estimated"], true, "{usage}");
     // "Hello" is 5 characters: 2 tokens at 3.5 characters per token; the prompt carries the
-    // system prompt and the tool definitions, so it is far from 0.
+    // system prompt and the tool definitions (lean ones: the window is 4 096), so it is far from 0.
     assert_eq!(usage["usage"]["output_tokens"], 2, "{usage}");
-    assert!(usage["usage"]["input_tokens"].as_u64().unwrap() > 1_000, "{usage}");
+    assert!(usage["usage"]["input_tokens"].as_u64().unwrap() > 500, "{usage}");
     assert_eq!(lines.last().unwrap()["usage_estimated"], true, "{}", run.stdout);
     // The window came from /props: no "reported none" warning.
     assert!(!run.stderr.contains("reported none"), "{}", run.stderr);

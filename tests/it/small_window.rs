@@ -110,7 +110,8 @@ fn file_bigger_than_the_window(protocol: &'static str, window: u64, part_lines: 
     let env = TestEnv::with_model(
         &format!("small-big-{window}"),
         &model,
-        Provider::of(protocol).named("local").field(&format!("context_window: {}", window)),
+        // Sized for the full request (`lean_request.rs` covers the lean one).
+        Provider::of(protocol).named("local").field(&format!("context_window: {}", window)).then("lean_below: 0\n"),
     );
     let text = numbered(600);
     assert!(text.len() as u64 > window * 4 && text.len() < 50_000, "bigger than the window, under SPEC's limit");
@@ -173,7 +174,8 @@ fn three_messages_compact_automatically(protocol: &'static str, window: u64, pro
     let env = TestEnv::with_model(
         &format!("small-three-{window}"),
         &model,
-        Provider::of(protocol).named("local").field(&format!("context_window: {}", window)),
+        // Sized for the full request (`lean_request.rs` covers the lean one).
+        Provider::of(protocol).named("local").field(&format!("context_window: {}", window)).then("lean_below: 0\n"),
     );
     env.write("notes.txt", &numbered(lines));
     let run = env.run(&["-p", prompt, "--output-format", "stream-json"]);

@@ -129,6 +129,17 @@ impl Tool for GrepTool {
         })
     }
 
+    fn lean_description(&self) -> String {
+        "Search file contents with a regex; shows matching files, lines (content) or counts.".to_string()
+    }
+
+    fn lean_input_schema(&self) -> serde_json::Value {
+        crate::tools::lean::lean_schema(
+            self.input_schema(),
+            &[("path", "file or directory"), ("glob", "file name filter"), ("context", "lines around a match")],
+        )
+    }
+
     fn read_only(&self) -> bool {
         true
     }
