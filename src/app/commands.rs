@@ -75,7 +75,12 @@ pub(super) fn run_doctor(launch: &Launch) -> Exit {
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
         root: &workspace.root,
-        root_kind: workspace.root_kind.describe(),
+        root_kind: if workspace.shares_user_dir() {
+            let kind = workspace.root_kind.describe();
+            format!("{kind}; your home directory: its .mewcode is the user dir, which keeps its sessions too")
+        } else {
+            workspace.root_kind.describe()
+        },
         instructions: workspace.instructions().files,
         home: &workspace.home,
         config: &config,

@@ -282,7 +282,7 @@ impl Launch {
             }
         }
         // The project's own slash commands send their text to the model as the person's prompt.
-        items.extend(crate::repl::describe_command_dirs(&crate::repl::project_command_dirs(&self.workspace.root)));
+        items.extend(crate::repl::describe_command_dirs(&self.workspace.project_command_dirs()));
         items
     }
 
@@ -415,6 +415,20 @@ impl Workspace {
     /// The instruction files of this run (root down to the working directory, then personal).
     fn instructions(&self) -> prompt::Instructions {
         prompt::load_instructions(&self.root, &self.cwd, &self.home)
+    }
+
+    /// The project's own command folders: none of `$MEWCODE_HOME` (in `~`, `.mewcode/commands`
+    /// is the user's folder, loaded as the user's).
+    fn project_command_dirs(&self) -> Vec<crate::repl::CommandDir> {
+        let mut dirs = crate::repl::project_command_dirs(&self.root);
+        dirs.retain(|dir| !crate::fsx::same_place(&dir.path, &self.home.join("commands")));
+        dirs
+    }
+
+    /// True in `~` with the default `~/.mewcode`: the project's `.mewcode` is the user directory
+    /// (`config::project::shares_user_dir`).
+    fn shares_user_dir(&self) -> bool {
+        config::project::shares_user_dir(&self.root, &self.home)
     }
 
     /// Where the user started, relative to the root, when it is not the root itself.

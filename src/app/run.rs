@@ -348,7 +348,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
 fn command_dirs(launch: &Launch, trusted: bool, warnings: &mut Vec<Warning>) -> Vec<repl::CommandDir> {
     let Launch { workspace, env, .. } = launch;
     let home = env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
-    let project = repl::project_command_dirs(&workspace.root);
+    let project = workspace.project_command_dirs();
     let mut dirs = Vec::new();
     if trusted {
         dirs.extend(project);

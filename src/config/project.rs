@@ -72,6 +72,14 @@ fn looks_like_git(dot_git: &Path, meta: &std::fs::Metadata) -> bool {
     std::fs::File::open(dot_git).and_then(|mut file| file.read_exact(&mut head)).is_ok() && &head == b"gitdir:"
 }
 
+/// True when the project's `.mewcode` directory is the user directory `home` (`$MEWCODE_HOME`),
+/// compared resolved: mewcode started in `~` with the default `~/.mewcode`. The project then has
+/// no state of its own to merge: its settings and commands are the user's, read once as the
+/// user's, and that directory gets no `.gitignore`.
+pub(crate) fn shares_user_dir(root: &Path, home: &Path) -> bool {
+    crate::fsx::same_place(&root.join(".mewcode"), home)
+}
+
 /// The instruction file names, in order of preference within one directory.
 pub(crate) const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 

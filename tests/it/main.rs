@@ -17,6 +17,7 @@ mod env_start;
 mod errors;
 mod habits;
 mod harness;
+mod home_dir;
 mod hooks;
 mod input_line;
 mod llama_cpp_python;
