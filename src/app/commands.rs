@@ -14,6 +14,7 @@ use crate::cli::UsageError;
 use crate::confine::Sandbox;
 use crate::http::net::NetEnv;
 use crate::llm::probe;
+use crate::llm::window_cache::WindowCache;
 use crate::permission::CallInfo;
 use crate::permission::rules::Level;
 use crate::permission::store;
@@ -99,6 +100,8 @@ pub(super) fn run_doctor(launch: &Launch) -> Exit {
         color: env.terminal_style(std::io::stdout().is_terminal()).color,
         glyphs: env.glyphs(),
         net: &net,
+        remembered: &WindowCache::load(&workspace.home),
+        now: crate::session::now_s(),
     };
     doctor::run(&input);
     Exit::Ok

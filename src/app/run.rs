@@ -136,7 +136,9 @@ fn run_print(
     let outcome = headless::run(&agent, conversation, opened.prompt, options.mode.unwrap_or_default(), cancel, output);
     if outcome.kind == Some(FailureKind::Llm(ErrorKind::PromptTooLong)) {
         // The window believed was too big: the next start asks the server again.
-        say_warnings(&forget_window(&provider, launch));
+        if let Err(warning) = forget_window(&provider, launch) {
+            say_warnings(&[warning]);
+        }
     }
     drop(agent);
     drop(mcp); // ends every MCP session; children are killed after 5 s

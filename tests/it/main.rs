@@ -12,6 +12,7 @@ mod connections;
 mod consoles;
 mod context;
 mod custom_commands;
+mod discovery_memory;
 mod env_gateways;
 mod env_start;
 mod errors;
