@@ -1,6 +1,7 @@
-//! mewcode started in the home directory (issue 31): the project's `.mewcode` is then the user's
-//! own `~/.mewcode`, so the user's settings are read once as the user's (no "project" layer that
-//! waits for trust), the sessions are kept there, and no `.gitignore` is written into it.
+//! The user's home directory and own files (issue 31). Started in `~`, the project's `.mewcode`
+//! is the user's own `~/.mewcode`: the user's settings are read once as the user's (no "project"
+//! layer that waits for trust), the sessions are kept there, and no `.gitignore` is written into
+//! it.
 
 use crate::support::script::openai;
 use crate::support::{FakeModel, Provider, TestEnv};

@@ -21,6 +21,7 @@ mod harness;
 mod home_dir;
 mod hooks;
 mod input_line;
+mod instruction_imports;
 mod llama_cpp_python;
 mod local_models;
 mod markdown;
