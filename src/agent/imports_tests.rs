@@ -91,3 +91,12 @@ fn the_users_file_reaches_the_home_directory_and_mewcode_home_but_no_secret_and_
     );
     assert_eq!(alone, "@~/notes/agent.md @parts/style.md\nStyle part.");
 }
+
+#[test]
+fn a_projects_file_never_imports_a_sensitive_file_inside_it() {
+    let (_dir, root) = project();
+    std::fs::write(root.join(".env"), "TOKEN=1").unwrap();
+    std::fs::write(root.join("docs/server.pem"), "KEY").unwrap();
+    let text = "@.env @docs/server.pem";
+    assert_eq!(expand(text, &root, &Reach::project(&root), 10_000, &mut Vec::new()), text);
+}
