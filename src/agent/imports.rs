@@ -25,9 +25,10 @@ impl Reach {
         Reach { roots: vec![root.to_path_buf()], home: None }
     }
 
-    /// The user's own file: under `mewcode_home` or the user's `home` directory.
+    /// The user's own file: under `mewcode_home` or the user's `home` directory (not when that
+    /// is `/`, which would be everything).
     pub(super) fn personal(mewcode_home: &Path, home: Option<&Path>) -> Reach {
-        let home = home.and_then(|home| std::fs::canonicalize(home).ok());
+        let home = home.and_then(|home| std::fs::canonicalize(home).ok()).filter(|home| home.parent().is_some());
         let roots = std::fs::canonicalize(mewcode_home).into_iter().chain(home.clone()).collect();
         Reach { roots, home }
     }

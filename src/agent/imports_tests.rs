@@ -90,6 +90,9 @@ fn the_users_file_reaches_the_home_directory_and_mewcode_home_but_no_secret_and_
         &mut Vec::new(),
     );
     assert_eq!(alone, "@~/notes/agent.md @parts/style.md\nStyle part.");
+    // A home directory of `/` would reach everything: only $MEWCODE_HOME is reached then.
+    let rooted = Reach::personal(&mewcode_home, Some(Path::new("/")));
+    assert_eq!(expand("@../../outside.md", &mewcode_home, &rooted, 10_000, &mut Vec::new()), "@../../outside.md");
 }
 
 #[test]
