@@ -91,21 +91,6 @@ pub(crate) const MEWCODE_DIR_GITIGNORE: &str = "\
 /// The installation's key file (`session::owner`), which only a `$MEWCODE_HOME` holds.
 pub(crate) const USER_DIR_KEY: &str = "session-key";
 
-/// True when `a` and `b` name the same directory once resolved (links, `..`); a path that does
-/// not exist yet is compared by its resolved parent and its name.
-pub(crate) fn same_place(a: &Path, b: &Path) -> bool {
-    fn resolved(path: &Path) -> PathBuf {
-        if let Ok(path) = fs::canonicalize(path) {
-            return path;
-        }
-        match (path.parent().and_then(|parent| fs::canonicalize(parent).ok()), path.file_name()) {
-            (Some(parent), Some(name)) => parent.join(name),
-            _ => clean_path(path),
-        }
-    }
-    resolved(a) == resolved(b)
-}
-
 /// Creates mewcode's directory `base/rel` (`<root>/.mewcode`) as `create_dirs_beneath` does, never
 /// through a link, and, when it holds no `.gitignore`, writes `MEWCODE_DIR_GITIGNORE` there. An
 /// existing `.gitignore` (the user's or the repository's own) is left alone, and nothing is

@@ -424,7 +424,9 @@ impl Workspace {
     /// is the user's folder, loaded as the user's).
     fn project_command_dirs(&self) -> Vec<crate::repl::CommandDir> {
         let mut dirs = crate::repl::project_command_dirs(&self.root);
-        dirs.retain(|dir| !crate::fsx::same_place(&dir.path, &self.home.join("commands")));
+        if self.shares_user_dir() {
+            dirs.retain(|dir| dir.path != self.root.join(".mewcode/commands"));
+        }
         dirs
     }
 

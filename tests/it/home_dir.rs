@@ -59,3 +59,24 @@ fn in_the_home_directory_the_users_settings_apply_once_and_no_gitignore_lands_in
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(project.join(".mewcode/.gitignore").is_file(), "a project's .mewcode lost its .gitignore");
 }
+
+#[test]
+fn in_the_home_directory_the_users_own_commands_are_loaded_as_hers_without_a_trust_warning() {
+    let model = FakeModel::start();
+    let env = TestEnv::new("home-dir-commands");
+    let home = env.dir.path().to_path_buf();
+    let user_dir = home.join(".mewcode");
+    std::fs::create_dir_all(user_dir.join("commands")).unwrap();
+    std::fs::write(user_dir.join("config.yaml"), Provider::openai().model("m").config_yaml(&model.url())).unwrap();
+    std::fs::write(user_dir.join("commands/standup.md"), "---\ndescription: Write my standup\n---\nStandup.").unwrap();
+    let home_text = home.display().to_string();
+    let user_dir_text = user_dir.display().to_string();
+    // The REPL starts in the home directory, with MEWCODE_HOME its default `~/.mewcode`.
+    let tmux = crate::support::tmux::Tmux::start(&env, &["--cwd", &home_text], &[("MEWCODE_HOME", &user_dir_text)]);
+    let banner = tmux.wait_for_prompt();
+    assert!(!banner.contains("trust"), "the user's own commands wait for trust: {banner}");
+    tmux.type_text("/help");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Write my standup");
+    assert!(screen.contains("~/.mewcode/commands/standup.md"), "not listed as the user's own: {screen}");
+}
