@@ -15,6 +15,7 @@ use crate::http::net::NetEnv;
 use crate::llm::capabilities::{self, Capabilities};
 use crate::llm::discovery::{self, Discovered};
 use crate::llm::probe::{self, LocalServer, Reachability};
+use crate::llm::window_cache::WindowCache;
 use crate::text::neutralize;
 use crate::warning::Warning;
 use std::path::{Path, PathBuf};
@@ -50,6 +51,10 @@ pub(crate) struct Input<'a> {
     pub glyphs: &'static Glyphs,
     /// Proxy and CA settings for the window discovery and the test request.
     pub net: &'a NetEnv,
+    /// What discovery remembers per endpoint (`$MEWCODE_HOME/discovery.json`), and the time
+    /// (seconds since the epoch) its ages are told at.
+    pub remembered: &'a WindowCache,
+    pub now: u64,
 }
 
 const ENDPOINT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -162,6 +167,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
                 ));
                 if let (Some(provider), Some(found)) = (&input.local_provider, findings.first()) {
                     out.push_str(&render_findings(provider, found, input.glyphs));
+                    out.push_str(&render_remembered(input.remembered, input.now, input.home, provider));
                 }
             }
             None => match (&input.local_provider, findings.first()) {
@@ -171,6 +177,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
                         provider.base_url, provider.source, provider.model
                     ));
                     out.push_str(&render_findings(provider, found, input.glyphs));
+                    out.push_str(&render_remembered(input.remembered, input.now, input.home, provider));
                 }
                 _ => {
                     out.push_str("  none configured, and no local server (Ollama, vLLM, llama.cpp, LM Studio) answered: see `mewcode --help`\n")
@@ -212,6 +219,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
         if let Some(found) = found {
             out.push_str(&render_findings(provider, found, input.glyphs));
         }
+        out.push_str(&render_remembered(input.remembered, input.now, input.home, provider));
     }
     out.push_str("\nMCP servers\n");
     if input.config.mcp_servers.is_empty() {
@@ -263,6 +271,20 @@ fn render_sandbox(sandbox: &Sandbox, color: bool) -> String {
         }
     }
     out
+}
+
+/// What a run would take from discovery's memory instead of asking the server: the window, where
+/// it came from and its age; for a provider whose window a run asks for and nothing is
+/// remembered, that the next run asks. Nothing where a run asks nothing (a configured window).
+fn render_remembered(remembered: &WindowCache, now: u64, home: &Path, provider: &ProviderConfig) -> String {
+    if !discovery::wants_discovery(provider) {
+        return String::new();
+    }
+    let path = home.join(crate::llm::window_cache::FILE_NAME);
+    match remembered.fresh(&provider.base_url, &provider.model, now) {
+        Some(entry) => format!("      remembered: {} ({})\n", entry.describe(now), path.display()),
+        None => "      remembered: nothing yet (the next run asks the server)\n".to_string(),
+    }
 }
 
 /// The window the server reports, the test request's result and the settings they suggest.

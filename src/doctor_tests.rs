@@ -110,3 +110,33 @@ fn keys_are_masked() {
     assert_eq!(mask_key("ab", "…"), "****");
     assert!(!mask_key("0123456789abcdef", "…").contains("456"));
 }
+
+#[test]
+fn the_remembered_window_is_shown_with_its_source_and_age_and_its_absence_said() {
+    use crate::llm::window_cache::Entry;
+    let dir = crate::test_dir::TempDir::new("doctor-remembered");
+    let mut cache = WindowCache::load(dir.path());
+    let provider = local();
+    assert_eq!(
+        render_remembered(&cache, 50_000, dir.path(), &provider),
+        "      remembered: nothing yet (the next run asks the server)\n"
+    );
+    cache.record(Entry {
+        base_url: provider.base_url.clone(),
+        model: provider.model.clone(),
+        window: Some(8192),
+        endpoint: Some("GET /props".into()),
+        note: None,
+        checked_at: 50_000 - 7200,
+        warned: true,
+    });
+    assert_eq!(
+        render_remembered(&cache, 50_000, dir.path(), &provider),
+        format!(
+            "      remembered: 8192 tokens from GET /props, asked 2 h ago ({})\n",
+            dir.join("discovery.json").display()
+        )
+    );
+    let configured = ProviderConfig { window_source: WindowSource::Configured, ..local() };
+    assert_eq!(render_remembered(&cache, 50_000, dir.path(), &configured), "", "a configured window asks nothing");
+}

@@ -88,13 +88,24 @@ pub(crate) const MEWCODE_DIR_GITIGNORE: &str = "\
 !settings.yaml
 ";
 
+/// The installation's key file (`session::owner`), which only a `$MEWCODE_HOME` holds.
+pub(crate) const USER_DIR_KEY: &str = "session-key";
+
 /// Creates mewcode's directory `base/rel` (`<root>/.mewcode`) as `create_dirs_beneath` does, never
 /// through a link, and, when it holds no `.gitignore`, writes `MEWCODE_DIR_GITIGNORE` there. An
 /// existing `.gitignore` (the user's or the repository's own) is left alone, and nothing is
 /// written through a link planted at the name (`create_new` refuses any existing entry, dangling
 /// links included).
+///
+/// A directory holding `USER_DIR_KEY` is a `$MEWCODE_HOME` (the user's own directory, which a
+/// project at `~` shares as its `.mewcode`): it gets no `.gitignore`, which would hide the user's
+/// config from a dotfiles repository. A repository shipping that name only gains what shipping its
+/// own `.gitignore` already gives it.
 pub(crate) fn ensure_gitignored_dir(base: &Path, rel: &Path) -> io::Result<()> {
     let dir = open_dir_beneath(base, rel)?;
+    if base.join(rel).join(USER_DIR_KEY).is_file() {
+        return Ok(());
+    }
     match dir.create_new(OsStr::new(".gitignore")) {
         Ok(mut file) => file.write_all(MEWCODE_DIR_GITIGNORE.as_bytes()),
         Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),

@@ -463,3 +463,15 @@ fn remove_beneath_takes_files_and_links_and_empty_directories_only() {
     assert_eq!(fs::read_dir(project.join("d")).unwrap().count(), 1);
     outside_untouched(&outside);
 }
+
+#[test]
+fn a_user_dir_holding_the_installation_key_gets_no_gitignore() {
+    let dir = TempDir::new("fsx-user-dir");
+    std::fs::create_dir_all(dir.join("home/.mewcode")).unwrap();
+    std::fs::write(dir.join("home/.mewcode").join(USER_DIR_KEY), "k\n").unwrap();
+    ensure_gitignored_dir(&dir.join("home"), Path::new(".mewcode")).unwrap();
+    assert!(!dir.join("home/.mewcode/.gitignore").exists());
+    std::fs::create_dir_all(dir.join("proj")).unwrap();
+    ensure_gitignored_dir(&dir.join("proj"), Path::new(".mewcode")).unwrap();
+    assert!(dir.join("proj/.mewcode/.gitignore").is_file());
+}

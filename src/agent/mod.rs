@@ -20,7 +20,8 @@
 //! - `subagent.rs` — the `task` tool: a read-only sub-agent run
 //! - `prompt.rs` — the stable system prompt (full and lean), instruction files and the environment part
 //! - `lean.rs` — the lean request for small windows: when, and what it leaves out
-//! - `imports.rs` — `@path` imports in a project's instruction files, from inside the project only
+//! - `imports.rs` — `@path` imports in instruction files: a project's from inside it, the user's own
+//!   from the home directory and `$MEWCODE_HOME`, never a secret
 //! - `reminder.rs` — the per-iteration reminder after the history
 //! - `usage.rs` — estimated usage and the silent-truncation check
 //! - `preview.rs` — one-line previews of arguments and results

@@ -26,11 +26,13 @@ pub(crate) struct Instructions {
 /// Instruction files larger than this are cut (they are sent on every request).
 const MAX_INSTRUCTIONS_BYTES: usize = 64 * 1024;
 
-/// Reads the instruction files from `root` down to `cwd` and the personal one; missing or
-/// unreadable files are simply absent. A project file is read only when it resolves inside the
-/// root: a repository's `AGENTS.md` may be a symlink to `~/.aws/credentials`, and what is read
-/// here goes to the provider on every request.
-pub(crate) fn load_instructions(root: &Path, cwd: &Path, home: &Path) -> Instructions {
+/// Reads the instruction files from `root` down to `cwd` and the personal one (`home` is
+/// `$MEWCODE_HOME`); missing or unreadable files are simply absent. A project file is read only
+/// when it resolves inside the root: a repository's `AGENTS.md` may be a symlink to
+/// `~/.aws/credentials`, and what is read here goes to the provider on every request. Each
+/// file's `@path` imports are expanded (`imports.rs`): a project's from inside the root, the
+/// personal file's from under `user_home` (the user's home directory) and `home`.
+pub(crate) fn load_instructions(root: &Path, cwd: &Path, home: &Path, user_home: Option<&Path>) -> Instructions {
     let read = |path: &Path| -> Option<String> {
         let text = std::fs::read_to_string(path).ok()?;
         let text = text.trim();
@@ -46,8 +48,10 @@ pub(crate) fn load_instructions(root: &Path, cwd: &Path, home: &Path) -> Instruc
     let inside_root = |path: &Path| std::fs::canonicalize(path).is_ok_and(|real| real.starts_with(root));
     let mut instructions = Instructions::default();
     if let Some(personal) = read(&home.join("AGENTS.md")) {
-        instructions.personal = Some(personal);
         instructions.files.push(home.join("AGENTS.md"));
+        let reach = super::imports::Reach::personal(home, user_home);
+        instructions.personal =
+            Some(super::imports::expand(&personal, home, &reach, MAX_INSTRUCTIONS_BYTES, &mut instructions.files));
     }
     for dir in crate::config::project::instruction_dirs(root, cwd) {
         let found = crate::config::project::INSTRUCTION_FILES.iter().find_map(|name| {
@@ -61,7 +65,9 @@ pub(crate) fn load_instructions(root: &Path, cwd: &Path, home: &Path) -> Instruc
             let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
             instructions.files.push(path.clone());
             // `@path` imports (Claude Code's), from inside the project only.
-            let content = super::imports::expand(&content, &dir, root, MAX_INSTRUCTIONS_BYTES, &mut instructions.files);
+            let reach = super::imports::Reach::project(root);
+            let content =
+                super::imports::expand(&content, &dir, &reach, MAX_INSTRUCTIONS_BYTES, &mut instructions.files);
             instructions.project.push((rel, content));
         }
     }

@@ -53,7 +53,7 @@ fn instructions_are_read_from_the_root_down_to_the_cwd_nearest_last() {
     // A link out of the project is never read (its target would go to the provider).
     std::fs::write(base.join("secret"), "key=1").unwrap();
     std::os::unix::fs::symlink(base.join("secret"), root.join("pkg/a/CLAUDE.md")).unwrap();
-    let instructions = load_instructions(&root, &root.join("pkg/a"), &home);
+    let instructions = load_instructions(&root, &root.join("pkg/a"), &home, None);
     let project: Vec<(&str, &str)> =
         instructions.project.iter().map(|(rel, text)| (rel.as_str(), text.as_str())).collect();
     assert_eq!(
@@ -69,7 +69,7 @@ fn instructions_are_read_from_the_root_down_to_the_cwd_nearest_last() {
         "(from AGENTS.md at the project root)\nRoot rules.\n\n# Project instructions (from pkg/CLAUDE.md)\nPkg rules.\n\n# Project instructions (from pkg/a/AGENTS.md)\nA rules."
     ), "{prompt}");
     std::fs::remove_file(root.join("pkg/a/AGENTS.md")).unwrap();
-    let instructions = load_instructions(&root, &root.join("pkg/a"), &home);
+    let instructions = load_instructions(&root, &root.join("pkg/a"), &home, None);
     assert_eq!(instructions.project.len(), 2, "the linked CLAUDE.md is not a fallback: {instructions:?}");
 }
 

@@ -14,6 +14,7 @@ use crate::cli::UsageError;
 use crate::confine::Sandbox;
 use crate::http::net::NetEnv;
 use crate::llm::probe;
+use crate::llm::window_cache::WindowCache;
 use crate::permission::CallInfo;
 use crate::permission::rules::Level;
 use crate::permission::store;
@@ -75,7 +76,12 @@ pub(super) fn run_doctor(launch: &Launch) -> Exit {
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
         root: &workspace.root,
-        root_kind: workspace.root_kind.describe(),
+        root_kind: if workspace.shares_user_dir() {
+            let kind = workspace.root_kind.describe();
+            format!("{kind}; your home directory: its .mewcode is the user dir, which keeps its sessions too")
+        } else {
+            workspace.root_kind.describe()
+        },
         instructions: workspace.instructions().files,
         home: &workspace.home,
         config: &config,
@@ -94,6 +100,8 @@ pub(super) fn run_doctor(launch: &Launch) -> Exit {
         color: env.terminal_style(std::io::stdout().is_terminal()).color,
         glyphs: env.glyphs(),
         net: &net,
+        remembered: &WindowCache::load(&workspace.home),
+        now: crate::session::now_s(),
     };
     doctor::run(&input);
     Exit::Ok

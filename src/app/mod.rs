@@ -282,7 +282,7 @@ impl Launch {
             }
         }
         // The project's own slash commands send their text to the model as the person's prompt.
-        items.extend(crate::repl::describe_command_dirs(&crate::repl::project_command_dirs(&self.workspace.root)));
+        items.extend(crate::repl::describe_command_dirs(&self.workspace.project_command_dirs()));
         items
     }
 
@@ -386,6 +386,9 @@ struct Workspace {
     cwd: PathBuf,
     /// How the root was chosen (doctor says it).
     root_kind: config::project::RootKind,
+    /// The user's home directory (`$HOME`, resolved), when set: where the personal instruction
+    /// file's imports may reach besides `home`.
+    user_home: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -409,12 +412,28 @@ impl Workspace {
         let user_home =
             env.get("HOME").filter(|home| !home.is_empty()).and_then(|home| std::fs::canonicalize(home).ok());
         let (root, root_kind) = config::project::find_root(&cwd, crate::sys::current_uid(), user_home.as_deref());
-        Ok(Workspace { home, root, cwd, root_kind })
+        Ok(Workspace { home, root, cwd, root_kind, user_home })
     }
 
     /// The instruction files of this run (root down to the working directory, then personal).
     fn instructions(&self) -> prompt::Instructions {
-        prompt::load_instructions(&self.root, &self.cwd, &self.home)
+        prompt::load_instructions(&self.root, &self.cwd, &self.home, self.user_home.as_deref())
+    }
+
+    /// The project's own command folders: none of `$MEWCODE_HOME` (in `~`, `.mewcode/commands`
+    /// is the user's folder, loaded as the user's).
+    fn project_command_dirs(&self) -> Vec<crate::repl::CommandDir> {
+        let mut dirs = crate::repl::project_command_dirs(&self.root);
+        if self.shares_user_dir() {
+            dirs.retain(|dir| dir.path != self.root.join(".mewcode/commands"));
+        }
+        dirs
+    }
+
+    /// True in `~` with the default `~/.mewcode`: the project's `.mewcode` is the user directory
+    /// (`config::project::shares_user_dir`).
+    fn shares_user_dir(&self) -> bool {
+        config::project::shares_user_dir(&self.root, &self.home)
     }
 
     /// Where the user started, relative to the root, when it is not the root itself.

@@ -7,7 +7,7 @@
 //! holds references only: it starts nothing and owns nothing.
 
 use super::Launch;
-use super::setup::resolve_window_cached;
+use super::setup::{forget_window, remembered_window, resolve_window_cached};
 use super::wiring::{Wiring, build_agent};
 use crate::agent::{Agent, FrontEnd};
 use crate::config::ProviderConfig;
@@ -32,6 +32,21 @@ impl repl::Host for ReplHost<'_> {
             (Some(notice), Some(failure)) => Some(format!("{notice}; {failure}")),
             (notice, failure) => notice.or(failure.map(|failure| failure.to_string())),
         }
+    }
+
+    fn forget_window(&self, provider: &ProviderConfig) -> Option<String> {
+        match forget_window(provider, self.launch) {
+            Ok(true) => Some(format!(
+                "the context window remembered for {} was too big: the next start asks the server again",
+                provider.model
+            )),
+            Ok(false) => None,
+            Err(warning) => Some(warning.to_string()),
+        }
+    }
+
+    fn remembered_window(&self, provider: &ProviderConfig) -> Option<String> {
+        remembered_window(provider, self.launch)
     }
 
     fn mcp_status(&self) -> String {

@@ -136,7 +136,9 @@ fn run_print(
     let outcome = headless::run(&agent, conversation, opened.prompt, options.mode.unwrap_or_default(), cancel, output);
     if outcome.kind == Some(FailureKind::Llm(ErrorKind::PromptTooLong)) {
         // The window believed was too big: the next start asks the server again.
-        say_warnings(&forget_window(&provider, launch));
+        if let Err(warning) = forget_window(&provider, launch) {
+            say_warnings(&[warning]);
+        }
     }
     drop(agent);
     drop(mcp); // ends every MCP session; children are killed after 5 s
@@ -348,7 +350,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
 fn command_dirs(launch: &Launch, trusted: bool, warnings: &mut Vec<Warning>) -> Vec<repl::CommandDir> {
     let Launch { workspace, env, .. } = launch;
     let home = env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
-    let project = repl::project_command_dirs(&workspace.root);
+    let project = workspace.project_command_dirs();
     let mut dirs = Vec::new();
     if trusted {
         dirs.extend(project);
@@ -365,15 +367,35 @@ fn command_dirs(launch: &Launch, trusted: bool, warnings: &mut Vec<Warning>) -> 
     dirs
 }
 
-/// The instruction files in the system prompt and the characters each adds (for `/context`).
+/// The instruction files in the system prompt and the characters each adds with its `@path`
+/// imports, which are sent with it (for `/context`: `AGENTS.md (+2 imports)`).
 fn instruction_files(launch: &Launch) -> Vec<(String, usize)> {
     let home = launch.env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
     let instructions = launch.workspace.instructions();
-    let personal = instructions
-        .personal
+    let personal_path = launch.workspace.home.join("AGENTS.md");
+    let personal =
+        instructions.personal.iter().map(|text| (personal_path.clone(), tilde(&personal_path, home.as_deref()), text));
+    let project = instructions.project.iter().map(|(rel, text)| (launch.workspace.root.join(rel), rel.clone(), text));
+    let heads: Vec<(PathBuf, String, &String)> = personal.chain(project).collect();
+    let paths: Vec<&PathBuf> = heads.iter().map(|(path, ..)| path).collect();
+    heads
         .iter()
-        .map(|text| (tilde(&launch.workspace.home.join("AGENTS.md"), home.as_deref()), text.chars().count()));
-    personal.chain(instructions.project.iter().map(|(rel, text)| (rel.clone(), text.chars().count()))).collect()
+        .map(|(path, label, text)| {
+            let label = match count_imports(&instructions.files, path, &paths) {
+                0 => label.clone(),
+                1 => format!("{label} (+1 import)"),
+                more => format!("{label} (+{more} imports)"),
+            };
+            (label, text.chars().count())
+        })
+        .collect()
+}
+
+/// How many of the files loaded (`files`, each instruction file followed by its imports) were
+/// imported by `file`: those after it, up to the next instruction file of `heads`.
+fn count_imports(files: &[PathBuf], file: &Path, heads: &[&PathBuf]) -> usize {
+    let Some(at) = files.iter().position(|loaded| loaded == file) else { return 0 };
+    files[at + 1..].iter().take_while(|loaded| !heads.contains(loaded)).count()
 }
 
 /// A path as people write it: `~/…` beneath the home directory.

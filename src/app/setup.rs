@@ -6,7 +6,7 @@
 
 use super::{Env, Exit, Launch};
 use crate::config;
-use crate::config::{Config, Protocol, ProviderConfig};
+use crate::config::{Config, Protocol, ProviderConfig, WindowSource};
 use crate::http::net::NetEnv;
 use crate::llm::discovery;
 use crate::llm::probe;
@@ -194,20 +194,34 @@ pub(super) fn resolve_window_cached(
 }
 
 /// Drops the remembered window of `provider` (a request failed for the window), so the next
-/// start asks the server again; a warning when the cache could not be written.
-pub(super) fn forget_window(provider: &ProviderConfig, launch: &Launch) -> Vec<Warning> {
+/// start asks the server again: whether there was one, or a warning when the cache could not be
+/// written.
+pub(super) fn forget_window(provider: &ProviderConfig, launch: &Launch) -> Result<bool, Warning> {
     let home = &launch.workspace.home;
     let mut cache = WindowCache::load(home);
     if !cache.forget(&provider.base_url, &provider.model) {
-        return Vec::new();
+        return Ok(false);
     }
-    match cache.save() {
-        Ok(()) => Vec::new(),
-        Err(err) => {
-            let path = home.join(window_cache::FILE_NAME);
-            vec![Warning::new("", format!("cannot forget the context window in {}: {err}", path.display()))]
-        }
+    cache.save().map(|()| true).map_err(|err| {
+        let path = home.join(window_cache::FILE_NAME);
+        Warning::new("", format!("cannot forget the context window in {}: {err}", path.display()))
+    })
+}
+
+/// What discovery remembers for `provider` (the window, where it came from, its age and the
+/// file), for `/status`; `None` when its window is configured or it is not asked for at all.
+pub(super) fn remembered_window(provider: &ProviderConfig, launch: &Launch) -> Option<String> {
+    let discovered = matches!(provider.window_source, WindowSource::Discovered { .. });
+    if !discovered && !discovery::wants_discovery(provider) {
+        return None;
     }
+    let home = &launch.workspace.home;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs());
+    let path = home.join(window_cache::FILE_NAME);
+    Some(match WindowCache::load(home).fresh(&provider.base_url, &provider.model, now) {
+        Some(entry) => format!("{} ({})", entry.describe(now), path.display()),
+        None => "nothing remembered (the next start asks the server)".to_string(),
+    })
 }
 
 /// The total time the local probe may take (SPEC §1.2).

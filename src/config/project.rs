@@ -72,6 +72,26 @@ fn looks_like_git(dot_git: &Path, meta: &std::fs::Metadata) -> bool {
     std::fs::File::open(dot_git).and_then(|mut file| file.read_exact(&mut head)).is_ok() && &head == b"gitdir:"
 }
 
+/// True when the project's `.mewcode` directory is the user directory `home` (`$MEWCODE_HOME`),
+/// compared resolved: mewcode started in `~` with the default `~/.mewcode`. The project then has
+/// no state of its own to merge: its settings and commands are the user's, read once as the
+/// user's, and that directory gets no `.gitignore`.
+pub(crate) fn shares_user_dir(root: &Path, home: &Path) -> bool {
+    resolved(&root.join(".mewcode")) == resolved(home)
+}
+
+/// `path` with links and `..` resolved; one that does not exist yet by its resolved parent and
+/// its name (mewcode's first start in `~` has no `~/.mewcode` yet).
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(path) = std::fs::canonicalize(path) {
+        return path;
+    }
+    match (path.parent().and_then(|parent| std::fs::canonicalize(parent).ok()), path.file_name()) {
+        (Some(parent), Some(name)) => parent.join(name),
+        _ => crate::fsx::clean_path(path),
+    }
+}
+
 /// The instruction file names, in order of preference within one directory.
 pub(crate) const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 

@@ -54,3 +54,17 @@ fn instruction_dirs_run_from_the_root_down_to_the_cwd() {
     assert_eq!(instruction_dirs(Path::new("/r"), Path::new("/r")), vec![PathBuf::from("/r")]);
     assert_eq!(instruction_dirs(Path::new("/r"), Path::new("/elsewhere")), vec![PathBuf::from("/r")]);
 }
+
+#[test]
+fn the_home_directory_shares_the_user_dir_compared_resolved() {
+    let dir = TempDir::new("shares-user-dir");
+    let home = dir.join("u");
+    std::fs::create_dir_all(home.join("sub")).unwrap();
+    assert!(shares_user_dir(&home, &home.join(".mewcode")), "not yet created: same parent and name");
+    std::fs::create_dir_all(home.join(".mewcode")).unwrap();
+    assert!(shares_user_dir(&home, &home.join("sub/../.mewcode")));
+    std::os::unix::fs::symlink(home.join(".mewcode"), dir.join("link")).unwrap();
+    assert!(shares_user_dir(&home, &dir.join("link")), "a link to it is the same directory");
+    assert!(!shares_user_dir(&home.join("sub"), &home.join(".mewcode")));
+    assert!(!shares_user_dir(&home, &dir.join("elsewhere")));
+}

@@ -41,9 +41,15 @@ struct TrustEntry {
 }
 
 /// The fingerprint of the project's trust-relevant files (absent files count, as "absent").
-fn project_fingerprint(root: &Path) -> String {
+/// In `~` with the default `~/.mewcode` (`project::shares_user_dir`), `.mewcode/settings.yaml` is
+/// the user's own file, not the project's, and is left out.
+fn project_fingerprint(root: &Path, home: &Path) -> String {
     let mut material = Vec::new();
+    let shared = super::project::shares_user_dir(root, home);
     for name in TRUSTED_PROJECT_FILES {
+        if shared && name.starts_with(".mewcode/") {
+            continue;
+        }
         let content = std::fs::read(root.join(name));
         if content.is_err() && COUNTED_WHEN_PRESENT.contains(&name) {
             continue;
@@ -62,7 +68,7 @@ fn project_fingerprint(root: &Path) -> String {
 
 /// True when the user trusted this root with exactly the current files.
 pub fn is_trusted(home: &Path, root: &Path) -> bool {
-    let fingerprint = project_fingerprint(root);
+    let fingerprint = project_fingerprint(root, home);
     let root = root.display().to_string();
     load(home)
         .projects
@@ -74,7 +80,7 @@ pub fn is_trusted(home: &Path, root: &Path) -> bool {
 pub fn save_trust(home: &Path, root: &Path) -> Result<(), String> {
     let mut store = load(home);
     let path = root.display().to_string();
-    let sha256 = project_fingerprint(root);
+    let sha256 = project_fingerprint(root, home);
     match store.projects.iter_mut().find(|entry| entry.path == path) {
         Some(entry) => entry.sha256 = sha256,
         None => store.projects.push(TrustEntry { path, sha256 }),

@@ -33,7 +33,7 @@ fn an_mcp_json_appearing_or_changing_asks_again_and_its_absence_keeps_old_finger
     before.extend_from_slice(b".mewcode.yaml\0present\0");
     before.extend_from_slice(b"16\0mcp_servers: {}\n");
     before.extend_from_slice(b".mewcode/settings.yaml\0absent\0");
-    assert_eq!(project_fingerprint(&root), sha256_hex(&before));
+    assert_eq!(project_fingerprint(&root, &home), sha256_hex(&before));
     save_trust(&home, &root).unwrap();
     std::fs::write(root.join(".mcp.json"), r#"{"mcpServers": {"x": {"command": "evil"}}}"#).unwrap();
     assert!(!is_trusted(&home, &root), "a new .mcp.json asks again");
@@ -53,7 +53,7 @@ fn a_store_from_before_the_mark_still_trusts_and_loses_its_local_hashes_at_the_n
     let old = format!(
         "projects:\n- path: {}\n  sha256: {}\n  local_sha256: abc\n- path: {}\n  sha256: ''\n  local_sha256: def\n",
         root.display(),
-        project_fingerprint(&root),
+        project_fingerprint(&root, &home),
         other.display()
     );
     std::fs::write(home.join(TRUSTED_FILE), old).unwrap();
@@ -64,4 +64,17 @@ fn a_store_from_before_the_mark_still_trusts_and_loses_its_local_hashes_at_the_n
     assert!(!text.contains("local_sha256"), "{text}");
     assert!(!text.contains(&other.display().to_string()), "an entry that trusts nothing is dropped: {text}");
     assert!(is_trusted(&home, &root));
+}
+
+#[test]
+fn in_the_home_directory_the_users_own_settings_do_not_count_as_the_projects() {
+    let dir = TempDir::new("trust-home");
+    let root = dir.join("u");
+    let home = root.join(".mewcode");
+    std::fs::create_dir_all(&home).unwrap();
+    save_trust(&home, &root).unwrap();
+    std::fs::write(home.join("settings.yaml"), "permissions: {allow: [\"Read(*)\"]}\n").unwrap();
+    assert!(is_trusted(&home, &root), "the user's settings file is not a project file");
+    std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
+    assert!(!is_trusted(&home, &root), "~/.mewcode.yaml still is");
 }

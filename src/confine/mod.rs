@@ -26,7 +26,7 @@ mod control;
 mod denials;
 mod mounts;
 mod rules;
-mod secrets;
+pub(crate) mod secrets;
 mod tmp;
 mod view;
 

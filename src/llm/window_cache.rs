@@ -35,6 +35,30 @@ pub(crate) struct Entry {
     pub warned: bool,
 }
 
+impl Entry {
+    /// One line for doctor and `/status`: the window remembered, where it came from and how old
+    /// the answer is at `now` (`4096 tokens from GET /props, asked 3 h ago`).
+    pub(crate) fn describe(&self, now: u64) -> String {
+        let what = match (self.window, &self.endpoint) {
+            (Some(window), Some(endpoint)) => format!("{window} tokens from {endpoint}"),
+            (Some(window), None) => format!("{window} tokens"),
+            (None, _) => "none: the server answered without a window".to_string(),
+        };
+        let note = self.note.as_deref().map(|note| format!(" ({note})")).unwrap_or_default();
+        format!("{what}{note}, asked {} ago", age(now.saturating_sub(self.checked_at)))
+    }
+}
+
+/// A duration in seconds the way people say an age: `40 s`, `12 min`, `3 h`, `2 d`.
+fn age(seconds: u64) -> String {
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{} min", seconds / 60),
+        3600..86_400 => format!("{} h", seconds / 3600),
+        _ => format!("{} d", seconds / 86_400),
+    }
+}
+
 #[derive(Default, Serialize, Deserialize)]
 struct File {
     entries: Vec<Entry>,

@@ -62,3 +62,16 @@ fn an_unchanged_cache_writes_nothing() {
     WindowCache::load(dir.path()).save().unwrap();
     assert!(!dir.path().join(FILE_NAME).exists());
 }
+
+#[test]
+fn an_entry_is_described_with_its_window_source_and_age() {
+    let known = entry("http://a/v1", "m", Some(4096), 1000);
+    assert_eq!(known.describe(1040), "4096 tokens from GET /props, asked 40 s ago");
+    assert_eq!(known.describe(1000 + 3 * 3600 + 5), "4096 tokens from GET /props, asked 3 h ago");
+    assert_eq!(known.describe(1000 + 2 * 86_400), "4096 tokens from GET /props, asked 2 d ago");
+    assert_eq!(known.describe(999), "4096 tokens from GET /props, asked 0 s ago", "a clock gone back");
+    let none = entry("http://a/v1", "m", None, 1000);
+    assert_eq!(none.describe(1000 + 720), "none: the server answered without a window, asked 12 min ago");
+    let noted = Entry { note: Some("Ollama's default".to_string()), ..known };
+    assert_eq!(noted.describe(1000), "4096 tokens from GET /props (Ollama's default), asked 0 s ago");
+}

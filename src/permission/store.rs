@@ -80,13 +80,19 @@ impl Mark {
     }
 }
 
-/// The settings file of each level, nearest first.
-pub(crate) fn settings_paths(root: &Path, home: &Path) -> [(Level, PathBuf); 3] {
-    [
+/// The settings file of each level, nearest first (no project file when the project's
+/// `.mewcode` is `home` itself: `config::project::shares_user_dir`).
+pub(crate) fn settings_paths(root: &Path, home: &Path) -> Vec<(Level, PathBuf)> {
+    let mut paths = vec![
         (Level::Local, root.join(LOCAL_SETTINGS)),
         (Level::Project, root.join(PROJECT_SETTINGS)),
         (Level::User, home.join(USER_SETTINGS)),
-    ]
+    ];
+    // In `~` with the default `~/.mewcode`, the project's file is the user's: read once, as hers.
+    if crate::config::project::shares_user_dir(root, home) {
+        paths.retain(|(level, _)| *level != Level::Project);
+    }
+    paths
 }
 
 /// Reads one settings file's `permissions.allow`, `.ask` and `.deny` lists. A missing file

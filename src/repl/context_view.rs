@@ -1,6 +1,6 @@
-//! `/context`: what fills the context window — the system prompt, the instruction files in it,
-//! the tool definitions (built-in and MCP), the conversation's messages by kind — with each
-//! part's tokens, the window and what is left free.
+//! `/context`: what fills the context window — the system prompt, the instruction files in it
+//! (each with the `@path` imports sent with it), the tool definitions (built-in and MCP), the
+//! conversation's messages by kind — with each part's tokens, the window and what is left free.
 //!
 //! Invariant: every figure comes from the crate's one estimator (`context::tokens_for_chars`,
 //! 3.5 characters a token) over what the next request would carry, so it works before the
@@ -90,10 +90,12 @@ fn gather(chat: &Chat, setup: &Setup) -> View {
 /// The table: a title, a row per part (tokens, % of the window), the total and the free
 /// space, then one line of notes (how figures are made, the server's last count, compaction).
 fn render_context(view: &View, glyphs: &Glyphs) -> Vec<String> {
-    const LABEL: usize = 30;
+    // The labels' column: 30 wide, wider for a longer label (a deep instruction file's path).
+    let label_width = view.parts.iter().map(|(label, _)| label.chars().count()).max().unwrap_or(0).max(30);
     let window = view.window.max(1);
     let percent = |tokens: u64| format!("{:.1}%", tokens as f64 * 100.0 / window as f64);
-    let row = |label: &str, tokens: u64| format!("  {label:<LABEL$} {:>8} {:>7}", human_count(tokens), percent(tokens));
+    let row =
+        |label: &str, tokens: u64| format!("  {label:<label_width$} {:>8} {:>7}", human_count(tokens), percent(tokens));
     let mut lines = vec![
         format!(
             "context window of {}{}{}: {} tokens",
@@ -102,11 +104,11 @@ fn render_context(view: &View, glyphs: &Glyphs) -> Vec<String> {
             view.model,
             human_count(view.window)
         ),
-        format!("  {:<LABEL$} {:>8} {:>7}", "part", "tokens", "window"),
+        format!("  {:<label_width$} {:>8} {:>7}", "part", "tokens", "window"),
     ];
     lines.extend(view.parts.iter().map(|(label, tokens)| row(label, *tokens)));
     let used: u64 = view.parts.iter().map(|(_, tokens)| tokens).sum();
-    lines.push(format!("  {}", glyphs.rule.repeat(LABEL + 17)));
+    lines.push(format!("  {}", glyphs.rule.repeat(label_width + 17)));
     lines.push(row("total (estimated)", used));
     lines.push(row("free", view.window.saturating_sub(used)));
     let mut note = "estimated at 3.5 characters a token".to_string();

@@ -47,3 +47,20 @@ fn a_context_over_the_window_has_nothing_free() {
     assert_eq!(lines[lines.len() - 2], "  free                                  0    0.0%");
     assert_eq!(lines[lines.len() - 1], "(estimated at 3.5 characters a token)");
 }
+
+#[test]
+fn a_long_label_widens_the_column_for_every_row() {
+    let view = View {
+        provider: "p".to_string(),
+        model: "m".to_string(),
+        window: 10_000,
+        parts: vec![("system prompt".to_string(), 500), ("memory: ~/.mewcode/AGENTS.md (+2 imports)".to_string(), 412)],
+        measured: None,
+        compact_at: None,
+    };
+    let lines = render_context(&view, &crate::glyphs::UNICODE);
+    assert_eq!(lines[1], "  part                                        tokens  window");
+    assert_eq!(lines[2], "  system prompt                                  500    5.0%");
+    assert_eq!(lines[3], "  memory: ~/.mewcode/AGENTS.md (+2 imports)      412    4.1%");
+    assert_eq!(lines[4], format!("  {}", "─".repeat(41 + 17)));
+}

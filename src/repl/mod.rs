@@ -287,6 +287,7 @@ fn turn_context<'a>(setup: &'a Setup, screen: Screen, interrupts: &'a Interrupts
         interrupts,
         notify: setup.notify,
         verbose: setup.verbose,
+        host: setup.host,
     }
 }
 

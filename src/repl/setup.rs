@@ -21,6 +21,13 @@ pub(crate) trait Host {
     /// Asks a provider's server for its context window before `/model` switches to it; a notice
     /// when it stays a default or is assumed.
     fn discover(&self, provider: &mut ProviderConfig) -> Option<String>;
+    /// Drops what discovery remembers for a provider whose request failed for the window, so the
+    /// next start asks the server again; a notice when there was something to drop (or it could
+    /// not be written).
+    fn forget_window(&self, provider: &ProviderConfig) -> Option<String>;
+    /// What discovery remembers for a provider (window, source, age), for `/status`; `None` when
+    /// its window is configured or never asked for.
+    fn remembered_window(&self, provider: &ProviderConfig) -> Option<String>;
     /// The MCP servers' status, rendered for `/mcp`.
     fn mcp_status(&self) -> String;
     /// `/mcp reconnect NAME`: starts connecting the server again (its outcome arrives on

@@ -1,5 +1,5 @@
 //! `/status`: where the session stands, on one screen — version, provider and model, how full
-//! the window is, the project root, the mode, the sandbox, the MCP servers, the tokens used and
+//! the window is (and what discovery remembers of it), the project root, the mode, the sandbox, the MCP servers, the tokens used and
 //! the session's id.
 //!
 //! Invariant: it reads and prints only; what it shows from outside mewcode (paths, server
@@ -21,6 +21,8 @@ struct Figures<'a> {
     context_window: u64,
     /// The context figure is an estimate.
     estimated: bool,
+    /// What discovery remembers for the provider (window, source, age), when it asks at all.
+    discovery: Option<String>,
     root: String,
     mode: String,
     sandbox: &'a str,
@@ -49,6 +51,7 @@ pub(super) fn show(chat: &Chat, setup: &Setup) {
         context_used: chat.context_used,
         context_window: chat.provider.context_window,
         estimated: chat.context_estimated,
+        discovery: setup.host.remembered_window(&chat.provider),
         root,
         mode: chat.mode.to_string(),
         sandbox: &setup.sandbox.0,
@@ -73,7 +76,7 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
         [] => "none configured".to_string(),
         lines => lines.join("; "),
     };
-    let rows = [
+    let mut rows = vec![
         ("version", format!("mewcode {}", figures.version)),
         ("model", format!("{}{}{}", figures.provider, figures.separator, figures.model)),
         (
@@ -99,6 +102,9 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
         ),
         ("session", figures.session.clone().unwrap_or_else(|| "not saved yet (starts with the first prompt)".into())),
     ];
+    if let Some(discovery) = &figures.discovery {
+        rows.insert(3, ("discovery", discovery.clone()));
+    }
     rows.into_iter().map(|(label, value)| format!("{label:<10}{value}")).collect()
 }
 

@@ -10,6 +10,7 @@ fn figures(mcp: &str, session: Option<&str>) -> Figures<'static> {
         context_used: 3_100,
         context_window: 32_000,
         estimated: true,
+        discovery: None,
         root: "/home/me/project".into(),
         mode: "acceptEdits".into(),
         sandbox: "sandbox on (namespace view + Landlock ABI 7)",
@@ -49,4 +50,14 @@ fn nothing_configured_and_nothing_saved_say_so() {
     assert_eq!(lines[2], "context   3.1k of 0 tokens (310000%)");
     assert_eq!(lines[6], "mcp       none configured");
     assert_eq!(lines[8], "session   not saved yet (starts with the first prompt)");
+}
+
+#[test]
+fn what_discovery_remembers_follows_the_context_line() {
+    let mut shown = figures("", None);
+    shown.discovery = Some("4096 tokens from GET /props, asked 3 h ago (/h/discovery.json)".into());
+    let lines = status_lines(&shown);
+    assert_eq!(lines[2], "context   ~3.1k of 32.0k tokens (~9%)");
+    assert_eq!(lines[3], "discovery 4096 tokens from GET /props, asked 3 h ago (/h/discovery.json)");
+    assert_eq!(lines[4], "project   /home/me/project");
 }

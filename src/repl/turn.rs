@@ -14,9 +14,10 @@ use super::chat::Chat;
 use super::render::{Renderer, ToolEnd};
 use super::terminal::{Interrupts, Screen};
 use super::typeahead::{Reader, Typed};
-use crate::agent::{CompactPhase, Event, Running, Stop};
+use crate::agent::{CompactPhase, Event, FailureKind, Running, Stop};
 use crate::cancel::CancelToken;
 use crate::glyphs::Glyphs;
+use crate::llm::ErrorKind;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::Write;
 use std::path::Path;
@@ -51,6 +52,8 @@ pub(super) struct TurnContext<'a> {
     pub notify: crate::config::Notify,
     /// `--verbose`: a tool's output in full under its line.
     pub verbose: bool,
+    /// The program: a request that failed for the window makes it forget the remembered one.
+    pub host: &'a dyn super::setup::Host,
 }
 
 /// Runs one user turn to its end: the agent owns the conversation meanwhile. Without a
@@ -155,7 +158,15 @@ fn drive(
                 }
                 renderer.notice(&phase.describe(), now)
             }
-            Ok(Event::Error(failure)) => renderer.error(&failure.message, now),
+            Ok(Event::Error(failure)) => {
+                let forgotten = (failure.kind == FailureKind::Llm(ErrorKind::PromptTooLong))
+                    .then(|| context.host.forget_window(&chat.provider))
+                    .flatten();
+                renderer.error(&failure.message, now).and_then(|()| match forgotten {
+                    Some(notice) => renderer.notice(&notice, now),
+                    None => Ok(()),
+                })
+            }
             Ok(Event::Done { stop: reason, .. }) => {
                 stop = Some(reason);
                 renderer.done(reason, now)

@@ -23,7 +23,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// The key file under `$MEWCODE_HOME`.
-const KEY_FILE: &str = "session-key";
+const KEY_FILE: &str = crate::fsx::USER_DIR_KEY;
 /// Bytes of key material (64 hex digits in the file).
 const KEY_BYTES: usize = 32;
 
