@@ -239,6 +239,7 @@ impl Run<'_> {
             return Err(err);
         }
         self.emit(Event::Compact(CompactPhase::Started { trigger }));
+        let latest_before = latest_user_tokens(&snapshot);
         let configured = limits.summary_max_tokens(agent.toolbox.max_tokens);
         // A file whose read stays in the tail is there verbatim: it is not read again.
         let root = &agent.settings.root;
@@ -293,10 +294,10 @@ impl Run<'_> {
                     after: context::tokens_for_chars(after),
                 });
             }
-            Ok(rebuilt)
+            Ok((rebuilt, context::tokens_for_chars(made.text.chars().count() as u64)))
         });
-        let rebuilt = match rebuilt {
-            Ok(rebuilt) => rebuilt,
+        let (rebuilt, summary_tokens) = match rebuilt {
+            Ok(done) => done,
             Err(err) => {
                 self.emit(Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
                 return Err(err);
@@ -317,10 +318,11 @@ impl Run<'_> {
         state.compacted_at = Some(after_tokens);
         self.emit(Event::Compact(CompactPhase::Finished { trigger, before_tokens, after_tokens, history }));
         if after_tokens >= threshold && after_tokens < limits.window {
-            let big = biggest_message(self.conversation.history());
             self.notice(format!(
                 "the conversation is still about {after_tokens} tokens after compaction, over the {threshold} at which \
-                 it compacts; {big}"
+                 it compacts: the system prompt and tools take about {overhead}, the summary about {summary_tokens}, \
+                 and what is kept verbatim about {} (the latest message alone about {latest_before})",
+                plan.kept_tokens
             ));
         }
         Ok(())

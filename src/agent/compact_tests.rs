@@ -494,7 +494,8 @@ fn after_compacting_a_conversation_still_over_the_threshold_names_its_biggest_me
     assert!(
         notices.iter().any(|text| text.contains("still about")
             && text.contains("after compaction")
-            && text.contains("the biggest part is the latest message, about")),
+            && text.contains("the summary about 1,")
+            && text.contains("the latest message alone about 2858")),
         "{notices:?}"
     );
     assert_eq!(provider.requests().len(), 2);

@@ -24,6 +24,7 @@ mod input_line;
 mod instruction_imports;
 mod lean_request;
 mod llama_cpp_python;
+mod llama_cpp_python_4k;
 mod local_models;
 mod markdown;
 mod mcp;

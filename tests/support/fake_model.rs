@@ -190,7 +190,8 @@ impl FakeModel {
     }
 
     /// Answers every `method path` request that is not a model call with `status` and the JSON
-    /// `body` (the models list, llama.cpp's `/props`...), however often it is asked.
+    /// `body` (the models list, llama.cpp's `/props`...), however often it is asked. A path routed
+    /// several times answers with each in turn, the last one from then on.
     pub fn route(&self, method: &str, path: &str, status: u16, body: &str) -> &FakeModel {
         let route = (method.to_string(), path.to_string(), status, body.to_string());
         self.shared.routes.lock().expect("routes").push(route);
@@ -287,13 +288,20 @@ fn accept_loop(server: &tiny_http::Server, shared: &Arc<Shared>) {
             && !path.ends_with("/tokenize")
             && !path.ends_with("/tokenize/count");
         if !model_call {
-            let route = shared
-                .routes
-                .lock()
-                .expect("routes")
-                .iter()
-                .find(|(method, route_path, _, _)| *method == recorded.method && route_path == path)
-                .map(|(_, _, status, body)| (*status, body.clone()));
+            let route = {
+                let mut routes = shared.routes.lock().expect("routes");
+                let matches = |(method, route_path, _, _): &(String, String, u16, String)| {
+                    *method == recorded.method && route_path == path
+                };
+                let first = routes.iter().position(matches);
+                let more = first.is_some_and(|first| routes[first + 1..].iter().any(matches));
+                match first {
+                    Some(first) if more => Some(routes.remove(first)),
+                    Some(first) => Some(routes[first].clone()),
+                    None => None,
+                }
+                .map(|(_, _, status, body)| (status, body))
+            };
             shared.side_requests.lock().expect("side requests").push(recorded);
             let (status, body) = route.unwrap_or((404, r#"{"error":"not found"}"#.to_string()));
             let mut response = tiny_http::Response::from_string(body).with_status_code(status);
