@@ -212,3 +212,33 @@ fn slash_compact_in_the_repl_summarises_and_the_next_turn_carries_the_summary() 
     assert!(!first.contains("### b.txt") && !first.contains("### c.txt"), "no file twice");
     assert!(next.last().unwrap().to_string().contains("go on"));
 }
+
+#[test]
+fn slash_compact_of_a_short_conversation_asks_nothing_and_keeps_it() {
+    use crate::repl::{start, text_reply};
+    let model = FakeModel::start();
+    model.push(text_reply("Hello there."));
+    model.push(text_reply("More of it."));
+    model.push(text_reply("Still here."));
+    let env = TestEnv::with_model("context-repl-compact-short", &model, Provider::anthropic());
+    let tmux = start(&env, &[]);
+    for (prompt, answer) in [("hi", "Hello there."), ("and then?", "More of it.")] {
+        tmux.type_text(prompt);
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(answer);
+        tmux.wait_for_prompt();
+    }
+    tmux.type_text("/compact");
+    tmux.keys(&["Enter"]);
+    // A summary would be bigger than what it replaces: said, and not asked for.
+    tmux.wait_for("compaction (manual) failed: nothing to gain");
+    tmux.wait_for_prompt();
+    tmux.type_text("go on");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Still here.");
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3, "no summary request");
+    // The conversation went on as it was: both exchanges are still there, whole.
+    let body = &requests[2].body;
+    assert!(body.contains("Hello there.") && body.contains("More of it.") && !body.contains("compacted"), "{body}");
+}
