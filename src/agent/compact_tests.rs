@@ -360,9 +360,18 @@ fn the_reply_budget_shrinks_to_what_the_window_leaves() {
     assert_eq!(provider.requests()[0].max_tokens, 1000);
 }
 
-/// A read-only tool whose result is `size` characters of `x`.
+/// A read-only tool whose result is `result` characters of `x` and whose description is
+/// `description` characters (a fixed part the characters overstate when the server's template
+/// drops descriptions).
 struct BigRead {
-    size: usize,
+    result: usize,
+    description: usize,
+}
+
+impl BigRead {
+    fn returning(result: usize) -> BigRead {
+        BigRead { result, description: 9 }
+    }
 }
 
 impl crate::tools::Tool for BigRead {
@@ -373,7 +382,7 @@ impl crate::tools::Tool for BigRead {
         "Read"
     }
     fn description(&self) -> &str {
-        "test tool"
+        Box::leak("w".repeat(self.description).into_boxed_str())
     }
     fn input_schema(&self) -> serde_json::Value {
         serde_json::json!({"type": "object"})
@@ -382,7 +391,7 @@ impl crate::tools::Tool for BigRead {
         true
     }
     fn execute(&self, _input_json: &str, _ctx: &crate::tools::ToolContext) -> crate::tools::ToolOutput {
-        crate::tools::ToolOutput::ok("x".repeat(self.size))
+        crate::tools::ToolOutput::ok("x".repeat(self.result))
     }
 }
 
@@ -392,7 +401,7 @@ fn a_large_result_is_offloaded_into_the_conversations_own_session_directory() {
     let sessions = project.join(".mewcode/sessions");
     let provider = ScriptedProvider::new(vec![read_turn("big-1", 100), text_turn("seen")]);
     let mut registry = Registry::new();
-    registry.register(Arc::new(BigRead { size: 60_000 }));
+    registry.register(Arc::new(BigRead::returning(60_000)));
     let agent = Arc::new(Agent {
         toolbox: crate::agent::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
         registry,
@@ -572,31 +581,18 @@ fn a_summary_without_usage_is_counted_as_estimated() {
     assert!(input > 5_000, "{input}");
 }
 
-/// A tool whose description is `size` characters: a fixed part the characters overstate when
-/// the server's template drops descriptions.
-struct Wordy {
-    size: usize,
-}
-
-impl crate::tools::Tool for Wordy {
-    fn name(&self) -> &str {
-        "read"
-    }
-    fn rule_name(&self) -> &str {
-        "Read"
-    }
-    fn description(&self) -> &str {
-        Box::leak("w".repeat(self.size).into_boxed_str())
-    }
-    fn input_schema(&self) -> serde_json::Value {
-        serde_json::json!({"type": "object"})
-    }
-    fn read_only(&self) -> bool {
-        true
-    }
-    fn execute(&self, _input_json: &str, _ctx: &crate::tools::ToolContext) -> crate::tools::ToolOutput {
-        crate::tools::ToolOutput::ok("read")
-    }
+/// An agent for a 4 096-token window whose one tool has a 7 000-character description (2 000
+/// tokens by characters).
+fn wordy_agent(provider: Arc<ScriptedProvider>) -> Arc<Agent> {
+    let mut registry = Registry::new();
+    registry.register(Arc::new(BigRead { result: 4, description: 7_000 }));
+    Arc::new(Agent {
+        toolbox: crate::agent::tests::toolbox(provider, crate::hooks::Hooks::default()),
+        registry,
+        stable_prompt: "stable".into(),
+        settings: crate::agent::tests::settings(10, FrontEnd::Headless),
+        context: crate::context::ContextConfig { window: 4_096, compact_at: None, sessions_dir: None },
+    })
 }
 
 fn usage_turn(text: &str, input_tokens: u64) -> Script {
@@ -615,15 +611,7 @@ fn the_servers_count_of_the_fixed_part_is_what_a_compacted_conversation_is_measu
     // would put it over the 4 096 window and end the run).
     let provider =
         ScriptedProvider::new(vec![usage_turn("first", 1_300), summary_turn("S"), usage_turn("second", 2_500)]);
-    let mut registry = Registry::new();
-    registry.register(Arc::new(Wordy { size: 7_000 }));
-    let agent = Arc::new(Agent {
-        toolbox: crate::agent::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
-        registry,
-        stable_prompt: "stable".into(),
-        settings: crate::agent::tests::settings(10, FrontEnd::Headless),
-        context: crate::context::ContextConfig { window: 4_096, compact_at: None, sessions_dir: None },
-    });
+    let agent = wordy_agent(provider.clone());
     let mut conversation = Conversation::default();
     let (events, stop) =
         collect(submit(&agent, &mut conversation, &"h".repeat(3_500), Mode::Default, CancelToken::new()));
@@ -650,15 +638,7 @@ fn a_too_long_error_that_counts_the_prompt_calibrates_the_estimate() {
         message: "Requested tokens (1000) exceed context window of 900".into(),
     });
     let provider = ScriptedProvider::new(vec![too_long, summary_turn("S"), text_turn("ok")]);
-    let mut registry = Registry::new();
-    registry.register(Arc::new(Wordy { size: 7_000 }));
-    let agent = Arc::new(Agent {
-        toolbox: crate::agent::tests::toolbox(provider.clone(), crate::hooks::Hooks::default()),
-        registry,
-        stable_prompt: "stable".into(),
-        settings: crate::agent::tests::settings(10, FrontEnd::Headless),
-        context: crate::context::ContextConfig { window: 4_096, compact_at: None, sessions_dir: None },
-    });
+    let agent = wordy_agent(provider.clone());
     let mut conversation =
         Conversation::unlogged(vec![Message::user("a".repeat(1_400)), Message::assistant("b".repeat(1_400))]);
     let (events, stop) = collect(submit(&agent, &mut conversation, "go on", Mode::Default, CancelToken::new()));
