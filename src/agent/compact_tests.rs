@@ -577,6 +577,12 @@ fn a_summary_without_usage_is_counted_as_estimated() {
     assert_eq!(usage.len(), 1);
     let (input, estimated, compaction) = usage[0];
     assert!(estimated && compaction);
+    let output = events.iter().find_map(|event| match event {
+        Event::Usage { usage, .. } => Some(usage.output_tokens),
+        _ => None,
+    });
+    // "<summary>S</summary>": 20 characters over 3.5.
+    assert_eq!(output, Some(6));
     // The transcript (four 20 000-character messages, each cut for the request) over 3.5.
     assert!(input > 5_000, "{input}");
 }

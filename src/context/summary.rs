@@ -172,8 +172,9 @@ pub(crate) fn plan_fit(
     if fits(&without_files) {
         return Some(without_files);
     }
-    let tight = Limits { tail_keep_tokens: 0, tail_keep_messages: 1, tail_budget: 0, ..*limits };
-    let shortest = plan_tail(messages, &tight).filter(|short| short.start > tail.start).unwrap_or(tail);
+    // A budget of nothing: the tail shrinks as far as it can (to the latest user message).
+    let tight = Limits { tail_budget: 0, ..*limits };
+    let shortest = plan_tail(messages, &tight).unwrap_or(tail);
     Some(fit(shortest, without_files.attachment))
 }
 

@@ -289,6 +289,9 @@ fn a_fit_drops_the_recovery_files_then_the_tail_to_stay_under_the_room() {
     let kept: u64 = tail_messages(&messages, planned).iter().map(message_chars).sum();
     assert_eq!(roomy.kept_tokens, tokens_for_chars(kept + roomy.attachment.chars().count() as u64));
     // Room for the tail only: the files go.
+    // Exactly the room it needs is not enough: it must fit under it.
+    let at_the_edge = plan_fit(&messages, &limits, &files, &[], roomy.kept_tokens + 512, 512).unwrap();
+    assert!(!at_the_edge.attachment.contains("big.rs"));
     let no_files = plan_fit(&messages, &limits, &files, &[], roomy.kept_tokens + 512 - 500, 512).unwrap();
     assert_eq!(no_files.tail, planned);
     assert!(!no_files.attachment.contains("big.rs"));
@@ -296,7 +299,9 @@ fn a_fit_drops_the_recovery_files_then_the_tail_to_stay_under_the_room() {
     // Room for less: the tail shrinks to the latest user message.
     let tight = plan_fit(&messages, &limits, &files, &[], 600, 512).unwrap();
     assert!(tight.tail.start > planned.start, "{tight:?} vs {planned:?}");
-    assert_eq!(tail_messages(&messages, tight.tail).last().unwrap().content, "e");
+    let kept = tail_messages(&messages, tight.tail);
+    assert_eq!(kept.len(), 1, "only the latest user message: {kept:?}");
+    assert_eq!(kept[0].content, "e");
     assert!(tight.kept_tokens < no_files.kept_tokens);
     // Nothing to summarise: none.
     assert_eq!(plan_fit(&[user("only")], &limits, &files, &[], 100_000, 512), None);

@@ -32,6 +32,8 @@ fn a_server_without_usage_is_counted_by_its_own_tokenizer() {
     let asked: Vec<_> = model.side_requests().into_iter().filter(|request| request.path.contains("tokenize")).collect();
     assert_eq!(asked.len(), 1);
     assert!(asked[0].body.contains("count the word PAPAYA"), "{}", asked[0].body);
+    // With the provider's key, as every request to it.
+    assert_eq!(asked[0].header("authorization"), Some("Bearer k"));
 }
 
 #[test]
