@@ -134,13 +134,10 @@ impl Run<'_> {
         self.conversation.count_new_messages();
         self.offload(&limits);
         let overhead = self.overhead(tools);
-        if let Some(err) = self.hopeless(overhead, tools) {
+        if self.hopeless(overhead, tools).is_some() {
             // Nothing a summary could do: say what is too big, without asking for one.
             let estimate = self.conversation.context.estimate.with_overhead(overhead);
-            return Err(match err {
-                SummaryError::DoesNotFit(reason) => reason,
-                _ => self.too_big(overhead, estimate),
-            });
+            return Err(self.too_big(overhead, estimate));
         }
         self.summarize(Trigger::Emergency, tools).map_err(|err| err.to_string())?;
         let estimate = self.conversation.context.estimate.with_overhead(overhead);

@@ -689,3 +689,78 @@ fn the_summary_is_given_only_the_room_the_window_leaves() {
     assert!(is_summary_request(summary_request));
     assert!((128..512).contains(&summary_request.max_tokens), "{}", summary_request.max_tokens);
 }
+
+/// The scripted provider under another model's name: a conversation can outlive a `/model`
+/// switch, a server's count of the fixed part cannot.
+struct OtherModel(Arc<ScriptedProvider>);
+
+impl crate::llm::Provider for OtherModel {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+    fn model(&self) -> &str {
+        "other-model"
+    }
+    fn stream(&self, request: Request, cancel: CancelToken) -> crossbeam_channel::Receiver<StreamEvent> {
+        self.0.stream(request, cancel)
+    }
+}
+
+#[test]
+fn another_models_agent_does_not_use_the_count_the_first_models_server_gave() {
+    // As in the test above, the first model's server counts the fixed part at about 300 tokens;
+    // after a switch to another model the fixed part is measured by characters (2 000), beside
+    // which the 2 000-token prompt cannot fit whatever is summarised: no compaction is tried and
+    // the request goes to the server as it is.
+    let provider =
+        ScriptedProvider::new(vec![usage_turn("first", 1_300), summary_turn("S"), usage_turn("second", 2_500)]);
+    let first = wordy_agent(provider.clone());
+    let mut conversation = Conversation::default();
+    let (_, stop) = collect(submit(&first, &mut conversation, &"h".repeat(3_500), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed);
+    let mut other = wordy_agent(provider.clone());
+    let agent = Arc::get_mut(&mut other).unwrap();
+    Arc::get_mut(&mut agent.toolbox).unwrap().provider = Arc::new(OtherModel(provider.clone()));
+    let (events, stop) =
+        collect(submit(&other, &mut conversation, &"g".repeat(7_000), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Completed, "{:?}", error_of(&events));
+    assert_eq!(phases(&events), []);
+    assert_eq!(provider.requests().len(), 2, "no summary request");
+}
+
+#[test]
+fn a_cancelled_manual_compaction_is_cancelled_not_failed() {
+    let provider = ScriptedProvider::new(vec![Script::HangUntilCancelled]);
+    let agent = scripted_agent(provider.clone());
+    let cancel = CancelToken::new();
+    let running = agent.compact(old_conversation(4), Mode::Default, cancel.clone());
+    let mut stop = None;
+    for event in running.events().iter() {
+        match event {
+            Event::Compact(CompactPhase::Started { .. }) => cancel.cancel(),
+            Event::Done { stop: done, .. } => stop = Some(done),
+            _ => {}
+        }
+    }
+    assert_eq!(stop, Some(Stop::Cancelled));
+    assert_eq!(running.finish().history().len(), 4, "the conversation is kept as it was");
+}
+
+#[test]
+fn a_first_message_the_server_refuses_is_named_with_its_size_without_a_summary_request() {
+    // About 3 000 tokens: under the window by the estimate, but the server says it is too long.
+    // Nothing is older than it, so no summary is asked for: the error names the message.
+    let too_long = failing_turn(LlmError::PromptTooLong { message: "context length exceeded".into() });
+    let provider = ScriptedProvider::new(vec![too_long]);
+    let agent = small_window_agent(provider.clone());
+    let (events, stop) =
+        collect(submit(&agent, &mut Conversation::default(), &"p".repeat(10_500), Mode::Default, CancelToken::new()));
+    assert_eq!(stop, Stop::Failed);
+    assert_eq!(provider.requests().len(), 1);
+    let message = error_of(&events).unwrap().message;
+    assert!(
+        message
+            .contains("the context window is 4096 tokens; the biggest part is the latest message, about 3000 tokens"),
+        "{message}"
+    );
+}
