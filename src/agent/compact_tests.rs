@@ -268,6 +268,7 @@ fn a_small_window_compacts_a_three_message_conversation_and_restates_the_prompt(
     let next = &requests[2];
     assert_eq!(next.messages.len(), 1);
     assert!(next.messages[0].content.contains("SMALL") && next.messages[0].content.ends_with("read the log"));
+    assert!(notices(&events).is_empty(), "under the threshold after it: nothing to say: {:?}", notices(&events));
 }
 
 #[test]
@@ -527,6 +528,7 @@ fn a_compaction_that_leaves_the_conversation_over_the_window_ends_the_run_unsent
     let failure = error_of(&events).unwrap();
     assert_eq!(failure.kind, FailureKind::Llm(crate::llm::ErrorKind::PromptTooLong));
     assert!(failure.message.contains("4096 tokens"), "{}", failure.message);
+    assert!(!notices(&events).iter().any(|text| text.contains("still about")), "the failure says it, once");
 }
 
 #[test]
@@ -763,4 +765,59 @@ fn a_first_message_the_server_refuses_is_named_with_its_size_without_a_summary_r
             .contains("the context window is 4096 tokens; the biggest part is the latest message, about 3000 tokens"),
         "{message}"
     );
+}
+
+/// A 4 096-window agent rooted in `root`, and a conversation that read `a.txt` (its result
+/// `a_result` characters, summarised) and then `b.txt` (kept in the tail), both recorded as read.
+fn two_reads(root: &std::path::Path, a_result: usize) -> (Arc<Agent>, Arc<ScriptedProvider>, Conversation) {
+    let provider = ScriptedProvider::new(vec![summary_turn("S")]);
+    let mut agent = small_window_agent(provider.clone());
+    Arc::get_mut(&mut agent).unwrap().settings.root = root.to_path_buf();
+    let call = |id: &str, path: &str| {
+        let mut message = Message::assistant("");
+        message.tool_calls =
+            vec![ToolCall { id: id.into(), name: "read_file".into(), input: format!(r#"{{"path":"{path}"}}"#) }];
+        message
+    };
+    let result = |id: &str, content: String| {
+        Message::tool_results(vec![crate::msg::ToolResult { tool_call_id: id.into(), content, is_error: false }])
+    };
+    let conversation = Conversation::unlogged(vec![
+        Message::user("read both"),
+        call("ra", "a.txt"),
+        result("ra", "a".repeat(a_result)),
+        call("rb", "b.txt"),
+        result("rb", "b".repeat(700)),
+        Message::assistant("done"),
+    ]);
+    conversation.reads.record(&root.join("a.txt"));
+    conversation.reads.record(&root.join("b.txt"));
+    (agent, provider, conversation)
+}
+
+#[test]
+fn a_compaction_re_reads_the_summarised_file_but_not_the_one_still_in_the_tail() {
+    let root = TempDir::new("compact-reads");
+    std::fs::write(root.join("a.txt"), "A".repeat(1_000)).unwrap();
+    std::fs::write(root.join("b.txt"), "B".repeat(700)).unwrap();
+    let (agent, _, mut conversation) = two_reads(root.path(), 4_000);
+    let (events, stop) = collect(compact_now(&agent, &mut conversation));
+    assert_eq!(stop, Stop::Completed, "{events:?}");
+    let first = conversation.history()[0].content.clone();
+    assert!(first.contains("### a.txt") && first.contains(&"A".repeat(1_000)), "{first}");
+    assert!(!first.contains("### b.txt"), "b.txt is in the tail verbatim: {first}");
+}
+
+#[test]
+fn re_read_files_that_would_make_the_conversation_bigger_are_left_out() {
+    // a.txt grew on disk since it was read: re-reading it would make the compacted conversation
+    // bigger than the one it replaces, so the attachment goes without it.
+    let root = TempDir::new("compact-reads-grown");
+    std::fs::write(root.join("a.txt"), "A".repeat(3_000)).unwrap();
+    std::fs::write(root.join("b.txt"), "B".repeat(700)).unwrap();
+    let (agent, _, mut conversation) = two_reads(root.path(), 1_500);
+    let (events, stop) = collect(compact_now(&agent, &mut conversation));
+    assert_eq!(stop, Stop::Completed, "{events:?}");
+    let first = conversation.history()[0].content.clone();
+    assert!(first.contains("## Recently read files\n(none)"), "{first}");
 }
