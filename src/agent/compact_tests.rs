@@ -821,3 +821,43 @@ fn re_read_files_that_would_make_the_conversation_bigger_are_left_out() {
     let first = conversation.history()[0].content.clone();
     assert!(first.contains("## Recently read files\n(none)"), "{first}");
 }
+
+#[test]
+fn the_biggest_message_is_named_by_what_it_is() {
+    let mut call = Message::assistant("");
+    call.tool_calls = vec![
+        ToolCall { id: "c0".into(), name: "grep".into(), input: "{}".into() },
+        ToolCall { id: "c1".into(), name: "read_file".into(), input: "{}".into() },
+    ];
+    let result = |content: &str| {
+        Message::tool_results(vec![crate::msg::ToolResult {
+            tool_call_id: "c1".into(),
+            content: content.into(),
+            is_error: false,
+        }])
+    };
+    let big = "x".repeat(3_500);
+    let named = |messages: Vec<Message>| super::biggest_message(&messages);
+    assert_eq!(
+        named(vec![Message::user("a"), call.clone(), result(&big), Message::user("go")]),
+        "the biggest part is message 3 (the result of read_file), about 1000 tokens"
+    );
+    assert_eq!(
+        named(vec![Message::user(&big), Message::assistant("b"), Message::user("go")]),
+        "the biggest part is message 1 (yours), about 1000 tokens"
+    );
+    assert_eq!(
+        named(vec![Message::user("a"), Message::assistant(&big), Message::user("go")]),
+        "the biggest part is message 2 (the model's), about 1000 tokens"
+    );
+    assert_eq!(
+        named(vec![Message::user("a"), Message::assistant("b"), Message::user(&big)]),
+        "the biggest part is the latest message, about 1000 tokens"
+    );
+    // A result whose call is not in the message before it is still a tool's.
+    assert_eq!(
+        named(vec![Message::user("a"), Message::assistant("b"), result(&big), Message::user("go")]),
+        "the biggest part is message 3 (the result of a tool), about 1000 tokens"
+    );
+    assert_eq!(named(Vec::new()), "the conversation is empty");
+}
