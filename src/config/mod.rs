@@ -12,6 +12,7 @@
 //! - `servers.rs` — the MCP server entry types, and the `mcp_servers`/`mcpServers` entries of a
 //!   file, a bad one skipped with a warning
 //! - `edit.rs` — one file's MCP servers added or removed in its text (`mewcode mcp add|remove`)
+//! - `host_edit.rs` — one host added to a file's `sandbox.allow_hosts`, in its text ("always")
 //! - `request.rs` — a provider's `temperature`, `top_p`, `headers` and `extra_body`
 //! - `sandbox.rs` — the `sandbox:` key, parsed and merged (a project may only tighten it)
 //! - `hosts.rs` — `sandbox.allow_hosts` entries and the hosts commands reach: parsed and matched
@@ -31,6 +32,7 @@ pub(crate) mod expand;
 pub(crate) mod file;
 pub(crate) mod git_remotes;
 mod hooks;
+pub(crate) mod host_edit;
 pub(crate) mod hosts;
 pub(crate) mod lean;
 mod notify;
