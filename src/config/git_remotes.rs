@@ -33,14 +33,14 @@ pub(crate) fn read_remote_hosts(root: &Path) -> Vec<Host> {
 
 /// The directory a `.git` file points to (`gitdir: <path>`), relative to the work tree when
 /// not absolute.
-pub(crate) fn gitdir_of(dot_git_file: &str) -> Option<PathBuf> {
+fn gitdir_of(dot_git_file: &str) -> Option<PathBuf> {
     let line = dot_git_file.lines().next()?;
     let path = line.strip_prefix("gitdir:")?.trim();
     (!path.is_empty()).then(|| PathBuf::from(path))
 }
 
 /// The hosts of every remote URL in a git config text (module doc).
-pub(crate) fn remote_hosts(config: &str) -> Vec<Host> {
+fn remote_hosts(config: &str) -> Vec<Host> {
     let mut hosts = Vec::new();
     let mut in_remote = false;
     let mut lines = config.lines();
@@ -111,7 +111,7 @@ fn remote_url_value(line: &str) -> Option<String> {
 /// The host of a remote URL: `scheme://[user@]host[:port]/path` (https, http, ssh, git,
 /// `git+ssh`, ...; brackets around an IPv6 address) or scp-like `[user@]host:path`. None for
 /// local paths, `file://` and remote helpers (`transport::address`).
-pub(crate) fn url_host(url: &str) -> Option<Host> {
+fn url_host(url: &str) -> Option<Host> {
     let url = url.trim();
     if let Some((scheme, rest)) = url.split_once("://") {
         if scheme.eq_ignore_ascii_case("file") || scheme.contains("::") || !is_scheme(scheme) {

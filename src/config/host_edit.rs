@@ -28,8 +28,14 @@ pub(crate) struct HostEdit {
 
 /// Adds `host` to `sandbox.allow_hosts` of the user's config file under `home`
 /// (`$MEWCODE_HOME/config.yaml`, created when missing, readable by the user only).
-#[cfg_attr(not(test), expect(dead_code, reason = "the REPL's 'always' answer to the proxy calls it (issue 32)"))]
-pub(crate) fn save_user_host(home: &Path, host: &HostPattern) -> Result<HostEdit, String> {
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "not wired yet: the REPL's 'always' answer to the proxy calls it (issue 32; make it pub(crate) then)"
+    )
+)]
+fn save_user_host(home: &Path, host: &HostPattern) -> Result<HostEdit, String> {
     let path = super::edit::user_config_path(home);
     let edit = plan_add_host(&super::edit::load_text(&path)?, host)
         .map_err(|message| format!("{}: {message}", path.display()))?;
