@@ -84,6 +84,8 @@ pub struct SandboxConfig {
     pub network_mode: NetworkMode,
     /// The file that set `network_mode`, empty for the default.
     pub network_source: String,
+    /// The project's own file set `network_mode` (so only it can loosen it again).
+    pub network_by_project: bool,
     /// `sandbox.allow_hosts` of the user's levels, in the order read.
     pub allow_hosts: Vec<AllowedHost>,
     /// `sandbox.allow_git_remotes`: the hosts of the project's git remotes (as remembered when
@@ -129,6 +131,7 @@ impl Default for SandboxConfig {
             network: true,
             network_mode: NetworkMode::Allowlist,
             network_source: String::new(),
+            network_by_project: false,
             allow_hosts: Vec::new(),
             allow_git_remotes: true,
             allow_registries: true,
@@ -382,6 +385,7 @@ fn merge_entry(
             Some(mode) if mode > config.network_mode => {
                 config.network_mode = mode;
                 config.network_source = display.to_string();
+                config.network_by_project = true;
             }
             Some(mode) if mode < config.network_mode => ignored.push(format!("network: {}", mode.as_str())),
             _ => {}
@@ -448,6 +452,7 @@ fn merge_entry(
     if let Some(mode) = entry.network {
         config.network_mode = mode;
         config.network_source = display.to_string();
+        config.network_by_project = false;
     }
     for pattern in entry.allow_hosts.unwrap_or_default() {
         if !config.allow_hosts.iter().any(|allowed| allowed.pattern == pattern) {

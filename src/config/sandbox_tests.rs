@@ -130,6 +130,10 @@ fn a_project_only_tightens() {
     let (config, warnings) = merged(Level::Project, "{mode: required, network: false}", SandboxConfig::default());
     assert_eq!((config.mode, config.network, config.mode_source.as_str()), (SandboxMode::Required, false, "x.yaml"));
     assert_eq!((config.network_mode, config.network_source.as_str()), (NetworkMode::Off, "x.yaml"));
+    assert!(config.network_by_project);
+    // The user's --config may open it again (it is the user's own file).
+    let (config, _) = merged(Level::Invocation, "{network: allowlist}", config);
+    assert_eq!((config.network_mode, config.network_by_project), (NetworkMode::Allowlist, false));
     assert!(warnings.is_empty());
     // Restating the current settings is not loosening.
     let (_, warnings) = merged(Level::Project, "{mode: auto, network: allowlist}", SandboxConfig::default());

@@ -63,6 +63,8 @@ pub(crate) struct HostPolicy {
     mode: NetworkMode,
     /// The file that set the mode, empty for the default.
     mode_source: String,
+    /// The project's own file set the mode.
+    mode_by_project: bool,
     /// `sandbox.allow_hosts` of the user's config files, then of the local settings file.
     allowed: Vec<AllowedHost>,
     /// The remembered git remote hosts; empty when `allow_git_remotes` is off.
@@ -97,6 +99,7 @@ impl HostPolicy {
         HostPolicy {
             mode: sandbox.network_mode,
             mode_source: sandbox.network_source.clone(),
+            mode_by_project: sandbox.network_by_project,
             allowed,
             git_remotes: if sandbox.allow_git_remotes { git_remotes } else { Vec::new() },
             allow_git_remotes: sandbox.allow_git_remotes,
@@ -151,10 +154,10 @@ fn decide(target_host: &str, port: u16, policy: &HostPolicy, grants: &SessionGra
     match policy.mode {
         NetworkMode::Open => return HostVerdict::Allow(format!("{host}: sandbox.network is open{}", policy.set_in())),
         NetworkMode::Off => {
-            let fix = if policy.mode_source.is_empty() || policy.mode_source == policy.user_config {
-                format!("set sandbox.network: allowlist in {} and {setting}", policy.user_config)
+            let fix = if policy.mode_by_project {
+                "the project's own config turned the network off, and only it can turn it back on".to_string()
             } else {
-                "the project turned the network off, and only it can turn it back on".to_string()
+                format!("set sandbox.network: allowlist in {} and {setting}", policy.user_config)
             };
             return HostVerdict::Deny(format!(
                 "{host}:{port} refused: sandbox.network is off{} ({fix})",

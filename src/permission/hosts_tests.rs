@@ -62,9 +62,16 @@ fn open_allows_every_host_and_off_refuses_every_host() {
         assert!(why.contains(&format!("set sandbox.network: allowlist in {USER}")), "{why}");
     }
     // Set off by the project: the user's config cannot turn it back on, and the message says so.
-    let project_off = HostPolicy::new(&sandbox(NetworkMode::Off, ".mewcode.yaml"), Vec::new(), Vec::new(), USER);
+    let by_project = SandboxConfig { network_by_project: true, ..sandbox(NetworkMode::Off, ".mewcode.yaml") };
+    let project_off = HostPolicy::new(&by_project, Vec::new(), Vec::new(), USER);
     let HostVerdict::Deny(why) = verdict("api.example.com", 443, &project_off) else { panic!() };
-    assert!(why.contains("(set in .mewcode.yaml)") && why.contains("the project turned the network off"), "{why}");
+    assert!(why.contains("(set in .mewcode.yaml)") && why.contains("the project's own config turned"), "{why}");
+    assert!(!why.contains("allow_hosts"), "no advice the project would override: {why}");
+    // Set off in the user's own file (named however the loader displays it): the fix is there.
+    let user_off =
+        HostPolicy::new(&sandbox(NetworkMode::Off, "/home/u/.mewcode/config.yaml"), Vec::new(), Vec::new(), USER);
+    let HostVerdict::Deny(why) = verdict("api.example.com", 443, &user_off) else { panic!() };
+    assert!(why.contains(&format!("set sandbox.network: allowlist in {USER} and add \"api.example.com\"")), "{why}");
 }
 
 #[test]
