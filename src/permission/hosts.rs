@@ -67,7 +67,7 @@ pub(crate) struct HostPolicy {
     mode_by_project: bool,
     /// `sandbox.allow_hosts` of the user's config files, then of the local settings file.
     allowed: Vec<AllowedHost>,
-    /// The remembered git remote hosts; empty when `allow_git_remotes` is off.
+    /// The remembered git remote hosts but this machine's; empty when `allow_git_remotes` is off.
     git_remotes: Vec<Host>,
     allow_git_remotes: bool,
     registries: bool,
@@ -101,7 +101,12 @@ impl HostPolicy {
             mode_source: sandbox.network_source.clone(),
             mode_by_project: sandbox.network_by_project,
             allowed,
-            git_remotes: if sandbox.allow_git_remotes { git_remotes } else { Vec::new() },
+            // A remote on this machine is a local service like any other: it asks.
+            git_remotes: if sandbox.allow_git_remotes {
+                git_remotes.into_iter().filter(|host| !host.is_local()).collect()
+            } else {
+                Vec::new()
+            },
             allow_git_remotes: sandbox.allow_git_remotes,
             registries: sandbox.allow_registries,
             user_config: user_config.to_string(),
@@ -151,18 +156,19 @@ fn decide(target_host: &str, port: u16, policy: &HostPolicy, grants: &SessionGra
         return HostVerdict::Deny(format!("{target_host:?} is not a host name or an IP address"));
     };
     let setting = format!("add \"{host}\" to sandbox.allow_hosts in {}", policy.user_config);
+    let endpoint = match &host {
+        Host::Ip(std::net::IpAddr::V6(ip)) => format!("[{ip}]:{port}"),
+        host => format!("{host}:{port}"),
+    };
     match policy.mode {
         NetworkMode::Open => return HostVerdict::Allow(format!("{host}: sandbox.network is open{}", policy.set_in())),
         NetworkMode::Off => {
             let fix = if policy.mode_by_project {
                 "the project's own config turned the network off, and only it can turn it back on".to_string()
             } else {
-                format!("set sandbox.network: allowlist in {} and {setting}", policy.user_config)
+                format!("set sandbox.network: allowlist and {setting}")
             };
-            return HostVerdict::Deny(format!(
-                "{host}:{port} refused: sandbox.network is off{} ({fix})",
-                policy.set_in()
-            ));
+            return HostVerdict::Deny(format!("{endpoint} refused: sandbox.network is off{} ({fix})", policy.set_in()));
         }
         NetworkMode::Allowlist => {}
     }
@@ -182,7 +188,7 @@ fn decide(target_host: &str, port: u16, policy: &HostPolicy, grants: &SessionGra
             return HostVerdict::Allow(format!("{host}: the {ecosystem} package registry (sandbox.allow_registries)"));
         }
     }
-    if !host.is_local() && policy.git_remotes.contains(&host) {
+    if policy.git_remotes.contains(&host) {
         return HostVerdict::Allow(format!("{host}: a git remote of the project (sandbox.allow_git_remotes)"));
     }
     let local = if host.is_local() {
@@ -190,7 +196,7 @@ fn decide(target_host: &str, port: u16, policy: &HostPolicy, grants: &SessionGra
     } else {
         ""
     };
-    HostVerdict::Ask(format!("{host}:{port} is not allowed for commands{local}; to allow it, {setting}"))
+    HostVerdict::Ask(format!("{endpoint} is not allowed for commands{local}; to allow it, {setting}"))
 }
 
 impl HostPolicy {

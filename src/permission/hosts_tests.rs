@@ -59,7 +59,12 @@ fn open_allows_every_host_and_off_refuses_every_host() {
     for host in ["api.example.com", "registry.npmjs.org", "github.com", "attacker.example"] {
         let HostVerdict::Deny(why) = verdict(host, 443, &off) else { panic!("{host}") };
         assert!(why.contains(host) && why.contains("sandbox.network is off"), "{why}");
-        assert!(why.contains(&format!("set sandbox.network: allowlist in {USER}")), "{why}");
+        assert!(
+            why.contains(&format!(
+                "set sandbox.network: allowlist and add \"{host}\" to sandbox.allow_hosts in {USER}"
+            )),
+            "{why}"
+        );
     }
     // Set off by the project: the user's config cannot turn it back on, and the message says so.
     let by_project = SandboxConfig { network_by_project: true, ..sandbox(NetworkMode::Off, ".mewcode.yaml") };
@@ -71,7 +76,13 @@ fn open_allows_every_host_and_off_refuses_every_host() {
     let user_off =
         HostPolicy::new(&sandbox(NetworkMode::Off, "/home/u/.mewcode/config.yaml"), Vec::new(), Vec::new(), USER);
     let HostVerdict::Deny(why) = verdict("api.example.com", 443, &user_off) else { panic!() };
-    assert!(why.contains(&format!("set sandbox.network: allowlist in {USER} and add \"api.example.com\"")), "{why}");
+    assert_eq!(
+        why,
+        format!(
+            "api.example.com:443 refused: sandbox.network is off (set in /home/u/.mewcode/config.yaml) (set \
+             sandbox.network: allowlist and add \"api.example.com\" to sandbox.allow_hosts in {USER})"
+        )
+    );
 }
 
 #[test]
@@ -147,6 +158,7 @@ fn a_question_names_the_host_and_the_setting_that_allows_it() {
              sandbox.allow_hosts in {USER}"
         )
     );
+    assert!(asks("[::1]", 8080, &policy).starts_with("[::1]:8080 is not allowed for commands (it is this machine"));
     let HostVerdict::Deny(why) = verdict("not a host", 443, &policy) else { panic!() };
     assert!(why.contains("\"not a host\" is not a host name"), "{why}");
 }
@@ -174,7 +186,7 @@ fn the_description_lists_the_mode_and_every_source() {
             "network: allowlist (default): other hosts are asked about (refused in -p)".to_string(),
             format!("allowed hosts: api.example.com, *.corp.example, 10.0.0.5:8080 ({USER})"),
             "allowed hosts: approved.example.net (.mewcode/settings.local.yaml)".to_string(),
-            "git remotes: github.com, localhost".to_string(),
+            "git remotes: github.com".to_string(),
             format!("registries: {} known hosts (sandbox.allow_registries)", REGISTRIES.len()),
         ]
     );
