@@ -47,8 +47,8 @@ const MARK_PREFIX: &str = "# mewcode-mark: ";
 
 /// The comment under the mark, saying what the file is.
 const LOCAL_HEADER: &str = "\
-# mewcode permission rules for this checkout only (\"always\" answers land here; keep it out of git).
-# Written and marked by mewcode: a change by anything else unmarks it, and then its allow rules are ignored.
+# mewcode permission rules and allowed hosts for this checkout only (\"always\" answers land here; keep it out of git).
+# Written and marked by mewcode: a change by anything else unmarks it, and then its allow rules and hosts are ignored.
 ";
 
 /// Where a local file that is not mewcode's goes when an "always" answer needs the name.
