@@ -8,7 +8,8 @@
 //! `mcp_servers: {...}`, an entry it cannot delimit), the document is written anew from its
 //! parsed form and the edit says that its comments were not kept. Values are written as given:
 //! a `${VAR}` in them is expanded when the file is loaded. Pure apart from `load_text` and
-//! `save_text`, which read and atomically write the file.
+//! `save_text`, which read and atomically write the file. (`host_edit.rs` edits
+//! `sandbox.allow_hosts` with the same line helpers.)
 
 use super::{McpTransport, PROJECT_CONFIG, USER_CONFIG};
 use crate::warning::Warning;
@@ -159,7 +160,7 @@ pub(crate) fn save_text(path: &Path, text: &str, beneath: Option<&Path>) -> Resu
 }
 
 /// The document; an empty (or comments-only) file is an empty mapping.
-fn parse(text: &str) -> Result<Value, String> {
+pub(super) fn parse(text: &str) -> Result<Value, String> {
     match serde_yaml::from_str::<Value>(text) {
         Ok(Value::Null) => Ok(Value::Mapping(Mapping::new())),
         Ok(doc @ Value::Mapping(_)) => Ok(doc),
@@ -314,7 +315,7 @@ fn remove_entry(text: &str, key: &str, name: &str) -> Option<String> {
 }
 
 /// `key:` at the start of a line (top level), quoted or not, with or without a value.
-fn is_key_line(line: &str, key: &str) -> bool {
+pub(super) fn is_key_line(line: &str, key: &str) -> bool {
     if line.starts_with([' ', '\t', '#']) {
         return false;
     }
@@ -322,14 +323,14 @@ fn is_key_line(line: &str, key: &str) -> bool {
 }
 
 /// What follows the key's colon, without a comment.
-fn after_colon(line: &str) -> &str {
+pub(super) fn after_colon(line: &str) -> &str {
     let rest = line.split_once(':').map_or("", |(_, rest)| rest);
     rest.split(" #").next().unwrap_or("").trim()
 }
 
 /// The index after the last line of the block that starts at `key_line`: up to the next line
 /// at the top level that is not a comment.
-fn block_end(lines: &[&str], key_line: usize) -> usize {
+pub(super) fn block_end(lines: &[&str], key_line: usize) -> usize {
     (key_line + 1..lines.len())
         .find(|&index| {
             let line = lines[index];
@@ -339,16 +340,16 @@ fn block_end(lines: &[&str], key_line: usize) -> usize {
 }
 
 /// A line with something on it other than a comment.
-fn is_content(line: &str) -> bool {
+pub(super) fn is_content(line: &str) -> bool {
     let trimmed = line.trim();
     !trimmed.is_empty() && !trimmed.starts_with('#')
 }
 
-fn indent_of(line: &str) -> usize {
+pub(super) fn indent_of(line: &str) -> usize {
     line.len() - line.trim_start_matches(' ').len()
 }
 
-fn unquote(text: &str) -> &str {
+pub(super) fn unquote(text: &str) -> &str {
     let text = text.trim();
     text.strip_prefix('"')
         .and_then(|rest| rest.strip_suffix('"'))
@@ -357,7 +358,7 @@ fn unquote(text: &str) -> &str {
 }
 
 /// The document written anew from its parsed form.
-fn rewrite(doc: &Value) -> Result<String, String> {
+pub(super) fn rewrite(doc: &Value) -> Result<String, String> {
     serde_yaml::to_string(doc).map_err(|err| format!("cannot write the config: {err}"))
 }
 

@@ -12,8 +12,11 @@
 //! - `servers.rs` — the MCP server entry types, and the `mcp_servers`/`mcpServers` entries of a
 //!   file, a bad one skipped with a warning
 //! - `edit.rs` — one file's MCP servers added or removed in its text (`mewcode mcp add|remove`)
+//! - `host_edit.rs` — one host added to a file's `sandbox.allow_hosts`, in its text ("always")
 //! - `request.rs` — a provider's `temperature`, `top_p`, `headers` and `extra_body`
 //! - `sandbox.rs` — the `sandbox:` key, parsed and merged (a project may only tighten it)
+//! - `hosts.rs` — `sandbox.allow_hosts` entries and the hosts commands reach: parsed and matched
+//! - `git_remotes.rs` — the hosts of a repository's git remotes, read from its `.git/config`
 //! - `hooks.rs` — the hook events mewcode fires and one configured hook command
 //! - `notify.rs` — the `notify:` key: how a waiting approval calls the person (bell, OSC 9/777)
 //! - `lean.rs` — `lean_below` and `lean_tools`: when requests are lean, and the optional tools they keep
@@ -27,7 +30,10 @@ pub(crate) mod edit;
 pub(crate) mod error;
 pub(crate) mod expand;
 pub(crate) mod file;
+pub(crate) mod git_remotes;
 mod hooks;
+pub(crate) mod host_edit;
+pub(crate) mod hosts;
 pub(crate) mod lean;
 mod notify;
 pub(crate) mod price;
@@ -47,7 +53,7 @@ use file::{ConfigFile, ProviderEntry, parse_config_file};
 pub(crate) use hooks::{HookConfig, HookEvent};
 pub(crate) use notify::Notify;
 pub(crate) use request::RequestSettings;
-pub(crate) use sandbox::{SandboxConfig, SandboxLimits, SandboxMode};
+pub(crate) use sandbox::{NetworkMode, SandboxConfig, SandboxLimits, SandboxMode};
 pub use servers::{McpServerConfig, McpTransport};
 use std::path::{Path, PathBuf};
 
@@ -556,8 +562,8 @@ fn describe_untrusted(text: &str, display: &str, dir: &Path, mcp_json: bool) -> 
                 if sandbox.mode == Some(SandboxMode::Required) {
                     items.push("sandbox mode required".to_string());
                 }
-                if sandbox.network == Some(false) {
-                    items.push("sandbox network off".to_string());
+                if let Some(mode @ (NetworkMode::Off | NetworkMode::Allowlist)) = sandbox.network {
+                    items.push(format!("sandbox network {}", mode.as_str()));
                 }
             }
             if file.default_provider.is_some() && items.is_empty() {

@@ -1,14 +1,18 @@
 //! The `sandbox:` key: how commands are confined (`mode: auto|required|off`, `writable`,
-//! `readable_secrets`, `network`, `unix_sockets`, `view`, `limits`), parsed from one file and
-//! merged across levels.
+//! `readable_secrets`, `network: open|allowlist|off`, `allow_hosts`, `allow_git_remotes`,
+//! `allow_registries`, `unix_sockets`, `view`, `limits`), parsed from one file and merged across
+//! levels.
 //!
 //! Invariant: a project's own file can only tighten the sandbox (`mode: required`,
-//! `network: false`, lower `limits`); anything that would loosen it there is ignored with a warning, because a
-//! cloned repository must not be able to turn off the protection against itself. A value that
-//! does not parse is an error, not a warning: a typo in `mode` must not silently mean "on" or "off".
+//! `network: allowlist|off`, `allow_git_remotes: false`, `allow_registries: false`, lower
+//! `limits`); anything that would loosen it there (`network: open`, hosts of its own) is ignored
+//! with a warning, because a cloned repository must not be able to turn off the protection
+//! against itself. The user's levels add their `allow_hosts` to one another's. A value that does
+//! not parse is an error, not a warning: a typo in `mode` must not silently mean "on" or "off".
 
 use super::Level;
 use super::error::ConfigError;
+use super::hosts::HostPattern;
 use crate::warning::Warning;
 use serde_yaml::{Mapping, Value};
 use std::path::{Path, PathBuf};
@@ -35,6 +39,35 @@ impl SandboxMode {
     }
 }
 
+/// What commands may reach on the network (`sandbox.network`), loosest first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NetworkMode {
+    /// Any host (the old `network: true`).
+    Open,
+    /// The allowed hosts; any other is asked about (`permission::hosts`).
+    #[default]
+    Allowlist,
+    /// No host at all (the old `network: false`).
+    Off,
+}
+
+impl NetworkMode {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            NetworkMode::Open => "open",
+            NetworkMode::Allowlist => "allowlist",
+            NetworkMode::Off => "off",
+        }
+    }
+}
+
+/// One `sandbox.allow_hosts` entry and the file it came from (display form).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllowedHost {
+    pub pattern: HostPattern,
+    pub source: String,
+}
+
 /// The resolved sandbox settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SandboxConfig {
@@ -45,8 +78,21 @@ pub struct SandboxConfig {
     pub writable: Vec<PathBuf>,
     /// Secret stores commands may read after all, absolute.
     pub readable_secrets: Vec<PathBuf>,
-    /// False: commands get no network sockets.
+    /// False: commands get no network sockets. Derived from `network_mode` (`merge_sandbox`).
     pub network: bool,
+    /// `sandbox.network`.
+    pub network_mode: NetworkMode,
+    /// The file that set `network_mode`, empty for the default.
+    pub network_source: String,
+    /// The project's own file set `network_mode` (so only it can loosen it again).
+    pub network_by_project: bool,
+    /// `sandbox.allow_hosts` of the user's levels, in the order read.
+    pub allow_hosts: Vec<AllowedHost>,
+    /// `sandbox.allow_git_remotes`: the hosts of the project's git remotes (as remembered when
+    /// it was trusted) are allowed.
+    pub allow_git_remotes: bool,
+    /// `sandbox.allow_registries`: the reviewed package registries are allowed.
+    pub allow_registries: bool,
     /// Unix sockets commands may connect to (then all unix sockets are allowed and these are
     /// bound into the view); empty: no unix socket at all.
     pub unix_sockets: Vec<PathBuf>,
@@ -83,6 +129,12 @@ impl Default for SandboxConfig {
             writable: Vec::new(),
             readable_secrets: Vec::new(),
             network: true,
+            network_mode: NetworkMode::Allowlist,
+            network_source: String::new(),
+            network_by_project: false,
+            allow_hosts: Vec::new(),
+            allow_git_remotes: true,
+            allow_registries: true,
             unix_sockets: Vec::new(),
             view: true,
             limits: SandboxLimits::default(),
@@ -96,7 +148,10 @@ pub(crate) struct SandboxEntry {
     pub mode: Option<SandboxMode>,
     pub writable: Option<Vec<String>>,
     pub readable_secrets: Option<Vec<String>>,
-    pub network: Option<bool>,
+    pub network: Option<NetworkMode>,
+    pub allow_hosts: Option<Vec<HostPattern>>,
+    pub allow_git_remotes: Option<bool>,
+    pub allow_registries: Option<bool>,
     pub unix_sockets: Option<Vec<String>>,
     pub view: Option<bool>,
     pub limits: LimitsEntry,
@@ -111,7 +166,18 @@ pub(crate) struct LimitsEntry {
     pub shm: Option<u64>,
 }
 
-const SANDBOX_KEYS: &[&str] = &["mode", "writable", "readable_secrets", "network", "unix_sockets", "view", "limits"];
+const SANDBOX_KEYS: &[&str] = &[
+    "mode",
+    "writable",
+    "readable_secrets",
+    "network",
+    "allow_hosts",
+    "allow_git_remotes",
+    "allow_registries",
+    "unix_sockets",
+    "view",
+    "limits",
+];
 const LIMIT_KEYS: &[&str] = &["processes", "memory", "tmp", "shm"];
 
 /// Parses the value of `sandbox:`; `display` names the file in errors and warnings.
@@ -132,10 +198,7 @@ pub(crate) fn parse_sandbox(
             return Err(error("", "expected a mapping; to turn the sandbox off write `sandbox: {mode: off}`".into()));
         }
         _ => {
-            return Err(error(
-                "",
-                "expected a mapping with mode, writable, readable_secrets, network, unix_sockets, view, limits".into(),
-            ));
+            return Err(error("", format!("expected a mapping with {}", SANDBOX_KEYS.join(", "))));
         }
     };
     for key in map.keys() {
@@ -162,7 +225,23 @@ pub(crate) fn parse_sandbox(
         Some(Value::Bool(flag)) => Ok(Some(*flag)),
         Some(_) => Err(error(key, "expected true or false".into())),
     };
-    let network = flag("network")?;
+    let network = match map.get("network") {
+        None | Some(Value::Null) => None,
+        // The booleans of before the allowlist.
+        Some(Value::Bool(true)) => Some(NetworkMode::Open),
+        Some(Value::Bool(false)) => Some(NetworkMode::Off),
+        Some(Value::String(text)) => Some(match text.as_str() {
+            "open" => NetworkMode::Open,
+            "allowlist" => NetworkMode::Allowlist,
+            "off" => NetworkMode::Off,
+            other => return Err(error("network", format!("expected open|allowlist|off, got {other:?}"))),
+        }),
+        Some(_) => return Err(error("network", "expected open|allowlist|off".into())),
+    };
+    let allow_hosts = parse_allow_hosts(map.get("allow_hosts"))
+        .map_err(|(at, message)| error(&format!("allow_hosts{at}"), message))?;
+    let allow_git_remotes = flag("allow_git_remotes")?;
+    let allow_registries = flag("allow_registries")?;
     let view = flag("view")?;
     let limits = match map.get("limits") {
         None | Some(Value::Null) => LimitsEntry::default(),
@@ -211,10 +290,33 @@ pub(crate) fn parse_sandbox(
         writable: list("writable")?,
         readable_secrets: list("readable_secrets")?,
         network,
+        allow_hosts,
+        allow_git_remotes,
+        allow_registries,
         unix_sockets: list("unix_sockets")?,
         view,
         limits,
     })
+}
+
+/// The value of an `allow_hosts` key (of a config or a settings file): a list of host
+/// entries. The error is the index suffix of the key path (`[2]`, or empty) and the message.
+pub(crate) fn parse_allow_hosts(value: Option<&Value>) -> Result<Option<Vec<HostPattern>>, (String, String)> {
+    let items = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Sequence(items)) => items,
+        Some(_) => {
+            return Err((String::new(), "expected a list of hosts, e.g. [api.example.com, \"*.example.org\"]".into()));
+        }
+    };
+    let mut patterns = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let Value::String(text) = item else {
+            return Err((format!("[{index}]"), "expected a host such as api.example.com or \"*.example.org\"".into()));
+        };
+        patterns.push(HostPattern::parse(text).map_err(|message| (format!("[{index}]"), message))?);
+    }
+    Ok(Some(patterns))
 }
 
 /// A positive count, or a size in bytes with an optional K/M/G/T suffix (powers of 1024).
@@ -248,6 +350,22 @@ pub(crate) fn merge_sandbox(
     home: Option<&Path>,
     warnings: &mut Vec<Warning>,
 ) {
+    merge_entry(config, entry, level, display, dir, home, warnings);
+    // The one place `sandbox.network` reaches confinement. Until the proxy and the network
+    // namespace enforce the allowlist (issue 32), `allowlist` gives commands the network exactly
+    // as `open` (the old `network: true`) does: only `off` takes their sockets away.
+    config.network = config.network_mode != NetworkMode::Off;
+}
+
+fn merge_entry(
+    config: &mut SandboxConfig,
+    entry: SandboxEntry,
+    level: Level,
+    display: &str,
+    dir: &Path,
+    home: Option<&Path>,
+    warnings: &mut Vec<Warning>,
+) {
     let resolve = |paths: Vec<String>| -> Vec<PathBuf> {
         paths.iter().filter_map(|path| resolve_path(path, dir, home)).collect()
     };
@@ -264,8 +382,32 @@ pub(crate) fn merge_sandbox(
             _ => {}
         }
         match entry.network {
-            Some(false) => config.network = false,
-            Some(true) if !config.network => ignored.push("network: true".to_string()),
+            Some(mode) if mode > config.network_mode => {
+                config.network_mode = mode;
+                config.network_source = display.to_string();
+                config.network_by_project = true;
+            }
+            Some(mode) if mode < config.network_mode => ignored.push(format!("network: {}", mode.as_str())),
+            _ => {}
+        }
+        let added: Vec<String> = entry
+            .allow_hosts
+            .unwrap_or_default()
+            .iter()
+            .filter(|pattern| !config.allow_hosts.iter().any(|allowed| &allowed.pattern == *pattern))
+            .map(|pattern| format!("\"{pattern}\""))
+            .collect();
+        if !added.is_empty() {
+            ignored.push(format!("allow_hosts {}", added.join(", ")));
+        }
+        match entry.allow_git_remotes {
+            Some(false) => config.allow_git_remotes = false,
+            Some(true) if !config.allow_git_remotes => ignored.push("allow_git_remotes: true".to_string()),
+            _ => {}
+        }
+        match entry.allow_registries {
+            Some(false) => config.allow_registries = false,
+            Some(true) if !config.allow_registries => ignored.push("allow_registries: true".to_string()),
             _ => {}
         }
         if entry.writable.is_some_and(|paths| !paths.is_empty()) {
@@ -307,8 +449,21 @@ pub(crate) fn merge_sandbox(
         config.mode = mode;
         config.mode_source = display.to_string();
     }
-    if let Some(network) = entry.network {
-        config.network = network;
+    if let Some(mode) = entry.network {
+        config.network_mode = mode;
+        config.network_source = display.to_string();
+        config.network_by_project = false;
+    }
+    for pattern in entry.allow_hosts.unwrap_or_default() {
+        if !config.allow_hosts.iter().any(|allowed| allowed.pattern == pattern) {
+            config.allow_hosts.push(AllowedHost { pattern, source: display.to_string() });
+        }
+    }
+    if let Some(allowed) = entry.allow_git_remotes {
+        config.allow_git_remotes = allowed;
+    }
+    if let Some(allowed) = entry.allow_registries {
+        config.allow_registries = allowed;
     }
     if let Some(paths) = entry.writable {
         config.writable = resolve(paths);

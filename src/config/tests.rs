@@ -525,3 +525,36 @@ fn only_the_users_own_config_can_put_bypass_in_the_mode_cycle() {
         )
     );
 }
+
+#[test]
+fn the_network_policy_loads_from_the_users_files_and_a_trusted_project_only_narrows_it() {
+    let fx = Fixture::new("network-policy");
+    fx.write(
+        "home/config.yaml",
+        "sandbox:\n  network: allowlist\n  allow_hosts:\n    - api.example.com\n    - \"*.corp.example\"\n",
+    );
+    fx.write("proj/.mewcode.yaml", "sandbox: {network: open, allow_hosts: [evil.example], allow_registries: false}\n");
+    fx.write("extra.yaml", "sandbox: {allow_hosts: ['git.example.net:22']}\n");
+    let (config, warnings) = fx.load(true, Some("extra.yaml"), &[]).unwrap();
+    let hosts: Vec<String> = config.sandbox.allow_hosts.iter().map(|allowed| allowed.pattern.to_string()).collect();
+    assert_eq!(hosts, ["api.example.com", "*.corp.example", "git.example.net:22"]);
+    assert_eq!(config.sandbox.network_mode, NetworkMode::Allowlist);
+    assert!(config.sandbox.network, "allowlist keeps the sockets until the proxy enforces it");
+    assert!(!config.sandbox.allow_registries && config.sandbox.allow_git_remotes);
+    let texts: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        texts.iter().any(|text| text.starts_with(".mewcode.yaml: sandbox: a project can only tighten")
+            && text.contains("network: open, allow_hosts \"evil.example\"")),
+        "{texts:?}"
+    );
+    // A bad entry stops the load and names the file and the key path.
+    fx.write("home/config.yaml", "sandbox:\n  allow_hosts: [ok.example, 'https://bad.example']\n");
+    let err = fx.load(false, None, &[]).unwrap_err();
+    assert_eq!((err.key_path.as_str(), err.file.ends_with("config.yaml")), ("sandbox.allow_hosts[1]", true));
+    // An untrusted project's narrowing is described, not applied.
+    fx.write("home/config.yaml", "");
+    fx.write("proj/.mewcode.yaml", "sandbox: {network: off}\n");
+    let (config, _) = fx.load(false, None, &[]).unwrap();
+    assert_eq!(config.sandbox.network_mode, NetworkMode::Allowlist);
+    assert!(config.untrusted_project.contains(&"sandbox network off".to_string()), "{:?}", config.untrusted_project);
+}

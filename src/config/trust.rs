@@ -11,7 +11,16 @@
 //! written before the mark also hold a `local_sha256` per project: it is ignored when read and
 //! dropped at the next write. A hash of the file as mewcode last wrote it could not tell a rule
 //! the user approved from one a command had planted before the user's next "always".)
+//!
+//! It also remembers the hosts of the project's git remotes as they were when the user trusted
+//! it (`git_remotes`): `sandbox.allow_git_remotes` allows those, so a remote a command adds later
+//! is asked about, not allowed. An entry written before this field has none: nothing is
+//! remembered, every remote host asks (until the project is trusted again). A project that
+//! brings no config of its own is never asked the trust question: `remember_remote_hosts_once`
+//! records its remotes the first time it is seen, in an entry that trusts nothing else.
 
+use super::git_remotes::read_remote_hosts;
+use super::hosts::Host;
 use crate::digest::sha256_hex;
 use crate::fsx;
 use std::path::Path;
@@ -38,6 +47,10 @@ struct TrustEntry {
     /// The project files' fingerprint when the user trusted the project; empty when they never did.
     #[serde(default)]
     sha256: String,
+    /// The hosts of the project's git remotes when they were remembered; None (an entry from
+    /// before this field): none remembered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    git_remotes: Option<Vec<String>>,
 }
 
 /// The fingerprint of the project's trust-relevant files (absent files count, as "absent").
@@ -76,23 +89,70 @@ pub fn is_trusted(home: &Path, root: &Path) -> bool {
         .any(|entry| entry.path == root && !entry.sha256.is_empty() && entry.sha256 == fingerprint)
 }
 
-/// Records that the user trusts the root with its current files (replacing an older entry).
+/// Records that the user trusts the root with its current files and its current git remotes
+/// (replacing an older entry).
 pub fn save_trust(home: &Path, root: &Path) -> Result<(), String> {
     let mut store = load(home);
     let path = root.display().to_string();
     let sha256 = project_fingerprint(root, home);
+    let git_remotes = Some(host_names(&read_remote_hosts(root)));
     match store.projects.iter_mut().find(|entry| entry.path == path) {
-        Some(entry) => entry.sha256 = sha256,
-        None => store.projects.push(TrustEntry { path, sha256 }),
+        Some(entry) => {
+            entry.sha256 = sha256;
+            entry.git_remotes = git_remotes;
+        }
+        None => store.projects.push(TrustEntry { path, sha256, git_remotes }),
     }
-    // Entries that trust nothing were left by the `local_sha256` of older versions.
-    store.projects.retain(|entry| !entry.sha256.is_empty());
     save(home, &store)
 }
 
+/// The hosts of the project's git remotes as remembered (module doc); empty when none were.
+fn remembered_remote_hosts(home: &Path, root: &Path) -> Vec<Host> {
+    let path = root.display().to_string();
+    let store = load(home);
+    let entry = store.projects.iter().find(|entry| entry.path == path);
+    entry
+        .and_then(|entry| entry.git_remotes.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|host| Host::parse(host))
+        .collect()
+}
+
+/// The remembered remote hosts of a project; when the store has no entry for it at all (a
+/// project seen for the first time), its current remotes are remembered first, in an entry
+/// that trusts nothing else. An entry without remembered remotes (trusted before they were
+/// remembered) stays as it is: its remotes ask until the project is trusted again.
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "not wired yet: the command proxy's start-up calls it (issue 32; make it pub(crate) then)"
+    )
+)]
+fn remember_remote_hosts_once(home: &Path, root: &Path) -> Result<Vec<Host>, String> {
+    let mut store = load(home);
+    let path = root.display().to_string();
+    if store.projects.iter().any(|entry| entry.path == path) {
+        return Ok(remembered_remote_hosts(home, root));
+    }
+    let hosts = read_remote_hosts(root);
+    store.projects.push(TrustEntry { path, sha256: String::new(), git_remotes: Some(host_names(&hosts)) });
+    save(home, &store)?;
+    Ok(hosts)
+}
+
+fn host_names(hosts: &[Host]) -> Vec<String> {
+    hosts.iter().map(ToString::to_string).collect()
+}
+
 fn save(home: &Path, store: &TrustFile) -> Result<(), String> {
-    let text = serde_yaml::to_string(store).map_err(|err| format!("cannot encode {TRUSTED_FILE}: {err}"))?;
-    let header = "# Projects you trusted with mewcode, and a hash of their config when you did.\n";
+    // Entries that remember nothing were left by the `local_sha256` of older versions.
+    let mut store = TrustFile { projects: store.projects.clone() };
+    store.projects.retain(|entry| !entry.sha256.is_empty() || entry.git_remotes.is_some());
+    let text = serde_yaml::to_string(&store).map_err(|err| format!("cannot encode {TRUSTED_FILE}: {err}"))?;
+    let header =
+        "# Projects you trusted with mewcode, a hash of their config and their git remotes' hosts when you did.\n";
     std::fs::create_dir_all(home).map_err(|err| format!("{}: {err}", home.display()))?;
     let target = home.join(TRUSTED_FILE);
     fsx::write_atomic(&target, format!("{header}{text}").as_bytes())

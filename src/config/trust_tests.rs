@@ -78,3 +78,66 @@ fn in_the_home_directory_the_users_own_settings_do_not_count_as_the_projects() {
     std::fs::write(root.join(".mewcode.yaml"), "mcp_servers: {}\n").unwrap();
     assert!(!is_trusted(&home, &root), "~/.mewcode.yaml still is");
 }
+
+fn names(hosts: Vec<Host>) -> Vec<String> {
+    hosts.iter().map(ToString::to_string).collect()
+}
+
+fn set_remotes(root: &Path, urls: &[&str]) {
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let config: String =
+        urls.iter().enumerate().map(|(at, url)| format!("[remote \"r{at}\"]\n\turl = {url}\n")).collect();
+    std::fs::write(root.join(".git/config"), config).unwrap();
+}
+
+#[test]
+fn trusting_remembers_the_remote_hosts_of_that_moment_and_a_later_remote_is_not_remembered() {
+    let dir = TempDir::new("trust-remotes");
+    let (home, root) = (dir.join("home"), dir.join("proj"));
+    set_remotes(&root, &["git@github.com:o/r.git", "https://GitLab.com/o/r"]);
+    assert!(remembered_remote_hosts(&home, &root).is_empty(), "nothing trusted, nothing remembered");
+    save_trust(&home, &root).unwrap();
+    assert_eq!(names(remembered_remote_hosts(&home, &root)), ["github.com", "gitlab.com"]);
+    set_remotes(&root, &["git@github.com:o/r.git", "https://GitLab.com/o/r", "https://attacker.example/x"]);
+    assert_eq!(names(remembered_remote_hosts(&home, &root)), ["github.com", "gitlab.com"]);
+    assert!(is_trusted(&home, &root), "the remotes are not part of the fingerprint");
+    // Trusting again (the person said yes to the project as it is now) remembers the remotes anew.
+    save_trust(&home, &root).unwrap();
+    assert_eq!(names(remembered_remote_hosts(&home, &root)).len(), 3);
+    assert!(remembered_remote_hosts(&home, &dir.join("other")).is_empty());
+}
+
+#[test]
+fn a_record_from_before_the_remotes_still_trusts_and_remembers_no_remote() {
+    let dir = TempDir::new("trust-remotes-old");
+    let (home, root) = (dir.join("home"), dir.join("proj"));
+    set_remotes(&root, &["https://github.com/o/r"]);
+    std::fs::create_dir_all(&home).unwrap();
+    let old = format!("projects:\n- path: {}\n  sha256: {}\n", root.display(), project_fingerprint(&root, &home));
+    std::fs::write(home.join(TRUSTED_FILE), old).unwrap();
+    assert!(is_trusted(&home, &root));
+    assert!(remembered_remote_hosts(&home, &root).is_empty(), "missing field: no remotes remembered");
+    // Nor does a first look remember them behind the user's back: the entry exists.
+    assert!(remember_remote_hosts_once(&home, &root).unwrap().is_empty());
+    save_trust(&home, &root).unwrap();
+    assert_eq!(names(remembered_remote_hosts(&home, &root)), ["github.com"]);
+}
+
+#[test]
+fn a_project_seen_for_the_first_time_has_its_remotes_remembered_and_nothing_trusted() {
+    let dir = TempDir::new("trust-remotes-first");
+    let (home, root) = (dir.join("home"), dir.join("proj"));
+    set_remotes(&root, &["https://github.com/o/r"]);
+    assert_eq!(names(remember_remote_hosts_once(&home, &root).unwrap()), ["github.com"]);
+    assert!(!is_trusted(&home, &root), "remembering remotes trusts no config");
+    set_remotes(&root, &["https://github.com/o/r", "https://attacker.example/x"]);
+    assert_eq!(names(remember_remote_hosts_once(&home, &root).unwrap()), ["github.com"], "only the first time");
+    // The entry survives another project's trust, and a later trust of its own.
+    save_trust(&home, &dir.join("other")).unwrap();
+    assert_eq!(names(remembered_remote_hosts(&home, &root)), ["github.com"]);
+    let no_remotes = dir.join("plain");
+    std::fs::create_dir_all(&no_remotes).unwrap();
+    assert!(remember_remote_hosts_once(&home, &no_remotes).unwrap().is_empty());
+    let text = std::fs::read_to_string(home.join(TRUSTED_FILE)).unwrap();
+    assert!(text.contains(&format!("path: {}\n  sha256: ''\n  git_remotes: []", no_remotes.display())), "{text}");
+}

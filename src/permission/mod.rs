@@ -26,6 +26,7 @@
 //! - `read_only/` — which commands only read, so the mode matrix's ask may be lifted
 //! - `read_filter.rs` — the file decisions of `check`, made for each file a grep or glob walk meets
 //! - `kind.rs` — what a tool does with its arguments, and so what its rules match
+//! - `hosts.rs` — the network policy for commands: may a command reach this host (allow, ask, deny)
 //! - `store.rs` — the settings files' rule texts, and changing their lists ("always", `/permissions`)
 //! - `book.rs` — the session's rules with their sources, numbered as `/permissions` lists them
 //! - `tests.rs` — unit tests of the engine
@@ -33,9 +34,11 @@
 //! - `read_filter_tests.rs` — unit tests of read_filter.rs
 //! - `store_tests.rs` — unit tests of store.rs
 //! - `book_tests.rs` — unit tests of book.rs
+//! - `hosts_tests.rs` — unit tests of hosts.rs
 
 pub(crate) mod blacklist;
 pub(crate) mod book;
+pub(crate) mod hosts;
 pub(crate) mod kind;
 pub(crate) mod policy;
 pub(crate) mod read_filter;

@@ -1,7 +1,9 @@
 //! The three settings files (SPEC §1.2): reading their rule texts, and changing their lists —
 //! "always allow" answers and `/permissions add` / `remove`. `.mewcode/settings.local.yaml` is
 //! the file mewcode writes by itself; the project's and the user's files only change when the
-//! person says so at `/permissions`.
+//! person says so at `/permissions`. The local file also holds the hosts commands may reach
+//! that the person allowed "always" (`sandbox.allow_hosts`: `load_local_hosts`,
+//! `save_local_host`), under the same mark.
 //!
 //! Why the local file is marked: it lives in the project, where a command the model runs (or a
 //! clone) can write `Bash(*)` into it. So mewcode writes it with a first line
@@ -21,6 +23,8 @@
 //! mark) is decided by the caller.
 
 use super::rules::{Level, RuleList, RuleTexts};
+use crate::config::hosts::HostPattern;
+use crate::config::sandbox::AllowedHost;
 use crate::fsx;
 use crate::session::Owner;
 use serde_yaml::{Mapping, Value};
@@ -43,8 +47,8 @@ const MARK_PREFIX: &str = "# mewcode-mark: ";
 
 /// The comment under the mark, saying what the file is.
 const LOCAL_HEADER: &str = "\
-# mewcode permission rules for this checkout only (\"always\" answers land here; keep it out of git).
-# Written and marked by mewcode: a change by anything else unmarks it, and then its allow rules are ignored.
+# mewcode permission rules and allowed hosts for this checkout only (\"always\" answers land here; keep it out of git).
+# Written and marked by mewcode: a change by anything else unmarks it, and then its allow rules and hosts are ignored.
 ";
 
 /// Where a local file that is not mewcode's goes when an "always" answer needs the name.
@@ -116,6 +120,41 @@ pub(crate) fn load_local_rule_texts(path: &Path, owner: &Owner) -> Result<(RuleT
     };
     let texts = parse_rule_texts(&text).map_err(|message| format!("{}: {message}", path.display()))?;
     Ok((texts, check_mark(path, &text, owner)))
+}
+
+/// The `sandbox.allow_hosts` of the local settings file at `path`, with its mark: the caller
+/// uses them only when the mark is [`Mark::Ours`] (a clone or a command can write this file).
+/// A missing file has none; a bad entry is an error naming the file and the key path.
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "not wired yet: the command proxy's start-up reads them (issue 32; make it pub(crate) then)"
+    )
+)]
+fn load_local_hosts(path: &Path, owner: &Owner) -> Result<(Vec<AllowedHost>, Mark), String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Mark::Ours)),
+        Err(err) => return Err(format!("{}: {err}", path.display())),
+    };
+    let hosts = parse_local_hosts(&text).map_err(|message| format!("{}: {message}", path.display()))?;
+    let source = LOCAL_SETTINGS.to_string();
+    let hosts = hosts.into_iter().map(|pattern| AllowedHost { pattern, source: source.clone() }).collect();
+    Ok((hosts, check_mark(path, &text, owner)))
+}
+
+/// The `sandbox.allow_hosts` of a settings document (pure).
+fn parse_local_hosts(text: &str) -> Result<Vec<HostPattern>, String> {
+    let root: Value = serde_yaml::from_str(text).map_err(|err| format!("invalid YAML: {err}"))?;
+    let sandbox = match root.get("sandbox") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Mapping(sandbox)) => sandbox,
+        Some(_) => return Err("sandbox: expected a mapping with allow_hosts".to_string()),
+    };
+    crate::config::sandbox::parse_allow_hosts(sandbox.get("allow_hosts"))
+        .map(Option::unwrap_or_default)
+        .map_err(|(at, message)| format!("sandbox.allow_hosts{at}: {message}"))
 }
 
 /// Whether `text`, the content of the local settings file at `path`, carries this
@@ -202,6 +241,34 @@ pub(crate) fn save_local_rules(
     list: RuleList,
     edit: RuleEdit<'_>,
 ) -> Result<Saved, String> {
+    save_local(root, owner, |path, existing| plan_local_save(path, existing, owner, list, edit))
+}
+
+/// Adds `host` to `sandbox.allow_hosts` of the local settings file under `root`, as
+/// `save_local_rules` adds a rule: the file's text edited (`config::host_edit`), marked anew; a
+/// file that is not mewcode's set aside first. `changed` is 0 when the host was listed already.
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "not wired yet: the REPL's 'always' answer to the proxy calls it (issue 32; make it pub(crate) then)"
+    )
+)]
+fn save_local_host(root: &Path, owner: &Owner, host: &HostPattern) -> Result<Saved, String> {
+    save_local(root, owner, |path, existing| {
+        plan_local_change(path, existing, owner, false, |body| {
+            let edit = crate::config::host_edit::plan_add_host(body, host)?;
+            Ok((edit.text, usize::from(edit.added)))
+        })
+    })
+}
+
+/// Writes the local settings file under `root` as `plan` says, given its path and content.
+fn save_local(
+    root: &Path,
+    owner: &Owner,
+    plan: impl FnOnce(&Path, &str) -> Result<LocalSave, String>,
+) -> Result<Saved, String> {
     let rel = LOCAL_SETTINGS;
     let path = root.join(rel);
     if owner.file_mark(&path, b"").is_none() {
@@ -209,8 +276,7 @@ pub(crate) fn save_local_rules(
         return Err(format!("{}: {message}", path.display()));
     }
     let (canonical_root, existing) = read_beneath(root, rel)?;
-    let plan = plan_local_save(&path, &existing, owner, list, edit)
-        .map_err(|message| format!("{}: {message}", path.display()))?;
+    let plan = plan(&path, &existing).map_err(|message| format!("{}: {message}", path.display()))?;
     let LocalSave::Write { text, changed, set_aside } = plan else {
         return Ok(Saved { changed: 0, set_aside: None, backup: None });
     };
@@ -314,6 +380,20 @@ fn plan_local_save(
     list: RuleList,
     edit: RuleEdit<'_>,
 ) -> Result<LocalSave, String> {
+    let removal = matches!(edit, RuleEdit::Remove(_));
+    plan_local_change(path, existing, owner, removal, |body| edit_rules(body, list, edit))
+}
+
+/// [`plan_local_save`] for any `change` of the body (the text under the mark and the header),
+/// which returns the new body and how many entries it changed; a `removal` from a file that is
+/// not mewcode's is refused.
+fn plan_local_change(
+    path: &Path,
+    existing: &str,
+    owner: &Owner,
+    removal: bool,
+    change: impl FnOnce(&str) -> Result<(String, usize), String>,
+) -> Result<LocalSave, String> {
     let (body, set_aside) = if existing.trim().is_empty() {
         ("", None)
     } else {
@@ -322,10 +402,11 @@ fn plan_local_save(
             unmarked @ (Mark::Missing | Mark::Wrong) => ("", Some(unmarked)),
         }
     };
-    if let (Some(mark), RuleEdit::Remove(_)) = (set_aside, edit) {
+    if let (Some(mark), true) = (set_aside, removal) {
         return Err(format!("not changed: the file is not mewcode's, as {}; edit or delete it yourself", mark.why()));
     }
-    let (body, changed) = edit_rules(body, list, edit)?;
+    // The header is written anew below; an edit that keeps comments must not see it twice.
+    let (body, changed) = change(body.strip_prefix(LOCAL_HEADER).unwrap_or(body))?;
     if changed == 0 && set_aside.is_none() {
         return Ok(LocalSave::Unchanged);
     }

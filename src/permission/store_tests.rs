@@ -313,3 +313,58 @@ fn a_plain_settings_file_is_created_beneath_its_base_and_its_comments_kept_in_a_
     std::os::unix::fs::symlink(home.join(USER_SETTINGS), root.join(PROJECT_SETTINGS)).unwrap();
     assert!(save_plain_rules(&root, PROJECT_SETTINGS, RuleList::Deny, RuleEdit::Add(&rules)).is_err());
 }
+
+fn host_names(hosts: &[AllowedHost]) -> Vec<String> {
+    hosts.iter().map(|allowed| allowed.pattern.to_string()).collect()
+}
+
+#[test]
+fn an_always_host_lands_in_the_marked_local_file_beside_its_rules() {
+    let temp = TempDir::new("store-hosts");
+    let dir = temp.path().to_path_buf();
+    let path = dir.join(LOCAL_SETTINGS);
+    assert_eq!(load_local_hosts(&path, &owner(1)).unwrap(), (Vec::new(), Mark::Ours), "no file");
+    let api = HostPattern::parse("api.example.com").unwrap();
+    assert_eq!(save_local_host(&dir, &owner(1), &api).unwrap().changed, 1);
+    assert_eq!(save_local_host(&dir, &owner(1), &api).unwrap().changed, 0, "once");
+    let rules = vec!["Bash(=ls)".to_string()];
+    save_local_rules(&dir, &owner(1), RuleList::Allow, RuleEdit::Add(&rules)).unwrap();
+    let wild = HostPattern::parse("*.example.org").unwrap();
+    assert_eq!(save_local_host(&dir, &owner(1), &wild).unwrap().changed, 1);
+    let (hosts, mark) = load_local_hosts(&path, &owner(1)).unwrap();
+    assert_eq!(
+        (host_names(&hosts), mark),
+        (vec!["api.example.com".to_string(), "*.example.org".to_string()], Mark::Ours)
+    );
+    assert!(hosts.iter().all(|allowed| allowed.source == LOCAL_SETTINGS));
+    // The rules survive the host edits, and the file is still mewcode's.
+    assert_eq!(
+        load_local_rule_texts(&path, &owner(1)).unwrap(),
+        (RuleTexts { allow: rules, ..RuleTexts::default() }, Mark::Ours)
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches("# mewcode permission rules").count(), 1, "one header: {text}");
+    // Another installation's key does not own it.
+    assert_eq!(load_local_hosts(&path, &owner(2)).unwrap().1, Mark::Wrong);
+}
+
+#[test]
+fn a_planted_local_host_list_is_unmarked_and_set_aside_by_the_next_always_host() {
+    let temp = TempDir::new("store-hosts-planted");
+    let dir = temp.path().to_path_buf();
+    temp.mkdir(".mewcode");
+    let path = dir.join(LOCAL_SETTINGS);
+    let planted = "sandbox:\n  allow_hosts: [attacker.example]\n";
+    std::fs::write(&path, planted).unwrap();
+    let (hosts, mark) = load_local_hosts(&path, &owner(1)).unwrap();
+    assert_eq!((host_names(&hosts), mark), (vec!["attacker.example".to_string()], Mark::Missing));
+    let saved = save_local_host(&dir, &owner(1), &HostPattern::parse("ok.example").unwrap()).unwrap();
+    assert_eq!(saved.set_aside, Some((dir.join(".mewcode/settings.local.yaml.rejected"), Mark::Missing)));
+    let (hosts, mark) = load_local_hosts(&path, &owner(1)).unwrap();
+    assert_eq!((host_names(&hosts), mark), (vec!["ok.example".to_string()], Mark::Ours));
+    std::fs::write(&path, "sandbox:\n  allow_hosts: ['https://x.example/']\n").unwrap();
+    let err = load_local_hosts(&path, &owner(1)).unwrap_err();
+    assert!(err.contains("settings.local.yaml: sandbox.allow_hosts[0]: ") && err.contains("not a URL"), "{err}");
+    std::fs::write(&path, "sandbox: off\n").unwrap();
+    assert!(load_local_hosts(&path, &owner(1)).unwrap_err().contains("sandbox: expected a mapping"));
+}
