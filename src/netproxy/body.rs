@@ -5,12 +5,15 @@
 //! a relay reads nothing past the end of its body: what follows belongs to nobody. Chunk lines and
 //! trailers are bounded like head lines; a body that ends early is an error, not a short success.
 
+use super::conn::Conn;
 use super::head::{Framing, MAX_HEAD, MAX_LINE};
-use std::io::{self, BufRead, Read, Write};
+use crate::sys::splice::Pipe;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::fd::AsFd;
 
 /// How much one read of a relay asks for (and the capacity of the proxy's buffered readers, so a
 /// large read bypasses their buffer once it is empty).
-pub(super) const CHUNK: usize = 64 * 1024;
+pub(super) const CHUNK: usize = 256 * 1024;
 
 /// Relays one body from `from` to `to`; the body's length in bytes (chunked: its data only).
 pub(super) fn relay_body(from: &mut impl BufRead, to: &mut impl Write, framing: Framing) -> io::Result<u64> {
@@ -36,6 +39,49 @@ pub(super) fn pump(from: &mut impl Read, to: &mut impl Write) -> io::Result<u64>
         to.write_all(&buffer[..read])?;
         total += read as u64;
     }
+}
+
+/// Moves bytes from the socket `socket` read through `from` to the socket `to`: first what `from`
+/// holds already, then inside the kernel (`splice`, no copy through user space), up to `limit`
+/// bytes (fewer is an error) or, without one, until `socket` ends. Where the kernel cannot splice
+/// these sockets, the bytes are copied.
+pub(super) fn move_between<R: Read>(
+    from: &mut BufReader<R>,
+    socket: &Conn,
+    to: &Conn,
+    limit: Option<u64>,
+) -> io::Result<u64> {
+    let held = from.buffer();
+    let first = limit.map_or(held.len(), |limit| held.len().min(usize::try_from(limit).unwrap_or(usize::MAX)));
+    (&mut { to }).write_all(&held[..first])?;
+    from.consume(first);
+    let mut total = first as u64;
+    let Ok(pipe) = Pipe::new() else { return copy_rest(from, to, limit, total) };
+    loop {
+        let want = limit.map_or(CHUNK as u64, |limit| (limit - total).min(CHUNK as u64));
+        if want == 0 {
+            return Ok(total);
+        }
+        match pipe.transfer(socket.as_fd(), to.as_fd(), want as usize) {
+            Ok(0) => return limit.map_or(Ok(total), |limit| Err(ended_early(total, limit))),
+            Ok(moved) => total += moved as u64,
+            Err(err) if err.kind() == io::ErrorKind::InvalidInput => return copy_rest(from, to, limit, total),
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+/// `move_between`'s fallback: the rest copied through user space.
+fn copy_rest(from: &mut impl BufRead, to: &Conn, limit: Option<u64>, done: u64) -> io::Result<u64> {
+    let rest = match limit {
+        Some(limit) => exactly(from, &mut { to }, limit - done)?,
+        None => pump(from, &mut { to })?,
+    };
+    Ok(done + rest)
+}
+
+fn ended_early(copied: u64, length: u64) -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, format!("the body ended after {copied} of {length} bytes"))
 }
 
 fn exactly(from: &mut impl BufRead, to: &mut impl Write, length: u64) -> io::Result<u64> {

@@ -64,3 +64,25 @@ fn a_malformed_chunked_body_is_an_error() {
         assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{:?}: {err}", String::from_utf8_lossy(bytes));
     }
 }
+
+#[test]
+fn bytes_move_between_sockets_buffered_ones_first_up_to_a_limit_or_the_end() {
+    use std::os::unix::net::UnixStream;
+    let (mut peer, socket) = UnixStream::pair().unwrap();
+    let (to, mut receiver) = UnixStream::pair().unwrap();
+    let (socket, to) = (Conn::Unix(socket), Conn::Unix(to));
+    peer.write_all(b"held in the buffer|spliced|rest").unwrap();
+    peer.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut from = BufReader::with_capacity(4, &socket);
+    assert_eq!(from.fill_buf().unwrap(), b"held");
+    // A limit within what the buffer holds: nothing is read from the socket.
+    assert_eq!(move_between(&mut from, &socket, &to, Some(2)).unwrap(), 2);
+    assert_eq!(move_between(&mut from, &socket, &to, Some(24)).unwrap(), 24);
+    assert_eq!(move_between(&mut from, &socket, &to, None).unwrap(), 5);
+    let err = move_between(&mut from, &socket, &to, Some(1)).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    drop(to);
+    let mut received = String::new();
+    receiver.read_to_string(&mut received).unwrap();
+    assert_eq!(received, "held in the buffer|spliced|rest");
+}

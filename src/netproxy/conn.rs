@@ -6,6 +6,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -45,6 +46,15 @@ impl Conn {
         match self {
             Conn::Tcp(stream) => stream.set_read_timeout(timeout),
             Conn::Unix(stream) => stream.set_read_timeout(timeout),
+        }
+    }
+}
+
+impl AsFd for Conn {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            Conn::Tcp(stream) => stream.as_fd(),
+            Conn::Unix(stream) => stream.as_fd(),
         }
     }
 }

@@ -10,10 +10,10 @@
 //! relayed on its own thread while the response comes back (so `Expect: 100-continue` and early
 //! answers work).
 
-use super::body::{CHUNK, relay_body};
+use super::body::{CHUNK, move_between, relay_body};
 use super::conn::{ClientReader, Conn};
 use super::head::{
-    HeadError, Header, RequestLine, end_to_end, header, parse_absolute, parse_authority, parse_request_line,
+    Framing, HeadError, Header, RequestLine, end_to_end, header, parse_absolute, parse_authority, parse_request_line,
     parse_status, read_head, render_head, request_framing, response_framing,
 };
 use super::{Kind, Shared, Target, Verdict, relay};
@@ -80,7 +80,13 @@ fn forward(reader: &mut Client, client: &Conn, shared: &Shared, line: &RequestLi
     }
     thread::scope(|scope| {
         let request_body = thread::Builder::new().name("netproxy-body".to_string()).spawn_scoped(scope, || {
-            if relay_body(reader, &mut { &upstream }, framing).is_err() {
+            let sent = match framing {
+                Framing::Length(length) => move_between(reader, client, &upstream, Some(length)),
+                Framing::Empty | Framing::Chunked | Framing::UntilClose => {
+                    relay_body(reader, &mut { &upstream }, framing)
+                }
+            };
+            if sent.is_err() {
                 // The client went away mid-body: the origin would wait for the rest forever.
                 upstream.shutdown(Shutdown::Both);
             }
@@ -146,7 +152,11 @@ fn respond(upstream: &Conn, client: &Conn, method: &str, target: &Target) {
         }
         sent = true;
         if !interim {
-            let _ = relay_body(&mut from, &mut to, framing);
+            let _ = match framing {
+                Framing::Length(length) => move_between(&mut from, upstream, client, Some(length)),
+                Framing::UntilClose => move_between(&mut from, upstream, client, None),
+                Framing::Empty | Framing::Chunked => relay_body(&mut from, &mut to, framing),
+            };
             return;
         }
     }

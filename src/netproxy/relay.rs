@@ -1,15 +1,15 @@
 //! After `Allow`: the upstream connection (the name resolved only now) and the two-way tunnel
 //! between it and the client.
 //!
-//! Invariant: a tunnel relays bytes unmodified; when one side ends its sending, the other side's
+//! Invariant: a tunnel relays bytes unmodified (inside the kernel where it can: `splice`); when one side ends its sending, the other side's
 //! sending is shut (half-close), so a protocol that signals with EOF (a request body, ssh's
 //! channel close) still works, and the tunnel ends once both directions have; an error on either
 //! side shuts both sockets, so neither direction's thread is left waiting.
 
-use super::body::pump;
+use super::body::move_between;
 use super::conn::Conn;
 use std::fmt;
-use std::io::{self, Read};
+use std::io::{self, BufReader, Read};
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::thread;
 use std::time::Duration;
@@ -60,27 +60,27 @@ pub(super) fn connect(host: &str, port: u16, timeout: Duration) -> Result<TcpStr
     }
 }
 
-/// Relays `client_in` (the client's bytes, starting with any it sent past its head) to
-/// `upstream`, and `upstream` to `client`, until both directions end.
-pub(super) fn tunnel(client_in: &mut (impl Read + Send), client: &Conn, upstream: &Conn) {
+/// Relays `client_in` (the client's socket `client` read through a buffer that may hold bytes
+/// it sent past its head) to `upstream`, and `upstream` to `client`, until both directions end.
+pub(super) fn tunnel<R: Read + Send>(client_in: &mut BufReader<R>, client: &Conn, upstream: &Conn) {
     thread::scope(|scope| {
         let back = thread::Builder::new()
             .name("netproxy-tunnel".to_string())
-            .spawn_scoped(scope, || one_way(&mut { upstream }, client, upstream));
+            .spawn_scoped(scope, || one_way(&mut BufReader::with_capacity(0, upstream), upstream, client));
         if back.is_err() {
             abort(client, upstream);
             return;
         }
-        one_way(client_in, upstream, client);
+        one_way(client_in, client, upstream);
     });
 }
 
-/// Copies `from` to `to`; at the end, shuts `to`'s sending (the peer reads EOF), or on an error
-/// both sockets.
-fn one_way(from: &mut impl Read, to: &Conn, from_conn: &Conn) {
-    match pump(from, &mut { to }) {
+/// Moves `socket`'s bytes (read through `from`) to `to`; at the end, shuts `to`'s sending (the
+/// peer reads EOF), or on an error both sockets.
+fn one_way<R: Read>(from: &mut BufReader<R>, socket: &Conn, to: &Conn) {
+    match move_between(from, socket, to, None) {
         Ok(_) => to.shutdown(Shutdown::Write),
-        Err(_) => abort(to, from_conn),
+        Err(_) => abort(to, socket),
     }
 }
 

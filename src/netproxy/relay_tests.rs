@@ -13,7 +13,7 @@ fn tunnel_between() -> (UnixStream, UnixStream, thread::JoinHandle<()>) {
     let running = thread::spawn(move || {
         let client = Conn::Unix(proxy_client);
         let upstream = Conn::Unix(proxy_upstream);
-        tunnel(&mut { &client }, &client, &upstream);
+        tunnel(&mut BufReader::new(&client), &client, &upstream);
     });
     (client_end, upstream_end, running)
 }
