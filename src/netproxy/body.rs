@@ -15,6 +15,9 @@ use std::os::fd::AsFd;
 /// large read bypasses their buffer once it is empty).
 pub(super) const CHUNK: usize = 256 * 1024;
 
+/// How much one splice asks to move (what the kernel's pipe holds at most, usually).
+const SPLICE_BYTES: u64 = 1024 * 1024;
+
 /// Relays one body from `from` to `to`; the body's length in bytes (chunked: its data only).
 pub(super) fn relay_body(from: &mut impl BufRead, to: &mut impl Write, framing: Framing) -> io::Result<u64> {
     match framing {
@@ -58,7 +61,7 @@ pub(super) fn move_between<R: Read>(
     let mut total = first as u64;
     let Ok(pipe) = Pipe::new() else { return copy_rest(from, to, limit, total) };
     loop {
-        let want = limit.map_or(CHUNK as u64, |limit| (limit - total).min(CHUNK as u64));
+        let want = limit.map_or(SPLICE_BYTES, |limit| (limit - total).min(SPLICE_BYTES));
         if want == 0 {
             return Ok(total);
         }
