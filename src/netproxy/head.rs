@@ -208,8 +208,8 @@ pub(super) fn parse_authority(text: &str, default_port: Option<u16>) -> Result<(
 }
 
 /// A host as the callback sees it: a name lowercased without its trailing dot (letters, digits,
-/// `-`, `_`, non-empty labels), or an IPv6 literal (bracketed or not) in its canonical form. An
-/// IPv4 literal is a name of digits and dots here, passed on as given.
+/// `-`, `_`, non-empty labels), an IPv4 literal in dotted-quad form (the resolver's other spellings
+/// refused), or an IPv6 literal (bracketed or not) in its canonical form.
 pub(super) fn normalize_host(raw: &str) -> Result<String, String> {
     let unbracketed = raw.strip_prefix('[').and_then(|inner| inner.strip_suffix(']'));
     if let Some(inner) = unbracketed {
@@ -227,6 +227,14 @@ pub(super) fn normalize_host(raw: &str) -> Result<String, String> {
     };
     if name.len() > 253 || !name.split('.').all(fine) {
         return Err(bad_host(raw));
+    }
+    // No top-level domain is numeric: a host ending in a number is an IPv4 address, and only its
+    // dotted-quad form is taken. The resolver would read `127.1`, `2130706433` or `0x7f.0.0.1`
+    // (octal and hex too) as 127.0.0.1, a host the callback would not recognise by that name.
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let numeric = last.bytes().all(|b| b.is_ascii_digit()) || last.starts_with("0x");
+    if numeric && name.parse::<std::net::Ipv4Addr>().is_err() {
+        return Err(format!("not an IPv4 address in dotted-quad form: {}", shown(raw.as_bytes())));
     }
     Ok(name.to_string())
 }

@@ -130,6 +130,10 @@ fn hosts_are_lowercased_names_or_ip_literals() {
         assert_eq!(normalize_host(raw).as_deref(), Ok(normal), "{raw}");
     }
     let long = format!("{}.com", "a".repeat(64));
+    for bad in ["127.1", "2130706433", "0x7f.0.0.1", "127.0.0.01", "1.2.3.4.5", "256.0.0.1", "a.0x1"] {
+        assert!(normalize_host(bad).unwrap_err().contains("dotted-quad"), "{bad}");
+    }
+    assert_eq!(normalize_host("1password.com").as_deref(), Ok("1password.com"));
     for bad in ["", ".", "a..b", "a/b", "a@b", "a b", "%61", "[::1", "[example.com]", "\u{e9}.com", long.as_str()] {
         assert!(normalize_host(bad).is_err(), "{bad}");
     }
