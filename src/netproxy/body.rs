@@ -1,5 +1,6 @@
 //! A message body relayed verbatim, as its framing says: so many bytes, chunks up to the last one
-//! and its trailers, or everything until the sender closes; and the byte pump every relay uses.
+//! and its trailers, or everything until the sender closes; the byte pump; and bytes moved from
+//! socket to socket inside the kernel (`splice`), which tunnels and plain bodies use.
 //!
 //! Invariant: the bytes written are exactly the bytes read (chunk lines and trailers included), and
 //! a relay reads nothing past the end of its body: what follows belongs to nobody. Chunk lines and
