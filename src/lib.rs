@@ -14,6 +14,7 @@ pub(crate) mod diff;
 pub(crate) mod digest;
 pub(crate) mod fsx;
 pub(crate) mod http;
+pub(crate) mod netproxy;
 pub(crate) mod proc;
 pub(crate) mod shell;
 pub(crate) mod sse;
@@ -77,7 +78,9 @@ pub use app::{Exit, main};
 /// context management over a long history (`context_estimate`), the session log's writer, reader
 /// and listing (`session_bench`), the REPL renderer and its markdown (`render_bench`,
 /// `markdown_bench`), the SSE parser (`sse_bench`), the grep tool (`grep_bench`), a confined
-/// `proc::run` (`sandbox_overhead`) and checkpoints of a large repository (`checkpoint_bench`).
+/// `proc::run` (`sandbox_overhead`), checkpoints of a large repository (`checkpoint_bench`) and the
+/// commands' network proxy with an allow-all decision (`proxy_runner`, driven by
+/// `bench/proxy.bench.sh`).
 pub mod bench {
     pub use crate::agent::conversation::Conversation;
     pub use crate::agent::event::Event;
@@ -94,6 +97,7 @@ pub mod bench {
     pub use crate::llm::{Completion, Provider, StopReason, StreamEvent};
     pub use crate::mode::Mode;
     pub use crate::msg::{History, Message, Request, ThinkingBlock, ToolCall, ToolResult};
+    pub use crate::netproxy::{Decide, Limits, Listen, Proxy, Target, Verdict as ProxyVerdict};
     pub use crate::proc::{Job, run};
     pub use crate::repl::render::Renderer;
     pub use crate::session::owner::Owner;

@@ -1,7 +1,7 @@
 //! The only home of `unsafe`: process-group signals, process probes, raw terminal (termios)
 //! calls, (in `child`, `landlock`, `seccomp`) how a command's process is started and confined,
-//! and (in `dir`) directories opened without following symlinks, each wrapped in small safe
-//! functions.
+//! (in `dir`) directories opened without following symlinks, and (in `splice`) bytes moved
+//! between sockets inside the kernel, each wrapped in small safe functions.
 //!
 //! Invariant: every `unsafe` block in the crate is under `sys/`; here each is one libc call whose
 //! pointer arguments are references to locals or to values we own, and its safety argument is
@@ -15,6 +15,7 @@
 //! - `landlock.rs` — Landlock: the ABI probe, the rights per ABI, rulesets
 //! - `seccomp.rs` — the hand-written BPF filter every confined command runs under
 //! - `dir.rs` — a directory held by descriptor, reached and used without following links
+//! - `splice.rs` — bytes moved between sockets inside the kernel (`splice` through a pipe)
 //! - tests: each `x.rs` has its `x_tests.rs` (`child.rs` is exercised through `proc` and `confine`);
 //!   `tests.rs` tests `mod.rs`
 #![expect(
@@ -29,6 +30,7 @@ pub(crate) mod dir;
 pub(crate) mod landlock;
 pub(crate) mod namespace;
 pub(crate) mod seccomp;
+pub(crate) mod splice;
 
 /// Sends SIGKILL to every process in the process group `pgid`.
 ///

@@ -1,0 +1,94 @@
+//! After `Allow`: the upstream connection (the name resolved only now) and the two-way tunnel
+//! between it and the client.
+//!
+//! Invariant: a tunnel relays bytes unmodified (inside the kernel where it can: `splice`); when one side ends its sending, the other side's
+//! sending is shut (half-close), so a protocol that signals with EOF (a request body, ssh's
+//! channel close) still works, and the tunnel ends once both directions have; an error on either
+//! side shuts both sockets, so neither direction's thread is left waiting.
+
+use super::body::move_between;
+use super::conn::Conn;
+use std::fmt;
+use std::io::{self, BufReader, Read};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::thread;
+use std::time::Duration;
+
+/// Why an allowed upstream could not be reached.
+#[derive(Debug)]
+pub(super) enum Unreachable {
+    /// The name has no address (or resolving it failed).
+    NoAddress(String),
+    /// Every address refused the connection.
+    Refused(String),
+    /// Timed out, no route, or another failure.
+    Failed(String),
+}
+
+impl fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unreachable::NoAddress(why) | Unreachable::Refused(why) | Unreachable::Failed(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+/// Connects to `host:port`, trying each of its addresses within `timeout` each.
+pub(super) fn connect(host: &str, port: u16, timeout: Duration) -> Result<TcpStream, Unreachable> {
+    let addresses: Vec<SocketAddr> = match (host, port).to_socket_addrs() {
+        Ok(addresses) => addresses.collect(),
+        Err(err) => return Err(Unreachable::NoAddress(format!("cannot resolve {host}: {err}"))),
+    };
+    let mut last = None;
+    for address in &addresses {
+        match TcpStream::connect_timeout(address, timeout) {
+            Ok(stream) => {
+                // Heads and bodies are written separately: Nagle would hold the second write for
+                // the peer's delayed ACK (40 ms a request).
+                let _ = stream.set_nodelay(true);
+                return Ok(stream);
+            }
+            Err(err) => last = Some(err),
+        }
+    }
+    match last {
+        None => Err(Unreachable::NoAddress(format!("{host} has no address"))),
+        Some(err) if err.kind() == io::ErrorKind::ConnectionRefused => {
+            Err(Unreachable::Refused(format!("{host} port {port} refused the connection")))
+        }
+        Some(err) => Err(Unreachable::Failed(format!("cannot connect to {host} port {port}: {err}"))),
+    }
+}
+
+/// Relays `client_in` (the client's socket `client` read through a buffer that may hold bytes
+/// it sent past its head) to `upstream`, and `upstream` to `client`, until both directions end.
+pub(super) fn tunnel<R: Read + Send>(client_in: &mut BufReader<R>, client: &Conn, upstream: &Conn) {
+    thread::scope(|scope| {
+        let back = thread::Builder::new()
+            .name("netproxy-tunnel".to_string())
+            .spawn_scoped(scope, || one_way(&mut BufReader::with_capacity(0, upstream), upstream, client));
+        if back.is_err() {
+            abort(client, upstream);
+            return;
+        }
+        one_way(client_in, client, upstream);
+    });
+}
+
+/// Moves `socket`'s bytes (read through `from`) to `to`; at the end, shuts `to`'s sending (the
+/// peer reads EOF), or on an error both sockets.
+fn one_way<R: Read>(from: &mut BufReader<R>, socket: &Conn, to: &Conn) {
+    match move_between(from, socket, to, None) {
+        Ok(_) => to.shutdown(Shutdown::Write),
+        Err(_) => abort(to, socket),
+    }
+}
+
+fn abort(one: &Conn, other: &Conn) {
+    one.shutdown(Shutdown::Both);
+    other.shutdown(Shutdown::Both);
+}
+
+#[cfg(test)]
+#[path = "relay_tests.rs"]
+mod tests;
