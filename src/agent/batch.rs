@@ -171,10 +171,11 @@ impl Run<'_> {
     fn decide(&mut self, call: &ToolCall) -> CallPlan {
         let agent = self.agent;
         let mode = self.mode;
-        let Some(tool) = agent.registry.get(&call.name) else {
-            let known: Vec<String> =
-                agent.registry.definitions().into_iter().map(|definition| definition.name).collect();
-            let message = format!("unknown tool: {} (available: {})", call.name, known.join(", "));
+        // A tool the lean request left out (`task`) was not offered: as unknown as any other.
+        let left_out = agent.is_lean() && agent.settings.lean.left_out().contains(&call.name.as_str());
+        let Some(tool) = agent.registry.get(&call.name).filter(|_| !left_out) else {
+            let offered: Vec<String> = agent.tools_for(mode).into_iter().map(|definition| definition.name).collect();
+            let message = format!("unknown tool: {} (available: {})", call.name, offered.join(", "));
             return CallPlan::Refused { by: None, message };
         };
         if self.hooks.stop.is_some() {

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::agent::test_gate::ModeMatrix;
-use crate::agent::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn};
+use crate::agent::tests::{LogTool, ScriptedProvider, run_agent, settings, text_turn, tool_turn};
 use crate::agent::{Agent, FrontEnd, Settings, Toolbox};
 use crate::confine::Sandbox;
 use crate::mode::Mode;
@@ -114,4 +114,21 @@ fn a_sub_agent_of_a_lean_parent_sends_lean_requests() {
             if parent_lean { registry.lean_definitions(true, &[]) } else { registry.read_only_definitions() };
         assert_eq!(request.tools, expected, "parent lean: {parent_lean}");
     }
+}
+
+#[test]
+fn a_tool_the_lean_request_left_out_is_unknown_when_called_anyway() {
+    // The model calls `task`, which a 4 096-token window's request did not offer: it is refused
+    // as unknown, naming what was offered, and never runs; in a large window it runs.
+    let provider = ScriptedProvider::new(vec![tool_turn(&[("c1", "task", "{}")]), text_turn("ok")]);
+    let small = agent(provider.clone(), 4_096);
+    let (conversation, _, _) = run_agent(&small, Mode::Default, &[]);
+    let result = &conversation.history()[2].tool_results[0];
+    assert!(result.is_error);
+    assert_eq!(result.content, "unknown tool: task (available: read_file, write_file, edit_file, glob, grep, bash)");
+    let provider = ScriptedProvider::new(vec![tool_turn(&[("c1", "task", "{}")]), text_turn("ok")]);
+    let large = agent(provider.clone(), 131_072);
+    let (conversation, _, _) = run_agent(&large, Mode::Default, &[]);
+    let result = &conversation.history()[2].tool_results[0];
+    assert!(!result.is_error, "{}", result.content);
 }
