@@ -109,7 +109,7 @@ fn open(reader: &mut Client, client: &Conn, shared: &Shared, target: &Target) ->
         refuse(reader, client, 403, &format!("mewcode: network access to {} denied: {reason}\n", target.host));
         return None;
     }
-    match relay::connect(&target.host, target.port, shared.limits.connect_timeout) {
+    match relay::connect(&target.host, target.port, &shared.limits) {
         Ok(upstream) => Some(Conn::Tcp(upstream)),
         Err(why) => {
             refuse(reader, client, 502, &format!("mewcode: cannot reach {}:{}: {why}\n", target.host, target.port));

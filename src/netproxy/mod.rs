@@ -67,11 +67,20 @@ pub struct Limits {
     pub max_connections: usize,
     /// How long connecting to an allowed upstream may take before the client gets 502.
     pub connect_timeout: Duration,
+    /// Whether a name may lead to this machine or its link (`relay::is_local_address`): never
+    /// for commands (DNS rebinding onto the user's own services); tests reach their local
+    /// origins by `localhost`.
+    pub local_names: bool,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { head_timeout: Duration::from_secs(30), max_connections: 256, connect_timeout: Duration::from_secs(30) }
+        Limits {
+            head_timeout: Duration::from_secs(30),
+            max_connections: 256,
+            connect_timeout: Duration::from_secs(30),
+            local_names: false,
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use super::body::move_between;
 use super::conn::Conn;
 use std::fmt;
 use std::io::{self, BufReader, Read};
-use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::thread;
 use std::time::Duration;
 
@@ -33,12 +33,45 @@ impl fmt::Display for Unreachable {
     }
 }
 
-/// Connects to `host:port`, trying each of its addresses within `timeout` each.
-pub(super) fn connect(host: &str, port: u16, timeout: Duration) -> Result<TcpStream, Unreachable> {
-    let addresses: Vec<SocketAddr> = match (host, port).to_socket_addrs() {
+/// True for an address a name must never lead to: this machine (loopback, unspecified) and
+/// the link-local range (cloud metadata services live at 169.254.169.254), in either family and
+/// IPv4-mapped. A policy allows names; a name that resolves here is DNS rebinding onto the
+/// user's own services, which only an allowed address literal may reach.
+pub(super) fn is_local_address(address: IpAddr) -> bool {
+    let v4 = match address {
+        IpAddr::V4(v4) => Some(v4),
+        IpAddr::V6(v6) => v6.to_ipv4_mapped(),
+    };
+    match (v4, address) {
+        (Some(v4), _) => v4.is_loopback() || v4.is_unspecified() || v4.is_link_local(),
+        (None, IpAddr::V6(v6)) => v6.is_loopback() || v6.is_unspecified() || (v6.segments()[0] & 0xffc0) == 0xfe80,
+        (None, IpAddr::V4(_)) => false,
+    }
+}
+
+/// Connects to `host:port`, trying each of its addresses within `limits.connect_timeout` each. A
+/// name (not an address literal) never connects to a local address (`is_local_address`) unless
+/// `limits.local_names`.
+pub(super) fn connect(host: &str, port: u16, limits: &super::Limits) -> Result<TcpStream, Unreachable> {
+    let timeout = limits.connect_timeout;
+    let mut addresses: Vec<SocketAddr> = match (host, port).to_socket_addrs() {
         Ok(addresses) => addresses.collect(),
         Err(err) => return Err(Unreachable::NoAddress(format!("cannot resolve {host}: {err}"))),
     };
+    if !limits.local_names && host.parse::<IpAddr>().is_err() {
+        let local: Vec<SocketAddr> =
+            addresses.iter().copied().filter(|address| is_local_address(address.ip())).collect();
+        addresses.retain(|address| !is_local_address(address.ip()));
+        if addresses.is_empty()
+            && let Some(first) = local.first()
+        {
+            return Err(Unreachable::Failed(format!(
+                "{host} resolves to {}, an address of this machine or its link: a name is never connected there \
+                 (allow the address itself in sandbox.allow_hosts if that is meant)",
+                first.ip()
+            )));
+        }
+    }
     let mut last = None;
     for address in &addresses {
         match TcpStream::connect_timeout(address, timeout) {

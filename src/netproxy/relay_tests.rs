@@ -6,6 +6,11 @@ use std::io::Write;
 use std::net::TcpListener;
 use std::os::unix::net::UnixStream;
 
+/// Limits as commands get them (names never reach this machine), with a 5 s connect.
+fn limits() -> crate::netproxy::Limits {
+    crate::netproxy::Limits { connect_timeout: Duration::from_secs(5), ..crate::netproxy::Limits::default() }
+}
+
 /// A tunnel between two socket pairs, on its own thread: the client's end and the upstream's end.
 fn tunnel_between() -> (UnixStream, UnixStream, thread::JoinHandle<()>) {
     let (client_end, proxy_client) = UnixStream::pair().unwrap();
@@ -53,11 +58,42 @@ fn the_upstream_ending_first_half_closes_the_client_which_may_still_send() {
 #[test]
 fn a_refused_port_is_refused_and_a_name_without_address_has_none() {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let refused = connect("127.0.0.1", port, Duration::from_secs(5)).unwrap_err();
+    let refused = connect("127.0.0.1", port, &limits()).unwrap_err();
     assert!(matches!(refused, Unreachable::Refused(_)), "{refused:?}");
     assert_eq!(refused.to_string(), format!("127.0.0.1 port {port} refused the connection"));
     // A name that cannot be resolved: `.invalid` is reserved (RFC 6761) and a resolver answers
     // from its own knowledge; a resolver that cannot be reached also fails the resolution.
-    let nowhere = connect("nowhere.invalid", 80, Duration::from_secs(5)).unwrap_err();
+    let nowhere = connect("nowhere.invalid", 80, &limits()).unwrap_err();
     assert!(matches!(nowhere, Unreachable::NoAddress(_)), "{nowhere:?}");
+}
+
+#[test]
+fn a_name_never_leads_to_this_machine_or_its_link() {
+    use std::net::IpAddr;
+    let local = [
+        "127.0.0.1",
+        "127.9.9.9",
+        "0.0.0.0",
+        "169.254.169.254",
+        "::1",
+        "::",
+        "fe80::1",
+        "::ffff:127.0.0.1",
+        "::ffff:169.254.169.254",
+    ];
+    for address in local {
+        assert!(is_local_address(address.parse::<IpAddr>().unwrap()), "{address}");
+    }
+    for address in ["10.0.0.1", "192.168.1.1", "93.184.216.34", "2606:4700::1111", "::ffff:10.0.0.1", "fec0::1"] {
+        assert!(!is_local_address(address.parse::<IpAddr>().unwrap()), "{address}");
+    }
+    // `localhost` is a name: refused, naming the address; the literal still connects (the
+    // policy decides about literals).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let refused = connect("localhost", port, &limits()).unwrap_err().to_string();
+    assert!(refused.contains("localhost resolves to") && refused.contains("never connected there"), "{refused}");
+    assert!(connect("127.0.0.1", port, &limits()).is_ok());
+    let tests = crate::netproxy::Limits { local_names: true, ..limits() };
+    assert!(connect("localhost", port, &tests).is_ok(), "the tests' own switch");
 }

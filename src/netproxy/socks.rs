@@ -43,7 +43,7 @@ pub(super) fn serve(reader: &mut BufReader<ClientReader>, client: &Conn, shared:
     if let Verdict::Deny(_) = shared.decider.ask(&target) {
         return refuse(client, NOT_ALLOWED);
     }
-    let upstream = match relay::connect(&target.host, target.port, shared.limits.connect_timeout) {
+    let upstream = match relay::connect(&target.host, target.port, &shared.limits) {
         Ok(upstream) => upstream,
         Err(Unreachable::Refused(_)) => return refuse(client, CONNECTION_REFUSED),
         Err(Unreachable::NoAddress(_) | Unreachable::Failed(_)) => return refuse(client, HOST_UNREACHABLE),

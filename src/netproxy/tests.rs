@@ -79,7 +79,7 @@ fn the_unix_socket_listener_serves_http_and_socks5_like_tcp() {
     let dir = TempDir::new("netproxy-unix");
     let path = dir.join("proxy.sock");
     let listen = Listen { tcp: None, unix: Some(path.clone()) };
-    let proxy = Proxy::start(listen.clone(), Limits::default(), allow_all()).unwrap();
+    let proxy = Proxy::start(listen.clone(), Limits { local_names: true, ..Limits::default() }, allow_all()).unwrap();
     assert_eq!(proxy.listening(), &listen);
     let origin = Origin::http(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     let request = format!("GET http://127.0.0.1:{}/unix HTTP/1.1\r\n\r\n", origin.address.port());
@@ -101,7 +101,7 @@ fn the_unix_socket_listener_serves_http_and_socks5_like_tcp() {
 #[test]
 fn beyond_the_cap_a_connection_gets_503_until_a_place_frees() {
     let (decide, asked, verdict) = held_decision("held.example");
-    let (_proxy, proxy) = start_with(Limits { max_connections: 1, ..Limits::default() }, decide);
+    let (_proxy, proxy) = start_with(Limits { max_connections: 1, local_names: true, ..Limits::default() }, decide);
     let mut held = TcpStream::connect(proxy).unwrap();
     held.write_all(b"CONNECT held.example:443 HTTP/1.1\r\n\r\n").unwrap();
     asked.recv().unwrap();
