@@ -12,7 +12,6 @@ use std::fmt;
 use std::io::{self, BufReader, Read};
 use std::net::{IpAddr, Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::thread;
-use std::time::Duration;
 
 /// Why an allowed upstream could not be reached.
 #[derive(Debug)]

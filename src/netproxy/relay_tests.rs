@@ -5,6 +5,7 @@ use super::*;
 use std::io::Write;
 use std::net::TcpListener;
 use std::os::unix::net::UnixStream;
+use std::time::Duration;
 
 /// Limits as commands get them (names never reach this machine), with a 5 s connect.
 fn limits() -> crate::netproxy::Limits {
