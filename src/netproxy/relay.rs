@@ -36,7 +36,7 @@ impl fmt::Display for Unreachable {
 /// the link-local range (cloud metadata services live at 169.254.169.254), in either family and
 /// IPv4-mapped. A policy allows names; a name that resolves here is DNS rebinding onto the
 /// user's own services, which only an allowed address literal may reach.
-pub(super) fn is_local_address(address: IpAddr) -> bool {
+fn is_local_address(address: IpAddr) -> bool {
     let v4 = match address {
         IpAddr::V4(v4) => Some(v4),
         IpAddr::V6(v6) => v6.to_ipv4_mapped(),
