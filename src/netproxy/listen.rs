@@ -25,6 +25,8 @@ const SOCKS5: u8 = 0x05;
 pub(super) struct Loops {
     stop: Arc<AtomicBool>,
     loops: Vec<(JoinHandle<()>, Wake)>,
+    /// Connections live now, over every loop and `serve`, against the cap.
+    live: Arc<AtomicUsize>,
 }
 
 /// How to wake a loop blocked in `accept`: connect to it.
@@ -55,7 +57,7 @@ impl Loops {
         }
         let stop = Arc::new(AtomicBool::new(false));
         let live = Arc::new(AtomicUsize::new(0));
-        let mut loops = Loops { stop: stop.clone(), loops: Vec::new() };
+        let mut loops = Loops { stop: stop.clone(), loops: Vec::new(), live: live.clone() };
         for (listener, wake) in bound {
             let (stop, live, shared) = (stop.clone(), live.clone(), shared.clone());
             let name = match wake {
@@ -69,6 +71,12 @@ impl Loops {
             loops.loops.push((handle, wake));
         }
         Ok((loops, listening))
+    }
+
+    /// Serves a connection accepted elsewhere (a command's bridge passed it over), under the
+    /// same cap as the loops' own.
+    pub(super) fn serve(&self, conn: Conn, shared: &Arc<Shared>) {
+        dispatch(conn, &self.live, shared);
     }
 }
 

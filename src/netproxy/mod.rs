@@ -1,6 +1,7 @@
 //! mewcode's own proxy for commands (issue 32): HTTP `CONNECT`, absolute-form HTTP requests and
-//! SOCKS5 on the same listeners (loopback TCP and/or a unix socket), each target decided by a
-//! callback before anything reaches it.
+//! SOCKS5 on the same listeners (loopback TCP and/or a unix socket, or none: connections a
+//! command's bridge accepted in its namespace are handed over with `Proxy::serve`), each target
+//! decided by a callback before anything reaches it.
 //!
 //! Invariant: no upstream connection, and no name resolution, before the callback said `Allow`
 //! for exactly that host and port; every connection has its own thread, so a decision that waits
@@ -129,8 +130,8 @@ pub struct Decision {
 pub struct Proxy {
     listening: Listen,
     shared: Arc<Shared>,
-    /// Held for its drop, which stops the accept loops.
-    _loops: listen::Loops,
+    /// The accept loops (their drop stops them) and the cap every connection counts against.
+    loops: listen::Loops,
 }
 
 /// What every connection's thread shares: the callback with its log, and the limits.
@@ -140,17 +141,19 @@ struct Shared {
 }
 
 impl Proxy {
-    /// Binds every address of `listen` and starts one accept loop per listener.
+    /// Binds every address of `listen` and starts one accept loop per listener. With neither
+    /// address it listens nowhere and serves only what `serve` hands it (the commands' bridges).
     pub fn start(listen: Listen, limits: Limits, decide: Decide) -> io::Result<Proxy> {
-        if listen.tcp.is_none() && listen.unix.is_none() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the proxy needs a TCP address or a unix socket path",
-            ));
-        }
         let shared = Arc::new(Shared { decider: decide::Decider::new(decide), limits });
         let (loops, listening) = listen::Loops::spawn(&listen, &shared)?;
-        Ok(Proxy { listening, shared, _loops: loops })
+        Ok(Proxy { listening, shared, loops })
+    }
+
+    /// Serves a client connection accepted elsewhere: a command's bridge accepted it inside the
+    /// command's network namespace and passed it over (`sys::bridge`).
+    pub fn serve(&self, stream: std::net::TcpStream) {
+        let _ = stream.set_nodelay(true);
+        self.loops.serve(conn::Conn::Tcp(stream), &self.shared);
     }
 
     /// The addresses actually bound: the TCP port chosen when 0 was asked, the unix socket path.

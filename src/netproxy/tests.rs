@@ -150,9 +150,26 @@ fn dropping_the_proxy_stops_its_accept_loops_and_removes_its_socket() {
 }
 
 #[test]
-fn a_proxy_needs_somewhere_to_listen_and_a_free_place() {
-    let nowhere = Proxy::start(Listen::default(), Limits::default(), allow_all()).err().unwrap();
-    assert_eq!(nowhere.kind(), std::io::ErrorKind::InvalidInput);
+fn a_proxy_that_listens_nowhere_serves_the_connections_it_is_handed() {
+    let origin = Origin::echo();
+    let limits = Limits { local_names: true, ..Limits::default() };
+    let proxy = Proxy::start(Listen::default(), limits, allow_all()).unwrap();
+    assert_eq!(proxy.listening(), &Listen::default());
+    // A connection accepted elsewhere (as a command's bridge accepts one in its namespace).
+    let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut client = TcpStream::connect(elsewhere.local_addr().unwrap()).unwrap();
+    proxy.serve(elsewhere.accept().unwrap().0);
+    let port = origin.address.port();
+    client
+        .write_all(format!("CONNECT localhost:{port} HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n").as_bytes())
+        .unwrap();
+    assert!(read_head_text(&mut client).starts_with("HTTP/1.1 200"));
+    assert_eq!(echo_through(client, b"through the bridge"), b"through the bridge");
+    assert_eq!(proxy.decisions().len(), 1);
+}
+
+#[test]
+fn a_proxy_needs_a_free_place() {
     let (_first, address) = start(allow_all());
     let taken = Listen { tcp: Some(address), unix: None };
     let busy = Proxy::start(taken, Limits::default(), allow_all()).err().unwrap();
