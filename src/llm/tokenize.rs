@@ -12,9 +12,7 @@
 //! The parsers are pure.
 
 use crate::config::{Protocol, ProviderConfig};
-use crate::http::agent_config::agent_config;
 use crate::http::net::NetEnv;
-use crate::http::roots::read_ca_files;
 use crate::llm::discovery::server_root;
 use serde_json::Value;
 use std::sync::Mutex;
@@ -83,12 +81,8 @@ impl Tokenizer {
         if !own {
             return None;
         }
-        let paths: Vec<&std::path::Path> =
-            net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
-        let roots = read_ca_files(&paths).ok()?;
-        let (config, _) = agent_config(&provider.base_url, net, &roots, Some(TIMEOUT)).ok()?;
         Some(Tokenizer {
-            agent: config.new_agent(),
+            agent: super::http::one_off_agent(provider, net, TIMEOUT).ok()?,
             root: server_root(&provider.base_url),
             bearer: (!provider.api_key.is_empty()).then(|| format!("Bearer {}", provider.api_key)),
             known: Mutex::new(Known::NotAsked),
