@@ -160,9 +160,7 @@ fn positive(value: Option<&Value>) -> Option<u64> {
 /// Whether discovery applies: an OpenAI-protocol provider whose window is not configured, at a
 /// server other than the public OpenAI endpoint (whose models do not report a window).
 pub(crate) fn wants_discovery(provider: &ProviderConfig) -> bool {
-    provider.protocol == Protocol::OpenAi
-        && provider.window_source == WindowSource::Default
-        && provider.base_url != Protocol::OpenAi.default_base_url()
+    provider.is_own_openai_server() && provider.window_source == WindowSource::Default
 }
 
 /// What asking every endpoint found: the preferred window, and whether anything answered at

@@ -11,7 +11,7 @@
 //! Each request is bounded (`TIMEOUT`); a failure only means "not counted" and never fails a run.
 //! The parsers are pure.
 
-use crate::config::{Protocol, ProviderConfig};
+use crate::config::ProviderConfig;
 use crate::http::net::NetEnv;
 use crate::llm::discovery::server_root;
 use serde_json::Value;
@@ -77,8 +77,7 @@ impl Tokenizer {
     /// The tokenizer of `provider`'s server, when it is an OpenAI-compatible server of one's own
     /// (never the public endpoint, never Anthropic) and its transport can be built.
     pub(crate) fn for_provider(provider: &ProviderConfig, net: &NetEnv) -> Option<Tokenizer> {
-        let own = provider.protocol == Protocol::OpenAi && provider.base_url != Protocol::OpenAi.default_base_url();
-        if !own {
+        if !provider.is_own_openai_server() {
             return None;
         }
         Some(Tokenizer {
