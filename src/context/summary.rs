@@ -514,9 +514,10 @@ pub(crate) fn recovery_attachment(files: &[(String, String)], tools: &[ToolDefin
     }
     out.push_str("\n## Available tools\n");
     for tool in tools {
-        let first_sentence = tool.description.split(". ").next().unwrap_or("").trim_end_matches('.');
-        let first_sentence = crate::text::truncate_chars(first_sentence, TOOL_LINE_CHARS, "...");
-        out.push_str(&format!("- {}: {first_sentence}\n", tool.name));
+        // The lean form's first sentence (`tools::lean`), without its full stop.
+        let sentence = crate::tools::lean::first_sentence(&tool.description, TOOL_LINE_CHARS);
+        let sentence = if sentence.ends_with("...") { &sentence } else { sentence.trim_end_matches('.') };
+        out.push_str(&format!("- {}: {sentence}\n", tool.name));
     }
     out.push('\n');
     out.push_str(BOUNDARY_NOTICE);
