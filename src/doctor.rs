@@ -104,8 +104,7 @@ pub(crate) fn run(input: &Input) {
 /// Reachability, then (OpenAI-compatible servers of one's own) the window and, for the selected
 /// provider, the test request; the three run at once.
 fn examine(provider: &ProviderConfig, selected: bool, net: &NetEnv) -> Findings {
-    let own_server = provider.protocol == crate::config::Protocol::OpenAi
-        && provider.base_url != crate::config::Protocol::OpenAi.default_base_url();
+    let own_server = provider.is_own_openai_server();
     std::thread::scope(|scope| {
         let window = (own_server && provider.window_source == WindowSource::Default)
             .then(|| scope.spawn(|| discovery::discover_window(provider, net, discovery::DISCOVERY_BUDGET)));

@@ -100,6 +100,13 @@ impl Message {
     }
 }
 
+/// The call that `result`, in the tool message at `at` of `history`, answers: the call with its
+/// id in the nearest assistant message before it.
+pub(crate) fn call_answered<'a>(history: &'a [Message], at: usize, result: &ToolResult) -> Option<&'a ToolCall> {
+    let asked = history[..at].iter().rev().find(|message| message.role == Role::Assistant)?;
+    asked.tool_calls.iter().find(|call| call.id == result.tool_call_id)
+}
+
 /// Token accounting of one response, normalised so that the four fields never overlap: the
 /// prompt's total size is always `input_tokens + cache_write + cache_read` (the OpenAI adapter
 /// subtracts `cached_tokens` from `prompt_tokens`, Anthropic reports them apart already).

@@ -46,7 +46,12 @@ impl Run<'_> {
     /// The manual compaction of `Agent::compact`, as a run of its own: how it ended.
     fn compact(mut self) -> Stop {
         let tools = self.agent.tools_for(self.mode);
-        match self.summarize(Trigger::Manual, &tools) {
+        let overhead = self.overhead(&tools);
+        let result = match self.keepable(overhead, &tools) {
+            Ok(tail) => self.summarize(Trigger::Manual, &tools, overhead, tail),
+            Err(err) => self.compaction_failed(Trigger::Manual, err),
+        };
+        match result {
             Ok(()) => Stop::Completed,
             Err(_) if self.outbox.cancel.is_cancelled() => Stop::Cancelled,
             Err(_) => Stop::Failed,
@@ -93,11 +98,9 @@ impl Run<'_> {
         {
             return Ok(());
         }
-        if self.hopeless(overhead, tools).is_some() {
-            return Ok(());
-        }
+        let Ok(tail) = self.keepable(overhead, tools) else { return Ok(()) };
         let latest = latest_user_tokens(self.conversation.history());
-        let result = self.summarize(Trigger::Auto, tools);
+        let result = self.summarize(Trigger::Auto, tools, overhead, tail);
         if self.outbox.cancel.is_cancelled() {
             return Err(Stop::Cancelled);
         }
@@ -134,12 +137,12 @@ impl Run<'_> {
         self.conversation.count_new_messages();
         self.offload(&limits);
         let overhead = self.overhead(tools);
-        if self.hopeless(overhead, tools).is_some() {
+        let Ok(tail) = self.keepable(overhead, tools) else {
             // Nothing a summary could do: say what is too big, without asking for one.
             let estimate = self.conversation.context.estimate.with_overhead(overhead);
             return Err(self.too_big(overhead, estimate));
-        }
-        self.summarize(Trigger::Emergency, tools).map_err(|err| err.to_string())?;
+        };
+        self.summarize(Trigger::Emergency, tools, overhead, tail).map_err(|err| err.to_string())?;
         let estimate = self.conversation.context.estimate.with_overhead(overhead);
         if context::still_too_long(estimate, agent.context.window) {
             return Err(self.too_big(overhead, estimate));
@@ -162,19 +165,29 @@ impl Run<'_> {
         })
     }
 
-    /// Why no summary can help this conversation now, before anything is asked of the model:
-    /// the latest message (always kept) cannot fit, there is nothing older than the part kept,
-    /// or what would be summarised is smaller than what a summary adds. None: one may help.
-    fn hopeless(&self, overhead: u64, tools: &[ToolDefinition]) -> Option<SummaryError> {
+    /// The part a compaction of this conversation would keep (`summary::plan_tail`), checked
+    /// before anything is asked of the model; Err when no summary can help: the latest message
+    /// (always kept) cannot fit, there is nothing older than the part kept, or what would be
+    /// summarised is smaller than what a summary adds.
+    fn keepable(&self, overhead: u64, tools: &[ToolDefinition]) -> Result<summary::Tail, SummaryError> {
         let limits = self.agent.context.limits();
         let history = self.conversation.history();
         if let Some(reason) = limits.explain_no_fit(overhead, latest_user_tokens(history), None) {
-            return Some(SummaryError::DoesNotFit(reason));
+            return Err(SummaryError::DoesNotFit(reason));
         }
-        let Some(tail) = summary::plan_tail(history, &limits) else { return Some(SummaryError::TooShort) };
+        let tail = summary::plan_tail(history, &limits).ok_or(SummaryError::TooShort)?;
         let older: u64 = history[..tail.start].iter().map(context::message_chars).sum();
         let added = summary::recovery_attachment(&[], tools).chars().count() as u64 + summary::MIN_SUMMARY_CHARS;
-        (older <= added).then(|| SummaryError::NothingToGain { older: context::tokens_for_chars(older) })
+        if older <= added {
+            return Err(SummaryError::NothingToGain { older: context::tokens_for_chars(older) });
+        }
+        Ok(tail)
+    }
+
+    /// Reports a compaction that failed (its `Failed` phase) and passes the failure on.
+    fn compaction_failed(&self, trigger: Trigger, err: SummaryError) -> Result<(), SummaryError> {
+        self.emit(Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
+        Err(err)
     }
 
     /// After a main response: its usage covers the request's messages and the reply about to be
@@ -219,57 +232,46 @@ impl Run<'_> {
         }
     }
 
-    /// Layer 2: summarises the older part, rebuilds the history and resets the estimate. Sends
-    /// Started, then Finished or Failed (a hopeless compaction sends only Failed). The kept part
-    /// is chosen before the summary is asked for, so that the result fits under the automatic
-    /// threshold: the recovery files go first, then the tail down to the latest user message.
-    /// A summary that would not make the conversation smaller is not installed.
-    fn summarize(&mut self, trigger: Trigger, tools: &[ToolDefinition]) -> Result<(), SummaryError> {
+    /// Layer 2: summarises what is older than `tail` (`keepable`'s, for the fixed part of
+    /// `overhead` tokens), rebuilds the history and resets the estimate. Sends Started, then
+    /// Finished or Failed. The kept part is chosen before the summary is asked for, so that the
+    /// result fits under the automatic threshold: the recovery files go first, then the tail down
+    /// to the latest user message. A summary that would not make the conversation smaller is not
+    /// installed.
+    fn summarize(
+        &mut self,
+        trigger: Trigger,
+        tools: &[ToolDefinition],
+        overhead: u64,
+        tail: summary::Tail,
+    ) -> Result<(), SummaryError> {
         let agent = self.agent;
         let limits = agent.context.limits();
-        let overhead = self.overhead(tools);
         let snapshot = self.conversation.history().snapshot();
         self.conversation.context.estimate.update(&snapshot);
         let before_tokens = self.conversation.context.estimate.with_overhead(overhead);
-        if let Some(err) = self.hopeless(overhead, tools) {
-            self.emit(Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
-            return Err(err);
-        }
         self.emit(Event::Compact(CompactPhase::Started { trigger }));
         let latest_before = latest_user_tokens(&snapshot);
         let configured = limits.summary_max_tokens(agent.toolbox.max_tokens);
         // A file whose read stays in the tail is there verbatim: it is not read again.
         let root = &agent.settings.root;
-        let in_tail = summary::plan_tail(&snapshot, &limits)
-            .map_or_else(Vec::new, |tail| summary::files_read_in(&snapshot[tail.start..], root));
+        let in_tail = summary::files_read_in(&snapshot[tail.start..], root);
         let mut recent = self.conversation.reads.recent(summary::RECOVERY_FILES);
         recent.retain(|path| !in_tail.contains(path));
         let files = summary::load_recovery_files(&recent, root, &limits);
         let threshold = context::auto_threshold(limits.window, agent.context.compact_at).unwrap_or(u64::MAX);
-        let plan = summary::plan_fit(&snapshot, &limits, &files, tools, threshold.saturating_sub(overhead), configured);
+        let room_under_threshold = threshold.saturating_sub(overhead);
+        let plan = summary::plan_fit(&snapshot, tail, &limits, &files, tools, room_under_threshold, configured);
         // The summary gets what the window leaves beside the rest, with a quarter to spare for
         // the estimate's error: a summary that fills the window only moves the problem.
-        let room = match (limits.window, &plan) {
-            (0, _) | (_, None) => u64::from(configured),
-            (window, Some(plan)) => {
-                window.saturating_sub(limits.emergency_floor + overhead + plan.kept_tokens).saturating_mul(3) / 4
-            }
+        let room = match limits.window {
+            0 => u64::from(configured),
+            window => window.saturating_sub(limits.emergency_floor + overhead + plan.kept_tokens).saturating_mul(3) / 4,
         };
-        let plan = match plan {
-            Some(plan) if room < summary::MIN_SUMMARY_TOKENS => {
-                Err(SummaryError::NoRoom { overhead, kept: plan.kept_tokens, window: limits.window })
-            }
-            Some(plan) => Ok(plan),
-            // `hopeless` found a tail; `plan_fit` starts from the same one.
-            None => Err(SummaryError::TooShort),
-        };
-        let plan = match plan {
-            Ok(plan) => plan,
-            Err(err) => {
-                self.emit(Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
-                return Err(err);
-            }
-        };
+        if room < summary::MIN_SUMMARY_TOKENS {
+            let err = SummaryError::NoRoom { overhead, kept: plan.kept_tokens, window: limits.window };
+            return self.compaction_failed(trigger, err);
+        }
         let max_tokens = configured.min(room.try_into().unwrap_or(u32::MAX));
         let transcript_chars = limits.summary_transcript_chars(max_tokens);
         let provider = agent.toolbox.provider.as_ref();
@@ -279,12 +281,13 @@ impl Run<'_> {
             self.emit(Event::Usage { usage: made.usage, estimated: made.estimated, compaction: true });
             let tail = summary::tail_messages(&snapshot, plan.tail);
             let chars = |messages: &[Message]| messages.iter().map(context::message_chars).sum::<u64>();
+            let before = chars(&snapshot);
             let mut rebuilt = summary::build_history(&made.text, &plan.attachment, &tail);
-            if chars(&rebuilt) >= chars(&snapshot) {
+            if chars(&rebuilt) >= before {
                 // The re-read files would make it bigger than it was: without them.
                 rebuilt = summary::build_history(&made.text, &summary::recovery_attachment(&[], tools), &tail);
             }
-            let (before, after) = (chars(&snapshot), chars(&rebuilt));
+            let after = chars(&rebuilt);
             if after >= before {
                 return Err(SummaryError::WouldGrow {
                     before: context::tokens_for_chars(before),
@@ -295,10 +298,7 @@ impl Run<'_> {
         });
         let (rebuilt, summary_tokens) = match rebuilt {
             Ok(done) => done,
-            Err(err) => {
-                self.emit(Event::Compact(CompactPhase::Failed { trigger, reason: err.to_string() }));
-                return Err(err);
-            }
+            Err(err) => return self.compaction_failed(trigger, err),
         };
         drop(snapshot);
         // The one place compaction changes history; the session log gets a compact marker and
@@ -343,14 +343,11 @@ fn biggest_message(messages: &[Message]) -> String {
         crate::msg::Role::User => format!("message {} (yours)", index + 1),
         crate::msg::Role::Assistant => format!("message {} (the model's)", index + 1),
         crate::msg::Role::Tool => {
-            let calls = messages[..index].iter().rev().find(|earlier| earlier.role == crate::msg::Role::Assistant);
             let names: Vec<&str> = message
                 .tool_results
                 .iter()
-                .filter_map(|result| {
-                    let call = calls?.tool_calls.iter().find(|call| call.id == result.tool_call_id)?;
-                    Some(call.name.as_str())
-                })
+                .filter_map(|result| crate::msg::call_answered(messages, index, result))
+                .map(|call| call.name.as_str())
                 .collect();
             format!(
                 "message {} (the result of {})",

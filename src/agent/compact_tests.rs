@@ -611,12 +611,10 @@ fn usage_turn(text: &str, input_tokens: u64) -> Script {
     ])
 }
 
-#[test]
-fn the_servers_count_of_the_fixed_part_is_what_a_compacted_conversation_is_measured_by() {
-    // Tool descriptions of 7 000 characters (2 000 tokens by characters) that the server's
-    // template drops: it counts 1 300 tokens for a 3 500-character prompt, so the fixed part is
-    // about 300. After the compaction the conversation is measured with 300, not 2 000 (which
-    // would put it over the 4 096 window and end the run).
+/// The wordy agent after a first turn whose server counted 1 300 prompt tokens for a
+/// 3 500-character prompt (its template drops the tool descriptions), scripted to summarise and
+/// answer once more: the provider, the agent and the conversation.
+fn counted_by_the_server() -> (Arc<ScriptedProvider>, Arc<Agent>, Conversation) {
     let provider =
         ScriptedProvider::new(vec![usage_turn("first", 1_300), summary_turn("S"), usage_turn("second", 2_500)]);
     let agent = wordy_agent(provider.clone());
@@ -624,6 +622,16 @@ fn the_servers_count_of_the_fixed_part_is_what_a_compacted_conversation_is_measu
     let (events, stop) =
         collect(submit(&agent, &mut conversation, &"h".repeat(3_500), Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed, "{:?}", error_of(&events));
+    (provider, agent, conversation)
+}
+
+#[test]
+fn the_servers_count_of_the_fixed_part_is_what_a_compacted_conversation_is_measured_by() {
+    // Tool descriptions of 7 000 characters (2 000 tokens by characters) that the server's
+    // template drops: it counts 1 300 tokens for a 3 500-character prompt, so the fixed part is
+    // about 300. After the compaction the conversation is measured with 300, not 2 000 (which
+    // would put it over the 4 096 window and end the run).
+    let (provider, agent, mut conversation) = counted_by_the_server();
     let (events, stop) =
         collect(submit(&agent, &mut conversation, &"g".repeat(7_000), Mode::Default, CancelToken::new()));
     assert_eq!(stop, Stop::Completed, "{:?}", error_of(&events));
@@ -714,12 +722,7 @@ fn another_models_agent_does_not_use_the_count_the_first_models_server_gave() {
     // after a switch to another model the fixed part is measured by characters (2 000), beside
     // which the 2 000-token prompt cannot fit whatever is summarised: no compaction is tried and
     // the request goes to the server as it is.
-    let provider =
-        ScriptedProvider::new(vec![usage_turn("first", 1_300), summary_turn("S"), usage_turn("second", 2_500)]);
-    let first = wordy_agent(provider.clone());
-    let mut conversation = Conversation::default();
-    let (_, stop) = collect(submit(&first, &mut conversation, &"h".repeat(3_500), Mode::Default, CancelToken::new()));
-    assert_eq!(stop, Stop::Completed);
+    let (provider, _, mut conversation) = counted_by_the_server();
     let mut other = wordy_agent(provider.clone());
     let agent = Arc::get_mut(&mut other).unwrap();
     Arc::get_mut(&mut agent.toolbox).unwrap().provider = Arc::new(OtherModel(provider.clone()));

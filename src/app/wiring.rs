@@ -134,8 +134,7 @@ fn with_appended(stable: String, appended: Option<&str>) -> String {
 /// a window the server reported fits (the estimate overshoots ordinary text), so a server that
 /// leaves cached tokens out of its count cannot pass for one that cut the prompt.
 fn silent_truncation(provider: &ProviderConfig) -> Option<u64> {
-    let own_server = provider.protocol == config::Protocol::OpenAi
-        && provider.base_url != config::Protocol::OpenAi.default_base_url();
+    let own_server = provider.is_own_openai_server();
     let floor = match provider.window_source {
         config::WindowSource::Discovered { .. } => provider.context_window / 5 * 4,
         config::WindowSource::Configured | config::WindowSource::Default => 0,

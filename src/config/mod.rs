@@ -205,6 +205,13 @@ pub(crate) struct ProviderConfig {
 }
 
 impl ProviderConfig {
+    /// An OpenAI-compatible server of one's own (vLLM, llama.cpp, Ollama, a gateway): the OpenAI
+    /// protocol at any base URL but the public endpoint's. Only such a server is asked for its
+    /// window or counted with its tokenizer, and only it may cut a prompt silently.
+    pub(crate) fn is_own_openai_server(&self) -> bool {
+        self.protocol == Protocol::OpenAi && self.base_url != Protocol::OpenAi.default_base_url()
+    }
+
     /// A provider with every default of SPEC §1.2 applied: the protocol's public endpoint, window
     /// and key variable, no key. Callers set what differs.
     pub(crate) fn with_defaults(name: &str, protocol: Protocol, model: &str) -> ProviderConfig {

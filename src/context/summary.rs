@@ -146,18 +146,18 @@ pub(crate) struct Fit {
 
 /// Chooses what a compaction keeps so that the result (a summary of at most `max_tokens`, the
 /// attachment and the tail) stays under `room` tokens of messages where it can: the planned
-/// tail with the recovery `files`; else without the files; else the tail cut down to the latest
-/// user message (and an answer that ends the conversation). The last choice stands when none
-/// fits; the caller then says what is too big. None: there is nothing to summarise.
+/// `tail` (`plan_tail`'s) with the recovery `files`; else without the files; else the tail cut
+/// down to the latest user message (and an answer that ends the conversation). The last choice
+/// stands when none fits; the caller then says what is too big.
 pub(crate) fn plan_fit(
     messages: &[Message],
+    tail: Tail,
     limits: &Limits,
     files: &[(String, String)],
     tools: &[ToolDefinition],
     room: u64,
     max_tokens: u32,
-) -> Option<Fit> {
-    let tail = plan_tail(messages, limits)?;
+) -> Fit {
     let fit = |tail: Tail, attachment: String| {
         let kept: u64 = tail_messages(messages, tail).iter().map(message_chars).sum();
         let kept_tokens = tokens_for_chars(kept + attachment.chars().count() as u64);
@@ -166,16 +166,16 @@ pub(crate) fn plan_fit(
     let fits = |fit: &Fit| u64::from(max_tokens) + fit.kept_tokens < room;
     let planned = fit(tail, recovery_attachment(files, tools));
     if fits(&planned) {
-        return Some(planned);
+        return planned;
     }
     let without_files = fit(tail, recovery_attachment(&[], tools));
     if fits(&without_files) {
-        return Some(without_files);
+        return without_files;
     }
     // A budget of nothing: the tail shrinks as far as it can (to the latest user message).
     let tight = Limits { tail_budget: 0, ..*limits };
     let shortest = plan_tail(messages, &tight).unwrap_or(tail);
-    Some(fit(shortest, without_files.attachment))
+    fit(shortest, without_files.attachment)
 }
 
 /// The start index of each user-turn group (a group runs from one user message to the next;
@@ -514,9 +514,10 @@ pub(crate) fn recovery_attachment(files: &[(String, String)], tools: &[ToolDefin
     }
     out.push_str("\n## Available tools\n");
     for tool in tools {
-        let first_sentence = tool.description.split(". ").next().unwrap_or("").trim_end_matches('.');
-        let first_sentence = crate::text::truncate_chars(first_sentence, TOOL_LINE_CHARS, "...");
-        out.push_str(&format!("- {}: {first_sentence}\n", tool.name));
+        // The lean form's first sentence (`tools::lean`), without its full stop.
+        let sentence = crate::tools::lean::first_sentence(&tool.description, TOOL_LINE_CHARS);
+        let sentence = if sentence.ends_with("...") { &sentence } else { sentence.trim_end_matches('.') };
+        out.push_str(&format!("- {}: {sentence}\n", tool.name));
     }
     out.push('\n');
     out.push_str(BOUNDARY_NOTICE);

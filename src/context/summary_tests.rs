@@ -283,28 +283,28 @@ fn a_fit_drops_the_recovery_files_then_the_tail_to_stay_under_the_room() {
     let files = vec![("big.rs".to_string(), "f".repeat(3_500))];
     let planned = plan_tail(&messages, &limits).unwrap();
     // Room for everything: the planned tail and the files.
-    let roomy = plan_fit(&messages, &limits, &files, &[], 100_000, 512).unwrap();
+    let roomy = plan_fit(&messages, planned, &limits, &files, &[], 100_000, 512);
     assert_eq!(roomy.tail, planned);
     assert!(roomy.attachment.contains("big.rs"));
     let kept: u64 = tail_messages(&messages, planned).iter().map(message_chars).sum();
     assert_eq!(roomy.kept_tokens, tokens_for_chars(kept + roomy.attachment.chars().count() as u64));
     // Room for the tail only: the files go.
     // Exactly the room it needs is not enough: it must fit under it.
-    let at_the_edge = plan_fit(&messages, &limits, &files, &[], roomy.kept_tokens + 512, 512).unwrap();
+    let at_the_edge = plan_fit(&messages, planned, &limits, &files, &[], roomy.kept_tokens + 512, 512);
     assert!(!at_the_edge.attachment.contains("big.rs"));
-    let no_files = plan_fit(&messages, &limits, &files, &[], roomy.kept_tokens + 512 - 500, 512).unwrap();
+    let no_files = plan_fit(&messages, planned, &limits, &files, &[], roomy.kept_tokens + 512 - 500, 512);
     assert_eq!(no_files.tail, planned);
     assert!(!no_files.attachment.contains("big.rs"));
     assert!(no_files.kept_tokens < roomy.kept_tokens);
     // Room for less: the tail shrinks to the latest user message.
-    let tight = plan_fit(&messages, &limits, &files, &[], 600, 512).unwrap();
+    let tight = plan_fit(&messages, planned, &limits, &files, &[], 600, 512);
     assert!(tight.tail.start > planned.start, "{tight:?} vs {planned:?}");
     let kept = tail_messages(&messages, tight.tail);
     assert_eq!(kept.len(), 1, "only the latest user message: {kept:?}");
     assert_eq!(kept[0].content, "e");
     assert!(tight.kept_tokens < no_files.kept_tokens);
-    // Nothing to summarise: none.
-    assert_eq!(plan_fit(&[user("only")], &limits, &files, &[], 100_000, 512), None);
+    // Nothing to summarise: no tail to plan a fit from.
+    assert_eq!(plan_tail(&[user("only")], &limits), None);
 }
 
 #[test]

@@ -9,9 +9,7 @@
 //! timeout. It detects and reports; decoding text tool calls is the decoder's business.
 
 use crate::config::ProviderConfig;
-use crate::http::agent_config::agent_config;
 use crate::http::net::NetEnv;
-use crate::http::roots::read_ca_files;
 use crate::sse::SseReader;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -193,11 +191,7 @@ fn probe_body(provider: &ProviderConfig, stream_options: bool) -> Value {
 
 /// Sends the test request and reads its stream; Err says why nothing could be learnt.
 pub(crate) fn probe(provider: &ProviderConfig, net: &NetEnv, timeout: Duration) -> Result<Capabilities, String> {
-    let paths: Vec<&std::path::Path> =
-        net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
-    let roots = read_ca_files(&paths)?;
-    let (config, _) = agent_config(&provider.base_url, net, &roots, Some(timeout))?;
-    let agent = config.new_agent();
+    let agent = super::http::one_off_agent(provider, net, timeout)?;
     let url = format!("{}/chat/completions", provider.base_url);
     let send = |stream_options: bool| {
         let mut request = agent.post(&url).config().timeout_global(Some(timeout)).build();

@@ -11,9 +11,8 @@
 //! unreadable CA file or a refused connection only means "not discovered".
 
 use crate::config::{Protocol, ProviderConfig, WindowSource};
-use crate::http::agent_config::agent_config;
 use crate::http::net::NetEnv;
-use crate::http::roots::read_ca_files;
+use crate::llm::http::one_off_agent;
 use crate::llm::window_cache::{Entry, WindowCache};
 use serde_json::Value;
 use std::time::Duration;
@@ -161,9 +160,7 @@ fn positive(value: Option<&Value>) -> Option<u64> {
 /// Whether discovery applies: an OpenAI-protocol provider whose window is not configured, at a
 /// server other than the public OpenAI endpoint (whose models do not report a window).
 pub(crate) fn wants_discovery(provider: &ProviderConfig) -> bool {
-    provider.protocol == Protocol::OpenAi
-        && provider.window_source == WindowSource::Default
-        && provider.base_url != Protocol::OpenAi.default_base_url()
+    provider.is_own_openai_server() && provider.window_source == WindowSource::Default
 }
 
 /// What asking every endpoint found: the preferred window, and whether anything answered at
@@ -181,11 +178,7 @@ pub(crate) fn discover_window(provider: &ProviderConfig, net: &NetEnv, budget: D
 
 fn ask(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Asked {
     let nothing = Asked { found: None, answered: false };
-    let paths: Vec<&std::path::Path> =
-        net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
-    let Ok(roots) = read_ca_files(&paths) else { return nothing };
-    let Ok((config, _)) = agent_config(&provider.base_url, net, &roots, Some(budget)) else { return nothing };
-    let agent = config.new_agent();
+    let Ok(agent) = one_off_agent(provider, net, budget) else { return nothing };
     let answers: Vec<Answer> = std::thread::scope(|scope| {
         let handles: Vec<_> = PROBES
             .iter()
@@ -299,11 +292,7 @@ pub(crate) fn list_models(provider: &ProviderConfig, net: &NetEnv, budget: Durat
         Protocol::OpenAi => format!("{base}/models"),
         Protocol::Anthropic => format!("{base}/v1/models"),
     };
-    let paths: Vec<&std::path::Path> =
-        net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
-    let roots = read_ca_files(&paths).map_err(|err| err.to_string())?;
-    let (config, _) = agent_config(&provider.base_url, net, &roots, Some(budget)).map_err(|err| err.to_string())?;
-    let agent = config.new_agent();
+    let agent = one_off_agent(provider, net, budget)?;
     let mut request = agent.get(&url).config().timeout_global(Some(budget)).http_status_as_error(false).build();
     if provider.api_key.is_empty() && !provider.auth_token.is_empty() {
         request = request

@@ -84,9 +84,7 @@ impl HttpClient {
     /// The transport for a provider: its base URL, idle timeout (0 = default), key hint and
     /// `ca_file`, plus `SSL_CERT_FILE` and the proxy variables from `net`. Reads the CA files.
     pub(crate) fn for_provider(provider: &ProviderConfig, net: &NetEnv) -> Result<HttpClient, LlmError> {
-        let paths: Vec<&std::path::Path> =
-            net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
-        let roots = read_ca_files(&paths).map_err(|message| LlmError::Request { status: 0, message })?;
+        let roots = provider_roots(provider, net).map_err(|message| LlmError::Request { status: 0, message })?;
         let idle_timeout = match provider.idle_timeout_s {
             0 => DEFAULT_IDLE_TIMEOUT,
             seconds => Duration::from_secs(seconds),
@@ -372,6 +370,22 @@ fn ignored_stream_error(text: &str, key_hint: &str) -> LlmError {
                 .to_string(),
         },
     }
+}
+
+/// The extra roots `provider`'s server is trusted with: `SSL_CERT_FILE`, then its `ca_file`.
+fn provider_roots(provider: &ProviderConfig, net: &NetEnv) -> Result<Vec<PemSource>, String> {
+    let paths: Vec<&std::path::Path> =
+        net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
+    read_ca_files(&paths)
+}
+
+/// An agent for one-off requests to `provider`'s server besides the model calls (discovery,
+/// doctor's probe and models list, the tokenizer): the same roots and proxy settings, each
+/// connection bounded by `timeout`.
+pub(crate) fn one_off_agent(provider: &ProviderConfig, net: &NetEnv, timeout: Duration) -> Result<ureq::Agent, String> {
+    let roots = provider_roots(provider, net)?;
+    let (config, _) = agent_config(&provider.base_url, net, &roots, Some(timeout))?;
+    Ok(config.new_agent())
 }
 
 #[cfg(test)]

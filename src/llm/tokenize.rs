@@ -11,10 +11,8 @@
 //! Each request is bounded (`TIMEOUT`); a failure only means "not counted" and never fails a run.
 //! The parsers are pure.
 
-use crate::config::{Protocol, ProviderConfig};
-use crate::http::agent_config::agent_config;
+use crate::config::ProviderConfig;
 use crate::http::net::NetEnv;
-use crate::http::roots::read_ca_files;
 use crate::llm::discovery::server_root;
 use serde_json::Value;
 use std::sync::Mutex;
@@ -79,16 +77,11 @@ impl Tokenizer {
     /// The tokenizer of `provider`'s server, when it is an OpenAI-compatible server of one's own
     /// (never the public endpoint, never Anthropic) and its transport can be built.
     pub(crate) fn for_provider(provider: &ProviderConfig, net: &NetEnv) -> Option<Tokenizer> {
-        let own = provider.protocol == Protocol::OpenAi && provider.base_url != Protocol::OpenAi.default_base_url();
-        if !own {
+        if !provider.is_own_openai_server() {
             return None;
         }
-        let paths: Vec<&std::path::Path> =
-            net.ssl_cert_file.iter().chain(provider.ca_file.iter()).map(std::path::PathBuf::as_path).collect();
-        let roots = read_ca_files(&paths).ok()?;
-        let (config, _) = agent_config(&provider.base_url, net, &roots, Some(TIMEOUT)).ok()?;
         Some(Tokenizer {
-            agent: config.new_agent(),
+            agent: super::http::one_off_agent(provider, net, TIMEOUT).ok()?,
             root: server_root(&provider.base_url),
             bearer: (!provider.api_key.is_empty()).then(|| format!("Bearer {}", provider.api_key)),
             known: Mutex::new(Known::NotAsked),

@@ -2,6 +2,7 @@
 //! one asked once, and the providers never asked.
 
 use super::*;
+use crate::config::Protocol;
 use crate::llm::test_server::routes::{RouteServer, json};
 
 fn provider(base_url: &str) -> ProviderConfig {

@@ -98,13 +98,11 @@ pub(super) fn show_last_output(chat: &Chat, setup: &Setup) {
 /// is_error).
 fn last_outputs(history: &[Message]) -> Option<Vec<(String, String, bool)>> {
     let at = history.iter().rposition(|message| message.role == Role::Tool)?;
-    let calls = history[..at].iter().rev().find(|message| message.role == Role::Assistant).map(|m| &m.tool_calls);
     let shown = history[at]
         .tool_results
         .iter()
         .map(|result| {
-            let call = calls.and_then(|calls| calls.iter().find(|call| call.id == result.tool_call_id));
-            let title = match call {
+            let title = match crate::msg::call_answered(history, at, result) {
                 Some(call) => format!("{}({})", call.name, crate::agent::call_preview(call)),
                 None => result.tool_call_id.clone(),
             };

@@ -16,13 +16,17 @@ fn usage_lines(stdout: &str) -> Vec<Value> {
         .collect()
 }
 
+/// A run against `model` as a local server with a 4 096-token window.
+fn local_env(label: &str, model: &FakeModel) -> TestEnv {
+    TestEnv::with_model(label, model, Provider::openai().named("local").field("context_window: 4096"))
+}
+
 #[test]
 fn a_server_without_usage_is_counted_by_its_own_tokenizer() {
     let model = FakeModel::start();
     model.route("POST", "/extras/tokenize/count", 200, r#"{"count":321}"#);
     model.push(openai_with_usage("Counted.", &[], 0, 0));
-    let env =
-        TestEnv::with_model("tokenizer-count", &model, Provider::openai().named("local").field("context_window: 4096"));
+    let env = local_env("tokenizer-count", &model);
     let run = env.run(&["-p", "count the word PAPAYA", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let usage = usage_lines(&run.stdout);
@@ -41,8 +45,7 @@ fn a_server_without_a_tokenizer_is_asked_once_and_the_characters_decide() {
     let model = FakeModel::start();
     model.push(openai_with_usage("", &[("call_1", "glob", r#"{"pattern":"*.txt"}"#)], 0, 0));
     model.push(openai_with_usage("Done.", &[], 0, 0));
-    let env =
-        TestEnv::with_model("tokenizer-none", &model, Provider::openai().named("local").field("context_window: 4096"));
+    let env = local_env("tokenizer-none", &model);
     let run = env.run(&["-p", "list the text files", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(usage_lines(&run.stdout).len(), 2);
@@ -62,8 +65,7 @@ fn a_server_that_reports_usage_is_never_asked_to_count() {
     let model = FakeModel::start();
     model.route("POST", "/extras/tokenize/count", 200, r#"{"count":321}"#);
     model.push(openai_with_usage("Reported.", &[], 150, 5));
-    let env =
-        TestEnv::with_model("tokenizer-usage", &model, Provider::openai().named("local").field("context_window: 4096"));
+    let env = local_env("tokenizer-usage", &model);
     let run = env.run(&["-p", "hi", "--output-format", "stream-json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(usage_lines(&run.stdout)[0]["usage"]["input_tokens"], 150);
