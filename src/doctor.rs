@@ -268,6 +268,9 @@ fn render_sandbox(sandbox: &Sandbox, color: bool) -> String {
         for line in sandbox.describe() {
             out.push_str(&format!("  {line}\n"));
         }
+        for line in sandbox.network_lines().unwrap_or_default() {
+            out.push_str(&format!("  {line}\n"));
+        }
     }
     out
 }

@@ -22,6 +22,7 @@ use crate::mcp::{ServerState, ServerStatus};
 use crate::mode::Mode;
 use crate::msg::Usage;
 use crate::permission::RefusedBy;
+use crate::permission::network::HostAnswer;
 use crate::text::neutralize;
 use serde_json::json;
 use std::io::Write;
@@ -238,6 +239,18 @@ impl Printer {
                 // Nobody can answer in -p mode; an agent built for `FrontEnd::Headless` never asks.
                 let _ = request.respond.send(Approval::Deny);
                 self.line(json!({"type": "approval_denied", "id": request.call.id, "name": request.call.name, "reason": request.reason}));
+            }
+            Event::HostQuestion(request) => {
+                // Nobody can answer in -p mode: refused, and listed with the setting that allows it.
+                let _ = request.respond.send(HostAnswer::Deny);
+                let question = &request.question;
+                let reason = format!("{} (nobody to ask in -p)", question.reason);
+                let denial = json!({"tool": "Bash", "host": question.host, "port": question.port, "reason": reason, "by": "network"});
+                self.denials.push(denial);
+                self.notice(&format!("network: {reason}"));
+                self.line(
+                    json!({"type": "network_denied", "host": question.host, "port": question.port, "reason": reason}),
+                );
             }
             Event::Compact(phase) => {
                 self.notice(&phase.describe());

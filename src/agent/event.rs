@@ -6,6 +6,7 @@
 use crate::context::Trigger;
 use crate::llm::{ErrorKind, LlmError, RetryNotice, error::is_retryable};
 use crate::msg::{Message, ToolCall, Usage};
+use crate::permission::network::{HostAnswer, HostQuestion};
 use crossbeam_channel::Sender;
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,6 +58,9 @@ pub enum Event {
     /// A call needs the human's decision; answer on `respond` (capacity 1). Boxed: the request
     /// is the largest payload, and approvals are rare.
     Approval(Box<ApprovalRequest>),
+    /// A command wants to reach a host the network policy asks about, and waits: answer on
+    /// `respond` (capacity 1). A front end that cannot ask (`-p`) answers `Deny` and lists it.
+    HostQuestion(Box<HostRequest>),
     /// A compaction started, finished or failed (SPEC §6).
     Compact(CompactPhase),
     /// The run failed (stream or infrastructure error, or a hook stopped it);
@@ -225,6 +229,13 @@ pub struct ApprovalRequest {
     /// What answering "always" does for this call (the question says it).
     pub always: super::gate::Always,
     pub respond: Sender<Approval>,
+}
+
+/// A question about a host, from a command's connection (`permission::network`).
+#[derive(Debug)]
+pub struct HostRequest {
+    pub question: HostQuestion,
+    pub respond: Sender<HostAnswer>,
 }
 
 /// The human's answer.

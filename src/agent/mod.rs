@@ -54,7 +54,9 @@ pub(crate) use crate::sync::lock;
 use crate::tools::Registry;
 pub(crate) use conversation::Conversation;
 use crossbeam_channel::{Receiver, Sender, bounded};
-pub(crate) use event::{Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, FileChange, Stop};
+pub(crate) use event::{
+    Approval, ApprovalRequest, CompactPhase, Event, Failure, FailureKind, FileChange, HostRequest, Stop,
+};
 pub(crate) use gate::{EngineGate, Gate, Verdict};
 pub(crate) use lean::{Lean, LeanWhen};
 pub(crate) use preview::{arguments as call_preview, result as result_preview};
@@ -297,6 +299,7 @@ fn close(conversation: &mut Conversation, stop: Stop) -> Option<String> {
 
 /// The run's end of the event channel, with the run's cancel token: every step of a run sends
 /// through it, so none has to carry the two apart.
+#[derive(Clone)]
 pub(super) struct Outbox {
     events_tx: Sender<Event>,
     /// The run's cancel token: a cancelled run stops waiting for a front end that does not take
@@ -331,6 +334,27 @@ impl Outbox {
     /// Something the user should know that is not part of the conversation.
     pub(super) fn notice(&self, text: String) {
         self.emit(Event::Notice(text));
+    }
+
+    /// Puts a command's question about a host to the front end and waits for the answer (the
+    /// command's connection waits meanwhile); a cancelled run or a vanished front end is a "no".
+    pub(super) fn ask_host(
+        &self,
+        question: &crate::permission::network::HostQuestion,
+    ) -> crate::permission::network::HostAnswer {
+        use crate::permission::network::HostAnswer;
+        // Capacity 1: the front end can answer without blocking even if we already stopped waiting.
+        let (respond, answer) = crossbeam_channel::bounded(1);
+        if !self.emit(Event::HostQuestion(Box::new(HostRequest { question: question.clone(), respond }))) {
+            return HostAnswer::Deny;
+        }
+        loop {
+            match answer.recv_timeout(POLL) {
+                Ok(answer) => return answer,
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.cancel.is_cancelled() => {}
+                Err(_) => return HostAnswer::Deny,
+            }
+        }
     }
 }
 

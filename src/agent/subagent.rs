@@ -10,6 +10,7 @@
 
 use super::{Agent, Conversation, Event, FrontEnd, Lean, LeanWhen, Settings, Stop, Toolbox};
 use crate::mode::Mode;
+use crate::permission::network::HostAnswer;
 use crate::tools::{Registry, Tool, ToolContext, ToolOutput};
 use std::path::Path;
 use std::sync::Arc;
@@ -136,6 +137,11 @@ impl Tool for TaskTool {
                     final_text = answer;
                 }
                 Event::Error(failure) => error = Some(failure.message),
+                // Its commands' questions about hosts are the parent's to put to the person.
+                Event::HostQuestion(request) => {
+                    let answer = ctx.ask_host.as_ref().map_or(HostAnswer::Deny, |ask| ask.ask(&request.question));
+                    let _ = request.respond.send(answer);
+                }
                 Event::Iter(_)
                 | Event::Text(_)
                 | Event::Thinking(_)

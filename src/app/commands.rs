@@ -4,6 +4,7 @@
 //! Invariant: none of them runs a tool; `check` only explains a decision.
 #![expect(clippy::print_stdout, reason = "doctor, check and the mcp subcommands print their answer on stdout")]
 
+use super::network::Remotes;
 use super::run::{commands_run_in_view, install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
 use super::sessions::session_owner;
 use super::setup::{PROBE_BUDGET, env_provider, local_provider, probe_ports};
@@ -71,7 +72,8 @@ pub(super) fn run_doctor(launch: &Launch) -> Exit {
     let (mcp, mcp_warnings) = start_mcp(launch, &config.mcp_servers, true);
     warnings.extend(mcp_warnings);
     let mcp_report = mcp_cli::render_list_text(&mcp.statuses());
-    let (sandbox, _session_tmp) = make_sandbox(launch, &config, &mut warnings);
+    let network = super::network::network_gate(launch, &config, &owner, Remotes::LookOnly, &mut warnings);
+    let (sandbox, _session_tmp) = make_sandbox(launch, &config, &mut warnings, Some(network));
     let net = NetEnv::from_vars(env.pairs());
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
@@ -155,7 +157,7 @@ pub(super) fn run_check(launch: &Launch, tool: &str, json: &str) -> Exit {
     // (a config that does not load starts no run: nothing is judged in the view then).
     let in_view = launch
         .load_config()
-        .is_ok_and(|(config, _)| commands_run_in_view(&make_sandbox(launch, &config, &mut Vec::new()).0));
+        .is_ok_and(|(config, _)| commands_run_in_view(&make_sandbox(launch, &config, &mut Vec::new(), None).0));
     let gate = EngineGate::new(workspace.root.clone(), env.get("HOME").map(PathBuf::from), owner, rules)
         .with_read_only_commands(in_view);
     let call = CallInfo { rule_name, input: json, kind };

@@ -13,11 +13,13 @@
 //! - `rewind.rs` — `mewcode rewind`: a session's turns, and files and conversation put back
 //! - `setup.rs` — choosing the provider (configured, environment, local probe, else the guide)
 //! - `commands.rs` — doctor, check and the mcp subcommands
+//! - `network.rs` — the run's network policy for commands, from config, local settings and trust
 //! - `stdin.rs` — piped stdin as (part of) the prompt
 //! - `search_path.rs` — PATH as children get it
 #![expect(clippy::print_stdout, clippy::print_stderr, reason = "--help and --version on stdout, warnings on stderr")]
 
 mod commands;
+mod network;
 mod repl_host;
 mod rewind;
 mod run;

@@ -53,6 +53,10 @@ impl repl::Host for ReplHost<'_> {
         mcp_cli::render_list_text(&self.wiring.mcp.statuses())
     }
 
+    fn network_status(&self) -> Vec<String> {
+        self.wiring.guard.sandbox.network_lines().unwrap_or_default()
+    }
+
     fn mcp_reconnect(&self, name: &str) -> Result<(), String> {
         self.wiring.mcp.reconnect(name)
     }

@@ -5,6 +5,7 @@
 //! behaves the same in -p and in the REPL.
 #![expect(clippy::print_stderr, reason = "start-up warnings of a run go to stderr before any front end is up")]
 
+use super::network::Remotes;
 use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
 use super::setup::{choose_provider, forget_window};
 use super::wiring::{Guard, Wiring, build_agent};
@@ -16,6 +17,7 @@ use crate::config::{Config, ProviderConfig};
 use crate::confine::{Sandbox, SessionTmp};
 use crate::http::net::NetEnv;
 use crate::llm::ErrorKind;
+use crate::permission::network::NetworkGate;
 use crate::session::Owner;
 use crate::text::neutralize;
 use crate::warning::Warning;
@@ -189,7 +191,8 @@ fn guard(launch: &Launch, config: &Config, owner: &Owner, warnings: &mut Vec<War
     let (rules, files) = launch.load_permissions(owner, warnings)?;
     // Said here, after the trust question (whose answer reloads the warnings), for -p and REPL.
     warnings.extend(launch.env.path_warning());
-    let (sandbox, session_tmp) = make_sandbox(launch, config, warnings);
+    let network = super::network::network_gate(launch, config, owner, Remotes::RememberFirstSight, warnings);
+    let (sandbox, session_tmp) = make_sandbox(launch, config, warnings, Some(network));
     let home = launch.env.get("HOME").map(PathBuf::from);
     let gate = EngineGate::new(launch.workspace.root.clone(), home, owner.clone(), rules)
         .with_read_only_commands(commands_run_in_view(&sandbox))
@@ -215,13 +218,15 @@ fn stdin_exit(err: stdin::StdinError) -> Exit {
     }
 }
 
-/// The sandbox for this process's commands, and its private temp dir (removed when the guard
-/// drops, so keep it for the whole run). A temp dir that cannot be created is a warning: then
-/// commands can write only in the project.
+/// The sandbox for this process's commands, with the network policy `network` (None: commands
+/// under `allowlist` reach only their own loopback), and its private temp dir (removed when the
+/// guard drops, so keep it for the whole run). A temp dir that cannot be created is a warning:
+/// then commands can write only in the project.
 pub(super) fn make_sandbox(
     launch: &Launch,
     config: &Config,
     warnings: &mut Vec<Warning>,
+    network: Option<Arc<NetworkGate>>,
 ) -> (Arc<Sandbox>, Option<SessionTmp>) {
     let Launch { workspace, env, .. } = launch;
     let session_tmp = if config.sandbox.mode == config::SandboxMode::Off {
@@ -251,7 +256,11 @@ pub(super) fn make_sandbox(
         tmp: session_tmp.as_ref().map(|tmp| tmp.path().to_path_buf()),
         levels: config::project::instruction_dirs(&workspace.root, &workspace.cwd),
     };
-    (Arc::new(Sandbox::detect(config.sandbox.clone(), paths)), session_tmp)
+    let mut sandbox = Sandbox::detect(config.sandbox.clone(), paths);
+    if let Some(network) = network {
+        sandbox = sandbox.with_network(network);
+    }
+    (Arc::new(sandbox), session_tmp)
 }
 
 /// The interactive REPL (stdin is a terminal: piped stdin became `-p -` in `run`). Asks the

@@ -107,7 +107,7 @@ pub fn save_trust(home: &Path, root: &Path) -> Result<(), String> {
 }
 
 /// The hosts of the project's git remotes as remembered (module doc); empty when none were.
-fn remembered_remote_hosts(home: &Path, root: &Path) -> Vec<Host> {
+pub(crate) fn remembered_remote_hosts(home: &Path, root: &Path) -> Vec<Host> {
     let path = root.display().to_string();
     let store = load(home);
     let entry = store.projects.iter().find(|entry| entry.path == path);
@@ -123,14 +123,7 @@ fn remembered_remote_hosts(home: &Path, root: &Path) -> Vec<Host> {
 /// project seen for the first time), its current remotes are remembered first, in an entry
 /// that trusts nothing else. An entry without remembered remotes (trusted before they were
 /// remembered) stays as it is: its remotes ask until the project is trusted again.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "not wired yet: the command proxy's start-up calls it (issue 32; make it pub(crate) then)"
-    )
-)]
-fn remember_remote_hosts_once(home: &Path, root: &Path) -> Result<Vec<Host>, String> {
+pub(crate) fn remember_remote_hosts_once(home: &Path, root: &Path) -> Result<Vec<Host>, String> {
     let mut store = load(home);
     let path = root.display().to_string();
     if store.projects.iter().any(|entry| entry.path == path) {

@@ -7,8 +7,12 @@
 //! the kernel cannot confine, `auto` says so (`Status::Unavailable`) and `required` refuses to
 //! run anything. Whatever a command is, it cannot write outside what it may touch: this is the
 //! guarantee, the blacklist and rules are only the first, cheap layer with clear reasons.
-//! What it does not do: hide secrets inside a writable root (Landlock cannot subtract), confine
-//! MCP servers, or filter which hosts a command may reach (the network is all or nothing).
+//! Under `sandbox.network: allowlist` with the view, a command has a network namespace of its
+//! own (loopback only) whose one way out is its bridge to a proxy that asks the session's
+//! `permission::network::NetworkGate` per connection (`outlet.rs`); without the view the policy
+//! is not enforced (commands share the network, and doctor says so).
+//! What it does not do: hide secrets inside a writable root (Landlock cannot subtract), or confine
+//! MCP servers.
 //!
 //! - `mod.rs` — `Sandbox`: the detected confinement, its `Status`, and what a command runs under
 //! - `view.rs` — the view of the machine a command sees, planned as data
@@ -19,18 +23,21 @@
 //! - `cgroup.rs` — control groups per command: caps on processes and memory
 //! - `tmp.rs` — the session's private temp dir
 //! - `denials.rs` — explaining a sandbox denial to the model from a command's output
+//! - `outlet.rs` — a command's way out to the network under the policy: its proxy and bridge
 //! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` runs real commands under the sandbox
 
 mod cgroup;
 mod control;
 mod denials;
 mod mounts;
+mod outlet;
 mod rules;
 pub(crate) mod secrets;
 mod tmp;
 mod view;
 
-use crate::config::{SandboxConfig, SandboxLimits, SandboxMode};
+use crate::config::{NetworkMode, SandboxConfig, SandboxLimits, SandboxMode};
+use crate::permission::network::{CommandNet, HostAsk, NetworkGate};
 use crate::sync::lock;
 use crate::sys::child::{Confinement, Limits, ViewSetup};
 use crate::sys::landlock::{LatePlan, Ruleset};
@@ -79,6 +86,8 @@ pub struct Sandbox {
     built: Mutex<Option<(Arc<Ruleset>, Stamps)>>,
     /// The control groups commands may get (with the view only).
     cgroups: cgroup::Cgroups,
+    /// The network policy's decisions, for commands in a network namespace of their own.
+    network: Option<Arc<NetworkGate>>,
 }
 
 impl Default for Sandbox {
@@ -115,7 +124,33 @@ impl Sandbox {
             (_, Err(abi), Err(view)) => Status::Unavailable { reason: format!("{abi}; no namespace view: {view}") },
             (_, abi, view) => Status::Confined { view, abi },
         };
-        Sandbox { config, paths, status, built: Mutex::new(None), cgroups: cgroup::Cgroups::default() }
+        Sandbox { config, paths, status, built: Mutex::new(None), cgroups: cgroup::Cgroups::default(), network: None }
+    }
+
+    /// The sandbox whose commands reach the network through `gate` (under `allowlist`, with the
+    /// view); without one such commands reach only their own loopback.
+    pub(crate) fn with_network(mut self, gate: Arc<NetworkGate>) -> Sandbox {
+        self.network = Some(gate);
+        self
+    }
+
+    /// The network policy's lines for doctor and `/status` (None without a policy).
+    pub(crate) fn network_lines(&self) -> Option<Vec<String>> {
+        let gate = self.network.as_ref()?;
+        let mut lines = gate.describe();
+        if self.config.network_mode == NetworkMode::Allowlist && !self.has_view() {
+            lines.push(
+                "NOT ENFORCED here: without the namespace view commands share mewcode's network (only open or off hold)"
+                    .to_string(),
+            );
+        }
+        Some(lines)
+    }
+
+    /// True when commands get a network namespace of their own whose one way out is the bridge
+    /// to the policy's proxy.
+    fn bridged(&self) -> bool {
+        self.config.network_mode == NetworkMode::Allowlist && self.has_view() && self.network.is_some()
     }
 
     /// The paths the user made writable for commands besides the project (`sandbox.writable`):
@@ -151,7 +186,11 @@ impl Sandbox {
 
     /// One line for the banner, `doctor` and notices.
     pub fn summary(&self) -> String {
-        let network = if self.config.network { "" } else { ", no network" };
+        let network = match self.config.network_mode {
+            NetworkMode::Off => ", no network",
+            NetworkMode::Allowlist if self.has_view() => ", network by allowlist",
+            NetworkMode::Allowlist | NetworkMode::Open => "",
+        };
         match &self.status {
             Status::Confined { view: Ok(()), abi } => {
                 let landlock = match abi {
@@ -216,7 +255,11 @@ impl Sandbox {
             [] => ", no unix sockets".to_string(),
             sockets => format!(", unix sockets allowed ({})", list(sockets)),
         };
-        lines.push(format!("network:       {}{unix}", if self.config.network { "on" } else { "off" }));
+        let network = match self.config.network_mode {
+            NetworkMode::Allowlist if !self.has_view() => "allowlist NOT enforced (it needs the view): on",
+            mode => mode.as_str(),
+        };
+        lines.push(format!("network:       {network}{unix}"));
         let SandboxLimits { processes, memory, tmp, shm } = self.config.limits;
         let limits = if view.is_ok() {
             // The kernel never applies RLIMIT_NPROC to root: only a pids control group caps it.
@@ -243,16 +286,44 @@ impl Sandbox {
         lines
     }
 
-    /// The environment a confined command needs on top of its own: the private temp dir.
+    /// The environment a confined command needs on top of its own: the private temp dir, and
+    /// under the network policy the proxy variables that lead to its bridge.
     pub fn env(&self) -> Vec<(String, String)> {
-        let Some(tmp) = &self.paths.tmp else { return Vec::new() };
-        let tmp = tmp.display().to_string();
-        ["TMPDIR", "TMP", "TEMP"].iter().map(|name| (name.to_string(), tmp.clone())).collect()
+        let mut env = Vec::new();
+        if let Some(tmp) = &self.paths.tmp {
+            let tmp = tmp.display().to_string();
+            env.extend(["TMPDIR", "TMP", "TEMP"].iter().map(|name| (name.to_string(), tmp.clone())));
+        }
+        if self.bridged() {
+            env.extend(outlet::proxy_env());
+        }
+        env
+    }
+
+    /// The confinement for the next command, with nobody to ask about a new host (hooks).
+    pub fn confinement(&self) -> Result<Option<Confinement>, String> {
+        self.confinement_asking(None).map(|(confinement, _)| confinement)
     }
 
     /// The confinement for the next command: None when the sandbox is off, an error (the text the
-    /// model reads) when `required` cannot be honoured or the ruleset cannot be built.
-    pub fn confinement(&self) -> Result<Option<Confinement>, String> {
+    /// model reads) when `required` cannot be honoured or the ruleset cannot be built. Under the
+    /// network policy `ask` puts new hosts to the person, and the `CommandNet` collects what was
+    /// refused (for the command's result).
+    pub(crate) fn confinement_asking(&self, ask: Option<HostAsk>) -> Result<(Option<Confinement>, CommandNet), String> {
+        let net = CommandNet::default();
+        let mut confinement = self.confine()?;
+        if let (true, Some(gate)) = (self.bridged(), &self.network)
+            && let Some(setup) = confinement.as_mut().and_then(|confinement| confinement.view.as_mut())
+        {
+            let decide = gate.decider(ask, net.clone());
+            let bridge = outlet::open(decide)
+                .map_err(|err| format!("denied by sandbox: cannot open the command's way to the network: {err}"))?;
+            setup.bridge = Some(bridge);
+        }
+        Ok((confinement, net))
+    }
+
+    fn confine(&self) -> Result<Option<Confinement>, String> {
         let policy = seccomp::Policy {
             network: self.config.network,
             unix_sockets: !self.config.unix_sockets.is_empty(),
@@ -323,10 +394,11 @@ impl Sandbox {
             late
         });
         Ok(ViewSetup {
-            view: view_of(self.config.network, plan.steps),
+            view: view_of(shares_network(&self.config), plan.steps),
             landlock,
             limits: Limits { processes: Some(processes), memory },
             groups: self.cgroups.for_command(processes, memory),
+            bridge: None,
         })
     }
 
@@ -387,6 +459,12 @@ fn other_users_homes(uid: u32) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Whether a command in the view shares mewcode's network: only under `open` (`allowlist` gives
+/// it a namespace of its own with the bridge as its way out, `off` one with nothing).
+fn shares_network(config: &SandboxConfig) -> bool {
+    config.network_mode == NetworkMode::Open
+}
+
 /// A view with the namespaces for `network` and the id maps of the running user.
 fn view_of(network: bool, steps: Vec<namespace::Step>) -> namespace::View {
     let (uid_map, gid_map) = namespace::id_maps(crate::sys::current_uid(), crate::sys::current_gid());
@@ -400,7 +478,7 @@ fn probe_view(config: &SandboxConfig) -> Result<(), String> {
         namespace::Step::FreezeAll,
         namespace::Step::Tmpfs { path: c"/tmp".to_owned(), options: c"size=4096".to_owned(), read_only: false },
     ];
-    namespace::probe(&view_of(config.network, steps))
+    namespace::probe(&view_of(shares_network(config), steps))
 }
 
 /// The memory cap of a command when the user set none: three quarters of the machine's memory,

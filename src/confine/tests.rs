@@ -160,9 +160,13 @@ fn status_and_summary_follow_mode_and_kernel() {
     assert!(on.summary().starts_with("sandbox on (Landlock ABI 7, no namespace view)"), "{}", on.summary());
     let viewed = Sandbox::new(SandboxConfig::default(), Paths::default(), Err("no Landlock".into()), Ok(()));
     assert!(!viewed.is_degraded() && viewed.has_view());
-    assert!(viewed.summary().starts_with("sandbox on (namespace view)"), "{}", viewed.summary());
+    assert!(viewed.summary().starts_with("sandbox on (namespace view, network by allowlist)"), "{}", viewed.summary());
     let both = Sandbox::new(SandboxConfig::default(), Paths::default(), Ok(6), Ok(()));
-    assert!(both.summary().starts_with("sandbox on (namespace view + Landlock ABI 6)"), "{}", both.summary());
+    assert!(
+        both.summary().starts_with("sandbox on (namespace view + Landlock ABI 6, network by"),
+        "{}",
+        both.summary()
+    );
     assert!(auto.describe()[0].starts_with("view:          MISSING (no Landlock; no namespace view: no namespaces)"));
 }
 
@@ -248,11 +252,19 @@ fn network_off_blocks_tcp_and_keeps_socket_pairs() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let script = format!("(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo refused");
-    for (flavour, sandbox) in world.flavours(&SandboxConfig::default()) {
+    let open = SandboxConfig { network_mode: NetworkMode::Open, ..SandboxConfig::default() };
+    for (flavour, sandbox) in world.flavours(&open) {
         let (_, output) = world.run(&sandbox, &script);
         assert_eq!(output.trim(), "connected", "{flavour}");
     }
-    let config = SandboxConfig { network: false, ..SandboxConfig::default() };
+    // The allowlist: in the view a namespace of its own (this loopback is not its loopback, and
+    // without a policy there is no bridge); Landlock alone cannot hold it.
+    for (flavour, sandbox) in world.flavours(&SandboxConfig::default()) {
+        let (_, output) = world.run(&sandbox, &script);
+        let expected = if flavour == "view" { "refused" } else { "connected" };
+        assert_eq!(output.trim(), expected, "{flavour}");
+    }
+    let config = SandboxConfig { network: false, network_mode: NetworkMode::Off, ..SandboxConfig::default() };
     for (flavour, sandbox) in world.flavours(&config) {
         let (_, output) = world.run(&sandbox, &script);
         assert_eq!(output.trim(), "refused", "{flavour}");
@@ -263,6 +275,72 @@ fn network_off_blocks_tcp_and_keeps_socket_pairs() {
         );
         assert_eq!(output.trim(), "ok", "{flavour}");
     }
+}
+
+#[test]
+fn under_the_allowlist_the_bridge_is_the_way_out_and_the_policy_decides_each_host() {
+    let Some(_) = landlock() else { return };
+    let world = World::new("bridge");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let pattern = crate::config::hosts::HostPattern::parse(&format!("127.0.0.1:{port}")).unwrap();
+    let config = SandboxConfig {
+        allow_hosts: vec![crate::config::sandbox::AllowedHost { pattern, source: "test".into() }],
+        ..SandboxConfig::default()
+    };
+    let policy = crate::permission::hosts::HostPolicy::new(&config, Vec::new(), Vec::new(), "config.yaml");
+    let gate = Arc::new(NetworkGate::new(policy, Vec::new(), None, "settings.local.yaml"));
+    let sandbox = world.sandbox(config).with_network(gate);
+    if !sandbox.has_view() {
+        return;
+    }
+    let env = sandbox.env();
+    assert!(env.contains(&("HTTPS_PROXY".to_string(), "http://127.0.0.1:3128".to_string())), "{env:?}");
+    assert!(env.contains(&("all_proxy".to_string(), "socks5h://127.0.0.1:3128".to_string())), "{env:?}");
+    // Through the bridge: CONNECT to the allowed host, then a line through the tunnel.
+    let through = |target: &str| {
+        format!(
+            "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'CONNECT {target} HTTP/1.1\\r\\nHost: {target}\\r\\n\\r\\n' >&3 \
+             && head -c 12 <&3 && echo && echo tunnelled >&3"
+        )
+    };
+    let accepted = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stream), &mut line).unwrap();
+        line
+    });
+    let (confinement, net) = sandbox.confinement_asking(None).unwrap();
+    let output = run_confined(&world, &sandbox, &through(&format!("127.0.0.1:{port}")), confinement);
+    assert!(output.starts_with("HTTP/1.1 200"), "{output}");
+    assert_eq!(accepted.join().unwrap(), "tunnelled\n");
+    assert!(net.notes().is_empty(), "{:?}", net.notes());
+    // Another port of the same host is not listed: refused with nobody to ask, and said.
+    let (confinement, net) = sandbox.confinement_asking(None).unwrap();
+    let output = run_confined(&world, &sandbox, &through("127.0.0.1:9"), confinement);
+    assert!(output.starts_with("HTTP/1.1 403"), "{output}");
+    let notes = net.notes();
+    assert!(notes.len() == 1 && notes[0].contains("127.0.0.1:9") && notes[0].contains("nobody to ask"), "{notes:?}");
+}
+
+/// Runs `script` under `confinement` (from `sandbox`) in the world's project: the merged output.
+fn run_confined(world: &World, sandbox: &Sandbox, script: &str, confinement: Option<Confinement>) -> String {
+    let mut command = Command::new("bash");
+    command.arg("-c").arg(script).current_dir(&world.root).envs(sandbox.env());
+    let cancel = CancelToken::new();
+    let job = proc::Job {
+        command,
+        stdin: None,
+        timeout: Duration::from_secs(30),
+        cancel: &cancel,
+        merge_output: true,
+        head_bytes: 10_000,
+        tail_bytes: 10_000,
+        label: "test",
+        confinement,
+        watch: None,
+    };
+    proc::run(job).unwrap().stdout
 }
 
 #[test]

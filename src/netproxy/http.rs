@@ -105,11 +105,15 @@ fn forward(reader: &mut Client, client: &Conn, shared: &Shared, line: &RequestLi
 fn open(reader: &mut Client, client: &Conn, shared: &Shared, target: &Target) -> Option<Conn> {
     // The decision may take as long as the person answering it; the client is not read meanwhile.
     reader.get_mut().set_deadline(None).ok()?;
-    if let Verdict::Deny(reason) = shared.decider.ask(target) {
-        refuse(reader, client, 403, &format!("mewcode: network access to {} denied: {reason}\n", target.host));
-        return None;
-    }
-    match relay::connect(&target.host, target.port, &shared.limits) {
+    let at = match shared.decider.ask(target) {
+        Verdict::Deny(reason) => {
+            refuse(reader, client, 403, &format!("mewcode: network access to {} denied: {reason}\n", target.host));
+            return None;
+        }
+        Verdict::Allow => None,
+        Verdict::AllowAt(address) => Some(address),
+    };
+    match relay::connect(&target.host, target.port, at, &shared.limits) {
         Ok(upstream) => Some(Conn::Tcp(upstream)),
         Err(why) => {
             refuse(reader, client, 502, &format!("mewcode: cannot reach {}:{}: {why}\n", target.host, target.port));

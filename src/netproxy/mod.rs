@@ -110,6 +110,10 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Verdict {
     Allow,
+    /// Allowed, at this address instead of what the name resolves to: a host the user pinned to
+    /// a local mirror (`MEWCODE_RESOLVE`, as curl's `--resolve`), which the guard against names
+    /// leading to this machine does not apply to.
+    AllowAt(SocketAddr),
     /// Refused; the reason (which should say how to allow the host) reaches an HTTP client in the
     /// 403's body. A SOCKS5 client only learns "not allowed by ruleset" (reply 0x02).
     Deny(String),

@@ -48,16 +48,25 @@ fn is_local_address(address: IpAddr) -> bool {
     }
 }
 
-/// Connects to `host:port`, trying each of its addresses within `limits.connect_timeout` each. A
-/// name (not an address literal) never connects to a local address (`is_local_address`) unless
-/// `limits.local_names`.
-pub(super) fn connect(host: &str, port: u16, limits: &super::Limits) -> Result<TcpStream, Unreachable> {
+/// Connects to `host:port` (or to `at`, the address the decision pinned it to), trying each of
+/// its addresses within `limits.connect_timeout` each. A name (not an address literal) never
+/// connects to a local address (`is_local_address`) unless `limits.local_names` or pinned there.
+pub(super) fn connect(
+    host: &str,
+    port: u16,
+    at: Option<SocketAddr>,
+    limits: &super::Limits,
+) -> Result<TcpStream, Unreachable> {
     let timeout = limits.connect_timeout;
-    let mut addresses: Vec<SocketAddr> = match (host, port).to_socket_addrs() {
-        Ok(addresses) => addresses.collect(),
+    let resolved = match at {
+        Some(address) => Ok(vec![address]),
+        None => (host, port).to_socket_addrs().map(Iterator::collect),
+    };
+    let mut addresses: Vec<SocketAddr> = match resolved {
+        Ok(addresses) => addresses,
         Err(err) => return Err(Unreachable::NoAddress(format!("cannot resolve {host}: {err}"))),
     };
-    if !limits.local_names && host.parse::<IpAddr>().is_err() {
+    if !limits.local_names && at.is_none() && host.parse::<IpAddr>().is_err() {
         let local: Vec<SocketAddr> =
             addresses.iter().copied().filter(|address| is_local_address(address.ip())).collect();
         addresses.retain(|address| !is_local_address(address.ip()));

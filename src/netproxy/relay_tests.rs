@@ -59,12 +59,12 @@ fn the_upstream_ending_first_half_closes_the_client_which_may_still_send() {
 #[test]
 fn a_refused_port_is_refused_and_a_name_without_address_has_none() {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let refused = connect("127.0.0.1", port, &limits()).unwrap_err();
+    let refused = connect("127.0.0.1", port, None, &limits()).unwrap_err();
     assert!(matches!(refused, Unreachable::Refused(_)), "{refused:?}");
     assert_eq!(refused.to_string(), format!("127.0.0.1 port {port} refused the connection"));
     // A name that cannot be resolved: `.invalid` is reserved (RFC 6761) and a resolver answers
     // from its own knowledge; a resolver that cannot be reached also fails the resolution.
-    let nowhere = connect("nowhere.invalid", 80, &limits()).unwrap_err();
+    let nowhere = connect("nowhere.invalid", 80, None, &limits()).unwrap_err();
     assert!(matches!(nowhere, Unreachable::NoAddress(_)), "{nowhere:?}");
 }
 
@@ -92,9 +92,14 @@ fn a_name_never_leads_to_this_machine_or_its_link() {
     // policy decides about literals).
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let refused = connect("localhost", port, &limits()).unwrap_err().to_string();
+    let refused = connect("localhost", port, None, &limits()).unwrap_err().to_string();
     assert!(refused.contains("localhost resolves to") && refused.contains("never connected there"), "{refused}");
-    assert!(connect("127.0.0.1", port, &limits()).is_ok());
+    assert!(connect("127.0.0.1", port, None, &limits()).is_ok());
     let tests = crate::netproxy::Limits { local_names: true, ..limits() };
-    assert!(connect("localhost", port, &tests).is_ok(), "the tests' own switch");
+    assert!(connect("localhost", port, None, &tests).is_ok(), "the tests' own switch");
+    // A name the user pinned to an address (MEWCODE_RESOLVE) goes there, local or not, without
+    // being resolved.
+    let pinned = Some(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    assert!(connect("registry.npmjs.org", 443, pinned, &limits()).is_ok());
+    assert!(connect("nowhere.invalid", 80, pinned, &limits()).is_ok());
 }

@@ -40,10 +40,12 @@ pub(super) fn serve(reader: &mut BufReader<ClientReader>, client: &Conn, shared:
     if reader.get_mut().set_deadline(None).is_err() {
         return;
     }
-    if let Verdict::Deny(_) = shared.decider.ask(&target) {
-        return refuse(client, NOT_ALLOWED);
-    }
-    let upstream = match relay::connect(&target.host, target.port, &shared.limits) {
+    let at = match shared.decider.ask(&target) {
+        Verdict::Deny(_) => return refuse(client, NOT_ALLOWED),
+        Verdict::Allow => None,
+        Verdict::AllowAt(address) => Some(address),
+    };
+    let upstream = match relay::connect(&target.host, target.port, at, &shared.limits) {
         Ok(upstream) => upstream,
         Err(Unreachable::Refused(_)) => return refuse(client, CONNECTION_REFUSED),
         Err(Unreachable::NoAddress(_) | Unreachable::Failed(_)) => return refuse(client, HOST_UNREACHABLE),

@@ -80,10 +80,6 @@ impl HostPolicy {
     /// (only when it carries this installation's mark: `permission::store`), the project's
     /// remembered git remote hosts (`config::trust`), and the user's config file as messages
     /// should name it.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "not wired yet: the command proxy's start-up builds it (issue 32)")
-    )]
     pub(crate) fn new(
         sandbox: &SandboxConfig,
         local_hosts: Vec<AllowedHost>,
@@ -116,16 +112,12 @@ impl HostPolicy {
 
 /// The hosts the person allowed for this session (`y`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct SessionGrants {
+pub(crate) struct SessionGrants {
     hosts: BTreeSet<Host>,
 }
 
 impl SessionGrants {
     /// Allows `host` (any port) for the rest of the session; false when it is no host.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "not wired yet: the REPL's answer to the proxy's question calls it (issue 32)")
-    )]
     pub(crate) fn grant(&mut self, host: &str) -> bool {
         Host::parse(host).is_some_and(|host| {
             self.hosts.insert(host);
@@ -137,21 +129,14 @@ impl SessionGrants {
 /// What a command's connection to a host comes to. Each reason names the host; `Ask` and
 /// `Deny` name the setting that would allow it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum HostVerdict {
+pub(crate) enum HostVerdict {
     Allow(String),
     Ask(String),
     Deny(String),
 }
 
 /// Whether a command may reach `target_host` on `port` (module doc).
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "not wired yet: the command proxy calls it per connection (issue 32; make it pub(crate) then)"
-    )
-)]
-fn decide(target_host: &str, port: u16, policy: &HostPolicy, grants: &SessionGrants) -> HostVerdict {
+pub(crate) fn decide(target_host: &str, port: u16, policy: &HostPolicy, grants: &SessionGrants) -> HostVerdict {
     let Some(host) = Host::parse(target_host) else {
         return HostVerdict::Deny(format!("{target_host:?} is not a host name or an IP address"));
     };
@@ -208,14 +193,7 @@ impl HostPolicy {
 
 /// The policy in a few lines for `doctor` and `/status`: the mode, then for `allowlist` the
 /// hosts allowed (configured, git remotes, registries).
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "not wired yet: doctor and /status print it once the proxy is wired (issue 32; make it pub(crate) then)"
-    )
-)]
-fn describe(policy: &HostPolicy) -> Vec<String> {
+pub(crate) fn describe(policy: &HostPolicy) -> Vec<String> {
     let mode = policy.mode.as_str();
     let set_in = if policy.mode_source.is_empty() { " (default)".to_string() } else { policy.set_in() };
     match policy.mode {

@@ -27,6 +27,7 @@
 //! - `read_filter.rs` — the file decisions of `check`, made for each file a grep or glob walk meets
 //! - `kind.rs` — what a tool does with its arguments, and so what its rules match
 //! - `hosts.rs` — the network policy for commands: may a command reach this host (allow, ask, deny)
+//! - `network.rs` — the network policy at work: the command proxy's decision, questions, what was refused
 //! - `store.rs` — the settings files' rule texts, and changing their lists ("always", `/permissions`)
 //! - `book.rs` — the session's rules with their sources, numbered as `/permissions` lists them
 //! - `tests.rs` — unit tests of the engine
@@ -35,11 +36,13 @@
 //! - `store_tests.rs` — unit tests of store.rs
 //! - `book_tests.rs` — unit tests of book.rs
 //! - `hosts_tests.rs` — unit tests of hosts.rs
+//! - `network_tests.rs` — unit tests of network.rs
 
 pub(crate) mod blacklist;
 pub(crate) mod book;
 pub(crate) mod hosts;
 pub(crate) mod kind;
+pub(crate) mod network;
 pub(crate) mod policy;
 pub(crate) mod read_filter;
 pub(crate) mod read_only;

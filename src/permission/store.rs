@@ -125,14 +125,7 @@ pub(crate) fn load_local_rule_texts(path: &Path, owner: &Owner) -> Result<(RuleT
 /// The `sandbox.allow_hosts` of the local settings file at `path`, with its mark: the caller
 /// uses them only when the mark is [`Mark::Ours`] (a clone or a command can write this file).
 /// A missing file has none; a bad entry is an error naming the file and the key path.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "not wired yet: the command proxy's start-up reads them (issue 32; make it pub(crate) then)"
-    )
-)]
-fn load_local_hosts(path: &Path, owner: &Owner) -> Result<(Vec<AllowedHost>, Mark), String> {
+pub(crate) fn load_local_hosts(path: &Path, owner: &Owner) -> Result<(Vec<AllowedHost>, Mark), String> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Mark::Ours)),
@@ -247,14 +240,7 @@ pub(crate) fn save_local_rules(
 /// Adds `host` to `sandbox.allow_hosts` of the local settings file under `root`, as
 /// `save_local_rules` adds a rule: the file's text edited (`config::host_edit`), marked anew; a
 /// file that is not mewcode's set aside first. `changed` is 0 when the host was listed already.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "not wired yet: the REPL's 'always' answer to the proxy calls it (issue 32; make it pub(crate) then)"
-    )
-)]
-fn save_local_host(root: &Path, owner: &Owner, host: &HostPattern) -> Result<Saved, String> {
+pub(crate) fn save_local_host(root: &Path, owner: &Owner, host: &HostPattern) -> Result<Saved, String> {
     save_local(root, owner, |path, existing| {
         plan_local_change(path, existing, owner, false, |body| {
             let edit = crate::config::host_edit::plan_add_host(body, host)?;

@@ -1,5 +1,6 @@
 //! The one-key questions outside a turn's approvals (`approve.rs` has those): the trust gate
-//! before the REPL starts, and `continue?` after a turn stopped at a cap.
+//! before the REPL starts, `continue?` after a turn stopped at a cap, and a command's question
+//! about a host the network policy does not allow (asked while the command waits).
 //!
 //! Invariant: one key answers, the default is no (any key but `y`, Ctrl-C, a closed stdin),
 //! and the answer is echoed in words so the transcript says what was decided. Everything a
@@ -9,6 +10,7 @@
 use super::render::{self, BOLD, DIM, YELLOW, paint, wrap};
 use super::terminal::{Interrupts, Key, read_key};
 use super::{say, say_wrapped};
+use crate::permission::network::{HostAnswer, HostQuestion};
 use crate::text::neutralize;
 
 /// The trust gate's question (SPEC §1.2): what the project's own config would enable, then
@@ -40,6 +42,22 @@ pub(super) fn ask_continue(color: bool, width: usize, interrupts: &Interrupts) -
     let yes = matches!(read_key(interrupts), Key::Byte(b'y' | b'Y'));
     say_answer(&question, if yes { "yes" } else { "no" }, width);
     yes
+}
+
+/// A command wants to reach a host the network policy asks about: why (the policy's reason,
+/// neutralised: the host comes from the command), then `[y] this session  [a] always  [n] no`.
+pub(super) fn ask_host(question: &HostQuestion, color: bool, width: usize, interrupts: &Interrupts) -> HostAnswer {
+    let host = neutralize(&question.host);
+    say_wrapped(color, YELLOW, &format!("A command wants to reach {host} (port {}).", question.port), width, 0);
+    say_wrapped(color, DIM, &neutralize(&question.reason), width, 2);
+    let always = format!("always (saved in {})", question.saves_to);
+    let answers = [(b'y', "yes, for this session"), (b'a', always.as_str()), (b'n', "no")];
+    let keys = "allow it? [y] this session  [a] always  [n] no";
+    match ask_choice(keys, &answers, color, width, interrupts) {
+        Some(b'y') => HostAnswer::Session,
+        Some(b'a') => HostAnswer::Always,
+        _ => HostAnswer::Deny,
+    }
 }
 
 /// A one-key question with several answers (`answers`: the key and the word echoed for it);

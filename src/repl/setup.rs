@@ -30,6 +30,9 @@ pub(crate) trait Host {
     fn remembered_window(&self, provider: &ProviderConfig) -> Option<String>;
     /// The MCP servers' status, rendered for `/mcp`.
     fn mcp_status(&self) -> String;
+    /// The network policy for commands and the hosts asked about this session, for `/status`
+    /// (empty without a policy).
+    fn network_status(&self) -> Vec<String>;
     /// `/mcp reconnect NAME`: starts connecting the server again (its outcome arrives on
     /// `Setup::background`); `Err` says why not.
     fn mcp_reconnect(&self, name: &str) -> Result<(), String>;

@@ -28,6 +28,8 @@ struct Figures<'a> {
     sandbox: &'a str,
     /// The MCP servers' report (`/mcp`), empty when none is configured.
     mcp: String,
+    /// The network policy's lines (`Sandbox::network_lines`).
+    network: Vec<String>,
     tokens_in: u64,
     tokens_out: u64,
     /// The session's id when it is saved.
@@ -56,6 +58,7 @@ pub(super) fn show(chat: &Chat, setup: &Setup) {
         mode: chat.mode.to_string(),
         sandbox: &setup.sandbox.0,
         mcp: setup.host.mcp_status(),
+        network: setup.host.network_status(),
         tokens_in: chat.usage.input_tokens,
         tokens_out: chat.usage.output_tokens,
         session,
@@ -90,6 +93,7 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
         ("project", figures.root.clone()),
         ("mode", figures.mode.clone()),
         ("sandbox", figures.sandbox.to_string()),
+        ("network", figures.network.join("; ")),
         ("mcp", mcp),
         (
             "tokens",
@@ -102,6 +106,7 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
         ),
         ("session", figures.session.clone().unwrap_or_else(|| "not saved yet (starts with the first prompt)".into())),
     ];
+    rows.retain(|(label, value)| *label != "network" || !value.is_empty());
     if let Some(discovery) = &figures.discovery {
         rows.insert(3, ("discovery", discovery.clone()));
     }

@@ -15,6 +15,7 @@ fn figures(mcp: &str, session: Option<&str>) -> Figures<'static> {
         mode: "acceptEdits".into(),
         sandbox: "sandbox on (namespace view + Landlock ABI 7)",
         mcp: mcp.into(),
+        network: Vec::new(),
         tokens_in: 12_345,
         tokens_out: 678,
         session: session.map(String::from),

@@ -151,6 +151,18 @@ fn drive(
                 let _ = request.respond.send(answer);
                 Ok(())
             }
+            Ok(Event::HostQuestion(request)) => {
+                let typed = keys.poll();
+                let _ = show_typed(&mut renderer, &typed, cancel, now);
+                let _ = renderer.pause(now);
+                let mut stdout = std::io::stdout();
+                let _ =
+                    stdout.write_all(context.notify.sequence(context.animate).as_bytes()).and_then(|()| stdout.flush());
+                let width = context.screen.width;
+                let answer = super::ask::ask_host(&request.question, context.color, width, context.interrupts);
+                let _ = request.respond.send(answer);
+                Ok(())
+            }
             Ok(Event::Compact(phase)) => {
                 if let CompactPhase::Finished { after_tokens, .. } = &phase {
                     chat.context_used = *after_tokens;

@@ -7,26 +7,17 @@
 //!
 //! Invariant: `start` and everything it calls run in a forked child before exec: system calls
 //! only, on stack values (see `child.rs`). The bridge process never execs and dies with its
-//! parent (the parent-death signal), so it never outlives the command. Its entry points are
-//! private until the sandbox wires them (then `pub(crate)`).
+//! parent (the parent-death signal), and the command's reaper kills it when the command is done.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// The port the bridge listens on inside every command's network namespace.
-const BRIDGE_PORT: u16 = 3128;
-
-/// `struct ifreq` as SIOCGIFFLAGS/SIOCSIFFLAGS read it: the name, then the flags.
-#[repr(C)]
-struct InterfaceFlags {
-    name: [u8; 16],
-    flags: libc::c_short,
-    _rest: [u8; 22],
-}
+pub(crate) const BRIDGE_PORT: u16 = 3128;
 
 /// The two ends of a bridge's channel: (mewcode's, the bridge's). Close-on-exec both: the
 /// bridge never execs, and the command must not inherit either.
-fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(crate) fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: socketpair writes two descriptors into the stack array.
     let result =
@@ -39,7 +30,7 @@ fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// mewcode's side: the next connection the bridge accepted; None once the bridge is gone.
-fn receive(channel: &OwnedFd) -> io::Result<Option<OwnedFd>> {
+pub(crate) fn receive(channel: &OwnedFd) -> io::Result<Option<OwnedFd>> {
     let mut byte = [0u8; 1];
     let mut control = [0u64; 4];
     loop {
@@ -76,15 +67,15 @@ fn receive(channel: &OwnedFd) -> io::Result<Option<OwnedFd>> {
     }
 }
 
-/// In the forked child, inside the command's new network namespace: loopback up, a listener on
-/// `127.0.0.1:port`, and the bridge process forked to pass what it accepts over `channel`.
+/// In the forked child, inside the command's new network namespace with loopback up
+/// (`namespace::loopback_up`): a listener on `127.0.0.1:port`, and the bridge process forked to
+/// pass what it accepts over `channel`.
 ///
 /// # Safety
-/// Call only in a forked child before exec, holding `CAP_NET_ADMIN` in the namespace's owner.
-unsafe fn start(channel: RawFd, port: u16) -> io::Result<()> {
+/// Call only in a forked, single-threaded child before exec.
+pub(crate) unsafe fn start(channel: RawFd, port: u16) -> io::Result<()> {
     // SAFETY (whole function): system calls on integers and on stack values.
     unsafe {
-        loopback_up()?;
         let listener = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
         if listener < 0 {
             return Err(io::Error::last_os_error());
@@ -109,33 +100,6 @@ unsafe fn start(channel: RawFd, port: u16) -> io::Result<()> {
             serve(listener, channel);
         }
         libc::close(listener);
-        Ok(())
-    }
-}
-
-/// Brings `lo` up (a new network namespace starts with it down).
-///
-/// # Safety
-/// Post-fork: socket/ioctl/close on stack values.
-unsafe fn loopback_up() -> io::Result<()> {
-    // SAFETY: as the function's contract says.
-    unsafe {
-        let socket = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-        if socket < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let mut request = InterfaceFlags { name: [0; 16], flags: 0, _rest: [0; 22] };
-        request.name[..2].copy_from_slice(b"lo");
-        let mut result = libc::ioctl(socket, libc::SIOCGIFFLAGS as _, &mut request as *mut InterfaceFlags);
-        if result == 0 {
-            request.flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-            result = libc::ioctl(socket, libc::SIOCSIFFLAGS as _, &request as *const InterfaceFlags);
-        }
-        let error = io::Error::last_os_error();
-        libc::close(socket);
-        if result != 0 {
-            return Err(error);
-        }
         Ok(())
     }
 }

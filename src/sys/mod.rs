@@ -26,7 +26,6 @@
 
 use std::io;
 
-#[cfg_attr(not(test), expect(dead_code, reason = "wired by the network policy (issue 32)"))]
 pub(crate) mod bridge;
 pub(crate) mod child;
 pub(crate) mod dir;

@@ -169,7 +169,9 @@ pub(crate) fn id_maps(uid: u32, gid: u32) -> (CString, CString) {
 pub(crate) unsafe fn enter(view: &View) -> Result<(), Failure> {
     // SAFETY: unshare takes an integer; the writes use constant paths and the view's strings.
     unsafe {
-        if libc::unshare(view.namespaces) != 0 {
+        // The pid namespace comes last (`enter_pid`): a process forked in between (the network
+        // bridge) stays outside it, invisible to the command and out of its reach.
+        if libc::unshare(view.namespaces & !libc::CLONE_NEWPID) != 0 {
             return Err(Failure::now("unshare"));
         }
         // mewcode is not dumpable (its memory holds API keys), so its `/proc/self` files belong
@@ -188,8 +190,21 @@ pub(crate) unsafe fn enter(view: &View) -> Result<(), Failure> {
         written?;
         // Loopback comes up by itself in no kernel: a network namespace starts with `lo` down.
         if view.namespaces & libc::CLONE_NEWNET != 0 {
-            loopback_up();
+            let _ = loopback_up();
         }
+    }
+    Ok(())
+}
+
+/// Child (the reaper, after `enter`): the new pid namespace, whose first process is the next
+/// one the caller forks.
+///
+/// # Safety
+/// Call only in a forked, single-threaded child, after `enter`.
+pub(crate) unsafe fn enter_pid(view: &View) -> Result<(), Failure> {
+    // SAFETY: unshare takes an integer.
+    if view.namespaces & libc::CLONE_NEWPID != 0 && unsafe { libc::unshare(libc::CLONE_NEWPID) } != 0 {
+        return Err(Failure::now("unshare"));
     }
     Ok(())
 }
@@ -409,27 +424,34 @@ unsafe fn write_file(path: &'static CStr, text: &CStr, optional: bool) -> Result
 }
 
 /// Brings `lo` up in a fresh network namespace (SIOCSIFFLAGS on a datagram socket); a command
-/// that cannot reach 127.0.0.1 would fail tests that start their own servers.
+/// that cannot reach 127.0.0.1 would fail tests that start their own servers, and the network
+/// bridge listens there.
 ///
 /// # Safety
 /// Child only: socket/ioctl/close on a stack struct.
-unsafe fn loopback_up() {
+pub(crate) unsafe fn loopback_up() -> std::io::Result<()> {
     // SAFETY: `ifreq` is a plain C struct on the stack, zeroed then filled; the ioctls read and
     // write only it.
     unsafe {
         let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
         if fd < 0 {
-            return;
+            return Err(std::io::Error::last_os_error());
         }
         let mut request: libc::ifreq = std::mem::zeroed();
         for (place, byte) in request.ifr_name.iter_mut().zip(b"lo\0") {
             *place = *byte as libc::c_char;
         }
-        if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut request) == 0 {
+        let mut result = libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut request);
+        if result == 0 {
             request.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-            libc::ioctl(fd, libc::SIOCSIFFLAGS, &request);
+            result = libc::ioctl(fd, libc::SIOCSIFFLAGS, &request);
         }
+        let error = std::io::Error::last_os_error();
         libc::close(fd);
+        if result != 0 {
+            return Err(error);
+        }
+        Ok(())
     }
 }
 
@@ -550,6 +572,9 @@ unsafe fn trial(view: &View) -> libc::c_int {
         if let Err(failure) = enter(view) {
             let step = if failure.step == "unshare" { 10 } else { 20 };
             return step + class(failure.errno);
+        }
+        if let Err(failure) = enter_pid(view) {
+            return 10 + class(failure.errno);
         }
         let pid1 = libc::fork();
         if pid1 < 0 {

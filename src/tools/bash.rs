@@ -142,8 +142,8 @@ impl Tool for BashTool {
 
 impl BashTool {
     fn run_command(&self, command: &str, ctx: &ToolContext, timeout: Duration) -> ToolOutput {
-        let confinement = match self.sandbox.confinement() {
-            Ok(confinement) => confinement,
+        let (confinement, network) = match self.sandbox.confinement_asking(ctx.ask_host.clone()) {
+            Ok(prepared) => prepared,
             Err(message) => return ToolOutput::error(message),
         };
         let mut shell = Command::new("bash");
@@ -172,6 +172,7 @@ impl BashTool {
                 // reports it, and the model must not build on the write.
                 let mut notes = self.sandbox.explain_denials(&finished.stdout);
                 notes.extend(undone);
+                notes.extend(network.notes());
                 render_result(finished.stdout, finished.ending, timeout, &notes)
             }
             Err(message) => ToolOutput::error(format!("{message} (in {})", ctx.root.display())),

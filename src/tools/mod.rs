@@ -114,6 +114,9 @@ pub struct ToolContext {
     /// Where a tool that works for a while shows its output as it comes (a command's lines):
     /// the front end's live view. The result still carries the whole output.
     pub progress: Option<Progress>,
+    /// How a command's connection to a host the network policy asks about is put to the person;
+    /// None refuses it (nobody to ask).
+    pub ask_host: Option<crate::permission::network::HostAsk>,
 }
 
 impl ToolContext {
@@ -127,6 +130,7 @@ impl ToolContext {
             approved_by_user: false,
             read_filter: None,
             progress: None,
+            ask_host: None,
         }
     }
 
