@@ -242,7 +242,7 @@ impl Printer {
             }
             Event::HostQuestion(request) => {
                 // Nobody can answer in -p mode: refused, and listed with the setting that allows it.
-                let _ = request.respond.send(HostAnswer::Deny);
+                let _ = request.respond.send(HostAnswer::Unasked);
                 let question = &request.question;
                 let reason = format!("{} (nobody to ask in -p)", question.reason);
                 let denial = json!({"tool": "Bash", "host": question.host, "port": question.port, "reason": reason, "by": "network"});

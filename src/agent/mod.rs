@@ -346,13 +346,13 @@ impl Outbox {
         // Capacity 1: the front end can answer without blocking even if we already stopped waiting.
         let (respond, answer) = crossbeam_channel::bounded(1);
         if !self.emit(Event::HostQuestion(Box::new(HostRequest { question: question.clone(), respond }))) {
-            return HostAnswer::Deny;
+            return HostAnswer::Unasked;
         }
         loop {
             match answer.recv_timeout(POLL) {
                 Ok(answer) => return answer,
                 Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.cancel.is_cancelled() => {}
-                Err(_) => return HostAnswer::Deny,
+                Err(_) => return HostAnswer::Unasked,
             }
         }
     }

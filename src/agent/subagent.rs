@@ -139,7 +139,7 @@ impl Tool for TaskTool {
                 Event::Error(failure) => error = Some(failure.message),
                 // Its commands' questions about hosts are the parent's to put to the person.
                 Event::HostQuestion(request) => {
-                    let answer = ctx.ask_host.as_ref().map_or(HostAnswer::Deny, |ask| ask.ask(&request.question));
+                    let answer = ctx.ask_host.as_ref().map_or(HostAnswer::Unasked, |ask| ask.ask(&request.question));
                     let _ = request.respond.send(answer);
                 }
                 Event::Iter(_)

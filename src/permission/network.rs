@@ -33,8 +33,10 @@ pub enum HostAnswer {
     Session,
     /// `a`: for the session, and saved in the project's local settings.
     Always,
-    /// `n`, or nobody to ask.
+    /// `n`.
     Deny,
+    /// Refused because nobody can answer (`-p`).
+    Unasked,
 }
 
 /// How a question reaches the person (the agent turns it into an event the front end answers);
@@ -136,6 +138,7 @@ impl NetworkGate {
                         HostAnswer::Session => "allowed for the session",
                         HostAnswer::Always => "allowed and saved",
                         HostAnswer::Deny => "refused",
+                        HostAnswer::Unasked => "refused, nobody to ask",
                     };
                     format!("{host} ({said})")
                 })
@@ -151,7 +154,7 @@ impl NetworkGate {
         let gate = Arc::clone(self);
         // A host the person refused for this command is not asked about again by its next
         // connection (a package manager opens many).
-        let refused: Arc<Mutex<Vec<String>>> = Arc::default();
+        let refused: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
         Arc::new(move |target: &Target| gate.decide(target, ask.as_ref(), &log, &refused))
     }
 
@@ -160,7 +163,7 @@ impl NetworkGate {
         target: &Target,
         ask: Option<&HostAsk>,
         log: &CommandNet,
-        refused: &Mutex<Vec<String>>,
+        refused: &Mutex<Vec<(String, String)>>,
     ) -> Verdict {
         let reason = match self.verdict(target) {
             HostVerdict::Allow(_) => return self.allow(target),
@@ -170,14 +173,16 @@ impl NetworkGate {
             }
             HostVerdict::Ask(reason) => reason,
         };
-        let Some(ask) = ask else {
-            log.note(format!("network: {reason} (nobody to ask here, so it was refused)"));
-            return Verdict::Deny(reason);
+        let unasked = |reason: String| {
+            let line = format!("{reason} (nobody to ask here, so it was refused)");
+            log.note(format!("network: {line}"));
+            Verdict::Deny(line)
         };
+        let Some(ask) = ask else { return unasked(reason) };
         // One question at a time; whoever waited re-decides with the answer in place.
         let _asking = lock(&self.asking);
-        if lock(refused).contains(&target.host) {
-            return Verdict::Deny(format!("{} was refused by the person", target.host));
+        if let Some((_, line)) = lock(refused).iter().find(|(host, _)| *host == target.host) {
+            return Verdict::Deny(line.clone());
         }
         if let HostVerdict::Allow(_) = self.verdict(target) {
             return self.allow(target);
@@ -186,12 +191,18 @@ impl NetworkGate {
             HostQuestion { host: target.host.clone(), port: target.port, reason, saves_to: self.saves_to.clone() };
         let answer = ask.ask(&question);
         lock(&self.asked).push((target.host.clone(), answer));
+        let refuse = |verdict: Verdict| {
+            if let Verdict::Deny(line) = &verdict {
+                lock(refused).push((target.host.clone(), line.clone()));
+            }
+            verdict
+        };
         match answer {
+            HostAnswer::Unasked => refuse(unasked(question.reason)),
             HostAnswer::Deny => {
-                lock(refused).push(target.host.clone());
                 let line = format!("{} was refused by the person; {}", target.host, question.reason);
                 log.note(format!("network: {line}"));
-                Verdict::Deny(line)
+                refuse(Verdict::Deny(line))
             }
             HostAnswer::Session | HostAnswer::Always => {
                 lock(&self.grants).grant(&target.host);

@@ -138,3 +138,18 @@ fn pins_parse_as_curls_resolve_and_bad_entries_are_named() {
     }
     assert!(parse_pins("").unwrap().is_empty());
 }
+
+#[test]
+fn a_front_end_that_cannot_ask_refuses_once_per_command_and_says_nobody_was_asked() {
+    let gate = gate(NetworkMode::Allowlist, None);
+    let count = Arc::new(AtomicUsize::new(0));
+    let log = CommandNet::default();
+    let decide = gate.decider(Some(answering(HostAnswer::Unasked, &count)), log.clone());
+    for _ in 0..2 {
+        let Verdict::Deny(reason) = decide(&target("new.example", 443)) else { panic!("allowed") };
+        assert!(reason.ends_with("(nobody to ask here, so it was refused)") && !reason.contains("person"), "{reason}");
+    }
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    assert_eq!(log.notes().len(), 1);
+    assert!(gate.describe().iter().any(|line| line.ends_with("new.example (refused, nobody to ask)")));
+}

@@ -67,8 +67,40 @@ pub(crate) fn receive(channel: &OwnedFd) -> io::Result<Option<OwnedFd>> {
     }
 }
 
+/// Brings `lo` up in a fresh network namespace (SIOCSIFFLAGS on a datagram socket); a command
+/// that cannot reach 127.0.0.1 would fail tests that start their own servers, and the network
+/// bridge listens there.
+///
+/// # Safety
+/// Child only: socket/ioctl/close on a stack struct.
+pub(crate) unsafe fn loopback_up() -> io::Result<()> {
+    // SAFETY: `ifreq` is a plain C struct on the stack, zeroed then filled; the ioctls read and
+    // write only it.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut request: libc::ifreq = std::mem::zeroed();
+        for (place, byte) in request.ifr_name.iter_mut().zip(b"lo\0") {
+            *place = *byte as libc::c_char;
+        }
+        let mut result = libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut request);
+        if result == 0 {
+            request.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+            result = libc::ioctl(fd, libc::SIOCSIFFLAGS, &request);
+        }
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if result != 0 {
+            return Err(error);
+        }
+        Ok(())
+    }
+}
+
 /// In the forked child, inside the command's new network namespace with loopback up
-/// (`namespace::loopback_up`): a listener on `127.0.0.1:port`, and the bridge process forked to
+/// (`loopback_up`): a listener on `127.0.0.1:port`, and the bridge process forked to
 /// pass what it accepts over `channel`.
 ///
 /// # Safety

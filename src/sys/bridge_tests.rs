@@ -23,7 +23,7 @@ fn a_connection_to_the_bridge_port_inside_the_namespace_arrives_here_as_a_descri
             if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
                 return Err(io::Error::last_os_error());
             }
-            crate::sys::namespace::loopback_up()?;
+            loopback_up()?;
             start(theirs_fd, BRIDGE_PORT)
         });
     }
@@ -62,7 +62,7 @@ fn inside_the_namespace_nothing_else_is_reachable() {
             if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
                 return Err(io::Error::last_os_error());
             }
-            crate::sys::namespace::loopback_up()?;
+            loopback_up()?;
             start(theirs_fd, BRIDGE_PORT)
         });
     }

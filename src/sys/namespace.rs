@@ -190,7 +190,7 @@ pub(crate) unsafe fn enter(view: &View) -> Result<(), Failure> {
         written?;
         // Loopback comes up by itself in no kernel: a network namespace starts with `lo` down.
         if view.namespaces & libc::CLONE_NEWNET != 0 {
-            let _ = loopback_up();
+            let _ = super::bridge::loopback_up();
         }
     }
     Ok(())
@@ -421,38 +421,6 @@ unsafe fn write_file(path: &'static CStr, text: &CStr, optional: bool) -> Result
         }
     }
     Ok(())
-}
-
-/// Brings `lo` up in a fresh network namespace (SIOCSIFFLAGS on a datagram socket); a command
-/// that cannot reach 127.0.0.1 would fail tests that start their own servers, and the network
-/// bridge listens there.
-///
-/// # Safety
-/// Child only: socket/ioctl/close on a stack struct.
-pub(crate) unsafe fn loopback_up() -> std::io::Result<()> {
-    // SAFETY: `ifreq` is a plain C struct on the stack, zeroed then filled; the ioctls read and
-    // write only it.
-    unsafe {
-        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        let mut request: libc::ifreq = std::mem::zeroed();
-        for (place, byte) in request.ifr_name.iter_mut().zip(b"lo\0") {
-            *place = *byte as libc::c_char;
-        }
-        let mut result = libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut request);
-        if result == 0 {
-            request.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-            result = libc::ioctl(fd, libc::SIOCSIFFLAGS, &request);
-        }
-        let error = std::io::Error::last_os_error();
-        libc::close(fd);
-        if result != 0 {
-            return Err(error);
-        }
-        Ok(())
-    }
 }
 
 /// Child: writes `mewcode sandbox: cannot STEP PATH (errno N)` on stderr, with no allocation.

@@ -31,6 +31,7 @@ mod mcp;
 mod mcp_config;
 mod mcp_live;
 mod mentions;
+mod network_policy;
 mod permissions;
 mod permissions_command;
 mod piped;

@@ -2,6 +2,7 @@
 //! validates every request, and temp project / MEWCODE_HOME directories.
 #![allow(dead_code, unused_imports)]
 
+pub mod confined;
 pub mod fake_model;
 pub mod mcp_servers;
 pub mod project;
