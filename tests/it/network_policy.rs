@@ -133,6 +133,9 @@ fn off_refuses_every_host_while_the_model_is_still_reached_and_open_behaves_as_b
         // The run finished: the model's second request carried the result.
         let output: Value = serde_json::from_str(stdout.trim()).unwrap();
         assert_eq!(output["result"], "done", "{output}");
+        let doctor = case.mewcode(&["doctor"]).output().unwrap();
+        let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
+        assert!(doctor.contains("network: off (set in") && doctor.contains("commands reach no host"), "{doctor}");
     }
     if let Some(mut case) = case("net-open", None, "{network: open}", &origin, &pins) {
         let (result, _) = case.run_with(&command, 60, &JSON_RUN);
@@ -207,4 +210,46 @@ fn in_the_repl_a_new_host_is_asked_about_while_the_command_waits_no_yes_and_alwa
     let requests = model.requests();
     let first_result = requests[1].json.as_ref().unwrap()["messages"].to_string();
     assert!(first_result.contains("first.example was refused by the person"), "{first_result}");
+}
+
+/// A raw TCP server standing for an ssh server: the first line each connection sends (an ssh
+/// client's banner), in order.
+fn banner_server() -> (u16, Arc<Mutex<Vec<String>>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = Arc::clone(&lines);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut line = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stream), &mut line);
+            log.lock().unwrap().push(line);
+        }
+    });
+    (port, lines)
+}
+
+#[test]
+fn git_over_ssh_goes_through_the_same_decision() {
+    // The test's own user only: ssh refuses to run for a uid without a passwd entry, which is
+    // what the unprivileged uid of the other tests is (the proxy's path is the same for both).
+    let uid = None;
+    let (ssh_port, banners) = banner_server();
+    let pins =
+        format!("allowed.example:{ssh_port}:127.0.0.1:{ssh_port},unlisted.example:{ssh_port}:127.0.0.1:{ssh_port}");
+    let Some(mut case) = Case::new("net-ssh", uid, "{allow_hosts: [allowed.example]}") else { return };
+    case.env.vars.push(("MEWCODE_RESOLVE".to_string(), pins));
+    let command = format!(
+        "git ls-remote ssh://git@unlisted.example:{ssh_port}/repo.git; echo refused=$?; \\
+         git ls-remote ssh://git@allowed.example:{ssh_port}/repo.git; echo allowed=$?"
+    );
+    let (result, _) = case.run_with(&command, 60, &JSON_RUN);
+    let user = who(uid);
+    assert!(result.contains("mewcode: network access to unlisted.example denied"), "{user}: {result}");
+    assert!(result.contains(&format!("network: unlisted.example:{ssh_port} is not allowed")), "{user}: {result}");
+    // The allowed host got an ssh client's banner through the tunnel (then the server, which
+    // is no ssh server, ended it); the unlisted one got nothing.
+    let banners = banners.lock().unwrap().clone();
+    assert_eq!(banners.len(), 1, "{user}: {banners:?} {result}");
+    assert!(banners[0].starts_with("SSH-2.0-"), "{user}: {banners:?}");
 }
