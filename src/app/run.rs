@@ -191,7 +191,11 @@ fn guard(launch: &Launch, config: &Config, owner: &Owner, warnings: &mut Vec<War
     let (rules, files) = launch.load_permissions(owner, warnings)?;
     // Said here, after the trust question (whose answer reloads the warnings), for -p and REPL.
     warnings.extend(launch.env.path_warning());
-    let network = super::network::network_gate(launch, config, owner, Remotes::RememberFirstSight, warnings);
+    // A project that brings config of its own has its remotes remembered when it is trusted
+    // (`config::trust`); one that brings none, the first time mewcode runs in it.
+    let remotes =
+        if launch.untrusted_items(config).is_empty() { Remotes::RememberFirstSight } else { Remotes::LookOnly };
+    let network = super::network::network_gate(launch, config, owner, remotes, warnings);
     let (sandbox, session_tmp) = make_sandbox(launch, config, warnings, Some(network));
     let home = launch.env.get("HOME").map(PathBuf::from);
     let gate = EngineGate::new(launch.workspace.root.clone(), home, owner.clone(), rules)

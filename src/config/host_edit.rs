@@ -1,6 +1,6 @@
 //! Adding one host to `sandbox.allow_hosts` in a file's YAML text: the "always" answer to the
-//! command proxy's question, saved in the user's `config.yaml` (`save_user_host`) or, through
-//! `permission::store`, in the project's `.mewcode/settings.local.yaml`.
+//! command proxy's question, saved through `permission::store` in the project's
+//! `.mewcode/settings.local.yaml`.
 //!
 //! Invariant: as `edit.rs` does for MCP servers, the edit is made on the text (comments, order
 //! and layout survive: a new `sandbox:` block, a new `allow_hosts:` key in an existing block, or
@@ -8,13 +8,11 @@
 //! must be exactly the old document with the one entry appended. When the text cannot be edited
 //! that way (a flow-style `sandbox: {...}` or `allow_hosts: [...]`), the document is written anew
 //! from its parsed form and the edit says that its comments were not kept. Adding a host
-//! already listed (in any spelling of the same entry) changes nothing. Pure apart from
-//! `save_user_host`.
+//! already listed (in any spelling of the same entry) changes nothing. Pure.
 
 use super::edit::{after_colon, block_end, indent_of, is_content, is_key_line, parse, rewrite, unquote};
 use super::hosts::HostPattern;
 use serde_yaml::{Mapping, Value};
-use std::path::Path;
 
 /// The new text of a file, and what the edit did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,25 +22,6 @@ pub(crate) struct HostEdit {
     pub added: bool,
     /// The file was written anew from its parsed form, and it had comments.
     pub comments_lost: bool,
-}
-
-/// Adds `host` to `sandbox.allow_hosts` of the user's config file under `home`
-/// (`$MEWCODE_HOME/config.yaml`, created when missing, readable by the user only).
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "not wired yet: the REPL's 'always' answer to the proxy calls it (issue 32; make it pub(crate) then)"
-    )
-)]
-fn save_user_host(home: &Path, host: &HostPattern) -> Result<HostEdit, String> {
-    let path = super::edit::user_config_path(home);
-    let edit = plan_add_host(&super::edit::load_text(&path)?, host)
-        .map_err(|message| format!("{}: {message}", path.display()))?;
-    if edit.added {
-        super::edit::save_text(&path, &edit.text, None)?;
-    }
-    Ok(edit)
 }
 
 /// `text` with `host` appended to `sandbox.allow_hosts` (module doc).

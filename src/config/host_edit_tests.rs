@@ -4,7 +4,6 @@
 use super::*;
 use crate::config::error::FileContext;
 use crate::config::file::parse_config_file;
-use crate::test_dir::TempDir;
 
 fn host(text: &str) -> HostPattern {
     HostPattern::parse(text).unwrap()
@@ -149,23 +148,4 @@ fn a_file_it_cannot_edit_is_refused() {
         let err = plan_add_host(text, &host("a.example")).unwrap_err();
         assert!(err.contains(reason), "{text:?}: {err}");
     }
-}
-
-#[test]
-fn the_users_config_is_created_then_appended_to() {
-    let dir = TempDir::new("host-edit");
-    let home = dir.join("home");
-    assert!(save_user_host(&home, &host("a.example")).unwrap().added);
-    std::fs::write(
-        home.join("config.yaml"),
-        format!("# keep me\n{}", std::fs::read_to_string(home.join("config.yaml")).unwrap()),
-    )
-    .unwrap();
-    assert!(save_user_host(&home, &host("b.example")).unwrap().added);
-    assert!(!save_user_host(&home, &host("B.example.")).unwrap().added);
-    let text = std::fs::read_to_string(home.join("config.yaml")).unwrap();
-    assert_eq!(text, "# keep me\nsandbox:\n  allow_hosts:\n    - \"a.example\"\n    - \"b.example\"\n");
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(home.join("config.yaml")).unwrap().permissions().mode();
-    assert_eq!(mode & 0o777, 0o600);
 }

@@ -351,9 +351,9 @@ pub(crate) fn merge_sandbox(
     warnings: &mut Vec<Warning>,
 ) {
     merge_entry(config, entry, level, display, dir, home, warnings);
-    // The one place `sandbox.network` reaches confinement. Until the proxy and the network
-    // namespace enforce the allowlist (issue 32), `allowlist` gives commands the network exactly
-    // as `open` (the old `network: true`) does: only `off` takes their sockets away.
+    // Whether commands may open network sockets at all (seccomp): not under `off`. Under
+    // `allowlist` they need them for their own loopback and the bridge; the network namespace
+    // and the proxy (`confine::outlet`) decide where they lead.
     config.network = config.network_mode != NetworkMode::Off;
 }
 
