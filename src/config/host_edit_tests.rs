@@ -1,9 +1,10 @@
-//! Unit tests of `host_edit.rs`: a host added to new and existing files, comments kept, read
-//! back by the loader, and saved in the user's config.
+//! Unit tests of `host_edit.rs`: a host added to new and existing files, comments kept, and
+//! read back by the loader.
 
 use super::*;
 use crate::config::error::FileContext;
 use crate::config::file::parse_config_file;
+use std::path::Path;
 
 fn host(text: &str) -> HostPattern {
     HostPattern::parse(text).unwrap()
