@@ -3,8 +3,10 @@
 //! five ways: a bare `Command::spawn` + `wait` (the serial baseline), proc's session + reaper
 //! unconfined (`sandbox: off`), Landlock alone with the cached ruleset (where the kernel refuses
 //! namespaces), Landlock alone with the ruleset rebuilt each time (what a call pays after a
-//! directory on the way to a secret changed), and the full namespace view (planned from the disk
-//! for every command, namespaces, mounts, fresh /proc, Landlock inside, seccomp). Also the
+//! directory on the way to a secret changed), the full namespace view (planned from the disk
+//! for every command, namespaces, mounts, fresh /proc, Landlock inside, seccomp) with the
+//! network open, and the same under the network policy's allowlist (a network namespace, its
+//! bridge process, a proxy and its thread per command: issue 32). Also the
 //! one-off cost of detecting the sandbox at start-up (the trial of the view in a throwaway
 //! process). Prints the medians, the ratios to the baseline and the added milliseconds.
 //! Usage: `sandbox_overhead [RUNS]`.
@@ -35,7 +37,10 @@ fn main() {
     let landlock_only =
         || Sandbox::new(SandboxConfig::default(), paths(), bench::landlock_abi_version(), Err("bench".into()));
     let cached = landlock_only();
-    let viewed = Sandbox::detect(SandboxConfig::default(), paths());
+    let open = SandboxConfig { network_mode: bench::NetworkMode::Open, ..SandboxConfig::default() };
+    let viewed = Sandbox::detect(open, paths());
+    let bridged =
+        bench::with_network_policy(Sandbox::detect(SandboxConfig::default(), paths()), &SandboxConfig::default());
     if !viewed.summary().contains("namespace view") || viewed.summary().contains("no namespace view") {
         println!("no namespace view here ({}): its figure is Landlock's", viewed.summary());
     }
@@ -62,7 +67,7 @@ fn main() {
         bench::run(job).unwrap();
         started.elapsed()
     };
-    let mut samples: [Vec<f64>; 7] = Default::default();
+    let mut samples: [Vec<f64>; 8] = Default::default();
     for _ in 0..runs {
         let started = Instant::now();
         Command::new("true").current_dir(&root).stdout(Stdio::piped()).stderr(Stdio::piped()).status().unwrap();
@@ -80,24 +85,34 @@ fn main() {
         samples[4].push((plan + through_proc(confinement)).as_secs_f64() * 1000.0);
         samples[6].push(plan.as_secs_f64() * 1000.0);
         let started = Instant::now();
+        let confinement = bridged.confinement().unwrap();
+        let plan = started.elapsed();
+        samples[7].push((plan + through_proc(confinement)).as_secs_f64() * 1000.0);
+        let started = Instant::now();
         let _ = Sandbox::detect(SandboxConfig::default(), paths());
         samples[5].push(started.elapsed().as_secs_f64() * 1000.0);
     }
     let medians: Vec<f64> = samples.iter_mut().map(|list| median(list)).collect();
     println!("== sandbox overhead on `true` (median of {runs} interleaved runs; target: < 3 ms added)");
-    let names = [
-        "bare spawn + wait (baseline)",
-        "session + reaper, unconfined",
-        "Landlock only (cached ruleset)",
-        "Landlock only (ruleset rebuilt)",
-        "namespace view (full)",
+    let rows = [
+        ("bare spawn + wait (baseline)", 0),
+        ("session + reaper, unconfined", 1),
+        ("Landlock only (cached ruleset)", 2),
+        ("Landlock only (ruleset rebuilt)", 3),
+        ("namespace view, network open", 4),
+        ("view + network bridge (allowlist)", 7),
     ];
-    for (name, value) in names.iter().zip(&medians) {
-        println!("{name:<32} {value:>7.3} ms  ratio {:>5.2}  added {:>6.3} ms", value / medians[0], value - medians[0]);
+    for (name, index) in rows {
+        let value = medians[index];
+        println!("{name:<34} {value:>7.3} ms  ratio {:>5.2}  added {:>6.3} ms", value / medians[0], value - medians[0]);
     }
     println!("confinement alone, Landlock (cached vs unconfined): {:.3} ms", medians[2] - medians[1]);
     println!("confinement alone, view (full vs unconfined): {:.3} ms", medians[4] - medians[1]);
     println!("  of which planning the view from the disk: {:.3} ms", medians[6]);
+    println!(
+        "the network policy's bridge and proxy (allowlist vs open, both in the view): {:.3} ms",
+        medians[7] - medians[4]
+    );
     println!("detecting the sandbox at start-up (trial of the view): {:.3} ms", medians[5]);
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -89,7 +89,7 @@ pub mod bench {
     pub use crate::agent::{Agent, FrontEnd, Settings};
     pub use crate::cancel::CancelToken;
     pub use crate::checkpoint::{Checkpoints, Coverage, stat_walk};
-    pub use crate::config::sandbox::SandboxConfig;
+    pub use crate::config::sandbox::{NetworkMode, SandboxConfig};
     pub use crate::confine::{Paths, Sandbox};
     pub use crate::context::offload::Offloader;
     pub use crate::context::{Breaker, ContextConfig, Estimate, should_summarize};
@@ -108,6 +108,14 @@ pub mod bench {
     pub use crate::sse::SseParser;
     pub use crate::sys::landlock::abi_version as landlock_abi_version;
     pub use crate::tools::{GrepTool, ReadTracker, Registry, Tool, ToolContext, ToolOutput};
+
+    /// `sandbox` with the network policy of `config` (nobody to ask): under `allowlist` with the
+    /// view, each command gets its network namespace, bridge and proxy (`sandbox_overhead`).
+    pub fn with_network_policy(sandbox: Sandbox, config: &SandboxConfig) -> Sandbox {
+        let policy = crate::permission::hosts::HostPolicy::new(config, Vec::new(), Vec::new(), "config.yaml");
+        let gate = crate::permission::network::NetworkGate::new(policy, Vec::new(), None, "settings.local.yaml");
+        sandbox.with_network(std::sync::Arc::new(gate))
+    }
 }
 
 /// What the red-team corpus (`tests/redteam`) judges and runs: the permission engine with user

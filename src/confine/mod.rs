@@ -189,6 +189,8 @@ impl Sandbox {
         let network = match self.config.network_mode {
             NetworkMode::Off => ", no network",
             NetworkMode::Allowlist if self.has_view() => ", network by allowlist",
+            // Landlock alone cannot hold the allowlist: said wherever the summary is shown.
+            NetworkMode::Allowlist if self.mode() != SandboxMode::Off => ", network NOT filtered",
             NetworkMode::Allowlist | NetworkMode::Open => "",
         };
         match &self.status {

@@ -157,7 +157,14 @@ fn status_and_summary_follow_mode_and_kernel() {
     assert!(off.confinement().unwrap().is_none());
     let on = Sandbox::new(SandboxConfig::default(), Paths::default(), Ok(7), missing());
     assert!(!on.is_degraded() && !on.has_view());
-    assert!(on.summary().starts_with("sandbox on (Landlock ABI 7, no namespace view)"), "{}", on.summary());
+    assert!(
+        on.summary().starts_with("sandbox on (Landlock ABI 7, network NOT filtered, no namespace view)"),
+        "{}",
+        on.summary()
+    );
+    let open = SandboxConfig { network_mode: NetworkMode::Open, ..SandboxConfig::default() };
+    let open = Sandbox::new(open, Paths::default(), Ok(7), missing());
+    assert!(open.summary().starts_with("sandbox on (Landlock ABI 7, no namespace view)"), "{}", open.summary());
     let viewed = Sandbox::new(SandboxConfig::default(), Paths::default(), Err("no Landlock".into()), Ok(()));
     assert!(!viewed.is_degraded() && viewed.has_view());
     assert!(viewed.summary().starts_with("sandbox on (namespace view, network by allowlist)"), "{}", viewed.summary());
