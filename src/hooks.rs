@@ -182,11 +182,15 @@ impl Hooks {
         let timeout_s = hook.timeout_s.unwrap_or(DEFAULT_HOOK_TIMEOUT_S);
         // The user's own hooks run as the user (a log under `~`, a desktop notification); a
         // project's run in the sandbox, as its commands do.
-        let confinement = match self.sandbox.confinement() {
-            Ok(confinement) if hook.confined => confinement,
-            Ok(_) => None,
-            Err(message) if hook.confined => return Run::Warn(format!("not run: {message}")),
-            Err(_) => None,
+        // A project's hook follows the network policy with nobody to ask (a new host is refused);
+        // `network` is its way out, held until it ends.
+        let (confinement, network) = if hook.confined {
+            match self.sandbox.confinement_asking(None) {
+                Ok((confinement, network)) => (confinement, Some(network)),
+                Err(message) => return Run::Warn(format!("not run: {message}")),
+            }
+        } else {
+            (None, None)
         };
         let mut command = Command::new("sh");
         command
@@ -197,7 +201,8 @@ impl Hooks {
             .envs(self.env.iter().map(|(key, value)| (key, value)))
             .env("MEWCODE_PROJECT_DIR", &self.root)
             .env("CLAUDE_PROJECT_DIR", &self.root)
-            .envs(if hook.confined { self.sandbox.env() } else { Vec::new() });
+            .envs(if hook.confined { self.sandbox.env() } else { Vec::new() })
+            .envs(network.as_ref().map(crate::confine::Network::env).unwrap_or_default());
         let job = proc::Job {
             command,
             stdin: Some(input.to_string().into_bytes()),

@@ -7,10 +7,11 @@
 //! the kernel cannot confine, `auto` says so (`Status::Unavailable`) and `required` refuses to
 //! run anything. Whatever a command is, it cannot write outside what it may touch: this is the
 //! guarantee, the blacklist and rules are only the first, cheap layer with clear reasons.
-//! Under `sandbox.network: allowlist` with the view, a command has a network namespace of its
-//! own (loopback only) whose one way out is its bridge to a proxy that asks the session's
-//! `permission::network::NetworkGate` per connection (`outlet.rs`); without the view the policy
-//! is not enforced (commands share the network, and doctor says so).
+//! With the view and the network not open, the session's commands share a network namespace
+//! apart from the machine's (loopback only); under `allowlist` each command's one way out is a
+//! port there routed to a proxy that asks the session's `permission::network::NetworkGate` per
+//! connection (`outlet.rs`). Without the view the policy is not enforced (commands share the
+//! machine's network, and doctor says so).
 //! What it does not do: hide secrets inside a writable root (Landlock cannot subtract), or confine
 //! MCP servers.
 //!
@@ -23,7 +24,7 @@
 //! - `cgroup.rs` — control groups per command: caps on processes and memory
 //! - `tmp.rs` — the session's private temp dir
 //! - `denials.rs` — explaining a sandbox denial to the model from a command's output
-//! - `outlet.rs` — a command's way out to the network under the policy: its proxy and bridge
+//! - `outlet.rs` — the session's network namespace for commands, and each command's way out
 //! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` runs real commands under the sandbox
 
 mod cgroup;
@@ -76,6 +77,21 @@ pub enum Status {
     Off { source: String },
 }
 
+/// What one command runs with besides its confinement: what its connections were refused (for
+/// its result) and, under the network policy, its way out (hold it until the command ends).
+#[derive(Debug)]
+pub(crate) struct Network {
+    pub(crate) notes: CommandNet,
+    lease: Option<outlet::Lease>,
+}
+
+impl Network {
+    /// The proxy variables that lead the command to its way out (none without one).
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
+        self.lease.as_ref().map(outlet::Lease::env).unwrap_or_default()
+    }
+}
+
 /// The sandbox of one mewcode process, shared by the bash tool and the hooks.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -86,8 +102,11 @@ pub struct Sandbox {
     built: Mutex<Option<(Arc<Ruleset>, Stamps)>>,
     /// The control groups commands may get (with the view only).
     cgroups: cgroup::Cgroups,
-    /// The network policy's decisions, for commands in a network namespace of their own.
+    /// The network policy's decisions, for the ways out of the commands' network namespace.
     network: Option<Arc<NetworkGate>>,
+    /// The session's network namespace for commands (started by the first command that needs
+    /// it), or why it could not be made (then each command gets one of its own with no way out).
+    outlets: Mutex<Option<Result<Arc<outlet::Outlets>, String>>>,
 }
 
 impl Default for Sandbox {
@@ -124,7 +143,15 @@ impl Sandbox {
             (_, Err(abi), Err(view)) => Status::Unavailable { reason: format!("{abi}; no namespace view: {view}") },
             (_, abi, view) => Status::Confined { view, abi },
         };
-        Sandbox { config, paths, status, built: Mutex::new(None), cgroups: cgroup::Cgroups::default(), network: None }
+        Sandbox {
+            config,
+            paths,
+            status,
+            built: Mutex::new(None),
+            cgroups: cgroup::Cgroups::default(),
+            network: None,
+            outlets: Mutex::new(None),
+        }
     }
 
     /// The sandbox whose commands reach the network through `gate` (under `allowlist`, with the
@@ -147,10 +174,23 @@ impl Sandbox {
         Some(lines)
     }
 
-    /// True when commands get a network namespace of their own whose one way out is the bridge
-    /// to the policy's proxy.
+    /// True when commands reach the outside through a port of their own to the policy's proxy.
     fn bridged(&self) -> bool {
         self.config.network_mode == NetworkMode::Allowlist && self.has_view() && self.network.is_some()
+    }
+
+    /// The session's network namespace, started at the first call that needs it (with the view,
+    /// unless the network is open); None when the kernel refused it.
+    fn outlets(&self) -> Option<Arc<outlet::Outlets>> {
+        if !self.has_view() || shares_network(&self.config) {
+            return None;
+        }
+        let mut outlets = lock(&self.outlets);
+        let started = outlets.get_or_insert_with(|| {
+            let view = namespace::keeper_view(crate::sys::current_uid(), crate::sys::current_gid());
+            outlet::Outlets::start(view).map_err(|err| err.to_string())
+        });
+        started.as_ref().ok().cloned()
     }
 
     /// The paths the user made writable for commands besides the project (`sandbox.writable`):
@@ -288,41 +328,35 @@ impl Sandbox {
         lines
     }
 
-    /// The environment a confined command needs on top of its own: the private temp dir, and
-    /// under the network policy the proxy variables that lead to its bridge.
+    /// The environment a confined command needs on top of its own: the private temp dir.
     pub fn env(&self) -> Vec<(String, String)> {
-        let mut env = Vec::new();
-        if let Some(tmp) = &self.paths.tmp {
-            let tmp = tmp.display().to_string();
-            env.extend(["TMPDIR", "TMP", "TEMP"].iter().map(|name| (name.to_string(), tmp.clone())));
-        }
-        if self.bridged() {
-            env.extend(outlet::proxy_env());
-        }
-        env
+        let Some(tmp) = &self.paths.tmp else { return Vec::new() };
+        let tmp = tmp.display().to_string();
+        ["TMPDIR", "TMP", "TEMP"].iter().map(|name| (name.to_string(), tmp.clone())).collect()
     }
 
-    /// The confinement for the next command, with nobody to ask about a new host (hooks).
+    /// The confinement for the next command with nobody to ask about a new host (tests, tools).
     pub fn confinement(&self) -> Result<Option<Confinement>, String> {
         self.confinement_asking(None).map(|(confinement, _)| confinement)
     }
 
     /// The confinement for the next command: None when the sandbox is off, an error (the text the
     /// model reads) when `required` cannot be honoured or the ruleset cannot be built. Under the
-    /// network policy `ask` puts new hosts to the person, and the `CommandNet` collects what was
-    /// refused (for the command's result).
-    pub(crate) fn confinement_asking(&self, ask: Option<HostAsk>) -> Result<(Option<Confinement>, CommandNet), String> {
-        let net = CommandNet::default();
-        let mut confinement = self.confine()?;
-        if let (true, Some(gate)) = (self.bridged(), &self.network)
-            && let Some(setup) = confinement.as_mut().and_then(|confinement| confinement.view.as_mut())
+    /// network policy the command also gets its way out (`Network`, to hold until it ends), whose
+    /// new hosts `ask` puts to the person.
+    pub(crate) fn confinement_asking(&self, ask: Option<HostAsk>) -> Result<(Option<Confinement>, Network), String> {
+        let mut network = Network { notes: CommandNet::default(), lease: None };
+        let confinement = self.confine()?;
+        if let (true, Some(gate), Some(outlets)) = (self.bridged(), &self.network, self.outlets())
+            && confinement.as_ref().is_some_and(|confinement| confinement.view.is_some())
         {
-            let decide = gate.decider(ask, net.clone());
-            let bridge = outlet::open(decide)
+            let decide = gate.decider(ask, network.notes.clone());
+            let lease = outlets
+                .open(decide)
                 .map_err(|err| format!("denied by sandbox: cannot open the command's way to the network: {err}"))?;
-            setup.bridge = Some(bridge);
+            network.lease = Some(lease);
         }
-        Ok((confinement, net))
+        Ok((confinement, network))
     }
 
     fn confine(&self) -> Result<Option<Confinement>, String> {
@@ -395,12 +429,13 @@ impl Sandbox {
             }
             late
         });
+        let mut view = view_of(shares_network(&self.config), plan.steps);
+        view.join = self.outlets().map(|outlets| outlets.namespaces());
         Ok(ViewSetup {
-            view: view_of(shares_network(&self.config), plan.steps),
+            view,
             landlock,
             limits: Limits { processes: Some(processes), memory },
             groups: self.cgroups.for_command(processes, memory),
-            bridge: None,
         })
     }
 
@@ -461,8 +496,8 @@ fn other_users_homes(uid: u32) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Whether a command in the view shares mewcode's network: only under `open` (`allowlist` gives
-/// it a namespace of its own with the bridge as its way out, `off` one with nothing).
+/// Whether a command in the view shares mewcode's network: only under `open` (otherwise the
+/// session's namespace, with a way out through the proxy under `allowlist`, none under `off`).
 fn shares_network(config: &SandboxConfig) -> bool {
     config.network_mode == NetworkMode::Open
 }
@@ -470,7 +505,14 @@ fn shares_network(config: &SandboxConfig) -> bool {
 /// A view with the namespaces for `network` and the id maps of the running user.
 fn view_of(network: bool, steps: Vec<namespace::Step>) -> namespace::View {
     let (uid_map, gid_map) = namespace::id_maps(crate::sys::current_uid(), crate::sys::current_gid());
-    namespace::View { namespaces: namespace::namespaces(network), uid_map, gid_map, steps, proc: c"/proc".to_owned() }
+    namespace::View {
+        namespaces: namespace::namespaces(network),
+        uid_map,
+        gid_map,
+        steps,
+        proc: c"/proc".to_owned(),
+        join: None,
+    }
 }
 
 /// Tries the view's layers in a throwaway process: user, pid and mount namespaces, a frozen `/`,

@@ -301,13 +301,12 @@ fn under_the_allowlist_the_bridge_is_the_way_out_and_the_policy_decides_each_hos
     if !sandbox.has_view() {
         return;
     }
-    let env = sandbox.env();
-    assert!(env.contains(&("HTTPS_PROXY".to_string(), "http://127.0.0.1:3128".to_string())), "{env:?}");
-    assert!(env.contains(&("all_proxy".to_string(), "socks5h://127.0.0.1:3128".to_string())), "{env:?}");
-    // Through the bridge: CONNECT to the allowed host, then a line through the tunnel.
+    // Through the command's port (`$HTTPS_PROXY`): CONNECT to the allowed host, then a line
+    // through the tunnel.
     let through = |target: &str| {
         format!(
-            "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'CONNECT {target} HTTP/1.1\\r\\nHost: {target}\\r\\n\\r\\n' >&3 \
+            "hostport=${{HTTPS_PROXY#http://}}; exec 3<>/dev/tcp/${{hostport%:*}}/${{hostport##*:}} \
+             && printf 'CONNECT {target} HTTP/1.1\\r\\nHost: {target}\\r\\n\\r\\n' >&3 \
              && head -c 12 <&3 && echo && echo tunnelled >&3"
         )
     };
@@ -318,22 +317,56 @@ fn under_the_allowlist_the_bridge_is_the_way_out_and_the_policy_decides_each_hos
         line
     });
     let (confinement, net) = sandbox.confinement_asking(None).unwrap();
-    let output = run_confined(&world, &sandbox, &through(&format!("127.0.0.1:{port}")), confinement);
+    let env = net.env();
+    assert!(env.iter().any(|(name, value)| name == "HTTPS_PROXY" && value.starts_with("http://127.0.0.1:")), "{env:?}");
+    assert!(
+        env.iter().any(|(name, value)| name == "all_proxy" && value.starts_with("socks5h://127.0.0.1:")),
+        "{env:?}"
+    );
+    let output = run_confined(&world, &sandbox, &through(&format!("127.0.0.1:{port}")), confinement, &env);
     assert!(output.starts_with("HTTP/1.1 200"), "{output}");
     assert_eq!(accepted.join().unwrap(), "tunnelled\n");
-    assert!(net.notes().is_empty(), "{:?}", net.notes());
+    assert!(net.notes.notes().is_empty(), "{:?}", net.notes.notes());
     // Another port of the same host is not listed: refused with nobody to ask, and said.
     let (confinement, net) = sandbox.confinement_asking(None).unwrap();
-    let output = run_confined(&world, &sandbox, &through("127.0.0.1:9"), confinement);
+    let output = run_confined(&world, &sandbox, &through("127.0.0.1:9"), confinement, &net.env());
     assert!(output.starts_with("HTTP/1.1 403"), "{output}");
-    let notes = net.notes();
+    let notes = net.notes.notes();
     assert!(notes.len() == 1 && notes[0].contains("127.0.0.1:9") && notes[0].contains("nobody to ask"), "{notes:?}");
 }
 
+#[test]
+fn the_commands_of_a_session_share_one_network_namespace_apart_from_the_machines() {
+    let Some(_) = landlock() else { return };
+    let world = World::new("shared-net");
+    for mode in [NetworkMode::Allowlist, NetworkMode::Off] {
+        let sandbox = world.sandbox(SandboxConfig { network_mode: mode, ..SandboxConfig::default() });
+        if !sandbox.has_view() {
+            return;
+        }
+        // Two commands see the same network namespace (a background job's server is there for
+        // the next command), and it is not the machine's.
+        let (confinement, net) = sandbox.confinement_asking(None).unwrap();
+        let first = run_confined(&world, &sandbox, "readlink /proc/self/ns/net", confinement, &net.env());
+        let (confinement, net) = sandbox.confinement_asking(None).unwrap();
+        let second = run_confined(&world, &sandbox, "readlink /proc/self/ns/net", confinement, &net.env());
+        assert!(first.starts_with("net:["), "{mode:?}: {first}");
+        assert_eq!(first, second, "{mode:?}");
+        let own = std::fs::read_link("/proc/self/ns/net").unwrap();
+        assert_ne!(first.trim(), own.display().to_string(), "{mode:?}: the machine's own namespace");
+    }
+}
+
 /// Runs `script` under `confinement` (from `sandbox`) in the world's project: the merged output.
-fn run_confined(world: &World, sandbox: &Sandbox, script: &str, confinement: Option<Confinement>) -> String {
+fn run_confined(
+    world: &World,
+    sandbox: &Sandbox,
+    script: &str,
+    confinement: Option<Confinement>,
+    network: &[(String, String)],
+) -> String {
     let mut command = Command::new("bash");
-    command.arg("-c").arg(script).current_dir(&world.root).envs(sandbox.env());
+    command.arg("-c").arg(script).current_dir(&world.root).envs(sandbox.env()).envs(network.iter().cloned());
     let cancel = CancelToken::new();
     let job = proc::Job {
         command,

@@ -6,9 +6,9 @@
 //! The tree, for `bash -c CMD`:
 //! ```text
 //! mewcode ── reaper (forked by std's spawn; setsid; subreaper; never execs; with the view: joins
-//!            │       the command's control groups, enters new user, IPC [, net], then pid namespaces)
-//!            ├── bridge (with a network namespace under the network policy: passes connections
-//!            │           to 127.0.0.1:3128 there to mewcode's proxy; `bridge.rs`)
+//!            │       the command's control groups, enters new user and IPC namespaces — or joins
+//!            │       the session's user and network namespaces (`bridge.rs`) and enters a new
+//!            │       IPC one — then a new pid namespace)
 //!            └── bash -c CMD (forked by the reaper; pid 1 of the new pid namespace; its own mount
 //!                             namespace holds the view; confined; then its children ...)
 //! ```
@@ -74,9 +74,6 @@ pub struct ViewSetup {
     pub(crate) limits: Limits,
     /// Control groups for the caps the rlimits cannot give (root's process count, memory).
     pub(crate) groups: Option<Groups>,
-    /// The bridge's end of the channel to mewcode's proxy (`bridge`): with a network namespace
-    /// under the network policy, the command's one way out, listening on `bridge::BRIDGE_PORT`.
-    pub(crate) bridge: Option<std::os::fd::OwnedFd>,
 }
 
 /// The control groups one command's reaper joins (before it forks the command, so everything
@@ -190,15 +187,6 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
                 && let Err(failure) = super::namespace::enter(&setup.view)
             {
                 super::namespace::report(&failure, &setup.view);
-                libc::_exit(SETUP_FAILED);
-            }
-            // The bridge: forked here, inside the network namespace but before the pid one, so
-            // that the command can neither see nor signal it; the reaper ends it with the rest.
-            if let Some(channel) = setup.and_then(|setup| setup.bridge.as_ref())
-                && super::bridge::start(std::os::fd::AsRawFd::as_raw_fd(channel), super::bridge::BRIDGE_PORT).is_err()
-            {
-                let message = b"mewcode sandbox: cannot open the command's way to the network proxy\n";
-                libc::write(2, message.as_ptr().cast(), message.len());
                 libc::_exit(SETUP_FAILED);
             }
             if let Some(setup) = setup

@@ -119,6 +119,9 @@ pub(crate) struct View {
     pub(crate) steps: Vec<Step>,
     /// Where `/proc` goes (mounted fresh for the pid namespace).
     pub(crate) proc: CString,
+    /// The session's user and network namespaces to join (`bridge::Keeper::namespaces`) instead
+    /// of making new ones; the keeper holds them open for the session.
+    pub(crate) join: Option<(std::os::fd::RawFd, std::os::fd::RawFd)>,
 }
 
 /// Why setting up failed: the step, the path it was about, the error number.
@@ -152,6 +155,20 @@ pub(crate) fn namespaces(network: bool) -> libc::c_int {
     flags
 }
 
+/// The view of the session's network keeper (`bridge::Keeper`): new user and network
+/// namespaces with the id maps of `uid` and `gid`, and nothing else.
+pub(crate) fn keeper_view(uid: u32, gid: u32) -> View {
+    let (uid_map, gid_map) = id_maps(uid, gid);
+    View {
+        namespaces: libc::CLONE_NEWUSER | libc::CLONE_NEWNET,
+        uid_map,
+        gid_map,
+        steps: Vec::new(),
+        proc: c"/proc".to_owned(),
+        join: None,
+    }
+}
+
 /// The id maps: the user's own ids map to themselves, nothing else is mapped. A process that
 /// entered the namespace itself may map only its own ids (even root: mapping more needs the map
 /// written from outside); files of other owners show as `nobody`, and root inside loses its
@@ -169,8 +186,18 @@ pub(crate) fn id_maps(uid: u32, gid: u32) -> (CString, CString) {
 pub(crate) unsafe fn enter(view: &View) -> Result<(), Failure> {
     // SAFETY: unshare takes an integer; the writes use constant paths and the view's strings.
     unsafe {
-        // The pid namespace comes last (`enter_pid`): a process forked in between (the network
-        // bridge) stays outside it, invisible to the command and out of its reach.
+        if let Some((user, net)) = view.join {
+            // The session's namespaces: the id maps and loopback are the keeper's already.
+            if libc::setns(user, libc::CLONE_NEWUSER) != 0 || libc::setns(net, libc::CLONE_NEWNET) != 0 {
+                return Err(Failure::now("setns"));
+            }
+            let rest = view.namespaces & !(libc::CLONE_NEWPID | libc::CLONE_NEWUSER | libc::CLONE_NEWNET);
+            if rest != 0 && libc::unshare(rest) != 0 {
+                return Err(Failure::now("unshare"));
+            }
+            return Ok(());
+        }
+        // The pid namespace comes last (`enter_pid`).
         if libc::unshare(view.namespaces & !libc::CLONE_NEWPID) != 0 {
             return Err(Failure::now("unshare"));
         }

@@ -150,6 +150,7 @@ impl BashTool {
         shell.arg("-c").arg(command).current_dir(&ctx.root).env_clear();
         shell.envs(self.env.iter().map(|(key, value)| (key, value)));
         shell.envs(self.sandbox.env());
+        shell.envs(network.env());
         if !ctx.approved_by_user {
             shell.envs(git_config_env(&HARDENED_GIT));
         }
@@ -172,7 +173,7 @@ impl BashTool {
                 // reports it, and the model must not build on the write.
                 let mut notes = self.sandbox.explain_denials(&finished.stdout);
                 notes.extend(undone);
-                notes.extend(network.notes());
+                notes.extend(network.notes.notes());
                 render_result(finished.stdout, finished.ending, timeout, &notes)
             }
             Err(message) => ToolOutput::error(format!("{message} (in {})", ctx.root.display())),
