@@ -38,7 +38,7 @@ mod tmp;
 mod view;
 
 use crate::config::{NetworkMode, SandboxConfig, SandboxLimits, SandboxMode};
-use crate::permission::network::{CommandNet, HostAsk, NetworkGate};
+use crate::permission::network::{HostAsk, NetworkGate};
 use crate::sync::lock;
 use crate::sys::child::{Confinement, Limits, ViewSetup};
 use crate::sys::landlock::{LatePlan, Ruleset};
@@ -47,6 +47,7 @@ use rules::{Layout, Stamps};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+pub(crate) use outlet::Network;
 pub(crate) use rules::DEVICES;
 pub(crate) use tmp::SessionTmp;
 
@@ -75,21 +76,6 @@ pub enum Status {
     Unavailable { reason: String },
     /// Turned off by the user's config (the file that says so).
     Off { source: String },
-}
-
-/// What one command runs with besides its confinement: what its connections were refused (for
-/// its result) and, under the network policy, its way out (hold it until the command ends).
-#[derive(Debug)]
-pub(crate) struct Network {
-    pub(crate) notes: CommandNet,
-    lease: Option<outlet::Lease>,
-}
-
-impl Network {
-    /// The proxy variables that lead the command to its way out (none without one).
-    pub(crate) fn env(&self) -> Vec<(String, String)> {
-        self.lease.as_ref().map(outlet::Lease::env).unwrap_or_default()
-    }
 }
 
 /// The sandbox of one mewcode process, shared by the bash tool and the hooks.
@@ -345,7 +331,7 @@ impl Sandbox {
     /// network policy the command also gets its way out (`Network`, to hold until it ends), whose
     /// new hosts `ask` puts to the person.
     pub(crate) fn confinement_asking(&self, ask: Option<HostAsk>) -> Result<(Option<Confinement>, Network), String> {
-        let mut network = Network { notes: CommandNet::default(), lease: None };
+        let mut network = Network::default();
         let confinement = self.confine()?;
         if let (true, Some(gate), Some(outlets)) = (self.bridged(), &self.network, self.outlets())
             && confinement.as_ref().is_some_and(|confinement| confinement.view.is_some())
@@ -354,7 +340,7 @@ impl Sandbox {
             let lease = outlets
                 .open(decide)
                 .map_err(|err| format!("denied by sandbox: cannot open the command's way to the network: {err}"))?;
-            network.lease = Some(lease);
+            network = Network { notes: network.notes, lease: Some(lease) };
         }
         Ok((confinement, network))
     }

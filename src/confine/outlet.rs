@@ -8,6 +8,7 @@
 //! a command sends reaches the outside without a verdict of the proxy its port leads to.
 
 use crate::netproxy::{Decide, Limits, Listen, Proxy};
+use crate::permission::network::CommandNet;
 use crate::sync::lock;
 use crate::sys::bridge::{self, ADDRESS_IN_USE, FIRST_PORT, Keeper, MAX_PORTS, Said};
 use crate::sys::namespace::View;
@@ -35,6 +36,21 @@ esac
 cat <&3 &
 exec cat >&3
 "#;
+
+/// What one command runs with besides its confinement: what its connections were refused (for
+/// its result) and, under the network policy, its way out (hold it until the command ends).
+#[derive(Debug, Default)]
+pub(crate) struct Network {
+    pub(crate) notes: CommandNet,
+    pub(super) lease: Option<Lease>,
+}
+
+impl Network {
+    /// The proxy variables that lead the command to its way out (none without one).
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
+        self.lease.as_ref().map(Lease::env).unwrap_or_default()
+    }
+}
 
 /// The session's namespace, its keeper and the routes from ports to commands' proxies.
 pub(crate) struct Outlets {
