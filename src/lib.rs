@@ -44,6 +44,7 @@ pub(crate) mod config;
 pub(crate) mod confine;
 pub(crate) mod context;
 pub(crate) mod hooks;
+pub(crate) mod jobs;
 pub(crate) mod llm;
 pub(crate) mod mcp;
 pub(crate) mod permission;

@@ -10,7 +10,11 @@ fn call(command: &str) -> ToolCall {
 
 #[test]
 fn the_mode_matrix_lets_accept_edits_run_file_writers_only() {
-    let tools = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+    let tools = crate::tools::builtin_tools(
+        Vec::new(),
+        std::sync::Arc::new(crate::confine::Sandbox::off()),
+        std::sync::Arc::default(),
+    );
     let tool = |rule: &str| tools.iter().find(|tool| tool.rule_name() == rule).unwrap().as_ref();
     let verdict = |mode: Mode, rule: &str| ModeMatrix.check(mode, &call("ls"), tool(rule));
     assert_eq!(verdict(Mode::AcceptEdits, "Write"), Verdict::Allow);
@@ -47,7 +51,11 @@ fn a_hook_may_allow_only_what_the_mode_matrix_asked() {
     let dir = TempDir::new("gate-hook");
     let root = dir.path().to_path_buf();
     let gate = EngineGate::new(root.clone(), None, Owner::none(), Vec::new());
-    let tools = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+    let tools = crate::tools::builtin_tools(
+        Vec::new(),
+        std::sync::Arc::new(crate::confine::Sandbox::off()),
+        std::sync::Arc::default(),
+    );
     let bash = tools.iter().find(|tool| tool.rule_name() == "Bash").unwrap().as_ref();
     let read = tools.iter().find(|tool| tool.rule_name() == "Read").unwrap().as_ref();
     // The default mode asks before a command: a hook's allow may lift that.
@@ -65,7 +73,11 @@ fn always_persists_an_exact_rule_once_and_applies_it_at_once() {
     let owner = Owner::from_key([1; 32]);
     let gate = EngineGate::new(root.clone(), None, owner.clone(), Vec::new());
     let wipe = call("rm -rf build/*");
-    let bash = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+    let bash = crate::tools::builtin_tools(
+        Vec::new(),
+        std::sync::Arc::new(crate::confine::Sandbox::off()),
+        std::sync::Arc::default(),
+    );
     let bash = bash.iter().find(|tool| tool.rule_name() == "Bash").unwrap().as_ref();
     assert!(matches!(gate.check(Mode::Default, &wipe, bash), Verdict::Ask { .. }));
     let layer = |command: &str| gate.explain(Mode::Bypass, &CallInfo::named("Bash", &call(command).input), false);
@@ -116,7 +128,11 @@ fn always_over_a_planted_local_file_keeps_it_aside_and_the_session_follows_the_n
     assert_eq!(mark, store::Mark::Missing);
     texts.allow.clear();
     let gate = EngineGate::new(root.clone(), None, owner.clone(), vec![(Level::Local, texts)]);
-    let bash = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+    let bash = crate::tools::builtin_tools(
+        Vec::new(),
+        std::sync::Arc::new(crate::confine::Sandbox::off()),
+        std::sync::Arc::default(),
+    );
     let bash = bash.iter().find(|tool| tool.rule_name() == "Bash").unwrap().as_ref();
     assert!(matches!(gate.check(Mode::Default, &call("ls"), bash), Verdict::Ask { .. }), "Bash(*) is not applied");
     assert!(matches!(gate.check(Mode::Bypass, &call("pwd"), bash), Verdict::Deny { .. }));
@@ -149,7 +165,11 @@ fn always_over_a_planted_local_file_keeps_it_aside_and_the_session_follows_the_n
 
 /// The built-in tool with rule name `rule`.
 fn builtin(rule: &str) -> std::sync::Arc<dyn Tool> {
-    let tools = crate::tools::builtin_tools(Vec::new(), std::sync::Arc::new(crate::confine::Sandbox::off()));
+    let tools = crate::tools::builtin_tools(
+        Vec::new(),
+        std::sync::Arc::new(crate::confine::Sandbox::off()),
+        std::sync::Arc::default(),
+    );
     tools.into_iter().find(|tool| tool.rule_name() == rule).unwrap()
 }
 

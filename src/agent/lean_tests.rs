@@ -54,7 +54,7 @@ fn toolbox(provider: Arc<ScriptedProvider>, max_tokens: u32) -> Arc<Toolbox> {
 
 /// An agent with the built-ins and a `task` stand-in, lean below 16 384 tokens, on `window`.
 fn agent(provider: Arc<ScriptedProvider>, window: u64) -> Arc<Agent> {
-    let mut registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
+    let mut registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()), Arc::default());
     let log = Arc::new(Mutex::new(Vec::new()));
     registry.register(Arc::new(LogTool { name: "task", read_only: true, delay: Duration::ZERO, log }));
     Arc::new(Agent {
@@ -78,7 +78,7 @@ fn a_small_window_gets_the_lean_request_and_its_figures() {
     assert_eq!(request.system.stable, "the lean prompt");
     assert_eq!(request.system.environment, "env");
     let names: Vec<&str> = request.tools.iter().map(|tool| tool.name.as_str()).collect();
-    assert_eq!(names, ["read_file", "write_file", "edit_file", "glob", "grep", "bash"], "no task");
+    assert_eq!(names, ["read_file", "write_file", "edit_file", "glob", "grep", "bash", "job"], "no task");
     assert_eq!(request.tools, agent.registry.lean_definitions(false, &["task"]));
     // max_tokens leaves room for the request that was sent: window - margin - its estimate.
     let overhead = crate::context::overhead_tokens(&request.system, &request.tools);
@@ -103,7 +103,7 @@ fn a_large_window_gets_the_full_request() {
 fn a_sub_agent_of_a_lean_parent_sends_lean_requests() {
     for parent_lean in [true, false] {
         let provider = ScriptedProvider::new(vec![text_turn("the report")]);
-        let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
+        let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()), Arc::default());
         let task = crate::agent::subagent::TaskTool::new(toolbox(provider.clone(), 1000), &registry, parent_lean);
         let ctx = crate::tools::ToolContext::new(std::env::temp_dir(), crate::cancel::CancelToken::new());
         let output = crate::tools::Tool::execute(&task, r#"{"prompt": "find it"}"#, &ctx);
@@ -125,7 +125,7 @@ fn a_tool_the_lean_request_left_out_is_unknown_when_called_anyway() {
     let (conversation, _, _) = run_agent(&small, Mode::Default, &[]);
     let result = &conversation.history()[2].tool_results[0];
     assert!(result.is_error);
-    assert_eq!(result.content, "unknown tool: task (available: read_file, write_file, edit_file, glob, grep, bash)");
+    assert_eq!(result.content, "unknown tool: task (available: read_file, write_file, edit_file, glob, grep, bash, job)");
     let provider = ScriptedProvider::new(vec![tool_turn(&[("c1", "task", "{}")]), text_turn("ok")]);
     let large = agent(provider.clone(), 131_072);
     let (conversation, _, _) = run_agent(&large, Mode::Default, &[]);

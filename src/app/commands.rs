@@ -121,7 +121,7 @@ pub(super) fn run_check(launch: &Launch, tool: &str, json: &str) -> Exit {
     say_warnings(&warnings);
     // The class of a built-in tool comes from the tool itself; MCP and unknown tools are
     // exec-class (the strictest), as they are without a readOnlyHint.
-    let builtins = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
+    let builtins = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()), Arc::default());
     // Each tool answers to its rule name (`Bash`, as in settings) and to the name the model and
     // `/tools` use (`bash`).
     let known: Vec<(String, String, bool, ToolKind)> = builtins

@@ -202,7 +202,10 @@ fn guard(launch: &Launch, config: &Config, owner: &Owner, warnings: &mut Vec<War
         .with_read_only_commands(commands_run_in_view(&sandbox))
         .with_rule_files(files);
     let gate: Arc<dyn Gate> = Arc::new(gate);
-    Ok(Guard { gate, sandbox, _session_tmp: session_tmp })
+    // Spools under MEWCODE_HOME, which commands cannot see; one directory per process.
+    let spools = launch.workspace.home.join("jobs").join(std::process::id().to_string());
+    let jobs = Arc::new(crate::jobs::Jobs::new(spools));
+    Ok(Guard { gate, sandbox, _session_tmp: session_tmp, jobs })
 }
 
 /// Whether every command runs in the sandbox's namespace view (nothing outside the project

@@ -22,12 +22,21 @@ use std::sync::Arc;
 
 /// What stands between the model and the machine, the same for `-p` and the REPL.
 pub(super) struct Guard {
+    /// The session's background jobs (every agent of the run shares them; they end with the
+    /// guard, before its temp dir goes).
+    pub jobs: Arc<crate::jobs::Jobs>,
     /// The permission gate over the loaded rules.
     pub gate: Arc<dyn Gate>,
     /// The OS sandbox of every command.
     pub sandbox: Arc<Sandbox>,
     /// The sandbox's session temp dir, removed when the run ends (kept alive by holding it).
     pub _session_tmp: Option<SessionTmp>,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.jobs.end_all();
+    }
 }
 
 /// What every agent of a run is assembled from besides the provider, the same for `-p` and the
@@ -71,7 +80,7 @@ pub(super) fn build_agent(
     // is the safe one (`search_path`): only absolute entries.
     let bash_env: Vec<(String, String)> =
         ["PATH", "HOME", "LANG", "TERM"].iter().filter_map(|name| Some((name.to_string(), env.get(name)?))).collect();
-    let mut registry = Registry::with_builtins(bash_env, Arc::clone(sandbox));
+    let mut registry = Registry::with_builtins(bash_env, Arc::clone(sandbox), Arc::clone(&guard.jobs));
     // MCP tools before the task tool, so sub-agents see the read-only ones too.
     mcp.register_tools(&mut registry);
     let toolbox = Arc::new(Toolbox {

@@ -20,11 +20,15 @@
 //!   milliseconds, since models trained on other agents often send milliseconds.
 //! - The exit code is always reported on the last line (`exit code: N`); a non-zero code, a
 //!   signal, a timeout or a cancel make the result `is_error`, so the model sees the failure.
-//! - Background jobs do not survive the call: when the shell exits its reaper kills whatever it
-//!   left running, including processes that called setsid (they are still its descendants).
+//! - Background processes of a command do not survive the call: when the shell exits its reaper
+//!   kills whatever it left running, including processes that called setsid (they are still its
+//!   descendants). A command meant to keep running (a dev server, a watcher) is started with
+//!   `run_in_background`: it becomes a job (`jobs::Jobs`), confined the same way, that the `job`
+//!   tool reads and stops and that ends with the session.
 
 use super::{BASH, Progress, Tool, ToolContext, ToolKind, ToolOutput, lenient, parse_input};
 use crate::confine::Sandbox;
+use crate::jobs::Jobs;
 use crate::proc::{self, Ending};
 use std::process::Command;
 use std::sync::Arc;
@@ -57,13 +61,14 @@ pub(crate) const HARDENED_GIT: [(&str, &str); 3] =
 pub(crate) struct BashTool {
     env: Vec<(String, String)>,
     sandbox: Arc<Sandbox>,
+    jobs: Arc<Jobs>,
 }
 
 impl BashTool {
     /// A bash tool whose commands see exactly `env` (already scrubbed by the caller) plus the
-    /// sandbox's temp dir, confined by `sandbox`.
-    pub(crate) fn new(env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> BashTool {
-        BashTool { env, sandbox }
+    /// sandbox's temp dir, confined by `sandbox`; its background commands go to `jobs`.
+    pub(crate) fn new(env: Vec<(String, String)>, sandbox: Arc<Sandbox>, jobs: Arc<Jobs>) -> BashTool {
+        BashTool { env, sandbox, jobs }
     }
 }
 
@@ -72,6 +77,8 @@ struct Input {
     command: String,
     #[serde(default, deserialize_with = "lenient::opt_u64")]
     timeout: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    run_in_background: Option<bool>,
     #[serde(default)]
     #[expect(
         dead_code,
@@ -100,7 +107,10 @@ impl Tool for BashTool {
          terminal, so interactive commands fail. Commands run in a sandbox: they can write only \
          inside the project and $TMPDIR (use $TMPDIR, not /tmp, for scratch files) and cannot \
          read credential stores such as ~/.ssh. Background processes are killed when the command \
-         ends, and the command and everything it started are killed at the timeout."
+         ends, and the command and everything it started are killed at the timeout. For a command \
+         that must keep running (a dev server, a watcher, a database), set run_in_background: it \
+         returns at once with a job number; read its output and stop it with the job tool (jobs \
+         end with the session)."
     }
 
     fn input_schema(&self) -> serde_json::Value {
@@ -109,6 +119,7 @@ impl Tool for BashTool {
             "properties": {
                 "command": {"type": "string", "description": "The shell command to run"},
                 "timeout": {"type": "integer", "minimum": 1, "description": "Timeout in seconds (default 120, max 600)"},
+                "run_in_background": {"type": "boolean", "description": "Keep it running after this call as a job (read and stop it with the job tool); no timeout"},
                 "description": {"type": "string", "description": "A short description of what the command does, shown to the user"}
             },
             "required": ["command"]
@@ -135,17 +146,17 @@ impl Tool for BashTool {
         if input.command.trim().is_empty() {
             return ToolOutput::error("command is empty");
         }
+        if input.run_in_background == Some(true) {
+            return self.start_job(&input.command, ctx);
+        }
         let timeout = Duration::from_secs(plan_timeout_s(input.timeout));
         self.run_command(&input.command, ctx, timeout)
     }
 }
 
 impl BashTool {
-    fn run_command(&self, command: &str, ctx: &ToolContext, timeout: Duration) -> ToolOutput {
-        let (confinement, network) = match self.sandbox.confinement_asking(ctx.ask_host.clone()) {
-            Ok(prepared) => prepared,
-            Err(message) => return ToolOutput::error(message),
-        };
+    /// `bash -c command` in the project root, with the environment and git hardening of `ctx`.
+    fn shell(&self, command: &str, ctx: &ToolContext, network: &crate::confine::Network) -> Command {
         let mut shell = Command::new("bash");
         shell.arg("-c").arg(command).current_dir(&ctx.root).env_clear();
         shell.envs(self.env.iter().map(|(key, value)| (key, value)));
@@ -154,6 +165,30 @@ impl BashTool {
         if !ctx.approved_by_user {
             shell.envs(git_config_env(&HARDENED_GIT));
         }
+        shell
+    }
+
+    /// Starts `command` as a background job: its number, or why not.
+    fn start_job(&self, command: &str, ctx: &ToolContext) -> ToolOutput {
+        let (confinement, network) = match self.sandbox.confinement_asking(ctx.ask_host.clone()) {
+            Ok(prepared) => prepared,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let shell = self.shell(command, ctx, &network);
+        match self.jobs.start(command, shell, confinement, network, Arc::clone(&self.sandbox)) {
+            Ok(id) => ToolOutput::ok(format!(
+                "started job {id} in the background; read its output with the job tool                  ({{\"action\": \"output\", \"id\": {id}}}) and stop it with {{\"action\": \"stop\", \"id\": {id}}}"
+            )),
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+
+    fn run_command(&self, command: &str, ctx: &ToolContext, timeout: Duration) -> ToolOutput {
+        let (confinement, network) = match self.sandbox.confinement_asking(ctx.ask_host.clone()) {
+            Ok(prepared) => prepared,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let shell = self.shell(command, ctx, &network);
         let job = proc::Job {
             command: shell,
             stdin: None,

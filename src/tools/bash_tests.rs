@@ -13,7 +13,7 @@ fn test_env() -> Vec<(String, String)> {
 }
 
 fn bash(project: &TempDir, input: serde_json::Value) -> ToolOutput {
-    run(&BashTool::new(test_env(), std::sync::Arc::default()), &project.ctx(), input)
+    run(&BashTool::new(test_env(), std::sync::Arc::default(), std::sync::Arc::default()), &project.ctx(), input)
 }
 
 /// Gone, or a zombie nobody reaped yet (PID 1 in a container may not reap): either way not running.
@@ -81,7 +81,11 @@ fn bash_environment_is_exactly_the_one_given() {
     // Approved by a person: bash itself adds PWD, SHLVL and `_`; nothing of the test runner's
     // environment gets through.
     let approved = ToolContext { approved_by_user: true, ..project.ctx() };
-    let output = run(&BashTool::new(test_env(), std::sync::Arc::default()), &approved, command.clone());
+    let output = run(
+        &BashTool::new(test_env(), std::sync::Arc::default(), std::sync::Arc::default()),
+        &approved,
+        command.clone(),
+    );
     assert_eq!(output.content, "HOME LANG PATH PWD SHLVL _ \nexit code: 0");
     // Let through by a rule or the mode: git is hardened against the repository's own config.
     let output = bash(&project, command);
@@ -137,7 +141,7 @@ fn bash_cancel_kills_the_whole_process_group() {
     };
     let started = Instant::now();
     let output = run(
-        &BashTool::new(test_env(), std::sync::Arc::default()),
+        &BashTool::new(test_env(), std::sync::Arc::default(), std::sync::Arc::default()),
         &ctx,
         json!({"command": "sleep 30 & echo $! > child.pid.tmp; mv child.pid.tmp child.pid; sleep 30; echo unreachable"}),
     );
@@ -162,7 +166,10 @@ fn bash_background_job_holding_the_pipe_does_not_hang_the_call() {
 
 #[test]
 fn bash_rejects_bad_arguments_and_empty_commands() {
-    check_rejects_bad_arguments(&BashTool::new(test_env(), std::sync::Arc::default()), "command");
+    check_rejects_bad_arguments(
+        &BashTool::new(test_env(), std::sync::Arc::default(), std::sync::Arc::default()),
+        "command",
+    );
     let project = TempDir::new("bash-args");
     assert_eq!(bash(&project, json!({"command": "  "})), ToolOutput::error("command is empty"));
 }
@@ -202,7 +209,7 @@ fn the_live_view_gets_whole_lines_as_they_come_and_the_result_everything() {
         progress: Some(Progress::new(move |line| sink.lock().unwrap().push(line.into()))),
         ..project.ctx()
     };
-    let tool = BashTool::new(test_env(), std::sync::Arc::default());
+    let tool = BashTool::new(test_env(), std::sync::Arc::default(), std::sync::Arc::default());
     let output = run(&tool, &ctx, json!({"command": "echo one; echo two >&2; echo three"}));
     // stdout and stderr are drained apart: their lines may come in either order.
     let mut lines = lines.lock().unwrap().clone();

@@ -66,7 +66,7 @@ fn without_descriptions(schema: &serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn every_builtin_has_a_short_lean_definition_with_the_same_schema() {
-    let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()));
+    let registry = Registry::with_builtins(Vec::new(), Arc::new(Sandbox::off()), Arc::default());
     let full = registry.definitions();
     let lean = registry.lean_definitions(false, &[]);
     assert_eq!(full.len(), lean.len());

@@ -16,7 +16,8 @@
 //! - `edit_file.rs` — `edit_file`: an exact string replaced
 //! - `glob.rs` — `glob`: files matching a pattern, newest first
 //! - `grep/` — `grep`: contents searched with a regex, in parallel, and its output
-//! - `bash.rs` — `bash`: a confined shell command and its merged output
+//! - `bash.rs` — `bash`: a confined shell command and its merged output, or a background job
+//! - `job.rs` — `job`: the background jobs listed, read and stopped
 //! - `lean.rs` — the lean form of a definition (small windows): a first sentence, a schema's prose cut
 //! - `reads.rs` — what the conversation read: recent paths, and each file's fingerprint
 //! - `live.rs` — a running tool's output line by line, its last lines for the front end's live view
@@ -27,6 +28,7 @@ mod bash;
 mod edit_file;
 mod glob;
 mod grep;
+mod job;
 pub(crate) mod lean;
 mod live;
 mod read_file;
@@ -41,6 +43,7 @@ pub(crate) use bash::{BashTool, HARDENED_GIT, git_config_env};
 pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
 pub use grep::GrepTool;
+pub(crate) use job::JobTool;
 pub(crate) use live::{LiveTail, Progress};
 pub(crate) use read_file::ReadFileTool;
 pub use reads::ReadTracker;
@@ -48,6 +51,7 @@ pub(crate) use write_file::WriteFileTool;
 
 use crate::cancel::CancelToken;
 use crate::confine::Sandbox;
+use crate::jobs::Jobs;
 use crate::msg::ToolDefinition;
 use crate::permission::read_filter::{FileGate, ReadFilter};
 use crate::permission::sandbox::SandboxDenial;
@@ -61,14 +65,19 @@ pub(crate) use crate::permission::kind::{BASH, EDIT_FILE, GLOB, GREP, READ_FILE,
 /// The built-in tools in their canonical order. `bash_env` is the environment of every command
 /// the bash tool runs (the caller scrubs it to PATH, HOME, LANG, TERM once, at start-up; the
 /// sandbox adds its temp dir), and `sandbox` confines them.
-pub(crate) fn builtin_tools(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Vec<Arc<dyn Tool>> {
+pub(crate) fn builtin_tools(
+    bash_env: Vec<(String, String)>,
+    sandbox: Arc<Sandbox>,
+    jobs: Arc<Jobs>,
+) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(ReadFileTool),
         Arc::new(WriteFileTool),
         Arc::new(EditFileTool),
         Arc::new(GlobTool),
         Arc::new(GrepTool),
-        Arc::new(BashTool::new(bash_env, sandbox)),
+        Arc::new(BashTool::new(bash_env, sandbox, Arc::clone(&jobs))),
+        Arc::new(JobTool::new(jobs)),
     ]
 }
 
@@ -230,10 +239,10 @@ impl Registry {
         Registry::default()
     }
 
-    /// A registry holding `builtin_tools(bash_env, sandbox)`.
-    pub(crate) fn with_builtins(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>) -> Registry {
+    /// A registry holding `builtin_tools(bash_env, sandbox, jobs)`.
+    pub(crate) fn with_builtins(bash_env: Vec<(String, String)>, sandbox: Arc<Sandbox>, jobs: Arc<Jobs>) -> Registry {
         let mut registry = Registry::new();
-        for tool in builtin_tools(bash_env, sandbox) {
+        for tool in builtin_tools(bash_env, sandbox, jobs) {
             registry.register(tool);
         }
         registry

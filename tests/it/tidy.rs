@@ -43,6 +43,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tools", 2),
     ("permission", 2),
     ("hooks", 2),
+    ("jobs", 2),
     ("mcp", 2),
     ("session", 2),
     ("context", 2),
