@@ -14,7 +14,6 @@ use super::run::Run;
 use super::{Agent, Approval, ApprovalRequest, Event, FrontEnd, POLL, Verdict, preview};
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
-use crate::permission::network::HostAsk;
 use crate::permission::rules::Level;
 use crate::tools::{LiveTail, Tool, ToolContext, ToolOutput};
 use crossbeam_channel::{RecvTimeoutError, bounded};
@@ -150,14 +149,8 @@ impl Run<'_> {
             approved_by_user: false,
             read_filter: self.agent.toolbox.gate.read_filter(),
             progress: None,
-            ask_host: Some(self.host_asker()),
+            ask_host: Some(self.outbox.host_asker()),
         }
-    }
-
-    /// How a command of this run asks the person about a host: through the run's events.
-    fn host_asker(&self) -> HostAsk {
-        let outbox = self.outbox.clone();
-        HostAsk::new(move |question| outbox.ask_host(question))
     }
 
     /// The PostToolUse hooks of a call that ran: their feedback goes to the model with the next

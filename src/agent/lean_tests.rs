@@ -125,7 +125,10 @@ fn a_tool_the_lean_request_left_out_is_unknown_when_called_anyway() {
     let (conversation, _, _) = run_agent(&small, Mode::Default, &[]);
     let result = &conversation.history()[2].tool_results[0];
     assert!(result.is_error);
-    assert_eq!(result.content, "unknown tool: task (available: read_file, write_file, edit_file, glob, grep, bash, job)");
+    assert_eq!(
+        result.content,
+        "unknown tool: task (available: read_file, write_file, edit_file, glob, grep, bash, job)"
+    );
     let provider = ScriptedProvider::new(vec![tool_turn(&[("c1", "task", "{}")]), text_turn("ok")]);
     let large = agent(provider.clone(), 131_072);
     let (conversation, _, _) = run_agent(&large, Mode::Default, &[]);

@@ -210,7 +210,8 @@ impl Agent {
         let (handover_tx, handover) = bounded::<Conversation>(1);
         let spawned = std::thread::Builder::new().name(name.into()).spawn(move || {
             let mut conversation = handover.recv().unwrap_or_default();
-            let outbox = Outbox { events_tx, cancel };
+            let questions = std::sync::Arc::new(std::sync::Mutex::new(Some(events_tx.clone())));
+            let outbox = Outbox { events_tx, cancel, questions };
             let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&mut conversation, &outbox)));
             let done = caught.unwrap_or_else(|_| {
                 let failure = Failure::internal("the agent stopped on an internal error (a bug); the turn was closed");
@@ -220,6 +221,9 @@ impl Agent {
                 Event::Done { stop: Stop::Failed, answer: String::new() }
             });
             outbox.emit(done);
+            // A background job of this run may still ask about a host: nobody will answer now,
+            // and the front end must see the channel close.
+            *crate::sync::lock(&outbox.questions) = None;
             conversation
         });
         let worker = match spawned {
@@ -299,12 +303,14 @@ fn close(conversation: &mut Conversation, stop: Stop) -> Option<String> {
 
 /// The run's end of the event channel, with the run's cancel token: every step of a run sends
 /// through it, so none has to carry the two apart.
-#[derive(Clone)]
 pub(super) struct Outbox {
     events_tx: Sender<Event>,
     /// The run's cancel token: a cancelled run stops waiting for a front end that does not take
     /// its events, and its blocking steps look at it.
     pub(super) cancel: CancelToken,
+    /// The way a command's question about a host reaches the front end, while the run lasts
+    /// (None after): held by commands' proxies, which may outlive the run (background jobs).
+    questions: std::sync::Arc<std::sync::Mutex<Option<Sender<Event>>>>,
 }
 
 impl Outbox {
@@ -336,25 +342,28 @@ impl Outbox {
         self.emit(Event::Notice(text));
     }
 
-    /// Puts a command's question about a host to the front end and waits for the answer (the
-    /// command's connection waits meanwhile); a cancelled run or a vanished front end is a "no".
-    pub(super) fn ask_host(
-        &self,
-        question: &crate::permission::network::HostQuestion,
-    ) -> crate::permission::network::HostAnswer {
-        use crate::permission::network::HostAnswer;
-        // Capacity 1: the front end can answer without blocking even if we already stopped waiting.
-        let (respond, answer) = crossbeam_channel::bounded(1);
-        if !self.emit(Event::HostQuestion(Box::new(HostRequest { question: question.clone(), respond }))) {
-            return HostAnswer::Unasked;
-        }
-        loop {
-            match answer.recv_timeout(POLL) {
-                Ok(answer) => return answer,
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.cancel.is_cancelled() => {}
-                Err(_) => return HostAnswer::Unasked,
+    /// How a command of this run asks the person about a host: an event, then the answer (or
+    /// a cancel). After the run (a background job's later connection) nobody is asked.
+    pub(super) fn host_asker(&self) -> crate::permission::network::HostAsk {
+        use crate::permission::network::{HostAnswer, HostAsk};
+        let (questions, cancel) = (std::sync::Arc::clone(&self.questions), self.cancel.clone());
+        HostAsk::new(move |question| {
+            let Some(events) = crate::sync::lock(&questions).clone() else { return HostAnswer::Unasked };
+            // Capacity 1: the front end can answer without blocking even if we stopped waiting.
+            let (respond, answer) = crossbeam_channel::bounded(1);
+            let request = Event::HostQuestion(Box::new(HostRequest { question: question.clone(), respond }));
+            if events.send_timeout(request, CANCEL_GRACE).is_err() {
+                return HostAnswer::Unasked;
             }
-        }
+            drop(events);
+            loop {
+                match answer.recv_timeout(POLL) {
+                    Ok(answer) => return answer,
+                    Err(crossbeam_channel::RecvTimeoutError::Timeout) if !cancel.is_cancelled() => {}
+                    Err(_) => return HostAnswer::Unasked,
+                }
+            }
+        })
     }
 }
 

@@ -115,6 +115,15 @@ fn run_print(
     };
     let cancel = CancelToken::new();
     install_interrupt_handler(&cancel);
+    // SIGTERM and SIGHUP end the run as Ctrl-C does (its result still printed, its jobs
+    // stopped); again while it winds down, at once.
+    let ended = cancel.clone();
+    let _ = crate::sys::on_termination(move |signal| {
+        if ended.is_cancelled() {
+            std::process::exit(128 + signal);
+        }
+        ended.cancel();
+    });
     let mut notices = opened.notices;
     // Unconfined, or confined without the namespace view: say which promises do not hold.
     if guard.sandbox.is_degraded() || !guard.sandbox.has_view() {
@@ -305,6 +314,15 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
     // runs while a turn streams (at the prompt, Ctrl-C is a key the editor reads itself).
     let interrupts = repl::Interrupts::new();
     install_repl_interrupt_handler(&interrupts);
+    // SIGTERM and SIGHUP end the REPL at once, the terminal put back as it was at start; the
+    // commands and background jobs end with mewcode (their reapers' parent-death signal).
+    let terminal = crate::sys::terminal_mode(0).ok();
+    let _ = crate::sys::on_termination(move |signal| {
+        if let Some(mode) = &terminal {
+            let _ = crate::sys::set_terminal_mode(0, mode);
+        }
+        std::process::exit(128 + signal);
+    });
     let untrusted = launch.untrusted_items(config);
     let trusted_now = !untrusted.is_empty()
         && repl::ask_trust(&workspace.root, &untrusted, color, editor.screen().width, &interrupts);

@@ -34,6 +34,59 @@ pub(crate) mod namespace;
 pub(crate) mod seccomp;
 pub(crate) mod splice;
 
+/// The write end of the pipe the termination handler writes the signal's number to (-1: none).
+static TERMINATION_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+extern "C" fn on_termination_signal(signal: libc::c_int) {
+    let fd = TERMINATION_PIPE.load(std::sync::atomic::Ordering::Relaxed);
+    if fd >= 0 {
+        let byte = signal as u8;
+        // SAFETY: write(2) is async-signal-safe; it reads one byte of the handler's stack.
+        unsafe {
+            libc::write(fd, (&byte as *const u8).cast(), 1);
+        }
+    }
+}
+
+/// Runs `then(signal)` on a thread of its own each time SIGTERM or SIGHUP arrives (their default
+/// would end the process on the spot, the terminal left as it was and nothing said). The handler
+/// only writes the signal's number to a pipe; `then` may do anything, exit included. Call once.
+pub(crate) fn on_termination(then: impl Fn(i32) + Send + 'static) -> io::Result<()> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two descriptors into the stack array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let [read_end, write_end] = fds;
+    TERMINATION_PIPE.store(write_end, std::sync::atomic::Ordering::Relaxed);
+    std::thread::Builder::new().name("termination".to_string()).spawn(move || {
+        let mut byte = 0u8;
+        loop {
+            // SAFETY: read(2) into a stack byte from the pipe this thread owns.
+            let read = unsafe { libc::read(read_end, (&mut byte as *mut u8).cast(), 1) };
+            if read == 1 {
+                then(i32::from(byte));
+            } else if read == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                return;
+            }
+        }
+    })?;
+    for signal in [libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: sigaction with a zeroed struct whose handler is an extern "C" fn that only
+        // makes an async-signal-safe write.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_termination_signal as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Sends SIGKILL to every process in the process group `pgid`.
 ///
 /// A group that no longer exists (ESRCH) is not an error: the goal, "nothing of it runs", holds.

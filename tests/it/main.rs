@@ -6,6 +6,7 @@ mod support;
 
 mod agent;
 mod attack_classes;
+mod background_jobs;
 mod cli;
 mod confinement;
 mod connections;
