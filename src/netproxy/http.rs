@@ -10,7 +10,7 @@
 //! relayed on its own thread while the response comes back (so `Expect: 100-continue` and early
 //! answers work).
 
-use super::body::{CHUNK, move_between, relay_body};
+use super::body::{CHUNK, copy_to_client, move_between, relay_body};
 use super::conn::{ClientReader, Conn};
 use super::head::{
     Framing, HeadError, Header, RequestLine, end_to_end, header, parse_absolute, parse_authority, parse_request_line,
@@ -153,8 +153,8 @@ fn respond(upstream: &Conn, client: &Conn, method: &str, target: &Target) {
         sent = true;
         if !interim {
             let _ = match framing {
-                Framing::Length(length) => move_between(&mut from, upstream, client, Some(length)),
-                Framing::UntilClose => move_between(&mut from, upstream, client, None),
+                Framing::Length(length) => copy_to_client(&mut from, client, Some(length)),
+                Framing::UntilClose => copy_to_client(&mut from, client, None),
                 Framing::Empty | Framing::Chunked => relay_body(&mut from, &mut to, framing),
             };
             return;
