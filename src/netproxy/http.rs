@@ -78,6 +78,13 @@ fn forward(reader: &mut Client, client: &Conn, shared: &Shared, line: &RequestLi
             format!("mewcode: {}:{} closed the connection before the request was sent\n", target.host, target.port);
         return refuse(reader, client, 502, &body);
     }
+    if matches!(framing, Framing::Empty) {
+        // No body to send alongside the response (most requests): no thread for one.
+        respond(&upstream, client, &line.method, &target);
+        client.shutdown(Shutdown::Both);
+        upstream.shutdown(Shutdown::Both);
+        return;
+    }
     thread::scope(|scope| {
         let request_body = thread::Builder::new().name("netproxy-body".to_string()).spawn_scoped(scope, || {
             let sent = match framing {
