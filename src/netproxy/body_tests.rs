@@ -86,3 +86,50 @@ fn bytes_move_between_sockets_buffered_ones_first_up_to_a_limit_or_the_end() {
     receiver.read_to_string(&mut received).unwrap();
     assert_eq!(received, "held in the buffer|spliced|rest");
 }
+
+#[test]
+fn a_body_copied_to_the_client_is_verbatim_buffered_bytes_first_up_to_a_limit_or_the_end() {
+    use std::os::unix::net::UnixStream;
+    // Larger than the pump's largest buffer, so the buffer grows on the way and is reused full.
+    let body: Vec<u8> = (0..3 * PUMP_MAX + 12345).map(|index| (index % 251) as u8).collect();
+    let (mut peer, socket) = UnixStream::pair().unwrap();
+    let (to, mut receiver) = UnixStream::pair().unwrap();
+    let to = Conn::Unix(to);
+    let sending = body.clone();
+    let sender = std::thread::spawn(move || {
+        peer.write_all(&sending).unwrap();
+        peer.write_all(b"|after").unwrap();
+        peer.shutdown(std::net::Shutdown::Write).unwrap();
+    });
+    let receiving = std::thread::spawn(move || {
+        let mut received = Vec::new();
+        receiver.read_to_end(&mut received).unwrap();
+        received
+    });
+    let socket = Conn::Unix(socket);
+    let mut from = BufReader::with_capacity(CHUNK, &socket);
+    assert_eq!(from.fill_buf().unwrap()[0], 0, "some of the body is held in the reader's buffer");
+    assert_eq!(copy_to_client(&mut from, &to, Some(body.len() as u64)).unwrap(), body.len() as u64);
+    // What follows the body is not the body's: without a limit, everything up to the end.
+    assert_eq!(copy_to_client(&mut from, &to, Some(1)).unwrap(), 1);
+    assert_eq!(copy_to_client(&mut from, &to, None).unwrap(), 5);
+    let early = copy_to_client(&mut from, &to, Some(1)).unwrap_err();
+    assert_eq!(early.kind(), io::ErrorKind::UnexpectedEof);
+    drop(to);
+    sender.join().unwrap();
+    let received = receiving.join().unwrap();
+    let (copied, rest) = received.split_at(body.len());
+    assert!(copied == body, "the copy changed the bytes");
+    assert_eq!(rest, b"|after");
+}
+
+#[test]
+fn a_pump_buffer_doubles_from_a_chunk_up_to_its_cap() {
+    let mut buffer = vec![0; CHUNK];
+    let mut sizes = Vec::new();
+    for _ in 0..4 {
+        grow(&mut buffer);
+        sizes.push(buffer.len());
+    }
+    assert_eq!(sizes, [2 * CHUNK, PUMP_MAX, PUMP_MAX, PUMP_MAX]);
+}

@@ -10,7 +10,7 @@
 //! relayed on its own thread while the response comes back (so `Expect: 100-continue` and early
 //! answers work).
 
-use super::body::{CHUNK, move_between, relay_body};
+use super::body::{CHUNK, copy_to_client, move_between, relay_body};
 use super::conn::{ClientReader, Conn};
 use super::head::{
     Framing, HeadError, Header, RequestLine, end_to_end, header, parse_absolute, parse_authority, parse_request_line,
@@ -77,6 +77,13 @@ fn forward(reader: &mut Client, client: &Conn, shared: &Shared, line: &RequestLi
         let body =
             format!("mewcode: {}:{} closed the connection before the request was sent\n", target.host, target.port);
         return refuse(reader, client, 502, &body);
+    }
+    if matches!(framing, Framing::Empty) {
+        // No body to send alongside the response (most requests): no thread for one.
+        respond(&upstream, client, &line.method, &target);
+        client.shutdown(Shutdown::Both);
+        upstream.shutdown(Shutdown::Both);
+        return;
     }
     thread::scope(|scope| {
         let request_body = thread::Builder::new().name("netproxy-body".to_string()).spawn_scoped(scope, || {
@@ -157,8 +164,8 @@ fn respond(upstream: &Conn, client: &Conn, method: &str, target: &Target) {
         sent = true;
         if !interim {
             let _ = match framing {
-                Framing::Length(length) => move_between(&mut from, upstream, client, Some(length)),
-                Framing::UntilClose => move_between(&mut from, upstream, client, None),
+                Framing::Length(length) => copy_to_client(&mut from, client, Some(length)),
+                Framing::UntilClose => copy_to_client(&mut from, client, None),
                 Framing::Empty | Framing::Chunked => relay_body(&mut from, &mut to, framing),
             };
             return;

@@ -88,6 +88,30 @@ fn posts_with_a_length_or_chunked_body_reach_the_origin_whole() {
 }
 
 #[test]
+fn a_response_of_several_mebibytes_reaches_the_client_verbatim_by_length_or_until_close() {
+    static BODY: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let body = BODY.get_or_init(|| {
+        let mut rng = XorShift(0x5eed_0b0d);
+        (0..3 * 1024 * 1024 + 7).map(|_| rng.next() as u8).collect()
+    });
+    for length in [true, false] {
+        let origin = Origin::serve(move |stream, _| {
+            let mut stream = stream;
+            read_head_text(&mut stream);
+            let framing = if length { format!("Content-Length: {}\r\n", body.len()) } else { String::new() };
+            write!(stream, "HTTP/1.1 200 OK\r\n{framing}\r\n").unwrap();
+            stream.write_all(body).unwrap();
+        });
+        let (_proxy, proxy) = start(allow_all());
+        let client = TcpStream::connect(proxy).unwrap();
+        let request = format!("GET http://127.0.0.1:{}/big HTTP/1.1\r\n\r\n", origin.address.port());
+        let (status, _, received) = split_response(&exchange(client, request.as_bytes()));
+        assert_eq!(status, 200);
+        assert!(received == *body, "the body changed on the way ({} of {} bytes)", received.len(), body.len());
+    }
+}
+
+#[test]
 fn expect_100_continue_gets_the_interim_response_before_the_body_is_sent() {
     let origin = Origin::serve(|stream, _| {
         let mut stream = stream;

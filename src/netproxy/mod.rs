@@ -17,7 +17,8 @@
 //! - `head.rs` — request and response heads: bounded reading, parsing, targets, hop-by-hop
 //!   headers, body framing (pure, bytes in and values out)
 //! - `body.rs` — a body relayed verbatim as its framing says (length, chunked, until close), and
-//!   bytes moved between two sockets inside the kernel (`splice`)
+//!   bytes moved between two sockets: copied toward the client, inside the kernel (`splice`)
+//!   toward the upstream
 //! - `http.rs` — `CONNECT` and absolute-form requests, and the proxy's own answers (400, 403, 502)
 //! - `socks.rs` — SOCKS5 (RFC 1928): no authentication, `CONNECT` to a name, IPv4 or IPv6
 //! - `relay.rs` — the upstream connection made after `Allow` and the two-way tunnel

@@ -1,12 +1,13 @@
 //! After `Allow`: the upstream connection (the name resolved only now) and the two-way tunnel
 //! between it and the client.
 //!
-//! Invariant: a tunnel relays bytes unmodified (inside the kernel where it can: `splice`); when one side ends its sending, the other side's
-//! sending is shut (half-close), so a protocol that signals with EOF (a request body, ssh's
-//! channel close) still works, and the tunnel ends once both directions have; an error on either
-//! side shuts both sockets, so neither direction's thread is left waiting.
+//! Invariant: a tunnel relays bytes unmodified (toward the upstream inside the kernel where it can,
+//! `splice`; toward the client copied, `body.rs` says why); when one side ends its sending, the
+//! other side's sending is shut (half-close), so a protocol that signals with EOF (a request body,
+//! ssh's channel close) still works, and the tunnel ends once both directions have; an error on
+//! either side shuts both sockets, so neither direction's thread is left waiting.
 
-use super::body::move_between;
+use super::body::{copy_to_client, move_between};
 use super::conn::Conn;
 use std::fmt;
 use std::io::{self, BufReader, Read};
@@ -105,23 +106,24 @@ pub(super) fn connect(
 /// it sent past its head) to `upstream`, and `upstream` to `client`, until both directions end.
 pub(super) fn tunnel<R: Read + Send>(client_in: &mut BufReader<R>, client: &Conn, upstream: &Conn) {
     thread::scope(|scope| {
-        let back = thread::Builder::new()
-            .name("netproxy-tunnel".to_string())
-            .spawn_scoped(scope, || one_way(&mut BufReader::with_capacity(0, upstream), upstream, client));
+        let back = thread::Builder::new().name("netproxy-tunnel".to_string()).spawn_scoped(scope, || {
+            let moved = copy_to_client(&mut BufReader::with_capacity(0, upstream), client, None);
+            end(moved, upstream, client);
+        });
         if back.is_err() {
             abort(client, upstream);
             return;
         }
-        one_way(client_in, client, upstream);
+        end(move_between(client_in, client, upstream, None), client, upstream);
     });
 }
 
-/// Moves `socket`'s bytes (read through `from`) to `to`; at the end, shuts `to`'s sending (the
-/// peer reads EOF), or on an error both sockets.
-fn one_way<R: Read>(from: &mut BufReader<R>, socket: &Conn, to: &Conn) {
-    match move_between(from, socket, to, None) {
+/// After one direction's relay from `from` to `to`: shuts `to`'s sending (the peer reads EOF), or
+/// on an error both sockets.
+fn end(moved: io::Result<u64>, from: &Conn, to: &Conn) {
+    match moved {
         Ok(_) => to.shutdown(Shutdown::Write),
-        Err(_) => abort(to, socket),
+        Err(_) => abort(to, from),
     }
 }
 
