@@ -6,6 +6,7 @@ mod support;
 
 mod agent;
 mod attack_classes;
+mod checks;
 mod cli;
 mod confinement;
 mod connections;
