@@ -165,6 +165,15 @@ fn a_glob_matches_project_relative_paths() {
         ("{a\\,b,c}.txt", "b.txt", false),
         ("x{,.bak}", "x.bak", true),
         ("x{,.bak}", "x", true),
+        // A nested group closes before the outer group's next comma.
+        ("{a{b,c},d}.txt", "d.txt", true),
+        ("{a{b,c},d}.txt", "ac.txt", true),
+        ("{a{b,c},d}.txt", "ab,d.txt", false),
+        // An escaped bracket is no class; a class may hold a bracket.
+        ("a\\[b", "a[b", true),
+        ("\\[b", "[b", true),
+        ("[[]a", "[a", true),
+        ("[a[]x", "[x", true),
         // Regex characters are taken literally.
         ("a+b.(c)", "a+b.(c)", true),
         ("a+b.(c)", "aab.(c)", false),
