@@ -13,8 +13,8 @@ mod support;
 
 use crossbeam_channel::Receiver;
 use mewcode::bench::{
-    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Hooks, Mode, Provider,
-    Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput, Toolbox,
+    Agent, CancelToken, Checks, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Hooks, Mode,
+    Provider, Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput, Toolbox,
 };
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -86,6 +86,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             max_tokens: 100,
             gate: Arc::new(AllowAll),
             hooks: Hooks::default(),
+            checks: Checks::default(),
             environment: Environment::fixed(""),
             silent_truncation: None,
         }),

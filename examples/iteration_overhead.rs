@@ -10,8 +10,8 @@ mod support;
 
 use crossbeam_channel::Receiver;
 use mewcode::bench::{
-    Agent, CancelToken, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Hooks, Message, Mode,
-    Provider, Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput,
+    Agent, CancelToken, Checks, Completion, ContextConfig, Conversation, Environment, Event, FrontEnd, Hooks, Message,
+    Mode, Provider, Registry, Request, Settings, StopReason, StreamEvent, Tool, ToolCall, ToolContext, ToolOutput,
     ToolResult, Toolbox,
 };
 use std::sync::Arc;
@@ -89,6 +89,7 @@ fn per_iteration(messages: usize) -> Duration {
             max_tokens: 1000,
             gate: Arc::new(AllowAll),
             hooks: Hooks::default(),
+            checks: Checks::default(),
             environment: Environment::fixed("e"),
             silent_truncation: None,
         }),

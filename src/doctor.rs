@@ -236,6 +236,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
         let matcher = if hook.matcher.is_empty() { "*" } else { &hook.matcher };
         out.push_str(&format!("  {:<16} {matcher:<10} {}\n", hook.event.as_str(), hook.command));
     }
+    out.push_str(&render_checks(&input.config.checks));
     out.push_str("\nsandbox\n");
     out.push_str(&render_sandbox(input.sandbox, input.color));
     out.push_str("\nwarnings\n");
@@ -415,6 +416,19 @@ fn mask_key(key: &str, ellipsis: &str) -> String {
     let head: String = chars[..3].iter().collect();
     let tail: String = chars[chars.len() - 4..].iter().collect();
     format!("{head}{ellipsis}{tail}")
+}
+
+/// The checks after edits: each pattern, command, timeout and the file it came from.
+fn render_checks(checks: &[crate::config::CheckConfig]) -> String {
+    let mut out = "\nchecks after edits (confined, in the project root)\n".to_string();
+    if checks.is_empty() {
+        out.push_str("  none configured\n");
+    }
+    for check in checks {
+        let (pattern, command) = (neutralize(check.pattern.as_str()), neutralize(&check.command));
+        out.push_str(&format!("  {pattern:<16} {command}  (timeout {} s; from {})\n", check.timeout_s, check.source));
+    }
+    out
 }
 
 #[cfg(test)]

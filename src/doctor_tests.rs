@@ -140,3 +140,18 @@ fn the_remembered_window_is_shown_with_its_source_and_age_and_its_absence_said()
     let configured = ProviderConfig { window_source: WindowSource::Configured, ..local() };
     assert_eq!(render_remembered(&cache, 50_000, dir.path(), &configured), "", "a configured window asks nothing");
 }
+
+#[test]
+fn checks_are_listed_with_their_timeout_and_source() {
+    assert_eq!(render_checks(&[]), "\nchecks after edits (confined, in the project root)\n  none configured\n");
+    let check = crate::config::CheckConfig {
+        pattern: crate::config::checks::Glob::parse("**/*.py").unwrap(),
+        command: "python3 -m py_compile {file}".to_string(),
+        timeout_s: 30,
+        source: "/home/u/.mewcode/config.yaml".to_string(),
+    };
+    assert_eq!(
+        render_checks(&[check]),
+        "\nchecks after edits (confined, in the project root)\n  **/*.py          python3 -m py_compile {file}  (timeout 30 s; from /home/u/.mewcode/config.yaml)\n"
+    );
+}

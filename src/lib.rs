@@ -40,6 +40,7 @@ pub(crate) mod special_paths;
 pub(crate) mod warning;
 // L2 components
 pub(crate) mod checkpoint;
+pub(crate) mod checks;
 pub(crate) mod config;
 pub(crate) mod confine;
 pub(crate) mod context;
@@ -90,6 +91,7 @@ pub mod bench {
     pub use crate::agent::{Agent, FrontEnd, Settings};
     pub use crate::cancel::CancelToken;
     pub use crate::checkpoint::{Checkpoints, Coverage, stat_walk};
+    pub use crate::checks::Checks;
     pub use crate::config::sandbox::{NetworkMode, SandboxConfig};
     pub use crate::confine::{Paths, Sandbox};
     pub use crate::context::offload::Offloader;

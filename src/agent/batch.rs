@@ -12,6 +12,7 @@ use super::freshness::{Guarded, execute_guarded};
 use super::gate::Always;
 use super::run::Run;
 use super::{Agent, Approval, ApprovalRequest, Event, FrontEnd, POLL, Verdict, preview};
+use crate::checks::Checks;
 use crate::msg::{ToolCall, ToolResult};
 use crate::permission::RefusedBy;
 use crate::permission::rules::Level;
@@ -89,7 +90,8 @@ impl Run<'_> {
             // Each call's output as it comes, for the front end's live view.
             let tails: Vec<LiveTail> = batch.clone().map(|_| LiveTail::new()).collect();
             completed &= self.announce(&calls[batch.clone()], &tails);
-            let timed = run_batch(&calls[batch.clone()], decisions, &self.tool_context(), &tails);
+            let ctx = self.tool_context();
+            let timed = run_batch(&calls[batch.clone()], decisions, &ctx, &self.agent.toolbox.checks, &tails);
             for (offset, Ran { output, elapsed, approved_by_user, change }) in timed.into_iter().enumerate() {
                 let call = &calls[batch.start + offset];
                 let (ran, refused_by) = marks[offset];
@@ -353,8 +355,17 @@ fn declined(tool: &str, reason: &str) -> String {
 }
 
 /// Runs the allowed calls of one batch: inline when there is one, concurrently otherwise. Every
-/// call goes through the read-before-write guard (`freshness.rs`).
-fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext, tails: &[LiveTail]) -> Vec<Ran> {
+/// call goes through the read-before-write guard (`freshness.rs`), and after each call that
+/// wrote a file, the checks that match it run (the one place every successful change passes;
+/// a refused or failed write runs none): a failing check's report follows the tool's result,
+/// which stays what the write was.
+fn run_batch(
+    calls: &[ToolCall],
+    decisions: Vec<CallPlan>,
+    ctx: &ToolContext,
+    checks: &Checks,
+    tails: &[LiveTail],
+) -> Vec<Ran> {
     let failed = |message: String| Ran {
         output: ToolOutput::error(message),
         elapsed: Duration::ZERO,
@@ -367,7 +378,10 @@ fn run_batch(calls: &[ToolCall], decisions: Vec<CallPlan>, ctx: &ToolContext, ta
             CallPlan::Run { tool, approved_by_user } => {
                 let started = Instant::now();
                 let ctx = ToolContext { approved_by_user, progress: Some(tail.progress()), ..ctx.clone() };
-                let Guarded { output, change } = execute_guarded(tool.as_ref(), &call.input, &ctx);
+                let Guarded { mut output, change, written } = execute_guarded(tool.as_ref(), &call.input, &ctx);
+                if let Some(path) = written {
+                    output.content.push_str(&checks.after_write(&path, &ctx.cancel, ctx.progress.as_ref()));
+                }
                 Ran { output, elapsed: started.elapsed(), approved_by_user, change }
             }
         }

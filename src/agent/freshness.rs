@@ -27,21 +27,24 @@ use std::path::{Path, PathBuf};
 pub(super) struct Guarded {
     pub output: ToolOutput,
     pub change: Option<Box<FileChange>>,
+    /// The file a successful call left at its `path` (as the tool resolved it, links not
+    /// followed): what the checks after edits look at. None when nothing is there after it.
+    pub written: Option<PathBuf>,
 }
 
 /// Runs `tool` on `input_json`: a writing tool's call is checked first (and refused if the file
 /// was not read or changed since), and its change is captured; any other call just runs.
 pub(super) fn execute_guarded(tool: &dyn Tool, input_json: &str, ctx: &ToolContext) -> Guarded {
     let Some(target) = target_of(tool, input_json, &ctx.root) else {
-        return Guarded { output: execute_caught(tool, input_json, ctx), change: None };
+        return Guarded { output: execute_caught(tool, input_json, ctx), change: None, written: None };
     };
     let before = load_on_disk(&target.key);
     if let Err(refusal) = judge(&before, ctx.reads.last_seen(&target.key)) {
-        return Guarded { output: ToolOutput::error(refusal.message(&target.shown)), change: None };
+        return Guarded { output: ToolOutput::error(refusal.message(&target.shown)), change: None, written: None };
     }
     let output = execute_caught(tool, input_json, ctx);
     if output.is_error {
-        return Guarded { output, change: None };
+        return Guarded { output, change: None, written: None };
     }
     // A file the call created has a real name only now (its directory may be reached by a link).
     let written = content_key(&target.path);
@@ -51,7 +54,8 @@ pub(super) fn execute_guarded(tool: &dyn Tool, input_json: &str, ctx: &ToolConte
         OnDisk::Absent | OnDisk::Unreadable(_) => ctx.reads.forget(&written),
     }
     let change = describe_change(&target.shown, before.side(), after.side()).map(Box::new);
-    Guarded { output, change }
+    let written = change.is_some().then_some(target.path);
+    Guarded { output, change, written }
 }
 
 /// Why a call of a writing tool would be refused now, before anyone is asked to approve it (a

@@ -47,6 +47,7 @@ fn toolbox(provider: Arc<ScriptedProvider>, max_tokens: u32) -> Arc<Toolbox> {
         max_tokens,
         gate: Arc::new(ModeMatrix),
         hooks: crate::hooks::Hooks::default(),
+        checks: crate::checks::Checks::default(),
         environment: crate::agent::toolbox::Environment::fixed("env"),
         silent_truncation: None,
     })

@@ -31,6 +31,7 @@ fn family(scripts: Vec<crate::agent::tests::Script>, hooks: Hooks, gate: Arc<dyn
         max_tokens: 1000,
         gate,
         hooks,
+        checks: crate::checks::Checks::default(),
         environment: crate::agent::toolbox::Environment::fixed("env"),
         silent_truncation: Some(0),
     });

@@ -139,6 +139,7 @@ fn toolbox_in(
         max_tokens: 1000,
         gate: Arc::new(ModeMatrix),
         hooks,
+        checks: crate::checks::Checks::default(),
         environment,
         silent_truncation: Some(0),
     })
@@ -462,6 +463,7 @@ fn a_panic_in_the_loop_fails_the_run_and_gives_the_conversation_back() {
         max_tokens: 1000,
         gate: Arc::new(ModeMatrix),
         hooks: crate::hooks::Hooks::default(),
+        checks: crate::checks::Checks::default(),
         environment: super::toolbox::Environment::fixed("env"),
         silent_truncation: None,
     });

@@ -9,6 +9,7 @@
 //! its own conversation) lives in its `Registry` and `Settings`, not here.
 
 use super::gate::Gate;
+use crate::checks::Checks;
 use crate::hooks::Hooks;
 use crate::llm::Provider;
 use std::sync::{Arc, Mutex};
@@ -59,6 +60,9 @@ pub struct Toolbox {
     /// agent; UserPromptSubmit and Stop only around a turn of an agent whose
     /// `Settings::turn_hooks` is set (a sub-agent's run is a tool call of its parent).
     pub hooks: Hooks,
+    /// The configured checks, run after every successful write of a file they match (the
+    /// batch's one place that sees each change: `batch.rs`).
+    pub checks: Checks,
     /// The environment part of the system prompt (cwd, OS, date, model, git state), gathered
     /// again at each user turn.
     pub environment: Environment,

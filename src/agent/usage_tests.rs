@@ -114,6 +114,7 @@ fn a_server_that_refuses_overlong_prompts_is_never_suspected_of_cutting_them() {
             max_tokens: 1000,
             gate: Arc::new(ModeMatrix),
             hooks: crate::hooks::Hooks::default(),
+            checks: crate::checks::Checks::default(),
             environment: crate::agent::toolbox::Environment::fixed("env"),
             silent_truncation: None,
         }),
@@ -140,6 +141,7 @@ fn a_prompt_well_inside_a_reported_window_is_never_called_cut() {
         max_tokens: 1000,
         gate: Arc::new(ModeMatrix),
         hooks: crate::hooks::Hooks::default(),
+        checks: crate::checks::Checks::default(),
         environment: crate::agent::toolbox::Environment::fixed("env"),
         silent_truncation: Some(26_214),
     };

@@ -108,7 +108,7 @@ fn run_print(
         Ok(opened) => opened,
         Err(exit) => return exit,
     };
-    let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp, lean: &config.lean };
+    let wiring = Wiring { hooks: &config.hooks, checks: &config.checks, guard: &guard, mcp: &mcp, lean: &config.lean };
     let agent = match build_agent(launch, &provider, &wiring, FrontEnd::Headless) {
         Ok(agent) => agent,
         Err(exit) => return exit,
@@ -338,7 +338,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         Err(exit) => return exit,
     };
     let (mcp, background_rx) = start_mcp_in_background(launch, &config, editor.status_wake());
-    let wiring = Wiring { hooks: &config.hooks, guard: &guard, mcp: &mcp, lean: &config.lean };
+    let wiring = Wiring { hooks: &config.hooks, checks: &config.checks, guard: &guard, mcp: &mcp, lean: &config.lean };
     let host = super::repl_host::ReplHost { launch, wiring: &wiring };
     let agent = match repl::Host::connect(&host, &provider) {
         Ok(agent) => agent,

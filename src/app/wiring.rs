@@ -10,7 +10,8 @@ use super::{Exit, Launch};
 use crate::agent::subagent::TaskTool;
 use crate::agent::toolbox::{Environment, Toolbox};
 use crate::agent::{Agent, FrontEnd, Gate, Lean, MAX_ITERATIONS, Settings, UNKNOWN_TOOL_LIMIT, prompt};
-use crate::config::{self, HookConfig, ProviderConfig};
+use crate::checks::Checks;
+use crate::config::{self, CheckConfig, HookConfig, ProviderConfig};
 use crate::confine::{Sandbox, SessionTmp};
 use crate::hooks::Hooks;
 use crate::http::net::NetEnv;
@@ -44,6 +45,8 @@ impl Drop for Guard {
 /// sandbox), the connected MCP servers and when requests are lean.
 pub(super) struct Wiring<'a> {
     pub hooks: &'a [HookConfig],
+    /// The checks run after a matching file is written (`checks:`).
+    pub checks: &'a [CheckConfig],
     pub guard: &'a Guard,
     pub mcp: &'a mcp::Manager,
     /// `lean_below` / `lean_tools` from the config.
@@ -59,7 +62,7 @@ pub(super) fn build_agent(
     front_end: FrontEnd,
 ) -> Result<Arc<Agent>, Exit> {
     let Launch { workspace, options, env } = launch;
-    let Wiring { hooks, guard, mcp, lean } = wiring;
+    let Wiring { hooks, checks, guard, mcp, lean } = wiring;
     let sandbox = &guard.sandbox;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
@@ -80,6 +83,8 @@ pub(super) fn build_agent(
     // is the safe one (`search_path`): only absolute entries.
     let bash_env: Vec<(String, String)> =
         ["PATH", "HOME", "LANG", "TERM"].iter().filter_map(|name| Some((name.to_string(), env.get(name)?))).collect();
+    // Checks read what the model wrote: confined, in the commands' environment, whoever wrote them.
+    let checks = Checks::new(checks.to_vec(), workspace.root.clone(), bash_env.clone(), Arc::clone(sandbox));
     let mut registry = Registry::with_builtins(bash_env, Arc::clone(sandbox), Arc::clone(&guard.jobs));
     // MCP tools before the task tool, so sub-agents see the read-only ones too.
     mcp.register_tools(&mut registry);
@@ -89,6 +94,7 @@ pub(super) fn build_agent(
         gate: Arc::clone(&guard.gate),
         // Hooks are the user's own commands: they get the whole host environment.
         hooks: Hooks::new(hooks.to_vec(), workspace.root.clone(), env.pairs().collect(), Arc::clone(sandbox)),
+        checks,
         environment,
         silent_truncation: silent_truncation(provider_config),
     });

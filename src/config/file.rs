@@ -59,6 +59,8 @@ pub(crate) struct ConfigFile {
     pub has_permissions: bool,
     /// `lean_below:` and `lean_tools:`, as far as the file sets them.
     pub lean: super::lean::LeanEntry,
+    /// `checks:`, in file order.
+    pub checks: Vec<super::checks::CheckConfig>,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -73,6 +75,7 @@ const TOP_KEYS: &[&str] = &[
     "permissions",
     "lean_below",
     "lean_tools",
+    "checks",
 ];
 const PROVIDER_KEYS: &[&str] = &[
     "name",
@@ -125,6 +128,7 @@ pub(crate) fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(Config
         },
         has_permissions: map.contains_key("permissions"),
         lean: super::lean::parse_lean(&map, ctx)?,
+        checks: super::checks::parse_checks(&map, ctx, &mut warnings)?,
         ..ConfigFile::default()
     };
     match map.get("providers") {

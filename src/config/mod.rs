@@ -19,6 +19,7 @@
 //! - `git_remotes.rs` — the hosts of a repository's git remotes, read from its `.git/config`
 //! - `hooks.rs` — the hook events mewcode fires and one configured hook command
 //! - `notify.rs` — the `notify:` key: how a waiting approval calls the person (bell, OSC 9/777)
+//! - `checks.rs` — the `checks:` key: commands run after a matching file is written, their globs
 //! - `lean.rs` — `lean_below` and `lean_tools`: when requests are lean, and the optional tools they keep
 //! - `price.rs` — what a model's tokens cost, for `/cost`
 //! - `expand.rs` — `${VAR}` expansion over a parsed YAML tree
@@ -26,6 +27,7 @@
 //! - `trust.rs` — the trust gate's memory: trusted roots and their files' fingerprints
 //! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests loading and merging
 
+pub(crate) mod checks;
 pub(crate) mod edit;
 pub(crate) mod error;
 pub(crate) mod expand;
@@ -46,6 +48,7 @@ pub(crate) mod value;
 
 pub(crate) use crate::url::is_loopback_url;
 use crate::warning::Warning;
+pub(crate) use checks::CheckConfig;
 pub(crate) use error::ConfigError;
 use error::FileContext;
 use expand::Lookup;
@@ -291,6 +294,9 @@ pub(crate) struct Config {
     pub notify: Notify,
     /// `lean_below` / `lean_tools`: the highest level that sets each key.
     pub lean: lean::LeanConfig,
+    /// `checks:` of every level, lowest first; a level's checks of a pattern replace the lower
+    /// levels' checks of that pattern (`checks::merge_checks`).
+    pub checks: Vec<CheckConfig>,
 }
 
 /// Where to look and how.
@@ -433,6 +439,7 @@ fn merge(
             config.notify = notify;
         }
         file.lean.apply(&mut config.lean);
+        checks::merge_checks(&mut config.checks, file.checks);
         if let Some(name) = file.default_provider.filter(|name| !name.is_empty()) {
             config.default_provider = Some((name, display.clone()));
         }
@@ -564,6 +571,9 @@ fn describe_untrusted(text: &str, display: &str, dir: &Path, mcp_json: bool) -> 
             }
             for hook in &file.hooks {
                 items.push(format!("{} hook `{}`", hook.event.as_str(), hook.command));
+            }
+            for check in &file.checks {
+                items.push(format!("check `{}` after writing {}", check.command, check.pattern.as_str()));
             }
             if let Some(sandbox) = &file.sandbox {
                 if sandbox.mode == Some(SandboxMode::Required) {

@@ -558,3 +558,46 @@ fn the_network_policy_loads_from_the_users_files_and_a_trusted_project_only_narr
     assert_eq!(config.sandbox.network_mode, NetworkMode::Allowlist);
     assert!(config.untrusted_project.contains(&"sandbox network off".to_string()), "{:?}", config.untrusted_project);
 }
+
+#[test]
+fn checks_merge_by_pattern_across_levels_and_an_untrusted_projects_are_only_listed() {
+    let fixture = Fixture::new("checks");
+    fixture.write(
+        "home/config.yaml",
+        "checks:\n  - {pattern: \"**/*.py\", command: \"python3 -m py_compile {file}\"}\n  - {pattern: \"*.sh\", command: \"sh -n {file}\"}\n",
+    );
+    fixture.write(
+        "proj/.mewcode.yaml",
+        "checks:\n  - {pattern: \"**/*.py\", command: \"ruff check {file}\", timeout: 60}\n",
+    );
+    fixture.write("extra.yaml", "checks:\n  - {pattern: \"src/**/*.rs\", command: cargo check -q}\n");
+    let listed = |config: &Config| -> Vec<(String, String)> {
+        config.checks.iter().map(|check| (check.command.clone(), check.source.clone())).collect()
+    };
+    let user = fixture.dir.join("home/config.yaml").display().to_string();
+    let extra = fixture.dir.join("extra.yaml").display().to_string();
+    let (config, _) = fixture.load(true, Some("extra.yaml"), &[]).unwrap();
+    assert_eq!(
+        listed(&config),
+        [
+            ("sh -n {file}".to_string(), user.clone()),
+            ("ruff check {file}".to_string(), ".mewcode.yaml".to_string()),
+            ("cargo check -q".to_string(), extra),
+        ]
+    );
+    assert_eq!(config.checks[1].timeout_s, 60);
+    let (config, warnings) = fixture.load(false, None, &[]).unwrap();
+    assert_eq!(
+        listed(&config),
+        [("python3 -m py_compile {file}".to_string(), user.clone()), ("sh -n {file}".to_string(), user)]
+    );
+    assert_eq!(config.untrusted_project, ["check `ruff check {file}` after writing **/*.py"]);
+    assert!(warnings.iter().any(|w| w.message.contains("check `ruff check {file}` after writing **/*.py")));
+    // A bad glob stops the load, naming the file and the key path.
+    fixture.write("home/config.yaml", "checks:\n  - {pattern: \"src/\", command: x}\n");
+    let err = fixture.load(false, None, &[]).unwrap_err();
+    assert_eq!(
+        (err.key_path.as_str(), err.file),
+        ("checks[0].pattern", fixture.dir.join("home/config.yaml").display().to_string())
+    );
+}

@@ -265,7 +265,7 @@ const LIVE_LINE_BYTES: usize = 1024;
 
 /// The command's output cut into lines for the live view: a line ends at `\n` or `\r` (a
 /// progress bar's redraw is a line of its own), blank lines are skipped.
-fn watch_lines(progress: Progress) -> proc::Watch {
+pub(crate) fn watch_lines(progress: Progress) -> proc::Watch {
     let pending = std::sync::Mutex::new(Vec::<u8>::new());
     Arc::new(move |chunk: &[u8]| {
         let mut pending = crate::sync::lock(&pending);

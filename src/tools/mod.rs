@@ -39,7 +39,7 @@ pub(crate) mod walk;
 mod write_file;
 
 pub(crate) use crate::fsx::display_path;
-pub(crate) use bash::{BashTool, HARDENED_GIT, git_config_env};
+pub(crate) use bash::{BashTool, HARDENED_GIT, git_config_env, watch_lines};
 pub(crate) use edit_file::EditFileTool;
 pub(crate) use glob::GlobTool;
 pub use grep::GrepTool;

@@ -7,6 +7,7 @@ mod support;
 mod agent;
 mod attack_classes;
 mod background_jobs;
+mod checks;
 mod cli;
 mod confinement;
 mod connections;

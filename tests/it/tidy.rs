@@ -44,6 +44,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("permission", 2),
     ("hooks", 2),
     ("jobs", 2),
+    // Checks after edits (issue 33): configured commands, confined, after a write.
+    ("checks", 2),
     ("mcp", 2),
     ("session", 2),
     ("context", 2),
