@@ -112,6 +112,19 @@ pub mod bench {
     pub use crate::sys::landlock::abi_version as landlock_abi_version;
     pub use crate::tools::{GrepTool, ReadTracker, Registry, Tool, ToolContext, ToolOutput};
 
+    /// Runs `script` with bash as a background job (unconfined) until it ends: the bytes of
+    /// output its spool took in (`job_capture`).
+    pub fn run_job_to_end(spools: std::path::PathBuf, script: &str) -> u64 {
+        let jobs = crate::jobs::Jobs::new(spools);
+        let mut command = std::process::Command::new("bash");
+        command.arg("-c").arg(script);
+        let network = crate::confine::Network::default();
+        let sandbox = std::sync::Arc::new(Sandbox::off());
+        let Ok(id) = jobs.start(script, command, None, network, sandbox) else { return 0 };
+        let _ = jobs.wait(id);
+        jobs.written(id).unwrap_or(0)
+    }
+
     /// `sandbox` with the network policy of `config` (nobody to ask): under `allowlist` with the
     /// view, each command gets its network namespace, bridge and proxy (`sandbox_overhead`).
     pub fn with_network_policy(sandbox: Sandbox, config: &SandboxConfig) -> Sandbox {

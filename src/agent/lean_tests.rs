@@ -29,8 +29,9 @@ fn lean_applies_below_the_configured_window_and_never_to_an_unknown_one() {
 
 #[test]
 fn optional_tools_are_left_out_unless_kept() {
-    assert_eq!(Lean::below(16_384, String::new(), Vec::new()).left_out(), ["task"]);
-    assert!(Lean::below(16_384, String::new(), vec!["task".to_string()]).left_out().is_empty());
+    assert_eq!(Lean::below(16_384, String::new(), Vec::new()).left_out(), ["task", "job"]);
+    let kept = vec!["task".to_string(), "job".to_string()];
+    assert!(Lean::below(16_384, String::new(), kept).left_out().is_empty());
 }
 
 #[test]
@@ -38,7 +39,9 @@ fn the_optional_tools_of_the_config_are_the_task_tool() {
     let provider = ScriptedProvider::new(Vec::new());
     let toolbox = toolbox(provider, 1000);
     let task = crate::agent::subagent::TaskTool::new(toolbox, &Registry::new(), false);
-    assert_eq!(crate::config::lean::OPTIONAL_TOOLS, [crate::tools::Tool::name(&task)]);
+    let job = crate::tools::JobTool::new(Arc::default());
+    let names = [crate::tools::Tool::name(&task), crate::tools::Tool::name(&job)];
+    assert_eq!(crate::config::lean::OPTIONAL_TOOLS, names);
 }
 
 fn toolbox(provider: Arc<ScriptedProvider>, max_tokens: u32) -> Arc<Toolbox> {
@@ -79,14 +82,16 @@ fn a_small_window_gets_the_lean_request_and_its_figures() {
     assert_eq!(request.system.stable, "the lean prompt");
     assert_eq!(request.system.environment, "env");
     let names: Vec<&str> = request.tools.iter().map(|tool| tool.name.as_str()).collect();
-    assert_eq!(names, ["read_file", "write_file", "edit_file", "glob", "grep", "bash", "job"], "no task");
-    assert_eq!(request.tools, agent.registry.lean_definitions(false, &["task"]));
+    assert_eq!(names, ["read_file", "write_file", "edit_file", "glob", "grep", "bash"], "no task, no job");
+    assert_eq!(request.tools, agent.registry.lean_definitions(false, &["task", "job"]));
+    let bash = request.tools.iter().find(|tool| tool.name == "bash").unwrap();
+    assert!(bash.input_schema["properties"].get("run_in_background").is_none(), "no job tool, no background jobs");
     // max_tokens leaves room for the request that was sent: window - margin - its estimate.
     let overhead = crate::context::overhead_tokens(&request.system, &request.tools);
     let prompt = crate::context::tokens_for_chars(crate::context::message_chars(&request.messages[0]));
     let limits = crate::context::Limits::for_window(4_096);
     assert_eq!(u64::from(request.max_tokens), 4_096 - limits.safety_margin - overhead - prompt);
-    assert_eq!(agent.tools_for(Mode::Plan), agent.registry.lean_definitions(true, &["task"]));
+    assert_eq!(agent.tools_for(Mode::Plan), agent.registry.lean_definitions(true, &["task", "job"]));
 }
 
 #[test]
@@ -126,10 +131,7 @@ fn a_tool_the_lean_request_left_out_is_unknown_when_called_anyway() {
     let (conversation, _, _) = run_agent(&small, Mode::Default, &[]);
     let result = &conversation.history()[2].tool_results[0];
     assert!(result.is_error);
-    assert_eq!(
-        result.content,
-        "unknown tool: task (available: read_file, write_file, edit_file, glob, grep, bash, job)"
-    );
+    assert_eq!(result.content, "unknown tool: task (available: read_file, write_file, edit_file, glob, grep, bash)");
     let provider = ScriptedProvider::new(vec![tool_turn(&[("c1", "task", "{}")]), text_turn("ok")]);
     let large = agent(provider.clone(), 131_072);
     let (conversation, _, _) = run_agent(&large, Mode::Default, &[]);

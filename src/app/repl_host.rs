@@ -57,6 +57,10 @@ impl repl::Host for ReplHost<'_> {
         self.wiring.guard.sandbox.network_lines().unwrap_or_default()
     }
 
+    fn jobs_status(&self) -> Vec<String> {
+        self.wiring.guard.jobs.list()
+    }
+
     fn mcp_reconnect(&self, name: &str) -> Result<(), String> {
         self.wiring.mcp.reconnect(name)
     }

@@ -15,9 +15,10 @@ const DEFAULT_LEAN_BELOW: u64 = 16_384;
 
 /// The tools a lean request leaves out unless `lean_tools` names them. The `task` sub-agent
 /// costs a definition on every turn and a second conversation in a window that has no room for
-/// one. (`agent::subagent` defines the tool; config cannot name the agent layer, a test ties
-/// the two.)
-pub(crate) const OPTIONAL_TOOLS: &[&str] = &["task"];
+/// one; `job` (background jobs) a definition, and bash's `run_in_background` goes with it.
+/// (`agent::subagent` and `tools::job` define them; config cannot name those layers, tests tie
+/// them.)
+pub(crate) const OPTIONAL_TOOLS: &[&str] = &["task", "job"];
 
 /// The resolved lean settings (the highest level that sets each key wins).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -26,7 +26,7 @@ fn lean_keys_refuse_bad_values_naming_the_key() {
         ("lean_below: -1\n", "config.yaml: lean_below: expected a whole number >= 0, got -1"),
         (
             "lean_tools: [bash]\n",
-            "config.yaml: lean_tools[0]: \"bash\" is not an optional tool; the tools a lean request may leave out are: task",
+            "config.yaml: lean_tools[0]: \"bash\" is not an optional tool; the tools a lean request may leave out are: task, job",
         ),
         ("lean_tools: task\n", "config.yaml: lean_tools: expected a list of tool names such as [task], got a string"),
     ];

@@ -29,7 +29,7 @@ const MAX_RUNNING: usize = 16;
 /// The most a job's spool holds on disk.
 const SPOOL_CAP: u64 = 64 << 20;
 /// The most one read returns.
-pub(crate) const READ_BYTES: usize = 30_000;
+const READ_BYTES: usize = 30_000;
 /// How long a job may run (it is meant to run until stopped or the session ends).
 const LIFETIME: Duration = Duration::from_secs(7 * 24 * 3600);
 
@@ -200,6 +200,20 @@ impl Jobs {
             let _ = handle.join();
         }
         self.read(id)
+    }
+
+    /// Waits until job `id` ends by itself (or is stopped), then reads it as `read` does.
+    pub(crate) fn wait(&self, id: u32) -> Result<Report, String> {
+        let handle = find_mut(&mut lock(&self.table), id)?.thread.take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+        self.read(id)
+    }
+
+    /// Every byte job `id` wrote so far, read or not.
+    pub(crate) fn written(&self, id: u32) -> Result<u64, String> {
+        Ok(lock(&find(&lock(&self.table), id)?.spool).total())
     }
 
     /// One line per job: number, state, age, command.

@@ -44,13 +44,8 @@ fn a_job_runs_past_its_start_and_its_output_is_read_from_where_the_last_read_sto
     assert!(!stopped.text.contains("never"));
     // A job that ends by itself says how.
     let second = start(&jobs, "echo done; exit 3");
-    let seen = read_until(&jobs, second, "done");
-    assert_eq!(seen, "done\n");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while jobs.read(second).unwrap().state == State::Running && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert_eq!(jobs.read(second).unwrap().state, State::Ended("exit code 3".into()));
+    assert_eq!(jobs.wait(second).unwrap(), Report { state: State::Ended("exit code 3".into()), text: "done\n".into() });
+    assert_eq!(jobs.written(second), Ok(5));
     assert_eq!(
         jobs.stop(second).unwrap().state,
         State::Ended("exit code 3".into()),

@@ -50,6 +50,8 @@ enum Command {
     Init,
     /// `/context`: what fills the context window.
     Context,
+    /// `/jobs`: the background jobs the model started.
+    Jobs,
     Exit,
 }
 
@@ -82,6 +84,7 @@ const COMMANDS: &[(&[&str], &str, &str)] = &[
     (&["/status"], "", "provider, model, context window, project, mode, sandbox, MCP servers, tokens, session"),
     (&["/permissions"], "[add|remove]", "list the permission rules and their files; add allow|ask|deny RULE, remove N"),
     (&["/diff"], "", "what this session changed in the project's files so far (by any tool or command)"),
+    (&["/jobs"], "", "the background jobs the model started: state, age, output (they end with the session)"),
     (&["/rewind"], "[N]", "put the code, the conversation or both back as they were before a turn"),
     (&["/undo"], "", "put back the files the last turn changed (or undo the last rewind)"),
     (&["/exit", "/quit"], "", "leave mewcode (Ctrl-D does too)"),
@@ -183,6 +186,15 @@ pub(super) fn run(
         Command::Status => status::show(chat, setup),
         Command::Init => return init::run(chat, setup, context),
         Command::Context => context_view::show(chat, setup),
+        Command::Jobs => {
+            let lines = setup.host.jobs_status();
+            if lines.is_empty() {
+                say_wrapped(color, "", "no background jobs", width, 0);
+            }
+            for line in lines {
+                say_wrapped(color, "", &crate::text::neutralize(&line), width, 4);
+            }
+        }
         Command::Exit => return Some(ReplEnd::Exited),
     }
     None
@@ -371,6 +383,7 @@ fn parse_command(line: &str) -> Result<Command, String> {
         "/status" => no_argument(Command::Status),
         "/init" => no_argument(Command::Init),
         "/context" => no_argument(Command::Context),
+        "/jobs" => no_argument(Command::Jobs),
         "/exit" | "/quit" => no_argument(Command::Exit),
         other => Err(format!("unknown command {other}; /help lists the commands")),
     }

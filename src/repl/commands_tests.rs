@@ -26,6 +26,7 @@ fn parses_every_command() {
         ("/new", Ok(Command::Clear)),
         ("/init", Ok(Command::Init)),
         ("/context", Ok(Command::Context)),
+        ("/jobs", Ok(Command::Jobs)),
         ("/exit", Ok(Command::Exit)),
         ("/quit", Ok(Command::Exit)),
     ];

@@ -33,6 +33,8 @@ pub(crate) trait Host {
     /// The network policy for commands and the hosts asked about this session, for `/status`
     /// (empty without a policy).
     fn network_status(&self) -> Vec<String>;
+    /// One line per background job (`/jobs`), empty when there is none.
+    fn jobs_status(&self) -> Vec<String>;
     /// `/mcp reconnect NAME`: starts connecting the server again (its outcome arrives on
     /// `Setup::background`); `Err` says why not.
     fn mcp_reconnect(&self, name: &str) -> Result<(), String>;

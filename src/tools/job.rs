@@ -11,7 +11,7 @@ use crate::jobs::{Jobs, Report};
 use std::sync::Arc;
 
 /// The tool's name, and the name its rules use.
-const NAME: &str = "job";
+pub(super) const NAME: &str = "job";
 const RULE: &str = "Job";
 
 pub(crate) struct JobTool {

@@ -303,13 +303,19 @@ impl Registry {
     }
 
     /// The lean definitions (`Tool::lean_description`, `Tool::lean_input_schema`) of every tool
-    /// not named in `left_out`; with `read_only`, of the read-only ones only.
+    /// not named in `left_out`; with `read_only`, of the read-only ones only. Without `job`,
+    /// bash's `run_in_background` is not offered either (a job nobody can read or stop).
     pub(crate) fn lean_definitions(&self, read_only: bool, left_out: &[&str]) -> Vec<ToolDefinition> {
         let offered = |tool: &&Arc<dyn Tool>| (!read_only || tool.read_only()) && !left_out.contains(&tool.name());
-        let lean_definition = |tool: &Arc<dyn Tool>| ToolDefinition {
-            name: tool.name().to_string(),
-            description: tool.lean_description(),
-            input_schema: tool.lean_input_schema(),
+        let lean_definition = |tool: &Arc<dyn Tool>| {
+            let mut input_schema = tool.lean_input_schema();
+            if tool.name() == BASH.name
+                && left_out.contains(&job::NAME)
+                && let Some(properties) = input_schema["properties"].as_object_mut()
+            {
+                properties.remove("run_in_background");
+            }
+            ToolDefinition { name: tool.name().to_string(), description: tool.lean_description(), input_schema }
         };
         self.snapshot().iter().filter(offered).map(lean_definition).collect()
     }

@@ -67,7 +67,11 @@ fn a_tool_using_conversation_goes_on_past_the_first_call_as_it_did_on_the_real_s
         let names = |body: &Value| {
             body["tools"].as_array().unwrap().iter().map(|tool| tool["function"]["name"].clone()).collect::<Vec<_>>()
         };
-        assert_eq!(names(&sent), names(&accepted), "request {index}: tools");
+        // `job` (background jobs) came after the recording; its definition has the form the
+        // server accepted for the others.
+        let mut sent_names = names(&sent);
+        sent_names.retain(|name| name != "job");
+        assert_eq!(sent_names, names(&accepted), "request {index}: tools");
         let sent_messages = sent["messages"].as_array().unwrap();
         let accepted_messages = accepted["messages"].as_array().unwrap();
         assert_eq!(sent_messages.len(), accepted_messages.len(), "request {index}");
