@@ -341,6 +341,9 @@ impl Sandbox {
                 .open(decide)
                 .map_err(|err| format!("denied by sandbox: cannot open the command's way to the network: {err}"))?;
             network = Network { notes: network.notes, lease: Some(lease) };
+        } else if let (true, Some(Err(why))) = (self.bridged(), lock(&self.outlets).as_ref()) {
+            // The keeper could not be made: each command has a namespace of its own, no way out.
+            network.notes.note(format!("network: commands reach no host in this session: {why}"));
         }
         Ok((confinement, network))
     }

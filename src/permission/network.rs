@@ -99,7 +99,8 @@ impl CommandNet {
         lock(&self.notes).clone()
     }
 
-    fn note(&self, line: String) {
+    /// Adds a line (once).
+    pub(crate) fn note(&self, line: String) {
         let mut notes = lock(&self.notes);
         if !notes.contains(&line) {
             notes.push(line);
