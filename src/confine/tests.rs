@@ -82,27 +82,8 @@ impl World {
 
     /// Runs `script` under `sandbox` in the project; (exit code, merged output).
     fn run(&self, sandbox: &Sandbox, script: &str) -> (Option<i32>, String) {
-        let mut command = Command::new("bash");
-        command.arg("-c").arg(script).current_dir(&self.root).envs(sandbox.env());
-        let cancel = CancelToken::new();
-        let job = proc::Job {
-            command,
-            stdin: None,
-            timeout: Duration::from_secs(30),
-            cancel: &cancel,
-            merge_output: true,
-            head_bytes: 10_000,
-            tail_bytes: 10_000,
-            label: "test",
-            confinement: sandbox.confinement().unwrap(),
-            watch: None,
-        };
-        let finished = proc::run(job).unwrap();
-        let code = match finished.ending {
-            Ending::Exited(status) => status.code(),
-            _ => None,
-        };
-        (code, finished.stdout)
+        let (confinement, network) = sandbox.confinement_asking(None).unwrap();
+        run_confined(self, sandbox, script, confinement, &network.env())
     }
 }
 
@@ -323,13 +304,13 @@ fn under_the_allowlist_the_bridge_is_the_way_out_and_the_policy_decides_each_hos
         env.iter().any(|(name, value)| name == "all_proxy" && value.starts_with("socks5h://127.0.0.1:")),
         "{env:?}"
     );
-    let output = run_confined(&world, &sandbox, &through(&format!("127.0.0.1:{port}")), confinement, &env);
+    let (_, output) = run_confined(&world, &sandbox, &through(&format!("127.0.0.1:{port}")), confinement, &env);
     assert!(output.starts_with("HTTP/1.1 200"), "{output}");
     assert_eq!(accepted.join().unwrap(), "tunnelled\n");
     assert!(net.notes.notes().is_empty(), "{:?}", net.notes.notes());
     // Another port of the same host is not listed: refused with nobody to ask, and said.
     let (confinement, net) = sandbox.confinement_asking(None).unwrap();
-    let output = run_confined(&world, &sandbox, &through("127.0.0.1:9"), confinement, &net.env());
+    let (_, output) = run_confined(&world, &sandbox, &through("127.0.0.1:9"), confinement, &net.env());
     assert!(output.starts_with("HTTP/1.1 403"), "{output}");
     let notes = net.notes.notes();
     assert!(notes.len() == 1 && notes[0].contains("127.0.0.1:9") && notes[0].contains("nobody to ask"), "{notes:?}");
@@ -347,9 +328,9 @@ fn the_commands_of_a_session_share_one_network_namespace_apart_from_the_machines
         // Two commands see the same network namespace (a background job's server is there for
         // the next command), and it is not the machine's.
         let (confinement, net) = sandbox.confinement_asking(None).unwrap();
-        let first = run_confined(&world, &sandbox, "readlink /proc/self/ns/net", confinement, &net.env());
+        let (_, first) = run_confined(&world, &sandbox, "readlink /proc/self/ns/net", confinement, &net.env());
         let (confinement, net) = sandbox.confinement_asking(None).unwrap();
-        let second = run_confined(&world, &sandbox, "readlink /proc/self/ns/net", confinement, &net.env());
+        let (_, second) = run_confined(&world, &sandbox, "readlink /proc/self/ns/net", confinement, &net.env());
         assert!(first.starts_with("net:["), "{mode:?}: {first}");
         assert_eq!(first, second, "{mode:?}");
         let own = std::fs::read_link("/proc/self/ns/net").unwrap();
@@ -357,14 +338,15 @@ fn the_commands_of_a_session_share_one_network_namespace_apart_from_the_machines
     }
 }
 
-/// Runs `script` under `confinement` (from `sandbox`) in the world's project: the merged output.
+/// Runs `script` under `confinement` (from `sandbox`, with its `network` variables) in the
+/// world's project: (exit code, merged output).
 fn run_confined(
     world: &World,
     sandbox: &Sandbox,
     script: &str,
     confinement: Option<Confinement>,
     network: &[(String, String)],
-) -> String {
+) -> (Option<i32>, String) {
     let mut command = Command::new("bash");
     command.arg("-c").arg(script).current_dir(&world.root).envs(sandbox.env()).envs(network.iter().cloned());
     let cancel = CancelToken::new();
@@ -380,7 +362,12 @@ fn run_confined(
         confinement,
         watch: None,
     };
-    proc::run(job).unwrap().stdout
+    let finished = proc::run(job).unwrap();
+    let code = match finished.ending {
+        Ending::Exited(status) => status.code(),
+        _ => None,
+    };
+    (code, finished.stdout)
 }
 
 #[test]

@@ -138,26 +138,15 @@ fn drive(
             }
             Ok(Event::Notice(text)) => renderer.notice(&text, now),
             Ok(Event::Approval(request)) => {
-                // Keys typed before the question are the person's text, not its answer: kept.
-                let typed = keys.poll();
-                let _ = show_typed(&mut renderer, &typed, cancel, now);
-                let _ = renderer.pause(now);
-                // The person may be in another window: call them (a bell, or a notification).
-                let mut stdout = std::io::stdout();
-                let _ =
-                    stdout.write_all(context.notify.sequence(context.animate).as_bytes()).and_then(|()| stdout.flush());
+                call_person(&mut renderer, keys, cancel, context, now);
                 let answer = approve::ask(&request, context, &mut std::io::stdout());
                 // The agent may have stopped waiting (cancelled); a lost answer is then moot.
                 let _ = request.respond.send(answer);
                 Ok(())
             }
             Ok(Event::HostQuestion(request)) => {
-                let typed = keys.poll();
-                let _ = show_typed(&mut renderer, &typed, cancel, now);
-                let _ = renderer.pause(now);
-                let mut stdout = std::io::stdout();
-                let _ =
-                    stdout.write_all(context.notify.sequence(context.animate).as_bytes()).and_then(|()| stdout.flush());
+                // A command's connection waits for this answer.
+                call_person(&mut renderer, keys, cancel, context, now);
                 let width = context.screen.width;
                 let answer = super::ask::ask_host(&request.question, context.color, width, context.interrupts);
                 let _ = request.respond.send(answer);
@@ -203,6 +192,23 @@ fn drive(
     };
     let _ = std::io::stdout().flush();
     end
+}
+
+/// Before a question to the person: the keys typed so far shown as their text (not the
+/// answer), the live view paused, and the person called (a bell, or a notification: they may be
+/// in another window).
+fn call_person(
+    renderer: &mut Renderer<std::io::Stdout>,
+    keys: &mut Reader,
+    cancel: &CancelToken,
+    context: &TurnContext,
+    now: Instant,
+) {
+    let typed = keys.poll();
+    let _ = show_typed(renderer, &typed, cancel, now);
+    let _ = renderer.pause(now);
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(context.notify.sequence(context.animate).as_bytes()).and_then(|()| stdout.flush());
 }
 
 /// Acts on keys typed during the turn: Esc stops it (as a first Ctrl-C does; again, nothing
