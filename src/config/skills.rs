@@ -334,7 +334,7 @@ fn check_fields(
 const NAME_RULE: &str = "lowercase letters, digits and hyphens, at most 64";
 
 /// True when `name` is a skill name: 1 to 64 lowercase ASCII letters, digits and hyphens.
-pub(crate) fn valid_name(name: &str) -> bool {
+fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= MAX_NAME_CHARS
         && name.bytes().all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-')
