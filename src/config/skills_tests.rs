@@ -52,6 +52,9 @@ fn parses_front_matter_and_body() {
             Ok((Some("review"), Some("Use when: reviewing a PR"), "Body")),
         ),
         ("---\nname: \"q\"\ndescription: 'Use: it'\nbad: [\n---\nB", Ok((Some("q"), Some("Use: it"), "B"))),
+        ("---\nname: ''\ndescription: \"half\nx: a: b\n---\nB", Ok((Some(""), Some("\"half"), "B"))),
+        ("---\nname: half'\ndescription: \"\nx: a: b\n---\nB", Ok((Some("half'"), Some("\""), "B"))),
+        ("---\nname:\ndescription: d\n---\nx", Ok((None, Some("d"), "x"))),
         (
             "no front matter\n",
             Err("it has no front matter (a first line --- then name: and description: lines, then ---)"),
@@ -77,6 +80,8 @@ fn a_front_matter_that_is_neither_yaml_nor_lines_names_the_line() {
     let err = parse_skill_file("---\nname: a\ndescription: b: c\nnot a key\n---\nx").unwrap_err();
     assert!(err.starts_with("its front matter is not YAML ("), "{err}");
     assert!(err.ends_with("), and line 4 is not `key: value`"), "{err}");
+    let err = parse_skill_file("---\nname: a: b\nnot a key\n---\nx").unwrap_err();
+    assert!(err.ends_with("), and line 3 is not `key: value`"), "{err}");
 }
 
 #[test]
