@@ -146,7 +146,11 @@ fn read_listed(skill: &Skill, files: &[String], wanted: &str) -> ToolOutput {
         return ToolOutput::error(format!("cannot read {}: {err}", path.display()));
     }
     if bytes.len() as u64 > MAX_FILE_BYTES || super::has_nul(&bytes) {
-        let why = if super::has_nul(&bytes) { "binary" } else { "larger than 128 KB" };
+        let why = if super::has_nul(&bytes) {
+            "binary".to_string()
+        } else {
+            format!("larger than {} KB", MAX_FILE_BYTES / 1024)
+        };
         return ToolOutput::error(format!("{} is {why}: run or read it with bash", path.display()));
     }
     ToolOutput::ok(String::from_utf8_lossy(&bytes).into_owned())

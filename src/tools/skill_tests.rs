@@ -164,5 +164,8 @@ fn is_read_only_opaque_and_rejects_bad_arguments() {
     check_rejects_bad_arguments(&tool, "name");
     let lean = tool.lean_input_schema();
     assert_eq!(lean["required"], json!(["name"]));
-    assert!(tool.lean_description().len() < 100);
+    assert_eq!(tool.lean_description(), "Load a skill by name: its instructions and files (file: read one of them).");
+    for words in ["\"# Skills\"", "before you start it", "run its scripts with bash", "With file"] {
+        assert!(tool.description().contains(words), "{words}");
+    }
 }
