@@ -7,6 +7,7 @@
 //! whole. Endpoint checks run concurrently, each with its own timeout; only the selected
 //! provider gets the test request (it makes the model generate a few tokens).
 
+use crate::config::skills::Skill;
 use crate::config::{Config, Level, ProviderConfig, WindowSource};
 use crate::confine::{Sandbox, Status};
 use crate::context::Limits;
@@ -29,6 +30,8 @@ pub(crate) struct Input<'a> {
     pub root_kind: String,
     /// The instruction files loaded into the prompt, in prompt order.
     pub instructions: Vec<PathBuf>,
+    /// The skills a run would offer (their problems are among `warnings`).
+    pub skills: &'a [Skill],
     pub home: &'a Path,
     pub config: &'a Config,
     /// The provider a run would use.
@@ -135,6 +138,18 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
     }
     for path in &input.instructions {
         out.push_str(&format!("  {}  (loaded)\n", path.display()));
+    }
+    match input.skills.len() {
+        0 => out.push_str(
+            "\nskills\n  none (folders with a SKILL.md in .mewcode/skills, .claude/skills, .agents/skills, \
+             $MEWCODE_HOME/skills, ~/.claude/skills, ~/.agents/skills)\n",
+        ),
+        count => {
+            out.push_str(&format!("\nskills ({count} found; only their names and descriptions are in the prompt)\n"))
+        }
+    }
+    for skill in input.skills {
+        out.push_str(&format!("  {:<16} {}\n", skill.name, neutralize(&skill.file)));
     }
     out.push_str("\nconfig files\n");
     for source in &input.config.sources {

@@ -35,6 +35,7 @@ const PROTECTED: &[(Spot, &str)] = &[
     (Spot::File("claude.md"), "the agent's instructions when AGENTS.md is absent"),
     (Spot::File(".mcp.json"), "MCP servers a coding agent starts"),
     (Spot::Dir(".claude"), "Claude Code settings: hooks run when it starts"),
+    (Spot::Dir(".agents"), "agent skills (.agents/skills): instructions the agent is told to follow"),
     (Spot::Dir(".husky"), "husky's git hooks, run on commit"),
     (Spot::Dir(".githooks"), "the usual core.hooksPath directory, run on commit"),
     (Spot::Dir(".lefthook"), "lefthook's scripts, run on commit"),

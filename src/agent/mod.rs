@@ -19,6 +19,7 @@
 //! - `toolbox.rs` — model, gate, hooks and environment shared with sub-agents
 //! - `subagent.rs` — the `task` tool: a read-only sub-agent run
 //! - `prompt.rs` — the stable system prompt (full and lean), instruction files and the environment part
+//! - `prompt_skills.rs` — the skills section of the stable prompt: names and descriptions, full and lean
 //! - `lean.rs` — the lean request for small windows: when, and what it leaves out
 //! - `imports.rs` — `@path` imports in instruction files: a project's from inside it, the user's own
 //!   from the home directory and `$MEWCODE_HOME`, never a secret
@@ -38,6 +39,7 @@ mod imports;
 mod lean;
 mod preview;
 pub(crate) mod prompt;
+pub(crate) mod prompt_skills;
 mod reminder;
 mod run;
 pub(crate) mod subagent;

@@ -74,6 +74,7 @@ pub(super) fn run_doctor(launch: &Launch) -> Exit {
     let mcp_report = mcp_cli::render_list_text(&mcp.statuses());
     let network = super::network::network_gate(launch, &config, &owner, Remotes::LookOnly, &mut warnings);
     let (sandbox, _session_tmp) = make_sandbox(launch, &config, &mut warnings, Some(network));
+    let skills = launch.skills(launch.project_trusted(), &mut warnings);
     let net = NetEnv::from_vars(env.pairs());
     let input = doctor::Input {
         version: env!("CARGO_PKG_VERSION"),
@@ -85,6 +86,7 @@ pub(super) fn run_doctor(launch: &Launch) -> Exit {
             workspace.root_kind.describe()
         },
         instructions: workspace.instructions().files,
+        skills: &skills,
         home: &workspace.home,
         config: &config,
         selected: selected.as_deref(),
@@ -130,6 +132,7 @@ pub(super) fn run_check(launch: &Launch, tool: &str, json: &str) -> Exit {
         .filter_map(|definition| builtins.get(&definition.name))
         .map(|tool| (tool.rule_name().to_string(), tool.name().to_string(), tool.read_only(), tool.kind()))
         .chain([("Task".to_string(), "task".to_string(), true, ToolKind::Opaque)])
+        .chain([("Skill".to_string(), crate::tools::skill::SKILL_TOOL.to_string(), true, ToolKind::Opaque)])
         .collect();
     let (rule_name, read_only, kind) = match known.iter().find(|(rule, model, ..)| rule == tool || model == tool) {
         Some((rule, _, read_only, kind)) => (rule.as_str(), *read_only, *kind),

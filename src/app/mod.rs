@@ -31,7 +31,7 @@ mod wiring;
 
 use crate::agent::prompt;
 use crate::cli::{Command, HELP, Options, UsageError, parse_args};
-use crate::config::{self, Config, ConfigError, LoadOptions};
+use crate::config::{self, Config, ConfigError, LoadOptions, skills};
 use crate::glyphs::Glyphs;
 use crate::permission::book::RuleFiles;
 use crate::permission::rules::{Level, RuleSet, RuleTexts};
@@ -285,7 +285,25 @@ impl Launch {
         }
         // The project's own slash commands send their text to the model as the person's prompt.
         items.extend(crate::repl::describe_command_dirs(&self.workspace.project_command_dirs()));
+        // Its skills are instructions the model is told to follow.
+        items.extend(skills::describe_skill_dirs(&self.workspace.skill_dirs().1));
         items
+    }
+
+    /// The skills of a run: the user's, then the project's when `trusted` (else a warning per
+    /// folder says they wait for trust); the problems of the files found added to `warnings`.
+    fn skills(&self, trusted: bool, warnings: &mut Vec<Warning>) -> Vec<skills::Skill> {
+        let (mut dirs, project) = self.workspace.skill_dirs();
+        if trusted {
+            dirs.extend(project);
+        } else {
+            for line in skills::describe_skill_dirs(&project) {
+                warnings.push(Warning::new("", format!("{line}: not loaded until you trust this project")));
+            }
+        }
+        let (found, problems) = skills::load_skills(&dirs);
+        warnings.extend(problems);
+        found
     }
 
     /// The rule texts of the three settings files. Deny rules always apply; allow rules of the
@@ -430,6 +448,11 @@ impl Workspace {
             dirs.retain(|dir| dir.path != self.root.join(".mewcode/commands"));
         }
         dirs
+    }
+
+    /// The skill folders of this run: (the user's, the project's), first wins.
+    fn skill_dirs(&self) -> (Vec<skills::SkillDir>, Vec<skills::SkillDir>) {
+        skills::skill_dirs(&self.root, &self.home, self.user_home.as_deref())
     }
 
     /// True in `~` with the default `~/.mewcode`: the project's `.mewcode` is the user directory

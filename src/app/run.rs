@@ -100,6 +100,7 @@ fn run_print(
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
+    let skills = launch.skills(launch.project_trusted(), &mut warnings);
     say_warnings(&warnings);
     let (mcp, mcp_warnings) = start_mcp(launch, &config.mcp_servers, options.quiet);
     say_warnings(&mcp_warnings);
@@ -108,7 +109,14 @@ fn run_print(
         Ok(opened) => opened,
         Err(exit) => return exit,
     };
-    let wiring = Wiring { hooks: &config.hooks, checks: &config.checks, guard: &guard, mcp: &mcp, lean: &config.lean };
+    let wiring = Wiring {
+        hooks: &config.hooks,
+        checks: &config.checks,
+        guard: &guard,
+        mcp: &mcp,
+        lean: &config.lean,
+        skills: &skills,
+    };
     let agent = match build_agent(launch, &provider, &wiring, FrontEnd::Headless) {
         Ok(agent) => agent,
         Err(exit) => return exit,
@@ -333,12 +341,20 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
     let dirs = command_dirs(launch, trusted_now || launch.project_trusted(), &mut warnings);
     let (custom_commands, command_warnings) = repl::load_custom_commands(&dirs);
     warnings.extend(command_warnings);
+    let skills = launch.skills(trusted_now || launch.project_trusted(), &mut warnings);
     let guard = match guard(launch, &config, owner, &mut warnings) {
         Ok(guard) => guard,
         Err(exit) => return exit,
     };
     let (mcp, background_rx) = start_mcp_in_background(launch, &config, editor.status_wake());
-    let wiring = Wiring { hooks: &config.hooks, checks: &config.checks, guard: &guard, mcp: &mcp, lean: &config.lean };
+    let wiring = Wiring {
+        hooks: &config.hooks,
+        checks: &config.checks,
+        guard: &guard,
+        mcp: &mcp,
+        lean: &config.lean,
+        skills: &skills,
+    };
     let host = super::repl_host::ReplHost { launch, wiring: &wiring };
     let agent = match repl::Host::connect(&host, &provider) {
         Ok(agent) => agent,
@@ -369,6 +385,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
             .find_map(|name| launch.env.get(name).filter(|value| !value.trim().is_empty())),
         custom_commands,
         instruction_files: instruction_files(launch),
+        skills: skills.clone(),
     };
     match repl::run(editor, setup, interrupts) {
         repl::ReplEnd::Exited => Exit::Ok,

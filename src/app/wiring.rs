@@ -9,15 +9,16 @@
 use super::{Exit, Launch};
 use crate::agent::subagent::TaskTool;
 use crate::agent::toolbox::{Environment, Toolbox};
-use crate::agent::{Agent, FrontEnd, Gate, Lean, MAX_ITERATIONS, Settings, UNKNOWN_TOOL_LIMIT, prompt};
+use crate::agent::{Agent, FrontEnd, Gate, Lean, MAX_ITERATIONS, Settings, UNKNOWN_TOOL_LIMIT, prompt, prompt_skills};
 use crate::checks::Checks;
+use crate::config::skills::Skill;
 use crate::config::{self, CheckConfig, HookConfig, ProviderConfig};
 use crate::confine::{Sandbox, SessionTmp};
 use crate::hooks::Hooks;
 use crate::http::net::NetEnv;
 use crate::llm::provider;
 use crate::mcp;
-use crate::tools::Registry;
+use crate::tools::{Registry, SkillTool};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -51,6 +52,9 @@ pub(super) struct Wiring<'a> {
     pub mcp: &'a mcp::Manager,
     /// `lean_below` / `lean_tools` from the config.
     pub lean: &'a config::lean::LeanConfig,
+    /// The skills of the run (a project's only when it is trusted): named in the system prompt,
+    /// loaded by the `skill` tool.
+    pub skills: &'a [Skill],
 }
 
 /// The agent for a run: provider, tools, permission gate and the system prompt. It serves any
@@ -62,7 +66,7 @@ pub(super) fn build_agent(
     front_end: FrontEnd,
 ) -> Result<Arc<Agent>, Exit> {
     let Launch { workspace, options, env } = launch;
-    let Wiring { hooks, checks, guard, mcp, lean } = wiring;
+    let Wiring { hooks, checks, guard, mcp, lean, skills } = wiring;
     let sandbox = &guard.sandbox;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
@@ -88,6 +92,10 @@ pub(super) fn build_agent(
     let mut registry = Registry::with_builtins(bash_env, Arc::clone(sandbox), Arc::clone(&guard.jobs));
     // MCP tools before the task tool, so sub-agents see the read-only ones too.
     mcp.register_tools(&mut registry);
+    // Only with skills: a run without any pays nothing for the tool's definition.
+    if !skills.is_empty() {
+        registry.register(Arc::new(SkillTool::new(skills.to_vec())));
+    }
     let toolbox = Arc::new(Toolbox {
         provider,
         max_tokens: provider_config.max_tokens,
@@ -100,7 +108,8 @@ pub(super) fn build_agent(
     });
     let instructions = workspace.instructions();
     let appended = options.append_system_prompt.as_deref();
-    let lean = Lean::below(lean.below, with_appended(prompt::lean_prompt(&instructions), appended), lean.tools.clone());
+    let lean_prompt = prompt::lean_prompt(&instructions) + &prompt_skills::lean_skills_section(skills);
+    let lean = Lean::below(lean.below, with_appended(lean_prompt, appended), lean.tools.clone());
     // The same Arc as the agent's: the sub-agent runs with this agent's gate and hooks, and on
     // this agent's window (lean or not).
     let task = TaskTool::new(Arc::clone(&toolbox), &registry, lean.applies(provider_config.context_window));
@@ -119,7 +128,10 @@ pub(super) fn build_agent(
     Ok(Arc::new(Agent {
         toolbox,
         registry,
-        stable_prompt: with_appended(prompt::stable_prompt(&instructions), appended),
+        stable_prompt: with_appended(
+            prompt::stable_prompt(&instructions) + &prompt_skills::skills_section(skills),
+            appended,
+        ),
         settings: Settings {
             root: workspace.root.clone(),
             max_iterations: options.max_iterations.unwrap_or(MAX_ITERATIONS),

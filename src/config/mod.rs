@@ -25,6 +25,7 @@
 //! - `expand.rs` — `${VAR}` expansion over a parsed YAML tree
 //! - `project.rs` — where the project root is, and the directories whose instruction files count
 //! - `trust.rs` — the trust gate's memory: trusted roots and their files' fingerprints
+//! - `skills.rs` — skills: the `SKILL.md` folders of the user and the project, found, read and checked
 //! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests loading and merging
 
 pub(crate) mod checks;
@@ -43,6 +44,7 @@ pub(crate) mod project;
 pub(crate) mod request;
 pub(crate) mod sandbox;
 pub(crate) mod servers;
+pub(crate) mod skills;
 pub(crate) mod trust;
 pub(crate) mod value;
 

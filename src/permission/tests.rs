@@ -194,6 +194,9 @@ fn control_files_always_ask_outside_bypass() {
         (Mode::AcceptEdits, "Write", input("path", ".mewcode.yaml"), false, Ask, Sandbox),
         (Mode::AcceptEdits, "Write", input("path", "AGENTS.md"), false, Ask, Sandbox),
         (Mode::AcceptEdits, "Write", input("path", "docs/agents.MD"), false, Ask, Sandbox),
+        // A project's skills are instructions the agent follows once the project is trusted.
+        (Mode::AcceptEdits, "Write", input("path", ".agents/skills/x/SKILL.md"), false, Ask, Sandbox),
+        (Mode::AcceptEdits, "Edit", input("path", ".claude/skills/x/SKILL.md"), false, Ask, Sandbox),
         (Mode::AcceptEdits, "Write", input("path", ".GIT/config"), false, Ask, Sandbox),
         (Mode::AcceptEdits, "Write", input("path", "innocent/config"), false, Ask, Sandbox),
         (Mode::Bypass, "Write", input("path", ".git/config"), false, Allow, Rule),
@@ -202,6 +205,7 @@ fn control_files_always_ask_outside_bypass() {
         (Mode::Default, "Bash", input("command", "cp evil .mewcode/settings.yaml"), false, Ask, Sandbox),
         (Mode::Default, "Bash", input("command", "cd .git && echo x > config"), false, Ask, Sandbox),
         (Mode::Default, "Bash", input("command", "sed -i s/a/b/ AGENTS.md"), false, Ask, Sandbox),
+        (Mode::Default, "Bash", input("command", "mkdir -p .agents/skills/x"), false, Ask, Sandbox),
         (Mode::Default, "Bash", input("command", "git config core.hooksPath x"), false, Ask, Sandbox),
         (Mode::Default, "Bash", input("command", "touch .g*/hooks/x"), false, Ask, Sandbox),
         (Mode::Default, "Bash", input("command", "git --git-dir=.git status"), false, Ask, Sandbox),

@@ -16,6 +16,7 @@ use super::setup::Setup;
 use super::turn::{TurnContext, TurnEnd, run_compact};
 use super::{changes, context_view, custom, init, rewind, say, say_wrapped, sessions, status};
 use crate::config::price::price_for;
+use crate::config::skills::{Skill, SkillOrigin};
 use crate::config::{ProviderConfig, WindowSource};
 use crate::mode::Mode;
 use crate::text::neutralize;
@@ -52,6 +53,8 @@ enum Command {
     Context,
     /// `/jobs`: the background jobs the model started.
     Jobs,
+    /// `/skills`: the skills the model can load.
+    Skills,
     Exit,
 }
 
@@ -75,6 +78,7 @@ const COMMANDS: &[(&[&str], &str, &str)] = &[
     (&["/resume"], "[N|ID|all]", "pick one of this project's sessions, or continue one by number or id"),
     (&["/clear", "/new"], "", "start a new conversation"),
     (&["/tools"], "", "list the tools the model can use"),
+    (&["/skills"], "", "list the skills the model can load (name, description, where from)"),
     (
         &["/mcp"],
         "[reconnect NAME]",
@@ -195,6 +199,11 @@ pub(super) fn run(
                 say_wrapped(color, "", &crate::text::neutralize(&line), width, 4);
             }
         }
+        Command::Skills => {
+            for (line, dim) in render_skills(&setup.skills) {
+                say_wrapped(color, if dim { DIM } else { "" }, &neutralize(&line), width, 4);
+            }
+        }
         Command::Exit => return Some(ReplEnd::Exited),
     }
     None
@@ -228,6 +237,30 @@ fn say_help(setup: &Setup, width: usize) {
         "Ctrl-C twice or Ctrl-D at an empty prompt exits",
     ];
     say_wrapped(color, DIM, &format!("  {}", keys.join(setup.glyphs.separator)), width, 8);
+}
+
+/// `/skills`: a line per skill (name, description, its file and whose, what it shadows), or
+/// where skills go when there are none; each line with whether it is dim.
+fn render_skills(skills: &[Skill]) -> Vec<(String, bool)> {
+    if skills.is_empty() {
+        let hint = "no skills: folders with a SKILL.md in .mewcode/skills/, .claude/skills/ or .agents/skills/ \
+                    (the project's, once trusted), $MEWCODE_HOME/skills/, ~/.claude/skills/ or ~/.agents/skills/";
+        return vec![(hint.to_string(), true)];
+    }
+    let mut lines = Vec::new();
+    for skill in skills {
+        lines.push((format!("  {:<16} {}", skill.name, skill.description), false));
+        let whose = match skill.origin {
+            SkillOrigin::User => "yours",
+            SkillOrigin::Project => "the project's",
+        };
+        let mut from = format!("    {} ({whose})", skill.file);
+        if !skill.shadows.is_empty() {
+            from.push_str(&format!("; shadows {}", skill.shadows.join(", ")));
+        }
+        lines.push((from, true));
+    }
+    lines
 }
 
 /// A built-in's usage as `/help` shows it: `/clear, /new`, `/mode [NAME]`.
@@ -384,6 +417,7 @@ fn parse_command(line: &str) -> Result<Command, String> {
         "/init" => no_argument(Command::Init),
         "/context" => no_argument(Command::Context),
         "/jobs" => no_argument(Command::Jobs),
+        "/skills" => no_argument(Command::Skills),
         "/exit" | "/quit" => no_argument(Command::Exit),
         other => Err(format!("unknown command {other}; /help lists the commands")),
     }

@@ -27,6 +27,7 @@ fn parses_every_command() {
         ("/init", Ok(Command::Init)),
         ("/context", Ok(Command::Context)),
         ("/jobs", Ok(Command::Jobs)),
+        ("/skills", Ok(Command::Skills)),
         ("/exit", Ok(Command::Exit)),
         ("/quit", Ok(Command::Exit)),
     ];
@@ -107,4 +108,32 @@ fn help_shows_aliases_beside_their_command() {
     for line in ["  /clear, /new ", "  /exit, /quit ", "  /init ", "  /context ", "  /mode [NAME] "] {
         assert!(help.contains(line), "missing {line:?} in:\n{help}");
     }
+}
+
+#[test]
+fn skills_lists_name_description_and_where_from() {
+    let skill = |name: &str, origin: SkillOrigin, shadows: Vec<String>| Skill {
+        name: name.to_string(),
+        description: format!("{name} things"),
+        body: "BODY".to_string(),
+        dir: std::path::PathBuf::from("/s").join(name),
+        file: format!(".claude/skills/{name}/SKILL.md"),
+        origin,
+        shadows,
+    };
+    let skills =
+        [skill("deploy", SkillOrigin::Project, vec![]), skill("pdf", SkillOrigin::User, vec!["x/pdf/SKILL.md".into()])];
+    let lines = render_skills(&skills);
+    assert_eq!(
+        lines,
+        [
+            ("  deploy           deploy things".to_string(), false),
+            ("    .claude/skills/deploy/SKILL.md (the project's)".to_string(), true),
+            ("  pdf              pdf things".to_string(), false),
+            ("    .claude/skills/pdf/SKILL.md (yours); shadows x/pdf/SKILL.md".to_string(), true),
+        ]
+    );
+    let none = render_skills(&[]);
+    assert_eq!(none.len(), 1);
+    assert!(none[0].1 && none[0].0.starts_with("no skills: folders with a SKILL.md in .mewcode/skills/"));
 }

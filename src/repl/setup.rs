@@ -85,6 +85,8 @@ pub(crate) struct Setup<'a> {
     /// The person's own commands, loaded from the folders the wiring chose (a project's only
     /// when it is trusted); those a built-in shadows are dropped when the REPL starts.
     pub custom_commands: Vec<super::CustomCommand>,
+    /// The skills the model can load (`/skills` lists them).
+    pub skills: Vec<crate::config::skills::Skill>,
     /// The instruction files in the system prompt (`AGENTS.md`, …): the name shown and the
     /// characters they add, for `/context`.
     pub instruction_files: Vec<(String, usize)>,

@@ -18,6 +18,8 @@
 //! - `grep/` — `grep`: contents searched with a regex, in parallel, and its output
 //! - `bash.rs` — `bash`: a confined shell command and its merged output, or a background job
 //! - `job.rs` — `job`: the background jobs listed, read and stopped
+//! - `bash.rs` — `bash`: a confined shell command and its merged output
+//! - `skill.rs` — `skill`: one of the run's skills loaded by name (its instructions and files)
 //! - `lean.rs` — the lean form of a definition (small windows): a first sentence, a schema's prose cut
 //! - `reads.rs` — what the conversation read: recent paths, and each file's fingerprint
 //! - `live.rs` — a running tool's output line by line, its last lines for the front end's live view
@@ -33,6 +35,7 @@ pub(crate) mod lean;
 mod live;
 mod read_file;
 pub(crate) mod reads;
+pub(crate) mod skill;
 #[cfg(test)]
 mod test_support;
 pub(crate) mod walk;
@@ -47,6 +50,7 @@ pub(crate) use job::JobTool;
 pub(crate) use live::{LiveTail, Progress};
 pub(crate) use read_file::ReadFileTool;
 pub use reads::ReadTracker;
+pub(crate) use skill::SkillTool;
 pub(crate) use write_file::WriteFileTool;
 
 use crate::cancel::CancelToken;

@@ -50,6 +50,7 @@ mod script_errors;
 mod search_path;
 mod server_counts;
 mod session;
+mod skills;
 mod small_window;
 mod terminal;
 mod tidy;
