@@ -82,6 +82,8 @@ pub(crate) struct Jobs {
     /// no background jobs in this session.
     dir: Option<PathBuf>,
     table: Mutex<Vec<Job>>,
+    /// Bytes each spool holds at most (`SPOOL_CAP`).
+    cap: u64,
 }
 
 impl std::fmt::Debug for Jobs {
@@ -93,7 +95,7 @@ impl std::fmt::Debug for Jobs {
 impl Jobs {
     /// The jobs of a session whose spools go under `dir` (created when the first job starts).
     pub(crate) fn new(dir: PathBuf) -> Jobs {
-        Jobs { dir: Some(dir), table: Mutex::default() }
+        Jobs { dir: Some(dir), table: Mutex::default(), cap: SPOOL_CAP }
     }
 
     /// Starts `command` (prepared as the bash tool prepares one, with its `confinement` and
@@ -116,7 +118,7 @@ impl Jobs {
         std::fs::create_dir_all(dir).map_err(|err| format!("cannot make {}: {err}", dir.display()))?;
         let _ = std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o700));
         let path = dir.join(format!("{id}.log"));
-        let spool = Spool::create(&path, SPOOL_CAP).map_err(|err| format!("cannot make {}: {err}", path.display()))?;
+        let spool = Spool::create(&path, self.cap).map_err(|err| format!("cannot make {}: {err}", path.display()))?;
         let spool = Arc::new(Mutex::new(spool));
         let state = Arc::new(Mutex::new(State::Running));
         let cancel = CancelToken::new();
@@ -170,9 +172,8 @@ impl Jobs {
         let mut text = String::new();
         if read.dropped > 0 {
             text.push_str(&format!(
-                "[{} bytes of output were dropped unread: the job wrote more than {} MiB since the last read]\n",
-                read.dropped,
-                SPOOL_CAP >> 20
+                "[{} bytes of output were dropped unread: the job wrote more than the {} bytes kept since the last read]\n",
+                read.dropped, self.cap
             ));
         }
         text.push_str(&read.text);

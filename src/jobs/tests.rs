@@ -82,3 +82,40 @@ fn the_end_of_the_session_ends_every_job_and_its_children_and_removes_the_spools
     assert!(!alive(), "a job's child outlived the session");
     assert!(!spools.exists());
 }
+
+#[test]
+fn a_read_says_what_waits_and_what_was_dropped_and_jobs_are_numbered_in_order() {
+    let dir = TempDir::new("jobs");
+    let mut jobs = Jobs::new(dir.join("jobs"));
+    jobs.cap = 50_000;
+    // 40 000 bytes: a read returns 30 000 and says what waits.
+    let first = start(&jobs, "head -c 40000 /dev/zero | tr '\\0' a");
+    let report = jobs.wait(first).unwrap();
+    assert!(report.text.starts_with(&"a".repeat(READ_BYTES)), "{}", &report.text[..40]);
+    assert!(report.text.ends_with("\n[10000 more bytes waiting: read again]"), "{}", &report.text[READ_BYTES..]);
+    assert_eq!(jobs.read(first).unwrap().text, "a".repeat(10_000));
+    // 120 000 bytes into a 50 000-byte spool, unread: the newest kept, the rest said dropped.
+    let second = start(&jobs, "for i in 1 2 3 4 5 6; do head -c 20000 /dev/zero | tr '\\0' b; done");
+    assert_eq!(second, first + 1);
+    let report = jobs.wait(second).unwrap();
+    let (note, kept) = report.text.split_once('\n').unwrap();
+    let dropped: usize = note.strip_prefix('[').unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(
+        note.ends_with(
+            "bytes of output were dropped unread: the job wrote more than the 50000 bytes kept since the last read]"
+        ),
+        "{note}"
+    );
+    // What was kept comes in this read and the next ones (30 000 bytes at most each).
+    let mut shown = kept.split("\n[").next().unwrap().len();
+    loop {
+        let more = jobs.read(second).unwrap().text;
+        if more.is_empty() {
+            break;
+        }
+        shown += more.split("\n[").next().unwrap().len();
+    }
+    assert!(shown <= 50_000 && dropped > 0, "{dropped} dropped, {shown} shown");
+    assert_eq!(dropped + shown, 120_000);
+    assert_eq!(jobs.written(second), Ok(120_000));
+}
