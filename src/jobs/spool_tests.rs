@@ -63,3 +63,14 @@ fn the_file_is_private_and_goes_with_the_spool() {
     drop(spool);
     assert!(!path.exists());
 }
+
+#[test]
+fn a_spool_filled_exactly_to_its_cap_drops_nothing() {
+    let dir = TempDir::new("spool");
+    let mut spool = spool(&dir, 10);
+    spool.append(b"abcd").unwrap();
+    spool.append(b"efghij").unwrap();
+    assert_eq!(spool.read_new(100).unwrap(), Read { text: "abcdefghij".into(), waiting: 0, dropped: 0 });
+    spool.append(b"k").unwrap();
+    assert_eq!(spool.read_new(100).unwrap(), Read { text: "k".into(), waiting: 0, dropped: 0 });
+}

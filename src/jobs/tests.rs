@@ -119,3 +119,21 @@ fn a_read_says_what_waits_and_what_was_dropped_and_jobs_are_numbered_in_order() 
     assert_eq!(dropped + shown, 120_000);
     assert_eq!(jobs.written(second), Ok(120_000));
 }
+
+#[test]
+fn at_most_sixteen_jobs_run_at_once_and_a_long_command_is_cut_in_the_list() {
+    let dir = TempDir::new("jobs");
+    let jobs = Jobs::new(dir.join("jobs"));
+    let long = format!("exec sleep 300 # {}", "x".repeat(100));
+    for _ in 0..MAX_RUNNING {
+        start(&jobs, &long);
+    }
+    let refused = jobs.start("true", shell("true"), None, Network::default(), Arc::new(Sandbox::off()));
+    assert_eq!(refused.unwrap_err(), "16 background jobs are running already: stop one first");
+    let listed = jobs.list();
+    assert_eq!(listed.len(), MAX_RUNNING);
+    assert!(listed[0].ends_with(&format!("{}...", &long[..80])), "{}", listed[0]);
+    // One stopped: room for one more.
+    jobs.stop(1).unwrap();
+    assert!(jobs.start("true", shell("true"), None, Network::default(), Arc::new(Sandbox::off())).is_ok());
+}
