@@ -456,6 +456,25 @@ fn temp_name(name: &OsStr) -> String {
     format!(".{}.mewcode-tmp-{}-{count}", name.to_string_lossy(), std::process::id())
 }
 
+/// A small text file a user or a project wrote for mewcode (a slash command, a skill): at most
+/// `max_bytes`, UTF-8, and, when `inside` is given (a project's), resolving inside that root so
+/// a link cannot bring in a file from elsewhere. Errors are the end of a warning ("cannot read
+/// it: ...", "it is larger than N KB", ...); `what` names the files in the link's ("commands").
+pub(crate) fn read_own_text(path: &Path, inside: Option<&Path>, max_bytes: u64, what: &str) -> Result<String, String> {
+    let real = fs::canonicalize(path).map_err(|err| format!("cannot read it: {err}"))?;
+    if inside.is_some_and(|root| !real.starts_with(root)) {
+        return Err(format!("it leads outside the project (a link); a project's {what} must be its own files"));
+    }
+    let file = File::open(path).map_err(|err| format!("cannot read it: {err}"))?;
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(file, max_bytes + 1), &mut bytes)
+        .map_err(|err| format!("cannot read it: {err}"))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!("it is larger than {} KB", max_bytes / 1024));
+    }
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
+}
+
 /// How a path is shown to the model: relative to the root when inside it (shorter, and accepted
 /// back by every tool), absolute otherwise.
 pub(crate) fn display_path(root: &Path, path: &Path) -> String {

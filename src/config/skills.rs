@@ -11,7 +11,6 @@
 //! `~/.ssh/id_rsa` to the model). Which folders count (trust, homes) is the caller's decision.
 
 use crate::warning::Warning;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A `SKILL.md` larger than this is not loaded (its body is sent whole when the skill is used).
@@ -118,8 +117,13 @@ pub(crate) fn load_skills(dirs: &[SkillDir]) -> (Vec<Skill>, Vec<Warning>) {
         for folder in skill_folders(dir, &mut warnings) {
             let shown = format!("{}/{folder}/{SKILL_FILE}", dir.label);
             let skill_dir = dir.path.join(&folder);
-            let loaded = read_skill_file(&skill_dir.join(SKILL_FILE), dir)
-                .and_then(|text| parse_skill_file(&text).map(|(front, body)| (front, body.to_string())));
+            let loaded = crate::fsx::read_own_text(
+                &skill_dir.join(SKILL_FILE),
+                dir.inside.as_deref(),
+                MAX_SKILL_BYTES,
+                "skills",
+            )
+            .and_then(|text| parse_skill_file(&text).map(|(front, body)| (front, body.to_string())));
             let (front, body) = match loaded {
                 Ok(loaded) => loaded,
                 Err(problem) => {
@@ -186,21 +190,6 @@ fn skill_folders(dir: &SkillDir, warnings: &mut Vec<Warning>) -> Vec<String> {
         names.truncate(MAX_SKILLS_PER_DIR);
     }
     names
-}
-
-/// The file's text: at most `MAX_SKILL_BYTES`, UTF-8, and (a project's) inside the root.
-fn read_skill_file(path: &Path, dir: &SkillDir) -> Result<String, String> {
-    let real = std::fs::canonicalize(path).map_err(|err| format!("cannot read it: {err}"))?;
-    if dir.inside.as_ref().is_some_and(|root| !real.starts_with(root)) {
-        return Err("it leads outside the project (a link); a project's skills must be its own files".into());
-    }
-    let file = std::fs::File::open(path).map_err(|err| format!("cannot read it: {err}"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_SKILL_BYTES + 1).read_to_end(&mut bytes).map_err(|err| format!("cannot read it: {err}"))?;
-    if bytes.len() as u64 > MAX_SKILL_BYTES {
-        return Err(format!("it is larger than {} KB", MAX_SKILL_BYTES / 1024));
-    }
-    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
 }
 
 /// A `SKILL.md`'s front matter and body. The front matter is the block between a first line

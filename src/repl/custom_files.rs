@@ -11,7 +11,6 @@
 //! the caller's decision; what the built-in commands are is `custom.rs`'s.
 
 use crate::warning::Warning;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A command file larger than this is not loaded (it is sent whole with every use).
@@ -78,7 +77,9 @@ pub(crate) fn load_custom_commands(dirs: &[CommandDir]) -> (Vec<CustomCommand>, 
         }
         for (rel, path) in find_files(dir, &mut warnings) {
             let shown = format!("{}/{}", dir.label, rel.display());
-            let loaded = command_name(&rel).and_then(|name| Ok((name, read_command_file(&path, dir)?)));
+            let loaded = command_name(&rel).and_then(|name| {
+                Ok((name, crate::fsx::read_own_text(&path, dir.inside.as_deref(), MAX_COMMAND_BYTES, "commands")?))
+            });
             let (name, text) = match loaded {
                 Ok(loaded) => loaded,
                 Err(problem) => {
@@ -172,21 +173,6 @@ fn command_name(rel: &Path) -> Result<String, String> {
         return Err(format!("{text:?} cannot be typed as a command name (use letters, digits, - _ and .)"));
     }
     Ok(format!("/{}", stem.replace('/', ":")))
-}
-
-/// The file's text: at most `MAX_COMMAND_BYTES`, UTF-8, and (a project's) inside the root.
-fn read_command_file(path: &Path, dir: &CommandDir) -> Result<String, String> {
-    let real = std::fs::canonicalize(path).map_err(|err| format!("cannot read it: {err}"))?;
-    if dir.inside.as_ref().is_some_and(|root| !real.starts_with(root)) {
-        return Err("it leads outside the project (a link); a project's commands must be its own files".into());
-    }
-    let file = std::fs::File::open(path).map_err(|err| format!("cannot read it: {err}"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_COMMAND_BYTES + 1).read_to_end(&mut bytes).map_err(|err| format!("cannot read it: {err}"))?;
-    if bytes.len() as u64 > MAX_COMMAND_BYTES {
-        return Err(format!("it is larger than {} KB", MAX_COMMAND_BYTES / 1024));
-    }
-    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
 }
 
 /// A command file's front matter and prompt. The front matter is the block between a first line
