@@ -6,9 +6,9 @@
 //! The tree, for `bash -c CMD`:
 //! ```text
 //! mewcode ── reaper (forked by std's spawn; setsid; subreaper; never execs; with the view: joins
-//!            │       the command's control groups, enters new user and IPC namespaces — or joins
-//!            │       the session's user and network namespaces (`bridge.rs`) and enters a new
-//!            │       IPC one — then a new pid namespace)
+//!            │       the command's control groups, enters new user, pid and IPC namespaces, or
+//!            │       joins the session's user and network namespaces (`bridge.rs`) and enters
+//!            │       new pid and IPC ones)
 //!            └── bash -c CMD (forked by the reaper; pid 1 of the new pid namespace; its own mount
 //!                             namespace holds the view; confined; then its children ...)
 //! ```
@@ -185,12 +185,6 @@ pub fn spawn_setup(command: &mut Command, confinement: Option<Confinement>) {
             }
             if let Some(setup) = setup
                 && let Err(failure) = super::namespace::enter(&setup.view)
-            {
-                super::namespace::report(&failure, &setup.view);
-                libc::_exit(SETUP_FAILED);
-            }
-            if let Some(setup) = setup
-                && let Err(failure) = super::namespace::enter_pid(&setup.view)
             {
                 super::namespace::report(&failure, &setup.view);
                 libc::_exit(SETUP_FAILED);

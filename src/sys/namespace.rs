@@ -179,7 +179,8 @@ pub(crate) fn id_maps(uid: u32, gid: u32) -> (CString, CString) {
 }
 
 /// Child (the reaper, single-threaded, before it forks the command): enters new user, pid, IPC
-/// (and network) namespaces and writes the id maps. The caller's next child is pid 1.
+/// (and network) namespaces and writes the id maps, or joins the session's user and network
+/// namespaces (`View::join`) and enters new pid and IPC ones. The caller's next child is pid 1.
 ///
 /// # Safety
 /// Call only in a forked, single-threaded child.
@@ -191,14 +192,13 @@ pub(crate) unsafe fn enter(view: &View) -> Result<(), Failure> {
             if libc::setns(user, libc::CLONE_NEWUSER) != 0 || libc::setns(net, libc::CLONE_NEWNET) != 0 {
                 return Err(Failure::now("setns"));
             }
-            let rest = view.namespaces & !(libc::CLONE_NEWPID | libc::CLONE_NEWUSER | libc::CLONE_NEWNET);
+            let rest = view.namespaces & !(libc::CLONE_NEWUSER | libc::CLONE_NEWNET);
             if rest != 0 && libc::unshare(rest) != 0 {
                 return Err(Failure::now("unshare"));
             }
             return Ok(());
         }
-        // The pid namespace comes last (`enter_pid`).
-        if libc::unshare(view.namespaces & !libc::CLONE_NEWPID) != 0 {
+        if libc::unshare(view.namespaces) != 0 {
             return Err(Failure::now("unshare"));
         }
         // mewcode is not dumpable (its memory holds API keys), so its `/proc/self` files belong
@@ -219,19 +219,6 @@ pub(crate) unsafe fn enter(view: &View) -> Result<(), Failure> {
         if view.namespaces & libc::CLONE_NEWNET != 0 {
             let _ = super::bridge::loopback_up();
         }
-    }
-    Ok(())
-}
-
-/// Child (the reaper, after `enter`): the new pid namespace, whose first process is the next
-/// one the caller forks.
-///
-/// # Safety
-/// Call only in a forked, single-threaded child, after `enter`.
-pub(crate) unsafe fn enter_pid(view: &View) -> Result<(), Failure> {
-    // SAFETY: unshare takes an integer.
-    if view.namespaces & libc::CLONE_NEWPID != 0 && unsafe { libc::unshare(libc::CLONE_NEWPID) } != 0 {
-        return Err(Failure::now("unshare"));
     }
     Ok(())
 }
@@ -567,9 +554,6 @@ unsafe fn trial(view: &View) -> libc::c_int {
         if let Err(failure) = enter(view) {
             let step = if failure.step == "unshare" { 10 } else { 20 };
             return step + class(failure.errno);
-        }
-        if let Err(failure) = enter_pid(view) {
-            return 10 + class(failure.errno);
         }
         let pid1 = libc::fork();
         if pid1 < 0 {
