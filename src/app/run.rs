@@ -109,14 +109,7 @@ fn run_print(
         Ok(opened) => opened,
         Err(exit) => return exit,
     };
-    let wiring = Wiring {
-        hooks: &config.hooks,
-        checks: &config.checks,
-        guard: &guard,
-        mcp: &mcp,
-        lean: &config.lean,
-        skills: &skills,
-    };
+    let wiring = Wiring::of(config, &guard, &mcp, &skills);
     let agent = match build_agent(launch, &provider, &wiring, FrontEnd::Headless) {
         Ok(agent) => agent,
         Err(exit) => return exit,
@@ -347,14 +340,7 @@ fn run_repl(launch: &Launch, owner: &Owner, config: &Config, mut warnings: Vec<W
         Err(exit) => return exit,
     };
     let (mcp, background_rx) = start_mcp_in_background(launch, &config, editor.status_wake());
-    let wiring = Wiring {
-        hooks: &config.hooks,
-        checks: &config.checks,
-        guard: &guard,
-        mcp: &mcp,
-        lean: &config.lean,
-        skills: &skills,
-    };
+    let wiring = Wiring::of(&config, &guard, &mcp, &skills);
     let host = super::repl_host::ReplHost { launch, wiring: &wiring };
     let agent = match repl::Host::connect(&host, &provider) {
         Ok(agent) => agent,

@@ -57,6 +57,14 @@ pub(super) struct Wiring<'a> {
     pub skills: &'a [Skill],
 }
 
+impl<'a> Wiring<'a> {
+    /// The wiring of a run: its config's hooks, checks and lean settings, and what the run set
+    /// up (guard, MCP servers, skills).
+    pub(super) fn of(config: &'a config::Config, guard: &'a Guard, mcp: &'a mcp::Manager, skills: &'a [Skill]) -> Self {
+        Wiring { hooks: &config.hooks, checks: &config.checks, guard, mcp, lean: &config.lean, skills }
+    }
+}
+
 /// The agent for a run: provider, tools, permission gate and the system prompt. It serves any
 /// conversation: the session (id, log, context state) is the conversation's.
 pub(super) fn build_agent(
