@@ -33,6 +33,7 @@ fn main() {
         mewcode_home: None,
         tmp: None,
         levels: vec![root.clone()],
+        readable: Vec::new(),
     };
     let landlock_only =
         || Sandbox::new(SandboxConfig::default(), paths(), bench::landlock_abi_version(), Err("bench".into()));

@@ -54,6 +54,9 @@ pub(crate) struct Options {
     pub allowed_tools: Vec<String>,
     /// `--disallowedTools RULES`: deny rules for this run only.
     pub disallowed_tools: Vec<String>,
+    /// `--add-dir DIR[:ro]` (repeatable), as typed: resolved against the working directory by
+    /// `app` (`config::add_dirs`).
+    pub add_dirs: Vec<String>,
 }
 
 /// What to do.
@@ -254,6 +257,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             "--disallowedTools" | "--disallowed-tools" => {
                 options.disallowed_tools.extend(rule_list(&flag, &value(&flag)?)?);
             }
+            "--add-dir" => options.add_dirs.push(non_empty(&flag, value(&flag)?)?),
             "--trust" => options.trust = true,
             "-q" | "--quiet" => options.quiet = true,
             "--verbose" => options.verbose = true,
@@ -411,6 +415,10 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     let per_run_rules = !options.allowed_tools.is_empty() || !options.disallowed_tools.is_empty();
     if per_run_rules && !(is_run || matches!(command, Command::Check { .. })) {
         return Err(UsageError(format!("--allowedTools/--disallowedTools: not with {name}")));
+    }
+    let takes_dirs = matches!(command, Command::Check { .. } | Command::Doctor(_) | Command::Rewind { .. });
+    if !(options.add_dirs.is_empty() || is_run || takes_dirs) {
+        return Err(UsageError(format!("--add-dir: not with {name}")));
     }
     let names_session = matches!(command, Command::Rewind { .. });
     if options.resume != Resume::No && !(is_run || names_session) {

@@ -43,6 +43,8 @@ OPTIONS
                        add TEXT after the system prompt (the REPL and -p)
   --allowedTools RULES, --disallowedTools RULES
                        allow / deny rules for this run only, e.g. 'Bash(git *),Edit'
+  --add-dir DIR[:ro]   another directory the file tools may read and write (read only with
+                       :ro) and commands see the same way; repeatable (rewind: restore there)
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity, notices or error line on stderr
   --verbose            tool output in full (the REPL; -p text mode, on stderr)

@@ -24,7 +24,7 @@ fn the_help_states_the_agents_own_defaults() {
 #[test]
 fn print_mode_with_every_option() {
     let command = parse(
-        "-p hello --output-format stream-json --config x.yaml --provider p --model m --mode acceptEdits -C /tmp --max-iterations 5 --trust -q --allowedTools Edit,Read --disallowed-tools=Bash --allowed-tools Glob",
+        "-p hello --output-format stream-json --config x.yaml --provider p --model m --mode acceptEdits -C /tmp --max-iterations 5 --trust -q --allowedTools Edit,Read --disallowed-tools=Bash --allowed-tools Glob --add-dir ../lib --add-dir=/docs:ro",
     )
     .unwrap();
     let expected = Options {
@@ -44,8 +44,21 @@ fn print_mode_with_every_option() {
         append_system_prompt: None,
         allowed_tools: vec!["Edit".into(), "Read".into(), "Glob".into()],
         disallowed_tools: vec!["Bash".into()],
+        add_dirs: vec!["../lib".into(), "/docs:ro".into()],
     };
     assert_eq!(command, Command::Run(expected));
+}
+
+#[test]
+fn add_dir_is_taken_by_runs_check_and_doctor_only_and_never_empty() {
+    let args = |words: &[&str]| parse_args(&words.iter().map(|word| word.to_string()).collect::<Vec<_>>());
+    let Ok(Command::Run(options)) = args(&["--add-dir", "a", "--add-dir", "b:ro"]) else { panic!() };
+    assert_eq!(options.add_dirs, ["a", "b:ro"]);
+    assert!(matches!(args(&["doctor", "--add-dir", "a"]), Ok(Command::Doctor(_))));
+    let Err(UsageError(message)) = args(&["sessions", "--add-dir", "a"]) else { panic!() };
+    assert_eq!(message, "--add-dir: not with sessions");
+    let Err(UsageError(message)) = args(&["-p", "x", "--add-dir", " "]) else { panic!() };
+    assert_eq!(message, "--add-dir: empty value");
 }
 
 #[test]

@@ -254,6 +254,9 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
     out.push_str(&render_checks(&input.config.checks));
     out.push_str("\nsandbox\n");
     out.push_str(&render_sandbox(input.sandbox, input.color));
+    for dir in &input.config.add_dirs {
+        out.push_str(&format!("  added:         {}\n", neutralize(&dir.describe())));
+    }
     out.push_str("\nwarnings\n");
     if input.warnings.is_empty() {
         out.push_str("  none\n");

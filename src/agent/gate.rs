@@ -190,6 +190,12 @@ impl EngineGate {
         EngineGate { engine: std::sync::RwLock::new(engine), ..self }
     }
 
+    /// The gate whose file tools may also reach the added directories (`Engine::with_added_dirs`).
+    pub(crate) fn with_added_dirs(self, added: &[crate::config::AddDir]) -> EngineGate {
+        let engine = crate::sync::read(&self.engine).clone().with_added_dirs(added);
+        EngineGate { engine: std::sync::RwLock::new(engine), ..self }
+    }
+
     /// Where the rules came from: the user's file, the project's trust, the local file's mark.
     pub(crate) fn with_rule_files(self, files: RuleFiles) -> EngineGate {
         let book = crate::sync::lock(&self.book).clone().with_files(files);

@@ -148,6 +148,8 @@ pub(crate) struct Environment {
     pub model: String,
     /// Branch and a status summary, when the root is in a git work tree.
     pub git: Option<GitSummary>,
+    /// The directories added besides the project (`--add-dir`): path, writable.
+    pub added: Vec<(String, bool)>,
 }
 
 /// A one-glance git state.
@@ -170,6 +172,17 @@ pub(crate) fn environment_prompt(environment: &Environment) -> String {
     if let Some(subdir) = &environment.subdir {
         text.push_str(&format!(
             "- The user started in the subdirectory {subdir} (paths are still relative to the project root)\n"
+        ));
+    }
+    if !environment.added.is_empty() {
+        let dirs: Vec<String> = environment
+            .added
+            .iter()
+            .map(|(path, writable)| format!("{path} ({})", if *writable { "read-write" } else { "read-only" }))
+            .collect();
+        text.push_str(&format!(
+            "- Also reachable by the file tools and commands, by absolute path: {}\n",
+            dirs.join(", ")
         ));
     }
     match &environment.git {

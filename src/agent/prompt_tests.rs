@@ -82,10 +82,30 @@ fn environment_lists_git_state() {
         date: "2026-12-02".into(),
         model: "m".into(),
         git: Some(GitSummary { branch: "main".into(), has_commits: true, changed: 2, untracked: 1 }),
+        added: Vec::new(),
     };
     assert_eq!(
         environment_prompt(&environment),
         "# Environment\n- Working directory (project root): /p\n- Platform: linux\n- Today's date: 2026-12-02\n- Model: m\n- Git: branch main, 2 changed and 1 untracked files\n"
+    );
+}
+
+/// The environment of project `/p` on linux, date `d`, model `m`, with `git`.
+fn environment_with(git: Option<GitSummary>) -> Environment {
+    let (cwd, os, date, model) = ("/p".into(), "linux".into(), "d".into(), "m".into());
+    Environment { cwd, subdir: None, os, date, model, git, added: Vec::new() }
+}
+
+#[test]
+fn environment_lists_the_added_directories_and_their_access() {
+    let environment =
+        Environment { added: vec![("/lib".into(), true), ("/docs".into(), false)], ..environment_with(None) };
+    let prompt = environment_prompt(&environment);
+    assert!(
+        prompt.contains(
+            "- Also reachable by the file tools and commands, by absolute path: /lib (read-write), /docs (read-only)\n"
+        ),
+        "{prompt}"
     );
 }
 
@@ -94,14 +114,7 @@ fn status_v2_reads_branch_unborn_head_and_counts() {
     let fresh = "# branch.oid (initial)\n# branch.head master\n1 A. N... 0 1 1 0 e a\n? b\n? c\n";
     let summary = GitSummary { branch: "master".into(), has_commits: false, changed: 1, untracked: 2 };
     assert_eq!(parse_status_v2(fresh), summary);
-    let environment = Environment {
-        cwd: "/p".into(),
-        subdir: None,
-        os: "linux".into(),
-        date: "d".into(),
-        model: "m".into(),
-        git: Some(summary),
-    };
+    let environment = environment_with(Some(summary));
     assert!(
         environment_prompt(&environment)
             .ends_with("- Git: branch master, no commits yet, 1 changed and 2 untracked files\n")

@@ -158,10 +158,13 @@ pub(super) fn run_check(launch: &Launch, tool: &str, json: &str) -> Exit {
     }
     // The same sandbox as a run's, so read-only commands are judged as a run would judge them
     // (a config that does not load starts no run: nothing is judged in the view then).
-    let in_view = launch
-        .load_config()
-        .is_ok_and(|(config, _)| commands_run_in_view(&make_sandbox(launch, &config, &mut Vec::new(), None).0));
+    let config = launch.load_config().ok().map(|(config, _)| config);
+    let in_view = config
+        .as_ref()
+        .is_some_and(|config| commands_run_in_view(&make_sandbox(launch, config, &mut Vec::new(), None).0));
+    let added = config.map(|config| config.add_dirs).unwrap_or_default();
     let gate = EngineGate::new(workspace.root.clone(), env.get("HOME").map(PathBuf::from), owner, rules)
+        .with_added_dirs(&added)
         .with_read_only_commands(in_view);
     let call = CallInfo { rule_name, input: json, kind };
     let check = gate.explain(options.mode.unwrap_or_default(), &call, read_only);

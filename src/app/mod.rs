@@ -260,13 +260,36 @@ impl Launch {
 
     fn load_config(&self) -> Result<(Config, Vec<Warning>), ConfigError> {
         let lookup = |name: &str| self.env.get(name);
-        config::load_config(&LoadOptions {
+        let (mut config, mut warnings) = config::load_config(&LoadOptions {
             home: &self.workspace.home,
             root: &self.workspace.root,
             extra: self.options.config.as_deref(),
             project_trusted: self.project_trusted(),
             lookup: &lookup,
-        })
+        })?;
+        self.add_dirs(&mut config.add_dirs, &mut warnings)?;
+        Ok((config, warnings))
+    }
+
+    /// `--add-dir` entries added to the config's: each resolved against the working directory
+    /// (the `-C` one), an unusable one an error naming it.
+    fn add_dirs(&self, dirs: &mut Vec<config::AddDir>, warnings: &mut Vec<Warning>) -> Result<(), ConfigError> {
+        let home = self.env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from);
+        let places = config::add_dirs::Places {
+            home: home.as_deref(),
+            mewcode_home: &self.workspace.home,
+            root: &self.workspace.root,
+        };
+        for spec in &self.options.add_dirs {
+            let failed = |message| ConfigError { file: "--add-dir".to_string(), key_path: String::new(), message };
+            match config::add_dirs::resolve(spec, "--add-dir", &self.workspace.cwd, &places).map_err(failed)? {
+                Some(dir) => config::add_dirs::push(dirs, dir),
+                None => {
+                    warnings.push(Warning::new("--add-dir", format!("{spec} is inside the project; nothing to add")))
+                }
+            }
+        }
+        Ok(())
     }
 
     /// What the project's own files would enable once trusted (empty when trusted already or

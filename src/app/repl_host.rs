@@ -10,7 +10,7 @@ use super::Launch;
 use super::setup::{forget_window, remembered_window, resolve_window_cached};
 use super::wiring::{Wiring, build_agent};
 use crate::agent::{Agent, FrontEnd};
-use crate::config::ProviderConfig;
+use crate::config::{self, ProviderConfig};
 use crate::{mcp_cli, repl};
 use std::sync::Arc;
 
@@ -55,6 +55,10 @@ impl repl::Host for ReplHost<'_> {
 
     fn network_status(&self) -> Vec<String> {
         self.wiring.guard.sandbox.network_lines().unwrap_or_default()
+    }
+
+    fn added_dirs(&self) -> Vec<String> {
+        self.wiring.add_dirs.iter().map(config::AddDir::describe).collect()
     }
 
     fn jobs_status(&self) -> Vec<String> {

@@ -36,7 +36,10 @@ pub(super) fn run_rewind(launch: &Launch, json: bool, request: &RewindRequest) -
     let extra = match launch.load_config() {
         Ok((config, warnings)) => {
             say_warnings(&warnings);
-            config.sandbox.writable
+            // What the session's turns covered besides the project, as far as this run knows:
+            // the configured writable paths and the writable added directories.
+            let added = config.add_dirs.into_iter().filter(|dir| dir.writable).map(|dir| dir.path);
+            config.sandbox.writable.into_iter().chain(added).collect()
         }
         Err(err) => return Exit::Config(err.to_string()),
     };

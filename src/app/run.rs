@@ -209,6 +209,7 @@ fn guard(launch: &Launch, config: &Config, owner: &Owner, warnings: &mut Vec<War
     let (sandbox, session_tmp) = make_sandbox(launch, config, warnings, Some(network));
     let home = launch.env.get("HOME").map(PathBuf::from);
     let gate = EngineGate::new(launch.workspace.root.clone(), home, owner.clone(), rules)
+        .with_added_dirs(&config.add_dirs)
         .with_read_only_commands(commands_run_in_view(&sandbox))
         .with_rule_files(files);
     let gate: Arc<dyn Gate> = Arc::new(gate);
@@ -266,14 +267,23 @@ pub(super) fn make_sandbox(
             warnings.push(Warning::new("sandbox", message));
         }
     }
+    // Added directories are seen as the project is: a writable one is writable (and covered by
+    // checkpoints) with its control paths read-only, a read-only one is seen.
+    let (writable, readable): (Vec<&config::AddDir>, Vec<&config::AddDir>) =
+        config.add_dirs.iter().partition(|dir| dir.writable);
+    let mut sandbox_config = config.sandbox.clone();
+    sandbox_config.writable.extend(writable.iter().map(|dir| dir.path.clone()));
+    let mut levels = config::project::instruction_dirs(&workspace.root, &workspace.cwd);
+    levels.extend(writable.iter().map(|dir| dir.path.clone()));
     let paths = confine::Paths {
         root: workspace.root.clone(),
         home: env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from),
         mewcode_home: Some(workspace.home.clone()),
         tmp: session_tmp.as_ref().map(|tmp| tmp.path().to_path_buf()),
-        levels: config::project::instruction_dirs(&workspace.root, &workspace.cwd),
+        levels,
+        readable: readable.iter().map(|dir| dir.path.clone()).collect(),
     };
-    let mut sandbox = Sandbox::detect(config.sandbox.clone(), paths);
+    let mut sandbox = Sandbox::detect(sandbox_config, paths);
     if let Some(network) = network {
         sandbox = sandbox.with_network(network);
     }

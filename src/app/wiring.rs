@@ -55,13 +55,17 @@ pub(super) struct Wiring<'a> {
     /// The skills of the run (a project's only when it is trusted): named in the system prompt,
     /// loaded by the `skill` tool.
     pub skills: &'a [Skill],
+    /// The directories added besides the project (`--add-dir`, `add_dirs:`): named in the
+    /// system prompt.
+    pub add_dirs: &'a [config::AddDir],
 }
 
 impl<'a> Wiring<'a> {
     /// The wiring of a run: its config's hooks, checks and lean settings, and what the run set
     /// up (guard, MCP servers, skills).
     pub(super) fn of(config: &'a config::Config, guard: &'a Guard, mcp: &'a mcp::Manager, skills: &'a [Skill]) -> Self {
-        Wiring { hooks: &config.hooks, checks: &config.checks, guard, mcp, lean: &config.lean, skills }
+        let (hooks, checks, lean, add_dirs) = (&config.hooks, &config.checks, &config.lean, &config.add_dirs);
+        Wiring { hooks, checks, guard, mcp, lean, skills, add_dirs }
     }
 }
 
@@ -74,12 +78,14 @@ pub(super) fn build_agent(
     front_end: FrontEnd,
 ) -> Result<Arc<Agent>, Exit> {
     let Launch { workspace, options, env } = launch;
-    let Wiring { hooks, checks, guard, mcp, lean, skills } = wiring;
+    let Wiring { hooks, checks, guard, mcp, lean, skills, add_dirs } = wiring;
     let sandbox = &guard.sandbox;
     let net = NetEnv::from_vars(env.pairs());
     let provider = provider::connect(provider_config, &net).map_err(|err| Exit::Config(err.to_string()))?;
     let (root, subdir, model) = (workspace.root.clone(), workspace.subdir(), provider_config.model.clone());
     let search_path = env.get("PATH").unwrap_or_else(|| super::search_path::FALLBACK.to_string());
+    let added: Vec<(String, bool)> =
+        add_dirs.iter().map(|dir| (dir.path.display().to_string(), dir.writable)).collect();
     let environment = Environment::gathered(move || {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
         prompt::environment_prompt(&prompt::Environment {
@@ -89,6 +95,7 @@ pub(super) fn build_agent(
             date: crate::clock::local_date(now.map_or(0, |elapsed| elapsed.as_secs())),
             model: model.clone(),
             git: prompt::gather_git(&root, &search_path),
+            added: added.clone(),
         })
     });
     // Model-written commands see only these variables: no API keys or tokens leak into them. PATH

@@ -61,6 +61,8 @@ pub(crate) struct ConfigFile {
     pub lean: super::lean::LeanEntry,
     /// `checks:`, in file order.
     pub checks: Vec<super::checks::CheckConfig>,
+    /// `add_dirs:` as written (`DIR`, `DIR:ro`), resolved against `dir` when merged.
+    pub add_dirs: Vec<String>,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -76,6 +78,7 @@ const TOP_KEYS: &[&str] = &[
     "lean_below",
     "lean_tools",
     "checks",
+    "add_dirs",
 ];
 const PROVIDER_KEYS: &[&str] = &[
     "name",
@@ -129,6 +132,7 @@ pub(crate) fn parse_config_file(text: &str, ctx: &FileContext) -> Result<(Config
         has_permissions: map.contains_key("permissions"),
         lean: super::lean::parse_lean(&map, ctx)?,
         checks: super::checks::parse_checks(&map, ctx, &mut warnings)?,
+        add_dirs: super::add_dirs::parse_add_dirs(&map, ctx)?,
         ..ConfigFile::default()
     };
     match map.get("providers") {

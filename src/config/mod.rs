@@ -23,11 +23,14 @@
 //! - `lean.rs` — `lean_below` and `lean_tools`: when requests are lean, and the optional tools they keep
 //! - `price.rs` — what a model's tokens cost, for `/cost`
 //! - `expand.rs` — `${VAR}` expansion over a parsed YAML tree
+//! - `protocol.rs` — the two wire protocols: their environment variables, endpoints, default windows
+//! - `add_dirs.rs` — `--add-dir` and `add_dirs:`: extra directories, parsed, resolved and judged
 //! - `project.rs` — where the project root is, and the directories whose instruction files count
 //! - `trust.rs` — the trust gate's memory: trusted roots and their files' fingerprints
 //! - `skills.rs` — skills: the `SKILL.md` folders of the user and the project, found, read and checked
 //! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests loading and merging
 
+pub(crate) mod add_dirs;
 pub(crate) mod checks;
 pub(crate) mod edit;
 pub(crate) mod error;
@@ -41,6 +44,7 @@ pub(crate) mod lean;
 mod notify;
 pub(crate) mod price;
 pub(crate) mod project;
+mod protocol;
 pub(crate) mod request;
 pub(crate) mod sandbox;
 pub(crate) mod servers;
@@ -50,6 +54,7 @@ pub(crate) mod value;
 
 pub(crate) use crate::url::is_loopback_url;
 use crate::warning::Warning;
+pub(crate) use add_dirs::AddDir;
 pub(crate) use checks::CheckConfig;
 pub(crate) use error::ConfigError;
 use error::FileContext;
@@ -57,79 +62,11 @@ use expand::Lookup;
 use file::{ConfigFile, ProviderEntry, parse_config_file};
 pub(crate) use hooks::{HookConfig, HookEvent};
 pub(crate) use notify::Notify;
+pub(crate) use protocol::Protocol;
 pub(crate) use request::RequestSettings;
 pub(crate) use sandbox::{NetworkMode, SandboxConfig, SandboxLimits, SandboxMode};
 pub use servers::{McpServerConfig, McpTransport};
 use std::path::{Path, PathBuf};
-
-/// The two wire protocols.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Protocol {
-    Anthropic,
-    OpenAi,
-}
-
-impl Protocol {
-    /// The name used in config files.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Anthropic => "anthropic",
-            Protocol::OpenAi => "openai",
-        }
-    }
-
-    /// The environment variable that supplies a missing key.
-    pub(crate) fn key_env_var(self) -> &'static str {
-        match self {
-            Protocol::Anthropic => "ANTHROPIC_API_KEY",
-            Protocol::OpenAi => "OPENAI_API_KEY",
-        }
-    }
-
-    /// The variables that point this protocol at another endpoint, in order of precedence: the
-    /// SDKs' spelling, then OpenAI's older `OPENAI_API_BASE` (aider's and LiteLLM's), so a key
-    /// never goes to the public endpoint when the user named another one.
-    pub(crate) fn base_url_env_vars(self) -> &'static [&'static str] {
-        match self {
-            Protocol::Anthropic => &["ANTHROPIC_BASE_URL"],
-            Protocol::OpenAi => &["OPENAI_BASE_URL", "OPENAI_API_BASE"],
-        }
-    }
-
-    /// The variable holding a gateway's bearer token, sent as `Authorization: Bearer` when no
-    /// API key applies (Claude Code's `ANTHROPIC_AUTH_TOKEN`).
-    pub(crate) fn token_env_var(self) -> Option<&'static str> {
-        match self {
-            Protocol::Anthropic => Some("ANTHROPIC_AUTH_TOKEN"),
-            Protocol::OpenAi => None,
-        }
-    }
-
-    /// The variable naming the model for this protocol (Claude Code's and the OpenAI tools' habit).
-    pub(crate) fn model_env_var(self) -> &'static str {
-        match self {
-            Protocol::Anthropic => "ANTHROPIC_MODEL",
-            Protocol::OpenAi => "OPENAI_MODEL",
-        }
-    }
-
-    /// The public endpoint used when `base_url` is empty. Anthropic's is given without `/v1`
-    /// (as its SDKs and ANTHROPIC_BASE_URL do), OpenAI's with it (as its SDKs do).
-    pub(crate) fn default_base_url(self) -> &'static str {
-        match self {
-            Protocol::Anthropic => "https://api.anthropic.com",
-            Protocol::OpenAi => "https://api.openai.com/v1",
-        }
-    }
-
-    /// The context window used when the config says 0.
-    pub(crate) fn default_context_window(self) -> u64 {
-        match self {
-            Protocol::Anthropic => 200_000,
-            Protocol::OpenAi => 128_000,
-        }
-    }
-}
 
 /// Where a provider's context window comes from, shown next to it (status line, `/model`,
 /// doctor) so a wrong window is never silent.
@@ -299,6 +236,9 @@ pub(crate) struct Config {
     /// `checks:` of every level, lowest first; a level's checks of a pattern replace the lower
     /// levels' checks of that pattern (`checks::merge_checks`).
     pub checks: Vec<CheckConfig>,
+    /// `add_dirs:` of the user's own files (a project's are ignored), resolved; `--add-dir`
+    /// entries are added by the caller (`add_dirs::push`).
+    pub add_dirs: Vec<AddDir>,
 }
 
 /// Where to look and how.
@@ -442,6 +382,8 @@ fn merge(
         }
         file.lean.apply(&mut config.lean);
         checks::merge_checks(&mut config.checks, file.checks);
+        let places = add_dirs::Places { home: home.as_deref(), mewcode_home: options.home, root: options.root };
+        add_dirs::merge(&mut config.add_dirs, &file.add_dirs, (level, &display, &dir), &places, warnings);
         if let Some(name) = file.default_provider.filter(|name| !name.is_empty()) {
             config.default_provider = Some((name, display.clone()));
         }

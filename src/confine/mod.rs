@@ -62,8 +62,10 @@ pub struct Paths {
     /// The session's private temp dir (`$TMPDIR` of commands).
     pub tmp: Option<PathBuf>,
     /// The directories from the root down to the working directory, whose control paths
-    /// (`control.rs`) are read-only in the view.
+    /// (`control.rs`) are read-only in the view, and the writable added directories (`--add-dir`).
     pub levels: Vec<PathBuf>,
+    /// Directories added read-only (`--add-dir DIR:ro`): seen even inside another user's home.
+    pub readable: Vec<PathBuf>,
 }
 
 /// How commands will run.
@@ -572,7 +574,9 @@ fn plan_layout(
     writable.dedup();
     let readable: Vec<PathBuf> = config.readable_secrets.iter().filter_map(|path| resolve(path)).collect();
     let home = paths.home.as_ref().and_then(|home| resolve(home));
-    let others = secrets::other_homes(home.as_deref(), homes, &writable);
+    let added: Vec<PathBuf> = paths.readable.iter().filter_map(|path| resolve(path)).collect();
+    let kept: Vec<PathBuf> = writable.iter().chain(&added).cloned().collect();
+    let others = secrets::other_homes(home.as_deref(), homes, &kept);
     let mut hidden: Vec<PathBuf> = paths
         .home
         .iter()

@@ -60,6 +60,7 @@ impl World {
             mewcode_home: None,
             tmp: Some(self.tmp.clone()),
             levels: vec![self.root.clone()],
+            readable: Vec::new(),
         }
     }
 
@@ -95,6 +96,7 @@ fn the_layout_hides_secrets_and_the_mewcode_home_and_honours_readable_secrets() 
         mewcode_home: Some(PathBuf::from("/h/.mewcode")),
         tmp: Some(PathBuf::from("/t/s")),
         levels: Vec::new(),
+        readable: Vec::new(),
     };
     let config = SandboxConfig {
         writable: vec![PathBuf::from("/h/.cache")],

@@ -50,6 +50,7 @@ pub(crate) mod rules;
 pub(crate) mod sandbox;
 pub(crate) mod store;
 
+use crate::config::AddDir;
 use crate::mode::Mode;
 use crate::special_paths;
 use kind::{TargetKind, ToolKind};
@@ -57,7 +58,9 @@ use policy::ToolClass;
 pub(crate) use read_filter::{FileGate, ReadFilter};
 use rules::command_rules;
 use rules::{CallTarget, CallView, Level, PathTarget, RuleDecision, RuleSet};
+use sandbox::SandboxDenial;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// What happens to a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,6 +224,8 @@ const READ_ONLY_REASON: &str = "read-only command, confined by the sandbox's vie
 pub struct Engine {
     root: PathBuf,
     home: Option<PathBuf>,
+    /// The directories added besides the project (`--add-dir`, `add_dirs:`), canonical.
+    added: Arc<[AddDir]>,
     rules: RuleSet,
     /// Every command runs in the sandbox's namespace view, so read-only ones need no approval.
     read_only_commands: bool,
@@ -229,7 +234,7 @@ pub struct Engine {
 impl Engine {
     /// `root` should be canonical (the sandbox canonicalises it again anyway).
     pub fn new(root: PathBuf, home: Option<PathBuf>, rules: RuleSet) -> Engine {
-        Engine { root, home, rules, read_only_commands: false }
+        Engine { root, home, added: Arc::from([]), rules, read_only_commands: false }
     }
 
     /// Tells the engine whether every command runs in the sandbox's namespace view (nothing
@@ -238,6 +243,13 @@ impl Engine {
     /// reader is a string check, the view is what holds when it is wrong.
     pub fn with_read_only_commands(mut self, in_view: bool) -> Engine {
         self.read_only_commands = in_view;
+        self
+    }
+
+    /// The engine whose file tools may also reach `added` (read, and write unless read-only):
+    /// the same checks apply there, self-protection relative to the added directory.
+    pub(crate) fn with_added_dirs(mut self, added: &[AddDir]) -> Engine {
+        self.added = added.into();
         self
     }
 
@@ -289,8 +301,7 @@ impl Engine {
                 }
                 if pattern_based
                     && let Some(pattern) = field("pattern").and_then(|value| value.as_str())
-                    && let Err(denial) =
-                        sandbox::check_path(&self.root, &glob_base(&path, pattern), self.home.as_deref())
+                    && let Err(denial) = self.locate(&glob_base(&path, pattern), false)
                 {
                     return Check::new(Decision::Deny, Layer::Sandbox, format!("glob pattern {pattern}: {denial}"));
                 }
@@ -326,16 +337,16 @@ impl Engine {
     }
 
     fn check_path_call(&self, mode: Mode, tool: &str, raw: &str, class: ToolClass) -> Check {
-        let resolved = match sandbox::check_path(&self.root, raw, self.home.as_deref()) {
-            Ok(resolved) => resolved,
+        let (resolved, base) = match self.locate(raw, class == ToolClass::Write) {
+            Ok(found) => found,
             Err(denial) => return Check::new(Decision::Deny, Layer::Sandbox, format!("{raw}: {denial}")),
         };
         let lexical = self.lexical(raw);
         let target = PathTarget { resolved, lexical, root: self.root.clone(), home: self.home.clone() };
         let spellings = [&target.resolved, &target.lexical];
-        let relative = |path: &&PathBuf| {
-            path.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
-        };
+        // Control files and session logs are judged relative to the root the file is under.
+        let relative =
+            |path: &&PathBuf| path.strip_prefix(&base).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf());
         let protected = (class == ToolClass::Write)
             .then(|| spellings.iter().map(relative).find_map(|path| special_paths::protected_spot(&path)))
             .flatten()
@@ -344,6 +355,28 @@ impl Engine {
             || spellings.iter().map(relative).any(|path| special_paths::is_session_log(&path));
         let view = CallView { tool, target: CallTarget::Path(target.clone()) };
         self.after_rules(mode, rules::check_rules(&self.rules, &view), class, protected, sensitive, None)
+    }
+
+    /// Where a path argument leads, and the root it is under: the project, or the added
+    /// directory holding it (the deepest, when added directories nest). A path elsewhere, and a
+    /// write into a read-only added directory, are refused with why.
+    fn locate(&self, raw: &str, writes: bool) -> Result<(PathBuf, PathBuf), String> {
+        match sandbox::check_path(&self.root, raw, self.home.as_deref()) {
+            Ok(resolved) => Ok((resolved, self.root.clone())),
+            Err(SandboxDenial::Outside(resolved)) => match sandbox::added_dir_holding(&self.added, &resolved) {
+                Some(dir) if writes && !dir.writable => Err(format!(
+                    "{} was added read-only ({}): nothing there may be written",
+                    dir.path.display(),
+                    dir.source
+                )),
+                Some(dir) => Ok((resolved, dir.path.clone())),
+                None if self.added.is_empty() => Err(SandboxDenial::Outside(resolved).to_string()),
+                None => {
+                    Err(format!("path resolves outside the project and the added directories: {}", resolved.display()))
+                }
+            },
+            Err(denial) => Err(denial.to_string()),
+        }
     }
 
     /// Rule deny → rule ask → self-protection → rule allow → sensitive files → mode matrix.
@@ -414,7 +447,7 @@ impl Engine {
     /// this engine allowed: the sandbox and sensitive files as in `check`, and the deny rules of
     /// Read, Grep and Glob at every level (SPEC §5; see `read_filter`).
     pub(crate) fn read_filter(&self) -> ReadFilter {
-        ReadFilter::from_rules(self.root.clone(), self.home.clone(), &self.rules)
+        ReadFilter::from_rules(self.root.clone(), self.home.clone(), &self.rules).with_added_dirs(&self.added)
     }
 
     /// The exact rules "always allow" would persist for this call: one per Bash sub-command
@@ -430,9 +463,7 @@ impl Engine {
                 .map(|target| rules::exact_rule_for(call.rule_name, target))
                 .collect(),
             TargetKind::Path => {
-                let Some(resolved) =
-                    field("path").and_then(|raw| sandbox::check_path(&self.root, raw, self.home.as_deref()).ok())
-                else {
+                let Some((resolved, _)) = field("path").and_then(|raw| self.locate(raw, false).ok()) else {
                     return Vec::new();
                 };
                 let relative = resolved.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or(resolved);

@@ -19,6 +19,7 @@
 
 use super::rules::{self, Level, Rule, RuleSet};
 use super::sandbox::{self, SandboxDenial};
+use crate::config::AddDir;
 use crate::special_paths;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -47,13 +48,17 @@ pub(crate) enum SkipReason {
 pub struct ReadFilter {
     root: PathBuf,
     home: Option<PathBuf>,
+    /// The directories added besides the project (`--add-dir`), canonical: readable like it.
+    added: Arc<[PathBuf]>,
+    /// Those of them that are writable.
+    writable: Arc<[PathBuf]>,
     deny: Arc<[(Level, Rule)]>,
 }
 
 impl ReadFilter {
     /// The sandbox and sensitive-file checks alone, with no rules (tests, tools run directly).
     pub(crate) fn builtin(root: PathBuf) -> ReadFilter {
-        ReadFilter { root, home: None, deny: Arc::from([]) }
+        ReadFilter { root, home: None, added: Arc::from([]), writable: Arc::from([]), deny: Arc::from([]) }
     }
 
     /// The filter over `ruleset`'s deny and ask rules of the walk tools, at every level.
@@ -66,7 +71,28 @@ impl ReadFilter {
             .filter(|(_, rule)| WALK_RULE_TOOLS.iter().any(|tool| rule.matches_tool(tool)))
             .map(|(level, rule)| (level, rule.clone()))
             .collect();
-        ReadFilter { root, home, deny: deny.into() }
+        ReadFilter { root, home, added: Arc::from([]), writable: Arc::from([]), deny: deny.into() }
+    }
+
+    /// The filter that also admits files under `added` (read access: read-only ones too).
+    pub(super) fn with_added_dirs(mut self, added: &[AddDir]) -> ReadFilter {
+        self.added = added.iter().map(|dir| dir.path.clone()).collect();
+        self.writable = added.iter().filter(|dir| dir.writable).map(|dir| dir.path.clone()).collect();
+        self
+    }
+
+    /// The writable added directory a write to `path` (absolute) lands in, the deepest added
+    /// directory holding where it leads when that one is writable; None for anywhere else (the
+    /// project among them). The file tools write beneath it, so a link swapped after the check
+    /// cannot carry the write out of it.
+    pub(crate) fn writable_root_of(&self, path: &Path) -> Option<&Path> {
+        let resolved = sandbox::resolve(path).ok()?;
+        let holder = self
+            .added
+            .iter()
+            .filter(|dir| sandbox::is_inside(dir, &resolved))
+            .max_by_key(|dir| dir.components().count())?;
+        self.writable.iter().find(|dir| *dir == holder).map(PathBuf::as_path)
     }
 
     /// Prepares the checks of one walk by `tool_rule_name` (`Grep`, `Glob`) from `start` (the
@@ -77,14 +103,15 @@ impl ReadFilter {
         let root = std::fs::canonicalize(&self.root).map_err(|error| SandboxDenial::BadRoot(error.to_string()))?;
         let start = self.root.join(start);
         let resolved_start = sandbox::resolve(&start)?;
-        if !sandbox::is_inside(&root, &resolved_start) {
+        let roots: Vec<PathBuf> = std::iter::once(root.clone()).chain(self.added.iter().cloned()).collect();
+        if !roots.iter().any(|root| sandbox::is_inside(root, &resolved_start)) {
             return Err(SandboxDenial::Outside(resolved_start));
         }
         let honoured = honoured_rule_tools(tool_rule_name);
         let deny =
             self.deny.iter().filter(|(_, rule)| honoured.iter().any(|tool| rule.matches_tool(tool))).cloned().collect();
-        let transcripts = root.join(".mewcode/sessions");
-        Ok(FileGate { root, home: self.home.clone(), deny, start, resolved_start, transcripts })
+        let transcripts = roots.iter().map(|root| root.join(".mewcode/sessions")).collect();
+        Ok(FileGate { root, roots, home: self.home.clone(), deny, start, resolved_start, transcripts })
     }
 }
 
@@ -98,8 +125,10 @@ fn honoured_rule_tools(tool: &str) -> &'static [&'static str] {
 /// few rules at most), so a tool can build one from a filter it made on the spot.
 #[derive(Debug)]
 pub struct FileGate {
-    /// The canonical project root.
+    /// The canonical project root (deny rules are relative to it).
     root: PathBuf,
+    /// Where files may be: the project root and the added directories.
+    roots: Vec<PathBuf>,
     home: Option<PathBuf>,
     /// The deny rules this walk honours, nearest level first.
     deny: Vec<(Level, Rule)>,
@@ -107,8 +136,8 @@ pub struct FileGate {
     /// When it is a file, the caller named it and the engine has asked about it.
     start: PathBuf,
     resolved_start: PathBuf,
-    /// `<root>/.mewcode/sessions`, never searched.
-    transcripts: PathBuf,
+    /// `.mewcode/sessions` of each root, never searched.
+    transcripts: Vec<PathBuf>,
 }
 
 impl FileGate {
@@ -123,7 +152,7 @@ impl FileGate {
         // Where a link leads; a plain entry is trusted to be where the walk found it (see above).
         let link_target = if is_symlink && !named_by_caller {
             let resolved = sandbox::resolve(path).map_err(|_| SkipReason::Outside)?;
-            if !sandbox::is_inside(&self.root, &resolved) {
+            if !self.roots.iter().any(|root| sandbox::is_inside(root, &resolved)) {
                 return Err(SkipReason::Outside);
             }
             Some(resolved)
@@ -133,7 +162,7 @@ impl FileGate {
         let resolved = self.resolved(path, named_by_caller, link_target.as_deref());
         // Session logs hold whatever the model was once shown with approval (keys included):
         // a later search must not bring it back unasked.
-        if resolved.starts_with(&self.transcripts) || path.starts_with(&self.transcripts) {
+        if self.transcripts.iter().any(|logs| resolved.starts_with(logs) || path.starts_with(logs)) {
             return Err(SkipReason::Sensitive);
         }
         if !self.deny.is_empty() {

@@ -12,6 +12,7 @@
 //! confinement: a symlink swapped in after the check (a race) is not seen; tools must still
 //! open the returned path, never the raw one.
 
+use crate::config::AddDir;
 use std::fmt;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -80,6 +81,12 @@ pub(crate) fn check_path(root: &Path, raw: &str, home: Option<&Path>) -> Result<
 /// it, component-wise (so `/proj-evil` is not inside `/proj`).
 pub(crate) fn is_inside(root: &Path, resolved: &Path) -> bool {
     resolved.starts_with(root)
+}
+
+/// The added directory (`--add-dir`) that holds `resolved` (free of symlinks), the deepest when
+/// added directories nest: a writable one inside a read-only one decides its own files.
+pub(crate) fn added_dir_holding<'a>(added: &'a [AddDir], resolved: &Path) -> Option<&'a AddDir> {
+    added.iter().filter(|dir| is_inside(&dir.path, resolved)).max_by_key(|dir| dir.path.components().count())
 }
 
 /// Resolves an absolute path like `realpath -m`, but following dangling symlinks too.

@@ -587,3 +587,106 @@ fn the_view_survives_a_change_of_rules() {
     let check = renewed.check(Mode::Default, &CallInfo::named("Bash", &input("command", "pwd")), false);
     assert_eq!((check.decision, check.layer), (Decision::Allow, Layer::Mode));
 }
+
+/// A project and, beside it, `lib/` (added writable, holding `.git/hooks`, `gen/` added
+/// read-only inside it) and `docs/` (added read-only), and `away/` (not added).
+struct Added {
+    dir: TempDir,
+    engine: Engine,
+}
+
+fn added() -> Added {
+    let dir = TempDir::new("engine-added");
+    for sub in ["proj/src", "lib/.git/hooks", "lib/gen", "docs", "away"] {
+        dir.mkdir(sub);
+    }
+    dir.write("lib/a.rs", "a");
+    dir.write("docs/guide.md", "g");
+    dir.write("away/x", "x");
+    std::os::unix::fs::symlink("../docs/guide.md", dir.join("proj/src/guide.md")).unwrap();
+    let path = |rel: &str| std::fs::canonicalize(dir.join(rel)).unwrap();
+    let add = |rel: &str, writable: bool| AddDir { path: path(rel), writable, source: "--add-dir".into() };
+    let engine =
+        engine(&path("proj"), &[], &[]).with_added_dirs(&[add("lib", true), add("lib/gen", false), add("docs", false)]);
+    Added { dir, engine }
+}
+
+#[test]
+fn added_directories_are_read_like_the_project_and_written_only_when_writable() {
+    use Decision::*;
+    let fx = added();
+    use Layer::{Mode as M, Sandbox as S};
+    let path = |rel: &str| input("path", &fx.dir.join(rel).display().to_string());
+    run(
+        &fx.engine,
+        &[
+            (Mode::Default, "Read", path("lib/a.rs"), true, Allow, M),
+            (Mode::Default, "Read", input("path", "../docs/guide.md"), true, Allow, M),
+            (Mode::Default, "Read", input("path", "src/guide.md"), true, Allow, M),
+            (Mode::AcceptEdits, "Write", path("lib/a.rs"), false, Allow, M),
+            (Mode::Default, "Edit", input("path", "../lib/new.rs"), false, Ask, M),
+            (Mode::AcceptEdits, "Write", path("docs/guide.md"), false, Deny, S),
+            (Mode::Bypass, "Write", input("path", "../docs/new.md"), false, Deny, S),
+            // A read-only directory inside a writable one decides its own files.
+            (Mode::Bypass, "Write", path("lib/gen/out.rs"), false, Deny, S),
+            // Self-protection holds relative to the added directory.
+            (Mode::AcceptEdits, "Write", path("lib/.git/hooks/pre-commit"), false, Ask, S),
+            (Mode::AcceptEdits, "Write", path("lib/AGENTS.md"), false, Ask, S),
+            (Mode::Default, "Read", path("away/x"), true, Deny, S),
+            (Mode::Default, "Glob", serde_json::json!({"pattern": "../docs/*.md"}).to_string(), true, Deny, S),
+            (
+                Mode::Default,
+                "Glob",
+                serde_json::json!({"pattern": "*.md", "path": "../docs"}).to_string(),
+                true,
+                Allow,
+                M,
+            ),
+        ],
+    );
+    let refusal = |raw: &str, tool: &str| {
+        fx.engine.check(Mode::Bypass, &CallInfo::named(tool, &input("path", raw)), false).reason
+    };
+    let docs = std::fs::canonicalize(fx.dir.join("docs")).unwrap();
+    assert_eq!(
+        refusal("../docs/guide.md", "Write"),
+        format!("../docs/guide.md: {} was added read-only (--add-dir): nothing there may be written", docs.display())
+    );
+    let away = std::fs::canonicalize(fx.dir.join("away/x")).unwrap();
+    assert_eq!(
+        refusal("../away/x", "Read"),
+        format!("../away/x: path resolves outside the project and the added directories: {}", away.display())
+    );
+}
+
+#[test]
+fn always_allow_in_an_added_directory_names_the_absolute_path_and_walks_reach_it() {
+    let fx = added();
+    let file = std::fs::canonicalize(fx.dir.join("lib/a.rs")).unwrap();
+    let call = input("path", "../lib/a.rs");
+    assert_eq!(fx.engine.always_allow_rules(&CallInfo::named("Edit", &call)), [format!("Edit(={})", file.display())]);
+    let filter = fx.engine.read_filter();
+    let docs = fx.dir.join("docs");
+    let gate = filter.gate("Grep", &docs).unwrap();
+    assert_eq!(gate.admits(&docs.join("guide.md"), false), Ok(()));
+    // From the project, a link into an added directory is followed; one elsewhere is not.
+    let src = fx.dir.join("proj/src");
+    std::os::unix::fs::symlink("../../away/x", src.join("away.txt")).unwrap();
+    let gate = filter.gate("Grep", &src).unwrap();
+    assert_eq!(gate.admits(&src.join("guide.md"), true), Ok(()));
+    assert_eq!(gate.admits(&src.join("away.txt"), true), Err(read_filter::SkipReason::Outside));
+    assert!(filter.gate("Grep", &fx.dir.join("away")).is_err());
+}
+
+#[test]
+fn a_write_lands_beneath_the_writable_added_directory_it_leads_to() {
+    let fx = added();
+    let filter = fx.engine.read_filter();
+    let canonical = |rel: &str| std::fs::canonicalize(fx.dir.join(rel)).unwrap();
+    assert_eq!(filter.writable_root_of(&fx.dir.join("lib/new.rs")), Some(canonical("lib").as_path()));
+    assert_eq!(filter.writable_root_of(&fx.dir.join("proj/../lib/x/y.rs")), Some(canonical("lib").as_path()));
+    // Read-only (also nested in a writable one), the project, elsewhere: none.
+    for rel in ["lib/gen/out.rs", "docs/new.md", "proj/src/a.rs", "away/x"] {
+        assert_eq!(filter.writable_root_of(&fx.dir.join(rel)), None, "{rel}");
+    }
+}

@@ -35,6 +35,8 @@ pub(crate) trait Host {
     fn network_status(&self) -> Vec<String>;
     /// One line per background job (`/jobs`), empty when there is none.
     fn jobs_status(&self) -> Vec<String>;
+    /// The directories added besides the project (`--add-dir`), one described line each.
+    fn added_dirs(&self) -> Vec<String>;
     /// `/mcp reconnect NAME`: starts connecting the server again (its outcome arrives on
     /// `Setup::background`); `Err` says why not.
     fn mcp_reconnect(&self, name: &str) -> Result<(), String>;

@@ -24,6 +24,8 @@ struct Figures<'a> {
     /// What discovery remembers for the provider (window, source, age), when it asks at all.
     discovery: Option<String>,
     root: String,
+    /// The directories added besides the project (`--add-dir`), described.
+    added: Vec<String>,
     mode: String,
     sandbox: &'a str,
     /// The MCP servers' report (`/mcp`), empty when none is configured.
@@ -55,6 +57,7 @@ pub(super) fn show(chat: &Chat, setup: &Setup) {
         estimated: chat.context_estimated,
         discovery: setup.host.remembered_window(&chat.provider),
         root,
+        added: setup.host.added_dirs(),
         mode: chat.mode.to_string(),
         sandbox: &setup.sandbox.0,
         mcp: setup.host.mcp_status(),
@@ -91,6 +94,7 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
             ),
         ),
         ("project", figures.root.clone()),
+        ("added", figures.added.join("; ")),
         ("mode", figures.mode.clone()),
         ("sandbox", figures.sandbox.to_string()),
         ("network", figures.network.join("; ")),
@@ -106,7 +110,7 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
         ),
         ("session", figures.session.clone().unwrap_or_else(|| "not saved yet (starts with the first prompt)".into())),
     ];
-    rows.retain(|(label, value)| *label != "network" || !value.is_empty());
+    rows.retain(|(label, value)| !matches!(*label, "network" | "added") || !value.is_empty());
     if let Some(discovery) = &figures.discovery {
         rows.insert(3, ("discovery", discovery.clone()));
     }

@@ -12,6 +12,7 @@ fn figures(mcp: &str, session: Option<&str>) -> Figures<'static> {
         estimated: true,
         discovery: None,
         root: "/home/me/project".into(),
+        added: Vec::new(),
         mode: "acceptEdits".into(),
         sandbox: "sandbox on (namespace view + Landlock ABI 7)",
         mcp: mcp.into(),

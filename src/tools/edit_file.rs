@@ -84,7 +84,7 @@ impl Tool for EditFileTool {
         };
         let path = resolve_path(&ctx.root, &input.path);
         let shown = display_path(&ctx.root, &path);
-        match edit(&ctx.root, &path, &shown, &input) {
+        match edit(ctx.write_root(&path), &path, &shown, &input) {
             Ok(message) => ToolOutput::ok(message),
             Err(message) => ToolOutput::error(message),
         }

@@ -133,6 +133,12 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
+    /// The root a write to `path` (absolute) must stay beneath: the writable added directory
+    /// (`--add-dir`) where it leads, else the project.
+    pub(crate) fn write_root(&self, path: &Path) -> &Path {
+        self.read_filter.as_ref().and_then(|filter| filter.writable_root_of(path)).unwrap_or(&self.root)
+    }
+
     /// A context with a fresh, empty read tracker and no rules, for a call nobody was asked about.
     pub fn new(root: PathBuf, cancel: CancelToken) -> ToolContext {
         ToolContext {

@@ -76,7 +76,7 @@ impl Tool for WriteFileTool {
         {
             return ToolOutput::error(format!("cannot create directory {}: {err}", parent.display()));
         }
-        if let Err(err) = write_atomic_beneath(&ctx.root, &path, input.content.as_bytes()) {
+        if let Err(err) = write_atomic_beneath(ctx.write_root(&path), &path, input.content.as_bytes()) {
             return ToolOutput::error(format!("cannot write {shown}: {err}"));
         }
         let verb = if existed { "overwrote" } else { "created" };

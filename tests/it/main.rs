@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod add_dirs;
 mod agent;
 mod attack_classes;
 mod background_jobs;

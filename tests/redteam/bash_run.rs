@@ -62,6 +62,7 @@ impl BashRun {
             mewcode_home: None,
             tmp: Some(work.join("tmp")),
             levels: Vec::new(),
+            readable: Vec::new(),
         };
         let config = SandboxConfig { network: false, ..SandboxConfig::default() };
         let sandbox = confined.then(|| Sandbox::detect(config, paths));

@@ -177,6 +177,7 @@ impl Plant {
             mewcode_home: None,
             tmp: Some(session_tmp.clone()),
             levels: vec![project.clone(), project.join("pkg")],
+            readable: Vec::new(),
         };
         let mut config = SandboxConfig::default();
         config.limits.processes = CAP;
