@@ -20,7 +20,7 @@
 //!
 //! - `mod.rs` — the engine: the layers in order, the decision, who refused and why
 //! - `blacklist/` — layer 1: the catastrophic command families, checked on the structure
-//! - `sandbox.rs` — layer 2: a path argument resolves to the project or beneath it
+//! - `sandbox.rs` — layer 2: a path argument resolves to the project or beneath it (or an added directory)
 //! - `rules/` — layer 3: the user's allow and deny rules, their syntax and their matchers
 //! - `policy.rs` — layer 4 and the fixed policies: the mode matrix, control files, sensitive files
 //! - `read_only/` — which commands only read, so the mode matrix's ask may be lifted

@@ -1,6 +1,7 @@
 //! Layer 2: the file sandbox. A path argument is allowed only when the file it names — after
 //! `~`, `.`/`..` and every symlink are resolved the way the kernel would — is the project root
-//! or beneath it (SPEC §5.2).
+//! or beneath it (SPEC §5.2). The engine also lets a path resolve into a directory the user
+//! added (`--add-dir`; `added_dir_holding` finds which one holds it).
 //!
 //! Invariant: the comparison is component-wise on fully resolved paths, so `/proj-evil` is not
 //! inside `/proj`, a symlink pointing out is followed out, and a path that does not exist yet
