@@ -95,6 +95,9 @@ pub struct Settings {
     pub checkpoints: Option<crate::checkpoint::Coverage>,
     /// When requests are lean (small windows) and what a lean one carries instead.
     pub lean: Lean,
+    /// Why images do not go to this agent's model (`ProviderConfig::image_refusal`), or None
+    /// when they do; tools see it on their context.
+    pub image_refusal: Option<String>,
 }
 
 /// The front end an agent's runs report to, which decides what a call that needs approval

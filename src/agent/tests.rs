@@ -181,6 +181,7 @@ pub(super) fn settings(max_iterations: u32, front_end: FrontEnd) -> Settings {
         turn_hooks: true,
         checkpoints: None,
         lean: Lean::default(),
+        image_refusal: None,
     }
 }
 

@@ -56,7 +56,7 @@ pub(crate) use write_file::WriteFileTool;
 use crate::cancel::CancelToken;
 use crate::confine::Sandbox;
 use crate::jobs::Jobs;
-use crate::msg::ToolDefinition;
+use crate::msg::{Image, ToolDefinition};
 use crate::permission::read_filter::{FileGate, ReadFilter};
 use crate::permission::sandbox::SandboxDenial;
 use serde::de::DeserializeOwned;
@@ -85,22 +85,29 @@ pub(crate) fn builtin_tools(
     ]
 }
 
-/// What a tool returns: the text the model reads and whether it is an error.
+/// What a tool returns: the text the model reads, whether it is an error, and the images that
+/// follow the text (only when the model accepts images: `ToolContext::image_refusal`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolOutput {
     pub content: String,
     pub is_error: bool,
+    pub images: Vec<Image>,
 }
 
 impl ToolOutput {
     /// A successful output.
     pub fn ok(content: impl Into<String>) -> ToolOutput {
-        ToolOutput { content: content.into(), is_error: false }
+        ToolOutput { content: content.into(), is_error: false, images: Vec::new() }
     }
 
     /// An error output the model reads and can correct itself from.
     pub fn error(content: impl Into<String>) -> ToolOutput {
-        ToolOutput { content: content.into(), is_error: true }
+        ToolOutput { content: content.into(), is_error: true, images: Vec::new() }
+    }
+
+    /// A successful output with images after its text.
+    pub fn with_images(content: impl Into<String>, images: Vec<Image>) -> ToolOutput {
+        ToolOutput { content: content.into(), is_error: false, images }
     }
 }
 
@@ -130,6 +137,9 @@ pub struct ToolContext {
     /// How a command's connection to a host the network policy asks about is put to the person;
     /// None refuses it (nobody to ask).
     pub ask_host: Option<crate::permission::network::HostAsk>,
+    /// Why images do not go to the model (its provider's `vision` is off, with the fix), or
+    /// None when they do: `read_file` and MCP tools then return images, otherwise this text.
+    pub image_refusal: Option<String>,
 }
 
 impl ToolContext {
@@ -144,6 +154,7 @@ impl ToolContext {
             read_filter: None,
             progress: None,
             ask_host: None,
+            image_refusal: Some("no model to send images to".to_string()),
         }
     }
 

@@ -5,6 +5,10 @@
 //! when every assistant turn of the current tool loop can be sent back with a signed thinking
 //! block (otherwise the API rejects the request). Pure: no IO, no clock, no environment.
 //!
+//! Images: a user message's go first, before its text (Anthropic's advice); a tool result with
+//! images sends its `content` as blocks, the text then the images. Without images every body is
+//! what it was before images existed.
+//!
 //! Prompt caching uses three of the four allowed breakpoints: the last tool definition, the
 //! stable system block and the last block of history before the reminder. The reminder changes
 //! every iteration, so a breakpoint after it would never be read back; one before it makes the
@@ -12,7 +16,7 @@
 
 use crate::config::ProviderConfig;
 use crate::llm::body::{MESSAGES, encode_body, text_estimate};
-use crate::msg::{Message, Request, Role, ThinkingBlock, ToolCall, ToolDefinition, ToolResult};
+use crate::msg::{Image, Message, Request, Role, ThinkingBlock, ToolCall, ToolDefinition, ToolResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
@@ -119,6 +123,7 @@ enum BlockKind<'a> {
     Thinking(&'a ThinkingBlock),
     ToolUse(&'a ToolCall),
     ToolResult(&'a ToolResult),
+    Image(&'a Image),
 }
 
 impl<'a> Block<'a> {
@@ -136,7 +141,12 @@ impl<'a> Block<'a> {
             BlockKind::Thinking(ThinkingBlock::Signed { text, signature }) => text.len() + signature.len(),
             BlockKind::Thinking(ThinkingBlock::Redacted { data }) => data.len(),
             BlockKind::ToolUse(call) => call.id.len() + call.name.len() + call.input.len(),
-            BlockKind::ToolResult(result) => result.tool_call_id.len() + result.content.len(),
+            BlockKind::ToolResult(result) => {
+                result.tool_call_id.len()
+                    + result.content.len()
+                    + result.images.iter().map(|image| image.data.len() + 96).sum::<usize>()
+            }
+            BlockKind::Image(image) => image.data.len(),
         }
     }
 }
@@ -151,7 +161,7 @@ fn messages<'a>(history: &'a [Message], reminder: Option<&'a str>, thinking: boo
     let mut turns: Vec<Turn<'a>> = Vec::new();
     for message in history {
         let (role, blocks) = match message.role {
-            Role::User => ("user", text_block(&message.content).into_iter().collect()),
+            Role::User => ("user", user_blocks(message)),
             Role::Tool => {
                 ("user", message.tool_results.iter().map(|result| Block::new(BlockKind::ToolResult(result))).collect())
             }
@@ -184,6 +194,13 @@ fn messages<'a>(history: &'a [Message], reminder: Option<&'a str>, thinking: boo
         }
     }
     turns
+}
+
+/// The prompt's images first, then its text.
+fn user_blocks(message: &Message) -> Vec<Block<'_>> {
+    let mut blocks: Vec<Block<'_>> = message.images.iter().map(|image| Block::new(BlockKind::Image(image))).collect();
+    blocks.extend(text_block(&message.content));
+    blocks
 }
 
 fn text_block(text: &str) -> Option<Block<'_>> {
@@ -252,16 +269,51 @@ impl Serialize for Block<'_> {
             BlockKind::ToolResult(result) => {
                 map.serialize_entry("type", "tool_result")?;
                 map.serialize_entry("tool_use_id", &result.tool_call_id)?;
-                map.serialize_entry("content", &result.content)?;
+                if result.images.is_empty() {
+                    map.serialize_entry("content", &result.content)?;
+                } else {
+                    map.serialize_entry("content", &ResultBlocks(result))?;
+                }
                 if result.is_error {
                     map.serialize_entry("is_error", &true)?;
                 }
             }
+            BlockKind::Image(image) => serialize_image(&mut map, image)?,
         }
         if self.cache {
             map.serialize_entry("cache_control", &json!({"type": EPHEMERAL}))?;
         }
         map.end()
+    }
+}
+
+/// `{"type":"image","source":{"type":"base64","media_type":..,"data":..}}`'s fields.
+fn serialize_image<M: SerializeMap>(map: &mut M, image: &Image) -> Result<(), M::Error> {
+    map.serialize_entry("type", "image")?;
+    map.serialize_entry("source", &ImageSource(image))
+}
+
+struct ImageSource<'a>(&'a Image);
+
+impl Serialize for ImageSource<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("type", "base64")?;
+        map.serialize_entry("media_type", &self.0.media_type)?;
+        map.serialize_entry("data", &*self.0.data)?;
+        map.end()
+    }
+}
+
+/// A tool result's `content` as blocks: its text (when there is any), then its images.
+struct ResultBlocks<'a>(&'a ToolResult);
+
+impl Serialize for ResultBlocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let result = self.0;
+        let mut blocks: Vec<Block<'_>> = text_block(&result.content).into_iter().collect();
+        blocks.extend(result.images.iter().map(|image| Block::new(BlockKind::Image(image))));
+        blocks.serialize(serializer)
     }
 }
 

@@ -4,12 +4,17 @@
 //! message per call, in call order, before anything else (OpenAI answers 400 otherwise); tool
 //! arguments are sent as the raw text the model produced. Pure: no IO, no environment.
 //!
+//! Images go as `image_url` parts holding a `data:` URL: a user message with images is a list of
+//! parts (its text, then its images); a `tool` message can carry no image in Chat Completions,
+//! so a round's images follow its tool messages in ONE user message, each introduced by a text
+//! part naming the call. Without images every body is what it was before images existed.
+//!
 //! Not sent: reasoning text (some servers reject it in input; echoing it per model is a future
-//! option), `parallel_tool_calls` (not every compatible server knows it), images.
+//! option), `parallel_tool_calls` (not every compatible server knows it).
 
 use crate::config::ProviderConfig;
 use crate::llm::body::{MESSAGES, encode_body, text_estimate};
-use crate::msg::{Message, Request, Role, ToolCall, ToolDefinition, ToolResult};
+use crate::msg::{Image, Message, Request, Role, ToolCall, ToolDefinition, ToolResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 use std::ops::Range;
@@ -80,6 +85,14 @@ enum Wire<'a> {
     },
     Assistant(&'a Message),
     Tool(&'a ToolResult),
+    /// A user message as parts: text parts and images, in order.
+    Parts(Vec<Part<'a>>),
+}
+
+/// One part of a user message's content.
+enum Part<'a> {
+    Text(std::borrow::Cow<'a, str>),
+    Image(&'a Image),
 }
 
 impl Wire<'_> {
@@ -95,6 +108,13 @@ impl Wire<'_> {
                         .sum::<usize>()
             }
             Wire::Tool(result) => result.tool_call_id.len() + result.content.len(),
+            Wire::Parts(parts) => parts
+                .iter()
+                .map(|part| match part {
+                    Part::Text(text) => text.len() + 32,
+                    Part::Image(image) => image.data.len() + image.media_type.len() + 64,
+                })
+                .sum(),
         }
     }
 }
@@ -122,6 +142,29 @@ impl Serialize for Wire<'_> {
                 map.serialize_entry("role", "tool")?;
                 map.serialize_entry("tool_call_id", &result.tool_call_id)?;
                 map.serialize_entry("content", &result.content)?;
+            }
+            Wire::Parts(parts) => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("content", parts)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// `{"type":"text","text":..}` or `{"type":"image_url","image_url":{"url":"data:..;base64,.."}}`.
+impl Serialize for Part<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        match self {
+            Part::Text(text) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+            }
+            Part::Image(image) => {
+                map.serialize_entry("type", "image_url")?;
+                let url = format!("data:{};base64,{}", image.media_type, image.data);
+                map.serialize_entry("image_url", &json!({"url": url}))?;
             }
         }
         map.end()
@@ -164,17 +207,41 @@ fn messages(request: &Request) -> Vec<Wire<'_>> {
     if !system.is_empty() {
         messages.push(Wire::Text { role: "system", content: system });
     }
-    for message in request.messages.iter() {
+    for (at, message) in request.messages.iter().enumerate() {
         match message.role {
-            Role::User => messages.push(Wire::Text { role: "user", content: message.content.as_str().into() }),
+            Role::User if message.images.is_empty() => {
+                messages.push(Wire::Text { role: "user", content: message.content.as_str().into() });
+            }
+            Role::User => {
+                let text = (!message.content.is_empty()).then(|| Part::Text(message.content.as_str().into()));
+                messages.push(Wire::Parts(text.into_iter().chain(message.images.iter().map(Part::Image)).collect()));
+            }
             Role::Assistant => messages.extend(assistant_message(message)),
-            Role::Tool => messages.extend(message.tool_results.iter().map(Wire::Tool)),
+            Role::Tool => {
+                messages.extend(message.tool_results.iter().map(Wire::Tool));
+                messages.extend(round_images(&request.messages, at));
+            }
         }
     }
     if let Some(reminder) = request.reminder.as_deref().filter(|reminder| !reminder.is_empty()) {
         messages.push(Wire::Text { role: "user", content: reminder.into() });
     }
     messages
+}
+
+/// The user message carrying the images of the tool round at `at`, each after a text part
+/// naming its call (`Image from read_file (call_1): shot.png`); None when the round has none.
+fn round_images(history: &[Message], at: usize) -> Option<Wire<'_>> {
+    let mut parts = Vec::new();
+    for result in history[at].tool_results.iter().filter(|result| !result.images.is_empty()) {
+        let name = crate::msg::call_answered(history, at, result).map_or("a tool", |call| call.name.as_str());
+        for image in &result.images {
+            let intro = format!("Image from {name} ({}): {}", result.tool_call_id, image.source);
+            parts.push(Part::Text(intro.into()));
+            parts.push(Part::Image(image));
+        }
+    }
+    (!parts.is_empty()).then_some(Wire::Parts(parts))
 }
 
 /// An assistant turn with neither text nor calls (an empty refusal) is left out: several
