@@ -54,6 +54,9 @@ pub(crate) struct Options {
     pub allowed_tools: Vec<String>,
     /// `--disallowedTools RULES`: deny rules for this run only.
     pub disallowed_tools: Vec<String>,
+    /// `--image FILE` (repeatable, -p): images attached to the prompt, as given (app.rs reads
+    /// them before anything is sent).
+    pub images: Vec<PathBuf>,
 }
 
 /// What to do.
@@ -254,6 +257,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
             "--disallowedTools" | "--disallowed-tools" => {
                 options.disallowed_tools.extend(rule_list(&flag, &value(&flag)?)?);
             }
+            "--image" => options.images.push(PathBuf::from(non_empty(&flag, value(&flag)?)?)),
             "--trust" => options.trust = true,
             "-q" | "--quiet" => options.quiet = true,
             "--verbose" => options.verbose = true,
@@ -399,6 +403,7 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     print_only("--output-format", options.output_format.is_some())?;
     print_only("--max-iterations", options.max_iterations.is_some())?;
     print_only("-q/--quiet", options.quiet)?;
+    print_only("--image", !options.images.is_empty())?;
     if options.verbose && options.quiet {
         return Err(UsageError("--verbose and --quiet contradict each other: pick one".to_string()));
     }

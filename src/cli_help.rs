@@ -43,6 +43,8 @@ OPTIONS
                        add TEXT after the system prompt (the REPL and -p)
   --allowedTools RULES, --disallowedTools RULES
                        allow / deny rules for this run only, e.g. 'Bash(git *),Edit'
+  --image FILE         (-p) attach an image (PNG, JPEG, GIF, WebP; 3.75 MB, 8000 px) to the
+                       prompt; repeatable
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity, notices or error line on stderr
   --verbose            tool output in full (the REPL; -p text mode, on stderr)

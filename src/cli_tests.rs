@@ -44,8 +44,20 @@ fn print_mode_with_every_option() {
         append_system_prompt: None,
         allowed_tools: vec!["Edit".into(), "Read".into(), "Glob".into()],
         disallowed_tools: vec!["Bash".into()],
+        images: Vec::new(),
     };
     assert_eq!(command, Command::Run(expected));
+}
+
+#[test]
+fn image_is_repeatable_and_belongs_to_runs_only() {
+    let args = |words: &[&str]| parse_args(&words.iter().map(|word| word.to_string()).collect::<Vec<_>>());
+    let Ok(Command::Run(options)) = args(&["-p", "x", "--image", "a.png", "--image=b c.jpg"]) else { panic!() };
+    assert_eq!(options.images, [std::path::PathBuf::from("a.png"), "b c.jpg".into()]);
+    let Err(UsageError(message)) = args(&["doctor", "--image", "a.png"]) else { panic!() };
+    assert_eq!(message, "--image: only with -p, not with doctor");
+    let Err(UsageError(message)) = args(&["-p", "x", "--image", ""]) else { panic!() };
+    assert!(message.starts_with("--image"), "{message}");
 }
 
 #[test]

@@ -117,10 +117,9 @@ pub(crate) fn inspect(bytes: &[u8]) -> Option<Facts> {
 pub(crate) fn check_limits(facts: &Facts) -> Option<String> {
     if facts.bytes > MAX_IMAGE_BYTES {
         return Some(format!(
-            "the image is {}, over the limit of {} per image (the providers refuse larger; mewcode does not \
-             downscale: send a smaller or more compressed image)",
-            human_bytes(facts.bytes),
-            human_bytes(MAX_IMAGE_BYTES)
+            "the image is {} bytes, over the limit of {MAX_IMAGE_BYTES} bytes (3.75 MB) per image (the providers \
+             refuse larger; mewcode does not downscale: send a smaller or more compressed image)",
+            facts.bytes
         ));
     }
     match facts.size_px {

@@ -125,7 +125,7 @@ fn limits_name_the_limit_and_refuse_nothing_smaller() {
     assert_eq!(check_limits(&small), None);
     let heavy = Facts { bytes: MAX_IMAGE_BYTES + 1, ..small };
     let refusal = check_limits(&heavy).unwrap_or_default();
-    assert!(refusal.contains("over the limit of 3.8 MB per image"), "{refusal}");
+    assert!(refusal.contains("is 3932161 bytes, over the limit of 3932160 bytes (3.75 MB) per image"), "{refusal}");
     let wide = Facts { size_px: Some((8001, 10)), ..small };
     let refusal = check_limits(&wide).unwrap_or_default();
     assert!(refusal.contains("8001x10 px, over the limit of 8000 px on a side"), "{refusal}");

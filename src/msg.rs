@@ -84,6 +84,26 @@ pub enum ThinkingBlock {
     Redacted { data: String },
 }
 
+/// What a person submits: the prompt's text and the images attached to it (`@shot.png`, a
+/// pasted path, `--image`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prompt {
+    pub text: String,
+    pub images: Vec<Image>,
+}
+
+impl From<String> for Prompt {
+    fn from(text: String) -> Prompt {
+        Prompt { text, images: Vec::new() }
+    }
+}
+
+impl From<&str> for Prompt {
+    fn from(text: &str) -> Prompt {
+        Prompt::from(text.to_string())
+    }
+}
+
 /// One message of the conversation. An assistant message may carry text, tool calls and the
 /// thinking blocks of its turn; a tool message carries the results of one round, in call order;
 /// a user message may carry the images attached to its prompt (`@shot.png`, `--image`).

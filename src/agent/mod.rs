@@ -51,7 +51,7 @@ mod test_gate;
 
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
-use crate::msg::{Message, Role, System, ToolDefinition};
+use crate::msg::{Message, Prompt, Role, System, ToolDefinition};
 pub(crate) use crate::sync::lock;
 use crate::tools::Registry;
 pub(crate) use conversation::Conversation;
@@ -163,11 +163,12 @@ impl Agent {
     pub fn run(
         self: &Arc<Self>,
         conversation: Conversation,
-        prompt: String,
+        prompt: impl Into<Prompt>,
         mode: Mode,
         cancel: CancelToken,
     ) -> Running {
         let agent = Arc::clone(self);
+        let prompt = prompt.into();
         self.spawn("agent", conversation, cancel, move |conversation, outbox| {
             // Between turns, never within one: tool sources (MCP servers whose tool list
             // changed) are asked again here, so every batch of this turn sees one list.

@@ -12,6 +12,7 @@
 //!
 //! - `mod.rs` — the `Tool` contract, `ToolOutput`, `ToolContext`, the `Registry`
 //! - `read_file.rs` — `read_file`: a numbered window of a text file
+//! - `read_image.rs` — an image file read, checked against the limits and encoded for a model
 //! - `write_file.rs` — `write_file`: a whole file, parents created
 //! - `edit_file.rs` — `edit_file`: an exact string replaced
 //! - `glob.rs` — `glob`: files matching a pattern, newest first
@@ -34,6 +35,7 @@ mod job;
 pub(crate) mod lean;
 mod live;
 mod read_file;
+pub(crate) mod read_image;
 pub(crate) mod reads;
 pub(crate) mod skill;
 #[cfg(test)]
