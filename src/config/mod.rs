@@ -52,7 +52,7 @@ pub(crate) mod value;
 
 pub(crate) use crate::url::is_loopback_url;
 use crate::warning::Warning;
-pub(crate) use capability::{Vision, WindowSource};
+pub(crate) use capability::{Vision, VisionSource, WindowSource};
 pub(crate) use checks::CheckConfig;
 pub(crate) use error::ConfigError;
 use error::FileContext;
