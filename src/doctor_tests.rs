@@ -121,7 +121,7 @@ fn the_remembered_window_is_shown_with_its_source_and_age_and_its_absence_said()
         render_remembered(&cache, 50_000, dir.path(), &provider),
         "      remembered: nothing yet (the next run asks the server)\n"
     );
-    cache.record(crate::llm::window_cache::Entry {
+    cache.record(Entry {
         base_url: provider.base_url.clone(),
         model: provider.model.clone(),
         window: Some(8192),

@@ -181,3 +181,40 @@ fn an_image_read_is_sent_again_when_the_session_resumes() {
     let resumed = model.requests()[2].messages();
     assert_eq!(resumed[2]["content"][0]["content"][1], anthropic_image(), "the log kept the image");
 }
+
+#[test]
+fn repl_at_mention_and_a_pasted_path_attach_images_and_a_refusal_keeps_the_prompt_unsent() {
+    use crate::repl::{messages, text_reply};
+    use crate::support::tmux::Tmux;
+    let model = FakeModel::start();
+    model.push(text_reply("Red."));
+    model.push(text_reply("Red again."));
+    let env = env_with_png("img-repl", &model, Provider::anthropic());
+    std::fs::create_dir_all(env.project.join("with space")).unwrap();
+    std::fs::write(env.project.join("with space/shot.png"), PNG).unwrap();
+    let tmux = Tmux::start(&env, &[], &[]);
+    tmux.wait_for_prompt();
+    tmux.type_text("what colour is @shot.png");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Red.");
+    assert!(tmux.screen().contains("@shot.png: [image: shot.png, 73 B]"), "{}", tmux.screen());
+    let sent = messages(&model, 0).last().unwrap().clone();
+    assert_eq!(sent["content"][0], anthropic_image(), "{sent}");
+    assert_eq!(sent["content"][1]["text"], "what colour is @shot.png");
+    // A dragged file, pasted as the terminal quotes it.
+    tmux.type_text(&format!("'{}'", env.project.join("with space/shot.png").display()));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Red again.");
+    let sent = messages(&model, 1).last().unwrap().clone();
+    assert_eq!(sent["content"][0], anthropic_image(), "{sent}");
+    assert_eq!(sent["content"][1]["text"], "[image: shot.png, 73 B]");
+    // Not an image the model can take (too big): said, and nothing sent.
+    let mut big = PNG.to_vec();
+    big.resize(3_932_161, 0);
+    std::fs::write(env.project.join("big.png"), big).unwrap();
+    tmux.type_text("and @big.png");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the prompt was not sent");
+    assert!(tmux.screen().contains("@big.png: not attached: big.png: the image is 3932161 bytes"), "{}", tmux.screen());
+    assert_eq!(model.requests().len(), 2, "nothing sent for the refused prompt");
+}
