@@ -413,3 +413,16 @@ fn a_prompt_with_images_sends_the_images_before_its_text() {
         json!([{"role": "user", "content": [image_json(), image_json(), {"type": "text", "text": "what is this?", "cache_control": {"type": "ephemeral"}}]}])
     );
 }
+
+#[test]
+fn an_image_over_the_request_limit_goes_as_its_placeholder() {
+    let mut messages = Vec::new();
+    for index in 0..101 {
+        messages.push(Message::user_with_images(format!("look {index}"), vec![image(&format!("{index}.png"))]));
+        messages.push(Message::assistant("ok"));
+    }
+    let request = Request { messages: messages.into(), ..Request::default() };
+    let sent = sent_messages(&request);
+    assert_eq!(sent[0]["content"][0], json!({"type": "text", "text": "[image: 0.png, 8 B]"}));
+    assert_eq!(sent[2]["content"][0], image_json());
+}

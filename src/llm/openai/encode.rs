@@ -7,7 +7,9 @@
 //! Images go as `image_url` parts holding a `data:` URL: a user message with images is a list of
 //! parts (its text, then its images); a `tool` message can carry no image in Chat Completions,
 //! so a round's images follow its tool messages in ONE user message, each introduced by a text
-//! part naming the call. Without images every body is what it was before images existed.
+//! part naming the call. An image the request leaves out (`llm::images`: the count and size
+//! limits) goes as its placeholder text. Without images every body is what it was before images
+//! existed.
 //!
 //! Not sent: reasoning text (some servers reject it in input; echoing it per model is a future
 //! option), `parallel_tool_calls` (not every compatible server knows it).
@@ -71,7 +73,8 @@ fn encode(request: &Request, config: &ProviderConfig, options: EncodeOptions) ->
         body.insert("tool_choice".to_string(), json!("auto"));
     }
     crate::llm::settings::apply_request_settings(&mut body, &config.request);
-    let messages = messages(request);
+    let sent = crate::llm::images::plan_images(&request.messages);
+    let messages = messages(request, &sent);
     let estimate = text_estimate(messages.iter().map(Wire::text_bytes).sum(), messages.len());
     encode_body(&body, &messages, estimate, Some(STREAM_OPTIONS))
 }
@@ -93,6 +96,16 @@ enum Wire<'a> {
 enum Part<'a> {
     Text(std::borrow::Cow<'a, str>),
     Image(&'a Image),
+}
+
+impl<'a> Part<'a> {
+    /// Image `index` of a list whose plan is `sent`: the image, or its placeholder text.
+    fn image(image: &'a Image, sent: &[bool], index: usize) -> Part<'a> {
+        match sent.get(index) {
+            Some(false) => Part::Text(image.placeholder().into()),
+            Some(true) | None => Part::Image(image),
+        }
+    }
 }
 
 impl Wire<'_> {
@@ -196,7 +209,7 @@ impl Serialize for FunctionCall<'_> {
     }
 }
 
-fn messages(request: &Request) -> Vec<Wire<'_>> {
+fn messages<'a>(request: &'a Request, sent: &[bool]) -> Vec<Wire<'a>> {
     let mut messages = Vec::new();
     // Stable part first so the servers' automatic prefix caching hits across runs.
     let system = match (request.system.stable.as_str(), request.system.environment.as_str()) {
@@ -207,19 +220,22 @@ fn messages(request: &Request) -> Vec<Wire<'_>> {
     if !system.is_empty() {
         messages.push(Wire::Text { role: "system", content: system });
     }
+    let firsts = crate::llm::images::first_image_of(&request.messages);
     for (at, message) in request.messages.iter().enumerate() {
+        let planned = sent.get(firsts[at]..).unwrap_or(&[]);
         match message.role {
             Role::User if message.images.is_empty() => {
                 messages.push(Wire::Text { role: "user", content: message.content.as_str().into() });
             }
             Role::User => {
                 let text = (!message.content.is_empty()).then(|| Part::Text(message.content.as_str().into()));
-                messages.push(Wire::Parts(text.into_iter().chain(message.images.iter().map(Part::Image)).collect()));
+                let images = message.images.iter().enumerate().map(|(index, image)| Part::image(image, planned, index));
+                messages.push(Wire::Parts(text.into_iter().chain(images).collect()));
             }
             Role::Assistant => messages.extend(assistant_message(message)),
             Role::Tool => {
                 messages.extend(message.tool_results.iter().map(Wire::Tool));
-                messages.extend(round_images(&request.messages, at));
+                messages.extend(round_images(&request.messages, at, planned));
             }
         }
     }
@@ -231,14 +247,17 @@ fn messages(request: &Request) -> Vec<Wire<'_>> {
 
 /// The user message carrying the images of the tool round at `at`, each after a text part
 /// naming its call (`Image from read_file (call_1): shot.png`); None when the round has none.
-fn round_images(history: &[Message], at: usize) -> Option<Wire<'_>> {
+/// `sent` plans the round's images in order.
+fn round_images<'a>(history: &'a [Message], at: usize, sent: &[bool]) -> Option<Wire<'a>> {
     let mut parts = Vec::new();
+    let mut index = 0;
     for result in history[at].tool_results.iter().filter(|result| !result.images.is_empty()) {
         let name = crate::msg::call_answered(history, at, result).map_or("a tool", |call| call.name.as_str());
         for image in &result.images {
             let intro = format!("Image from {name} ({}): {}", result.tool_call_id, image.source);
             parts.push(Part::Text(intro.into()));
-            parts.push(Part::Image(image));
+            parts.push(Part::image(image, sent, index));
+            index += 1;
         }
     }
     (!parts.is_empty()).then_some(Wire::Parts(parts))

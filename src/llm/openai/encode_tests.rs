@@ -262,3 +262,16 @@ fn a_prompt_with_images_is_a_list_of_parts_text_first() {
         json!([{"role": "user", "content": [{"type": "text", "text": "what is this?"}, image_part()]}])
     );
 }
+
+#[test]
+fn an_image_over_the_request_limit_goes_as_its_placeholder() {
+    let mut messages = Vec::new();
+    for index in 0..101 {
+        messages.push(Message::user_with_images(format!("look {index}"), vec![image(&format!("{index}.png"))]));
+        messages.push(Message::assistant("ok"));
+    }
+    let request = Request { messages: messages.into(), ..Request::default() };
+    let sent = sent_messages(&request);
+    assert_eq!(sent[0]["content"][1], json!({"type": "text", "text": "[image: 0.png, 8 B]"}));
+    assert_eq!(sent[2]["content"][1], image_part());
+}
