@@ -218,3 +218,29 @@ fn repl_at_mention_and_a_pasted_path_attach_images_and_a_refusal_keeps_the_promp
     assert!(tmux.screen().contains("@big.png: not attached: big.png: the image is 3932161 bytes"), "{}", tmux.screen());
     assert_eq!(model.requests().len(), 2, "nothing sent for the refused prompt");
 }
+
+#[test]
+fn an_mcp_tools_image_reaches_a_model_with_vision_as_an_image() {
+    use crate::support::mcp_servers::{fixture, python_sdk_available, require};
+    if !require(python_sdk_available(), "the Python MCP SDK") {
+        return;
+    }
+    let model = FakeModel::start();
+    model.push(anthropic("", &[("m1", "mcp__py__image", "{}")]));
+    model.push(anthropic("A dot.", &[]));
+    let sdk = fixture("sdk_server.py");
+    let servers = format!(
+        "mcp_servers:\n  py: {{type: stdio, command: python3, args: [\"{}\", stdio], timeout_s: 30}}\n",
+        sdk.display()
+    );
+    let env = TestEnv::with_model("img-mcp", &model, Provider::anthropic().then(&servers));
+    let run = env.run(&["-p", "show the image", "--mode", "bypass"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(model.violations().is_empty(), "{:?}", model.violations());
+    let result = &model.requests()[1].messages()[2]["content"][0];
+    let content = result["content"].as_array().unwrap_or_else(|| panic!("{result}"));
+    assert_eq!(content[0], json!({"type": "text", "text": "[image: image/png, 70 B]"}));
+    assert_eq!(content[1]["type"], "image");
+    assert_eq!(content[1]["source"]["media_type"], "image/png");
+    assert!(!run.stderr.contains("cannot see"), "no warning when the image went through: {}", run.stderr);
+}
