@@ -23,7 +23,7 @@
 /// The largest image file sent: its base64 stays within Anthropic's 5 MB per image.
 pub(crate) const MAX_IMAGE_BYTES: u64 = 3_932_160;
 /// The largest width or height sent, in pixels.
-pub(crate) const MAX_SIDE_PX: u32 = 8000;
+const MAX_SIDE_PX: u32 = 8000;
 /// The most images one request may carry.
 pub(crate) const MAX_IMAGES_PER_REQUEST: usize = 100;
 /// What an image costs at most, in tokens, after the API scaled it down.

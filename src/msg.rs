@@ -34,7 +34,7 @@ pub struct ToolResult {
 
 impl ToolResult {
     /// A result of text only.
-    pub fn text(tool_call_id: impl Into<String>, content: impl Into<String>, is_error: bool) -> ToolResult {
+    pub(crate) fn text(tool_call_id: impl Into<String>, content: impl Into<String>, is_error: bool) -> ToolResult {
         ToolResult { tool_call_id: tool_call_id.into(), content: content.into(), is_error, images: Vec::new() }
     }
 }
@@ -56,14 +56,14 @@ pub struct Image {
 
 impl Image {
     /// The decoded size in bytes (base64 is 4 characters per 3 bytes, less the padding).
-    pub fn byte_len(&self) -> u64 {
+    fn byte_len(&self) -> u64 {
         let padding = self.data.bytes().rev().take_while(|&byte| byte == b'=').count();
         (self.data.len() / 4 * 3).saturating_sub(padding) as u64
     }
 
     /// What stands in for the image where its bytes do not go (the screen, logs, summaries,
     /// stream-json): `[image: shot.png, 12 KB]`.
-    pub fn placeholder(&self) -> String {
+    pub(crate) fn placeholder(&self) -> String {
         format!("[image: {}, {}]", self.source, crate::image::human_bytes(self.byte_len()))
     }
 }
@@ -134,12 +134,12 @@ impl Message {
     }
 
     /// A user message with the images attached to its prompt.
-    pub fn user_with_images(text: impl Into<String>, images: Vec<Image>) -> Message {
+    pub(crate) fn user_with_images(text: impl Into<String>, images: Vec<Image>) -> Message {
         Message { images, ..Message::user(text) }
     }
 
     /// Every image the message carries: its own, then its results' in call order.
-    pub fn all_images(&self) -> impl Iterator<Item = &Image> {
+    pub(crate) fn all_images(&self) -> impl Iterator<Item = &Image> {
         self.images.iter().chain(self.tool_results.iter().flat_map(|result| result.images.iter()))
     }
 

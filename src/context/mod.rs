@@ -55,7 +55,7 @@ pub(crate) fn message_chars(message: &Message) -> u64 {
 /// An image counted as characters: the tokens Anthropic documents for it (`image::
 /// estimate_tokens`: width * height / 750, at most 1600), never its base64's length, which the
 /// model does not read as text.
-pub(crate) fn image_chars(size_px: Option<(u32, u32)>) -> u64 {
+fn image_chars(size_px: Option<(u32, u32)>) -> u64 {
     (crate::image::estimate_tokens(size_px) as f64 * CHARS_PER_TOKEN) as u64
 }
 

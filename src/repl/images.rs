@@ -15,7 +15,7 @@ use crate::tools::READ_FILE;
 
 /// The path a prompt consists of when it is only one pasted path: quoted in `'...'` or `"..."`,
 /// or one word whose blanks are backslash-escaped. None for anything else (a sentence).
-pub(super) fn pasted_path(line: &str) -> Option<String> {
+fn pasted_path(line: &str) -> Option<String> {
     let line = line.trim();
     for quote in ['\'', '"'] {
         if let Some(inner) = line.strip_prefix(quote).and_then(|rest| rest.strip_suffix(quote)) {

@@ -108,7 +108,7 @@ impl ToolOutput {
     }
 
     /// A successful output with images after its text.
-    pub fn with_images(content: impl Into<String>, images: Vec<Image>) -> ToolOutput {
+    pub(crate) fn with_images(content: impl Into<String>, images: Vec<Image>) -> ToolOutput {
         ToolOutput { content: content.into(), is_error: false, images }
     }
 }
