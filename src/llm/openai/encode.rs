@@ -240,7 +240,12 @@ fn messages<'a>(request: &'a Request, sent: &[bool]) -> Vec<Wire<'a>> {
         }
     }
     if let Some(reminder) = request.reminder.as_deref().filter(|reminder| !reminder.is_empty()) {
-        messages.push(Wire::Text { role: "user", content: reminder.into() });
+        match messages.last_mut() {
+            // After a round's images: one user message, not two in a row (some chat templates
+            // of local servers refuse consecutive user turns).
+            Some(Wire::Parts(parts)) => parts.push(Part::Text(reminder.into())),
+            _ => messages.push(Wire::Text { role: "user", content: reminder.into() }),
+        }
     }
     messages
 }

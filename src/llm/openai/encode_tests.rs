@@ -240,6 +240,11 @@ fn a_rounds_images_follow_its_tool_messages_in_one_user_message_naming_each_call
     let roles: Vec<&str> = sent.as_array().unwrap().iter().map(|message| message["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["system", "user", "assistant", "tool", "tool", "user"]);
     assert_eq!(sent[3]["content"], "fn main() {}", "the tool message keeps its text");
+    let mut reminded = request.clone();
+    reminded.reminder = Some("Mode: default.".to_string());
+    let with_reminder = sent_messages(&reminded);
+    assert_eq!(with_reminder.as_array().unwrap().len(), 6, "the reminder joins the images' user message");
+    assert_eq!(with_reminder[5]["content"][4], json!({"type": "text", "text": "Mode: default."}));
     assert_eq!(
         sent[5]["content"],
         json!([
