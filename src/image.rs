@@ -115,12 +115,8 @@ pub(crate) fn inspect(bytes: &[u8]) -> Option<Facts> {
 
 /// Why an image cannot be sent, naming the limit; None when it can.
 pub(crate) fn check_limits(facts: &Facts) -> Option<String> {
-    if facts.bytes > MAX_IMAGE_BYTES {
-        return Some(format!(
-            "the image is {} bytes, over the limit of {MAX_IMAGE_BYTES} bytes (3.75 MB) per image (the providers \
-             refuse larger; mewcode does not downscale: send a smaller or more compressed image)",
-            facts.bytes
-        ));
+    if let Some(refusal) = check_file_size(facts.bytes) {
+        return Some(refusal);
     }
     match facts.size_px {
         Some((width, height)) if width > MAX_SIDE_PX || height > MAX_SIDE_PX => Some(format!(
@@ -129,6 +125,17 @@ pub(crate) fn check_limits(facts: &Facts) -> Option<String> {
         )),
         _ => None,
     }
+}
+
+/// Why a file of `bytes` is too big to send as an image, naming the limit; None when it is not
+/// (known before a byte of it is read).
+pub(crate) fn check_file_size(bytes: u64) -> Option<String> {
+    (bytes > MAX_IMAGE_BYTES).then(|| {
+        format!(
+            "the image is {bytes} bytes, over the limit of {MAX_IMAGE_BYTES} bytes (3.75 MB) per image (the \
+             providers refuse larger; mewcode does not downscale: send a smaller or more compressed image)"
+        )
+    })
 }
 
 /// About what an image costs in a request: `width * height / 750` tokens, at most 1600; an

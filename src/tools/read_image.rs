@@ -58,13 +58,12 @@ pub(crate) fn load_image(path: &Path, source: &str) -> Result<(Image, Facts), Im
     if meta.is_dir() {
         return Err(ImageError::Unreadable(format!("{source} is a directory, not an image")));
     }
-    if meta.len() > MAX_IMAGE_BYTES {
+    if let Some(refusal) = crate::image::check_file_size(meta.len()) {
         // Sniffed first, so a big file that is no image is told as such.
         if !is_image_file(path) {
             return Err(ImageError::NotAnImage);
         }
-        let facts = Facts { format: crate::image::Format::Png, size_px: None, bytes: meta.len() };
-        return Err(ImageError::TooBig(crate::image::check_limits(&facts).unwrap_or_default()));
+        return Err(ImageError::TooBig(refusal));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     std::fs::File::open(path)
