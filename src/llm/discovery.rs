@@ -263,7 +263,8 @@ pub(crate) fn resolve_window(
         None => {
             let asked = ask(provider, net, budget);
             if !asked.answered {
-                return Some(unanswered_notice(provider));
+                // A configured window needs no notice: only vision was asked, and stays the default.
+                return (provider.window_source == WindowSource::Default).then(|| unanswered_notice(provider));
             }
             let entry = Entry {
                 base_url: provider.base_url.clone(),

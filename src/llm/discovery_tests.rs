@@ -215,3 +215,14 @@ fn a_configured_window_still_asks_about_vision_and_a_configured_vision_is_kept()
     both.vision = crate::config::Vision::configured(Some(false));
     assert!(!wants_discovery(&both), "nothing left to ask");
 }
+
+#[test]
+fn a_server_that_does_not_answer_is_no_notice_when_only_vision_was_asked() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut windowed = provider(&format!("http://127.0.0.1:{closed}/v1"), "m");
+    windowed.context_window = 1000;
+    windowed.window_source = WindowSource::Configured;
+    let notice = resolve_window(&mut windowed, &NetEnv::default(), Duration::from_millis(300), &mut no_cache(), 0);
+    assert_eq!(notice, None);
+    assert_eq!(windowed.vision().describe(), "no (default)");
+}
