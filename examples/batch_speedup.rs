@@ -100,6 +100,7 @@ fn tool_phase(per_turn: usize) -> Duration {
             turn_hooks: true,
             checkpoints: None,
             lean: Default::default(),
+            image_refusal: None,
         },
         context: ContextConfig::default(),
     });

@@ -21,6 +21,7 @@ fn round(id: usize) -> [Message; 2] {
         tool_call_id: id,
         content: "     1\t//! A line of a file that was read earlier in the session.\n".repeat(4),
         is_error: false,
+        images: Vec::new(),
     }]);
     [call, result]
 }

@@ -75,6 +75,7 @@ fn history(messages: usize) -> Vec<Message> {
             tool_call_id: id,
             content: "     1\t//! A line of a file that was read earlier in the session.\n".repeat(4),
             is_error: false,
+            images: Vec::new(),
         }]));
     }
     history
@@ -103,6 +104,7 @@ fn per_iteration(messages: usize) -> Duration {
             turn_hooks: true,
             checkpoints: None,
             lean: Default::default(),
+            image_refusal: None,
         },
         // A window no history here reaches: the estimate and layer 1 run, a summary never does.
         context: ContextConfig { window: u64::MAX / 2, compact_at: None, sessions_dir: None },

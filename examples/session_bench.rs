@@ -104,6 +104,7 @@ fn round_messages(round: usize) -> Vec<Message> {
             tool_call_id: call_id,
             content: "fn main() {}\n".repeat(20),
             is_error: false,
+            images: Vec::new(),
         }]),
         Message::assistant("Done: the bug is fixed."),
     ]

@@ -57,6 +57,9 @@ pub(crate) struct Options {
     /// `--add-dir DIR[:ro]` (repeatable), as typed: resolved against the working directory by
     /// `app` (`config::add_dirs`).
     pub add_dirs: Vec<String>,
+    /// `--image FILE` (repeatable, -p): images attached to the prompt, as given (app.rs reads
+    /// them before anything is sent).
+    pub images: Vec<PathBuf>,
 }
 
 /// What to do.
@@ -258,6 +261,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
                 options.disallowed_tools.extend(rule_list(&flag, &value(&flag)?)?);
             }
             "--add-dir" => options.add_dirs.push(non_empty(&flag, value(&flag)?)?),
+            "--image" => options.images.push(PathBuf::from(non_empty(&flag, value(&flag)?)?)),
             "--trust" => options.trust = true,
             "-q" | "--quiet" => options.quiet = true,
             "--verbose" => options.verbose = true,
@@ -403,6 +407,7 @@ fn check_flag_scope(command: &Command, options: &Options) -> Result<(), UsageErr
     print_only("--output-format", options.output_format.is_some())?;
     print_only("--max-iterations", options.max_iterations.is_some())?;
     print_only("-q/--quiet", options.quiet)?;
+    print_only("--image", !options.images.is_empty())?;
     if options.verbose && options.quiet {
         return Err(UsageError("--verbose and --quiet contradict each other: pick one".to_string()));
     }

@@ -45,6 +45,8 @@ OPTIONS
                        allow / deny rules for this run only, e.g. 'Bash(git *),Edit'
   --add-dir DIR[:ro]   another directory the file tools may read and write (read only with
                        :ro) and commands see the same way; repeatable (rewind: restore there)
+  --image FILE         (-p) attach an image (PNG, JPEG, GIF, WebP; 3.75 MB, 8000 px) to the
+                       prompt; repeatable
   --trust              (-p, check, mcp, doctor) trust this project's own config
   -q, --quiet          (-p) no tool activity, notices or error line on stderr
   --verbose            tool output in full (the REPL; -p text mode, on stderr)

@@ -45,6 +45,7 @@ fn print_mode_with_every_option() {
         allowed_tools: vec!["Edit".into(), "Read".into(), "Glob".into()],
         disallowed_tools: vec!["Bash".into()],
         add_dirs: vec!["../lib".into(), "/docs:ro".into()],
+        images: Vec::new(),
     };
     assert_eq!(command, Command::Run(expected));
 }
@@ -59,6 +60,17 @@ fn add_dir_is_taken_by_runs_check_and_doctor_only_and_never_empty() {
     assert_eq!(message, "--add-dir: not with sessions");
     let Err(UsageError(message)) = args(&["-p", "x", "--add-dir", " "]) else { panic!() };
     assert_eq!(message, "--add-dir: empty value");
+}
+
+#[test]
+fn image_is_repeatable_and_belongs_to_runs_only() {
+    let args = |words: &[&str]| parse_args(&words.iter().map(|word| word.to_string()).collect::<Vec<_>>());
+    let Ok(Command::Run(options)) = args(&["-p", "x", "--image", "a.png", "--image=b c.jpg"]) else { panic!() };
+    assert_eq!(options.images, [std::path::PathBuf::from("a.png"), "b c.jpg".into()]);
+    let Err(UsageError(message)) = args(&["doctor", "--image", "a.png"]) else { panic!() };
+    assert_eq!(message, "--image: only with -p, not with doctor");
+    let Err(UsageError(message)) = args(&["-p", "x", "--image", ""]) else { panic!() };
+    assert!(message.starts_with("--image"), "{message}");
 }
 
 #[test]

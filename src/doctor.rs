@@ -230,6 +230,7 @@ pub(crate) fn render(input: &Input, findings: &[Findings]) -> String {
             None => "not checked".to_string(),
         };
         out.push_str(&format!("      endpoint: {status}\n"));
+        out.push_str(&render_vision(provider, input.remembered, input.now));
         if let Some(found) = found {
             out.push_str(&render_findings(provider, found, input.glyphs));
         }
@@ -292,6 +293,18 @@ fn render_sandbox(sandbox: &Sandbox, color: bool) -> String {
         }
     }
     out
+}
+
+/// Whether the model accepts images and who said so: `vision: yes (configured)`, or what
+/// discovery remembers the server said, or the default.
+fn render_vision(provider: &ProviderConfig, remembered: &WindowCache, now: u64) -> String {
+    let mut provider = provider.clone();
+    if let Some(entry) = remembered.fresh(&provider.base_url, &provider.model, now)
+        && let (Some(accepts), Some(endpoint)) = (entry.vision, &entry.vision_endpoint)
+    {
+        provider.discovered_vision(accepts, endpoint);
+    }
+    format!("      vision: {}\n", provider.vision().describe())
 }
 
 /// What a run would take from discovery's memory instead of asking the server: the window, where

@@ -129,6 +129,9 @@ fn the_remembered_window_is_shown_with_its_source_and_age_and_its_absence_said()
         note: None,
         checked_at: 50_000 - 7200,
         warned: true,
+        vision: None,
+        vision_endpoint: None,
+        vision_asked: true,
     });
     assert_eq!(
         render_remembered(&cache, 50_000, dir.path(), &provider),
@@ -137,8 +140,16 @@ fn the_remembered_window_is_shown_with_its_source_and_age_and_its_absence_said()
             dir.join("discovery.json").display()
         )
     );
-    let configured = ProviderConfig { window_source: WindowSource::Configured, ..local() };
-    assert_eq!(render_remembered(&cache, 50_000, dir.path(), &configured), "", "a configured window asks nothing");
+    let configured = ProviderConfig {
+        window_source: WindowSource::Configured,
+        vision: crate::config::Vision::configured(Some(false)),
+        ..local()
+    };
+    assert_eq!(
+        render_remembered(&cache, 50_000, dir.path(), &configured),
+        "",
+        "a configured window and vision ask nothing"
+    );
 }
 
 #[test]
@@ -154,4 +165,27 @@ fn checks_are_listed_with_their_timeout_and_source() {
         render_checks(&[check]),
         "\nchecks after edits (confined, in the project root)\n  **/*.py          python3 -m py_compile {file}  (timeout 30 s; from /home/u/.mewcode/config.yaml)\n"
     );
+}
+
+#[test]
+fn vision_is_shown_with_who_said_so() {
+    let dir = crate::test_dir::TempDir::new("doctor-vision");
+    let mut cache = WindowCache::load(dir.path());
+    let provider = local();
+    assert_eq!(render_vision(&provider, &cache, 50_000), "      vision: no (default)\n");
+    cache.record(crate::llm::window_cache::Entry {
+        base_url: provider.base_url.clone(),
+        model: provider.model.clone(),
+        window: None,
+        endpoint: None,
+        note: None,
+        checked_at: 50_000,
+        warned: false,
+        vision: Some(true),
+        vision_endpoint: Some("POST /api/show".into()),
+        vision_asked: true,
+    });
+    assert_eq!(render_vision(&provider, &cache, 50_000), "      vision: yes (discovered from POST /api/show)\n");
+    let configured = ProviderConfig { vision: crate::config::Vision::configured(Some(false)), ..local() };
+    assert_eq!(render_vision(&configured, &cache, 50_000), "      vision: no (configured)\n");
 }

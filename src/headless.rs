@@ -82,7 +82,7 @@ pub(crate) struct RunReport {
 pub(crate) fn run(
     agent: &Arc<Agent>,
     conversation: Conversation,
-    prompt: String,
+    prompt: crate::msg::Prompt,
     mode: Mode,
     cancel: CancelToken,
     options: Options,

@@ -14,6 +14,7 @@ pub(crate) mod diff;
 pub(crate) mod digest;
 pub(crate) mod fsx;
 pub(crate) mod http;
+pub(crate) mod image;
 pub(crate) mod netproxy;
 pub(crate) mod proc;
 pub(crate) mod shell;

@@ -87,7 +87,7 @@ pub(crate) fn call(
     manager.shutdown();
     match outcome {
         Ok(result) => {
-            let rendered = mcp::tool::render_result(&result);
+            let rendered = mcp::tool::render_result(&result, None);
             if rendered.placeholders > 0 {
                 print_notice("the result has content a model cannot see (shown as placeholders)");
             }

@@ -22,12 +22,50 @@ pub struct ToolCall {
     pub input: String,
 }
 
-/// The answer to one tool call, paired by `tool_call_id`.
+/// The answer to one tool call, paired by `tool_call_id`. `images` go to the model after the
+/// text (an image `read_file` read, one an MCP tool returned); most results have none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolResult {
     pub tool_call_id: String,
     pub content: String,
     pub is_error: bool,
+    pub images: Vec<Image>,
+}
+
+impl ToolResult {
+    /// A result of text only.
+    pub(crate) fn text(tool_call_id: impl Into<String>, content: impl Into<String>, is_error: bool) -> ToolResult {
+        ToolResult { tool_call_id: tool_call_id.into(), content: content.into(), is_error, images: Vec::new() }
+    }
+}
+
+/// An image for the model, already checked against the limits (`image::check_limits`).
+/// `data` is the file's bytes in base64, shared so that every request and every snapshot of the
+/// history costs one reference, not one copy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`, from the bytes, not a file name.
+    pub media_type: String,
+    /// Standard base64 with padding.
+    pub data: Arc<str>,
+    /// Width and height in pixels when the header told them (the token estimate uses them).
+    pub size_px: Option<(u32, u32)>,
+    /// Where it came from, for people and placeholders: a path, or `server/tool`.
+    pub source: String,
+}
+
+impl Image {
+    /// The decoded size in bytes (base64 is 4 characters per 3 bytes, less the padding).
+    fn byte_len(&self) -> u64 {
+        let padding = self.data.bytes().rev().take_while(|&byte| byte == b'=').count();
+        (self.data.len() / 4 * 3).saturating_sub(padding) as u64
+    }
+
+    /// What stands in for the image where its bytes do not go (the screen, logs, summaries,
+    /// stream-json): `[image: shot.png, 12 KB]`.
+    pub(crate) fn placeholder(&self) -> String {
+        format!("[image: {}, {}]", self.source, crate::image::human_bytes(self.byte_len()))
+    }
 }
 
 /// What the model is told about a tool. `input_schema` is a JSON Schema object.
@@ -46,8 +84,29 @@ pub enum ThinkingBlock {
     Redacted { data: String },
 }
 
+/// What a person submits: the prompt's text and the images attached to it (`@shot.png`, a
+/// pasted path, `--image`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prompt {
+    pub text: String,
+    pub images: Vec<Image>,
+}
+
+impl From<String> for Prompt {
+    fn from(text: String) -> Prompt {
+        Prompt { text, images: Vec::new() }
+    }
+}
+
+impl From<&str> for Prompt {
+    fn from(text: &str) -> Prompt {
+        Prompt::from(text.to_string())
+    }
+}
+
 /// One message of the conversation. An assistant message may carry text, tool calls and the
-/// thinking blocks of its turn; a tool message carries the results of one round, in call order.
+/// thinking blocks of its turn; a tool message carries the results of one round, in call order;
+/// a user message may carry the images attached to its prompt (`@shot.png`, `--image`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     pub role: Role,
@@ -55,6 +114,7 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     pub tool_results: Vec<ToolResult>,
     pub thinking: Vec<ThinkingBlock>,
+    pub images: Vec<Image>,
 }
 
 impl Message {
@@ -73,8 +133,25 @@ impl Message {
         Message { tool_results: results, ..Message::with_role(Role::Tool, String::new()) }
     }
 
+    /// A user message with the images attached to its prompt.
+    pub(crate) fn user_with_images(text: impl Into<String>, images: Vec<Image>) -> Message {
+        Message { images, ..Message::user(text) }
+    }
+
+    /// Every image the message carries: its own, then its results' in call order.
+    pub(crate) fn all_images(&self) -> impl Iterator<Item = &Image> {
+        self.images.iter().chain(self.tool_results.iter().flat_map(|result| result.images.iter()))
+    }
+
     fn with_role(role: Role, content: String) -> Message {
-        Message { role, content, tool_calls: Vec::new(), tool_results: Vec::new(), thinking: Vec::new() }
+        Message {
+            role,
+            content,
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
+            thinking: Vec::new(),
+            images: Vec::new(),
+        }
     }
 
     /// Gives back the spare capacity of every text it holds. Text built piece by piece (a

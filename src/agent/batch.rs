@@ -124,7 +124,12 @@ impl Run<'_> {
                     Some(_) => ToolOutput::error(RefusedBy::Hook.text(NOT_RUN_AFTER_HOOK_STOP)),
                     None => ToolOutput::error("cancelled by the user before this call ran"),
                 });
-                ToolResult { tool_call_id: call.id.clone(), content: output.content, is_error: output.is_error }
+                ToolResult {
+                    tool_call_id: call.id.clone(),
+                    content: output.content,
+                    is_error: output.is_error,
+                    images: output.images,
+                }
             })
             .collect();
         (results, completed)
@@ -152,6 +157,7 @@ impl Run<'_> {
             read_filter: self.agent.toolbox.gate.read_filter(),
             progress: None,
             ask_host: Some(self.outbox.host_asker()),
+            image_refusal: self.agent.settings.image_refusal.clone(),
         }
     }
 

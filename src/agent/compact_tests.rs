@@ -302,6 +302,7 @@ fn manual_compaction_in_a_small_window_keeps_the_prompt_and_the_final_answer() {
         tool_call_id: "r1".into(),
         content: "x".repeat(3_000),
         is_error: false,
+        images: Vec::new(),
     }]);
     let mut conversation =
         Conversation::unlogged(vec![Message::user("read the log"), call, result, Message::assistant("It is all x.")]);
@@ -783,7 +784,12 @@ fn two_reads(root: &std::path::Path, a_result: usize) -> (Arc<Agent>, Arc<Script
         message
     };
     let result = |id: &str, content: String| {
-        Message::tool_results(vec![crate::msg::ToolResult { tool_call_id: id.into(), content, is_error: false }])
+        Message::tool_results(vec![crate::msg::ToolResult {
+            tool_call_id: id.into(),
+            content,
+            is_error: false,
+            images: Vec::new(),
+        }])
     };
     let conversation = Conversation::unlogged(vec![
         Message::user("read both"),
@@ -837,6 +843,7 @@ fn the_biggest_message_is_named_by_what_it_is() {
             tool_call_id: "c1".into(),
             content: content.into(),
             is_error: false,
+            images: Vec::new(),
         }])
     };
     let big = "x".repeat(3_500);

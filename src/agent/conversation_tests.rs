@@ -49,6 +49,7 @@ fn the_history_and_the_log_change_together() {
         tool_call_id: "r".into(),
         content: String::with_capacity(4096) + "short",
         is_error: false,
+        images: Vec::new(),
     }]);
     grown.content = String::with_capacity(512) + "text";
     resumed.push(grown);

@@ -51,7 +51,7 @@ mod test_gate;
 
 use crate::cancel::CancelToken;
 use crate::mode::Mode;
-use crate::msg::{Message, Role, System, ToolDefinition};
+use crate::msg::{Message, Prompt, Role, System, ToolDefinition};
 pub(crate) use crate::sync::lock;
 use crate::tools::Registry;
 pub(crate) use conversation::Conversation;
@@ -95,6 +95,9 @@ pub struct Settings {
     pub checkpoints: Option<crate::checkpoint::Coverage>,
     /// When requests are lean (small windows) and what a lean one carries instead.
     pub lean: Lean,
+    /// Why images do not go to this agent's model (`ProviderConfig::image_refusal`), or None
+    /// when they do; tools see it on their context.
+    pub image_refusal: Option<String>,
 }
 
 /// The front end an agent's runs report to, which decides what a call that needs approval
@@ -160,11 +163,12 @@ impl Agent {
     pub fn run(
         self: &Arc<Self>,
         conversation: Conversation,
-        prompt: String,
+        prompt: impl Into<Prompt>,
         mode: Mode,
         cancel: CancelToken,
     ) -> Running {
         let agent = Arc::clone(self);
+        let prompt = prompt.into();
         self.spawn("agent", conversation, cancel, move |conversation, outbox| {
             // Between turns, never within one: tool sources (MCP servers whose tool list
             // changed) are asked again here, so every batch of this turn sees one list.

@@ -11,7 +11,7 @@ use super::{Agent, CANCEL_GRACE, Conversation, Event, Failure, Outbox, POLL, Sto
 use crate::hooks::HookOutcome;
 use crate::llm::{LlmError, StopReason, StreamEvent};
 use crate::mode::Mode;
-use crate::msg::{Message, Request, ToolDefinition, Usage};
+use crate::msg::{Message, Prompt, Request, ToolDefinition, Usage};
 use crate::permission::RefusedBy;
 use crossbeam_channel::RecvTimeoutError;
 use std::time::Duration;
@@ -89,7 +89,7 @@ impl<'a> Run<'a> {
 
     /// The loop: the prompt (through its hooks into the conversation), then query and act until
     /// a step stops the run or the iteration cap does. Returns why it stopped and the answer.
-    pub(super) fn turns(mut self, prompt: String) -> (Stop, String) {
+    pub(super) fn turns(mut self, prompt: Prompt) -> (Stop, String) {
         let steps = self.submit(prompt).and_then(|()| {
             for iteration in 1..=self.agent.settings.max_iterations {
                 let turn = self.query(iteration)?;
@@ -115,9 +115,9 @@ impl<'a> Run<'a> {
 
     /// The prompt that starts the run: the UserPromptSubmit hooks (main agents only) may block
     /// it, and then it never enters the conversation; otherwise it is appended and logged.
-    fn submit(&mut self, prompt: String) -> Result<(), Stop> {
+    fn submit(&mut self, prompt: Prompt) -> Result<(), Stop> {
         if self.agent.settings.turn_hooks {
-            let outcome = self.agent.toolbox.hooks.user_prompt_submit(&prompt, self.origin());
+            let outcome = self.agent.toolbox.hooks.user_prompt_submit(&prompt.text, self.origin());
             let blocked = self.report_hook(&outcome);
             // `continue: false` wins over a block, as in Claude Code.
             let refusal = match (&outcome.stop, blocked) {
@@ -130,9 +130,9 @@ impl<'a> Run<'a> {
             }
         }
         if let Some(checkpoints) = self.conversation.checkpoints() {
-            checkpoints.begin_turn(&prompt, self.conversation.history().len());
+            checkpoints.begin_turn(&prompt.text, self.conversation.history().len());
         }
-        self.push(Message::user(prompt));
+        self.push(Message::user_with_images(prompt.text, prompt.images));
         Ok(())
     }
 

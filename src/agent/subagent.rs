@@ -47,7 +47,7 @@ impl TaskTool {
     }
 
     /// The sub-agent for one call: everything but its own limits comes from the parent.
-    fn subagent(&self, root: &Path) -> Agent {
+    fn subagent(&self, root: &Path, image_refusal: Option<String>) -> Agent {
         Agent {
             toolbox: Arc::clone(&self.toolbox),
             registry: self.registry.clone(),
@@ -65,6 +65,8 @@ impl TaskTool {
                     prompt: SUBAGENT_PROMPT.to_string(),
                     keep: Vec::new(),
                 },
+                // The parent's model answers: what it takes, the sub-agent's tools may return.
+                image_refusal,
             },
             // A sub-agent's conversation is short-lived: no window (no summaries), no sessions
             // directory (no offloads); a prompt-too-long ends it with an error result.
@@ -123,7 +125,7 @@ impl Tool for TaskTool {
         else {
             return ToolOutput::error("missing required string field: prompt");
         };
-        let agent = Arc::new(self.subagent(&ctx.root));
+        let agent = Arc::new(self.subagent(&ctx.root, ctx.image_refusal.clone()));
         // Its own conversation, unlogged, in the parent's session (its tool calls' hooks say so).
         let conversation = Conversation::new(ctx.session_id.clone());
         let running = agent.run(conversation, prompt.to_string(), Mode::Plan, ctx.cancel.clone());

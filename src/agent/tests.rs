@@ -181,6 +181,7 @@ pub(super) fn settings(max_iterations: u32, front_end: FrontEnd) -> Settings {
         turn_hooks: true,
         checkpoints: None,
         lean: Lean::default(),
+        image_refusal: None,
     }
 }
 
@@ -502,7 +503,7 @@ fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
         25,
     );
     let cancel = CancelToken::new();
-    let running = fixture.agent.run(Conversation::default(), "go".into(), Mode::Bypass, cancel.clone());
+    let running = fixture.agent.run(Conversation::default(), "go", Mode::Bypass, cancel.clone());
     let started = Instant::now();
     let mut stop = None;
     for event in running.events() {
@@ -530,7 +531,7 @@ fn cancel_during_a_slow_tool_appends_results_and_a_tail() {
 fn cancel_while_the_model_is_silent_ends_promptly() {
     let fixture = fixture(vec![Script::HangUntilCancelled], Duration::ZERO, FrontEnd::Headless, 25);
     let cancel = CancelToken::new();
-    let running = fixture.agent.run(Conversation::default(), "go".into(), Mode::Default, cancel.clone());
+    let running = fixture.agent.run(Conversation::default(), "go", Mode::Default, cancel.clone());
     assert!(matches!(running.events().recv().unwrap(), Event::Iter(1)));
     cancel.cancel();
     let rest: Vec<Event> = running.events().iter().collect();

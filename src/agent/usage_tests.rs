@@ -226,6 +226,7 @@ fn a_requests_text_for_the_tokenizer_holds_every_part_the_characters_count() {
         tool_call_id: "c1".into(),
         content: "RESULT".into(),
         is_error: false,
+        images: Vec::new(),
     }]);
     let text = request_text(&system, &[Message::user("PROMPT"), call, results], &tools, Some("REMINDER"));
     for part in [

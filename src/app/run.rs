@@ -17,6 +17,7 @@ use crate::config::{Config, ProviderConfig};
 use crate::confine::{Sandbox, SessionTmp};
 use crate::http::net::NetEnv;
 use crate::llm::ErrorKind;
+use crate::msg::Image;
 use crate::permission::network::NetworkGate;
 use crate::session::Owner;
 use crate::text::neutralize;
@@ -69,6 +70,9 @@ fn run_with_sessions(launch: &Launch, owner: &Owner, owner_warning: Option<Warni
     };
     warnings.extend(owner_warning);
     match launch.options.prompt.clone() {
+        None if !launch.options.images.is_empty() => {
+            Exit::Usage(UsageError("--image: only with -p (in the REPL, type @FILE or paste its path)".to_string()))
+        }
         None => run_repl(launch, owner, &config, warnings),
         Some(prompt_source) => run_print(launch, owner, &config, warnings, prompt_source),
     }
@@ -94,6 +98,11 @@ fn run_print(
     };
     let prompt = match read_prompt(prompt_source, provider.context_window) {
         Ok(prompt) => prompt,
+        Err(exit) => return exit,
+    };
+    // Read and checked before anything starts: a bad image is a usage error, nothing sent.
+    let images = match cli_images(&options.images, &launch.workspace.cwd, &provider) {
+        Ok(images) => images,
         Err(exit) => return exit,
     };
     let guard = match guard(launch, config, owner, &mut warnings) {
@@ -145,7 +154,8 @@ fn run_print(
         mcp_servers: mcp.statuses(),
         price: config::price::price_for(provider.price, &provider.model),
     };
-    let outcome = headless::run(&agent, conversation, opened.prompt, options.mode.unwrap_or_default(), cancel, output);
+    let prompt = crate::msg::Prompt { text: opened.prompt, images };
+    let outcome = headless::run(&agent, conversation, prompt, options.mode.unwrap_or_default(), cancel, output);
     if outcome.kind == Some(FailureKind::Llm(ErrorKind::PromptTooLong)) {
         // The window believed was too big: the next start asks the server again.
         if let Err(warning) = forget_window(&provider, launch) {
@@ -193,6 +203,34 @@ fn read_prompt(source: PromptSource, window: u64) -> Result<String, Exit> {
         return Err(Exit::Usage(UsageError("-p: the prompt is empty".to_string())));
     }
     Ok(prompt)
+}
+
+/// The images of `--image FILE` (relative to the working directory), read and checked; the
+/// first that cannot be sent is a usage error naming it and why: missing, not an image, over a
+/// limit, or a model that takes no images.
+fn cli_images(files: &[PathBuf], cwd: &Path, provider: &config::ProviderConfig) -> Result<Vec<Image>, Exit> {
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    if let Some(refusal) = provider.image_refusal() {
+        return Err(Exit::Usage(UsageError(format!("--image: {refusal}"))));
+    }
+    if files.len() > crate::image::MAX_IMAGES_PER_REQUEST {
+        let limit = crate::image::MAX_IMAGES_PER_REQUEST;
+        return Err(Exit::Usage(UsageError(format!(
+            "--image: {} images, over the limit of {limit} a request",
+            files.len()
+        ))));
+    }
+    files
+        .iter()
+        .map(|file| {
+            let shown = file.display().to_string();
+            crate::tools::read_image::load_image(&cwd.join(file), &shown)
+                .map(|(image, _)| image)
+                .map_err(|err| Exit::Usage(UsageError(format!("--image: {}", err.message(&shown)))))
+        })
+        .collect()
 }
 
 /// The guard of a run: rules (their warnings added to `warnings`), gate and sandbox. `owner`

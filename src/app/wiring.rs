@@ -158,6 +158,7 @@ pub(super) fn build_agent(
                 extra: sandbox.extra_writable(),
             }),
             lean,
+            image_refusal: provider_config.image_refusal(),
         },
         context: context_config,
     }))

@@ -39,6 +39,8 @@ pub(crate) struct ProviderEntry {
     pub request: RequestSettings,
     /// `price: {input, output[, cache_write, cache_read]}`, USD per million tokens (`/cost`).
     pub price: Option<super::price::Price>,
+    /// `vision: true|false`: the model accepts images (None = not set: discovered or default).
+    pub vision: Option<bool>,
 }
 
 /// Everything one file declares.
@@ -100,6 +102,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "headers",
     "extra_body",
     "price",
+    "vision",
 ];
 /// The keys MCP servers are listed under: mewcode's own, and the `mcpServers` of Claude Code,
 /// Claude Desktop and `.mcp.json`, so a block pasted from their docs works as it is. A name in
@@ -309,6 +312,7 @@ fn parse_provider(
         text_tool_calls,
         request: parse_request_settings(map, &path, ctx)?,
         price: parse_price(map, &path, ctx)?,
+        vision: opt_bool(map, "vision", &path, ctx)?,
     })
 }
 

@@ -6,6 +6,7 @@
 //! the lower one whole. No environment is read here: variables come in through a lookup.
 //!
 //! - `mod.rs` — the resolved `Config` and its parts, loading and merging the levels, picking a provider
+//! - `capability.rs` — what a provider's model can do and who said so: the window's source, vision
 //! - `error.rs` — `ConfigError` and `FileContext`: the file being read and an error naming its key path
 //! - `file.rs` — one config file (or `.mcp.json`) parsed into its entries, before any merge
 //! - `value.rs` — typed reads of one YAML value, each naming its key path
@@ -31,6 +32,7 @@
 //! - tests: each `x.rs` has its `x_tests.rs`; `tests.rs` tests loading and merging
 
 pub(crate) mod add_dirs;
+pub(crate) mod capability;
 pub(crate) mod checks;
 pub(crate) mod edit;
 pub(crate) mod error;
@@ -55,6 +57,7 @@ pub(crate) mod value;
 pub(crate) use crate::url::is_loopback_url;
 use crate::warning::Warning;
 pub(crate) use add_dirs::AddDir;
+pub(crate) use capability::{Vision, VisionSource, WindowSource};
 pub(crate) use checks::CheckConfig;
 pub(crate) use error::ConfigError;
 use error::FileContext;
@@ -67,31 +70,6 @@ pub(crate) use request::RequestSettings;
 pub(crate) use sandbox::{NetworkMode, SandboxConfig, SandboxLimits, SandboxMode};
 pub use servers::{McpServerConfig, McpTransport};
 use std::path::{Path, PathBuf};
-
-/// Where a provider's context window comes from, shown next to it (status line, `/model`,
-/// doctor) so a wrong window is never silent.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum WindowSource {
-    /// `context_window: N` in a config file.
-    Configured,
-    /// The server said so at start-up: `endpoint` is what answered (`GET /props`), `note` any
-    /// caveat about the figure (Ollama's default window is assumed, not reported).
-    Discovered { endpoint: String, note: Option<String> },
-    /// Nothing configured and nothing discovered: the protocol default.
-    Default,
-}
-
-impl WindowSource {
-    /// A few words for the user: `configured`, `from GET /props`, `protocol default`.
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            WindowSource::Configured => "configured".to_string(),
-            WindowSource::Discovered { endpoint, note: None } => format!("from {endpoint}"),
-            WindowSource::Discovered { endpoint, note: Some(note) } => format!("from {endpoint}; {note}"),
-            WindowSource::Default => "protocol default".to_string(),
-        }
-    }
-}
 
 /// Output cap per request when the config does not say.
 const DEFAULT_MAX_TOKENS: u32 = 8192;
@@ -121,6 +99,9 @@ pub(crate) struct ProviderConfig {
     /// Where `context_window` comes from: the config, the server (`llm::discovery`) or the
     /// protocol default.
     pub window_source: WindowSource,
+    /// Whether the model accepts images as configured or discovered; None: the default (read
+    /// it through `vision()`).
+    pub vision: Option<Vision>,
     /// Output cap per request.
     pub max_tokens: u32,
     /// Anthropic extended thinking (budget 16000).
@@ -167,6 +148,7 @@ impl ProviderConfig {
             base_url: protocol.default_base_url().to_string(),
             context_window: protocol.default_context_window(),
             window_source: WindowSource::Default,
+            vision: None,
             max_tokens: DEFAULT_MAX_TOKENS,
             thinking: false,
             ca_file: None,
@@ -462,6 +444,7 @@ fn resolve_provider(entry: ProviderEntry, display: &str, lookup: Lookup) -> Prov
             entry.context_window
         },
         window_source: if entry.context_window == 0 { WindowSource::Default } else { WindowSource::Configured },
+        vision: Vision::configured(entry.vision),
         max_tokens: entry.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         thinking: entry.thinking,
         ca_file: entry.ca_file,

@@ -35,7 +35,7 @@ pub(crate) fn tokens_for_chars(chars: u64) -> u64 {
 }
 
 /// Characters of one message as the model sees them: text, tool names and inputs, results and
-/// reasoning.
+/// reasoning, and its images as the characters of the tokens they cost (`image_chars`).
 pub(crate) fn message_chars(message: &Message) -> u64 {
     let calls: usize =
         message.tool_calls.iter().map(|call| call.name.chars().count() + call.input.chars().count()).sum();
@@ -49,6 +49,14 @@ pub(crate) fn message_chars(message: &Message) -> u64 {
         })
         .sum();
     (message.content.chars().count() + calls + results + thinking) as u64
+        + message.all_images().map(|image| image_chars(image.size_px)).sum::<u64>()
+}
+
+/// An image counted as characters: the tokens Anthropic documents for it (`image::
+/// estimate_tokens`: width * height / 750, at most 1600), never its base64's length, which the
+/// model does not read as text.
+fn image_chars(size_px: Option<(u32, u32)>) -> u64 {
+    (crate::image::estimate_tokens(size_px) as f64 * CHARS_PER_TOKEN) as u64
 }
 
 /// Tokens of a whole message list by characters alone (no anchor): for a fresh or resumed

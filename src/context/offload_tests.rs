@@ -139,8 +139,13 @@ fn a_small_window_offloads_a_quarter_window_result_with_a_small_preview() {
         user("go"),
         call("big"),
         Message::tool_results(vec![
-            ToolResult { tool_call_id: "big".into(), content: text.clone(), is_error: false },
-            ToolResult { tool_call_id: "small".into(), content: "y".repeat(3_000), is_error: false },
+            ToolResult { tool_call_id: "big".into(), content: text.clone(), is_error: false, images: Vec::new() },
+            ToolResult {
+                tool_call_id: "small".into(),
+                content: "y".repeat(3_000),
+                is_error: false,
+                images: Vec::new(),
+            },
         ]),
     ]
     .into();

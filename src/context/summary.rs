@@ -239,7 +239,8 @@ fn render_transcript(messages: &[Message], max_chars: usize) -> String {
     out
 }
 
-/// One message of the transcript, each text cut to `item_cap` bytes.
+/// One message of the transcript, each text cut to `item_cap` bytes. An image is its
+/// placeholder (`[image: shot.png, 12 KB]`): the summary request carries no image.
 fn render_message(message: &Message, item_cap: usize) -> String {
     let mut out = String::new();
     match message.role {
@@ -249,6 +250,10 @@ fn render_message(message: &Message, item_cap: usize) -> String {
     }
     if !message.content.is_empty() {
         out.push_str(&cut_head(&message.content, item_cap));
+        out.push('\n');
+    }
+    for image in &message.images {
+        out.push_str(&image.placeholder());
         out.push('\n');
     }
     for call in &message.tool_calls {
@@ -261,6 +266,10 @@ fn render_message(message: &Message, item_cap: usize) -> String {
             result.tool_call_id,
             cut_head(&result.content, item_cap)
         ));
+        for image in &result.images {
+            out.push_str(&image.placeholder());
+            out.push('\n');
+        }
     }
     out.push('\n');
     out

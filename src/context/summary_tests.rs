@@ -337,3 +337,41 @@ fn the_files_a_part_read_are_resolved_as_the_tool_resolves_them() {
     let read = files_read_in(&[first, user("x"), second], root);
     assert_eq!(read, [std::path::PathBuf::from("/project/a.txt"), std::path::PathBuf::from("/etc/c.txt")]);
 }
+
+#[test]
+fn a_summary_request_carries_image_placeholders_never_images() {
+    let image = crate::msg::Image {
+        media_type: "image/png".into(),
+        data: "iVBORw0KGgo=".into(),
+        size_px: Some((2, 3)),
+        source: "shot.png".into(),
+    };
+    let mut call = Message::assistant("");
+    call.tool_calls = vec![crate::msg::ToolCall { id: "r".into(), name: "read_file".into(), input: "{}".into() }];
+    let result = crate::msg::ToolResult {
+        images: vec![image.clone()],
+        ..crate::msg::ToolResult::text("r", "image: shot.png", false)
+    };
+    let messages = vec![
+        Message::user_with_images("look", vec![image]),
+        call,
+        Message::tool_results(vec![result]),
+        Message::assistant("red"),
+    ];
+    let request = summary_request(&messages, 1000, 10_000);
+    assert!(request.messages.iter().all(|message| message.all_images().next().is_none()));
+    let text = &request.messages[0].content;
+    assert_eq!(text.matches("[image: shot.png, 8 B]").count(), 2, "{text}");
+}
+
+#[test]
+fn an_image_counts_its_area_in_tokens_not_its_base64() {
+    let image = crate::msg::Image {
+        media_type: "image/png".into(),
+        data: "A".repeat(400_000).into(),
+        size_px: Some((200, 200)),
+        source: "a.png".into(),
+    };
+    let message = Message::user_with_images("", vec![image]);
+    assert_eq!(crate::context::message_chars(&message), (53.0 * crate::context::CHARS_PER_TOKEN) as u64);
+}

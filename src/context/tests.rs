@@ -31,7 +31,12 @@ pub(super) fn results(items: &[(&str, usize)]) -> Message {
     Message::tool_results(
         items
             .iter()
-            .map(|(id, size)| ToolResult { tool_call_id: id.to_string(), content: "x".repeat(*size), is_error: false })
+            .map(|(id, size)| ToolResult {
+                tool_call_id: id.to_string(),
+                content: "x".repeat(*size),
+                is_error: false,
+                images: Vec::new(),
+            })
             .collect(),
     )
 }

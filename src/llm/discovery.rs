@@ -2,7 +2,10 @@
 //! the server how large its window really is — vLLM's `max_model_len` in `GET /v1/models`,
 //! llama.cpp's `GET /props` and `GET /slots` (`n_ctx`), Ollama's `GET /api/ps` (the loaded
 //! runner's `context_length`) and `POST /api/show` (`num_ctx` in the model's parameters, else
-//! Ollama's default window, capped by the model's trained `context_length`).
+//! Ollama's default window, capped by the model's trained `context_length`). The same answers
+//! say whether the model accepts images: Ollama's `capabilities` list (`"vision"`) in
+//! `/api/show`, llama.cpp's `modalities.vision` in `/props`; asked too when only `vision` is
+//! left unset (a configured `vision` is never overridden).
 //!
 //! Invariant: bounded and one-shot — every endpoint is asked at once, within one budget, at
 //! start-up (or on `/model`), and only when `window_cache` holds no fresh answer for the
@@ -10,7 +13,7 @@
 //! gets a notice saying so, once per endpoint. The parsers are pure. Nothing here ever fails a run: an
 //! unreadable CA file or a refused connection only means "not discovered".
 
-use crate::config::{Protocol, ProviderConfig, WindowSource};
+use crate::config::{Protocol, ProviderConfig, VisionSource, WindowSource};
 use crate::http::net::NetEnv;
 use crate::llm::http::one_off_agent;
 use crate::llm::window_cache::{Entry, WindowCache};
@@ -25,6 +28,9 @@ pub(crate) const DISCOVERY_BUDGET: Duration = Duration::from_millis(1500);
 /// before). A server started with `OLLAMA_CONTEXT_LENGTH` uses that instead, which no endpoint
 /// reports for an unloaded model, so this is an assumption and is labelled as one.
 const OLLAMA_DEFAULT_NUM_CTX: u64 = 4096;
+
+/// The endpoints that report vision, in order of preference.
+const VISION_PROBES: [Probe; 2] = [Probe::OllamaShow, Probe::LlamaProps];
 
 /// A window the server reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +86,22 @@ impl Probe {
             Probe::LlamaSlots => parse_llama_slots(&value).map(|window| found(window, None)),
             Probe::OllamaPs => parse_ollama_ps(&value, model).map(|window| found(window, None)),
             Probe::OllamaShow => parse_ollama_show(&value).map(|(window, note)| found(window, note)),
+        }
+    }
+}
+
+impl Probe {
+    /// Whether the model accepts images, when this endpoint says: Ollama's `capabilities`
+    /// (present: a list naming `vision` or not), llama.cpp's `modalities.vision`.
+    fn parse_vision(self, body: &str) -> Option<bool> {
+        let value: Value = serde_json::from_str(body.trim()).ok()?;
+        match self {
+            Probe::OllamaShow => {
+                let capabilities = value.get("capabilities")?.as_array()?;
+                Some(capabilities.iter().any(|capability| capability.as_str() == Some("vision")))
+            }
+            Probe::LlamaProps => value.pointer("/modalities/vision")?.as_bool(),
+            Probe::VllmModels | Probe::LlamaSlots | Probe::OllamaPs => None,
         }
     }
 }
@@ -157,16 +179,23 @@ fn positive(value: Option<&Value>) -> Option<u64> {
     value.and_then(Value::as_u64).filter(|&number| number > 0)
 }
 
-/// Whether discovery applies: an OpenAI-protocol provider whose window is not configured, at a
-/// server other than the public OpenAI endpoint (whose models do not report a window).
+/// Whether discovery applies: an OpenAI-protocol provider whose window or vision is not
+/// configured, at a server other than the public OpenAI endpoint (whose models report neither).
 pub(crate) fn wants_discovery(provider: &ProviderConfig) -> bool {
-    provider.is_own_openai_server() && provider.window_source == WindowSource::Default
+    provider.is_own_openai_server() && (provider.window_source == WindowSource::Default || wants_vision(provider))
 }
 
-/// What asking every endpoint found: the preferred window, and whether anything answered at
-/// all (a server that is down did not report "no window", it reported nothing).
+/// Whether the server is asked about images: `vision` is not configured.
+fn wants_vision(provider: &ProviderConfig) -> bool {
+    provider.vision().source != VisionSource::Configured
+}
+
+/// What asking every endpoint found: the preferred window, whether the model accepts images
+/// (and which endpoint said), and whether anything answered at all (a server that is down did
+/// not report "no window", it reported nothing).
 struct Asked {
     found: Option<Discovered>,
+    vision: Option<(bool, &'static str)>,
     answered: bool,
 }
 
@@ -177,7 +206,7 @@ pub(crate) fn discover_window(provider: &ProviderConfig, net: &NetEnv, budget: D
 }
 
 fn ask(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Asked {
-    let nothing = Asked { found: None, answered: false };
+    let nothing = Asked { found: None, vision: None, answered: false };
     let Ok(agent) = one_off_agent(provider, net, budget) else { return nothing };
     let answers: Vec<Answer> = std::thread::scope(|scope| {
         let handles: Vec<_> = PROBES
@@ -199,7 +228,14 @@ fn ask(provider: &ProviderConfig, net: &NetEnv, budget: Duration) -> Asked {
         Answer::Ok(body) => probe.parse(body, &provider.model),
         Answer::Status | Answer::None => None,
     });
-    Asked { found, answered }
+    let vision = VISION_PROBES.iter().find_map(|wanted| {
+        let answer = PROBES.iter().zip(&answers).find(|(probe, _)| *probe == wanted)?.1;
+        match answer {
+            Answer::Ok(body) => wanted.parse_vision(body).map(|accepts| (accepts, wanted.label())),
+            Answer::Status | Answer::None => None,
+        }
+    });
+    Asked { found, vision, answered }
 }
 
 /// Discovers the window of `provider` when it wants it — from `cache` when it holds a fresh
@@ -218,12 +254,17 @@ pub(crate) fn resolve_window(
     if !wants_discovery(provider) {
         return None;
     }
-    let entry = match cache.fresh(&provider.base_url, &provider.model, now) {
+    // An entry of an older build was never asked about vision: ask again.
+    let remembered = cache
+        .fresh(&provider.base_url, &provider.model, now)
+        .filter(|entry| entry.vision_asked || !wants_vision(provider));
+    let entry = match remembered {
         Some(entry) => entry.clone(),
         None => {
             let asked = ask(provider, net, budget);
             if !asked.answered {
-                return Some(unanswered_notice(provider));
+                // A configured window needs no notice: only vision was asked, and stays the default.
+                return (provider.window_source == WindowSource::Default).then(|| unanswered_notice(provider));
             }
             let entry = Entry {
                 base_url: provider.base_url.clone(),
@@ -233,11 +274,20 @@ pub(crate) fn resolve_window(
                 note: asked.found.and_then(|found| found.note),
                 checked_at: now,
                 warned: false,
+                vision: asked.vision.map(|(accepts, _)| accepts),
+                vision_endpoint: asked.vision.map(|(_, endpoint)| endpoint.to_string()),
+                vision_asked: true,
             };
             cache.record(entry.clone());
             entry
         }
     };
+    if let (Some(accepts), Some(endpoint)) = (entry.vision, &entry.vision_endpoint) {
+        provider.discovered_vision(accepts, endpoint);
+    }
+    if provider.window_source != WindowSource::Default {
+        return None; // configured: only vision was asked for
+    }
     let notice = match (entry.window, &entry.endpoint) {
         (Some(window), Some(endpoint)) => {
             provider.context_window = window;

@@ -138,11 +138,13 @@ fn a_cached_window_is_applied_with_its_source() {
 }
 
 #[test]
-fn a_configured_window_or_the_public_endpoint_is_never_asked() {
+fn a_configured_window_and_vision_or_the_public_endpoint_is_never_asked() {
     let server = RouteServer::start(vec![json("GET", "/props", r#"{"n_ctx":4096}"#)]);
     let mut configured = provider(&format!("{}/v1", server.root), "m");
     configured.context_window = 32768;
     configured.window_source = WindowSource::Configured;
+    // Vision unset would still be asked about (`a_configured_window_still_asks_about_vision...`).
+    configured.vision = crate::config::Vision::configured(Some(true));
     assert_eq!(resolve_window(&mut configured, &NetEnv::default(), Duration::from_secs(5), &mut no_cache(), 0), None);
     assert_eq!(configured.context_window, 32768);
     assert!(server.received().is_empty());
@@ -179,4 +181,48 @@ fn model_ids_are_the_data_ids_of_a_models_list() {
     assert_eq!(ids, Some(vec!["a".to_string(), "b".to_string()]));
     assert_eq!(parse_model_ids(r#"{"models":[]}"#), None);
     assert_eq!(parse_model_ids("not json"), None);
+}
+
+#[test]
+fn ollama_reports_vision_in_its_capabilities() {
+    let show = r#"{"parameters":"num_ctx 8192","capabilities":["completion","vision","tools"]}"#;
+    let (provider, _, _) = discover(vec![json("POST", "/api/show", show)], "gemma3:4b");
+    assert_eq!(provider.vision().describe(), "yes (discovered from POST /api/show)");
+    let text_only = r#"{"parameters":"num_ctx 8192","capabilities":["completion","tools"]}"#;
+    let (provider, _, _) = discover(vec![json("POST", "/api/show", text_only)], "qwen2.5-coder:7b");
+    assert_eq!(provider.vision().describe(), "no (discovered from POST /api/show)");
+}
+
+#[test]
+fn llama_cpp_reports_vision_in_its_modalities_and_silence_keeps_the_default() {
+    let props = r#"{"default_generation_settings":{"n_ctx":4096},"modalities":{"vision":true,"audio":false}}"#;
+    let (provider, _, _) = discover(vec![json("GET", "/props", props)], "m");
+    assert_eq!(provider.vision().describe(), "yes (discovered from GET /props)");
+    let (provider, _, _) = discover(vec![json("GET", "/props", r#"{"n_ctx":4096}"#)], "m");
+    assert_eq!(provider.vision().describe(), "no (default)");
+}
+
+#[test]
+fn a_configured_window_still_asks_about_vision_and_a_configured_vision_is_kept() {
+    let server = RouteServer::start(vec![json("GET", "/props", r#"{"n_ctx":4096,"modalities":{"vision":true}}"#)]);
+    let mut windowed = provider(&format!("{}/v1", server.root), "m");
+    windowed.context_window = 1000;
+    windowed.window_source = WindowSource::Configured;
+    let notice = resolve_window(&mut windowed, &NetEnv::default(), Duration::from_secs(5), &mut no_cache(), 0);
+    assert_eq!((notice, windowed.context_window), (None, 1000), "the configured window stays, silently");
+    assert_eq!(windowed.vision().describe(), "yes (discovered from GET /props)");
+    let mut both = windowed.clone();
+    both.vision = crate::config::Vision::configured(Some(false));
+    assert!(!wants_discovery(&both), "nothing left to ask");
+}
+
+#[test]
+fn a_server_that_does_not_answer_is_no_notice_when_only_vision_was_asked() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut windowed = provider(&format!("http://127.0.0.1:{closed}/v1"), "m");
+    windowed.context_window = 1000;
+    windowed.window_source = WindowSource::Configured;
+    let notice = resolve_window(&mut windowed, &NetEnv::default(), Duration::from_millis(300), &mut no_cache(), 0);
+    assert_eq!(notice, None);
+    assert_eq!(windowed.vision().describe(), "no (default)");
 }

@@ -9,6 +9,7 @@
 //! - `anthropic/` — the Anthropic Messages encoder and decoder (pure)
 //! - `openai/` — the OpenAI Chat Completions encoder and tolerant decoder (pure)
 //! - `body.rs` — request body bytes: top-level fields plus the history serialized in place
+//! - `images.rs` — which of a history's images a request carries (the count and size limits)
 //! - `settings.rs` — per-provider sampling fields and the `extra_body` merge
 //! - `decode.rs` — the contract between the SSE transport and a protocol's decoder
 //! - `stream.rs` — the stream producer: POST, read SSE, decode, forward, retry, cancel
@@ -36,6 +37,7 @@ pub(crate) mod decode;
 pub(crate) mod discovery;
 pub(crate) mod error;
 pub(crate) mod http;
+pub(crate) mod images;
 pub(crate) mod openai;
 pub(crate) mod probe;
 pub(crate) mod provider;

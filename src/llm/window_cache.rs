@@ -1,4 +1,4 @@
-//! What discovery learned about each endpoint, remembered in `$MEWCODE_HOME/discovery.json` so
+//! What discovery learned about each endpoint (its window, whether its model accepts images), remembered in `$MEWCODE_HOME/discovery.json` so
 //! a run does not ask five endpoints again (a one-shot makes one request, not six) and the
 //! "no window reported" assumption is stated once per endpoint, not on every run.
 //!
@@ -33,6 +33,15 @@ pub(crate) struct Entry {
     pub checked_at: u64,
     /// Whether the user was told the assumption (the fallback or the note) already.
     pub warned: bool,
+    /// Whether the model accepts images, when the server said (absent in older files).
+    #[serde(default)]
+    pub vision: Option<bool>,
+    /// What said it (`POST /api/show`, `GET /props`).
+    #[serde(default)]
+    pub vision_endpoint: Option<String>,
+    /// Whether vision was asked about at all (false in an older build's entry: ask again).
+    #[serde(default)]
+    pub vision_asked: bool,
 }
 
 impl Entry {

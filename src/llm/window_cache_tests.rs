@@ -12,6 +12,9 @@ fn entry(base_url: &str, model: &str, window: Option<u64>, checked_at: u64) -> E
         note: None,
         checked_at,
         warned: false,
+        vision: None,
+        vision_endpoint: None,
+        vision_asked: true,
     }
 }
 
@@ -74,4 +77,14 @@ fn an_entry_is_described_with_its_window_source_and_age() {
     assert_eq!(none.describe(1000 + 720), "none: the server answered without a window, asked 12 min ago");
     let noted = Entry { note: Some("Ollama's default".to_string()), ..known };
     assert_eq!(noted.describe(1000), "4096 tokens from GET /props (Ollama's default), asked 0 s ago");
+}
+
+#[test]
+fn an_older_file_without_vision_loads_as_never_asked() {
+    let dir = TempDir::new("cache-older");
+    let older = r#"{"entries":[{"base_url":"http://a/v1","model":"m","window":4096,"endpoint":"GET /props","note":null,"checked_at":5,"warned":false}]}"#;
+    dir.write(FILE_NAME, older);
+    let cache = WindowCache::load(dir.path());
+    let entry = cache.fresh("http://a/v1", "m", 6).unwrap();
+    assert_eq!((entry.window, entry.vision, entry.vision_asked), (Some(4096), None, false));
 }

@@ -7,8 +7,9 @@
 //! `destructiveHint: true`, and every hint is a boolean (`client::parse_read_only`); that hint spares
 //! a call the approval only when the server's hints are trusted (`permission_read_only`). Every failure (a protocol
 //! error, a timeout, a dead server) becomes an `is_error` output; nothing here panics or stops a
-//! turn. Content the model cannot see (images, audio, binary resources) becomes a one-line
-//! placeholder, and the user is warned once per tool. A blocked tool (pinning flagged its server;
+//! turn. Content the model cannot see (audio, binary resources, and images when the model takes
+//! none or the image is over a limit) becomes a one-line placeholder, and the user is warned once
+//! per tool; an image the model can see goes on the output beside its placeholder. A blocked tool (pinning flagged its server;
 //! the flag is shared by every tool object of the server, so one a sub-agent took before the
 //! flag was raised is blocked too) never reaches the server: the model sees a neutral description and an empty schema instead of
 //! the changed (untrusted) ones, and every call returns the reason; it counts as read-only so that
@@ -20,6 +21,7 @@
 use super::client::{Client, ToolInfo};
 use super::lost::is_loss;
 use super::{McpError, WarnSink};
+use crate::msg::Image;
 use crate::tools::{Tool, ToolContext, ToolOutput};
 use crate::warning::Warning;
 use serde_json::Value;
@@ -145,14 +147,14 @@ impl Tool for McpTool {
         };
         match self.client.call_tool(&self.info.name, arguments, &ctx.cancel) {
             Ok(result) => {
-                let rendered = render_result(&result);
+                let rendered = render_result(&result, ctx.image_refusal.is_none().then_some(self.name.as_str()));
                 if rendered.placeholders > 0 && !self.warned.swap(true, Ordering::SeqCst) {
                     (self.warn)(Warning::new(
                         format!("mcp server {}", self.server),
                         format!("{} returned content the model cannot see (shown as placeholders)", self.name),
                     ));
                 }
-                ToolOutput { content: rendered.text, is_error: rendered.is_error }
+                ToolOutput { content: rendered.text, is_error: rendered.is_error, images: rendered.images }
             }
             Err(err) if is_loss(&err) => {
                 ToolOutput::error(stopped_error(&self.server, &err, self.client.stderr_tail().last()))
@@ -198,15 +200,21 @@ pub(crate) fn parse_arguments(input_json: &str) -> Result<Value, String> {
 pub struct Rendered {
     pub text: String,
     pub is_error: bool,
-    /// How many blocks became placeholders.
+    /// How many blocks became placeholders the model cannot see past (an image it receives
+    /// keeps its placeholder in the text but is not counted).
     pub placeholders: usize,
+    /// The images the model receives.
+    pub images: Vec<Image>,
 }
 
 /// Text blocks joined with newlines; `structuredContent` as JSON when there is no text;
 /// images, audio and binary resources as `[image: image/png, 12 KB]`; embedded text resources
-/// with their URI; `isError` kept.
-pub fn render_result(result: &Value) -> Rendered {
+/// with their URI; `isError` kept. With `vision_for` (the tool's name, for the model that
+/// accepts images), an image block whose bytes are an image within the limits also goes on the
+/// result as an `Image`.
+pub fn render_result(result: &Value, vision_for: Option<&str>) -> Rendered {
     let mut parts = Vec::new();
+    let mut images = Vec::new();
     let mut placeholders = 0;
     let mut has_text = false;
     for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
@@ -217,6 +225,13 @@ pub fn render_result(result: &Value) -> Rendered {
                 parts.push(field("text").to_string());
             }
             kind @ ("image" | "audio") => {
+                if kind == "image"
+                    && let Some(image) = vision_for.and_then(|tool| sendable_image(field("data"), tool))
+                {
+                    parts.push(format!("[image: {}, {}]", image.media_type, size_of_base64(field("data"))));
+                    images.push(image);
+                    continue;
+                }
                 placeholders += 1;
                 parts.push(format!("[{kind}: {}, {}]", or_unknown(field("mimeType")), size_of_base64(field("data"))));
             }
@@ -243,7 +258,24 @@ pub fn render_result(result: &Value) -> Rendered {
     if !has_text && let Some(structured) = result.get("structuredContent").filter(|value| !value.is_null()) {
         parts.insert(0, structured.to_string());
     }
-    Rendered { text: parts.join("\n"), is_error: result.get("isError") == Some(&Value::Bool(true)), placeholders }
+    let is_error = result.get("isError") == Some(&Value::Bool(true));
+    Rendered { text: parts.join("\n"), is_error, placeholders, images }
+}
+
+/// A server's base64 image as the model may receive it: bytes of a known format (the
+/// server's `mimeType` is not trusted) within the limits; None otherwise.
+fn sendable_image(data: &str, tool: &str) -> Option<Image> {
+    let bytes = crate::image::base64_decode(data)?;
+    let facts = crate::image::inspect(&bytes)?;
+    if crate::image::check_limits(&facts).is_some() {
+        return None;
+    }
+    Some(Image {
+        media_type: facts.format.media_type().to_string(),
+        data: crate::image::base64_encode(&bytes).into(),
+        size_px: facts.size_px,
+        source: tool.to_string(),
+    })
 }
 
 fn or_unknown(text: &str) -> &str {

@@ -15,7 +15,42 @@ fn names_are_prefixed_and_validated() {
 }
 
 fn check(result: Value, text: &str, is_error: bool, placeholders: usize) {
-    assert_eq!(render_result(&result), Rendered { text: text.to_string(), is_error, placeholders }, "{result}");
+    let expected = Rendered { text: text.to_string(), is_error, placeholders, images: Vec::new() };
+    assert_eq!(render_result(&result, None), expected, "{result}");
+}
+
+fn png_base64() -> String {
+    crate::image::base64_encode(include_bytes!("../../fixtures/images/red-2x3.png"))
+}
+
+#[test]
+fn an_image_block_reaches_a_model_with_vision_beside_its_placeholder() {
+    let png = png_base64();
+    // The server's mimeType is not trusted: the bytes say PNG.
+    let result = json!({"content": [{"type": "text", "text": "shot"}, {"type": "image", "data": png, "mimeType": "image/jpeg"}]});
+    let rendered = render_result(&result, Some("mcp__s__shot"));
+    assert_eq!(rendered.text, "shot\n[image: image/png, 73 B]");
+    assert_eq!(rendered.placeholders, 0, "nothing was dropped, so no warning");
+    let image = Image {
+        media_type: "image/png".into(),
+        data: png.into(),
+        size_px: Some((2, 3)),
+        source: "mcp__s__shot".into(),
+    };
+    assert_eq!(rendered.images, [image]);
+    // Without vision: the placeholder only, counted as dropped.
+    let rendered = render_result(&result, None);
+    assert_eq!(
+        (rendered.text.as_str(), rendered.placeholders, rendered.images.len()),
+        ("shot\n[image: image/jpeg, 73 B]", 1, 0)
+    );
+}
+
+#[test]
+fn an_image_block_that_is_no_image_stays_a_placeholder_even_with_vision() {
+    let result = json!({"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}, {"type": "image", "data": "*", "mimeType": "image/png"}]});
+    let rendered = render_result(&result, Some("t"));
+    assert_eq!((rendered.placeholders, rendered.images.len()), (2, 0));
 }
 
 #[test]

@@ -8,8 +8,8 @@ fn the_last_round_of_results_is_shown_under_its_calls() {
     let mut asked = Message::assistant("");
     asked.tool_calls = vec![ToolCall { id: "c1".into(), name: "bash".into(), input: r#"{"command":"ls"}"#.into() }];
     let results = Message::tool_results(vec![
-        ToolResult { tool_call_id: "c1".into(), content: "a\nb".into(), is_error: false },
-        ToolResult { tool_call_id: "lost".into(), content: "x".into(), is_error: true },
+        ToolResult { tool_call_id: "c1".into(), content: "a\nb".into(), is_error: false, images: Vec::new() },
+        ToolResult { tool_call_id: "lost".into(), content: "x".into(), is_error: true, images: Vec::new() },
     ]);
     let history = vec![Message::user("hi"), asked, results, Message::assistant("done")];
     let shown = last_outputs(&history).unwrap();

@@ -1,5 +1,6 @@
 //! `@path` in a prompt: Tab completes project paths after an `@`, and each mentioned file's
-//! content (a directory's listing) goes to the model with the prompt, as `read_file` shows it.
+//! content (a directory's listing) goes to the model with the prompt, as `read_file` shows it;
+//! a mentioned image goes as an image (`images.rs`).
 //!
 //! Invariant: a mention is only a word that starts with `@` at the start of the prompt or after
 //! a blank and names something that exists (an e-mail address or `@someone` stays text). A
@@ -14,7 +15,7 @@ use super::say;
 use super::setup::Setup;
 use crate::agent::Verdict;
 use crate::cancel::CancelToken;
-use crate::msg::ToolCall;
+use crate::msg::{Image, ToolCall};
 use crate::text::neutralize;
 use crate::tools::{READ_FILE, ToolContext, execute_caught};
 use std::path::Path;
@@ -55,12 +56,25 @@ pub(super) fn mentioned(prompt: &str) -> Vec<String> {
     found
 }
 
-/// What goes after the prompt: every mentioned file's content (or directory's listing), each
-/// after a blank line; empty without mentions. Says on screen what was attached or refused.
-pub(super) fn attachments(chat: &Chat, setup: &Setup, prompt: &str) -> String {
+/// What a prompt's mentions attach.
+pub(super) struct Attachments {
+    /// Every mentioned file's content (or directory's listing), each after a blank line.
+    pub text: String,
+    /// The mentioned images.
+    pub images: Vec<Image>,
+    /// A mentioned image could not be attached: the prompt is not sent without it.
+    pub image_refused: bool,
+}
+
+/// What goes with the prompt: every mentioned file's content (or directory's listing), each
+/// after a blank line, and every mentioned image; nothing without mentions. Says on screen what
+/// was attached or refused.
+pub(super) fn attachments(chat: &Chat, setup: &Setup, prompt: &str) -> Attachments {
     let mentions: Vec<String> =
         mentioned(prompt).into_iter().filter(|word| setup.root.join(word).symlink_metadata().is_ok()).collect();
     let mut attached = String::new();
+    let mut images = Vec::new();
+    let mut image_refused = false;
     for (index, word) in mentions.iter().enumerate() {
         if index == MAX_MENTIONS {
             say(&paint(
@@ -72,6 +86,21 @@ pub(super) fn attachments(chat: &Chat, setup: &Setup, prompt: &str) -> String {
         }
         let path = setup.root.join(word);
         let shown = neutralize(word);
+        if path.is_file() && crate::tools::read_image::is_image_file(&path) {
+            match super::images::attach(chat, setup, word) {
+                Ok(image) => {
+                    let shown = neutralize(&image.placeholder());
+                    say(&paint(setup.color, DIM, &format!("  {} @{}: {shown}", setup.glyphs.result, neutralize(word))));
+                    images.push(image);
+                }
+                Err(reason) => {
+                    let message = format!("  {} @{shown}: not attached: {}", setup.glyphs.result, neutralize(&reason));
+                    say(&paint(setup.color, RED, &message));
+                    image_refused = true;
+                }
+            }
+            continue;
+        }
         let block = if path.is_dir() {
             let listing = list_directory(&path);
             say(&paint(setup.color, DIM, &format!("  {} @{shown}: directory listed", setup.glyphs.result)));
@@ -100,7 +129,7 @@ pub(super) fn attachments(chat: &Chat, setup: &Setup, prompt: &str) -> String {
         attached.push_str("\n\n");
         attached.push_str(&block);
     }
-    attached
+    Attachments { text: attached, images, image_refused }
 }
 
 /// A mentioned file as the session's `read_file` shows it, unless a rule denies the read.

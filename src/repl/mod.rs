@@ -19,6 +19,7 @@
 //! - `turn.rs` — one turn: the agent's events rendered, approvals answered, Ctrl-C cancels
 //! - `typeahead.rs` — keys typed during a turn: Esc stops it, text is queued or kept
 //! - `mentions.rs` — `@path`: completion, and the file's content sent with the prompt
+//! - `images.rs` — images attached to a prompt: `@shot.png`, or a pasted path to an image
 //! - `leave.rs` — Ctrl-G (the line in the person's editor) and Ctrl-O (the last tool output whole)
 //! - `sessions.rs` — session logs, `/resume` and the start-up choice
 //! - `replay.rs` — a resumed session's conversation shown again, newest part last
@@ -60,6 +61,7 @@ mod custom;
 mod custom_files;
 mod editor;
 mod escapes;
+mod images;
 mod init;
 mod inline;
 mod leave;
@@ -91,11 +93,13 @@ pub(crate) use setup::{Background, Host, Sessions, Setup, Start};
 pub(crate) use terminal::Interrupts;
 
 use crate::agent::Stop;
+use crate::msg::Prompt;
+use crate::text::neutralize;
 use background::say_background_news;
 use banner::print_banner;
 use chat::Chat;
 use editor::{Input, Leave};
-use render::{DIM, paint, wrap};
+use render::{DIM, RED, paint, wrap};
 use std::time::{Duration, Instant};
 use terminal::Screen;
 use turn::{TurnContext, TurnEnd, run_turn};
@@ -256,10 +260,25 @@ pub(crate) fn run(mut editor: LineEditor, mut setup: Setup, interrupts: Interrup
 /// A prompt: its turn, then the turns the user asks for to continue after a cap; `Some` when
 /// the REPL ends.
 fn run_prompt(chat: &mut Chat, setup: &Setup, context: &TurnContext, line: &str) -> Option<ReplEnd> {
-    let attachments = mentions::attachments(chat, setup, line);
-    let mut prompt = sessions::prepare_prompt(chat, setup, line) + &attachments;
+    let (text, attached, images) = match images::pasted(chat, setup, line) {
+        // A prompt that is only a pasted image path: the image, named in the text.
+        Some(Ok(image)) => {
+            let placeholder = image.placeholder();
+            say(&paint(setup.color, DIM, &format!("  {} {}", setup.glyphs.result, neutralize(&placeholder))));
+            (placeholder, String::new(), vec![image])
+        }
+        Some(Err(reason)) => return image_refused(setup, &reason),
+        None => {
+            let attachments = mentions::attachments(chat, setup, line);
+            if attachments.image_refused {
+                return image_refused(setup, "");
+            }
+            (line.to_string(), attachments.text, attachments.images)
+        }
+    };
+    let mut prompt = Prompt { text: sessions::prepare_prompt(chat, setup, &text) + &attached, images };
     loop {
-        let end = run_turn(chat, &prompt, context);
+        let end = run_turn(chat, std::mem::take(&mut prompt), context);
         // A blank line between the answer and the next status line.
         say("");
         match end {
@@ -267,13 +286,22 @@ fn run_prompt(chat: &mut Chat, setup: &Setup, context: &TurnContext, line: &str)
             TurnEnd::Stopped(Stop::IterationLimit | Stop::UnknownTools)
                 if ask::ask_continue(setup.color, chat.screen.width, context.interrupts) =>
             {
-                prompt = CONTINUE_PROMPT.to_string();
+                prompt = Prompt::from(CONTINUE_PROMPT);
             }
             TurnEnd::Stopped(
                 Stop::Completed | Stop::Cancelled | Stop::Failed | Stop::IterationLimit | Stop::UnknownTools,
             ) => return None,
         }
     }
+}
+
+/// A prompt whose image could not be attached is not sent: it stays in the history.
+fn image_refused(setup: &Setup, reason: &str) -> Option<ReplEnd> {
+    if !reason.is_empty() {
+        say(&paint(setup.color, RED, &format!("  {} not attached: {}", setup.glyphs.result, neutralize(reason))));
+    }
+    say(&paint(setup.color, DIM, "  the prompt was not sent (Up brings it back)"));
+    None
 }
 
 /// What a turn (or a `/compact`) renders with.

@@ -34,6 +34,12 @@ pub(super) fn replay(history: &[Message], color: bool, glyphs: &'static Glyphs, 
                     out.push_str(&wrap(&format!("{} {prompt}", glyphs.prompt), width, 2));
                     out.push('\n');
                 }
+                // Its images as the screen showed them when they were attached, never their bytes.
+                for image in &message.images {
+                    let line = format!("  {} {}", glyphs.result, neutralize(&image.placeholder()));
+                    out.push_str(&paint(color, DIM, &line));
+                    out.push('\n');
+                }
             }
             Role::Assistant => {
                 let text = message.content.trim();

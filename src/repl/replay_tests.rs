@@ -13,6 +13,7 @@ fn conversation() -> Vec<Message> {
             tool_call_id: "c1".into(),
             content: "a.txt\nb.txt".into(),
             is_error: false,
+            images: Vec::new(),
         }]),
         Message::assistant("There are two files."),
         Message::user("one\ntwo\nthree\nfour\nfive\n\n<mentioned-file path=\"a\">\nsecret\n</mentioned-file>"),

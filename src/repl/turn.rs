@@ -58,11 +58,11 @@ pub(super) struct TurnContext<'a> {
 
 /// Runs one user turn to its end: the agent owns the conversation meanwhile. Without a
 /// conversation (a run the user quit kept it) there is nothing to run: the REPL is ending.
-pub(super) fn run_turn(chat: &mut Chat, prompt: &str, context: &TurnContext) -> TurnEnd {
+pub(super) fn run_turn(chat: &mut Chat, prompt: crate::msg::Prompt, context: &TurnContext) -> TurnEnd {
     let Some(conversation) = chat.conversation.take() else { return TurnEnd::Quit };
     let cancel = CancelToken::new();
     let keys = Reader::open();
-    let running = chat.agent.run(conversation, prompt.to_string(), chat.mode, cancel.clone());
+    let running = chat.agent.run(conversation, prompt, chat.mode, cancel.clone());
     settle(chat, running, keys, &cancel, context)
 }
 

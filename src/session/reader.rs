@@ -117,11 +117,9 @@ fn repair_history(messages: Vec<Message>) -> Vec<Message> {
                 let results = calls
                     .iter()
                     .map(|call| {
-                        by_id.remove(&call.id).unwrap_or_else(|| ToolResult {
-                            tool_call_id: call.id.clone(),
-                            content: MISSING_RESULT.to_string(),
-                            is_error: true,
-                        })
+                        by_id
+                            .remove(&call.id)
+                            .unwrap_or_else(|| ToolResult::text(call.id.clone(), MISSING_RESULT, true))
                     })
                     .collect();
                 out.push(Message::tool_results(results));

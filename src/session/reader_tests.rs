@@ -12,15 +12,11 @@ fn calls(ids: &[&str]) -> Message {
 }
 
 fn results(ids: &[&str]) -> Message {
-    Message::tool_results(
-        ids.iter()
-            .map(|id| ToolResult { tool_call_id: id.to_string(), content: format!("out {id}"), is_error: false })
-            .collect(),
-    )
+    Message::tool_results(ids.iter().map(|id| ToolResult::text(id.to_string(), format!("out {id}"), false)).collect())
 }
 
 fn missing(id: &str) -> ToolResult {
-    ToolResult { tool_call_id: id.into(), content: MISSING_RESULT.into(), is_error: true }
+    ToolResult { tool_call_id: id.into(), content: MISSING_RESULT.into(), is_error: true, images: Vec::new() }
 }
 
 fn note() -> Message {

@@ -9,12 +9,15 @@
 //!   "owner"?:..}`, small (the title is cut to 50 characters) so listing reads only this line;
 //!   `owner` is this installation's mark (`owner.rs`), absent in logs of older builds;
 //! - a message: `{"role":"user|assistant|tool","content":..,"tool_calls":[..],"tool_results":[..],
-//!   "thinking":[..],"ts":secs,"model"?:..}` (no `type`);
+//!   "thinking":[..],"images"?:[..],"ts":secs,"model"?:..}` (no `type`); `images` (on the message
+//!   and on a tool result) only when there are any, each `{"media_type","data","size_px"?,
+//!   "source"}` with the base64 inline, so a resumed session sends them again; older logs have
+//!   none and load as before;
 //! - a compact marker: `{"type":"compact","ts":secs}`; loading starts after the last one.
 //!
 //! This file does no IO.
 
-use crate::msg::{Message, Role, ThinkingBlock, ToolCall, ToolResult};
+use crate::msg::{Image, Message, Role, ThinkingBlock, ToolCall, ToolResult};
 use serde::{Deserialize, Serialize};
 
 /// The record format written by this build; the header carries it.
@@ -57,6 +60,8 @@ struct RawLine {
     tool_results: Option<Vec<RawResult>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     thinking: Option<Vec<RawThinking>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    images: Vec<RawImage>,
     #[serde(default)]
     ts: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +92,41 @@ struct RawResult {
     content: String,
     #[serde(default)]
     is_error: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    images: Vec<RawImage>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RawImage {
+    media_type: String,
+    data: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    size_px: Option<(u32, u32)>,
+    #[serde(default)]
+    source: String,
+}
+
+fn raw_images(images: &[Image]) -> Vec<RawImage> {
+    images
+        .iter()
+        .map(|image| RawImage {
+            media_type: image.media_type.clone(),
+            data: image.data.to_string(),
+            size_px: image.size_px,
+            source: image.source.clone(),
+        })
+        .collect()
+}
+
+fn images_of(raw: Vec<RawImage>) -> Vec<Image> {
+    raw.into_iter()
+        .map(|image| Image {
+            media_type: image.media_type,
+            data: image.data.into(),
+            size_px: image.size_px,
+            source: image.source,
+        })
+        .collect()
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -116,6 +156,7 @@ pub fn render_message(message: &Message, ts: u64, model: Option<&str>) -> String
                     tool_call_id: result.tool_call_id.clone(),
                     content: result.content.clone(),
                     is_error: result.is_error,
+                    images: raw_images(&result.images),
                 })
                 .collect(),
         ),
@@ -131,6 +172,7 @@ pub fn render_message(message: &Message, ts: u64, model: Option<&str>) -> String
                 })
                 .collect(),
         ),
+        images: raw_images(&message.images),
         ts,
         model: model.map(str::to_string),
         ..RawLine::default()
@@ -198,6 +240,7 @@ pub(crate) fn parse_line(line: &str) -> Option<Line> {
                         tool_call_id: result.tool_call_id,
                         content: result.content,
                         is_error: result.is_error,
+                        images: images_of(result.images),
                     })
                     .collect(),
                 thinking: raw
@@ -209,6 +252,7 @@ pub(crate) fn parse_line(line: &str) -> Option<Line> {
                         RawThinking::Redacted { data } => ThinkingBlock::Redacted { data },
                     })
                     .collect(),
+                images: images_of(raw.images),
             };
             Some(Line::Message { message, ts: raw.ts })
         }

@@ -22,10 +22,20 @@ fn every_message_shape_round_trips() {
         thinking_turn,
         calls_turn,
         Message::tool_results(vec![
-            ToolResult { tool_call_id: "c1".into(), content: "ok".into(), is_error: false },
-            ToolResult { tool_call_id: "c2".into(), content: "denied by user: no".into(), is_error: true },
+            ToolResult { tool_call_id: "c1".into(), content: "ok".into(), is_error: false, images: Vec::new() },
+            ToolResult {
+                tool_call_id: "c2".into(),
+                content: "denied by user: no".into(),
+                is_error: true,
+                images: Vec::new(),
+            },
         ]),
         Message::user(""),
+        Message::user_with_images("look", vec![image(Some((2, 3)))]),
+        Message::tool_results(vec![ToolResult {
+            images: vec![image(None)],
+            ..ToolResult::text("c3", "image: a.png", false)
+        }]),
     ];
     for message in cases {
         let line = render_message(&message, 42, Some("m"));
@@ -56,5 +66,19 @@ fn meta_and_compact_round_trip_and_junk_is_none() {
 
 #[test]
 fn a_session_record_stays_small() {
-    assert!(std::mem::size_of::<Line>() <= 120);
+    // 136 since messages carry images (one more Vec).
+    assert!(std::mem::size_of::<Line>() <= 136, "{}", std::mem::size_of::<Line>());
+}
+
+fn image(size_px: Option<(u32, u32)>) -> Image {
+    Image { media_type: "image/png".into(), data: "iVBORw0KGgo=".into(), size_px, source: "a.png".into() }
+}
+
+#[test]
+fn a_message_without_images_is_logged_as_before_and_an_older_line_loads() {
+    let line = render_message(&Message::user("hi"), 1, None);
+    assert!(!line.contains("images"), "{line}");
+    let older = r#"{"role":"tool","content":"","tool_results":[{"tool_call_id":"c","content":"x"}],"ts":3}"#;
+    let Some(Line::Message { message, .. }) = parse_line(older) else { panic!("{older}") };
+    assert_eq!(message.tool_results, [ToolResult::text("c", "x", false)]);
 }

@@ -257,7 +257,7 @@ fn render_result(text: String, ending: Ending, timeout: Duration, notes: &[Strin
         Ending::WaitFailed(err) => (format!("lost track of the command ({err}); it was killed"), true),
     };
     content.push_str(&status_line);
-    ToolOutput { content, is_error }
+    ToolOutput { content, is_error, images: Vec::new() }
 }
 
 /// Bytes of one line handed to the live view; the rest of a longer line is not shown there.

@@ -12,6 +12,7 @@
 //!
 //! - `mod.rs` — the `Tool` contract, `ToolOutput`, `ToolContext`, the `Registry`
 //! - `read_file.rs` — `read_file`: a numbered window of a text file
+//! - `read_image.rs` — an image file read, checked against the limits and encoded for a model
 //! - `write_file.rs` — `write_file`: a whole file, parents created
 //! - `edit_file.rs` — `edit_file`: an exact string replaced
 //! - `glob.rs` — `glob`: files matching a pattern, newest first
@@ -34,6 +35,7 @@ mod job;
 pub(crate) mod lean;
 mod live;
 mod read_file;
+pub(crate) mod read_image;
 pub(crate) mod reads;
 pub(crate) mod skill;
 #[cfg(test)]
@@ -56,7 +58,7 @@ pub(crate) use write_file::WriteFileTool;
 use crate::cancel::CancelToken;
 use crate::confine::Sandbox;
 use crate::jobs::Jobs;
-use crate::msg::ToolDefinition;
+use crate::msg::{Image, ToolDefinition};
 use crate::permission::read_filter::{FileGate, ReadFilter};
 use crate::permission::sandbox::SandboxDenial;
 use serde::de::DeserializeOwned;
@@ -85,22 +87,29 @@ pub(crate) fn builtin_tools(
     ]
 }
 
-/// What a tool returns: the text the model reads and whether it is an error.
+/// What a tool returns: the text the model reads, whether it is an error, and the images that
+/// follow the text (only when the model accepts images: `ToolContext::image_refusal`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolOutput {
     pub content: String,
     pub is_error: bool,
+    pub images: Vec<Image>,
 }
 
 impl ToolOutput {
     /// A successful output.
     pub fn ok(content: impl Into<String>) -> ToolOutput {
-        ToolOutput { content: content.into(), is_error: false }
+        ToolOutput { content: content.into(), is_error: false, images: Vec::new() }
     }
 
     /// An error output the model reads and can correct itself from.
     pub fn error(content: impl Into<String>) -> ToolOutput {
-        ToolOutput { content: content.into(), is_error: true }
+        ToolOutput { content: content.into(), is_error: true, images: Vec::new() }
+    }
+
+    /// A successful output with images after its text.
+    pub(crate) fn with_images(content: impl Into<String>, images: Vec<Image>) -> ToolOutput {
+        ToolOutput { content: content.into(), is_error: false, images }
     }
 }
 
@@ -130,6 +139,9 @@ pub struct ToolContext {
     /// How a command's connection to a host the network policy asks about is put to the person;
     /// None refuses it (nobody to ask).
     pub ask_host: Option<crate::permission::network::HostAsk>,
+    /// Why images do not go to the model (its provider's `vision` is off, with the fix), or
+    /// None when they do: `read_file` and MCP tools then return images, otherwise this text.
+    pub image_refusal: Option<String>,
 }
 
 impl ToolContext {
@@ -150,6 +162,7 @@ impl ToolContext {
             read_filter: None,
             progress: None,
             ask_host: None,
+            image_refusal: Some("no model to send images to".to_string()),
         }
     }
 

@@ -7,6 +7,10 @@
 //! file are shown as U+FFFD. A successful read is recorded in `ToolContext::reads`, with the fingerprint of the
 //! whole file (any window of it counts as a read: the agent may now change it).
 //!
+//! An image file (PNG, JPEG, GIF, WebP by its bytes) is not text: it goes to the model as an
+//! image after a one-line description when the model accepts images, and otherwise the
+//! description says why it cannot be shown (not an error: the model learns what the file is).
+//!
 //! `offset` is the 1-based number of the first line shown (0 counts as 1); `limit` is how many
 //! lines to show (default `DEFAULT_LIMIT`). Line endings (`\n`, `\r\n`) are not shown.
 
@@ -59,7 +63,7 @@ impl Tool for ReadFileTool {
          relative to the project root or absolute. By default up to 2000 lines from the start; use \
          offset (1-based first line) and limit to read other parts of long files. Lines longer than \
          2000 characters are cut. Binary files and directories are refused (use glob to list \
-         directories)."
+         directories). Images (PNG, JPEG, GIF, WebP) are shown as images when the model accepts them."
     }
 
     fn input_schema(&self) -> serde_json::Value {
@@ -97,6 +101,9 @@ impl Tool for ReadFileTool {
         if window.limit == 0 {
             return ToolOutput::error("limit must be at least 1");
         }
+        if super::read_image::is_image_file(&path) {
+            return read_image(&path, &input.path, ctx);
+        }
         match read_window(&path, window) {
             Ok(text) => {
                 super::reads::record_read(&ctx.reads, &path);
@@ -104,6 +111,21 @@ impl Tool for ReadFileTool {
             }
             Err(message) => ToolOutput::error(message),
         }
+    }
+}
+
+/// An image file: its description, and the image itself when the model accepts images.
+fn read_image(path: &Path, shown: &str, ctx: &ToolContext) -> ToolOutput {
+    match super::read_image::load_image(path, shown) {
+        Ok((image, facts)) => {
+            super::reads::record_read(&ctx.reads, path);
+            let description = format!("image: {shown}, {}", facts.describe());
+            match &ctx.image_refusal {
+                None => ToolOutput::with_images(description, vec![image]),
+                Some(refusal) => ToolOutput::ok(format!("{description}; not shown: {refusal}")),
+            }
+        }
+        Err(err) => ToolOutput::error(err.message(shown)),
     }
 }
 

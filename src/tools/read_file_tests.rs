@@ -52,12 +52,13 @@ fn read_file_cuts_long_lines_with_a_marker() {
 fn read_file_refuses_missing_files_directories_and_binaries() {
     let project = TempDir::new("read-refuse");
     project.write("dir/x.txt", "x");
-    project.write("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR");
+    // Images are shown as images now (`read_file_of_an_image_...`); other binaries are refused.
+    project.write("archive.zip", b"PK\x03\x04\x14\x00\x00\x00\x08\x00");
     project.write("noise.bin", (0..4096u32).map(|n| (n % 64) as u8 + 0xC0).collect::<Vec<u8>>());
     let cases = [
         ("missing.txt", "file not found"),
         ("dir", "is a directory"),
-        ("image.png", "binary"),
+        ("archive.zip", "binary"),
         ("noise.bin", "binary"),
     ];
     for (path, expected) in cases {
@@ -159,4 +160,28 @@ fn read_file_rejects_bad_arguments() {
     project.write("a.txt", "x");
     assert!(read(&project, json!({"path": "a.txt", "limit": 0})).is_error);
     assert!(read(&project, json!({"path": "a.txt", "offset": -3})).is_error);
+}
+
+#[test]
+fn read_file_of_an_image_returns_it_to_a_model_with_vision() {
+    let project = TempDir::new("read-image");
+    project.write("shot.png", include_bytes!("../../fixtures/images/red-2x3.png"));
+    let ctx = ToolContext { image_refusal: None, ..project.ctx() };
+    let output = run(&ReadFileTool, &ctx, json!({"path": "shot.png"}));
+    assert_eq!((output.content.as_str(), output.is_error), ("image: shot.png, PNG 2x3, 73 B", false));
+    assert_eq!(output.images.len(), 1);
+    assert_eq!((output.images[0].media_type.as_str(), output.images[0].source.as_str()), ("image/png", "shot.png"));
+}
+
+#[test]
+fn read_file_of_an_image_tells_a_model_without_vision_why_in_text() {
+    let project = TempDir::new("read-image-refused");
+    project.write("shot.png", include_bytes!("../../fixtures/images/red-2x3.png"));
+    let ctx = ToolContext { image_refusal: Some("this model does not accept images".into()), ..project.ctx() };
+    let output = run(&ReadFileTool, &ctx, json!({"path": "shot.png"}));
+    assert_eq!(
+        output,
+        ToolOutput::ok("image: shot.png, PNG 2x3, 73 B; not shown: this model does not accept images"),
+        "not an error: the model learns what the file is"
+    );
 }

@@ -23,6 +23,7 @@ mod habits;
 mod harness;
 mod home_dir;
 mod hooks;
+mod images;
 mod input_line;
 mod instruction_imports;
 mod lean_request;

@@ -407,7 +407,7 @@ fn features_http() -> HttpServer {
 /// The text of a successful `tools/call` result.
 fn call_text(client: &Client, tool: &str, arguments: serde_json::Value) -> Result<String, McpError> {
     let result = client.call_tool(tool, arguments, &CancelToken::new())?;
-    let rendered = render_result(&result);
+    let rendered = render_result(&result, None);
     assert!(!rendered.is_error, "{tool}: {}", rendered.text);
     Ok(rendered.text)
 }

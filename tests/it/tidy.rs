@@ -23,6 +23,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("url", 0),
     ("fsx", 0),
     ("http", 0),
+    // Images as the models take them (issue 33): format, pixel size, limits, base64.
+    ("image", 0),
     // The commands' proxy (issue 32): std sockets and threads; the policy's callback decides.
     ("netproxy", 0),
     ("proc", 0),

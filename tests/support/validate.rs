@@ -57,6 +57,9 @@ pub fn check_anthropic(body: &Value) -> Result<(), String> {
             return Err(format!("messages[{index}] is {role}, expected {expected} (strict alternation)"));
         }
         let blocks = content_blocks(message);
+        for block in &blocks {
+            check_anthropic_images(block, role).map_err(|err| format!("messages[{index}]: {err}"))?;
+        }
         if role == "user" {
             let results: Vec<String> = blocks
                 .iter()
@@ -90,6 +93,61 @@ pub fn check_anthropic(body: &Value) -> Result<(), String> {
     }
     if !pending.is_empty() {
         return Err(format!("the last message is an assistant turn with unanswered tool calls {pending:?}"));
+    }
+    Ok(())
+}
+
+/// An image block (in a user turn, or in a tool result's content list) has a base64 source of
+/// one of the four media types; a tool result's content is a string or text and image blocks.
+fn check_anthropic_images(block: &Value, role: &str) -> Result<(), String> {
+    let check_image = |image: &Value| -> Result<(), String> {
+        let source = image.get("source").ok_or("image without source")?;
+        let media = source.get("media_type").and_then(Value::as_str).unwrap_or("");
+        let data = source.get("data").and_then(Value::as_str).unwrap_or("");
+        let known = ["image/png", "image/jpeg", "image/gif", "image/webp"].contains(&media);
+        if source.get("type").and_then(Value::as_str) != Some("base64") || !known || data.is_empty() {
+            return Err(format!("bad image source {source}"));
+        }
+        // The API's limit: 5 MB of base64 per image.
+        if data.len() > 5 * 1024 * 1024 {
+            return Err(format!("image of {} base64 bytes, over 5 MB", data.len()));
+        }
+        Ok(())
+    };
+    match block.get("type").and_then(Value::as_str) {
+        Some("image") if role == "user" => check_image(block),
+        Some("image") => Err("an image in an assistant turn".to_string()),
+        Some("tool_result") => match block.get("content") {
+            None | Some(Value::String(_)) => Ok(()),
+            Some(Value::Array(parts)) => {
+                parts.iter().try_for_each(|part| match part.get("type").and_then(Value::as_str) {
+                    Some("image") => check_image(part),
+                    Some("text") if part.get("text").and_then(Value::as_str).is_some() => Ok(()),
+                    _ => Err(format!("bad tool_result content block {part}")),
+                })
+            }
+            Some(other) => Err(format!("tool_result content is {other}")),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// A user message's content parts (Chat Completions): text, or an image as a `data:` URL.
+fn check_openai_parts(parts: &[Value]) -> Result<(), String> {
+    for part in parts {
+        match part.get("type").and_then(Value::as_str) {
+            Some("text") if part.get("text").and_then(Value::as_str).is_some() => {}
+            Some("image_url") => {
+                let url = part.pointer("/image_url/url").and_then(Value::as_str).unwrap_or("");
+                let known = ["png", "jpeg", "gif", "webp"]
+                    .iter()
+                    .any(|kind| url.starts_with(&format!("data:image/{kind};base64,")) && url.len() > 23);
+                if !known {
+                    return Err(format!("bad image_url {}", &url[..url.len().min(60)]));
+                }
+            }
+            _ => return Err(format!("bad content part {part}")),
+        }
     }
     Ok(())
 }
@@ -130,9 +188,14 @@ pub fn check_openai(body: &Value) -> Result<(), String> {
         if role == "system" && index != 0 {
             return Err(format!("messages[{index}]: system message not first"));
         }
-        // Strict servers (llama-cpp-python's pydantic models) answer 500 to a null content.
-        if !matches!(message.get("content"), Some(Value::String(_))) {
-            return Err(format!("messages[{index}] ({role}): content must be a string"));
+        // Strict servers (llama-cpp-python's pydantic models) answer 500 to a null content. A
+        // user message may be a list of parts instead (text and images).
+        match message.get("content") {
+            Some(Value::String(_)) => {}
+            Some(Value::Array(parts)) if role == "user" => {
+                check_openai_parts(parts).map_err(|err| format!("messages[{index}]: {err}"))?;
+            }
+            _ => return Err(format!("messages[{index}] ({role}): content must be a string")),
         }
         if role == "assistant"
             && let Some(calls) = message.get("tool_calls").and_then(Value::as_array)

@@ -5,6 +5,11 @@
 //! when every assistant turn of the current tool loop can be sent back with a signed thinking
 //! block (otherwise the API rejects the request). Pure: no IO, no clock, no environment.
 //!
+//! Images: a user message's go first, before its text (Anthropic's advice); a tool result with
+//! images sends its `content` as blocks, the text then the images; an image the request leaves
+//! out (`llm::images`: the count and size limits) goes as its placeholder text. Without images
+//! every body is what it was before images existed.
+//!
 //! Prompt caching uses three of the four allowed breakpoints: the last tool definition, the
 //! stable system block and the last block of history before the reminder. The reminder changes
 //! every iteration, so a breakpoint after it would never be read back; one before it makes the
@@ -12,7 +17,7 @@
 
 use crate::config::ProviderConfig;
 use crate::llm::body::{MESSAGES, encode_body, text_estimate};
-use crate::msg::{Message, Request, Role, ThinkingBlock, ToolCall, ToolDefinition, ToolResult};
+use crate::msg::{Image, Message, Request, Role, ThinkingBlock, ToolCall, ToolDefinition, ToolResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
@@ -46,7 +51,8 @@ pub(crate) fn encode_request(request: &Request, config: &ProviderConfig) -> Vec<
     // A placeholder: `encode_body` writes the turns in its place.
     body.insert(MESSAGES.to_string(), Value::Null);
     crate::llm::settings::apply_request_settings(&mut body, &config.request);
-    let turns = messages(&request.messages, request.reminder.as_deref(), thinking);
+    let sent = crate::llm::images::plan_images(&request.messages);
+    let turns = messages(&request.messages, &sent, request.reminder.as_deref(), thinking);
     let estimate = turns.iter().map(Turn::estimate).sum();
     encode_body(&body, &turns, estimate, None).0
 }
@@ -118,7 +124,11 @@ enum BlockKind<'a> {
     Text(&'a str),
     Thinking(&'a ThinkingBlock),
     ToolUse(&'a ToolCall),
-    ToolResult(&'a ToolResult),
+    /// A result and whether each of its images is sent.
+    ToolResult(&'a ToolResult, &'a [bool]),
+    Image(&'a Image),
+    /// An image the request leaves out, as its placeholder text.
+    ImagePlaceholder(&'a Image),
 }
 
 impl<'a> Block<'a> {
@@ -127,7 +137,7 @@ impl<'a> Block<'a> {
     }
 
     fn is_tool_result(&self) -> bool {
-        matches!(self.kind, BlockKind::ToolResult(_))
+        matches!(self.kind, BlockKind::ToolResult(..))
     }
 
     fn text_bytes(&self) -> usize {
@@ -136,7 +146,13 @@ impl<'a> Block<'a> {
             BlockKind::Thinking(ThinkingBlock::Signed { text, signature }) => text.len() + signature.len(),
             BlockKind::Thinking(ThinkingBlock::Redacted { data }) => data.len(),
             BlockKind::ToolUse(call) => call.id.len() + call.name.len() + call.input.len(),
-            BlockKind::ToolResult(result) => result.tool_call_id.len() + result.content.len(),
+            BlockKind::ToolResult(result, _) => {
+                result.tool_call_id.len()
+                    + result.content.len()
+                    + result.images.iter().map(|image| image.data.len() + 96).sum::<usize>()
+            }
+            BlockKind::Image(image) => image.data.len(),
+            BlockKind::ImagePlaceholder(image) => image.source.len() + 32,
         }
     }
 }
@@ -147,14 +163,27 @@ impl Turn<'_> {
     }
 }
 
-fn messages<'a>(history: &'a [Message], reminder: Option<&'a str>, thinking: bool) -> Vec<Turn<'a>> {
+fn messages<'a>(history: &'a [Message], sent: &'a [bool], reminder: Option<&'a str>, thinking: bool) -> Vec<Turn<'a>> {
     let mut turns: Vec<Turn<'a>> = Vec::new();
-    for message in history {
+    let firsts = crate::llm::images::first_image_of(history);
+    for (message, first) in history.iter().zip(firsts) {
+        // Whether each of the next `count` images is sent, from the plan (all, when none are planned).
+        let mut next = first;
+        let mut take = |count: usize| -> &'a [bool] {
+            let slice = sent.get(next..next + count).unwrap_or(&[]);
+            next += count;
+            slice
+        };
         let (role, blocks) = match message.role {
-            Role::User => ("user", text_block(&message.content).into_iter().collect()),
-            Role::Tool => {
-                ("user", message.tool_results.iter().map(|result| Block::new(BlockKind::ToolResult(result))).collect())
-            }
+            Role::User => ("user", user_blocks(message, take(message.images.len()))),
+            Role::Tool => (
+                "user",
+                message
+                    .tool_results
+                    .iter()
+                    .map(|result| Block::new(BlockKind::ToolResult(result, take(result.images.len()))))
+                    .collect(),
+            ),
             Role::Assistant => ("assistant", assistant_blocks(message, thinking)),
         };
         // A message with nothing to say (an empty refusal, a blank prompt) is left out rather
@@ -184,6 +213,22 @@ fn messages<'a>(history: &'a [Message], reminder: Option<&'a str>, thinking: boo
         }
     }
     turns
+}
+
+/// The prompt's images first (each sent or its placeholder, by `sent`), then its text.
+fn user_blocks<'a>(message: &'a Message, sent: &[bool]) -> Vec<Block<'a>> {
+    let mut blocks: Vec<Block<'a>> =
+        message.images.iter().enumerate().map(|(index, image)| image_block(image, sent, index)).collect();
+    blocks.extend(text_block(&message.content));
+    blocks
+}
+
+/// Image `index` of a list whose plan is `sent` (missing from the plan: sent).
+fn image_block<'a>(image: &'a Image, sent: &[bool], index: usize) -> Block<'a> {
+    match sent.get(index) {
+        Some(false) => Block::new(BlockKind::ImagePlaceholder(image)),
+        Some(true) | None => Block::new(BlockKind::Image(image)),
+    }
 }
 
 fn text_block(text: &str) -> Option<Block<'_>> {
@@ -249,19 +294,59 @@ impl Serialize for Block<'_> {
                 map.serialize_entry("name", &call.name)?;
                 map.serialize_entry("input", &tool_input(call))?;
             }
-            BlockKind::ToolResult(result) => {
+            BlockKind::ToolResult(result, sent) => {
                 map.serialize_entry("type", "tool_result")?;
                 map.serialize_entry("tool_use_id", &result.tool_call_id)?;
-                map.serialize_entry("content", &result.content)?;
+                if result.images.is_empty() {
+                    map.serialize_entry("content", &result.content)?;
+                } else {
+                    map.serialize_entry("content", &ResultBlocks(result, sent))?;
+                }
                 if result.is_error {
                     map.serialize_entry("is_error", &true)?;
                 }
+            }
+            BlockKind::Image(image) => serialize_image(&mut map, image)?,
+            BlockKind::ImagePlaceholder(image) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", &image.placeholder())?;
             }
         }
         if self.cache {
             map.serialize_entry("cache_control", &json!({"type": EPHEMERAL}))?;
         }
         map.end()
+    }
+}
+
+/// `{"type":"image","source":{"type":"base64","media_type":..,"data":..}}`'s fields.
+fn serialize_image<M: SerializeMap>(map: &mut M, image: &Image) -> Result<(), M::Error> {
+    map.serialize_entry("type", "image")?;
+    map.serialize_entry("source", &ImageSource(image))
+}
+
+struct ImageSource<'a>(&'a Image);
+
+impl Serialize for ImageSource<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("type", "base64")?;
+        map.serialize_entry("media_type", &self.0.media_type)?;
+        map.serialize_entry("data", &*self.0.data)?;
+        map.end()
+    }
+}
+
+/// A tool result's `content` as blocks: its text (when there is any), then its images (each
+/// sent or its placeholder, by the plan).
+struct ResultBlocks<'a>(&'a ToolResult, &'a [bool]);
+
+impl Serialize for ResultBlocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let ResultBlocks(result, sent) = self;
+        let mut blocks: Vec<Block<'_>> = text_block(&result.content).into_iter().collect();
+        blocks.extend(result.images.iter().enumerate().map(|(index, image)| image_block(image, sent, index)));
+        blocks.serialize(serializer)
     }
 }
 

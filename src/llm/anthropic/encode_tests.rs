@@ -16,6 +16,7 @@ fn config(thinking: bool) -> ProviderConfig {
         base_url: "https://api.anthropic.com".to_string(),
         context_window: 200_000,
         window_source: crate::config::WindowSource::Configured,
+        vision: None,
         max_tokens: 8192,
         thinking,
         ca_file: None,
@@ -45,7 +46,7 @@ fn call(id: &str, name: &str, input: &str) -> ToolCall {
 }
 
 fn result(id: &str, content: &str, is_error: bool) -> ToolResult {
-    ToolResult { tool_call_id: id.to_string(), content: content.to_string(), is_error }
+    ToolResult { tool_call_id: id.to_string(), content: content.to_string(), is_error, images: Vec::new() }
 }
 
 fn signed(text: &str, signature: &str) -> ThinkingBlock {
@@ -364,4 +365,64 @@ fn the_tool_loop_with_signed_thinking_is_encoded_as_the_golden_file() {
     // The exact bytes sent, one line.
     let body = String::from_utf8(encode_request(&request, &config(true))).unwrap();
     crate::test_golden::assert_golden("anthropic-tool-loop.json", &(body + "\n"));
+}
+
+fn image(source: &str) -> crate::msg::Image {
+    crate::msg::Image {
+        media_type: "image/png".to_string(),
+        data: "iVBORw0KGgo=".into(),
+        size_px: Some((2, 3)),
+        source: source.to_string(),
+    }
+}
+
+fn image_json() -> Value {
+    json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}})
+}
+
+fn sent_messages(request: &Request) -> Value {
+    let body: Value = serde_json::from_slice(&encode_request(request, &config(false))).unwrap();
+    body["messages"].clone()
+}
+
+#[test]
+fn a_tool_result_with_images_sends_its_content_as_text_then_image_blocks() {
+    let mut request = tool_loop(Vec::new());
+    request.reminder = None;
+    let mut messages = request.messages.to_vec();
+    messages[2].tool_results[0].images = vec![image("shot.png")];
+    request.messages = messages.into();
+    let sent = sent_messages(&request);
+    assert_eq!(
+        sent[2]["content"],
+        json!([
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "fn main() {}"}, image_json()]},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": "bad regex", "is_error": true, "cache_control": {"type": "ephemeral"}}
+        ])
+    );
+}
+
+#[test]
+fn a_prompt_with_images_sends_the_images_before_its_text() {
+    let request = Request {
+        messages: vec![Message::user_with_images("what is this?", vec![image("a.png"), image("b.png")])].into(),
+        ..Request::default()
+    };
+    assert_eq!(
+        sent_messages(&request),
+        json!([{"role": "user", "content": [image_json(), image_json(), {"type": "text", "text": "what is this?", "cache_control": {"type": "ephemeral"}}]}])
+    );
+}
+
+#[test]
+fn an_image_over_the_request_limit_goes_as_its_placeholder() {
+    let mut messages = Vec::new();
+    for index in 0..101 {
+        messages.push(Message::user_with_images(format!("look {index}"), vec![image(&format!("{index}.png"))]));
+        messages.push(Message::assistant("ok"));
+    }
+    let request = Request { messages: messages.into(), ..Request::default() };
+    let sent = sent_messages(&request);
+    assert_eq!(sent[0]["content"][0], json!({"type": "text", "text": "[image: 0.png, 8 B]"}));
+    assert_eq!(sent[2]["content"][0], image_json());
 }

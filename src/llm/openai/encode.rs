@@ -4,12 +4,19 @@
 //! message per call, in call order, before anything else (OpenAI answers 400 otherwise); tool
 //! arguments are sent as the raw text the model produced. Pure: no IO, no environment.
 //!
+//! Images go as `image_url` parts holding a `data:` URL: a user message with images is a list of
+//! parts (its text, then its images); a `tool` message can carry no image in Chat Completions,
+//! so a round's images follow its tool messages in ONE user message, each introduced by a text
+//! part naming the call. An image the request leaves out (`llm::images`: the count and size
+//! limits) goes as its placeholder text. Without images every body is what it was before images
+//! existed.
+//!
 //! Not sent: reasoning text (some servers reject it in input; echoing it per model is a future
-//! option), `parallel_tool_calls` (not every compatible server knows it), images.
+//! option), `parallel_tool_calls` (not every compatible server knows it).
 
 use crate::config::ProviderConfig;
 use crate::llm::body::{MESSAGES, encode_body, text_estimate};
-use crate::msg::{Message, Request, Role, ToolCall, ToolDefinition, ToolResult};
+use crate::msg::{Image, Message, Request, Role, ToolCall, ToolDefinition, ToolResult};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 use std::ops::Range;
@@ -66,7 +73,8 @@ fn encode(request: &Request, config: &ProviderConfig, options: EncodeOptions) ->
         body.insert("tool_choice".to_string(), json!("auto"));
     }
     crate::llm::settings::apply_request_settings(&mut body, &config.request);
-    let messages = messages(request);
+    let sent = crate::llm::images::plan_images(&request.messages);
+    let messages = messages(request, &sent);
     let estimate = text_estimate(messages.iter().map(Wire::text_bytes).sum(), messages.len());
     encode_body(&body, &messages, estimate, Some(STREAM_OPTIONS))
 }
@@ -80,6 +88,24 @@ enum Wire<'a> {
     },
     Assistant(&'a Message),
     Tool(&'a ToolResult),
+    /// A user message as parts: text parts and images, in order.
+    Parts(Vec<Part<'a>>),
+}
+
+/// One part of a user message's content.
+enum Part<'a> {
+    Text(std::borrow::Cow<'a, str>),
+    Image(&'a Image),
+}
+
+impl<'a> Part<'a> {
+    /// Image `index` of a list whose plan is `sent`: the image, or its placeholder text.
+    fn image(image: &'a Image, sent: &[bool], index: usize) -> Part<'a> {
+        match sent.get(index) {
+            Some(false) => Part::Text(image.placeholder().into()),
+            Some(true) | None => Part::Image(image),
+        }
+    }
 }
 
 impl Wire<'_> {
@@ -95,6 +121,13 @@ impl Wire<'_> {
                         .sum::<usize>()
             }
             Wire::Tool(result) => result.tool_call_id.len() + result.content.len(),
+            Wire::Parts(parts) => parts
+                .iter()
+                .map(|part| match part {
+                    Part::Text(text) => text.len() + 32,
+                    Part::Image(image) => image.data.len() + image.media_type.len() + 64,
+                })
+                .sum(),
         }
     }
 }
@@ -122,6 +155,29 @@ impl Serialize for Wire<'_> {
                 map.serialize_entry("role", "tool")?;
                 map.serialize_entry("tool_call_id", &result.tool_call_id)?;
                 map.serialize_entry("content", &result.content)?;
+            }
+            Wire::Parts(parts) => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("content", parts)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// `{"type":"text","text":..}` or `{"type":"image_url","image_url":{"url":"data:..;base64,.."}}`.
+impl Serialize for Part<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        match self {
+            Part::Text(text) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+            }
+            Part::Image(image) => {
+                map.serialize_entry("type", "image_url")?;
+                let url = format!("data:{};base64,{}", image.media_type, image.data);
+                map.serialize_entry("image_url", &json!({"url": url}))?;
             }
         }
         map.end()
@@ -153,7 +209,7 @@ impl Serialize for FunctionCall<'_> {
     }
 }
 
-fn messages(request: &Request) -> Vec<Wire<'_>> {
+fn messages<'a>(request: &'a Request, sent: &[bool]) -> Vec<Wire<'a>> {
     let mut messages = Vec::new();
     // Stable part first so the servers' automatic prefix caching hits across runs.
     let system = match (request.system.stable.as_str(), request.system.environment.as_str()) {
@@ -164,17 +220,52 @@ fn messages(request: &Request) -> Vec<Wire<'_>> {
     if !system.is_empty() {
         messages.push(Wire::Text { role: "system", content: system });
     }
-    for message in request.messages.iter() {
+    let firsts = crate::llm::images::first_image_of(&request.messages);
+    for (at, message) in request.messages.iter().enumerate() {
+        let planned = sent.get(firsts[at]..).unwrap_or(&[]);
         match message.role {
-            Role::User => messages.push(Wire::Text { role: "user", content: message.content.as_str().into() }),
+            Role::User if message.images.is_empty() => {
+                messages.push(Wire::Text { role: "user", content: message.content.as_str().into() });
+            }
+            Role::User => {
+                let text = (!message.content.is_empty()).then(|| Part::Text(message.content.as_str().into()));
+                let images = message.images.iter().enumerate().map(|(index, image)| Part::image(image, planned, index));
+                messages.push(Wire::Parts(text.into_iter().chain(images).collect()));
+            }
             Role::Assistant => messages.extend(assistant_message(message)),
-            Role::Tool => messages.extend(message.tool_results.iter().map(Wire::Tool)),
+            Role::Tool => {
+                messages.extend(message.tool_results.iter().map(Wire::Tool));
+                messages.extend(round_images(&request.messages, at, planned));
+            }
         }
     }
     if let Some(reminder) = request.reminder.as_deref().filter(|reminder| !reminder.is_empty()) {
-        messages.push(Wire::Text { role: "user", content: reminder.into() });
+        match messages.last_mut() {
+            // After a round's images: one user message, not two in a row (some chat templates
+            // of local servers refuse consecutive user turns).
+            Some(Wire::Parts(parts)) => parts.push(Part::Text(reminder.into())),
+            _ => messages.push(Wire::Text { role: "user", content: reminder.into() }),
+        }
     }
     messages
+}
+
+/// The user message carrying the images of the tool round at `at`, each after a text part
+/// naming its call (`Image from read_file (call_1): shot.png`); None when the round has none.
+/// `sent` plans the round's images in order.
+fn round_images<'a>(history: &'a [Message], at: usize, sent: &[bool]) -> Option<Wire<'a>> {
+    let mut parts = Vec::new();
+    let mut index = 0;
+    for result in history[at].tool_results.iter().filter(|result| !result.images.is_empty()) {
+        let name = crate::msg::call_answered(history, at, result).map_or("a tool", |call| call.name.as_str());
+        for image in &result.images {
+            let intro = format!("Image from {name} ({}): {}", result.tool_call_id, image.source);
+            parts.push(Part::Text(intro.into()));
+            parts.push(Part::image(image, sent, index));
+            index += 1;
+        }
+    }
+    (!parts.is_empty()).then_some(Wire::Parts(parts))
 }
 
 /// An assistant turn with neither text nor calls (an empty refusal) is left out: several

@@ -16,6 +16,7 @@ fn config() -> ProviderConfig {
         base_url: "http://127.0.0.1:11434/v1".to_string(),
         context_window: 128_000,
         window_source: crate::config::WindowSource::Configured,
+        vision: None,
         max_tokens: 4096,
         thinking: false,
         ca_file: None,
@@ -55,7 +56,7 @@ fn call(id: &str, name: &str, input: &str) -> ToolCall {
 }
 
 fn result(id: &str, content: &str, is_error: bool) -> ToolResult {
-    ToolResult { tool_call_id: id.to_string(), content: content.to_string(), is_error }
+    ToolResult { tool_call_id: id.to_string(), content: content.to_string(), is_error, images: Vec::new() }
 }
 
 /// User text, an assistant turn with text and two tool calls, their results (one failed) and
@@ -208,4 +209,74 @@ fn the_fallback_cut_leaves_exactly_the_body_without_stream_options() {
     let mut config = config();
     config.request.extra_body.insert("stream_options".to_string(), json!({"include_usage": false}));
     assert_eq!(super::encode_request_with_fallback(&tool_loop(""), &config).1, None);
+}
+
+fn image(source: &str) -> crate::msg::Image {
+    crate::msg::Image {
+        media_type: "image/png".to_string(),
+        data: "iVBORw0KGgo=".into(),
+        size_px: Some((2, 3)),
+        source: source.to_string(),
+    }
+}
+
+fn image_part() -> Value {
+    json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}})
+}
+
+fn sent_messages(request: &Request) -> Value {
+    let body: Value = serde_json::from_slice(&encode_request(request, &config())).unwrap();
+    body["messages"].clone()
+}
+
+#[test]
+fn a_rounds_images_follow_its_tool_messages_in_one_user_message_naming_each_call() {
+    let mut request = tool_loop("Let me look.");
+    request.reminder = None;
+    let mut messages = request.messages.to_vec();
+    messages[2].tool_results[0].images = vec![image("a.png"), image("b.png")];
+    request.messages = messages.into();
+    let sent = sent_messages(&request);
+    let roles: Vec<&str> = sent.as_array().unwrap().iter().map(|message| message["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "tool", "user"]);
+    assert_eq!(sent[3]["content"], "fn main() {}", "the tool message keeps its text");
+    let mut reminded = request.clone();
+    reminded.reminder = Some("Mode: default.".to_string());
+    let with_reminder = sent_messages(&reminded);
+    assert_eq!(with_reminder.as_array().unwrap().len(), 6, "the reminder joins the images' user message");
+    assert_eq!(with_reminder[5]["content"][4], json!({"type": "text", "text": "Mode: default."}));
+    assert_eq!(
+        sent[5]["content"],
+        json!([
+            {"type": "text", "text": "Image from read_file (call_1): a.png"},
+            image_part(),
+            {"type": "text", "text": "Image from read_file (call_1): b.png"},
+            image_part()
+        ])
+    );
+}
+
+#[test]
+fn a_prompt_with_images_is_a_list_of_parts_text_first() {
+    let request = Request {
+        messages: vec![Message::user_with_images("what is this?", vec![image("a.png")])].into(),
+        ..Request::default()
+    };
+    assert_eq!(
+        sent_messages(&request),
+        json!([{"role": "user", "content": [{"type": "text", "text": "what is this?"}, image_part()]}])
+    );
+}
+
+#[test]
+fn an_image_over_the_request_limit_goes_as_its_placeholder() {
+    let mut messages = Vec::new();
+    for index in 0..101 {
+        messages.push(Message::user_with_images(format!("look {index}"), vec![image(&format!("{index}.png"))]));
+        messages.push(Message::assistant("ok"));
+    }
+    let request = Request { messages: messages.into(), ..Request::default() };
+    let sent = sent_messages(&request);
+    assert_eq!(sent[0]["content"][1], json!({"type": "text", "text": "[image: 0.png, 8 B]"}));
+    assert_eq!(sent[2]["content"][1], image_part());
 }

@@ -248,7 +248,7 @@ fn both_sdks_stream_framings_from_the_transcripts_yield_the_response() {
         let message = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_code"}}"#;
         let result =
             transport.request(7, "tools/call", message, Duration::from_secs(5), far(), &CancelToken::new()).unwrap();
-        let rendered = crate::mcp::tool::render_result(&result);
+        let rendered = crate::mcp::tool::render_result(&result, None);
         assert!(rendered.text.starts_with(expected), "{name}: {}", rendered.text);
     }
 }
