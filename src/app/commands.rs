@@ -5,7 +5,8 @@
 #![expect(clippy::print_stdout, reason = "doctor, check and the mcp subcommands print their answer on stdout")]
 
 use super::network::Remotes;
-use super::run::{commands_run_in_view, install_interrupt_handler, make_sandbox, mcp_options, start_mcp};
+use super::run::{install_interrupt_handler, mcp_options, start_mcp};
+use super::sandbox::{commands_run_in_view, make_sandbox};
 use super::sessions::session_owner;
 use super::setup::{PROBE_BUDGET, env_provider, local_provider, probe_ports};
 use super::{Exit, Launch, say_warnings};

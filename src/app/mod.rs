@@ -7,6 +7,7 @@
 //! - `mod.rs` — `main`, `Exit`, the environment snapshot (`Env`), the `Launch` and its loaders
 //!   (config, trust, permission rules), the `Workspace`
 //! - `run.rs` — a run: the guard, MCP servers and the agent, then `-p` or the REPL
+//! - `sandbox.rs` — the sandbox of a run's commands: temp dir, added directories, network policy
 //! - `wiring.rs` — the agent of a run: its guard (gate, sandbox), its wiring and `build_agent`
 //! - `repl_host.rs` — what the REPL asks of the program (`repl::Host`), answered with the run's wiring
 //! - `sessions.rs` — which session a run logs to, and `mewcode sessions`
@@ -23,6 +24,7 @@ mod network;
 mod repl_host;
 mod rewind;
 mod run;
+mod sandbox;
 mod search_path;
 mod sessions;
 mod setup;

@@ -8,21 +8,20 @@
 use super::network::Remotes;
 use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
 use super::setup::{choose_provider, forget_window};
+use super::sandbox::{commands_run_in_view, make_sandbox};
 use super::wiring::{Guard, Wiring, build_agent};
 use super::{Exit, Launch, say_warnings, stdin};
 use crate::agent::{EngineGate, FailureKind, FrontEnd, Gate, Stop};
 use crate::cancel::CancelToken;
 use crate::cli::{OutputFormat, PromptSource, Resume, UsageError};
 use crate::config::{Config, ProviderConfig};
-use crate::confine::{Sandbox, SessionTmp};
 use crate::http::net::NetEnv;
 use crate::llm::ErrorKind;
 use crate::msg::Image;
-use crate::permission::network::NetworkGate;
 use crate::session::Owner;
 use crate::text::neutralize;
 use crate::warning::Warning;
-use crate::{config, confine, headless, mcp, repl};
+use crate::{config, headless, mcp, repl};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -257,13 +256,6 @@ fn guard(launch: &Launch, config: &Config, owner: &Owner, warnings: &mut Vec<War
     Ok(Guard { gate, sandbox, _session_tmp: session_tmp, jobs })
 }
 
-/// Whether every command runs in the sandbox's namespace view (nothing outside the project
-/// writable, secrets not mounted, control files read-only): then read-only commands run without
-/// asking. The run and `mewcode check` both ask here.
-pub(super) fn commands_run_in_view(sandbox: &Sandbox) -> bool {
-    sandbox.has_view()
-}
-
 /// A refused stdin is the caller's input error (exit 2); a failed read is a runtime one.
 fn stdin_exit(err: stdin::StdinError) -> Exit {
     match err {
@@ -272,60 +264,6 @@ fn stdin_exit(err: stdin::StdinError) -> Exit {
             Exit::Usage(UsageError(err.to_string()))
         }
     }
-}
-
-/// The sandbox for this process's commands, with the network policy `network` (None: commands
-/// under `allowlist` reach only their own loopback), and its private temp dir (removed when the
-/// guard drops, so keep it for the whole run). A temp dir that cannot be created is a warning:
-/// then commands can write only in the project.
-pub(super) fn make_sandbox(
-    launch: &Launch,
-    config: &Config,
-    warnings: &mut Vec<Warning>,
-    network: Option<Arc<NetworkGate>>,
-) -> (Arc<Sandbox>, Option<SessionTmp>) {
-    let Launch { workspace, env, .. } = launch;
-    let session_tmp = if config.sandbox.mode == config::SandboxMode::Off {
-        None
-    } else {
-        match SessionTmp::create(&std::env::temp_dir()) {
-            Ok(tmp) => Some(tmp),
-            Err(err) => {
-                let message =
-                    format!("cannot create the session's temp dir ({err}); commands can write only in the project");
-                warnings.push(Warning::new("sandbox", message));
-                None
-            }
-        }
-    };
-    for (key, paths) in [("writable", &config.sandbox.writable), ("readable_secrets", &config.sandbox.readable_secrets)]
-    {
-        for path in paths.iter().filter(|path| !path.exists()) {
-            let message = format!("sandbox.{key}: {} does not exist; ignored until it does", path.display());
-            warnings.push(Warning::new("sandbox", message));
-        }
-    }
-    // Added directories are seen as the project is: a writable one is writable (and covered by
-    // checkpoints) with its control paths read-only, a read-only one is seen.
-    let (writable, readable): (Vec<&config::AddDir>, Vec<&config::AddDir>) =
-        config.add_dirs.iter().partition(|dir| dir.writable);
-    let mut sandbox_config = config.sandbox.clone();
-    sandbox_config.writable.extend(writable.iter().map(|dir| dir.path.clone()));
-    let mut levels = config::project::instruction_dirs(&workspace.root, &workspace.cwd);
-    levels.extend(writable.iter().map(|dir| dir.path.clone()));
-    let paths = confine::Paths {
-        root: workspace.root.clone(),
-        home: env.get("HOME").filter(|home| !home.is_empty()).map(PathBuf::from),
-        mewcode_home: Some(workspace.home.clone()),
-        tmp: session_tmp.as_ref().map(|tmp| tmp.path().to_path_buf()),
-        levels,
-        readable: readable.iter().map(|dir| dir.path.clone()).collect(),
-    };
-    let mut sandbox = Sandbox::detect(sandbox_config, paths);
-    if let Some(network) = network {
-        sandbox = sandbox.with_network(network);
-    }
-    (Arc::new(sandbox), session_tmp)
 }
 
 /// The interactive REPL (stdin is a terminal: piped stdin became `-p -` in `run`). Asks the
