@@ -690,3 +690,25 @@ fn a_write_lands_beneath_the_writable_added_directory_it_leads_to() {
         assert_eq!(filter.writable_root_of(&fx.dir.join(rel)), None, "{rel}");
     }
 }
+
+#[test]
+fn without_added_directories_a_path_outside_is_refused_naming_the_project_alone() {
+    let fx = fixture();
+    let engine = engine(&fx.root, &[], &[]);
+    let check = engine.check(Mode::Default, &CallInfo::named("Read", &input("path", "/etc/hostname")), true);
+    assert_eq!(check.reason, "/etc/hostname: path resolves outside the project: /etc/hostname");
+}
+
+#[test]
+fn the_same_engine_over_other_rules_decides_by_them() {
+    let fx = fixture();
+    let asks = engine(&fx.root, &[], &[]);
+    let call = input("command", "make");
+    assert_eq!(asks.check(Mode::Default, &CallInfo::named("Bash", &call), false).decision, Decision::Ask);
+    let (allowing, _) = RuleSet::from_texts(vec![(
+        Level::User,
+        RuleTexts { allow: vec!["Bash(make)".into()], ask: Vec::new(), deny: Vec::new() },
+    )]);
+    let allows = asks.with_rules(allowing);
+    assert_eq!(allows.check(Mode::Default, &CallInfo::named("Bash", &call), false).decision, Decision::Allow);
+}
