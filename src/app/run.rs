@@ -6,9 +6,9 @@
 #![expect(clippy::print_stderr, reason = "start-up warnings of a run go to stderr before any front end is up")]
 
 use super::network::Remotes;
+use super::sandbox::{commands_run_in_view, make_sandbox};
 use super::sessions::{open_print_session, resume_id, session_exit, session_owner};
 use super::setup::{choose_provider, forget_window};
-use super::sandbox::{commands_run_in_view, make_sandbox};
 use super::wiring::{Guard, Wiring, build_agent};
 use super::{Exit, Launch, say_warnings, stdin};
 use crate::agent::{EngineGate, FailureKind, FrontEnd, Gate, Stop};

@@ -145,6 +145,10 @@ fn read_window(path: &Path, window: Window) -> Result<String, String> {
     if meta.is_dir() {
         return Err(format!("{shown} is a directory, not a file; use glob to list its contents"));
     }
+    if !meta.is_file() {
+        // A FIFO would hold the call until something writes to it; a device never ends.
+        return Err(format!("{shown} is not a regular file (a FIFO, socket or device); read_file reads files only"));
+    }
     let file = File::open(path).map_err(|err| format!("cannot read {shown}: {err}"))?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let sample = reader.fill_buf().map_err(|err| format!("cannot read {shown}: {err}"))?;

@@ -185,3 +185,21 @@ fn read_file_of_an_image_tells_a_model_without_vision_why_in_text() {
         "not an error: the model learns what the file is"
     );
 }
+
+#[test]
+fn a_fifo_or_a_socket_is_refused_without_waiting_for_a_writer() {
+    let project = TempDir::new("read-fifo");
+    let made = std::process::Command::new("mkfifo").arg(project.join("pipe.png")).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+    let _socket = std::os::unix::net::UnixListener::bind(project.join("sock")).unwrap();
+    for name in ["pipe.png", "sock"] {
+        let output = read(&project, json!({"path": name}));
+        assert!(output.is_error, "{name}: {output:?}");
+        assert!(
+            output.content.ends_with("is not a regular file (a FIFO, socket or device); read_file reads files only"),
+            "{name}: {}",
+            output.content
+        );
+    }
+    assert!(!crate::tools::read_image::is_image_file(&project.join("pipe.png")));
+}

@@ -33,8 +33,12 @@ impl ImageError {
     }
 }
 
-/// True when the file at `path` starts like an image (a quick look at its first bytes).
+/// True when the file at `path` is a regular file that starts like an image (a quick look at its
+/// first bytes). Anything else is not opened: opening a FIFO would wait for a writer.
 pub(crate) fn is_image_file(path: &Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|meta| meta.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 12];
     let Ok(mut file) = std::fs::File::open(path) else { return false };
     let mut filled = 0;
