@@ -34,7 +34,13 @@ for protocol in openai anthropic; do
     python3 - "$work/record.jsonl" "$protocol" "$window" <<'PY'
 import json, sys
 record, protocol, window = sys.argv[1], sys.argv[2], int(sys.argv[3])
-first = json.loads(open(record).readline())
+# The first chat request (an own server may be asked what its model can do first).
+def chat(line):
+    try:
+        return "messages" in json.loads(json.loads(line)["body"])
+    except (ValueError, KeyError, TypeError):
+        return False
+first = json.loads(next(line for line in open(record) if chat(line)))
 body = json.loads(first["body"])
 if "system" in body:
     system = json.dumps(body["system"], separators=(",", ":"))
