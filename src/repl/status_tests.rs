@@ -63,3 +63,13 @@ fn what_discovery_remembers_follows_the_context_line() {
     assert_eq!(lines[3], "discovery 4096 tokens from GET /props, asked 3 h ago (/h/discovery.json)");
     assert_eq!(lines[4], "project   /home/me/project");
 }
+
+#[test]
+fn added_directories_follow_the_project_line_only_when_there_are_some() {
+    let mut shown = figures("", None);
+    shown.added = vec!["/home/me/lib (read-write, --add-dir)".into(), "/opt/sdk (read-only, config.yaml)".into()];
+    let lines = status_lines(&shown);
+    assert_eq!(lines[3], "project   /home/me/project");
+    assert_eq!(lines[4], "added     /home/me/lib (read-write, --add-dir); /opt/sdk (read-only, config.yaml)");
+    assert_eq!(lines[5], "mode      acceptEdits");
+}

@@ -6,6 +6,7 @@
 
 use crate::support::confined::{Case, users, who};
 use crate::support::script::anthropic;
+use crate::support::tmux::Tmux;
 use crate::support::{FakeModel, Provider, TestEnv};
 use serde_json::{Value, json};
 
@@ -56,6 +57,18 @@ fn an_added_directory_can_be_read_and_without_it_the_read_is_refused() {
     let run = env.run(&["-p", "find it", "--add-dir", lib.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(tool_result(&model, 5, "c").contains("util.py"), "{}", tool_result(&model, 5, "c"));
+}
+
+#[test]
+fn status_in_the_repl_lists_the_added_directories() {
+    let model = FakeModel::start();
+    let env = env_with_lib("add-dir-status", &model);
+    let lib = std::fs::canonicalize(env.dir.path().join("lib")).unwrap();
+    let tmux = Tmux::start(&env, &["--add-dir", "../lib:ro"], &[]);
+    tmux.wait_for_prompt();
+    tmux.type_text("/status");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&format!("added     {} (read-only, --add-dir)", lib.display()));
 }
 
 #[test]
