@@ -158,8 +158,13 @@ pub(super) fn run_check(launch: &Launch, tool: &str, json: &str) -> Exit {
         return Exit::Usage(UsageError(message));
     }
     // The same sandbox as a run's, so read-only commands are judged as a run would judge them
-    // (a config that does not load starts no run: nothing is judged in the view then).
-    let config = launch.load_config().ok().map(|(config, _)| config);
+    // (a config that does not load starts no run: nothing is judged in the view then). A
+    // directory given with --add-dir that cannot be added is the check's error, as a run's.
+    let config = match launch.load_config() {
+        Ok((config, _)) => Some(config),
+        Err(err) if !options.add_dirs.is_empty() => return err.into(),
+        Err(_) => None,
+    };
     let in_view = config
         .as_ref()
         .is_some_and(|config| commands_run_in_view(&make_sandbox(launch, config, &mut Vec::new(), None).0));

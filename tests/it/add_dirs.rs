@@ -60,6 +60,25 @@ fn an_added_directory_can_be_read_and_without_it_the_read_is_refused() {
 }
 
 #[test]
+fn mewcode_check_judges_a_call_with_the_added_directories() {
+    let env = TestEnv::new("add-dir-check");
+    std::fs::create_dir_all(env.dir.path().join("lib")).unwrap();
+    let input = json!({"path": "../lib/a.rs"}).to_string();
+    let decide = |args: &[&str]| {
+        let run = env.run(&[&["check", "Write", &input, "--mode", "acceptEdits"], args].concat());
+        (run.code, run.stdout, run.stderr)
+    };
+    let (code, out, _) = decide(&["--add-dir", "../lib"]);
+    assert!(code == 0 && out.contains(r#""decision":"allow""#), "{out}");
+    let (code, out, _) = decide(&["--add-dir", "../lib:ro"]);
+    assert!(code == 0 && out.contains(r#""decision":"deny""#) && out.contains("was added read-only"), "{out}");
+    let (code, out, _) = decide(&[]);
+    assert!(code == 0 && out.contains("outside the project"), "{out}");
+    let (code, _, err) = decide(&["--add-dir", "../nowhere"]);
+    assert!(code != 0 && err.contains("--add-dir: ../nowhere: No such file"), "{err}");
+}
+
+#[test]
 fn status_in_the_repl_lists_the_added_directories() {
     let model = FakeModel::start();
     let env = env_with_lib("add-dir-status", &model);
