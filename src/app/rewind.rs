@@ -178,6 +178,7 @@ fn print_outcome(outcome: &Outcome<'_>, json: bool) {
                 "kept": shown(&report.kept),
                 "failed": report.failed.iter().map(|(path, why)| serde_json::json!({"path": display_path(outcome.root, path), "error": why})).collect::<Vec<_>>(),
                 "not_covered": shown(&outcome.plan.not_covered),
+                "not_reached": shown(&outcome.plan.unreached),
             })
         });
         println!("{}", serde_json::json!({"files": files, "conversation_messages": outcome.kept_messages}));

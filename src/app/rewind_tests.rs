@@ -33,6 +33,7 @@ fn the_refusal_names_the_files_and_both_ways_out() {
         remove: vec![],
         hand_changed: vec!["/p/a".into(), "/p/b\x1b[2J".into()],
         not_covered: vec![],
+        unreached: vec![],
     };
     let text = hand_changed_refusal(&plan, Path::new("/p"));
     assert!(text.starts_with("files changed outside mewcode since then: a, b"), "{text}");

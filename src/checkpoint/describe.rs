@@ -65,6 +65,14 @@ pub(crate) fn plan_lines(plan: &Plan, root: &Path) -> Vec<String> {
             names(&plan.not_covered)
         ));
     }
+    if !plan.unreached.is_empty() {
+        let roots: Vec<String> = plan.unreached.iter().map(|root| root.display().to_string()).collect();
+        lines.push(format!(
+            "  cannot put back, outside what this run covers ({}): {} (add with --add-dir to restore there)",
+            roots.len(),
+            roots.join(", ")
+        ));
+    }
     if lines.is_empty() {
         lines.push("  no file differs from then".to_string());
     }

@@ -52,6 +52,7 @@ fn a_plan_says_what_goes_back_what_goes_and_what_cannot() {
         remove: vec!["/p/new".into()],
         hand_changed: vec![],
         not_covered: vec!["/p/huge.bin".into()],
+        unreached: vec!["/lib".into()],
     };
     assert_eq!(
         plan_lines(&plan, Path::new("/p")),
@@ -59,10 +60,19 @@ fn a_plan_says_what_goes_back_what_goes_and_what_cannot() {
             "  put back (2): a, b".to_string(),
             "  remove, created since (1): new".to_string(),
             "  cannot put back, too large to record (1): huge.bin".to_string(),
+            "  cannot put back, outside what this run covers (1): /lib (add with --add-dir to restore there)"
+                .to_string(),
         ]
     );
-    let empty =
-        Plan { turn: 1, rewind: false, restore: vec![], remove: vec![], hand_changed: vec![], not_covered: vec![] };
+    let empty = Plan {
+        turn: 1,
+        rewind: false,
+        restore: vec![],
+        remove: vec![],
+        hand_changed: vec![],
+        not_covered: vec![],
+        unreached: vec![],
+    };
     assert_eq!(plan_lines(&empty, Path::new("/p")), vec!["  no file differs from then".to_string()]);
 }
 

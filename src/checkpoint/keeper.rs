@@ -151,6 +151,7 @@ impl Keeper {
             remove: Vec::new(),
             hand_changed: Vec::new(),
             not_covered: Vec::new(),
+            unreached: Vec::new(),
         };
         let Some(index) = Timeline::new(&self.records).target(turn, rewind)? else { return Ok(empty) };
         let now = self.scan_now()?.tree;
@@ -169,6 +170,7 @@ impl Keeper {
             remove: paths(&changes.remove),
             hand_changed: paths(&hand_changed),
             not_covered: paths(&changes.not_covered),
+            unreached: target.extra.iter().filter(|root| !now.extra.contains(root)).map(PathBuf::from).collect(),
             ..empty
         })
     }

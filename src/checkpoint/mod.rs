@@ -101,6 +101,9 @@ pub struct Plan {
     pub hand_changed: Vec<PathBuf>,
     /// Files changed since the point that cannot be restored (too large when recorded).
     pub not_covered: Vec<PathBuf>,
+    /// Extra roots the point covered that this run does not (a directory added then, not now,
+    /// or too big to scan now): their files are left as they are.
+    pub unreached: Vec<PathBuf>,
 }
 
 /// What a restore did.

@@ -85,6 +85,7 @@ impl Setup {
             remove: paths(remove),
             hand_changed: Vec::new(),
             not_covered: Vec::new(),
+            unreached: Vec::new(),
         }
     }
 }

@@ -40,6 +40,7 @@ fn the_model_is_told_when_files_and_conversation_part_ways() {
         remove: vec!["/p/b".into()],
         hand_changed: vec![],
         not_covered: vec![],
+        unreached: vec![],
     };
     assert_eq!(model_note(Restore::Both, &point, &plan), None);
     let code = model_note(Restore::Code, &point, &plan).unwrap();

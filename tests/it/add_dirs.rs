@@ -110,6 +110,12 @@ fn writes_reach_a_writable_added_directory_and_are_refused_in_a_read_only_one() 
     let written = tool_result(&model, 3, "c");
     assert_eq!(std::fs::read_to_string(&new_file).ok().as_deref(), Some("x = 1\n"), "{written}");
     // The turn's checkpoint covered the added directory: rewinding its code removes the file.
+    // Without the directory, the rewind says what it cannot reach and leaves it alone.
+    let blind = env.run(&["rewind", "1", "--code"]);
+    let lib = std::fs::canonicalize(env.dir.path().join("lib")).unwrap();
+    let unreached = format!("cannot put back, outside what this run covers (1): {}", lib.display());
+    assert!(blind.stdout.contains(&unreached), "{}{}", blind.stdout, blind.stderr);
+    assert!(new_file.exists());
     let rewind = env.run(&["rewind", "1", "--code", "--add-dir", "../lib"]);
     assert_eq!(rewind.code, 0, "{}{}", rewind.stdout, rewind.stderr);
     assert!(!new_file.exists(), "the rewind left the added directory's new file: {}", rewind.stdout);
