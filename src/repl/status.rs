@@ -1,6 +1,7 @@
 //! `/status`: where the session stands, on one screen — version, provider and model, how full
-//! the window is (and what discovery remembers of it), the project root, the mode, the sandbox, the MCP servers, the tokens used and
-//! the session's id.
+//! the window is (and what discovery remembers of it), whether the model takes images, the
+//! project root and the added directories, the mode, the sandbox, the MCP servers, the tokens
+//! used and the session's id.
 //!
 //! Invariant: it reads and prints only; what it shows from outside mewcode (paths, server
 //! names and their errors) is neutralised. The lines are made by a pure function of the figures
@@ -23,6 +24,8 @@ struct Figures<'a> {
     estimated: bool,
     /// What discovery remembers for the provider (window, source, age), when it asks at all.
     discovery: Option<String>,
+    /// Whether the model takes images, and who said so (`yes (default)`).
+    vision: String,
     root: String,
     /// The directories added besides the project (`--add-dir`), described.
     added: Vec<String>,
@@ -56,6 +59,7 @@ pub(super) fn show(chat: &Chat, setup: &Setup) {
         context_window: chat.provider.context_window,
         estimated: chat.context_estimated,
         discovery: setup.host.remembered_window(&chat.provider),
+        vision: chat.provider.vision().describe(),
         root,
         added: setup.host.added_dirs(),
         mode: chat.mode.to_string(),
@@ -93,6 +97,7 @@ fn status_lines(figures: &Figures<'_>) -> Vec<String> {
                 human_count(figures.context_window)
             ),
         ),
+        ("vision", figures.vision.clone()),
         ("project", figures.root.clone()),
         ("added", figures.added.join("; ")),
         ("mode", figures.mode.clone()),

@@ -11,6 +11,7 @@ fn figures(mcp: &str, session: Option<&str>) -> Figures<'static> {
         context_window: 32_000,
         estimated: true,
         discovery: None,
+        vision: "no (default)".into(),
         root: "/home/me/project".into(),
         added: Vec::new(),
         mode: "acceptEdits".into(),
@@ -33,6 +34,7 @@ fn every_figure_has_its_labelled_line() {
             "version   mewcode 0.1.0",
             "model     local · qwen2.5-coder",
             "context   ~3.1k of 32.0k tokens (~9%)",
+            "vision    no (default)",
             "project   /home/me/project",
             "mode      acceptEdits",
             "sandbox   sandbox on (namespace view + Landlock ABI 7)",
@@ -50,8 +52,8 @@ fn nothing_configured_and_nothing_saved_say_so() {
     shown.context_window = 0;
     let lines = status_lines(&shown);
     assert_eq!(lines[2], "context   3.1k of 0 tokens (310000%)");
-    assert_eq!(lines[6], "mcp       none configured");
-    assert_eq!(lines[8], "session   not saved yet (starts with the first prompt)");
+    assert_eq!(lines[7], "mcp       none configured");
+    assert_eq!(lines[9], "session   not saved yet (starts with the first prompt)");
 }
 
 #[test]
@@ -61,7 +63,8 @@ fn what_discovery_remembers_follows_the_context_line() {
     let lines = status_lines(&shown);
     assert_eq!(lines[2], "context   ~3.1k of 32.0k tokens (~9%)");
     assert_eq!(lines[3], "discovery 4096 tokens from GET /props, asked 3 h ago (/h/discovery.json)");
-    assert_eq!(lines[4], "project   /home/me/project");
+    assert_eq!(lines[4], "vision    no (default)");
+    assert_eq!(lines[5], "project   /home/me/project");
 }
 
 #[test]
@@ -69,7 +72,7 @@ fn added_directories_follow_the_project_line_only_when_there_are_some() {
     let mut shown = figures("", None);
     shown.added = vec!["/home/me/lib (read-write, --add-dir)".into(), "/opt/sdk (read-only, config.yaml)".into()];
     let lines = status_lines(&shown);
-    assert_eq!(lines[3], "project   /home/me/project");
-    assert_eq!(lines[4], "added     /home/me/lib (read-write, --add-dir); /opt/sdk (read-only, config.yaml)");
-    assert_eq!(lines[5], "mode      acceptEdits");
+    assert_eq!(lines[4], "project   /home/me/project");
+    assert_eq!(lines[5], "added     /home/me/lib (read-write, --add-dir); /opt/sdk (read-only, config.yaml)");
+    assert_eq!(lines[6], "mode      acceptEdits");
 }

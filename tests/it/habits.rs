@@ -71,8 +71,14 @@ fn status_says_where_the_session_stands() {
     tmux.type_text("/status");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("session   not saved yet");
-    for line in ["model     fake · test-model", "mode      plan", "mcp       no MCP servers configured", "sandbox   "]
-    {
+    let lines = [
+        "model     fake · test-model",
+        "vision    yes (default)",
+        "mode      plan",
+        "mcp       no MCP servers configured",
+        "sandbox   ",
+    ];
+    for line in lines {
         assert!(screen.contains(line), "missing {line:?} in:\n{screen}");
     }
     let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
