@@ -85,7 +85,7 @@ const COMMANDS: &[(&[&str], &str, &str)] = &[
         "show the MCP servers (starting, connected, failed) and their tools, or reconnect one",
     ),
     (&["/cost"], "", "tokens used this session, and their cost when the model's price is known"),
-    (&["/status"], "", "provider, model, context window, project, mode, sandbox, MCP servers, tokens, session"),
+    (&["/status"], "", "provider, model, context window, vision, project, mode, sandbox, MCP servers, tokens, session"),
     (&["/permissions"], "[add|remove]", "list the permission rules and their files; add allow|ask|deny RULE, remove N"),
     (&["/diff"], "", "what this session changed in the project's files so far (by any tool or command)"),
     (&["/jobs"], "", "the background jobs the model started: state, age, output (they end with the session)"),
