@@ -130,6 +130,17 @@ fn limits_name_the_limit_and_refuse_nothing_smaller() {
     let refusal = check_limits(&wide).unwrap_or_default();
     assert!(refusal.contains("8001x10 px, over the limit of 8000 px on a side"), "{refusal}");
     assert_eq!(check_limits(&Facts { size_px: None, ..small }), None, "an unknown size is the server's to judge");
+    // The height is held to the same limit, and the limit itself is allowed.
+    assert_eq!(check_limits(&Facts { size_px: Some((10, 8000)), ..small }), None);
+    let tall = check_limits(&Facts { size_px: Some((10, 8001)), ..small }).unwrap_or_default();
+    assert!(tall.contains("10x8001 px, over the limit of 8000 px on a side"), "{tall}");
+}
+
+#[test]
+fn a_header_with_a_zero_side_has_no_size() {
+    assert_eq!(dimensions(Format::Png, &png_header(640, 0)), None);
+    assert_eq!(dimensions(Format::Png, &png_header(0, 480)), None);
+    assert_eq!(dimensions(Format::Png, &png_header(1, 1)), Some((1, 1)));
 }
 
 #[test]
