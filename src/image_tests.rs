@@ -193,3 +193,14 @@ fn random_bytes_behind_each_magic_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_large_extended_webp_and_fill_bytes_before_a_jpeg_marker_are_read() {
+    // VP8X widths past 16 bits use the third byte: (width-1) = 0x01_11_6F is 70000.
+    let wide = riff(b"VP8X", &[0, 0, 0, 0, 0x6F, 0x11, 0x01, 0x00, 0x00, 0x00]);
+    assert_eq!(dimensions(Format::WebP, &wide), Some((70_000, 1)));
+    // 0xFF fill bytes may precede any marker.
+    let mut filled = vec![0xFF, 0xD8, 0xFF, 0xFF, 0xFF];
+    filled.extend_from_slice(&jpeg_header(0xC0, 300, 200)[3..]);
+    assert_eq!(dimensions(Format::Jpeg, &filled), Some((300, 200)));
+}
