@@ -456,6 +456,20 @@ fn temp_name(name: &OsStr) -> String {
     format!(".{}.mewcode-tmp-{}-{count}", name.to_string_lossy(), std::process::id())
 }
 
+/// True the first time a folder is met, and records it in `seen` (by where its links lead): a
+/// folder reached twice (a link, the same path listed twice, mewcode started in `~`) is read
+/// once. A folder that cannot be resolved is new (its read says why).
+pub(crate) fn first_visit(seen: &mut Vec<PathBuf>, dir: &Path) -> bool {
+    match std::fs::canonicalize(dir) {
+        Ok(real) if seen.contains(&real) => false,
+        Ok(real) => {
+            seen.push(real);
+            true
+        }
+        Err(_) => true,
+    }
+}
+
 /// A small text file a user or a project wrote for mewcode (a slash command, a skill): at most
 /// `max_bytes`, UTF-8, and, when `inside` is given (a project's), resolving inside that root so
 /// a link cannot bring in a file from elsewhere. Errors are the end of a warning ("cannot read

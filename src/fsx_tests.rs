@@ -475,3 +475,16 @@ fn a_user_dir_holding_the_installation_key_gets_no_gitignore() {
     ensure_gitignored_dir(&dir.join("proj"), Path::new(".mewcode")).unwrap();
     assert!(dir.join("proj/.mewcode/.gitignore").is_file());
 }
+
+#[test]
+fn a_folder_reached_twice_is_visited_once() {
+    let dir = crate::test_dir::TempDir::new("first-visit");
+    dir.mkdir("real");
+    std::os::unix::fs::symlink(dir.join("real"), dir.join("link")).unwrap();
+    let mut seen = Vec::new();
+    assert!(first_visit(&mut seen, &dir.join("real")));
+    assert!(!first_visit(&mut seen, &dir.join("link")));
+    assert!(!first_visit(&mut seen, &dir.join("real")));
+    assert!(first_visit(&mut seen, &dir.join("missing")));
+    assert!(first_visit(&mut seen, &dir.join("missing")), "an unresolvable folder is never skipped");
+}

@@ -66,6 +66,16 @@ pub(crate) fn truncate_chars(text: &str, max_chars: usize, marker: &str) -> Stri
     }
 }
 
+/// The first `shown` of `names` joined with commas, then how many more there were
+/// (`a, b and 3 more`).
+pub(crate) fn first_names(names: &[String], shown: usize) -> String {
+    let listed = names.iter().take(shown).cloned().collect::<Vec<_>>().join(", ");
+    match names.len().saturating_sub(shown) {
+        0 => listed,
+        more => format!("{listed} and {more} more"),
+    }
+}
+
 /// Lines of a tool's output `--verbose` shows (the whole of it is in the session log).
 pub(crate) const VERBOSE_LINES: usize = 200;
 

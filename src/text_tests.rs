@@ -53,3 +53,11 @@ fn first_lines_counts_what_it_leaves_out() {
     assert_eq!(first_lines("a\nb\nc\nd", 2), "a\nb\n(2 more lines)");
     assert_eq!(first_lines("", 2), "");
 }
+
+#[test]
+fn first_names_says_how_many_were_left_out() {
+    let names: Vec<String> = ["a", "b", "c"].iter().map(|name| name.to_string()).collect();
+    assert_eq!(first_names(&names, 3), "a, b, c");
+    assert_eq!(first_names(&names, 2), "a, b and 1 more");
+    assert_eq!(first_names(&names[..0], 2), "");
+}

@@ -31,9 +31,8 @@ pub(crate) fn render_point(point: &Point, root: &Path, undo_mark: &str) -> Strin
 
 /// `a, b, c and 4 more`: the first names of a list, relative to `root` where inside it.
 pub(crate) fn name_list(paths: &[String], root: &Path) -> String {
-    let shown: Vec<String> = paths.iter().take(NAMES_SHOWN).map(|path| display_path(root, Path::new(path))).collect();
-    let more = paths.len().saturating_sub(NAMES_SHOWN);
-    if more == 0 { shown.join(", ") } else { format!("{} and {more} more", shown.join(", ")) }
+    let shown: Vec<String> = paths.iter().map(|path| display_path(root, Path::new(path))).collect();
+    crate::text::first_names(&shown, NAMES_SHOWN)
 }
 
 pub(crate) fn one_line(text: &str) -> String {

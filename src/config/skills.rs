@@ -107,12 +107,8 @@ pub(crate) fn load_skills(dirs: &[SkillDir]) -> (Vec<Skill>, Vec<Warning>) {
     let mut warnings = Vec::new();
     let mut seen: Vec<PathBuf> = Vec::new();
     for dir in dirs {
-        // One folder reached twice (a link, or the same path given twice) is read once.
-        if let Ok(real) = std::fs::canonicalize(&dir.path) {
-            if seen.contains(&real) {
-                continue;
-            }
-            seen.push(real);
+        if !crate::fsx::first_visit(&mut seen, &dir.path) {
+            continue;
         }
         for folder in skill_folders(dir, &mut warnings) {
             let shown = format!("{}/{folder}/{SKILL_FILE}", dir.label);
@@ -160,11 +156,7 @@ pub(crate) fn describe_skill_dirs(dirs: &[SkillDir]) -> Vec<String> {
         if names.is_empty() {
             continue;
         }
-        let more = names.len().saturating_sub(SHOWN);
-        let mut listed = names.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
-        if more > 0 {
-            listed.push_str(&format!(" and {more} more"));
-        }
+        let listed = crate::text::first_names(&names, SHOWN);
         let plural = if names.len() == 1 { "" } else { "s" };
         lines.push(format!("{} skill{plural} from {}: {listed}", names.len(), dir.label));
     }

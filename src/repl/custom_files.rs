@@ -68,12 +68,8 @@ pub(crate) fn load_custom_commands(dirs: &[CommandDir]) -> (Vec<CustomCommand>, 
     let mut warnings = Vec::new();
     let mut seen: Vec<PathBuf> = Vec::new();
     for dir in dirs {
-        // One folder reached twice (mewcode started in the home directory) is read once.
-        if let Ok(real) = std::fs::canonicalize(&dir.path) {
-            if seen.contains(&real) {
-                continue;
-            }
-            seen.push(real);
+        if !crate::fsx::first_visit(&mut seen, &dir.path) {
+            continue;
         }
         for (rel, path) in find_files(dir, &mut warnings) {
             let shown = format!("{}/{}", dir.label, rel.display());
@@ -118,11 +114,7 @@ pub(crate) fn describe_command_dirs(dirs: &[CommandDir]) -> Vec<String> {
         if names.is_empty() {
             continue;
         }
-        let more = names.len().saturating_sub(SHOWN);
-        let mut listed = names.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
-        if more > 0 {
-            listed.push_str(&format!(" and {more} more"));
-        }
+        let listed = crate::text::first_names(&names, SHOWN);
         let plural = if names.len() == 1 { "" } else { "s" };
         lines.push(format!("{} slash command{plural} from {}: {listed}", names.len(), dir.label));
     }
