@@ -49,16 +49,14 @@ pub struct ReadFilter {
     root: PathBuf,
     home: Option<PathBuf>,
     /// The directories added besides the project (`--add-dir`), canonical: readable like it.
-    added: Arc<[PathBuf]>,
-    /// Those of them that are writable.
-    writable: Arc<[PathBuf]>,
+    added: Arc<[AddDir]>,
     deny: Arc<[(Level, Rule)]>,
 }
 
 impl ReadFilter {
     /// The sandbox and sensitive-file checks alone, with no rules (tests, tools run directly).
     pub(crate) fn builtin(root: PathBuf) -> ReadFilter {
-        ReadFilter { root, home: None, added: Arc::from([]), writable: Arc::from([]), deny: Arc::from([]) }
+        ReadFilter { root, home: None, added: Arc::from([]), deny: Arc::from([]) }
     }
 
     /// The filter over `ruleset`'s deny and ask rules of the walk tools, at every level.
@@ -71,13 +69,12 @@ impl ReadFilter {
             .filter(|(_, rule)| WALK_RULE_TOOLS.iter().any(|tool| rule.matches_tool(tool)))
             .map(|(level, rule)| (level, rule.clone()))
             .collect();
-        ReadFilter { root, home, added: Arc::from([]), writable: Arc::from([]), deny: deny.into() }
+        ReadFilter { root, home, added: Arc::from([]), deny: deny.into() }
     }
 
     /// The filter that also admits files under `added` (read access: read-only ones too).
     pub(super) fn with_added_dirs(mut self, added: &[AddDir]) -> ReadFilter {
-        self.added = added.iter().map(|dir| dir.path.clone()).collect();
-        self.writable = added.iter().filter(|dir| dir.writable).map(|dir| dir.path.clone()).collect();
+        self.added = added.into();
         self
     }
 
@@ -87,12 +84,7 @@ impl ReadFilter {
     /// cannot carry the write out of it.
     pub(crate) fn writable_root_of(&self, path: &Path) -> Option<&Path> {
         let resolved = sandbox::resolve(path).ok()?;
-        let holder = self
-            .added
-            .iter()
-            .filter(|dir| sandbox::is_inside(dir, &resolved))
-            .max_by_key(|dir| dir.components().count())?;
-        self.writable.iter().find(|dir| *dir == holder).map(PathBuf::as_path)
+        sandbox::added_dir_holding(&self.added, &resolved).filter(|dir| dir.writable).map(|dir| dir.path.as_path())
     }
 
     /// Prepares the checks of one walk by `tool_rule_name` (`Grep`, `Glob`) from `start` (the
@@ -103,7 +95,8 @@ impl ReadFilter {
         let root = std::fs::canonicalize(&self.root).map_err(|error| SandboxDenial::BadRoot(error.to_string()))?;
         let start = self.root.join(start);
         let resolved_start = sandbox::resolve(&start)?;
-        let roots: Vec<PathBuf> = std::iter::once(root.clone()).chain(self.added.iter().cloned()).collect();
+        let roots: Vec<PathBuf> =
+            std::iter::once(root.clone()).chain(self.added.iter().map(|dir| dir.path.clone())).collect();
         if !roots.iter().any(|root| sandbox::is_inside(root, &resolved_start)) {
             return Err(SandboxDenial::Outside(resolved_start));
         }
